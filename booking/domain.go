@@ -1,0 +1,203 @@
+// Package booking is slotd's domain: slots, appointments and their one state
+// machine, the error codes every adapter speaks, the Store interface the
+// adapters implement and the Service that decides bookings.
+//
+// It imports no adapter; postgres, sqlite and httpapi import it.
+package booking
+
+import "time"
+
+// Department is a clinic department such as cardiology.
+type Department struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// ResourceKind says what a resource is. Doctors are the flagship kind.
+type ResourceKind string
+
+// Resource kinds.
+const (
+	KindDoctor  ResourceKind = "doctor"
+	KindRoom    ResourceKind = "room"
+	KindStation ResourceKind = "station"
+)
+
+// Doctor is a resource of kind doctor: something that has slots, defined in
+// its own IANA time zone.
+type Doctor struct {
+	ID           int64     `json:"id"`
+	Name         string    `json:"name"`
+	DepartmentID int64     `json:"departmentId"`
+	TimeZone     string    `json:"timezone"`
+	CreatedAt    time.Time `json:"createdAt"`
+}
+
+// Location loads the doctor's time zone.
+func (d Doctor) Location() (*time.Location, error) { return time.LoadLocation(d.TimeZone) }
+
+// Patient is the person who books. Phone and Email are personal data: they
+// are never logged.
+type Patient struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	Phone     string    `json:"phone,omitempty"`
+	Email     string    `json:"email,omitempty"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Slot status values as stored. A slot is bookable only when OPEN, after its
+// OpensAt and before its StartAt.
+const (
+	SlotOpen   = "OPEN"
+	SlotClosed = "CLOSED"
+)
+
+// Slot is one bookable unit of a resource: BookedCount of Capacity places
+// are taken by HELD or BOOKED appointments.
+type Slot struct {
+	ID          int64     `json:"id"`
+	DoctorID    int64     `json:"doctorId"`
+	ScheduleID  int64     `json:"scheduleId,omitempty"`
+	StartAt     time.Time `json:"startAt"`
+	EndAt       time.Time `json:"endAt"`
+	Capacity    int       `json:"capacity"`
+	BookedCount int       `json:"booked"`
+	OpensAt     time.Time `json:"opensAt"`
+	Status      string    `json:"status"`
+	// FeeCents > 0 makes a booking a HELD appointment awaiting payment.
+	FeeCents int64 `json:"fee"`
+	// HoldSeconds is how long a HELD appointment of this slot waits for payment.
+	HoldSeconds int `json:"holdSeconds"`
+}
+
+// Remaining is the number of free places.
+func (s Slot) Remaining() int { return s.Capacity - s.BookedCount }
+
+// Bookable tells why the slot cannot be booked at now, or nil. It is the rule
+// the gates and the stores' classification share; the database decision
+// repeats it as a condition of the UPDATE.
+func (s Slot) Bookable(now time.Time) error {
+	switch {
+	case s.Status != SlotOpen:
+		return &Error{Code: CodeSlotClosed, Message: "the slot is closed", SlotID: s.ID}
+	case !now.Before(s.StartAt):
+		return &Error{Code: CodeSlotClosed, Message: "the slot has already started", SlotID: s.ID}
+	case now.Before(s.OpensAt):
+		opens := s.OpensAt
+		return &Error{Code: CodeNotOpenYet, Message: "booking for this slot opens at " + opens.Format(time.RFC3339), SlotID: s.ID, OpensAt: &opens}
+	case s.BookedCount >= s.Capacity:
+		return &Error{Code: CodeSlotFull, Message: "no place left in this slot", SlotID: s.ID}
+	}
+	return nil
+}
+
+// Schedule is a working pattern of a doctor from which slots are generated.
+type Schedule struct {
+	ID       int64 `json:"id"`
+	DoctorID int64 `json:"doctorId"`
+	// Weekdays lists the days the pattern applies to (time.Sunday = 0).
+	Weekdays []time.Weekday `json:"weekdays"`
+	// StartTime and EndTime are local wall-clock times "HH:MM" in the
+	// doctor's zone; slots fill [StartTime, EndTime).
+	StartTime   string `json:"startTime"`
+	EndTime     string `json:"endTime"`
+	SlotMinutes int    `json:"slotMinutes"`
+	Capacity    int    `json:"capacity"`
+	FeeCents    int64  `json:"fee"`
+	// HorizonDays is how many days ahead slots exist (default 14).
+	HorizonDays int `json:"horizonDays"`
+	// OpensAtTime is the local time "HH:MM" at which a day's slots open for
+	// booking, HorizonDays before that day (default "07:00").
+	OpensAtTime string    `json:"opensAtTime"`
+	HoldMinutes int       `json:"holdMinutes"`
+	CreatedAt   time.Time `json:"createdAt"`
+}
+
+// Schedule defaults.
+const (
+	DefaultHorizonDays = 14
+	DefaultOpensAtTime = "07:00"
+	DefaultHoldMinutes = 15
+)
+
+// Status is an appointment's state.
+type Status string
+
+// Appointment states. HELD and BOOKED occupy a place; the others do not.
+const (
+	StatusHeld      Status = "HELD"
+	StatusBooked    Status = "BOOKED"
+	StatusCancelled Status = "CANCELLED"
+	StatusExpired   Status = "EXPIRED"
+	StatusCompleted Status = "COMPLETED"
+	StatusNoShow    Status = "NO_SHOW"
+)
+
+// Active reports whether an appointment in this state occupies a place.
+func (s Status) Active() bool { return s == StatusHeld || s == StatusBooked }
+
+// Valid reports whether s is a known state.
+func (s Status) Valid() bool {
+	_, ok := transitions[s]
+	return ok
+}
+
+// transitions is the one table of allowed appointment state changes. Every
+// state change in every store is checked against it and then executed as a
+// conditional update WHERE status = <from>.
+var transitions = map[Status][]Status{
+	StatusHeld:      {StatusBooked, StatusCancelled, StatusExpired},
+	StatusBooked:    {StatusCancelled, StatusCompleted, StatusNoShow},
+	StatusCancelled: nil,
+	StatusExpired:   nil,
+	StatusCompleted: nil,
+	StatusNoShow:    nil,
+}
+
+// CanTransition reports whether an appointment may go from one state to another.
+func CanTransition(from, to Status) bool {
+	for _, s := range transitions[from] {
+		if s == to {
+			return true
+		}
+	}
+	return false
+}
+
+// Appointment is a patient's claim on one place in a slot.
+type Appointment struct {
+	ID        int64  `json:"id"`
+	SlotID    int64  `json:"slotId"`
+	DoctorID  int64  `json:"doctorId"`
+	PatientID int64  `json:"patientId"`
+	Status    Status `json:"status"`
+	// QueueNumber is the place's number in its slot ("No. 3"), the lowest
+	// free one in 1..capacity when it was booked.
+	QueueNumber   int        `json:"queueNumber"`
+	StartAt       time.Time  `json:"startAt"`
+	EndAt         time.Time  `json:"endAt"`
+	HoldExpiresAt *time.Time `json:"holdExpiresAt,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	UpdatedAt     time.Time  `json:"updatedAt"`
+	// IdempotencyKey and Fingerprint identify the request that created it.
+	IdempotencyKey string `json:"-"`
+	Fingerprint    string `json:"-"`
+}
+
+// Sources lists the states from which an appointment may move to `to`, in
+// the order of the table; stores use it as the WHERE status IN (...) of the
+// conditional update that performs the transition.
+func Sources(to Status) []Status {
+	var from []Status
+	for _, s := range []Status{StatusHeld, StatusBooked, StatusCancelled, StatusExpired, StatusCompleted, StatusNoShow} {
+		if CanTransition(s, to) {
+			from = append(from, s)
+		}
+	}
+	return from
+}
+
+// ActiveStatuses are the states that occupy a place.
+var ActiveStatuses = []Status{StatusHeld, StatusBooked}

@@ -1,0 +1,99 @@
+package booking
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Code names a kind of failure. Codes are stable: clients see them as the
+// problem type /problems/<code>. httpapi maps each one to an HTTP status.
+type Code string
+
+// The error codes. Add a code here and to httpapi's problem table together.
+const (
+	CodeInvalidRequest        Code = "invalid-request"
+	CodeMissingIdempotencyKey Code = "missing-idempotency-key"
+	CodePayloadTooLarge       Code = "payload-too-large"
+	CodeUnauthorized          Code = "unauthorized"
+	CodeForbidden             Code = "forbidden"
+	CodeNotFound              Code = "not-found"
+	CodeConflict              Code = "conflict"
+	CodeSlotFull              Code = "slot-full"
+	CodeAlreadyBooked         Code = "already-booked"
+	CodeOverlapping           Code = "overlapping-appointment"
+	CodeQuotaExceeded         Code = "quota-exceeded"
+	CodeNotOpenYet            Code = "not-open-yet"
+	CodeSlotClosed            Code = "slot-closed"
+	CodeAlreadyStarted        Code = "appointment-started"
+	CodeInvalidTransition     Code = "invalid-transition"
+	CodeKeyInUse              Code = "idempotency-key-in-use"
+	CodeKeyReused             Code = "idempotency-key-reused"
+	CodeRateLimited           Code = "rate-limited"
+	CodeOverloaded            Code = "overloaded"
+	CodeUnavailable           Code = "unavailable"
+	CodeInternal              Code = "internal"
+)
+
+// Codes lists every code, for tables and tests that must cover them all.
+func Codes() []Code {
+	return []Code{
+		CodeInvalidRequest, CodeMissingIdempotencyKey, CodePayloadTooLarge,
+		CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict,
+		CodeSlotFull, CodeAlreadyBooked, CodeOverlapping, CodeQuotaExceeded,
+		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,
+		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
+		CodeUnavailable, CodeInternal,
+	}
+}
+
+// Error is a failure the caller can act on. Its Message is safe to show to
+// clients; anything else (a driver error) stays in Err, is logged, and is
+// never shown.
+type Error struct {
+	Code    Code
+	Message string
+	// Optional details surfaced as problem+json members.
+	SlotID     int64
+	OpensAt    *time.Time
+	RetryAfter time.Duration
+	// Err is the underlying cause, for logs only.
+	Err error
+}
+
+func (e *Error) Error() string {
+	if e.Err != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Err)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf makes an *Error with a formatted message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// ErrorCode returns the code of err: its *Error's code, CodeUnavailable for
+// an unreachable database signalled with ErrUnavailable, or CodeInternal.
+func ErrorCode(err error) Code {
+	if err == nil {
+		return ""
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	if errors.Is(err, ErrUnavailable) {
+		return CodeUnavailable
+	}
+	return CodeInternal
+}
+
+// ErrUnavailable marks errors that mean the database cannot be reached or did
+// not answer in time; clients get 503 with Retry-After.
+var ErrUnavailable = errors.New("database unavailable")
+
+// NotFound is the error for a missing object of the named kind.
+func NotFound(kind string) *Error { return Errorf(CodeNotFound, "%s not found", kind) }

@@ -1,0 +1,81 @@
+package booking
+
+import (
+	"context"
+	"time"
+)
+
+// BookRequest is one patient's attempt to take a place in a slot.
+type BookRequest struct {
+	PatientID      int64
+	IdempotencyKey string
+	// Fingerprint is the canonical form of the request body. A request with
+	// a known key but another fingerprint is refused (idempotency-key-reused).
+	Fingerprint string
+}
+
+// BookResult answers one BookRequest: an appointment, or Err (an *Error
+// with the reason). Replayed says the appointment was made earlier by a
+// request with the same patient and key.
+type BookResult struct {
+	Appointment Appointment
+	Replayed    bool
+	Err         error
+}
+
+// SlotUpdate changes a slot; nil fields stay as they are.
+type SlotUpdate struct {
+	Capacity *int
+	Status   *string
+}
+
+// Store is what the domain needs from a database. postgres and sqlite
+// implement it and storetest holds both to the same behaviour.
+//
+// Every method owns its transaction. Errors are *Error for conditions the
+// caller can act on (not found, conflicts), errors wrapping ErrUnavailable
+// when the database cannot be reached, and anything else is internal.
+type Store interface {
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+	// Close releases the connections.
+	Close() error
+
+	CreateDepartment(ctx context.Context, d Department) (Department, error)
+	ListDepartments(ctx context.Context) ([]Department, error)
+	CreateDoctor(ctx context.Context, d Doctor) (Doctor, error)
+	GetDoctor(ctx context.Context, id int64) (Doctor, error)
+	// ListDoctors lists the doctors of a department, or all with departmentID 0.
+	ListDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	CreatePatient(ctx context.Context, p Patient) (Patient, error)
+	GetPatient(ctx context.Context, id int64) (Patient, error)
+	CreateSchedule(ctx context.Context, s Schedule) (Schedule, error)
+	// ListSchedules lists a doctor's schedules, or all with doctorID 0.
+	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
+
+	// InsertSlots adds the slots whose (doctor, start) does not exist yet and
+	// reports how many it created; running it twice adds nothing.
+	InsertSlots(ctx context.Context, slots []Slot) (created int, err error)
+	// CreateSlot adds one slot; an existing (doctor, start) is a conflict.
+	CreateSlot(ctx context.Context, s Slot) (Slot, error)
+	GetSlot(ctx context.Context, id int64) (Slot, error)
+	// ListSlots lists a doctor's slots starting in [from, to), by start.
+	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
+	// UpdateSlot changes capacity (never below the places taken) or status.
+	UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot, error)
+
+	// Book decides reqs, all for one slot, in one transaction and answers
+	// them in order. The capacity decision is a conditional update of the
+	// slot's counter; the schema's constraints are the last line of defence,
+	// and a request they refuse is answered by the constraint that fired.
+	// The returned error is for failures of the whole batch (database down).
+	Book(ctx context.Context, slotID int64, reqs []BookRequest, now time.Time) ([]BookResult, error)
+	// Cancel moves an active appointment to CANCELLED and releases its place,
+	// once. Cancelling a cancelled appointment returns it unchanged. With
+	// patientID != 0 only that patient's appointment is found.
+	Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (Appointment, error)
+	GetAppointment(ctx context.Context, id int64) (Appointment, error)
+	// ListAppointments lists a patient's appointments, newest first,
+	// optionally only those in one state.
+	ListAppointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error)
+}
