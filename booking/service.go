@@ -15,13 +15,26 @@ type Options struct {
 	// Timeout bounds each database call so that a database that does not
 	// answer yields ErrUnavailable instead of a hang. Default 5s.
 	Timeout time.Duration
+	// Engine is EngineBatched (the default: group commit per slot) or
+	// EngineDirect (one transaction per request, kept for comparison).
+	Engine string
+	// Lanes bound the batched engine.
+	Lanes LaneOptions
 }
+
+// Booking engines.
+const (
+	EngineBatched = "batched"
+	EngineDirect  = "direct"
+)
 
 // Service decides bookings and cancellations on top of a Store.
 type Service struct {
 	store   Store
 	now     func() time.Time
 	timeout time.Duration
+
+	lanes *lanes // nil for the direct engine
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -40,7 +53,27 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	return &Service{store: store, now: opts.Now, timeout: opts.Timeout, inflight: map[inflightKey]struct{}{}}
+	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, inflight: map[inflightKey]struct{}{}}
+	switch opts.Engine {
+	case EngineBatched, "":
+		s.lanes = newLanes(opts.Lanes, s.decide)
+	case EngineDirect:
+	default:
+		panic("booking: unknown engine " + opts.Engine)
+	}
+	return s
+}
+
+// decide runs one store transaction for a batch of requests for one slot,
+// bounded by the service's timeout.
+func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	res, err := s.store.Book(ctx, slotID, reqs, s.now())
+	if err == nil && len(res) != len(reqs) {
+		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
+	}
+	return res, s.storeErr(ctx, err)
 }
 
 // Store returns the store the service works on.
@@ -75,16 +108,31 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 	}()
 
 	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID)}
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	res, err := s.store.Book(ctx, slotID, []BookRequest{req}, s.now())
-	if err != nil {
-		return BookResult{Err: s.storeErr(ctx, err)}
+	if s.lanes != nil {
+		// Waiting in a lane is bounded too: a queue behind a stalled database
+		// answers 503 rather than hanging. The request may still be decided;
+		// a retry with the same key then finds its outcome.
+		wctx, cancel := context.WithTimeout(ctx, 2*s.timeout)
+		defer cancel()
+		r := s.lanes.submit(wctx, slotID, req)
+		if r.Err != nil && wctx.Err() != nil && ctx.Err() == nil {
+			r.Err = fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)
+		}
+		return r
 	}
-	if len(res) != 1 {
-		return BookResult{Err: fmt.Errorf("store answered %d results for 1 request", len(res))}
+	res, err := s.decide(ctx, slotID, []BookRequest{req})
+	if err != nil {
+		return BookResult{Err: err}
 	}
 	return res[0]
+}
+
+// QueueDepth returns the number of booking requests waiting in lanes.
+func (s *Service) QueueDepth() int {
+	if s.lanes == nil {
+		return 0
+	}
+	return s.lanes.QueueDepth()
 }
 
 // Cancel cancels an appointment of patientID (any patient's when patientID

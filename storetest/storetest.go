@@ -1,5 +1,6 @@
-// Package storetest is the conformance suite every booking.Store runs:
-// the same semantics, races and invariants on PostgreSQL and SQLite.
+// Package storetest is the conformance suite every booking.Store runs: the
+// same semantics, races and invariants on PostgreSQL and SQLite. A store's
+// own test file calls Run with a Harness; nothing here mocks a database.
 package storetest
 
 import (
@@ -13,28 +14,58 @@ type Harness struct {
 	// New returns a store on a fresh, empty, migrated database of its own;
 	// it registers its own cleanup with t.
 	New func(t testing.TB) booking.Store
-	// Inspect returns a checker that reads rows directly, bypassing the
-	// Store interface, for invariant checks after a run.
+	// NewRacy returns a store like New whose Book deliberately reads then
+	// writes (no lock, absolute counter write). The suite runs its stress
+	// test against it and expects to catch it; nil skips that proof.
+	NewRacy func(t testing.TB) booking.Store
+	// Inspect reads a store's rows directly, bypassing the Store interface.
 	Inspect func(t testing.TB, s booking.Store) Inspector
 }
 
 // Inspector reads the raw rows of a store for invariant checks.
 type Inspector interface {
-	// Slots returns id → (capacity, booked_count) for every slot.
+	// SlotCounters returns slot id → [capacity, booked_count] for every slot.
 	SlotCounters(t testing.TB) map[int64][2]int
 	// ActiveAppointments returns every HELD or BOOKED appointment.
 	ActiveAppointments(t testing.TB) []booking.Appointment
-	// Exec runs raw SQL (e.g. to corrupt a counter on purpose in a test).
-	Exec(t testing.TB, sql string, args ...any)
+	// SetBookedCount overwrites a slot's counter, bypassing every rule, to
+	// corrupt it on purpose.
+	SetBookedCount(t testing.TB, slotID int64, n int)
 }
 
 // Run runs the whole suite against h.
 func Run(t *testing.T, h Harness) {
 	t.Helper()
-	t.Run("Catalog", func(t *testing.T) { t.Parallel(); testCatalog(t, h) })
-}
-
-func testCatalog(t *testing.T, h Harness) {
-	s := h.New(t)
-	_ = s
+	tests := []struct {
+		name string
+		fn   func(*testing.T, Harness)
+	}{
+		{"Catalog", testCatalog},
+		{"Slots", testSlots},
+		{"BookBasics", testBookBasics},
+		{"BookRefusals", testBookRefusals},
+		{"BatchInOrder", testBatchInOrder},
+		{"HeldWhenFee", testHeldWhenFee},
+		{"QueueNumbersReuseLowest", testQueueNumbers},
+		{"Overlap", testOverlap},
+		{"IdempotencyAcrossPatients", testIdempotencyAcrossPatients},
+		{"Cancel", testCancel},
+		{"ListAppointments", testListAppointments},
+		{"RaceCapacityOne", testRaceCapacityOne},
+		{"RaceCapacityTen", testRaceCapacityTen},
+		{"RaceBatchesCapacityTen", testRaceBatches},
+		{"RaceSameKey", testRaceSameKey},
+		{"RaceSameKeyTwoSlots", testRaceSameKeyTwoSlots},
+		{"RaceOverlapTwoDoctors", testRaceOverlap},
+		{"RaceDoubleCancel", testRaceDoubleCancel},
+		{"ServiceEngines", testServiceEngines},
+		{"Stress", testStress},
+		{"StressCatchesRacyStore", testStressCatchesRacy},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t, h)
+		})
+	}
 }

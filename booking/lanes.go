@@ -1,0 +1,190 @@
+package booking
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// LaneOptions bound the group-commit lanes.
+type LaneOptions struct {
+	// MaxBatch is the most requests decided in one transaction (default 128).
+	MaxBatch int
+	// MaxWait is how long a lane waits for more requests after the first one
+	// before deciding (default 0: batches form only from requests that queue
+	// while the previous batch commits, so a lone request waits for nothing).
+	MaxWait time.Duration
+	// MaxQueue bounds the requests waiting in one lane; beyond it requests
+	// are refused with CodeOverloaded (default 1024).
+	MaxQueue int
+	// MaxPending bounds the requests waiting in all lanes together (default 20000).
+	MaxPending int
+	// Idle is how long an empty lane lives before its goroutine ends (default 2s).
+	Idle time.Duration
+}
+
+// lanes coalesces concurrent booking requests for the same slot into one
+// store transaction: one slot-row lock and one commit per batch instead of
+// one per request. Each slot has at most one lane per process, so the
+// process never contends with itself for a slot row; other processes still
+// do, and the database decides between them.
+type lanes struct {
+	opts   LaneOptions
+	decide func(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error)
+	// observe, when set, is told each decided batch's size and duration.
+	observe func(size int, took time.Duration)
+
+	mu      sync.Mutex
+	bySlot  map[int64]*lane
+	pending int
+}
+
+type lane struct {
+	slotID int64
+	queue  chan *waiter
+}
+
+type waiter struct {
+	req  BookRequest
+	done chan BookResult
+}
+
+func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookRequest) ([]BookResult, error)) *lanes {
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 128
+	}
+	if opts.MaxQueue <= 0 {
+		opts.MaxQueue = 1024
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = 20000
+	}
+	if opts.Idle <= 0 {
+		opts.Idle = 2 * time.Second
+	}
+	return &lanes{opts: opts, decide: decide, bySlot: map[int64]*lane{}}
+}
+
+// submit queues req in its slot's lane and waits for its answer. A full
+// lane or too many pending requests answer CodeOverloaded at once rather
+// than letting latency grow without bound.
+func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) BookResult {
+	w := &waiter{req: req, done: make(chan BookResult, 1)}
+	l.mu.Lock()
+	if l.pending >= l.opts.MaxPending {
+		l.mu.Unlock()
+		return BookResult{Err: overloaded()}
+	}
+	ln := l.bySlot[slotID]
+	if ln == nil {
+		ln = &lane{slotID: slotID, queue: make(chan *waiter, l.opts.MaxQueue)}
+		l.bySlot[slotID] = ln
+		go l.run(ln)
+	}
+	select {
+	case ln.queue <- w:
+		l.pending++
+	default:
+		l.mu.Unlock()
+		return BookResult{Err: overloaded()}
+	}
+	l.mu.Unlock()
+
+	select {
+	case r := <-w.done:
+		return r
+	case <-ctx.Done():
+		// The request stays in its batch and may still be decided; a retry
+		// with the same Idempotency-Key then finds the outcome.
+		return BookResult{Err: ctx.Err()}
+	}
+}
+
+func overloaded() *Error {
+	return &Error{Code: CodeOverloaded, Message: "too many booking requests are waiting; retry shortly", RetryAfter: time.Second}
+}
+
+// QueueDepth returns the number of requests waiting in all lanes.
+func (l *lanes) QueueDepth() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.pending
+}
+
+// run is a lane's goroutine: take what has queued (up to MaxBatch), decide
+// it in one transaction, answer each waiter, repeat; end when idle.
+func (l *lanes) run(ln *lane) {
+	idle := time.NewTimer(l.opts.Idle)
+	defer idle.Stop()
+	batch := make([]*waiter, 0, l.opts.MaxBatch)
+	for {
+		select {
+		case w := <-ln.queue:
+			batch = append(batch[:0], w)
+		case <-idle.C:
+			l.mu.Lock()
+			if len(ln.queue) == 0 {
+				delete(l.bySlot, ln.slotID)
+				l.mu.Unlock()
+				return
+			}
+			l.mu.Unlock()
+			idle.Reset(l.opts.Idle)
+			continue
+		}
+		batch = l.fill(ln, batch)
+		l.mu.Lock()
+		l.pending -= len(batch)
+		l.mu.Unlock()
+
+		reqs := make([]BookRequest, len(batch))
+		for i, w := range batch {
+			reqs[i] = w.req
+		}
+		start := time.Now()
+		res, err := l.decide(context.Background(), ln.slotID, reqs)
+		if l.observe != nil {
+			l.observe(len(batch), time.Since(start))
+		}
+		for i, w := range batch {
+			switch {
+			case err != nil:
+				w.done <- BookResult{Err: err}
+			case i < len(res):
+				w.done <- res[i]
+			default:
+				w.done <- BookResult{Err: Errorf(CodeInternal, "no answer for request %d of the batch", i)}
+			}
+		}
+		idle.Reset(l.opts.Idle) // since Go 1.23 Reset discards a stale expiry
+	}
+}
+
+// fill adds to batch what is already queued, waiting up to MaxWait for more
+// when it is set.
+func (l *lanes) fill(ln *lane, batch []*waiter) []*waiter {
+	var deadline <-chan time.Time
+	if l.opts.MaxWait > 0 {
+		t := time.NewTimer(l.opts.MaxWait)
+		defer t.Stop()
+		deadline = t.C
+	}
+	for len(batch) < l.opts.MaxBatch {
+		select {
+		case w := <-ln.queue:
+			batch = append(batch, w)
+			continue
+		default:
+		}
+		if deadline == nil {
+			return batch
+		}
+		select {
+		case w := <-ln.queue:
+			batch = append(batch, w)
+		case <-deadline:
+			return batch
+		}
+	}
+	return batch
+}

@@ -1,0 +1,123 @@
+package booking
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A slow decision lets requests queue; they must then be decided together,
+// each answered with its own result, in arrival order.
+func TestLanesBatchInArrivalOrder(t *testing.T) {
+	var mu sync.Mutex
+	var sizes []int
+	var order []string
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 16)
+	l := newLanes(LaneOptions{MaxBatch: 64}, func(_ context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
+		entered <- struct{}{}
+		<-gate
+		mu.Lock()
+		sizes = append(sizes, len(reqs))
+		mu.Unlock()
+		res := make([]BookResult, len(reqs))
+		for i, r := range reqs {
+			mu.Lock()
+			order = append(order, r.IdempotencyKey)
+			mu.Unlock()
+			res[i] = BookResult{Appointment: Appointment{SlotID: slotID, PatientID: r.PatientID}}
+		}
+		return res, nil
+	})
+	results := make([]BookResult, 11)
+	var wg sync.WaitGroup
+	// The first request occupies the lane; ten more queue behind it, one by one.
+	wg.Add(1)
+	go func() { defer wg.Done(); results[0] = l.submit(context.Background(), 7, BookRequest{PatientID: 0, IdempotencyKey: "k00"}) }()
+	<-entered // the lane is deciding the first request
+	for i := 1; i <= 10; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			results[i] = l.submit(context.Background(), 7, BookRequest{PatientID: int64(i), IdempotencyKey: string(rune('a' + i))})
+		}(i)
+		waitFor(t, func() bool { return l.QueueDepth() == i })
+	}
+	close(gate)
+	wg.Wait()
+	if len(sizes) != 2 || sizes[0] != 1 || sizes[1] != 10 {
+		t.Fatalf("batch sizes %v, want [1 10]", sizes)
+	}
+	for i, r := range results {
+		if r.Err != nil || r.Appointment.PatientID != int64(i) || r.Appointment.SlotID != 7 {
+			t.Fatalf("result %d = %+v", i, r)
+		}
+	}
+	want := "k00bcdefghijk"
+	got := ""
+	for _, k := range order {
+		got += k
+	}
+	if got != want {
+		t.Fatalf("decided in order %q, want arrival order %q", got, want)
+	}
+}
+
+// Beyond its bound a lane refuses at once with CodeOverloaded.
+func TestLanesOverloaded(t *testing.T) {
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 16)
+	l := newLanes(LaneOptions{MaxQueue: 2}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+		entered <- struct{}{}
+		<-gate
+		return make([]BookResult, len(reqs)), nil
+	})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); l.submit(context.Background(), 1, BookRequest{}) }()
+	<-entered
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); l.submit(context.Background(), 1, BookRequest{}) }()
+	}
+	waitFor(t, func() bool { return l.QueueDepth() == 2 })
+	r := l.submit(context.Background(), 1, BookRequest{})
+	if ErrorCode(r.Err) != CodeOverloaded {
+		t.Fatalf("want overloaded, got %v", r.Err)
+	}
+	// Another slot has its own lane.
+	done := make(chan BookResult)
+	go func() { done <- l.submit(context.Background(), 2, BookRequest{}) }()
+	close(gate)
+	if r := <-done; r.Err != nil {
+		t.Fatalf("other slot: %v", r.Err)
+	}
+	wg.Wait()
+}
+
+// A failed batch answers every waiter with the error; an idle lane ends.
+func TestLanesErrorAndIdle(t *testing.T) {
+	l := newLanes(LaneOptions{Idle: 10 * time.Millisecond}, func(context.Context, int64, []BookRequest) ([]BookResult, error) {
+		return nil, ErrUnavailable
+	})
+	if r := l.submit(context.Background(), 3, BookRequest{}); ErrorCode(r.Err) != CodeUnavailable {
+		t.Fatalf("want unavailable, got %v", r.Err)
+	}
+	waitFor(t, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return len(l.bySlot) == 0
+	})
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}

@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/postgres"
+	"github.com/slotd/slotd/sqlite"
+)
+
+// defaultDB is the embedded default: a SQLite file under ./slotd-data/.
+const defaultDB = "sqlite:slotd-data/slotd.db"
+
+// dbFlags are the flags of every command that opens the database.
+type dbFlags struct {
+	url        string
+	maxConns   int
+	authSecret string
+}
+
+func (d *dbFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&d.url, "db", defaultDB, "database: sqlite:PATH or postgres://…")
+	fs.IntVar(&d.maxConns, "db-max-conns", 20, "PostgreSQL connection pool size")
+}
+
+func (d *dbFlags) registerAuth(fs *flag.FlagSet) {
+	fs.StringVar(&d.authSecret, "auth-secret", "", "HS256 secret for bearer tokens (at least 32 bytes); default: a generated secret kept beside the SQLite database")
+}
+
+// sqlitePath returns the file of a sqlite: URL, or "" for another database.
+func sqlitePath(url string) string {
+	if p, ok := strings.CutPrefix(url, "sqlite:"); ok {
+		return strings.TrimPrefix(p, "//")
+	}
+	return ""
+}
+
+func isPostgres(url string) bool {
+	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
+}
+
+// migrate applies the schema migrations of the configured database.
+func (d *dbFlags) migrate(ctx context.Context) error {
+	switch {
+	case isPostgres(d.url):
+		return postgres.Migrate(ctx, d.url)
+	case sqlitePath(d.url) != "":
+		return sqlite.Migrate(ctx, sqlitePath(d.url))
+	}
+	return fmt.Errorf("--db %q: want sqlite:PATH or postgres://…", d.url)
+}
+
+// open migrates and opens the configured database.
+func (d *dbFlags) open(ctx context.Context) (booking.Store, error) {
+	if err := d.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	if isPostgres(d.url) {
+		return postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns)})
+	}
+	return sqlite.Open(ctx, sqlitePath(d.url))
+}
+
+// signer returns the token signer: the configured secret, or for the
+// embedded database a secret generated once and kept beside it (mode 0600).
+func (d *dbFlags) signer() (*auth.Signer, error) {
+	if d.authSecret != "" {
+		return auth.NewSigner([]byte(d.authSecret))
+	}
+	p := sqlitePath(d.url)
+	if p == "" {
+		return nil, fmt.Errorf("set --auth-secret or SLOTD_AUTH_SECRET: with PostgreSQL every instance must share one secret")
+	}
+	secret, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(p), "auth-secret"))
+	if err != nil {
+		return nil, err
+	}
+	return auth.NewSigner(secret)
+}
+
+// mkdirFor makes sure the directory of a SQLite file exists.
+func mkdirFor(url string) error {
+	if p := sqlitePath(url); p != "" {
+		return os.MkdirAll(filepath.Dir(p), 0o700)
+	}
+	return nil
+}

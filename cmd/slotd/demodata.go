@@ -1,0 +1,41 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/slotd/slotd/demo"
+)
+
+func runDemoData(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("demo-data", flag.ContinueOnError)
+	var db dbFlags
+	db.register(fs)
+	o := demo.Options{Progress: stderr}
+	fs.IntVar(&o.Doctors, "doctors", 20, "doctors to create (2000 reaches the source scale)")
+	fs.IntVar(&o.Days, "days", 14, "days of slots from today")
+	fs.IntVar(&o.Patients, "patients", 100, "patients to create")
+	fs.StringVar(&o.TimeZone, "timezone", "Europe/Paris", "the doctors' IANA time zone")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := mkdirFor(db.url); err != nil {
+		return err
+	}
+	store, err := db.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	start := time.Now()
+	sum, err := demo.Load(ctx, store, o)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "created %d departments, %d doctors, %d schedules, %d slots, %d patients in %s\n",
+		sum.Departments, sum.Doctors, sum.Schedules, sum.Slots, sum.Patients, time.Since(start).Round(time.Millisecond))
+	return nil
+}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/demo"
+	"github.com/slotd/slotd/httpapi"
+)
+
+// serveFlags configure `slotd serve`.
+type serveFlags struct {
+	db           dbFlags
+	addr         string
+	demo         bool
+	logFormat    string
+	dbTimeout    time.Duration
+	bookingRate  int
+	bookingPer   time.Duration
+	shutdownWait time.Duration
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var f serveFlags
+	f.db.register(fs)
+	f.db.registerAuth(fs)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address")
+	fs.BoolVar(&f.demo, "demo", false, "load a small demo data set into an empty database and print demo tokens")
+	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
+	fs.DurationVar(&f.dbTimeout, "db-timeout", 5*time.Second, "longest wait for one database call before answering 503")
+	fs.IntVar(&f.bookingRate, "booking-rate", 5, "booking attempts allowed per patient per --booking-window")
+	fs.DurationVar(&f.bookingPer, "booking-window", 10*time.Second, "window of the per-patient booking rate limit")
+	fs.DurationVar(&f.shutdownWait, "shutdown-timeout", 15*time.Second, "how long to let requests finish on SIGINT/SIGTERM")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	logger, err := newLogger(f.logFormat, stderr)
+	if err != nil {
+		return err
+	}
+	if err := mkdirFor(f.db.url); err != nil {
+		return err
+	}
+	signer, err := f.db.signer()
+	if err != nil {
+		return err
+	}
+	store, err := f.db.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+
+	svc := booking.NewService(store, booking.Options{Timeout: f.dbTimeout})
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String()
+	if f.demo {
+		if err := loadDemo(ctx, store, signer, url, stdout); err != nil {
+			ln.Close()
+			return err
+		}
+	}
+	handler := httpapi.New(httpapi.Config{
+		Service: svc, Store: store, Signer: signer, Logger: logger,
+		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
+	})
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       15 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       120 * time.Second,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	logger.Info("slotd listening", "url", url, "db", dbKind(f.db.url))
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	logger.Info("shutting down: letting requests finish", "timeout", f.shutdownWait)
+	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownWait)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	logger.Info("stopped")
+	return nil
+}
+
+// loadDemo fills an empty database with a small sample and prints how to
+// use it: the URL and a demo admin and patient token.
+func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, stdout io.Writer) error {
+	depts, err := store.ListDepartments(ctx)
+	if err != nil {
+		return err
+	}
+	var patientID int64 = 1
+	if len(depts) == 0 {
+		sum, err := demo.Load(ctx, store, demo.Options{Doctors: 12, Days: 14, Patients: 20})
+		if err != nil {
+			return fmt.Errorf("demo data: %w", err)
+		}
+		patientID = sum.FirstPatientID
+		fmt.Fprintf(stdout, "demo data: %d doctors, %d slots, %d patients\n", sum.Doctors, sum.Slots, sum.Patients)
+	}
+	admin, err := signer.Mint(auth.RoleAdmin, "demo-admin", 7*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	patient, err := signer.Mint(auth.RolePatient, strconv.FormatInt(patientID, 10), 7*24*time.Hour)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nslotd demo is running at %s\n\nadmin token:\n%s\n\npatient token (patient %d):\n%s\n\ntry: curl %s/api/doctors\n\n",
+		url, admin, patientID, patient, url)
+	return nil
+}
+
+func newLogger(format string, w io.Writer) (*slog.Logger, error) {
+	switch format {
+	case "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, fmt.Errorf("--log-format must be text or json")
+}
+
+// dbKind names the database without its credentials, for logs.
+func dbKind(url string) string {
+	if isPostgres(url) {
+		return "postgres"
+	}
+	return "sqlite:" + sqlitePath(url)
+}

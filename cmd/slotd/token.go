@@ -1,0 +1,54 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+)
+
+func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("token", flag.ContinueOnError)
+	var db dbFlags
+	db.register(fs)
+	db.registerAuth(fs)
+	role := fs.String("role", "", "patient, doctor or admin")
+	sub := fs.String("sub", "", "subject: the patient id for role patient")
+	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	r := auth.Role(*role)
+	switch r {
+	case auth.RolePatient:
+		if id, err := strconv.ParseInt(*sub, 10, 64); err != nil || id <= 0 {
+			return fmt.Errorf("--sub must be a patient id for role patient")
+		}
+	case auth.RoleDoctor, auth.RoleAdmin:
+		if *sub == "" {
+			return fmt.Errorf("--sub is required")
+		}
+	default:
+		return fmt.Errorf("--role must be patient, doctor or admin")
+	}
+	if *ttl <= 0 {
+		return fmt.Errorf("--ttl must be positive")
+	}
+	if err := mkdirFor(db.url); err != nil {
+		return err
+	}
+	signer, err := db.signer()
+	if err != nil {
+		return err
+	}
+	tok, err := signer.Mint(r, *sub, *ttl)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, tok)
+	return nil
+}

@@ -1,0 +1,163 @@
+// Package demo creates sample data: departments, doctors with schedules and
+// their slots, and patients, from a handful for `serve --demo` up to the
+// source scale (2,000 doctors × 40 slots a day × 14 days ≈ 1.1 million slots).
+package demo
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// Options size the sample.
+type Options struct {
+	Doctors  int
+	Patients int
+	// Days of slots, starting today in each doctor's zone.
+	Days     int
+	TimeZone string
+	Now      time.Time
+	// Progress receives a progress line as slots are written; nil for none.
+	Progress io.Writer
+}
+
+// Summary is what Load created.
+type Summary struct {
+	Departments, Doctors, Patients, Schedules, Slots int
+	FirstPatientID                                  int64
+}
+
+var departments = []string{
+	"General practice", "Cardiology", "Dermatology", "Paediatrics",
+	"Ophthalmology", "Orthopaedics", "ENT", "Vaccination",
+}
+
+var firstNames = []string{"Anh", "Camille", "Li", "Hugo", "Mai", "Wei", "Lucas", "Linh", "Chloé", "Jun", "Léa", "Minh"}
+var lastNames = []string{"Martin", "Nguyen", "Wang", "Bernard", "Tran", "Zhang", "Dubois", "Le", "Chen", "Moreau", "Pham", "Liu"}
+
+// slotsPerChunk bounds one InsertSlots call, so that progress shows and
+// memory stays flat at full scale.
+const slotsPerChunk = 50_000
+
+// Load creates the sample in store. Doctors work every day 08:00–18:00 in
+// 15-minute slots (40 a day, as in the source); most slots take one patient,
+// the Vaccination department's take 10, and every fifth doctor charges a fee
+// (so bookings are HELD until paid).
+func Load(ctx context.Context, store booking.Store, o Options) (Summary, error) {
+	if o.Doctors <= 0 || o.Days <= 0 || o.Patients < 0 {
+		return Summary{}, fmt.Errorf("doctors and days must be positive")
+	}
+	if o.TimeZone == "" {
+		o.TimeZone = "Europe/Paris"
+	}
+	loc, err := time.LoadLocation(o.TimeZone)
+	if err != nil {
+		return Summary{}, err
+	}
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	var sum Summary
+	depts := make([]booking.Department, 0, len(departments))
+	existing, err := store.ListDepartments(ctx)
+	if err != nil {
+		return sum, err
+	}
+	byName := map[string]booking.Department{}
+	for _, d := range existing {
+		byName[d.Name] = d
+	}
+	for _, name := range departments {
+		d, ok := byName[name]
+		if !ok {
+			if d, err = store.CreateDepartment(ctx, booking.Department{Name: name}); err != nil {
+				return sum, err
+			}
+			sum.Departments++
+		}
+		depts = append(depts, d)
+	}
+
+	from := schedule.DateOf(o.Now, loc)
+	to := from.AddDays(o.Days - 1)
+	var pending []booking.Slot
+	total := o.Doctors * 40 * o.Days
+	started := time.Now()
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		n, err := store.InsertSlots(ctx, pending)
+		if err != nil {
+			return err
+		}
+		sum.Slots += n
+		pending = pending[:0]
+		if o.Progress != nil {
+			rate := float64(sum.Slots) / time.Since(started).Seconds()
+			fmt.Fprintf(o.Progress, "\rslots: %d of about %d (%.0f/s)   ", sum.Slots, total, rate)
+		}
+		return nil
+	}
+	for i := 0; i < o.Doctors; i++ {
+		dept := depts[i%len(depts)]
+		doc, err := store.CreateDoctor(ctx, booking.Doctor{
+			Name:         fmt.Sprintf("Dr. %s %s %d", firstNames[i%len(firstNames)], lastNames[(i/len(firstNames))%len(lastNames)], i+1),
+			DepartmentID: dept.ID, TimeZone: o.TimeZone,
+		})
+		if err != nil {
+			return sum, err
+		}
+		sum.Doctors++
+		sc := booking.Schedule{
+			DoctorID:    doc.ID,
+			Weekdays:    []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday},
+			StartTime:   "08:00", EndTime: "18:00", SlotMinutes: 15, Capacity: 1,
+			HorizonDays: o.Days,
+		}
+		if dept.Name == "Vaccination" {
+			sc.Capacity = 10
+		}
+		if i%5 == 4 {
+			sc.FeeCents = 2500
+		}
+		if err := schedule.Normalize(&sc); err != nil {
+			return sum, err
+		}
+		if sc, err = store.CreateSchedule(ctx, sc); err != nil {
+			return sum, err
+		}
+		sum.Schedules++
+		pending = append(pending, schedule.Slots(sc, loc, from, to)...)
+		if len(pending) >= slotsPerChunk {
+			if err := flush(); err != nil {
+				return sum, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return sum, err
+	}
+	if o.Progress != nil {
+		fmt.Fprintln(o.Progress)
+	}
+	for i := 0; i < o.Patients; i++ {
+		p, err := store.CreatePatient(ctx, booking.Patient{
+			Name:  fmt.Sprintf("%s %s", firstNames[(i*7)%len(firstNames)], lastNames[i%len(lastNames)]),
+			Phone: fmt.Sprintf("+3360000%04d", i%10000),
+			Email: fmt.Sprintf("patient%d@example.org", i+1),
+		})
+		if err != nil {
+			return sum, err
+		}
+		if sum.FirstPatientID == 0 {
+			sum.FirstPatientID = p.ID
+		}
+		sum.Patients++
+	}
+	return sum, nil
+}
