@@ -27,6 +27,8 @@ const (
 	CodeSlotClosed            Code = "slot-closed"
 	CodeAlreadyStarted        Code = "appointment-started"
 	CodeInvalidTransition     Code = "invalid-transition"
+	CodePaymentRejected       Code = "payment-rejected"
+	CodeBadSignature          Code = "bad-signature"
 	CodeKeyInUse              Code = "idempotency-key-in-use"
 	CodeKeyReused             Code = "idempotency-key-reused"
 	CodeRateLimited           Code = "rate-limited"
@@ -42,6 +44,7 @@ func Codes() []Code {
 		CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict,
 		CodeSlotFull, CodeAlreadyBooked, CodeOverlapping, CodeQuotaExceeded,
 		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,
+		CodePaymentRejected, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal,
 	}

@@ -34,7 +34,10 @@ func TestLanesBatchInArrivalOrder(t *testing.T) {
 	var wg sync.WaitGroup
 	// The first request occupies the lane; ten more queue behind it, one by one.
 	wg.Add(1)
-	go func() { defer wg.Done(); results[0] = l.submit(context.Background(), 7, BookRequest{PatientID: 0, IdempotencyKey: "k00"}) }()
+	go func() {
+		defer wg.Done()
+		results[0] = l.submit(context.Background(), 7, BookRequest{PatientID: 0, IdempotencyKey: "k00"})
+	}()
 	<-entered // the lane is deciding the first request
 	for i := 1; i <= 10; i++ {
 		wg.Add(1)

@@ -1,0 +1,132 @@
+package booking
+
+import "time"
+
+// NotificationKind says what a notification announces. Each kind is valid
+// only while its appointment is in the state it announces (see Announces):
+// a worker drops a message whose appointment has moved on.
+type NotificationKind string
+
+// Notification kinds.
+const (
+	NotifyConfirmation NotificationKind = "confirmation" // the appointment is BOOKED
+	NotifyCancellation NotificationKind = "cancellation" // cancelled by the patient or staff
+	NotifyExpiry       NotificationKind = "expiry"       // the unpaid hold expired
+	NotifySuspension   NotificationKind = "suspension"   // cancelled because the doctor's period was suspended
+)
+
+// Announces is the state an appointment must be in for a notification of
+// kind k to still be true.
+func (k NotificationKind) Announces() Status {
+	switch k {
+	case NotifyConfirmation:
+		return StatusBooked
+	case NotifyExpiry:
+		return StatusExpired
+	default:
+		return StatusCancelled
+	}
+}
+
+// Notification is a side effect written in the same transaction as the
+// state change it announces and delivered later, at least once, by a worker
+// (never from inside a transaction).
+type Notification struct {
+	Kind          NotificationKind `json:"kind"`
+	AppointmentID int64            `json:"appointmentId"`
+	// SuspensionID is set for NotifySuspension: one message per patient and
+	// suspension, naming one of the cancelled appointments.
+	SuspensionID int64 `json:"suspensionId,omitempty"`
+}
+
+// Payment is a payment provider's confirmation for a HELD appointment,
+// identified by the provider's trade number.
+type Payment struct {
+	TradeNo       string    `json:"tradeNo"`
+	AppointmentID int64     `json:"appointmentId"`
+	AmountCents   int64     `json:"amount"`
+	ReceivedAt    time.Time `json:"receivedAt"`
+	// Outcome is what the payment did: PaymentApplied, or PaymentRefund when
+	// it arrived too late or did not match and must be paid back.
+	Outcome string `json:"outcome"`
+	Reason  string `json:"reason,omitempty"`
+}
+
+// Payment outcomes.
+const (
+	PaymentApplied = "applied"
+	PaymentRefund  = "needs-refund"
+)
+
+// PaymentResult answers a payment confirmation.
+type PaymentResult struct {
+	Payment     Payment
+	Appointment Appointment
+	// Duplicate says the trade number was already recorded: nothing changed
+	// and Payment is the recorded one.
+	Duplicate bool
+}
+
+// Suspension closes a doctor's slots starting in [From, To), cancelling
+// their active appointments.
+type Suspension struct {
+	ID        int64     `json:"id"`
+	DoctorID  int64     `json:"doctorId"`
+	From      time.Time `json:"from"`
+	To        time.Time `json:"to"`
+	Reason    string    `json:"reason"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// SuspensionResult is what a suspension did. Repeating a suspension (same
+// doctor, from and to) returns the first one with Existing set and changes
+// nothing.
+type SuspensionResult struct {
+	Suspension   Suspension `json:"suspension"`
+	Existing     bool       `json:"existing"`
+	SlotsClosed  int        `json:"slotsClosed"`
+	Cancelled    int        `json:"appointmentsCancelled"`
+	PatientsTold int        `json:"patientsNotified"`
+}
+
+// CounterMismatch is a slot whose counter disagrees with its rows.
+type CounterMismatch struct {
+	SlotID      int64 `json:"slotId"`
+	Capacity    int   `json:"capacity"`
+	BookedCount int   `json:"bookedCount"`
+	Active      int   `json:"activeAppointments"`
+}
+
+// DuplicateActive is a patient holding more than one active place in a slot.
+type DuplicateActive struct {
+	SlotID    int64 `json:"slotId"`
+	PatientID int64 `json:"patientId"`
+	Count     int   `json:"count"`
+}
+
+// CounterRepair is one counter set from its rows by a repair.
+type CounterRepair struct {
+	SlotID int64 `json:"slotId"`
+	From   int   `json:"from"`
+	To     int   `json:"to"`
+}
+
+// Reconciliation is the invariant report of SPEC §6.
+type Reconciliation struct {
+	CheckedAt         time.Time         `json:"checkedAt"`
+	CounterMismatches []CounterMismatch `json:"counterMismatches"`
+	DuplicateActives  []DuplicateActive `json:"duplicateActives"`
+	// StaleHolds are HELD appointments past their deadline that the expiry
+	// job has not yet expired.
+	StaleHolds []Appointment `json:"staleHolds"`
+	// RefundsNeeded are payments that arrived too late or did not match.
+	RefundsNeeded []Payment `json:"refundsNeeded"`
+	// Repaired lists the counters a repair changed (empty without repair).
+	Repaired []CounterRepair `json:"repaired"`
+}
+
+// Clean reports whether the report found nothing that breaks an invariant.
+// Stale holds and refunds are work to do, not breaches.
+func (r Reconciliation) Clean() bool {
+	return len(r.CounterMismatches) == 0 && len(r.DuplicateActives) == 0
+}

@@ -1,0 +1,465 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// apptColumns reads an appointment joined as a with its slot as s (for the
+// doctor, which is the slot's resource).
+const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint`
+
+func scanAppointment(r pgx.Row) (booking.Appointment, error) {
+	var a booking.Appointment
+	err := r.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
+		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint)
+	utcAppointment(&a)
+	return a, err
+}
+
+func utcAppointment(a *booking.Appointment) {
+	a.StartAt, a.EndAt, a.CreatedAt, a.UpdatedAt = a.StartAt.UTC(), a.EndAt.UTC(), a.CreatedAt.UTC(), a.UpdatedAt.UTC()
+	if a.HoldExpiresAt != nil {
+		t := a.HoldExpiresAt.UTC()
+		a.HoldExpiresAt = &t
+	}
+}
+
+// The statements of Book. The reads run in one pipeline right after the
+// slot's row lock is granted; each is a statement of its own so that, under
+// READ COMMITTED, its snapshot is taken after the lock and sees everything
+// the previous holder committed.
+const (
+	sqlLockSlot = `SELECT ` + slotColumns + ` FROM slots WHERE id = $1 FOR UPDATE`
+	// sqlReadSlot is the racy knob's unlocked read.
+	sqlReadSlot = `SELECT ` + slotColumns + ` FROM slots WHERE id = $1`
+	// sqlByKeys finds the appointments already made with the batch's
+	// (patient, Idempotency-Key) pairs, through appointments_patient_key_key.
+	sqlByKeys = `SELECT ` + apptColumns + `
+		FROM unnest($1::bigint[], $2::text[]) AS k(patient_id, idem_key)
+		JOIN appointments a ON a.patient_id = k.patient_id AND a.idempotency_key = k.idem_key
+		JOIN slots s ON s.id = a.slot_id`
+	// sqlActiveOverlapping finds the batch's patients' active appointments
+	// whose time overlaps the slot: in the slot itself (already booked) or
+	// in another slot (overlapping).
+	sqlActiveOverlapping = `SELECT a.patient_id, a.slot_id
+		FROM appointments a, slots s
+		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ('HELD', 'BOOKED')
+		  AND a.start_at < s.end_at AND a.end_at > s.start_at`
+	// sqlTakenQueue lists the queue numbers in use, through
+	// appointments_slot_queue_active.
+	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+
+	// sqlTake is the decision and the inserts in one statement: the
+	// conditional update takes g places or matches no row, and then the
+	// INSERT ... SELECT FROM u inserts nothing, which Book reports as an
+	// internal error.
+	sqlTake = `WITH u AS (
+			UPDATE slots SET booked_count = booked_count + $2::integer
+			WHERE id = $1 AND status = 'OPEN' AND opens_at <= $3 AND start_at > $3
+			  AND booked_count + $2::integer <= capacity
+			RETURNING id, start_at, end_at)
+		` + sqlInsertFromU
+	// sqlTakeRacy is the racy knob's absolute, unconditional write of the
+	// counter read earlier without a lock.
+	sqlTakeRacy = `WITH u AS (
+			UPDATE slots SET booked_count = $2::integer WHERE id = $1
+			RETURNING id, start_at, end_at)
+		` + sqlInsertFromU
+	sqlInsertFromU = `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+			idempotency_key, fingerprint, hold_expires_at, created_at, updated_at)
+		SELECT u.id, r.patient_id, $4::text, r.queue_no, u.start_at, u.end_at, r.idem_key, r.fingerprint,
+			$5::timestamptz, $3::timestamptz, $3::timestamptz
+		FROM u, unnest($6::bigint[], $7::integer[], $8::text[], $9::text[]) AS r(patient_id, queue_no, idem_key, fingerprint)
+		RETURNING id, queue_no, start_at, end_at, hold_expires_at, created_at, updated_at`
+)
+
+type idemKey struct {
+	patientID int64
+	key       string
+}
+
+// Book decides reqs, all for slotID, in one transaction and answers them in
+// order; see notes/store-contract.md. A batch costs two round trips while
+// the slot is locked: one pipeline that begins, locks the slot and makes
+// every read, and one that takes the places, inserts the appointments and
+// commits. If a constraint fires (a race with a transaction on another slot)
+// the batch is rolled back and each request decided alone.
+func (s *Store) Book(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
+	if len(reqs) == 0 {
+		return nil, nil
+	}
+	// Stored times have microsecond precision; answering with the stored
+	// value makes a replay equal to the original answer.
+	now = now.UTC().Truncate(time.Microsecond)
+	res, err := s.bookBatch(ctx, slotID, reqs, now)
+	if err == nil {
+		return res, nil
+	}
+	if !retryAlone(err) {
+		return nil, translate(err, "")
+	}
+	return s.bookAlone(ctx, slotID, reqs, now)
+}
+
+// bookAlone decides each request in a transaction of its own, in order. A
+// repeated (patient, key) gets the earlier one's error, or is decided again
+// when the earlier one succeeded, which finds its row and replays it.
+func (s *Store) bookAlone(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
+	results := make([]booking.BookResult, len(reqs))
+	first := make(map[idemKey]int, len(reqs))
+	for i, r := range reqs {
+		k := idemKey{r.PatientID, r.IdempotencyKey}
+		if j, ok := first[k]; ok && results[j].Err != nil {
+			results[i].Err = copyErr(results[j].Err)
+			continue
+		}
+		first[k] = i
+		res, err := s.bookOne(ctx, slotID, r, now)
+		if err != nil {
+			return nil, err
+		}
+		results[i] = res
+	}
+	return results, nil
+}
+
+// bookOne decides one request; a constraint violation is its answer.
+func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest, now time.Time) (booking.BookResult, error) {
+	const attempts = 3
+	var err error
+	for range attempts {
+		var res []booking.BookResult
+		res, err = s.bookBatch(ctx, slotID, []booking.BookRequest{r}, now)
+		if err == nil {
+			return res[0], nil
+		}
+		if !retryAlone(err) {
+			return booking.BookResult{}, translate(err, "")
+		}
+		switch constraintOf(err) {
+		case "":
+			continue // a deadlock: try again
+		case conPatientKey:
+			// Another transaction committed this key meanwhile: answer as
+			// a retry of it.
+			a, lerr := scanAppointment(s.pool.QueryRow(ctx,
+				`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
+				 WHERE a.patient_id = $1 AND a.idempotency_key = $2`, r.PatientID, r.IdempotencyKey))
+			if lerr != nil {
+				return booking.BookResult{}, translate(lerr, "")
+			}
+			return replayOrReused(a, r), nil
+		default:
+			e := translate(err, "")
+			var be *booking.Error
+			if errors.As(e, &be) {
+				be.SlotID = slotID
+				return booking.BookResult{Err: be}, nil
+			}
+			return booking.BookResult{}, e
+		}
+	}
+	return booking.BookResult{}, translate(err, "")
+}
+
+// replayOrReused answers a request whose key already made appointment a.
+func replayOrReused(a booking.Appointment, r booking.BookRequest) booking.BookResult {
+	if a.Fingerprint == r.Fingerprint {
+		return booking.BookResult{Appointment: a, Replayed: true}
+	}
+	return booking.BookResult{Err: &booking.Error{Code: booking.CodeKeyReused,
+		Message: "this Idempotency-Key was already used for a different request", SlotID: a.SlotID}}
+}
+
+// copyErr gives each result its own *booking.Error.
+func copyErr(err error) error {
+	var be *booking.Error
+	if errors.As(err, &be) {
+		c := *be
+		return &c
+	}
+	return err
+}
+
+func slotErr(code booking.Code, slotID int64, msg string) error {
+	return &booking.Error{Code: code, Message: msg, SlotID: slotID}
+}
+
+// bookBatch runs the one-transaction decision. It returns a driver error
+// (untranslated, so that Book can tell constraint violations apart) when
+// any statement fails; the transaction is then rolled back.
+func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) (_ []booking.BookResult, err error) {
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	// The transaction is begun and committed inside pipelines, so it is
+	// ended here by hand on every path that does not commit.
+	inTx := true
+	defer func() {
+		if inTx {
+			endTx(ctx, conn)
+		}
+	}()
+
+	patients := make([]int64, len(reqs))
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		patients[i], keys[i] = r.PatientID, r.IdempotencyKey
+	}
+
+	b := &pgx.Batch{}
+	b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
+	if s.racy {
+		b.Queue(sqlReadSlot, slotID)
+	} else {
+		b.Queue(sqlLockSlot, slotID)
+	}
+	b.Queue(sqlByKeys, patients, keys)
+	b.Queue(sqlActiveOverlapping, slotID, patients)
+	b.Queue(sqlTakenQueue, slotID)
+	br := conn.SendBatch(ctx, b)
+	slot, existing, activeHere, overlapping, taken, found, err := readBatch(br, slotID)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+
+	results := make([]booking.BookResult, len(reqs))
+	if !found {
+		for i := range results {
+			results[i].Err = booking.NotFound("slot")
+		}
+		return results, commit(ctx, conn, &inTx)
+	}
+
+	// Whether the slot takes bookings at all, fullness aside (that is
+	// decided per request below).
+	open := slot
+	open.BookedCount = 0
+	closedErr := open.Bookable(now)
+
+	first := make(map[idemKey]int, len(reqs))
+	dupOf := make(map[int]int)
+	granted := make(map[int64]bool)
+	remaining := slot.Capacity - slot.BookedCount
+	var winners []int
+	for i, r := range reqs {
+		k := idemKey{r.PatientID, r.IdempotencyKey}
+		if a, ok := existing[k]; ok {
+			results[i] = replayOrReused(a, r)
+			continue
+		}
+		if j, ok := first[k]; ok {
+			dupOf[i] = j
+			continue
+		}
+		first[k] = i
+		switch {
+		case closedErr != nil:
+			results[i].Err = copyErr(closedErr)
+		case activeHere[r.PatientID] || granted[r.PatientID]:
+			results[i].Err = slotErr(booking.CodeAlreadyBooked, slotID, "the patient already holds a place in this slot")
+		case overlapping[r.PatientID]:
+			results[i].Err = slotErr(booking.CodeOverlapping, slotID, "the patient has another appointment at an overlapping time")
+		case remaining <= 0:
+			results[i].Err = slotErr(booking.CodeSlotFull, slotID, "no place left in this slot")
+		default:
+			granted[r.PatientID] = true
+			remaining--
+			winners = append(winners, i)
+		}
+	}
+
+	if len(winners) > 0 {
+		if err := s.take(ctx, conn, slot, reqs, winners, taken, now, results); err != nil {
+			return nil, err
+		}
+		inTx = false // take committed
+	} else if err := commit(ctx, conn, &inTx); err != nil {
+		return nil, err
+	}
+
+	// A repeated (patient, key) in the batch gets its first request's
+	// outcome, as if it were a retry arriving just after it.
+	for i, j := range dupOf {
+		switch {
+		case results[j].Err != nil:
+			results[i].Err = copyErr(results[j].Err)
+		case reqs[i].Fingerprint != reqs[j].Fingerprint:
+			results[i] = replayOrReused(results[j].Appointment, reqs[i])
+		default:
+			results[i] = booking.BookResult{Appointment: results[j].Appointment, Replayed: true}
+		}
+	}
+	return results, nil
+}
+
+// readBatch reads the answers of Book's read pipeline.
+func readBatch(br pgx.BatchResults, slotID int64) (slot booking.Slot, existing map[idemKey]booking.Appointment,
+	activeHere, overlapping map[int64]bool, taken map[int]bool, found bool, err error) {
+	if _, err = br.Exec(); err != nil {
+		return
+	}
+	slot, err = scanSlot(br.QueryRow())
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		err = nil
+	case err != nil:
+		return
+	default:
+		found = true
+	}
+
+	existing = map[idemKey]booking.Appointment{}
+	rows, err := br.Query()
+	if err != nil {
+		return
+	}
+	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	if err != nil {
+		return
+	}
+	for _, a := range as {
+		existing[idemKey{a.PatientID, a.IdempotencyKey}] = a
+	}
+
+	activeHere, overlapping = map[int64]bool{}, map[int64]bool{}
+	rows, err = br.Query()
+	if err != nil {
+		return
+	}
+	var patientID, otherSlot int64
+	_, err = pgx.ForEachRow(rows, []any{&patientID, &otherSlot}, func() error {
+		if otherSlot == slotID {
+			activeHere[patientID] = true
+		} else {
+			overlapping[patientID] = true
+		}
+		return nil
+	})
+	if err != nil {
+		return
+	}
+
+	taken = map[int]bool{}
+	rows, err = br.Query()
+	if err != nil {
+		return
+	}
+	var q int
+	_, err = pgx.ForEachRow(rows, []any{&q}, func() error { taken[q] = true; return nil })
+	return
+}
+
+// take gives places to the requests at winners (indexes into reqs), with
+// the lowest free queue numbers, and commits in the same pipeline.
+func (s *Store) take(ctx context.Context, conn *pgxpool.Conn, slot booking.Slot, reqs []booking.BookRequest,
+	winners []int, taken map[int]bool, now time.Time, results []booking.BookResult) error {
+	g := len(winners)
+	patients := make([]int64, g)
+	queue := make([]int32, g)
+	keys := make([]string, g)
+	prints := make([]string, g)
+	n := 0
+	for q := 1; q <= slot.Capacity && n < g; q++ {
+		if !taken[q] {
+			queue[n] = int32(q)
+			n++
+		}
+	}
+	if n < g {
+		// The counter says there is room but the rows fill every number:
+		// the counter is corrupt. Refuse rather than guess; reconciliation
+		// repairs it.
+		return fmt.Errorf("postgres: slot %d: booked_count %d of %d but only %d free queue numbers",
+			slot.ID, slot.BookedCount, slot.Capacity, n)
+	}
+	for k, i := range winners {
+		patients[k], keys[k], prints[k] = reqs[i].PatientID, reqs[i].IdempotencyKey, reqs[i].Fingerprint
+	}
+	status := booking.StatusBooked
+	var hold *time.Time
+	if slot.FeeCents > 0 {
+		status = booking.StatusHeld
+		t := now.Add(time.Duration(slot.HoldSeconds) * time.Second)
+		hold = &t
+	}
+
+	b := &pgx.Batch{}
+	if s.racy {
+		b.Queue(sqlTakeRacy, slot.ID, int32(slot.BookedCount+g), now, string(status), hold, patients, queue, keys, prints)
+	} else {
+		b.Queue(sqlTake, slot.ID, int32(g), now, string(status), hold, patients, queue, keys, prints)
+	}
+	b.Queue(`COMMIT`)
+	br := conn.SendBatch(ctx, b)
+	rows, err := br.Query()
+	if err != nil {
+		br.Close()
+		return err
+	}
+	byQueue := make(map[int]booking.Appointment, g)
+	var a booking.Appointment
+	_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.QueueNumber, &a.StartAt, &a.EndAt, &a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt},
+		func() error {
+			byQueue[a.QueueNumber] = a
+			a.HoldExpiresAt = nil // a fresh pointer for the next row
+			return nil
+		})
+	if err != nil {
+		br.Close()
+		return err
+	}
+	if len(byQueue) != g {
+		br.Close()
+		return fmt.Errorf("postgres: slot %d: the conditional update took no places although %d were free", slot.ID, slot.Capacity-slot.BookedCount)
+	}
+	if _, err := br.Exec(); err != nil {
+		br.Close()
+		return err
+	}
+	if err := br.Close(); err != nil {
+		return err
+	}
+	for k, i := range winners {
+		a := byQueue[int(queue[k])]
+		a.SlotID, a.DoctorID, a.PatientID, a.Status = slot.ID, slot.DoctorID, patients[k], status
+		a.IdempotencyKey, a.Fingerprint = keys[k], prints[k]
+		utcAppointment(&a)
+		results[i] = booking.BookResult{Appointment: a}
+	}
+	return nil
+}
+
+// commit ends a transaction that wrote nothing.
+func commit(ctx context.Context, conn *pgxpool.Conn, inTx *bool) error {
+	if _, err := conn.Exec(ctx, `COMMIT`); err != nil {
+		return err
+	}
+	*inTx = false
+	return nil
+}
+
+// endTx rolls back the transaction left open on conn, on a context of its
+// own since ctx may be what failed; a connection that cannot be rolled back
+// is closed so that the pool does not hand it out again.
+func endTx(ctx context.Context, conn *pgxpool.Conn) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	if _, err := conn.Exec(rctx, `ROLLBACK`); err != nil {
+		_ = conn.Conn().Close(rctx)
+	}
+}

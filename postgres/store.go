@@ -1,0 +1,282 @@
+// Package postgres is booking.Store on PostgreSQL 15+ through pgx/v5: the
+// source of truth in production. Its schema lives in migrations/ (applied by
+// Migrate, never implicitly by Open) and its SQL is hand-written here.
+//
+// Capacity is decided by a conditional update of the slot's counter under
+// the slot's row lock, one transaction per batch of requests; the schema's
+// constraints (CHECK, partial unique indexes, exclusion) refuse whatever a
+// bug would let through.
+package postgres
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/slotd/slotd/booking"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Options configure Open.
+type Options struct {
+	// MaxConns caps the pool; default 20.
+	MaxConns int32
+	// ConnectTimeout bounds establishing one connection and the initial
+	// ping, so that a database that is down is reported, not waited for.
+	// Default 5s; a connect_timeout in the DSN wins for connections.
+	ConnectTimeout time.Duration
+}
+
+// Store is booking.Store on a pgx connection pool.
+type Store struct {
+	pool *pgxpool.Pool
+
+	// racy makes Book read-then-write without the row lock. It exists only
+	// so that the conformance suite can prove that its race tests fail on a
+	// store that races; it is settable from tests only (export_test.go).
+	racy bool
+}
+
+var _ booking.Store = (*Store)(nil)
+
+// Open connects to the database at dsn (a postgres:// URL or key=value
+// string) and checks that it answers. It does not migrate: run Migrate
+// first. An unreachable database gives an error wrapping
+// booking.ErrUnavailable.
+func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		return nil, fmt.Errorf("postgres: parse DSN: %w", err)
+	}
+	if opts.MaxConns <= 0 {
+		opts.MaxConns = 20
+	}
+	if opts.ConnectTimeout <= 0 {
+		opts.ConnectTimeout = 5 * time.Second
+	}
+	cfg.MaxConns = opts.MaxConns
+	if cfg.ConnConfig.ConnectTimeout == 0 {
+		cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")
+	}
+	s := &Store{pool: pool}
+	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
+	defer cancel()
+	if err := s.Ping(pctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Migrate applies the embedded migrations to the database at dsn. Several
+// processes may run it at once: a PostgreSQL session advisory lock held for
+// the duration serializes them, and the later ones find nothing to do.
+func Migrate(ctx context.Context, dsn string) error {
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	defer db.Close()
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	// Poll for the lock every second (goose's default is every 5s) for up
+	// to 5 minutes, so that a second migrator waits briefly, not long.
+	locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 300))
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(locker))
+	if err != nil {
+		return fmt.Errorf("postgres: migrate: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return translate(fmt.Errorf("postgres: migrate: %w", err), "")
+	}
+	return nil
+}
+
+// stdlib registers the "pgx" database/sql driver that Migrate uses.
+var _ = stdlib.GetDefaultDriver
+
+// Pool returns the connection pool, for tests and tools that need raw SQL.
+func (s *Store) Pool() *pgxpool.Pool { return s.pool }
+
+// Ping checks that the database answers.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.pool.Ping(ctx); err != nil {
+		return translate(fmt.Errorf("postgres: ping: %w", err), "")
+	}
+	return nil
+}
+
+// Close releases the connections.
+func (s *Store) Close() error {
+	s.pool.Close()
+	return nil
+}
+
+// CreateDepartment adds a department; a taken name is a conflict.
+func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	err := s.pool.QueryRow(ctx,
+		`INSERT INTO departments (name) VALUES ($1) RETURNING id, name, created_at`, d.Name,
+	).Scan(&d.ID, &d.Name, &d.CreatedAt)
+	d.CreatedAt = d.CreatedAt.UTC()
+	return d, translate(err, "")
+}
+
+// ListDepartments lists every department by id.
+func (s *Store) ListDepartments(ctx context.Context) ([]booking.Department, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT id, name, created_at FROM departments ORDER BY id`)
+	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Department, error) {
+		var d booking.Department
+		err := r.Scan(&d.ID, &d.Name, &d.CreatedAt)
+		d.CreatedAt = d.CreatedAt.UTC()
+		return d, err
+	})
+	return ds, translate(err, "")
+}
+
+const doctorColumns = `id, name, department_id, timezone, created_at`
+
+func scanDoctor(r pgx.Row) (booking.Doctor, error) {
+	var d booking.Doctor
+	err := r.Scan(&d.ID, &d.Name, &d.DepartmentID, &d.TimeZone, &d.CreatedAt)
+	d.CreatedAt = d.CreatedAt.UTC()
+	return d, err
+}
+
+// CreateDoctor adds a doctor resource; an unknown department is not found.
+func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doctor, error) {
+	d, err := scanDoctor(s.pool.QueryRow(ctx,
+		`INSERT INTO resources (kind, name, department_id, timezone) VALUES ('doctor', $1, $2, $3)
+		 RETURNING `+doctorColumns, d.Name, d.DepartmentID, d.TimeZone))
+	return d, translate(err, "")
+}
+
+// GetDoctor returns one doctor.
+func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error) {
+	d, err := scanDoctor(s.pool.QueryRow(ctx,
+		`SELECT `+doctorColumns+` FROM resources WHERE id = $1 AND kind = 'doctor'`, id))
+	return d, translate(err, "doctor")
+}
+
+// ListDoctors lists the doctors of a department, or all with departmentID 0,
+// by id.
+func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+doctorColumns+` FROM resources
+		 WHERE kind = 'doctor' AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`, departmentID)
+	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Doctor, error) { return scanDoctor(r) })
+	return ds, translate(err, "")
+}
+
+// CreatePatient adds a patient. Empty phone or e-mail are stored as NULL.
+func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
+	p, err := scanPatient(s.pool.QueryRow(ctx,
+		`INSERT INTO patients (name, phone, email) VALUES ($1, NULLIF($2, ''), NULLIF($3, ''))
+		 RETURNING `+patientColumns, p.Name, p.Phone, p.Email))
+	return p, translate(err, "")
+}
+
+const patientColumns = `id, name, COALESCE(phone, ''), COALESCE(email, ''), created_at`
+
+func scanPatient(r pgx.Row) (booking.Patient, error) {
+	var p booking.Patient
+	err := r.Scan(&p.ID, &p.Name, &p.Phone, &p.Email, &p.CreatedAt)
+	p.CreatedAt = p.CreatedAt.UTC()
+	return p, err
+}
+
+// GetPatient returns one patient.
+func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
+	p, err := scanPatient(s.pool.QueryRow(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = $1`, id))
+	return p, translate(err, "patient")
+}
+
+const scheduleColumns = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
+	fee_cents, horizon_days, opens_at_time, hold_minutes, created_at`
+
+func scanSchedule(r pgx.Row) (booking.Schedule, error) {
+	var (
+		sc   booking.Schedule
+		mask int16
+	)
+	err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes, &sc.Capacity,
+		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.CreatedAt)
+	sc.Weekdays = weekdaysFromMask(mask)
+	sc.CreatedAt = sc.CreatedAt.UTC()
+	return sc, err
+}
+
+// weekdayMask packs weekdays as bit d = time.Weekday d, the schema's form.
+func weekdayMask(days []time.Weekday) (int16, error) {
+	var m int16
+	for _, d := range days {
+		if d < time.Sunday || d > time.Saturday {
+			return 0, booking.Errorf(booking.CodeInvalidRequest, "weekday %d is out of range", int(d))
+		}
+		m |= 1 << d
+	}
+	return m, nil
+}
+
+func weekdaysFromMask(m int16) []time.Weekday {
+	var days []time.Weekday
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if m&(1<<d) != 0 {
+			days = append(days, d)
+		}
+	}
+	return days
+}
+
+// CreateSchedule adds a schedule, filling the documented defaults for zero
+// horizon, opening time and hold time; an unknown doctor is not found.
+func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
+	mask, err := weekdayMask(sc.Weekdays)
+	if err != nil {
+		return booking.Schedule{}, err
+	}
+	if sc.HorizonDays == 0 {
+		sc.HorizonDays = booking.DefaultHorizonDays
+	}
+	if sc.OpensAtTime == "" {
+		sc.OpensAtTime = booking.DefaultOpensAtTime
+	}
+	if sc.HoldMinutes == 0 {
+		sc.HoldMinutes = booking.DefaultHoldMinutes
+	}
+	out, err := scanSchedule(s.pool.QueryRow(ctx,
+		`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
+			fee_cents, horizon_days, opens_at_time, hold_minutes)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+		 RETURNING `+scheduleColumns,
+		sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
+		sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes))
+	return out, translate(err, "")
+}
+
+// ListSchedules lists a doctor's schedules, or all with doctorID 0, by id.
+func (s *Store) ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error) {
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+scheduleColumns+` FROM schedules WHERE ($1::bigint = 0 OR resource_id = $1) ORDER BY id`, doctorID)
+	ss, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Schedule, error) { return scanSchedule(r) })
+	return ss, translate(err, "")
+}
