@@ -16,7 +16,9 @@ func testServiceEngines(t *testing.T, h Harness) {
 		t.Run(engine, func(t *testing.T) {
 			s := h.New(t)
 			f := newFixture(t, s)
-			svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Engine: engine})
+			// The timeout is generous: this test is about answers, and -race on two
+			// busy cores makes 200 one-by-one decisions slow.
+			svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Engine: engine, Timeout: time.Minute})
 			ctx := context.Background()
 
 			sl := f.slot(10)

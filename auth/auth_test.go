@@ -1,0 +1,266 @@
+package auth
+
+import (
+	"bytes"
+	"encoding/base64"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/golang-jwt/jwt/v5"
+)
+
+var testSecret = []byte("0123456789abcdef0123456789abcdef")
+
+func newTestSigner(t *testing.T, now time.Time) *Signer {
+	t.Helper()
+	s, err := NewSigner(testSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.now = func() time.Time { return now }
+	return s
+}
+
+func TestNewSignerRefusesShortSecret(t *testing.T) {
+	if _, err := NewSigner([]byte("short")); err == nil {
+		t.Fatal("short secret accepted")
+	}
+	if _, err := NewSigner(testSecret[:31]); err == nil {
+		t.Fatal("31-byte secret accepted")
+	}
+	if _, err := NewSigner(testSecret); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestMintVerifyRoundTrip(t *testing.T) {
+	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
+	s := newTestSigner(t, now)
+	for _, role := range []Role{RolePatient, RoleDoctor, RoleAdmin} {
+		tok, err := s.Mint(role, "42", time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.Verify(tok)
+		if err != nil {
+			t.Fatalf("%s: %v", role, err)
+		}
+		if c.Role != role || c.Subject != "42" {
+			t.Fatalf("got %+v", c)
+		}
+	}
+}
+
+func TestMintDefaultTTLAndClaims(t *testing.T) {
+	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
+	s := newTestSigner(t, now)
+	tok, err := s.Mint(RolePatient, "7", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c tokenClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, &c); err != nil {
+		t.Fatal(err)
+	}
+	if !c.ExpiresAt.Time.Equal(now.Add(24*time.Hour)) || !c.IssuedAt.Time.Equal(now) || c.Subject != "7" || c.Role != RolePatient {
+		t.Fatalf("claims %+v", c)
+	}
+	// Still valid just before 24h, refused after (plus leeway).
+	s.now = func() time.Time { return now.Add(24*time.Hour - time.Second) }
+	if _, err := s.Verify(tok); err != nil {
+		t.Fatal(err)
+	}
+	s.now = func() time.Time { return now.Add(24*time.Hour + time.Minute) }
+	if _, err := s.Verify(tok); err == nil {
+		t.Fatal("expired token accepted")
+	}
+}
+
+func TestMintRefusesBadInput(t *testing.T) {
+	s := newTestSigner(t, time.Now())
+	if _, err := s.Mint("root", "1", 0); err == nil {
+		t.Fatal("unknown role minted")
+	}
+	if _, err := s.Mint(RoleAdmin, "", 0); err == nil {
+		t.Fatal("empty subject minted")
+	}
+	if _, err := s.Mint(RoleAdmin, "1", -time.Second); err == nil {
+		t.Fatal("negative ttl minted")
+	}
+}
+
+func TestVerifyLeeway(t *testing.T) {
+	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
+	s := newTestSigner(t, now)
+	tok, _ := s.Mint(RoleAdmin, "1", time.Minute)
+	s.now = func() time.Time { return now.Add(time.Minute + 10*time.Second) }
+	if _, err := s.Verify(tok); err != nil {
+		t.Fatalf("within leeway: %v", err)
+	}
+	// A token issued slightly in the future (clock skew) is accepted too.
+	s.now = func() time.Time { return now.Add(-10 * time.Second) }
+	if _, err := s.Verify(tok); err != nil {
+		t.Fatalf("iat skew within leeway: %v", err)
+	}
+}
+
+func sign(t *testing.T, method jwt.SigningMethod, key any, claims jwt.Claims) string {
+	t.Helper()
+	tok, err := jwt.NewWithClaims(method, claims).SignedString(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+func TestVerifyRefuses(t *testing.T) {
+	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
+	s := newTestSigner(t, now)
+	good := func(role Role, sub string) tokenClaims {
+		return tokenClaims{Role: role, RegisteredClaims: jwt.RegisteredClaims{
+			Subject: sub, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+		}}
+	}
+	valid := sign(t, jwt.SigningMethodHS256, testSecret, good(RoleAdmin, "1"))
+	parts := strings.Split(valid, ".")
+	noneHeader := base64.RawURLEncoding.EncodeToString([]byte(`{"alg":"none","typ":"JWT"}`))
+
+	noExp := good(RoleAdmin, "1")
+	noExp.ExpiresAt = nil
+	expired := good(RoleAdmin, "1")
+	expired.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour))
+	future := good(RoleAdmin, "1")
+	future.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour))
+
+	cases := map[string]string{
+		"empty":         "",
+		"garbage":       "not.a.token",
+		"wrong secret":  sign(t, jwt.SigningMethodHS256, []byte("another-secret-another-secret-xx"), good(RoleAdmin, "1")),
+		"HS512":         sign(t, jwt.SigningMethodHS512, testSecret, good(RoleAdmin, "1")),
+		"alg none":      noneHeader + "." + parts[1] + ".",
+		"alg none sig":  noneHeader + "." + parts[1] + "." + parts[2],
+		"tampered":      parts[0] + "." + base64.RawURLEncoding.EncodeToString([]byte(`{"role":"admin","sub":"2","exp":9999999999}`)) + "." + parts[2],
+		"no exp":        sign(t, jwt.SigningMethodHS256, testSecret, noExp),
+		"expired":       sign(t, jwt.SigningMethodHS256, testSecret, expired),
+		"issued later":  sign(t, jwt.SigningMethodHS256, testSecret, future),
+		"unknown role":  sign(t, jwt.SigningMethodHS256, testSecret, good("superuser", "1")),
+		"empty role":    sign(t, jwt.SigningMethodHS256, testSecret, good("", "1")),
+		"empty subject": sign(t, jwt.SigningMethodHS256, testSecret, good(RoleAdmin, "")),
+	}
+	for name, tok := range cases {
+		if c, err := s.Verify(tok); err == nil {
+			t.Errorf("%s: accepted as %+v", name, c)
+		}
+	}
+	if _, err := s.Verify(valid); err != nil {
+		t.Fatalf("valid token refused: %v", err)
+	}
+}
+
+func TestPatientID(t *testing.T) {
+	cases := []struct {
+		c  Claims
+		id int64
+		ok bool
+	}{
+		{Claims{RolePatient, "42"}, 42, true},
+		{Claims{RolePatient, "0"}, 0, false},
+		{Claims{RolePatient, "-3"}, 0, false},
+		{Claims{RolePatient, "abc"}, 0, false},
+		{Claims{RolePatient, "99999999999999999999"}, 0, false},
+		{Claims{RoleAdmin, "42"}, 0, false},
+		{Claims{RoleDoctor, "42"}, 0, false},
+	}
+	for _, tc := range cases {
+		id, ok := tc.c.PatientID()
+		if id != tc.id || ok != tc.ok {
+			t.Errorf("%+v: got %d %v", tc.c, id, ok)
+		}
+	}
+}
+
+func TestLoadOrCreateSecret(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data", "nested")
+	path := filepath.Join(dir, "auth.secret")
+	s1, err := LoadOrCreateSecret(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(s1) != 64 {
+		t.Fatalf("secret length %d, want 64 hex chars", len(s1))
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Fatalf("file mode %v", fi.Mode().Perm())
+	}
+	di, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if di.Mode().Perm() != 0o700 {
+		t.Fatalf("dir mode %v", di.Mode().Perm())
+	}
+	s2, err := LoadOrCreateSecret(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(s1, s2) {
+		t.Fatal("second load returned another secret")
+	}
+	if _, err := NewSigner(s2); err != nil {
+		t.Fatal(err)
+	}
+	// A third file gets a different secret.
+	s3, err := LoadOrCreateSecret(filepath.Join(dir, "other.secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(s1, s3) {
+		t.Fatal("two generated secrets are equal")
+	}
+}
+
+func TestLoadOrCreateSecretRefusesReadableFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "auth.secret")
+	if err := os.WriteFile(path, []byte(strings.Repeat("a", 64)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreateSecret(path); err == nil {
+		t.Fatal("world-readable secret accepted")
+	}
+	if err := os.Chmod(path, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreateSecret(path); err == nil {
+		t.Fatal("group-readable secret accepted")
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := LoadOrCreateSecret(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got) != strings.Repeat("a", 64) {
+		t.Fatalf("got %q", got)
+	}
+}
+
+func TestLoadOrCreateSecretRefusesShortFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "auth.secret")
+	if err := os.WriteFile(path, []byte("short\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := LoadOrCreateSecret(path); err == nil {
+		t.Fatal("short secret file accepted")
+	}
+}

@@ -1,0 +1,399 @@
+package httpapi
+
+import (
+	"net/http"
+	"net/mail"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// Input bounds of the admin endpoints: generous for real use, small enough
+// that no request can ask the store for something absurd.
+const (
+	maxNameLen         = 200
+	maxCapacity        = 10000
+	maxSlotMinutes     = 24 * 60
+	maxFee             = 100_000_000
+	maxGenerateDays    = 366
+	defaultHoldSeconds = booking.DefaultHoldMinutes * 60
+)
+
+// cleanName trims and checks a display name.
+func cleanName(s, field string) (string, error) {
+	s = strings.TrimSpace(s)
+	if s == "" || utf8.RuneCountInString(s) > maxNameLen || !utf8.ValidString(s) || strings.ContainsFunc(s, isControl) {
+		return "", errorf(booking.CodeInvalidRequest, "%s must be 1 to %d printable characters", field, maxNameLen)
+	}
+	return s, nil
+}
+
+func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
+
+func (s *server) createDepartment(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	name, err := cleanName(in.Name, "name")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	d, err := s.store.CreateDepartment(ctx, booking.Department{Name: name})
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeJSON(w, http.StatusCreated, d)
+	return nil
+}
+
+func (s *server) createDoctor(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	var in struct {
+		Name         string `json:"name"`
+		DepartmentID int64  `json:"departmentId"`
+		TimeZone     string `json:"timezone"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	name, err := cleanName(in.Name, "name")
+	if err != nil {
+		return err
+	}
+	if in.DepartmentID <= 0 {
+		return errorf(booking.CodeInvalidRequest, "departmentId must be a positive integer")
+	}
+	// "" and "Local" load too, but mean UTC or this machine's zone: never
+	// what a clinic meant.
+	if in.TimeZone == "" || in.TimeZone == "Local" || len(in.TimeZone) > 64 {
+		return errorf(booking.CodeInvalidRequest, "timezone must be an IANA time zone such as Europe/Berlin")
+	}
+	if _, err := time.LoadLocation(in.TimeZone); err != nil {
+		return errorf(booking.CodeInvalidRequest, "timezone must be an IANA time zone such as Europe/Berlin")
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	d, err := s.store.CreateDoctor(ctx, booking.Doctor{Name: name, DepartmentID: in.DepartmentID, TimeZone: in.TimeZone})
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	w.Header().Set("Location", "/api/doctors/"+strconv.FormatInt(d.ID, 10))
+	writeJSON(w, http.StatusCreated, d)
+	return nil
+}
+
+// validPhone is a light check: digits with the usual separators, so that a
+// typo is caught without rejecting any real numbering plan.
+func validPhone(p string) bool {
+	digits := 0
+	for i, c := range p {
+		switch {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '+' && i == 0:
+		case c == ' ' || c == '-' || c == '(' || c == ')' || c == '.':
+		default:
+			return false
+		}
+	}
+	return digits >= 3 && digits <= 20 && len(p) <= 32
+}
+
+// validEmail is a light check: one plain addr-spec with a domain.
+func validEmail(e string) bool {
+	if len(e) > 254 || strings.ContainsAny(e, " <>\"\t\r\n") {
+		return false
+	}
+	a, err := mail.ParseAddress(e)
+	if err != nil || a.Address != e {
+		return false
+	}
+	at := strings.LastIndexByte(e, '@')
+	return at > 0 && at < len(e)-1
+}
+
+func (s *server) createPatient(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	var in struct {
+		Name  string `json:"name"`
+		Phone string `json:"phone"`
+		Email string `json:"email"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	name, err := cleanName(in.Name, "name")
+	if err != nil {
+		return err
+	}
+	// Personal data: the messages below never echo the value.
+	phone := strings.TrimSpace(in.Phone)
+	if phone != "" && !validPhone(phone) {
+		return errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
+	}
+	email := strings.TrimSpace(in.Email)
+	if email != "" && !validEmail(email) {
+		return errorf(booking.CodeInvalidRequest, "email must be an e-mail address")
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	p, err := s.store.CreatePatient(ctx, booking.Patient{Name: name, Phone: phone, Email: email})
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	w.Header().Set("Location", "/api/admin/patients/"+strconv.FormatInt(p.ID, 10))
+	writeJSON(w, http.StatusCreated, p)
+	return nil
+}
+
+func (s *server) getPatient(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	p, err := s.store.GetPatient(ctx, id)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+// scheduleRequest is the body of POST /api/admin/doctors/{id}/schedules.
+// Weekdays are plain ints so that 7 or -1 is refused here, not wrapped.
+type scheduleRequest struct {
+	Weekdays    []int  `json:"weekdays"`
+	StartTime   string `json:"startTime"`
+	EndTime     string `json:"endTime"`
+	SlotMinutes int    `json:"slotMinutes"`
+	Capacity    int    `json:"capacity"`
+	Fee         int64  `json:"fee"`
+	HorizonDays int    `json:"horizonDays"`
+	OpensAtTime string `json:"opensAtTime"`
+	HoldMinutes int    `json:"holdMinutes"`
+}
+
+// scheduleAnswer is a created schedule with the number of slots generated.
+type scheduleAnswer struct {
+	booking.Schedule
+	SlotsCreated int `json:"slotsCreated"`
+}
+
+func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var in scheduleRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if len(in.Weekdays) == 0 || len(in.Weekdays) > 7 {
+		return errorf(booking.CodeInvalidRequest, "weekdays must list 1 to 7 days (0 = Sunday)")
+	}
+	sc := booking.Schedule{
+		DoctorID: id, StartTime: in.StartTime, EndTime: in.EndTime, SlotMinutes: in.SlotMinutes,
+		Capacity: in.Capacity, FeeCents: in.Fee, HorizonDays: in.HorizonDays,
+		OpensAtTime: in.OpensAtTime, HoldMinutes: in.HoldMinutes,
+	}
+	for _, d := range in.Weekdays {
+		if d < 0 || d > 6 {
+			return errorf(booking.CodeInvalidRequest, "weekdays must be 0 (Sunday) to 6 (Saturday)")
+		}
+		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
+	}
+	if sc.Capacity > maxCapacity || sc.FeeCents > maxFee || sc.FeeCents < 0 {
+		return errorf(booking.CodeInvalidRequest, "capacity must be at most %d and fee 0 to %d", maxCapacity, maxFee)
+	}
+	if err := schedule.Normalize(&sc); err != nil {
+		return err
+	}
+	_, loc, err := s.doctor(r)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	sc, err = s.store.CreateSchedule(ctx, sc)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	from, to := schedule.Window(sc, loc, s.now())
+	created, _, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
+	if err != nil {
+		// The schedule exists; POST .../slots/generate completes the slots.
+		return storeErr(ctx, err)
+	}
+	w.Header().Set("Location", "/api/admin/doctors/"+strconv.FormatInt(id, 10)+"/schedules")
+	writeJSON(w, http.StatusCreated, scheduleAnswer{Schedule: sc, SlotsCreated: created})
+	return nil
+}
+
+func (s *server) listSchedules(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	d, _, err := s.doctor(r)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	ss, err := s.store.ListSchedules(ctx, d.ID)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	if ss == nil {
+		ss = []booking.Schedule{}
+	}
+	writeJSON(w, http.StatusOK, ss)
+	return nil
+}
+
+// generateAnswer counts the slots a (re)generation made and found.
+type generateAnswer struct {
+	Created  int `json:"created"`
+	Existing int `json:"existing"`
+}
+
+func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	if _, err := pathID(r, "id"); err != nil {
+		return err
+	}
+	var in struct {
+		From string `json:"from"`
+		To   string `json:"to"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	from, err := parseDate(in.From, "from")
+	if err != nil {
+		return err
+	}
+	to, err := parseDate(in.To, "to")
+	if err != nil {
+		return err
+	}
+	if to.Before(from) {
+		return errorf(booking.CodeInvalidRequest, "to must not be before from")
+	}
+	if from.AddDays(maxGenerateDays - 1).Before(to) {
+		return errorf(booking.CodeInvalidRequest, "at most %d days can be generated at once", maxGenerateDays)
+	}
+	d, loc, err := s.doctor(r)
+	if err != nil {
+		return err
+	}
+	// A long range over several schedules is a bigger job than one store
+	// call: give it a deadline per schedule rather than one for all.
+	lctx, lcancel := s.storeCtx(r.Context())
+	defer lcancel()
+	ss, err := s.store.ListSchedules(lctx, d.ID)
+	if err != nil {
+		return storeErr(lctx, err)
+	}
+	var ans generateAnswer
+	for _, sc := range ss {
+		ctx, cancel := s.storeCtx(r.Context())
+		c, e, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
+		err = storeErr(ctx, err)
+		cancel()
+		if err != nil {
+			return err
+		}
+		ans.Created += c
+		ans.Existing += e
+	}
+	writeJSON(w, http.StatusOK, ans)
+	return nil
+}
+
+func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	var in struct {
+		DoctorID        int64      `json:"doctorId"`
+		StartAt         time.Time  `json:"startAt"`
+		DurationMinutes int        `json:"durationMinutes"`
+		Capacity        int        `json:"capacity"`
+		OpensAt         *time.Time `json:"opensAt"`
+		Fee             int64      `json:"fee"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	now := s.now()
+	switch {
+	case in.DoctorID <= 0:
+		return errorf(booking.CodeInvalidRequest, "doctorId must be a positive integer")
+	case in.StartAt.IsZero():
+		return errorf(booking.CodeInvalidRequest, "startAt is required (RFC 3339)")
+	case !in.StartAt.After(now):
+		return errorf(booking.CodeInvalidRequest, "startAt must be in the future")
+	case in.DurationMinutes < 1 || in.DurationMinutes > maxSlotMinutes:
+		return errorf(booking.CodeInvalidRequest, "durationMinutes must be 1 to %d", maxSlotMinutes)
+	case in.Capacity < 1 || in.Capacity > maxCapacity:
+		return errorf(booking.CodeInvalidRequest, "capacity must be 1 to %d", maxCapacity)
+	case in.Fee < 0 || in.Fee > maxFee:
+		return errorf(booking.CodeInvalidRequest, "fee must be 0 to %d", maxFee)
+	}
+	opens := now
+	if in.OpensAt != nil {
+		opens = *in.OpensAt
+		if !opens.Before(in.StartAt) {
+			return errorf(booking.CodeInvalidRequest, "opensAt must be before startAt")
+		}
+	}
+	sl := booking.Slot{
+		DoctorID: in.DoctorID,
+		StartAt:  in.StartAt.UTC(), EndAt: in.StartAt.UTC().Add(time.Duration(in.DurationMinutes) * time.Minute),
+		Capacity: in.Capacity, OpensAt: opens.UTC(), Status: booking.SlotOpen,
+		FeeCents: in.Fee, HoldSeconds: defaultHoldSeconds,
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	sl, err := s.store.CreateSlot(ctx, sl)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	w.Header().Set("Location", "/api/slots/"+strconv.FormatInt(sl.ID, 10))
+	writeJSON(w, http.StatusCreated, newSlotView(sl))
+	return nil
+}
+
+func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var in struct {
+		Capacity *int    `json:"capacity"`
+		Status   *string `json:"status"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.Capacity == nil && in.Status == nil {
+		return errorf(booking.CodeInvalidRequest, "give capacity, status or both")
+	}
+	if in.Capacity != nil && (*in.Capacity < 1 || *in.Capacity > maxCapacity) {
+		return errorf(booking.CodeInvalidRequest, "capacity must be 1 to %d", maxCapacity)
+	}
+	if in.Status != nil && *in.Status != booking.SlotOpen && *in.Status != booking.SlotClosed {
+		return errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	sl, err := s.store.UpdateSlot(ctx, id, booking.SlotUpdate{Capacity: in.Capacity, Status: in.Status})
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeJSON(w, http.StatusOK, newSlotView(sl))
+	return nil
+}

@@ -1,0 +1,198 @@
+package httpapi
+
+import (
+	"net/http"
+	"strconv"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// maxIdempotencyKeyLen is the longest Idempotency-Key accepted (SPEC §3).
+const maxIdempotencyKeyLen = 64
+
+// idempotencyKey returns the request's Idempotency-Key: 1 to 64 visible
+// ASCII characters, given once.
+func idempotencyKey(r *http.Request) (string, error) {
+	vs := r.Header.Values("Idempotency-Key")
+	if len(vs) == 0 || (len(vs) == 1 && vs[0] == "") {
+		return "", errorf(booking.CodeMissingIdempotencyKey, "the Idempotency-Key header is required")
+	}
+	if len(vs) > 1 {
+		return "", errorf(booking.CodeInvalidRequest, "give the Idempotency-Key header once")
+	}
+	k := vs[0]
+	if len(k) > maxIdempotencyKeyLen {
+		return "", errorf(booking.CodeInvalidRequest, "the Idempotency-Key must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return "", errorf(booking.CodeInvalidRequest, "the Idempotency-Key must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)
+		}
+	}
+	return k, nil
+}
+
+// bookRequest is the body of POST /api/appointments.
+type bookRequest struct {
+	SlotID    int64  `json:"slotId"`
+	PatientID *int64 `json:"patientId"`
+}
+
+// book takes a place. The rate limit comes first for patients (every
+// attempt counts, malformed ones too: it is the cheapest layer of the
+// rush); an admin booking for a patient is counted against that patient
+// once the body names them.
+func (s *server) book(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	var patient int64
+	switch c.Role {
+	case auth.RolePatient:
+		patient, _ = c.PatientID()
+		if err := s.rateLimit(w, patient); err != nil {
+			return err
+		}
+	case auth.RoleAdmin:
+	default:
+		return errorf(booking.CodeForbidden, "only patients and admins can book")
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var in bookRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.SlotID <= 0 {
+		return errorf(booking.CodeInvalidRequest, "slotId must be a positive integer")
+	}
+	if in.PatientID != nil && *in.PatientID <= 0 {
+		return errorf(booking.CodeInvalidRequest, "patientId must be a positive integer")
+	}
+	if c.Role == auth.RoleAdmin {
+		if in.PatientID == nil {
+			return errorf(booking.CodeInvalidRequest, "an admin must name the patient (patientId)")
+		}
+		patient = *in.PatientID
+		if err := s.rateLimit(w, patient); err != nil {
+			return err
+		}
+		// The admin's patientId is input: an unknown one is a 404 here,
+		// not a foreign-key failure inside the booking transaction.
+		ctx, cancel := s.storeCtx(r.Context())
+		_, err := s.store.GetPatient(ctx, patient)
+		err = storeErr(ctx, err)
+		cancel()
+		if err != nil {
+			return err
+		}
+	} else if in.PatientID != nil && *in.PatientID != patient {
+		return errorf(booking.CodeForbidden, "a patient can only book for themselves")
+	}
+
+	res := s.svc.Book(r.Context(), patient, in.SlotID, key)
+	if res.Err != nil {
+		return res.Err
+	}
+	if res.Replayed {
+		writeJSON(w, http.StatusOK, res.Appointment)
+		return nil
+	}
+	w.Header().Set("Location", "/api/appointments/"+strconv.FormatInt(res.Appointment.ID, 10))
+	writeJSON(w, http.StatusCreated, res.Appointment)
+	return nil
+}
+
+// rateLimit takes one booking attempt of patient and sets the RateLimit
+// headers; beyond the limit it answers rate-limited with Retry-After.
+func (s *server) rateLimit(w http.ResponseWriter, patient int64) error {
+	d := s.limiter.allow(patient, s.now())
+	if d.full {
+		return &booking.Error{Code: booking.CodeOverloaded, Message: "too many patients are booking; retry shortly", RetryAfter: d.retryAfter}
+	}
+	s.limiter.setHeaders(w.Header(), d)
+	if !d.allowed {
+		return &booking.Error{Code: booking.CodeRateLimited, Message: "too many booking attempts; retry later", RetryAfter: d.retryAfter}
+	}
+	return nil
+}
+
+// owner returns whose appointments c may see: its own patient id, or 0 (all)
+// for an admin. Doctors have no appointments of their own here.
+func owner(c auth.Claims) (int64, error) {
+	switch c.Role {
+	case auth.RoleAdmin:
+		return 0, nil
+	case auth.RolePatient:
+		id, _ := c.PatientID()
+		return id, nil
+	}
+	return 0, errorf(booking.CodeForbidden, "only patients and admins can see appointments")
+}
+
+func (s *server) getAppointment(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, err := owner(c)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	a, err := s.svc.Appointment(r.Context(), id, patient)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (s *server) cancel(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, err := owner(c)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	a, err := s.svc.Cancel(r.Context(), id, patient)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, ok := c.PatientID()
+	if !ok {
+		return errorf(booking.CodeForbidden, "only patients have their own appointments")
+	}
+	q, err := parseQuery(r, "status")
+	if err != nil {
+		return err
+	}
+	var st booking.Status
+	if v, ok := q["status"]; ok {
+		st = booking.Status(v)
+		if !st.Valid() {
+			return errorf(booking.CodeInvalidRequest, "status must be one of HELD, BOOKED, CANCELLED, EXPIRED, COMPLETED, NO_SHOW")
+		}
+	}
+	as, err := s.svc.Appointments(r.Context(), patient, st)
+	if err != nil {
+		return err
+	}
+	if as == nil {
+		as = []booking.Appointment{}
+	}
+	writeJSON(w, http.StatusOK, as)
+	return nil
+}

@@ -1,0 +1,144 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// requestID returns the id the middleware gave the request.
+func requestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey).(string)
+	return id
+}
+
+// middleware wraps every request: request id, body limit, panic recovery
+// and one log line. The log line deliberately has no headers, query, body or
+// token: those may carry credentials or personal data (phone, e-mail).
+func (s *server) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		id := r.Header.Get("X-Request-Id")
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		w.Header().Set("X-Request-Id", id)
+		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		if r.Body != nil {
+			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+		}
+		sw := &statusWriter{ResponseWriter: w}
+
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.log.LogAttrs(r.Context(), slog.LevelError, "panic",
+					slog.String("requestId", id),
+					slog.String("route", r.Pattern),
+					slog.String("panic", fmt.Sprint(v)),
+					slog.String("stack", string(debug.Stack())))
+				if !sw.wrote {
+					writeProblem(sw, booking.Errorf(booking.CodeInternal, "internal error"), http.StatusInternalServerError)
+				}
+			}
+			route := r.Pattern
+			if route == "" {
+				route = "unmatched"
+			}
+			level := slog.LevelInfo
+			if sw.status >= 500 {
+				level = slog.LevelError
+			}
+			s.log.LogAttrs(r.Context(), level, "http",
+				slog.String("method", r.Method),
+				slog.String("route", route),
+				slog.Int("status", sw.status),
+				slog.Duration("duration", time.Since(start)),
+				slog.String("requestId", id))
+		}()
+		next.ServeHTTP(sw, r)
+	})
+}
+
+// statusWriter remembers the status written, for the log and for knowing
+// whether a panic can still be answered.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if !w.wrote {
+		w.status, w.wrote = http.StatusOK, true
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// validRequestID accepts a client's X-Request-Id only when it is short and
+// visible ASCII, so that it cannot forge log lines.
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 64 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// authenticate returns the verified caller of r. Why a token was refused is
+// not told to the client (it would help forgers).
+func (s *server) authenticate(r *http.Request) (auth.Claims, error) {
+	h := r.Header.Values("Authorization")
+	if len(h) == 0 {
+		return auth.Claims{}, errorf(booking.CodeUnauthorized, "a bearer token is required")
+	}
+	scheme, token, ok := strings.Cut(h[0], " ")
+	if len(h) != 1 || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+		return auth.Claims{}, errorf(booking.CodeUnauthorized, "the Authorization header must be \"Bearer <token>\"")
+	}
+	c, err := s.signer.Verify(strings.TrimSpace(token))
+	if err != nil {
+		return auth.Claims{}, errorf(booking.CodeUnauthorized, "the bearer token is invalid or expired")
+	}
+	if c.Role == auth.RolePatient {
+		if _, ok := c.PatientID(); !ok {
+			return auth.Claims{}, errorf(booking.CodeUnauthorized, "the bearer token is invalid or expired")
+		}
+	}
+	return c, nil
+}

@@ -1,0 +1,87 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/slotd/slotd/booking"
+)
+
+func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestOpenAPIDocumentIsValid(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openapiJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(doc.OpenAPI, "3.0") {
+		t.Fatalf("openapi %q", doc.OpenAPI)
+	}
+}
+
+// TestOpenAPICoversEveryRoute compares the mux's patterns with the
+// document's operations, both ways.
+func TestOpenAPICoversEveryRoute(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openapiJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inDoc []string
+	for path, item := range doc.Paths.Map() {
+		for method := range item.Operations() {
+			inDoc = append(inDoc, method+" "+path)
+		}
+	}
+	s := newServer(Config{Service: booking.NewService(nil, booking.Options{}), Signer: mustSigner(t)})
+	var inMux []string
+	for _, p := range s.patterns {
+		inMux = append(inMux, p)
+	}
+	sort.Strings(inDoc)
+	sort.Strings(inMux)
+	if strings.Join(inDoc, "\n") != strings.Join(inMux, "\n") {
+		t.Fatalf("routes differ\nopenapi.json:\n%s\n\nmux:\n%s", strings.Join(inDoc, "\n"), strings.Join(inMux, "\n"))
+	}
+}
+
+// TestOpenAPIProblemTypesKnown checks that the document's Problem schema
+// accepts every code's type.
+func TestOpenAPIProblemTypesKnown(t *testing.T) {
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Pattern string `json:"pattern"`
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(openapiJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	re := regexp.MustCompile(doc.Components.Schemas["Problem"].Properties["type"].Pattern)
+	for _, c := range booking.Codes() {
+		if !re.MatchString("/problems/" + string(c)) {
+			t.Errorf("%s does not match the Problem type pattern", c)
+		}
+	}
+}
+
+func TestServeOpenAPI(t *testing.T) {
+	e := newEnv(t)
+	a := e.do(call{method: "GET", path: "/openapi.json"}).expect(t, 200)
+	if a.header.Get("Content-Type") != "application/json" || string(a.body) != string(openapiJSON) {
+		t.Fatalf("%q", a.header.Get("Content-Type"))
+	}
+}

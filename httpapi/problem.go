@@ -1,0 +1,144 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// problemSpec is how one error code looks on the wire.
+type problemSpec struct {
+	Status int
+	Title  string
+}
+
+// problems is THE table from error code to HTTP status and title. Every
+// booking.Code has an entry (a test checks it); nothing else in the package
+// chooses a status for an error.
+var problems = map[booking.Code]problemSpec{
+	booking.CodeInvalidRequest:        {http.StatusBadRequest, "Invalid request"},
+	booking.CodeMissingIdempotencyKey: {http.StatusBadRequest, "Idempotency-Key header required"},
+	booking.CodePayloadTooLarge:       {http.StatusRequestEntityTooLarge, "Request body too large"},
+	booking.CodeUnauthorized:          {http.StatusUnauthorized, "Authentication required"},
+	booking.CodeForbidden:             {http.StatusForbidden, "Not allowed"},
+	booking.CodeNotFound:              {http.StatusNotFound, "Not found"},
+	booking.CodeConflict:              {http.StatusConflict, "Conflict"},
+	booking.CodeSlotFull:              {http.StatusConflict, "Slot is full"},
+	booking.CodeAlreadyBooked:         {http.StatusConflict, "Already booked"},
+	booking.CodeOverlapping:           {http.StatusConflict, "Overlapping appointment"},
+	booking.CodeQuotaExceeded:         {http.StatusConflict, "Quota exceeded"},
+	booking.CodeNotOpenYet:            {http.StatusConflict, "Booking not open yet"},
+	booking.CodeSlotClosed:            {http.StatusConflict, "Slot closed"},
+	booking.CodeAlreadyStarted:        {http.StatusConflict, "Appointment already started"},
+	booking.CodeInvalidTransition:     {http.StatusConflict, "Invalid state transition"},
+	// A payment that arrived too late or for the wrong amount: recorded
+	// for a refund, refused for the booking.
+	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},
+	// A webhook whose HMAC signature does not verify. 403, not 401: there
+	// is no HTTP authentication scheme to challenge with.
+	booking.CodeBadSignature: {http.StatusForbidden, "Invalid signature"},
+	booking.CodeKeyInUse:     {http.StatusConflict, "Idempotency-Key in use"},
+	booking.CodeKeyReused:    {http.StatusUnprocessableEntity, "Idempotency-Key reused"},
+	booking.CodeRateLimited:  {http.StatusTooManyRequests, "Too many requests"},
+	booking.CodeOverloaded:   {http.StatusServiceUnavailable, "Overloaded"},
+	booking.CodeUnavailable:  {http.StatusServiceUnavailable, "Service unavailable"},
+	booking.CodeInternal:     {http.StatusInternalServerError, "Internal error"},
+}
+
+// defaultRetryAfter is what a 503 advises when the error does not say: long
+// enough for a restarting database, short enough not to lose a patient.
+const defaultRetryAfter = 2 * time.Second
+
+// problem is an RFC 9457 problem details document.
+type problem struct {
+	Type       string `json:"type"`
+	Title      string `json:"title"`
+	Status     int    `json:"status"`
+	Detail     string `json:"detail,omitempty"`
+	SlotID     int64  `json:"slotId,omitempty"`
+	OpensAt    string `json:"opensAt,omitempty"`
+	RetryAfter int64  `json:"retryAfter,omitempty"`
+}
+
+// toBookingError turns any error into the *booking.Error that clients see.
+// Errors that are not *booking.Error carry driver or programming detail:
+// they become a generic unavailable or internal error, and the original is
+// kept in Err for the log only.
+func toBookingError(err error) *booking.Error {
+	var e *booking.Error
+	if errors.As(err, &e) {
+		if _, ok := problems[e.Code]; ok {
+			return e
+		}
+		// An unknown code is a bug in the caller; never guess a status.
+		return &booking.Error{Code: booking.CodeInternal, Message: "internal error", Err: err}
+	}
+	if errors.Is(err, booking.ErrUnavailable) {
+		return &booking.Error{Code: booking.CodeUnavailable, Message: "the database is unavailable; retry later", Err: err}
+	}
+	return &booking.Error{Code: booking.CodeInternal, Message: "internal error", Err: err}
+}
+
+// writeError answers err as problem+json, logging what clients must not see.
+func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
+	e := toBookingError(err)
+	spec := problems[e.Code]
+	if spec.Status >= 500 {
+		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
+			slog.String("method", r.Method),
+			slog.String("route", r.Pattern),
+			slog.String("requestId", requestID(r.Context())),
+			slog.String("code", string(e.Code)),
+			slog.Any("error", err))
+	}
+	writeProblem(w, e, spec.Status)
+}
+
+// writeProblem writes e with the given status (normally the table's).
+func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
+	spec, ok := problems[e.Code]
+	if !ok {
+		spec = problems[booking.CodeInternal]
+	}
+	p := problem{
+		Type:   "/problems/" + string(e.Code),
+		Title:  spec.Title,
+		Status: status,
+		Detail: e.Message,
+		SlotID: e.SlotID,
+	}
+	if status != spec.Status {
+		p.Title = http.StatusText(status)
+	}
+	if e.OpensAt != nil {
+		p.OpensAt = e.OpensAt.UTC().Format(time.RFC3339)
+	}
+	retry := e.RetryAfter
+	if retry <= 0 && (status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests) {
+		retry = defaultRetryAfter
+	}
+	h := w.Header()
+	if retry > 0 {
+		secs := int64((retry + time.Second - 1) / time.Second) // round up: never invite an early retry
+		p.RetryAfter = secs
+		h.Set("Retry-After", strconv.FormatInt(secs, 10))
+	}
+	if e.Code == booking.CodeUnauthorized {
+		h.Set("WWW-Authenticate", `Bearer realm="slotd"`)
+	}
+	h.Set("Content-Type", "application/problem+json")
+	h.Set("Cache-Control", "no-store")
+	h.Del("ETag")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(p)
+}
+
+// errorf is a short-hand for the *booking.Error of a handler's own checks.
+func errorf(code booking.Code, format string, args ...any) error {
+	return booking.Errorf(code, format, args...)
+}

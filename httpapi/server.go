@@ -1,0 +1,264 @@
+// Package httpapi is slotd's JSON API: routes on a Go 1.22 ServeMux,
+// bearer-token authentication, the per-patient booking rate limit, one
+// problem+json table for every error, and the OpenAPI document that
+// describes it all.
+//
+// Handlers only translate: they validate input, call the booking.Service or
+// the booking.Store, and render the answer. Bad input is always a 4xx; a 5xx
+// means the database is down (503) or a bug (500, logged, generic detail).
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// Config wires the API to the domain.
+type Config struct {
+	// Service decides bookings and cancellations.
+	Service *booking.Service
+	// Store serves the catalog and admin endpoints directly; when nil the
+	// Service's store is used.
+	Store booking.Store
+	// Signer verifies bearer tokens.
+	Signer *auth.Signer
+	// Logger receives one line per request; slog.Default() when nil.
+	Logger *slog.Logger
+	// BookingRate attempts per BookingWindow are allowed per patient on
+	// POST /api/appointments (default 5 per 10s).
+	BookingRate   int
+	BookingWindow time.Duration
+	// MaxBodyBytes bounds request bodies (default 16 KiB).
+	MaxBodyBytes int64
+	// StoreTimeout bounds each direct store call of the catalog and admin
+	// endpoints, as booking.Options.Timeout does for the Service (default 5s).
+	StoreTimeout time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+// Defaults of Config.
+const (
+	DefaultBookingRate   = 5
+	DefaultBookingWindow = 10 * time.Second
+	DefaultMaxBodyBytes  = 16 << 10
+	DefaultStoreTimeout  = 5 * time.Second
+)
+
+// server holds the wired dependencies of the handlers.
+type server struct {
+	svc          *booking.Service
+	store        booking.Store
+	signer       *auth.Signer
+	log          *slog.Logger
+	now          func() time.Time
+	maxBody      int64
+	storeTimeout time.Duration
+	limiter      *rateLimiter
+	mux          *http.ServeMux
+	patterns     []string
+}
+
+// New returns the API handler. It panics when Service or Signer is missing,
+// since that is a wiring bug that no request could survive.
+func New(cfg Config) http.Handler {
+	s := newServer(cfg)
+	return s.middleware(http.HandlerFunc(s.dispatch))
+}
+
+// newServer applies the defaults of cfg and registers the routes.
+func newServer(cfg Config) *server {
+	if cfg.Service == nil || cfg.Signer == nil {
+		panic("httpapi: Config.Service and Config.Signer are required")
+	}
+	if cfg.Store == nil {
+		cfg.Store = cfg.Service.Store()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.BookingRate <= 0 {
+		cfg.BookingRate = DefaultBookingRate
+	}
+	if cfg.BookingWindow <= 0 {
+		cfg.BookingWindow = DefaultBookingWindow
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if cfg.StoreTimeout <= 0 {
+		cfg.StoreTimeout = DefaultStoreTimeout
+	}
+	s := &server{
+		svc:          cfg.Service,
+		store:        cfg.Store,
+		signer:       cfg.Signer,
+		log:          cfg.Logger,
+		now:          cfg.Now,
+		maxBody:      cfg.MaxBodyBytes,
+		storeTimeout: cfg.StoreTimeout,
+		limiter:      newRateLimiter(cfg.BookingRate, cfg.BookingWindow, defaultMaxLimiters),
+		mux:          http.NewServeMux(),
+	}
+	s.routes()
+	return s
+}
+
+// routes registers every endpoint; the OpenAPI document lists the same set
+// and a test compares the two.
+func (s *server) routes() {
+	// Operations.
+	s.handle("GET /healthz", s.public(s.healthz))
+	s.handle("GET /readyz", s.public(s.readyz))
+	s.handle("GET /openapi.json", s.public(s.openapi))
+
+	// Public catalog.
+	s.handle("GET /api/departments", s.public(s.listDepartments))
+	s.handle("GET /api/doctors", s.public(s.listDoctors))
+	s.handle("GET /api/doctors/{id}", s.public(s.getDoctor))
+	s.handle("GET /api/doctors/{id}/slots", s.public(s.listSlots))
+	s.handle("GET /api/doctors/{id}/availability", s.public(s.availability))
+	s.handle("GET /api/slots/{id}", s.public(s.getSlot))
+
+	// Admin.
+	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
+	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
+	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
+	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
+	s.handle("POST /api/admin/doctors/{id}/schedules", s.admin(s.createSchedule))
+	s.handle("GET /api/admin/doctors/{id}/schedules", s.admin(s.listSchedules))
+	s.handle("POST /api/admin/doctors/{id}/slots/generate", s.admin(s.generateSlots))
+	s.handle("POST /api/admin/slots", s.admin(s.createSlot))
+	s.handle("PATCH /api/admin/slots/{id}", s.admin(s.updateSlot))
+
+	// Patients (and admins acting for them).
+	s.handle("POST /api/appointments", s.authed(s.book))
+	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
+	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
+	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
+}
+
+func (s *server) handle(pattern string, h http.Handler) {
+	s.mux.Handle(pattern, h)
+	s.patterns = append(s.patterns, pattern)
+}
+
+// dispatch serves the request through the mux, answering unknown paths and
+// wrong methods with problem+json instead of the mux's plain text.
+func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
+	h, pattern := s.mux.Handler(r)
+	if pattern != "" {
+		s.mux.ServeHTTP(w, r)
+		return
+	}
+	// The mux's own answer tells 404 from 405 (and carries Allow); run it
+	// against a throw-away writer and re-render it as a problem.
+	rec := &statusRecorder{header: http.Header{}}
+	h.ServeHTTP(rec, r)
+	switch rec.status {
+	case http.StatusMethodNotAllowed:
+		if allow := rec.header.Get("Allow"); allow != "" {
+			w.Header().Set("Allow", allow)
+		}
+		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "method %s is not allowed here", r.Method), http.StatusMethodNotAllowed)
+	case http.StatusBadRequest:
+		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "bad request"), http.StatusBadRequest)
+	default:
+		writeProblem(w, booking.Errorf(booking.CodeNotFound, "no such resource"), http.StatusNotFound)
+	}
+}
+
+// statusRecorder captures the status and headers of the mux's fallback
+// answers; the body is discarded.
+type statusRecorder struct {
+	header http.Header
+	status int
+}
+
+func (r *statusRecorder) Header() http.Header { return r.header }
+func (r *statusRecorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return len(b), nil
+}
+func (r *statusRecorder) WriteHeader(code int) {
+	if r.status == 0 {
+		r.status = code
+	}
+}
+
+// handlerFunc is a handler that returns its error for the common renderer;
+// c is the verified caller (zero for public routes).
+type handlerFunc func(w http.ResponseWriter, r *http.Request, c auth.Claims) error
+
+// public serves h without authentication.
+func (s *server) public(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := h(w, r, auth.Claims{}); err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// authed serves h to any caller with a valid token; h checks the role.
+func (s *server) authed(h handlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := s.authenticate(r)
+		if err == nil {
+			err = h(w, r, c)
+		}
+		if err != nil {
+			s.writeError(w, r, err)
+		}
+	})
+}
+
+// admin serves h to admins only.
+func (s *server) admin(h handlerFunc) http.Handler {
+	return s.authed(func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+		if c.Role != auth.RoleAdmin {
+			return errorf(booking.CodeForbidden, "this operation requires the admin role")
+		}
+		return h(w, r, c)
+	})
+}
+
+// storeCtx bounds a direct store call so that a database that hangs is
+// answered with 503 instead of holding the request.
+func (s *server) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(ctx, s.storeTimeout)
+}
+
+// storeErr classifies an error of a direct store call made under ctx: a
+// timeout or cancellation becomes ErrUnavailable, like booking.Service does.
+func storeErr(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	var be *booking.Error
+	if errors.As(err, &be) {
+		return err
+	}
+	if ctx.Err() != nil {
+		return &booking.Error{Code: booking.CodeUnavailable, Message: "the database did not answer in time; retry later", Err: err}
+	}
+	return err
+}
+
+// writeJSON answers v as JSON with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

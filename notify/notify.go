@@ -1,0 +1,201 @@
+// Package notify delivers notifications to patients about their
+// appointments: confirmations, cancellations, expired holds, suspensions by
+// the clinic and one-time sign-in codes.
+//
+// Three notifiers implement Notifier:
+//
+//   - Log (the default) writes one structured line per message, with the
+//     patient's phone and e-mail masked and login codes hidden;
+//   - Webhook POSTs the message as JSON to the clinic's own system, signed
+//     with HMAC-SHA256;
+//   - SMTP sends a plain-text e-mail.
+//
+// Notifiers are called by the job worker, outside any database transaction,
+// and delivery is at least once: a notifier may be called again with the same
+// message after a failure, so every message carries an IdempotencyKey that
+// receivers use to drop duplicates. A notifier returns a *Permanent error
+// when trying again cannot help (no address, a 4xx from the webhook, a
+// recipient the mail server rejects) so that the caller stops retrying.
+//
+// Personal data: phone numbers and e-mail addresses are never written to
+// logs or error texts in full (see MaskPhone and MaskEmail), and login codes
+// are never logged except by the Log notifier in demo mode (Log.ShowCodes).
+package notify
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/mail"
+	"net/url"
+	"time"
+)
+
+// Message kinds.
+const (
+	KindConfirmation = "confirmation"
+	KindCancellation = "cancellation"
+	KindExpiry       = "expiry"
+	KindSuspension   = "suspension"
+	KindLoginCode    = "login-code"
+)
+
+// Message is one notification to a patient about an appointment.
+//
+// Its JSON form is the body the Webhook notifier posts; field names follow
+// the HTTP API's camelCase.
+type Message struct {
+	// Kind is one of the Kind constants.
+	Kind string `json:"kind"`
+	// AppointmentID is 0 for login codes.
+	AppointmentID int64  `json:"appointmentId,omitempty"`
+	PatientID     int64  `json:"patientId"`
+	PatientName   string `json:"patientName,omitempty"`
+	// Phone and Email are personal data: never logged in full.
+	Phone      string    `json:"phone,omitempty"`
+	Email      string    `json:"email,omitempty"`
+	DoctorName string    `json:"doctorName,omitempty"`
+	StartAt    time.Time `json:"startAt,omitzero"`
+	// TimeZone is the doctor's IANA zone, in which times are shown.
+	TimeZone    string `json:"timeZone,omitempty"`
+	QueueNumber int    `json:"queueNumber,omitempty"`
+	// Reason is the clinic's reason for a suspension.
+	Reason string `json:"reason,omitempty"`
+	// Code is a one-time login code (login-code only). It is a secret: it
+	// is never logged, except by the Log notifier with ShowCodes set.
+	Code string `json:"code,omitempty"`
+	// IdempotencyKey is a stable id of this message (e.g.
+	// "appt-42-confirmation"), sent along so that receivers can drop the
+	// duplicates that at-least-once delivery produces.
+	IdempotencyKey string `json:"idempotencyKey"`
+}
+
+// Notifier delivers one message. An error means "not delivered, try again
+// later" unless it is (or wraps) a *Permanent.
+type Notifier interface {
+	Notify(ctx context.Context, m Message) error
+}
+
+// Permanent wraps an error that retrying cannot cure: the caller should give
+// up on the message (and record why) instead of scheduling another attempt.
+// Test for it with errors.As or IsPermanent.
+type Permanent struct {
+	Err error
+}
+
+// Error says the failure is permanent, then gives its cause.
+func (e *Permanent) Error() string { return "permanent: " + e.Err.Error() }
+
+// Unwrap returns the cause, so errors.Is(err, ErrNoAddress) works through it.
+func (e *Permanent) Unwrap() error { return e.Err }
+
+// IsPermanent reports whether err is or wraps a *Permanent.
+func IsPermanent(err error) bool {
+	var p *Permanent
+	return errors.As(err, &p)
+}
+
+// permanent wraps err in a *Permanent.
+func permanent(err error) error { return &Permanent{Err: err} }
+
+// ErrNoAddress is the cause of the Permanent error the SMTP notifier returns
+// for a message without an e-mail address.
+var ErrNoAddress = errors.New("no address")
+
+// DefaultTimeout bounds one delivery attempt of the Webhook and SMTP
+// notifiers when no timeout is configured, so that a stuck receiver cannot
+// hold a worker forever.
+const DefaultTimeout = 10 * time.Second
+
+// Config selects and configures a notifier for New.
+type Config struct {
+	// Kind is "log" (the default when empty), "webhook" or "smtp".
+	Kind string
+	// Logger is where the log notifier writes; nil means slog.Default().
+	Logger *slog.Logger
+	// ShowCodes makes the log notifier log login codes, so that a demo user
+	// can sign in without a mail server. Demo mode only; other kinds ignore it.
+	ShowCodes bool
+
+	// WebhookURL (http or https) and WebhookSecret (the HMAC key) are
+	// required for the webhook kind.
+	WebhookURL    string
+	WebhookSecret string
+
+	// SMTPAddr (host:port) and SMTPFrom (an address, optionally with a
+	// display name) are required for the smtp kind. SMTPUser and
+	// SMTPPassword enable AUTH PLAIN; SMTPRequireTLS refuses to send unless
+	// the server offers STARTTLS.
+	SMTPAddr       string
+	SMTPFrom       string
+	SMTPUser       string
+	SMTPPassword   string
+	SMTPRequireTLS bool
+
+	// Timeout bounds one webhook or SMTP delivery; 0 means DefaultTimeout.
+	Timeout time.Duration
+}
+
+// New builds the notifier that cfg describes, or says which setting is
+// missing or malformed. Errors name settings, never their values, since the
+// values include secrets.
+func New(cfg Config) (Notifier, error) {
+	if cfg.Timeout < 0 {
+		return nil, errors.New("notify: timeout must not be negative")
+	}
+	switch cfg.Kind {
+	case "", "log":
+		logger := cfg.Logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		return &Log{Logger: logger, ShowCodes: cfg.ShowCodes}, nil
+
+	case "webhook":
+		if cfg.WebhookURL == "" {
+			return nil, errors.New("notify: webhook: a URL is required")
+		}
+		u, err := url.Parse(cfg.WebhookURL)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("notify: webhook: the URL must be an absolute http or https URL")
+		}
+		if cfg.WebhookSecret == "" {
+			// An unsigned webhook would let anyone who finds the receiver's
+			// URL forge notifications, so there is no unsigned mode.
+			return nil, errors.New("notify: webhook: a secret is required")
+		}
+		return &Webhook{
+			URL:    cfg.WebhookURL,
+			Secret: cfg.WebhookSecret,
+			Client: NewWebhookClient(cfg.Timeout),
+		}, nil
+
+	case "smtp":
+		if cfg.SMTPAddr == "" {
+			return nil, errors.New("notify: smtp: an address (host:port) is required")
+		}
+		if host, port, err := net.SplitHostPort(cfg.SMTPAddr); err != nil || host == "" || port == "" {
+			return nil, errors.New("notify: smtp: the address must be host:port")
+		}
+		if cfg.SMTPFrom == "" {
+			return nil, errors.New("notify: smtp: a From address is required")
+		}
+		if _, err := mail.ParseAddress(cfg.SMTPFrom); err != nil {
+			return nil, errors.New("notify: smtp: the From address is malformed")
+		}
+		if (cfg.SMTPUser == "") != (cfg.SMTPPassword == "") {
+			return nil, errors.New("notify: smtp: a user needs a password and a password needs a user")
+		}
+		return &SMTP{
+			Addr:       cfg.SMTPAddr,
+			From:       cfg.SMTPFrom,
+			User:       cfg.SMTPUser,
+			Password:   cfg.SMTPPassword,
+			RequireTLS: cfg.SMTPRequireTLS,
+			Timeout:    cfg.Timeout,
+		}, nil
+	}
+	return nil, fmt.Errorf("notify: unknown notifier kind %q (want log, webhook or smtp)", cfg.Kind)
+}

@@ -1,0 +1,110 @@
+package notify_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/notify"
+)
+
+func TestLocalTime(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 12, 7, 8, 30, 0, 0, time.UTC) // 09:30 in Paris (CET, UTC+1)
+	for _, tc := range []struct {
+		tz   string
+		at   time.Time
+		want string
+	}{
+		{"Europe/Paris", at, "Mon 7 Dec 2026 09:30 (Europe/Paris)"},
+		{"America/New_York", at, "Mon 7 Dec 2026 03:30 (America/New_York)"},
+		// Summer time: Paris is UTC+2 in July.
+		{"Europe/Paris", time.Date(2026, 7, 6, 7, 0, 0, 0, time.UTC), "Mon 6 Jul 2026 09:00 (Europe/Paris)"},
+		{"", at, "Mon 7 Dec 2026 08:30 (UTC)"},
+		{"Nowhere/Atlantis", at, "Mon 7 Dec 2026 08:30 (UTC)"},
+	} {
+		if got := notify.LocalTime(tc.at, tc.tz); got != tc.want {
+			t.Errorf("LocalTime(%v, %q) = %q, want %q", tc.at, tc.tz, got, tc.want)
+		}
+	}
+}
+
+func sampleMessage(kind string) notify.Message {
+	return notify.Message{
+		Kind:           kind,
+		AppointmentID:  42,
+		PatientID:      7,
+		PatientName:    "Jane Doe",
+		Phone:          "+33612345678",
+		Email:          "jane.doe@example.com",
+		DoctorName:     "Dr Amélie Martin",
+		StartAt:        time.Date(2026, 12, 7, 8, 30, 0, 0, time.UTC),
+		TimeZone:       "Europe/Paris",
+		QueueNumber:    3,
+		IdempotencyKey: "appt-42-" + kind,
+	}
+}
+
+func TestText(t *testing.T) {
+	t.Parallel()
+	const when = "Mon 7 Dec 2026 09:30 (Europe/Paris)"
+	for _, tc := range []struct {
+		kind    string
+		edit    func(*notify.Message)
+		subject string
+		body    []string
+	}{
+		{kind: notify.KindConfirmation, subject: "Appointment confirmed: " + when,
+			body: []string{"Hello Jane Doe,", "with Dr Amélie Martin on " + when + " is confirmed", "No. 3", "Appointment reference: 42"}},
+		{kind: notify.KindCancellation, subject: "Appointment cancelled: " + when,
+			body: []string{"on " + when + " (No. 3) has been cancelled"}},
+		{kind: notify.KindExpiry, subject: "Appointment hold expired: " + when,
+			body: []string{"expired before the payment was confirmed", when}},
+		{kind: notify.KindSuspension, edit: func(m *notify.Message) { m.Reason = "the doctor is ill" },
+			subject: "Appointment cancelled by the clinic: " + when,
+			body:    []string{"the clinic has cancelled your appointment with Dr Amélie Martin on " + when, "Reason: the doctor is ill"}},
+		{kind: notify.KindLoginCode, edit: func(m *notify.Message) { m.AppointmentID, m.Code = 0, "918273" },
+			subject: "Your sign-in code", body: []string{"Your sign-in code is 918273."}},
+		{kind: "something-new", subject: "About your appointment", body: []string{when}},
+	} {
+		m := sampleMessage(tc.kind)
+		if tc.edit != nil {
+			tc.edit(&m)
+		}
+		subject, body := notify.Text(m)
+		if subject != tc.subject {
+			t.Errorf("%s: subject = %q, want %q", tc.kind, subject, tc.subject)
+		}
+		for _, s := range tc.body {
+			if !strings.Contains(body, s) {
+				t.Errorf("%s: body lacks %q:\n%s", tc.kind, s, body)
+			}
+		}
+		// Contact data never appear in a text, and codes never in a subject.
+		for _, secret := range []string{m.Phone, m.Email} {
+			if strings.Contains(subject+body, secret) {
+				t.Errorf("%s: text contains %q", tc.kind, secret)
+			}
+		}
+		if m.Code != "" && strings.Contains(subject, m.Code) {
+			t.Errorf("%s: subject contains the code", tc.kind)
+		}
+	}
+}
+
+func TestTextWithoutOptionalFields(t *testing.T) {
+	t.Parallel()
+	m := sampleMessage(notify.KindConfirmation)
+	m.PatientName, m.DoctorName, m.QueueNumber, m.AppointmentID = "", "", 0, 0
+	_, body := notify.Text(m)
+	for _, s := range []string{"Hello,", "with your doctor on"} {
+		if !strings.Contains(body, s) {
+			t.Errorf("body lacks %q:\n%s", s, body)
+		}
+	}
+	for _, s := range []string{"No. 0", "reference"} {
+		if strings.Contains(body, s) {
+			t.Errorf("body contains %q:\n%s", s, body)
+		}
+	}
+}
