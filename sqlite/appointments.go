@@ -1,0 +1,133 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// apptCols selects an appointment with its doctor (the slot's resource).
+const apptCols = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint`
+
+const apptFrom = ` FROM appointments a JOIN slots s ON s.id = a.slot_id `
+
+func scanAppt(sc interface{ Scan(...any) error }) (booking.Appointment, error) {
+	var a booking.Appointment
+	var start, end, created, updated int64
+	var hold sql.NullInt64
+	var status string
+	if err := sc.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &status, &a.QueueNumber, &start, &end,
+		&hold, &created, &updated, &a.IdempotencyKey, &a.Fingerprint); err != nil {
+		return a, err
+	}
+	a.Status = booking.Status(status)
+	a.StartAt, a.EndAt, a.CreatedAt, a.UpdatedAt = fromTS(start), fromTS(end), fromTS(created), fromTS(updated)
+	if hold.Valid {
+		h := fromTS(hold.Int64)
+		a.HoldExpiresAt = &h
+	}
+	return a, nil
+}
+
+// querier is what both *sql.DB and *sql.Tx offer for reading.
+type querier interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
+func getAppt(ctx context.Context, q querier, id int64) (booking.Appointment, error) {
+	return scanAppt(q.QueryRowContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.id = ?`, id))
+}
+
+// statusList renders states as an SQL IN list. The states are constants of
+// package booking, never input, so inlining them is safe, and an inlined
+// list lets SQLite match the partial indexes' WHERE clause.
+func statusList(states []booking.Status) string {
+	q := make([]string, len(states))
+	for i, st := range states {
+		q[i] = "'" + string(st) + "'"
+	}
+	return "(" + strings.Join(q, ", ") + ")"
+}
+
+// cancelSQL is the transition to CANCELLED as a conditional update from the
+// states booking's transition table allows.
+var cancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
+	WHERE id = ?2 AND status IN ` + statusList(booking.Sources(booking.StatusCancelled)) + `
+	  AND start_at > ?1 AND (?3 = 0 OR patient_id = ?3)
+	RETURNING slot_id`
+
+// Cancel moves an active appointment to CANCELLED and releases its place in
+// the same transaction. The conditional update is the decision, so a
+// concurrent second cancel finds no row and releases nothing.
+func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (booking.Appointment, error) {
+	var a booking.Appointment
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var slotID int64
+		err := tx.QueryRowContext(ctx, cancelSQL, ts(now), appointmentID, patientID).Scan(&slotID)
+		switch {
+		case err == nil:
+			if _, err := tx.ExecContext(ctx,
+				`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, slotID); err != nil {
+				return err
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		a, err = getAppt(ctx, tx, appointmentID)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && patientID != 0 && a.PatientID != patientID) {
+			return booking.NotFound("appointment")
+		}
+		if err != nil || slotID != 0 {
+			return err
+		}
+		// Nothing changed: tell why.
+		switch {
+		case a.Status == booking.StatusCancelled:
+			return nil
+		case a.Status.Active() && !now.Before(a.StartAt):
+			return booking.Errorf(booking.CodeAlreadyStarted, "the appointment has already started")
+		default:
+			return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot be cancelled", a.Status)
+		}
+	})
+	if err != nil {
+		return booking.Appointment{}, mapErr(err, "appointment")
+	}
+	return a, nil
+}
+
+// GetAppointment returns one appointment as last committed.
+func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointment, error) {
+	a, err := getAppt(ctx, s.reader, id)
+	if err != nil {
+		return booking.Appointment{}, mapErr(err, "appointment")
+	}
+	return a, nil
+}
+
+// ListAppointments lists a patient's appointments, newest first, optionally
+// only those in one state.
+func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+apptCols+apptFrom+`WHERE a.patient_id = ?1 AND (?2 = '' OR a.status = ?2) ORDER BY a.id DESC`,
+		patientID, string(status))
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Appointment{}
+	for rows.Next() {
+		a, err := scanAppt(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err(), "")
+}

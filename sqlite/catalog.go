@@ -1,0 +1,243 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// CreateDepartment adds a department; a taken name is a conflict.
+func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	d.CreatedAt = micro(orNow(d.CreatedAt))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO departments (name, created_at) VALUES (?, ?) RETURNING id`,
+			d.Name, ts(d.CreatedAt)).Scan(&d.ID)
+	})
+	if err != nil {
+		return booking.Department{}, mapErr(err, "department")
+	}
+	return d, nil
+}
+
+// ListDepartments lists every department by id.
+func (s *Store) ListDepartments(ctx context.Context) ([]booking.Department, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, created_at FROM departments ORDER BY id`)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Department{}
+	for rows.Next() {
+		var d booking.Department
+		var created int64
+		if err := rows.Scan(&d.ID, &d.Name, &created); err != nil {
+			return nil, mapErr(err, "")
+		}
+		d.CreatedAt = fromTS(created)
+		out = append(out, d)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// CreateDoctor adds a doctor resource; an unknown department is not found.
+func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doctor, error) {
+	d.CreatedAt = micro(orNow(d.CreatedAt))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		// Checked rather than left to the foreign key, whose SQLite error
+		// does not say which reference failed.
+		if err := exists(ctx, tx, `SELECT 1 FROM departments WHERE id = ?`, d.DepartmentID); err != nil {
+			return notFoundAs(err, "department")
+		}
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO resources (kind, name, department_id, timezone, created_at)
+			 VALUES ('doctor', ?, ?, ?, ?) RETURNING id`,
+			d.Name, d.DepartmentID, d.TimeZone, ts(d.CreatedAt)).Scan(&d.ID)
+	})
+	if err != nil {
+		return booking.Doctor{}, mapErr(err, "department")
+	}
+	return d, nil
+}
+
+const doctorCols = `id, name, department_id, timezone, created_at`
+
+func scanDoctor(sc interface{ Scan(...any) error }) (booking.Doctor, error) {
+	var d booking.Doctor
+	var dept sql.NullInt64
+	var created int64
+	if err := sc.Scan(&d.ID, &d.Name, &dept, &d.TimeZone, &created); err != nil {
+		return d, err
+	}
+	d.DepartmentID = dept.Int64
+	d.CreatedAt = fromTS(created)
+	return d, nil
+}
+
+// GetDoctor returns one doctor.
+func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error) {
+	d, err := scanDoctor(s.reader.QueryRowContext(ctx,
+		`SELECT `+doctorCols+` FROM resources WHERE id = ? AND kind = 'doctor'`, id))
+	if err != nil {
+		return booking.Doctor{}, mapErr(err, "doctor")
+	}
+	return d, nil
+}
+
+// ListDoctors lists the doctors of a department (all with 0), by id.
+func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+doctorCols+` FROM resources
+		  WHERE kind = 'doctor' AND (?1 = 0 OR department_id = ?1) ORDER BY id`, departmentID)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Doctor{}
+	for rows.Next() {
+		d, err := scanDoctor(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, d)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// CreatePatient adds a patient.
+func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
+	p.CreatedAt = micro(orNow(p.CreatedAt))
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO patients (name, phone, email, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
+			p.Name, nullText(p.Phone), nullText(p.Email), ts(p.CreatedAt)).Scan(&p.ID)
+	})
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
+// GetPatient returns one patient.
+func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
+	var p booking.Patient
+	var phone, email sql.NullString
+	var created int64
+	err := s.reader.QueryRowContext(ctx,
+		`SELECT id, name, phone, email, created_at FROM patients WHERE id = ?`, id).
+		Scan(&p.ID, &p.Name, &phone, &email, &created)
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	p.Phone, p.Email, p.CreatedAt = phone.String, email.String, fromTS(created)
+	return p, nil
+}
+
+// CreateSchedule adds a doctor's working pattern; an unknown doctor is not
+// found. Zero horizon, opening time and hold time take the defaults.
+func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
+	if sc.HorizonDays == 0 {
+		sc.HorizonDays = booking.DefaultHorizonDays
+	}
+	if sc.OpensAtTime == "" {
+		sc.OpensAtTime = booking.DefaultOpensAtTime
+	}
+	if sc.HoldMinutes == 0 {
+		sc.HoldMinutes = booking.DefaultHoldMinutes
+	}
+	sc.CreatedAt = micro(orNow(sc.CreatedAt))
+	mask, ok := weekdayMask(sc.Weekdays)
+	if !ok {
+		return booking.Schedule{}, booking.Errorf(booking.CodeInvalidRequest, "weekdays must be 0 (Sunday) to 6 (Saturday)")
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sc.DoctorID); err != nil {
+			return notFoundAs(err, "doctor")
+		}
+		return tx.QueryRowContext(ctx,
+			`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
+			                        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
+			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, ts(sc.CreatedAt)).Scan(&sc.ID)
+	})
+	if err != nil {
+		return booking.Schedule{}, mapErr(err, "doctor")
+	}
+	return sc, nil
+}
+
+// ListSchedules lists a doctor's schedules (all with 0), by id.
+func (s *Store) ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
+		        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at
+		   FROM schedules WHERE (?1 = 0 OR resource_id = ?1) ORDER BY id`, doctorID)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Schedule{}
+	for rows.Next() {
+		var sc booking.Schedule
+		var mask int
+		var created int64
+		if err := rows.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
+			&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &created); err != nil {
+			return nil, mapErr(err, "")
+		}
+		sc.Weekdays = weekdaysOf(mask)
+		sc.CreatedAt = fromTS(created)
+		out = append(out, sc)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// weekdayMask stores weekdays as a bitmask: bit d = time.Weekday d.
+func weekdayMask(days []time.Weekday) (int, bool) {
+	mask := 0
+	for _, d := range days {
+		if d < time.Sunday || d > time.Saturday {
+			return 0, false
+		}
+		mask |= 1 << d
+	}
+	return mask, true
+}
+
+// weekdaysOf is the inverse of weekdayMask, Sunday first.
+func weekdaysOf(mask int) []time.Weekday {
+	var days []time.Weekday
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if mask&(1<<d) != 0 {
+			days = append(days, d)
+		}
+	}
+	return days
+}
+
+// exists returns sql.ErrNoRows unless query finds a row.
+func exists(ctx context.Context, tx *sql.Tx, query string, args ...any) error {
+	var one int
+	return tx.QueryRowContext(ctx, query, args...).Scan(&one)
+}
+
+// notFoundAs turns a missing row into NotFound(kind) and leaves other
+// errors as they are.
+func notFoundAs(err error, kind string) error {
+	if errors.Is(err, sql.ErrNoRows) {
+		return booking.NotFound(kind)
+	}
+	return err
+}
+
+// nullText stores an empty optional text as NULL.
+func nullText(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

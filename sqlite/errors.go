@@ -1,0 +1,168 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/slotd/slotd/booking"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Constraint names, the same as PostgreSQL's. SQLite names a failed CHECK
+// (all are named in the schema) and a failed trigger (RAISE text), but a
+// failed UNIQUE only by its columns: uniqueByColumns translates.
+const (
+	conDepartmentName   = "departments_name_key"
+	conSlotResourceKey  = "slots_resource_start_key"
+	conSlotCapacity     = "slots_booked_within_capacity"
+	conPatientKey       = "appointments_patient_key_key"
+	conNoOverlap        = "appointments_no_overlap"
+	conSlotPatientActve = "appointments_slot_patient_active"
+	conSlotQueueActive  = "appointments_slot_queue_active"
+	conForeignKey       = "foreign_key"
+)
+
+// uniqueByColumns maps the column list SQLite reports for a failed UNIQUE
+// ("UNIQUE constraint failed: <this>") to the constraint's name. The column
+// lists are distinct by design of the schema.
+var uniqueByColumns = map[string]string{
+	"departments.name":                                      conDepartmentName,
+	"slots.resource_id, slots.start_at":                     conSlotResourceKey,
+	"appointments.patient_id, appointments.idempotency_key": conPatientKey,
+	"appointments.slot_id, appointments.patient_id":         conSlotPatientActve,
+	"appointments.slot_id, appointments.queue_no":           conSlotQueueActive,
+}
+
+// constraintName tells which constraint err violated, by the name the
+// PostgreSQL schema uses, or "" when err is not a constraint violation.
+// It is the one place that reads SQLite's error text.
+func constraintName(err error) string {
+	var se *sqlite.Error
+	if !errors.As(err, &se) || se.Code()&0xff != sqlite3.SQLITE_CONSTRAINT {
+		return ""
+	}
+	msg := se.Error()
+	switch se.Code() {
+	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+		return conForeignKey
+	case sqlite3.SQLITE_CONSTRAINT_TRIGGER:
+		if strings.Contains(msg, conNoOverlap) {
+			return conNoOverlap
+		}
+	}
+	// The driver formats "<errstr>: <sqlite3_errmsg> (<code>)".
+	for _, prefix := range []string{"UNIQUE constraint failed: ", "CHECK constraint failed: ", "NOT NULL constraint failed: "} {
+		i := strings.Index(msg, prefix)
+		if i < 0 {
+			continue
+		}
+		rest := msg[i+len(prefix):]
+		if j := strings.LastIndex(rest, " ("); j >= 0 {
+			rest = rest[:j]
+		}
+		if prefix == "UNIQUE constraint failed: " {
+			if name, ok := uniqueByColumns[rest]; ok {
+				return name
+			}
+		}
+		return rest
+	}
+	return "unknown"
+}
+
+// isCheck reports whether a constraint violation came from a CHECK (bad
+// input, once the named cases are handled).
+func isCheck(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_CHECK
+}
+
+// unavailable reports whether err means the database could not be reached
+// or did not answer in time: locked past busy_timeout, I/O failure, a file
+// that cannot be opened, or the caller's deadline.
+func unavailable(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED, sqlite3.SQLITE_IOERR,
+			sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_FULL, sqlite3.SQLITE_INTERRUPT:
+			return true
+		}
+	}
+	return false
+}
+
+// codeForConstraint is the problem code of a violated constraint, or "" for
+// one that only a bug can violate.
+func codeForConstraint(name string) booking.Code {
+	switch name {
+	case conPatientKey:
+		return booking.CodeKeyReused // the caller replays first when the fingerprint matches
+	case conNoOverlap:
+		return booking.CodeOverlapping
+	case conSlotPatientActve:
+		return booking.CodeAlreadyBooked
+	case conSlotCapacity:
+		return booking.CodeSlotFull
+	}
+	return ""
+}
+
+// bookingErr is the booking.Error for a violated constraint of Book.
+func bookingErr(name string, slotID int64, cause error) error {
+	switch codeForConstraint(name) {
+	case booking.CodeKeyReused:
+		return &booking.Error{Code: booking.CodeKeyReused, Message: "this Idempotency-Key was used for another request", Err: cause}
+	case booking.CodeOverlapping:
+		return &booking.Error{Code: booking.CodeOverlapping, Message: "you have another appointment at an overlapping time", SlotID: slotID, Err: cause}
+	case booking.CodeAlreadyBooked:
+		return &booking.Error{Code: booking.CodeAlreadyBooked, Message: "you already hold a place in this slot", SlotID: slotID, Err: cause}
+	case booking.CodeSlotFull:
+		return &booking.Error{Code: booking.CodeSlotFull, Message: "no place left in this slot", SlotID: slotID, Err: cause}
+	}
+	return fmt.Errorf("sqlite: constraint %s violated: %w", name, cause)
+}
+
+// mapErr turns a driver error into the store's error vocabulary: a missing
+// row is NotFound(kind), an unreachable or slow database wraps
+// booking.ErrUnavailable, a unique name or (resource, start) is a conflict,
+// a failed CHECK is an invalid request, a missing referenced row is
+// NotFound, and anything else stays an internal error. Messages are ours;
+// the driver's text stays in Err, for logs.
+func mapErr(err error, kind string) error {
+	if err == nil {
+		return nil
+	}
+	var be *booking.Error
+	if errors.As(err, &be) {
+		return err
+	}
+	if errors.Is(err, sql.ErrNoRows) && kind != "" {
+		return booking.NotFound(kind)
+	}
+	if unavailable(err) {
+		return fmt.Errorf("%w: %v", booking.ErrUnavailable, err)
+	}
+	switch name := constraintName(err); {
+	case name == "":
+		return err
+	case name == conDepartmentName:
+		return &booking.Error{Code: booking.CodeConflict, Message: "a department with this name exists", Err: err}
+	case name == conSlotResourceKey:
+		return &booking.Error{Code: booking.CodeConflict, Message: "a slot of this doctor starts at this time", Err: err}
+	case name == conForeignKey && kind != "":
+		return &booking.Error{Code: booking.CodeNotFound, Message: kind + " not found", Err: err}
+	case name == conSlotCapacity:
+		return &booking.Error{Code: booking.CodeConflict, Message: "capacity cannot go below the places taken", Err: err}
+	case isCheck(err):
+		return &booking.Error{Code: booking.CodeInvalidRequest, Message: "a value is out of range", Err: err}
+	}
+	return err
+}

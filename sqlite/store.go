@@ -1,0 +1,200 @@
+// Package sqlite is slotd's embedded booking.Store on a single SQLite file
+// (modernc.org/sqlite: pure Go, so the binary builds with CGO_ENABLED=0).
+//
+// Concurrency model: SQLite allows one writer at a time, so the store says so
+// up front. Every write goes through one writer *sql.DB limited to a single
+// connection whose transactions start with BEGIN IMMEDIATE: writes queue in
+// the Go pool (cheap, cancellable by context) instead of spinning on
+// SQLITE_BUSY, and the write lock is taken at BEGIN, so a transaction never
+// has to upgrade a read lock and fail half-way. Reads go through a separate
+// pool of read-only connections that, thanks to WAL, see the last committed
+// state without waiting for the writer.
+//
+// The booking decision is the same as PostgreSQL's: a conditional update of
+// the slot's counter inside the write transaction, with CHECKs and partial
+// unique indexes as the last line of defence.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/pressly/goose/v3"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+// Store is a booking.Store on one SQLite file.
+type Store struct {
+	path   string
+	writer *sql.DB // one connection: every write transaction, serialized
+	reader *sql.DB // read-only pool for everything that does not write
+
+	// racy makes Book read-then-write, for the conformance suite's proof
+	// that its stress test catches races. Tests only (export_test.go).
+	racy bool
+}
+
+// pragmas are set on every connection through the DSN, so that a connection
+// the pool opens later is configured like the first. busy_timeout covers
+// other processes on the same file; in-process writers queue in the pool.
+const pragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(ON)" +
+	"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+
+// dsn builds a modernc.org/sqlite DSN. The path is given without the
+// "file:" prefix so that the driver strips the query itself and the path is
+// taken literally rather than as a URI.
+func dsn(path, extra string) string {
+	return path + "?" + pragmas + extra
+}
+
+// Open opens (creating it and its directory if needed) the database file at
+// path. It does not migrate; call Migrate or (*Store).Migrate for that.
+func Open(ctx context.Context, path string) (*Store, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("sqlite: create directory: %w", err)
+		}
+	}
+	writer, err := sql.Open("sqlite", dsn(path, "&_txlock=immediate"))
+	if err != nil {
+		return nil, fmt.Errorf("sqlite: open writer: %w", err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	// The writer connects first: it creates the file and switches it to
+	// WAL, which the read-only connections cannot do.
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, mapErr(fmt.Errorf("sqlite: open writer: %w", err), "")
+	}
+
+	readers := min(max(runtime.NumCPU(), 4), 8)
+	reader, err := sql.Open("sqlite", dsn(path, "&_query_only=1"))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("sqlite: open reader: %w", err)
+	}
+	reader.SetMaxOpenConns(readers)
+	reader.SetMaxIdleConns(readers)
+	reader.SetConnMaxLifetime(0)
+	reader.SetConnMaxIdleTime(0)
+	if err := reader.PingContext(ctx); err != nil {
+		writer.Close()
+		reader.Close()
+		return nil, mapErr(fmt.Errorf("sqlite: open reader: %w", err), "")
+	}
+	return &Store{path: path, writer: writer, reader: reader}, nil
+}
+
+// Migrate applies the embedded schema migrations to the database at path,
+// creating it if needed.
+func Migrate(ctx context.Context, path string) error {
+	s, err := Open(ctx, path)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return s.Migrate(ctx)
+}
+
+// Migrate applies the embedded schema migrations (goose, dialect sqlite3)
+// through the writer connection.
+func (s *Store) Migrate(ctx context.Context) error {
+	fsys, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		return err
+	}
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.writer, fsys)
+	if err != nil {
+		return fmt.Errorf("sqlite: migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return mapErr(fmt.Errorf("sqlite: migrate: %w", err), "")
+	}
+	return nil
+}
+
+// DB returns the writer handle, for tests and tools (reconciliation,
+// demo data) that need raw SQL. Its single connection is shared with the
+// store's writes: hold it briefly.
+func (s *Store) DB() *sql.DB { return s.writer }
+
+// Path returns the database file's path.
+func (s *Store) Path() string { return s.path }
+
+// Ping checks that both the writer and the reader pool answer.
+func (s *Store) Ping(ctx context.Context) error {
+	if err := s.writer.PingContext(ctx); err != nil {
+		return mapErr(err, "")
+	}
+	if err := s.reader.PingContext(ctx); err != nil {
+		return mapErr(err, "")
+	}
+	return nil
+}
+
+// Close closes both pools.
+func (s *Store) Close() error {
+	rerr := s.reader.Close()
+	werr := s.writer.Close()
+	if werr != nil {
+		return werr
+	}
+	return rerr
+}
+
+// write runs fn in one write transaction (BEGIN IMMEDIATE on the writer)
+// and commits it when fn returns nil. Errors come back unmapped.
+func (s *Store) write(ctx context.Context, fn func(tx *sql.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(tx); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// ts is the stored form of a time: unix microseconds, UTC.
+func ts(t time.Time) int64 { return t.UnixMicro() }
+
+// fromTS is the inverse of ts; times come back in UTC.
+func fromTS(v int64) time.Time { return time.UnixMicro(v).UTC() }
+
+// micro rounds t the way the database stores it, so that a value answered
+// right after a write equals the one read back later.
+func micro(t time.Time) time.Time { return fromTS(ts(t)) }
+
+// nullTS stores an optional time.
+func nullTS(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return ts(*t)
+}
+
+// orNow is t, or the current time when t is zero (created_at columns).
+func orNow(t time.Time) time.Time {
+	if t.IsZero() {
+		return time.Now()
+	}
+	return t
+}
