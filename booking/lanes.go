@@ -31,8 +31,6 @@ type LaneOptions struct {
 type lanes struct {
 	opts   LaneOptions
 	decide func(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error)
-	// observe, when set, is told each decided batch's size and duration.
-	observe func(size int, took time.Duration)
 
 	mu      sync.Mutex
 	bySlot  map[int64]*lane
@@ -141,11 +139,7 @@ func (l *lanes) run(ln *lane) {
 		for i, w := range batch {
 			reqs[i] = w.req
 		}
-		start := time.Now()
 		res, err := l.decide(context.Background(), ln.slotID, reqs)
-		if l.observe != nil {
-			l.observe(len(batch), time.Since(start))
-		}
 		for i, w := range batch {
 			switch {
 			case err != nil:

@@ -20,6 +20,10 @@ type Options struct {
 	Engine string
 	// Lanes bound the batched engine.
 	Lanes LaneOptions
+	// Gates tune the in-memory refusals in front of the database.
+	Gates GateOptions
+	// Observer, when set, is told every booking outcome and batch.
+	Observer Observer
 }
 
 // Booking engines.
@@ -28,21 +32,40 @@ const (
 	EngineDirect  = "direct"
 )
 
+// Observer receives what the Service decides, for metrics.
+type Observer interface {
+	// Booked is called once per booking attempt with its outcome ("created",
+	// "replayed" or an error code), whether the in-memory gates answered it,
+	// and how long it took.
+	Booked(outcome string, gated bool, took time.Duration)
+	// Batch is called once per store decision with its size and duration.
+	Batch(size int, took time.Duration)
+}
+
 // Service decides bookings and cancellations on top of a Store.
 type Service struct {
-	store   Store
-	now     func() time.Time
-	timeout time.Duration
-
-	lanes *lanes // nil for the direct engine
+	store    Store
+	now      func() time.Time
+	timeout  time.Duration
+	lanes    *lanes // nil for the direct engine
+	gates    *gates
+	observer Observer
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
+	watchers []func(Change)
 }
 
 type inflightKey struct {
 	patientID int64
 	key       string
+}
+
+// Change tells that this instance changed the places of a slot (a booking,
+// a cancel, an expiry), for caches to drop what they hold of it.
+type Change struct {
+	SlotID   int64
+	DoctorID int64
 }
 
 // NewService returns a Service over store.
@@ -53,7 +76,9 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, inflight: map[inflightKey]struct{}{}}
+	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
+		inflight: map[inflightKey]struct{}{}}
+	s.gates = newGates(opts.Gates, s.loadSlot)
 	switch opts.Engine {
 	case EngineBatched, "":
 		s.lanes = newLanes(opts.Lanes, s.decide)
@@ -64,23 +89,28 @@ func NewService(store Store, opts Options) *Service {
 	return s
 }
 
-// decide runs one store transaction for a batch of requests for one slot,
-// bounded by the service's timeout.
-func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	res, err := s.store.Book(ctx, slotID, reqs, s.now())
-	if err == nil && len(res) != len(reqs) {
-		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
-	}
-	return res, s.storeErr(ctx, err)
-}
-
 // Store returns the store the service works on.
 func (s *Service) Store() Store { return s.store }
 
 // Now returns the service's clock reading.
 func (s *Service) Now() time.Time { return s.now() }
+
+// Watch registers fn to be told of every Change this instance makes. It is
+// called synchronously after the change committed; keep it cheap.
+func (s *Service) Watch(fn func(Change)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.watchers = append(s.watchers, fn)
+}
+
+func (s *Service) changed(a Appointment) {
+	s.mu.Lock()
+	ws := s.watchers
+	s.mu.Unlock()
+	for _, fn := range ws {
+		fn(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
+	}
+}
 
 // Fingerprint is the canonical form of a booking request body, compared when
 // an Idempotency-Key is reused.
@@ -92,12 +122,20 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // with CodeKeyReused; a retry while the first request is still being decided
 // by this instance is refused with CodeKeyInUse (across instances the
 // database's unique index makes the later one wait and then replay).
+//
+// Before the database, the gates refuse from memory what is sure to fail:
+// a window not open yet, a slot closed or started, a slot known full. A
+// retry of a booking that succeeded is never refused by them: it reaches the
+// database and replays.
 func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) BookResult {
+	start := time.Now()
 	ik := inflightKey{patientID, key}
 	s.mu.Lock()
 	if _, busy := s.inflight[ik]; busy {
 		s.mu.Unlock()
-		return BookResult{Err: Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
+		r := BookResult{Err: Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
+		s.observe(r, true, start)
+		return r
 	}
 	s.inflight[ik] = struct{}{}
 	s.mu.Unlock()
@@ -108,23 +146,95 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 	}()
 
 	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID)}
+	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
+		r := s.refuseOrReplay(ctx, req, g)
+		s.observe(r, r.Err == error(g), start)
+		return r
+	}
+	r := s.decideOne(ctx, slotID, req)
+	s.observe(r, false, start)
+	return r
+}
+
+// refuseOrReplay answers a request the gates would refuse. A retry of a
+// booking that succeeded must still get its appointment back, even though
+// the slot is now full or closed, and it may land on an instance that never
+// saw it; so a refusal is confirmed by one indexed read of the patient's key,
+// which takes no lock and leaves the slot row alone.
+func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) BookResult {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	a, err := s.store.FindByKey(ctx, req.PatientID, req.IdempotencyKey)
+	switch {
+	case ErrorCode(err) == CodeNotFound:
+		return BookResult{Err: refusal}
+	case err != nil:
+		return BookResult{Err: s.storeErr(ctx, err)}
+	case a.Fingerprint != req.Fingerprint:
+		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: a.SlotID}}
+	}
+	return BookResult{Appointment: a, Replayed: true}
+}
+
+// decideOne sends one request to its slot's lane, or to the store directly
+// with the direct engine, and keeps the gates and watchers informed.
+func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) BookResult {
+	var r BookResult
 	if s.lanes != nil {
 		// Waiting in a lane is bounded too: a queue behind a stalled database
 		// answers 503 rather than hanging. The request may still be decided;
 		// a retry with the same key then finds its outcome.
 		wctx, cancel := context.WithTimeout(ctx, 2*s.timeout)
 		defer cancel()
-		r := s.lanes.submit(wctx, slotID, req)
+		r = s.lanes.submit(wctx, slotID, req)
 		if r.Err != nil && wctx.Err() != nil && ctx.Err() == nil {
 			r.Err = fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)
 		}
-		return r
+	} else {
+		res, err := s.decide(ctx, slotID, []BookRequest{req})
+		if err != nil {
+			r = BookResult{Err: err}
+		} else {
+			r = res[0]
+		}
 	}
-	res, err := s.decide(ctx, slotID, []BookRequest{req})
-	if err != nil {
-		return BookResult{Err: err}
+	switch {
+	case r.Err == nil && !r.Replayed:
+		s.changed(r.Appointment)
+	case ErrorCode(r.Err) == CodeSlotFull:
+		s.gates.markFull(slotID, s.now())
 	}
-	return res[0]
+	return r
+}
+
+// decide runs one store transaction for a batch of requests for one slot,
+// bounded by the service's timeout.
+func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	start := time.Now()
+	res, err := s.store.Book(ctx, slotID, reqs, s.now())
+	if s.observer != nil {
+		s.observer.Batch(len(reqs), time.Since(start))
+	}
+	if err == nil && len(res) != len(reqs) {
+		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
+	}
+	return res, s.storeErr(ctx, err)
+}
+
+func (s *Service) observe(r BookResult, gated bool, start time.Time) {
+	if s.observer == nil {
+		return
+	}
+	outcome := "created"
+	switch {
+	case r.Err != nil:
+		outcome = string(ErrorCode(r.Err))
+	case r.Replayed:
+		outcome = "replayed"
+	}
+	s.observer.Booked(outcome, gated, time.Since(start))
 }
 
 // QueueDepth returns the number of booking requests waiting in lanes.
@@ -141,7 +251,26 @@ func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (A
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	a, err := s.store.Cancel(ctx, appointmentID, patientID, s.now())
-	return a, s.storeErr(ctx, err)
+	if err != nil {
+		return a, s.storeErr(ctx, err)
+	}
+	s.Released(a)
+	return a, nil
+}
+
+// Released tells the service that a's place was given back by this
+// instance (a cancel, an expiry, a suspension), so the slot is no longer
+// known full and caches drop it.
+func (s *Service) Released(a Appointment) {
+	s.gates.released(a.SlotID)
+	s.changed(a)
+}
+
+// SlotChanged tells the service that this instance changed a slot itself
+// (capacity, status), so the gates reload it.
+func (s *Service) SlotChanged(slotID, doctorID int64) {
+	s.gates.forget(slotID)
+	s.changed(Appointment{SlotID: slotID, DoctorID: doctorID})
 }
 
 // Appointment returns one appointment of patientID (any patient's when
@@ -165,6 +294,13 @@ func (s *Service) Appointments(ctx context.Context, patientID int64, status Stat
 	defer cancel()
 	as, err := s.store.ListAppointments(ctx, patientID, status)
 	return as, s.storeErr(ctx, err)
+}
+
+// loadSlot reads a slot for the gates, bounded by the service's timeout.
+func (s *Service) loadSlot(ctx context.Context, slotID int64) (Slot, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	return s.store.GetSlot(ctx, slotID)
 }
 
 // storeErr turns a timeout of the service's own deadline into ErrUnavailable

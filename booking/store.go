@@ -75,7 +75,30 @@ type Store interface {
 	// patientID != 0 only that patient's appointment is found.
 	Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (Appointment, error)
 	GetAppointment(ctx context.Context, id int64) (Appointment, error)
+	// FindByKey returns the appointment a patient's Idempotency-Key made, or
+	// not found. It is a read: it takes no lock.
+	FindByKey(ctx context.Context, patientID int64, key string) (Appointment, error)
 	// ListAppointments lists a patient's appointments, newest first,
 	// optionally only those in one state.
 	ListAppointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error)
+
+	// ConfirmPayment records a provider's payment for a HELD appointment and
+	// books it when the hold is still running and the amount matches; a
+	// known trade number changes nothing (Duplicate). A payment that cannot
+	// be applied is recorded as needing a refund and also answered with
+	// CodePaymentRejected. See notes/lifecycle-contract.md.
+	ConfirmPayment(ctx context.Context, p Payment, now time.Time) (PaymentResult, error)
+	// ExpireHolds expires up to limit HELD appointments past their deadline,
+	// oldest first, releasing each place once; safe from several processes.
+	ExpireHolds(ctx context.Context, now time.Time, limit int) ([]Appointment, error)
+	// Transition moves an appointment to COMPLETED or NO_SHOW for staff;
+	// repeating it changes nothing.
+	Transition(ctx context.Context, appointmentID int64, to Status, now time.Time) (Appointment, error)
+	// Suspend closes a doctor's slots in a period and cancels their active
+	// appointments, notifying each patient once; repeating it changes nothing.
+	Suspend(ctx context.Context, s Suspension, now time.Time) (SuspensionResult, error)
+	GetSuspension(ctx context.Context, id int64) (Suspension, error)
+	// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
+	// sets counters from the rows.
+	Reconcile(ctx context.Context, now time.Time, repair bool) (Reconciliation, error)
 }

@@ -72,3 +72,12 @@ func (s *Store) ListAppointments(ctx context.Context, patientID int64, status bo
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	return as, translate(err, "")
 }
+
+// FindByKey returns the appointment made by a patient's Idempotency-Key,
+// through appointments_patient_key_key.
+func (s *Store) FindByKey(ctx context.Context, patientID int64, key string) (booking.Appointment, error) {
+	a, err := scanAppointment(s.pool.QueryRow(ctx,
+		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		 WHERE a.patient_id = $1 AND a.idempotency_key = $2`, patientID, key))
+	return a, translate(err, "appointment")
+}

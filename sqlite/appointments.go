@@ -131,3 +131,14 @@ func (s *Store) ListAppointments(ctx context.Context, patientID int64, status bo
 	}
 	return out, mapErr(rows.Err(), "")
 }
+
+// FindByKey returns the appointment made by a patient's Idempotency-Key,
+// through appointments_patient_key_key, on the reader pool.
+func (s *Store) FindByKey(ctx context.Context, patientID int64, key string) (booking.Appointment, error) {
+	a, err := scanAppt(s.reader.QueryRowContext(ctx,
+		`SELECT `+apptCols+apptFrom+`WHERE a.patient_id = ?1 AND a.idempotency_key = ?2`, patientID, key))
+	if err != nil {
+		return booking.Appointment{}, mapErr(err, "appointment")
+	}
+	return a, nil
+}

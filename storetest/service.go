@@ -3,6 +3,8 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -54,4 +56,127 @@ func testServiceEngines(t *testing.T, h Harness) {
 			checkInvariants(t, h, s)
 		})
 	}
+}
+
+// gateRecorder is a booking.Observer that remembers which outcomes the
+// gates gave.
+type gateRecorder struct {
+	mu          sync.Mutex
+	lastOutcome string
+	lastGated   bool
+}
+
+func (g *gateRecorder) Booked(outcome string, gated bool, _ time.Duration) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.lastOutcome, g.lastGated = outcome, gated
+}
+
+func (g *gateRecorder) Batch(int, time.Duration) {}
+
+func (g *gateRecorder) last() (outcome string, gated bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.lastOutcome, g.lastGated
+}
+
+// testServiceGates checks the in-memory gates: they refuse without a
+// decision what the database would refuse, never a retry of a booking that
+// succeeded, and forget a full mark when a place is released.
+func testServiceGates(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	var clock atomic.Int64
+	clock.Store(now.UnixNano())
+	tick := func(d time.Duration) { clock.Add(int64(d)) }
+	rec := &gateRecorder{}
+	opts := booking.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }, Observer: rec,
+		Gates: booking.GateOptions{FullTTL: time.Second, SlotInfoTTL: time.Minute}}
+	svc := booking.NewService(s, opts)
+	other := booking.NewService(s, opts) // a second instance on the same database
+	ctx := context.Background()
+	book := func(svc *booking.Service, p booking.Patient, slotID int64, key string) (booking.BookResult, bool) {
+		t.Helper()
+		r := svc.Book(ctx, p.ID, slotID, key)
+		_, gated := rec.last()
+		return r, gated
+	}
+
+	later := f.slot(2, opensAt(now.Add(time.Hour)))
+	r, gated := book(svc, f.patient(), later.ID, "a")
+	wantCode(t, r.Err, booking.CodeNotOpenYet)
+	if !gated {
+		t.Fatal("a window not open yet must be refused by the gate")
+	}
+
+	sl := f.slot(1)
+	p1, p2, p3 := f.patient(), f.patient(), f.patient()
+	r, gated = book(svc, p1, sl.ID, "k1")
+	a := wantOK(t, r)
+	if gated {
+		t.Fatal("a booking was gated")
+	}
+	r, gated = book(svc, p2, sl.ID, "k2")
+	wantCode(t, r.Err, booking.CodeSlotFull)
+	if gated {
+		t.Fatal("the first slot-full must come from the database")
+	}
+	r, gated = book(svc, p3, sl.ID, "k3")
+	wantCode(t, r.Err, booking.CodeSlotFull)
+	if !gated {
+		t.Fatal("a slot known full must be refused by the gate")
+	}
+	// The patient who got the place retries: the answer is the original.
+	r, _ = book(svc, p1, sl.ID, "k1")
+	if r.Err != nil || !r.Replayed || r.Appointment.ID != a.ID {
+		t.Fatalf("a retry of a booking that succeeded, at a full slot: %+v", r)
+	}
+	// Another instance cancels: this one still believes the slot full for
+	// at most FullTTL, then lets requests through again.
+	_, err := other.Cancel(ctx, a.ID, p1.ID)
+	must(t, err)
+	r, gated = book(svc, p3, sl.ID, "k3")
+	wantCode(t, r.Err, booking.CodeSlotFull)
+	if !gated {
+		t.Fatal("within FullTTL the mark still holds")
+	}
+	tick(1100 * time.Millisecond)
+	r, _ = book(svc, p3, sl.ID, "k3")
+	b := wantOK(t, r)
+	// This instance's own cancel clears the mark at once.
+	r, _ = book(svc, p2, sl.ID, "k2")
+	wantCode(t, r.Err, booking.CodeSlotFull)
+	_, err = svc.Cancel(ctx, b.ID, p3.ID)
+	must(t, err)
+	r, gated = book(svc, p2, sl.ID, "k2")
+	wantOK(t, r)
+	if gated {
+		t.Fatal("gated after this instance released the place")
+	}
+
+	// A slot that has started is refused by the gate.
+	tick(sl.StartAt.Sub(time.Unix(0, clock.Load())) + time.Second)
+	r, gated = book(svc, f.patient(), sl.ID, "late")
+	wantCode(t, r.Err, booking.CodeSlotClosed)
+	if !gated {
+		t.Fatal("a started slot must be refused by the gate")
+	}
+	checkInvariants(t, h, s)
+}
+
+func testFindByKey(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(2)
+	p, q := f.patient(), f.patient()
+	a := wantOK(t, f.book(sl.ID, req(p, sl.ID, "find-me")))
+	got, err := s.FindByKey(f.ctx, p.ID, "find-me")
+	must(t, err)
+	if got.ID != a.ID || got.Fingerprint != booking.Fingerprint(sl.ID) || got.IdempotencyKey != "find-me" {
+		t.Fatalf("FindByKey = %+v", got)
+	}
+	_, err = s.FindByKey(f.ctx, q.ID, "find-me")
+	wantCode(t, err, booking.CodeNotFound)
+	_, err = s.FindByKey(f.ctx, p.ID, "other")
+	wantCode(t, err, booking.CodeNotFound)
 }

@@ -28,6 +28,9 @@ type Inspector interface {
 	SlotCounters(t testing.TB) map[int64][2]int
 	// ActiveAppointments returns every HELD or BOOKED appointment.
 	ActiveAppointments(t testing.TB) []booking.Appointment
+	// Notifications returns every notification committed to the outbox the
+	// harness installed (see SetEnqueuer in each store), in insertion order.
+	Notifications(t testing.TB) []booking.Notification
 	// SetBookedCount overwrites a slot's counter, bypassing every rule, to
 	// corrupt it on purpose.
 	SetBookedCount(t testing.TB, slotID int64, n int)
@@ -59,6 +62,16 @@ func Run(t *testing.T, h Harness) {
 		{"RaceOverlapTwoDoctors", testRaceOverlap},
 		{"RaceDoubleCancel", testRaceDoubleCancel},
 		{"ServiceEngines", testServiceEngines},
+		{"ServiceGates", testServiceGates},
+		{"FindByKey", testFindByKey},
+		{"NotificationsOnBookAndCancel", testNotificationsOnBookAndCancel},
+		{"Payments", testPayments},
+		{"ExpireHolds", testExpireHolds},
+		{"ExpiryRacesPayment", testExpiryRacesPayment},
+		{"ReclaimWhenFull", testReclaimWhenFull},
+		{"Transitions", testTransitions},
+		{"Suspend", testSuspend},
+		{"Reconcile", testReconcile},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 	}

@@ -1,0 +1,131 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+)
+
+// GateOptions tune the in-memory gates that refuse hopeless booking
+// attempts without touching the database.
+type GateOptions struct {
+	// SlotInfoTTL is how long a slot's opening time, start and status are
+	// trusted from memory (default 5s). A slot closed by another instance
+	// is noticed within it; the database decides anyway.
+	SlotInfoTTL time.Duration
+	// FullTTL is how long a slot stays marked full after a decision found no
+	// room (default 1s), so that places released by other instances are
+	// seen soon; this instance clears the mark itself when it releases one.
+	FullTTL time.Duration
+	// Disabled turns the gates off: every attempt reaches the database.
+	Disabled bool
+}
+
+// gates are the cheap, memory-only layer of the rush (SPEC §5 layer 2):
+// booking window not open yet, slot known full. They only ever refuse what
+// the database would refuse too; a wrong guess costs one wasted refusal of
+// a retry within FullTTL, never a wrong booking.
+type gates struct {
+	opts GateOptions
+	load func(ctx context.Context, slotID int64) (Slot, error)
+
+	mu    sync.Mutex
+	slots map[int64]gateSlot
+}
+
+type gateSlot struct {
+	slot      Slot
+	loadedAt  time.Time
+	fullUntil time.Time
+}
+
+func newGates(opts GateOptions, load func(context.Context, int64) (Slot, error)) *gates {
+	if opts.SlotInfoTTL <= 0 {
+		opts.SlotInfoTTL = 5 * time.Second
+	}
+	if opts.FullTTL <= 0 {
+		opts.FullTTL = time.Second
+	}
+	return &gates{opts: opts, load: load, slots: map[int64]gateSlot{}}
+}
+
+// check returns the refusal the gates can give for slotID at now, or nil
+// to let the request through to the database. Loading a slot it does not
+// know costs one read; a failed read lets the request through.
+func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
+	if g.opts.Disabled {
+		return nil
+	}
+	g.mu.Lock()
+	e, ok := g.slots[slotID]
+	g.mu.Unlock()
+	if !ok || now.Sub(e.loadedAt) > g.opts.SlotInfoTTL || now.Before(e.loadedAt) {
+		sl, err := g.load(ctx, slotID)
+		if err != nil {
+			return nil
+		}
+		g.mu.Lock()
+		if len(g.slots) >= maxGateSlots {
+			g.sweepLocked(now)
+		}
+		e = g.slots[slotID]
+		e.slot, e.loadedAt = sl, now
+		g.slots[slotID] = e
+		g.mu.Unlock()
+	}
+	open := e.slot
+	open.BookedCount = 0 // fullness is the database's, or the mark's
+	var be *Error
+	if errors.As(open.Bookable(now), &be) {
+		return be
+	}
+	if now.Before(e.fullUntil) {
+		return &Error{Code: CodeSlotFull, Message: "no place left in this slot", SlotID: slotID}
+	}
+	return nil
+}
+
+// markFull records that a decision found slotID full at now.
+func (g *gates) markFull(slotID int64, now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if e, ok := g.slots[slotID]; ok {
+		e.fullUntil = now.Add(g.opts.FullTTL)
+		g.slots[slotID] = e
+	}
+}
+
+// released clears slotID's full mark: this instance just freed a place.
+func (g *gates) released(slotID int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if e, ok := g.slots[slotID]; ok {
+		e.fullUntil = time.Time{}
+		g.slots[slotID] = e
+	}
+}
+
+// forget drops what the gates know of slotID (it was closed, reopened or
+// resized by this instance).
+func (g *gates) forget(slotID int64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	delete(g.slots, slotID)
+}
+
+// maxGateSlots bounds the slots the gates remember.
+const maxGateSlots = 50_000
+
+// sweepLocked drops entries whose information has expired, or every entry
+// if none has: memory stays bounded to the slots in recent use.
+func (g *gates) sweepLocked(now time.Time) {
+	for id, e := range g.slots {
+		if now.Sub(e.loadedAt) > g.opts.SlotInfoTTL {
+			delete(g.slots, id)
+		}
+	}
+	if len(g.slots) >= maxGateSlots {
+		clear(g.slots)
+	}
+}
