@@ -230,6 +230,7 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 	}
 	from, to := schedule.Window(sc, loc, s.now())
 	created, _, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
+	s.lists.drop(id)
 	if err != nil {
 		// The schedule exists; POST .../slots/generate completes the slots.
 		return storeErr(ctx, err)
@@ -312,6 +313,7 @@ func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 		ans.Created += c
 		ans.Existing += e
 	}
+	s.lists.drop(d.ID)
 	writeJSON(w, http.StatusOK, ans)
 	return nil
 }
@@ -362,6 +364,7 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if err != nil {
 		return storeErr(ctx, err)
 	}
+	s.lists.drop(sl.DoctorID)
 	w.Header().Set("Location", "/api/slots/"+strconv.FormatInt(sl.ID, 10))
 	writeJSON(w, http.StatusCreated, newSlotView(sl))
 	return nil
@@ -394,6 +397,7 @@ func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if err != nil {
 		return storeErr(ctx, err)
 	}
+	s.svc.SlotChanged(sl.ID, sl.DoctorID) // drops the gates' view and, through Watch, the cached lists
 	writeJSON(w, http.StatusOK, newSlotView(sl))
 	return nil
 }

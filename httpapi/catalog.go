@@ -150,22 +150,54 @@ func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	if err != nil {
 		return err
 	}
-	d, loc, err := s.doctor(r)
+	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
-	day := schedule.DateOf(s.now(), loc)
-	if v, ok := q["date"]; ok {
-		if day, err = parseDate(v, "date"); err != nil {
+	rawDate, hasDate := q["date"]
+	var day schedule.Date
+	if hasDate {
+		if day, err = parseDate(rawDate, "date"); err != nil {
 			return err
 		}
+	}
+	now := s.now()
+	e, ok := s.lists.get(id, rawDate, now)
+	if !ok {
+		if e, err = s.renderSlots(r, day, hasDate); err != nil {
+			return err
+		}
+		s.lists.put(id, rawDate, e, now)
+	}
+	h := w.Header()
+	h.Set("ETag", e.etag)
+	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(listSlotsMaxAge))
+	if etagMatch(r.Header.Values("If-None-Match"), e.etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	h.Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(e.body)
+	return nil
+}
+
+// renderSlots reads a doctor's local day of slots (today when no date was
+// given) and renders the answer with its ETag.
+func (s *server) renderSlots(r *http.Request, day schedule.Date, hasDate bool) (listEntry, error) {
+	d, loc, err := s.doctor(r)
+	if err != nil {
+		return listEntry{}, err
+	}
+	if !hasDate {
+		day = schedule.DateOf(s.now(), loc)
 	}
 	from, to := schedule.DayBounds(day, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	slots, err := s.store.ListSlots(ctx, d.ID, from, to)
 	if err != nil {
-		return storeErr(ctx, err)
+		return listEntry{}, storeErr(ctx, err)
 	}
 	ans := slotsAnswer{DoctorID: d.ID, Date: day.String(), TimeZone: d.TimeZone, Slots: make([]slotView, 0, len(slots))}
 	for _, sl := range slots {
@@ -173,23 +205,12 @@ func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	}
 	body, err := json.Marshal(ans)
 	if err != nil {
-		return err
+		return listEntry{}, err
 	}
 	// A weak validator over the body: cheap revalidation for pollers while
 	// the list stays the same.
 	sum := sha256.Sum256(body)
-	etag := `W/"` + hex.EncodeToString(sum[:12]) + `"`
-	h := w.Header()
-	h.Set("ETag", etag)
-	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(listSlotsMaxAge))
-	if etagMatch(r.Header.Values("If-None-Match"), etag) {
-		w.WriteHeader(http.StatusNotModified)
-		return nil
-	}
-	h.Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(append(body, '\n'))
-	return nil
+	return listEntry{body: append(body, '\n'), etag: `W/"` + hex.EncodeToString(sum[:12]) + `"`}, nil
 }
 
 // etagMatch implements If-None-Match's weak comparison.

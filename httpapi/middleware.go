@@ -60,15 +60,19 @@ func (s *server) middleware(next http.Handler) http.Handler {
 			if route == "" {
 				route = "unmatched"
 			}
+			took := time.Since(start)
+			s.metrics.Request(route, sw.status, took)
 			level := slog.LevelInfo
 			if sw.status >= 500 {
 				level = slog.LevelError
+			} else if s.quietLog {
+				return
 			}
 			s.log.LogAttrs(r.Context(), level, "http",
 				slog.String("method", r.Method),
 				slog.String("route", route),
 				slog.Int("status", sw.status),
-				slog.Duration("duration", time.Since(start)),
+				slog.Duration("duration", took),
 				slog.String("requestId", id))
 		}()
 		next.ServeHTTP(sw, r)

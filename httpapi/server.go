@@ -18,6 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/metrics"
 )
 
 // Config wires the API to the domain.
@@ -42,6 +43,20 @@ type Config struct {
 	StoreTimeout time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
+	// Metrics records every request and serves GET /metrics; a private
+	// registry is used when nil.
+	Metrics *metrics.Metrics
+	// ListCacheTTL is how long a doctor's day of slots is served from memory
+	// (default 2s; the spec allows a few seconds of staleness). This
+	// instance's own bookings, cancels and expiries drop the entry at once.
+	// Negative disables the cache.
+	ListCacheTTL time.Duration
+	// QuietAccessLog logs only failed (5xx) requests instead of every one.
+	QuietAccessLog bool
+	// BenchEndpoints adds POST /bench/echo, a handler that decodes a small
+	// JSON body and answers JSON without touching the database: the ceiling
+	// the booking path is measured against. Off in production.
+	BenchEndpoints bool
 }
 
 // Defaults of Config.
@@ -50,6 +65,7 @@ const (
 	DefaultBookingWindow = 10 * time.Second
 	DefaultMaxBodyBytes  = 16 << 10
 	DefaultStoreTimeout  = 5 * time.Second
+	DefaultListCacheTTL  = 2 * time.Second
 )
 
 // server holds the wired dependencies of the handlers.
@@ -62,6 +78,10 @@ type server struct {
 	maxBody      int64
 	storeTimeout time.Duration
 	limiter      *rateLimiter
+	metrics      *metrics.Metrics
+	lists        *listCache
+	quietLog     bool
+	bench        bool
 	mux          *http.ServeMux
 	patterns     []string
 }
@@ -99,6 +119,12 @@ func newServer(cfg Config) *server {
 	if cfg.StoreTimeout <= 0 {
 		cfg.StoreTimeout = DefaultStoreTimeout
 	}
+	if cfg.Metrics == nil {
+		cfg.Metrics = metrics.New()
+	}
+	if cfg.ListCacheTTL == 0 {
+		cfg.ListCacheTTL = DefaultListCacheTTL
+	}
 	s := &server{
 		svc:          cfg.Service,
 		store:        cfg.Store,
@@ -108,8 +134,13 @@ func newServer(cfg Config) *server {
 		maxBody:      cfg.MaxBodyBytes,
 		storeTimeout: cfg.StoreTimeout,
 		limiter:      newRateLimiter(cfg.BookingRate, cfg.BookingWindow, defaultMaxLimiters),
+		metrics:      cfg.Metrics,
+		lists:        newListCache(cfg.ListCacheTTL),
+		quietLog:     cfg.QuietAccessLog,
+		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
 	}
+	cfg.Service.Watch(func(c booking.Change) { s.lists.drop(c.DoctorID) })
 	s.routes()
 	return s
 }
@@ -121,6 +152,10 @@ func (s *server) routes() {
 	s.handle("GET /healthz", s.public(s.healthz))
 	s.handle("GET /readyz", s.public(s.readyz))
 	s.handle("GET /openapi.json", s.public(s.openapi))
+	s.handle("GET /metrics", s.metrics.Handler())
+	if s.bench {
+		s.handle("POST /bench/echo", s.public(s.benchEcho))
+	}
 
 	// Public catalog.
 	s.handle("GET /api/departments", s.public(s.listDepartments))

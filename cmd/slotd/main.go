@@ -30,6 +30,7 @@ var commands = []command{
 	{"migrate", "apply the schema migrations", runMigrate},
 	{"token", "mint a bearer token", runToken},
 	{"demo-data", "create sample departments, doctors, patients and slots", runDemoData},
+	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
 }
 
 func main() {

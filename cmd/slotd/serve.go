@@ -16,6 +16,9 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
 	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/postgres"
+	"github.com/slotd/slotd/sqlite"
 )
 
 // serveFlags configure `slotd serve`.
@@ -28,6 +31,12 @@ type serveFlags struct {
 	bookingRate  int
 	bookingPer   time.Duration
 	shutdownWait time.Duration
+	engine       string
+	lanes        booking.LaneOptions
+	fullTTL      time.Duration
+	listTTL      time.Duration
+	bench        bool
+	quietLog     bool
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -42,6 +51,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&f.bookingRate, "booking-rate", 5, "booking attempts allowed per patient per --booking-window")
 	fs.DurationVar(&f.bookingPer, "booking-window", 10*time.Second, "window of the per-patient booking rate limit")
 	fs.DurationVar(&f.shutdownWait, "shutdown-timeout", 15*time.Second, "how long to let requests finish on SIGINT/SIGTERM")
+	fs.StringVar(&f.engine, "engine", booking.EngineBatched, "booking engine: batched (group commit per slot) or direct (one transaction per request)")
+	fs.IntVar(&f.lanes.MaxBatch, "batch-max", 128, "most booking requests decided in one transaction")
+	fs.DurationVar(&f.lanes.MaxWait, "batch-wait", 0, "how long a lane waits for more requests before deciding (0: only what queued meanwhile)")
+	fs.IntVar(&f.lanes.MaxQueue, "lane-queue", 1024, "requests waiting per slot before 503 overloaded")
+	fs.IntVar(&f.lanes.MaxPending, "max-pending", 20000, "requests waiting in all lanes before 503 overloaded")
+	fs.DurationVar(&f.fullTTL, "full-ttl", time.Second, "how long a slot found full is refused from memory")
+	fs.DurationVar(&f.listTTL, "list-cache-ttl", httpapi.DefaultListCacheTTL, "how long slot lists are served from memory (negative: off)")
+	fs.BoolVar(&f.bench, "bench-endpoints", false, "serve POST /bench/echo, the no-database ceiling for `slotd rush --scenario echo`")
+	fs.BoolVar(&f.quietLog, "quiet-access-log", false, "log only failed requests, not one line per request")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -62,7 +80,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer store.Close()
 
-	svc := booking.NewService(store, booking.Options{Timeout: f.dbTimeout})
+	if f.engine != booking.EngineBatched && f.engine != booking.EngineDirect {
+		return fmt.Errorf("--engine must be %s or %s", booking.EngineBatched, booking.EngineDirect)
+	}
+	m := metrics.New()
+	svc := booking.NewService(store, booking.Options{
+		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
+		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: m,
+	})
+	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
+	registerPoolGauges(m, store)
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -77,6 +104,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handler := httpapi.New(httpapi.Config{
 		Service: svc, Store: store, Signer: signer, Logger: logger,
 		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
+		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 	})
 	srv := &http.Server{
 		Handler:           handler,
@@ -86,7 +114,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout:       120 * time.Second,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
-	logger.Info("slotd listening", "url", url, "db", dbKind(f.db.url))
+	logger.Info("slotd listening", "url", url, "db", dbKind(f.db.url), "engine", f.engine)
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -152,4 +180,20 @@ func dbKind(url string) string {
 		return "postgres"
 	}
 	return "sqlite:" + sqlitePath(url)
+}
+
+// registerPoolGauges exposes the database connection pools' use.
+func registerPoolGauges(m *metrics.Metrics, store booking.Store) {
+	switch st := store.(type) {
+	case *postgres.Store:
+		p := st.Pool()
+		m.GaugeFunc("slotd_db_pool_acquired_conns", "PostgreSQL connections in use.", func() float64 { return float64(p.Stat().AcquiredConns()) })
+		m.GaugeFunc("slotd_db_pool_idle_conns", "PostgreSQL connections idle.", func() float64 { return float64(p.Stat().IdleConns()) })
+		m.GaugeFunc("slotd_db_pool_max_conns", "PostgreSQL pool size.", func() float64 { return float64(p.Stat().MaxConns()) })
+		m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for a PostgreSQL connection.", func() float64 { return p.Stat().AcquireDuration().Seconds() })
+	case *sqlite.Store:
+		w := st.DB()
+		m.GaugeFunc("slotd_db_pool_acquired_conns", "SQLite writer connections in use (at most 1).", func() float64 { return float64(w.Stats().InUse) })
+		m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for the SQLite writer.", func() float64 { return w.Stats().WaitDuration.Seconds() })
+	}
 }
