@@ -1,0 +1,15 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/storetest"
+)
+
+// BenchmarkBook: `scripts/test -race=false -run '^$' -bench Book ./postgres/`
+// (or make bench). Run it against a server with default durability to
+// compare engines as production would see them.
+func BenchmarkBook(b *testing.B) {
+	storetest.Bench(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

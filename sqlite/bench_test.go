@@ -1,0 +1,14 @@
+package sqlite
+
+import (
+	"testing"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/storetest"
+)
+
+// BenchmarkBook: `scripts/test -race=false -run '^$' -bench Book ./sqlite/`
+// (or make bench).
+func BenchmarkBook(b *testing.B) {
+	storetest.Bench(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

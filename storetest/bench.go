@@ -1,0 +1,65 @@
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// benchPlaces is the capacity of each benchmark slot and the number of
+// patients: operation i books place i%benchPlaces of slot i/benchPlaces.
+const benchPlaces = 1000
+
+// Bench measures the booking path through booking.Service on one hot slot
+// at a time, with 64 concurrent clients, for both engines: "direct" (one
+// transaction per request, the source articles' design) and "batched"
+// (group commit per slot). It reports bookings/s and the mean batch size.
+// Notifications are not enqueued here (no River): the rush measures the
+// whole server.
+func Bench(b *testing.B, newStore func(testing.TB) booking.Store) {
+	for _, engine := range []string{booking.EngineDirect, booking.EngineBatched} {
+		b.Run(engine, func(b *testing.B) {
+			s := newStore(b)
+			f := newFixture(b, s)
+			ps := f.patients(benchPlaces)
+			slots := make([]booking.Slot, b.N/benchPlaces+1)
+			for i := range slots {
+				slots[i] = f.slot(benchPlaces)
+			}
+			var batches atomic.Int64
+			svc := booking.NewService(s, booking.Options{
+				Now: func() time.Time { return now }, Engine: engine, Timeout: time.Minute,
+				Observer: batchCounter{&batches},
+			})
+			ctx := context.Background()
+			var next, failed atomic.Int64
+			b.SetParallelism(32) // 64 clients on 2 cores
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					i := next.Add(1) - 1
+					sl, p := slots[i/benchPlaces], ps[i%benchPlaces]
+					if r := svc.Book(ctx, p.ID, sl.ID, fmt.Sprint("b", i)); r.Err != nil || r.Replayed {
+						failed.Add(1)
+					}
+				}
+			})
+			b.StopTimer()
+			if n := failed.Load(); n > 0 {
+				b.Fatalf("%d of %d bookings failed", n, b.N)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "bookings/s")
+			b.ReportMetric(float64(b.N)/float64(max(batches.Load(), 1)), "requests/batch")
+		})
+	}
+}
+
+// batchCounter counts decision transactions.
+type batchCounter struct{ n *atomic.Int64 }
+
+func (c batchCounter) Booked(string, bool, time.Duration) {}
+func (c batchCounter) Batch(int, time.Duration)           { c.n.Add(1) }
