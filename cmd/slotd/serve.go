@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"strconv"
 	"time"
 
@@ -16,7 +17,9 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
 	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -37,6 +40,18 @@ type serveFlags struct {
 	listTTL      time.Duration
 	bench        bool
 	quietLog     bool
+	pprofAddr    string
+
+	// notifications and payments
+	notifier       string
+	webhookURL     string
+	webhookSecret  string
+	smtpAddr       string
+	smtpFrom       string
+	smtpUser       string
+	smtpPassword   string
+	expiryInterval time.Duration
+	paymentSecret  string
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -60,6 +75,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.listTTL, "list-cache-ttl", httpapi.DefaultListCacheTTL, "how long slot lists are served from memory (negative: off)")
 	fs.BoolVar(&f.bench, "bench-endpoints", false, "serve POST /bench/echo, the no-database ceiling for `slotd rush --scenario echo`")
 	fs.BoolVar(&f.quietLog, "quiet-access-log", false, "log only failed requests, not one line per request")
+	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off when empty")
+	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
+	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
+	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
+	fs.StringVar(&f.smtpAddr, "smtp-addr", "", "smtp notifier: mail server host:port")
+	fs.StringVar(&f.smtpFrom, "smtp-from", "", "smtp notifier: From address")
+	fs.StringVar(&f.smtpUser, "smtp-user", "", "smtp notifier: AUTH PLAIN user (with --smtp-password)")
+	fs.StringVar(&f.smtpPassword, "smtp-password", "", "smtp notifier: AUTH PLAIN password")
+	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
+	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -71,6 +96,14 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	signer, err := f.db.signer()
+	if err != nil {
+		return err
+	}
+	notifier, err := notify.New(notify.Config{
+		Kind: f.notifier, Logger: logger, ShowCodes: f.demo,
+		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret,
+		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
+	})
 	if err != nil {
 		return err
 	}
@@ -90,6 +123,26 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	registerPoolGauges(m, store)
+	// Jobs start before the first request: from then on every booking
+	// writes its confirmation job in its own transaction.
+	runner, err := jobs.Start(ctx, jobs.Config{
+		Store: store, Service: svc, Notifier: notifier, Logger: logger,
+		ExpiryInterval: f.expiryInterval,
+	})
+	if err != nil {
+		return err
+	}
+	// Deferred after store.Close, so it runs before it; and after the
+	// HTTP server's shutdown below, so requests finish (and enqueue their
+	// notifications) before the workers stop.
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.Background(), f.shutdownWait)
+		defer cancel()
+		if err := runner.Stop(sctx); err != nil {
+			logger.Warn("stopping jobs", "err", err)
+		}
+		logger.Info("jobs stopped")
+	}()
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
@@ -115,6 +168,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("slotd listening", "url", url, "db", dbKind(f.db.url), "engine", f.engine)
+	if f.pprofAddr != "" {
+		go servePprof(f.pprofAddr, logger)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
@@ -195,5 +251,19 @@ func registerPoolGauges(m *metrics.Metrics, store booking.Store) {
 		w := st.DB()
 		m.GaugeFunc("slotd_db_pool_acquired_conns", "SQLite writer connections in use (at most 1).", func() float64 { return float64(w.Stats().InUse) })
 		m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for the SQLite writer.", func() float64 { return w.Stats().WaitDuration.Seconds() })
+	}
+}
+
+// servePprof serves the profiler on its own listener, so that it is never
+// exposed on the public address by accident.
+func servePprof(addr string, logger *slog.Logger) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/debug/pprof/", pprof.Index)
+	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	logger.Info("pprof listening", "addr", addr)
+	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	if err := srv.ListenAndServe(); err != nil {
+		logger.Error("pprof", "err", err)
 	}
 }
