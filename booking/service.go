@@ -160,7 +160,9 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // booking that succeeded must still get its appointment back, even though
 // the slot is now full or closed, and it may land on an instance that never
 // saw it; so a refusal is confirmed by one indexed read of the patient's key,
-// which takes no lock and leaves the slot row alone.
+// which takes no lock and leaves the slot row alone. (A patient who holds a
+// place in a slot known full and asks again under a new key is told
+// slot-full, as true as the already-booked the database would have said.)
 func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) BookResult {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
