@@ -10,30 +10,38 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// sqlCancel cancels and releases the place in one statement (so one
-// implicit transaction): the appointment's row lock makes a concurrent second
-// cancel wait and then match nothing, so the place is released once.
-const sqlCancel = `WITH a AS (
-		UPDATE appointments SET status = 'CANCELLED', updated_at = $3
-		WHERE id = $1 AND status = ANY($4::text[]) AND start_at > $3 AND ($2::bigint = 0 OR patient_id = $2)
-		RETURNING *),
+// sqlCancel cancels and releases the place in one statement. It locks the
+// slot first (the lock order of lifecycle.go), then the conditional update
+// on the appointment's state matches only while the appointment is active:
+// a concurrent second cancel waits for the lock and then matches nothing,
+// so the place is released once.
+var sqlCancel = `WITH l AS MATERIALIZED (
+		SELECT s.id FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1 FOR UPDATE OF s),
+	a AS (
+		UPDATE appointments a SET status = 'CANCELLED', updated_at = $3 FROM l
+		WHERE a.id = $1 AND a.slot_id = l.id AND a.status IN ` + cancelFrom + `
+		  AND a.start_at > $3 AND ($2::bigint = 0 OR a.patient_id = $2)
+		RETURNING a.*),
 	s AS (
 		UPDATE slots SET booked_count = booked_count - 1 FROM a WHERE slots.id = a.slot_id
 		RETURNING slots.resource_id)
 	SELECT ` + apptColumns + ` FROM a, s`
 
 // Cancel moves an active appointment to CANCELLED and releases its place,
-// once. Cancelling a cancelled appointment returns it unchanged; another
+// once, announcing it to the enqueuer in the same transaction. Cancelling a
+// cancelled appointment returns it unchanged and announces nothing; another
 // patient's appointment (patientID != 0) is not found; one that has started
 // cannot be cancelled.
 func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (booking.Appointment, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	from := booking.Sources(booking.StatusCancelled)
-	sources := make([]string, len(from))
-	for i, st := range from {
-		sources[i] = string(st)
-	}
-	a, err := scanAppointment(s.pool.QueryRow(ctx, sqlCancel, appointmentID, patientID, now, sources))
+	var a booking.Appointment
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var err error
+		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now)); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})
+	})
 	if err == nil {
 		return a, nil
 	}

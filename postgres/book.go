@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slotd/slotd/booking"
 )
@@ -55,8 +54,10 @@ const (
 		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ('HELD', 'BOOKED')
 		  AND a.start_at < s.end_at AND a.end_at > s.start_at`
 	// sqlTakenQueue lists the queue numbers in use, through
-	// appointments_slot_queue_active.
-	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+	// appointments_slot_queue_active, and tells which of them are holds
+	// past their deadline (that Book may reclaim).
+	sqlTakenQueue = `SELECT queue_no, status = 'HELD' AND hold_expires_at <= $2
+		FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
 
 	// sqlTake is the decision and the inserts in one statement: the
 	// conditional update takes g places or matches no row, and then the
@@ -82,17 +83,31 @@ const (
 		RETURNING id, queue_no, start_at, end_at, hold_expires_at, created_at, updated_at`
 )
 
+// sqlReclaim expires the slot's holds past their deadline by a conditional
+// update (HELD is the only source of EXPIRED) and releases their places,
+// under the slot's lock that Book holds. Nothing else can hold those
+// appointments' locks: they change only under their slot's lock.
+var sqlReclaim = `WITH x AS (
+		UPDATE appointments SET status = 'EXPIRED', updated_at = $2
+		WHERE slot_id = $1 AND status IN ` + expireFrom + ` AND hold_expires_at <= $2
+		RETURNING id),
+	d AS (
+		UPDATE slots SET booked_count = booked_count - (SELECT count(*) FROM x)::integer WHERE id = $1)
+	SELECT id FROM x`
+
 type idemKey struct {
 	patientID int64
 	key       string
 }
 
 // Book decides reqs, all for slotID, in one transaction and answers them in
-// order; see notes/store-contract.md. A batch costs two round trips while
-// the slot is locked: one pipeline that begins, locks the slot and makes
-// every read, and one that takes the places, inserts the appointments and
-// commits. If a constraint fires (a race with a transaction on another slot)
-// the batch is rolled back and each request decided alone.
+// order; see notes/store-contract.md. When more requests are eligible than
+// places are free, the slot's holds past their deadline are expired first,
+// in the same transaction. The enqueuer (SetEnqueuer) gets a confirmation
+// for each new BOOKED appointment and an expiry notice for each reclaimed
+// hold, inside the transaction. If a constraint fires (a race with a
+// transaction on another slot) the batch is rolled back and each request
+// decided alone.
 func (s *Store) Book(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
 	if len(reqs) == 0 {
 		return nil, nil
@@ -197,21 +212,12 @@ func slotErr(code booking.Code, slotID int64, msg string) error {
 // bookBatch runs the one-transaction decision. It returns a driver error
 // (untranslated, so that Book can tell constraint violations apart) when
 // any statement fails; the transaction is then rolled back.
-func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) (_ []booking.BookResult, err error) {
-	conn, err := s.pool.Acquire(ctx)
-	if err != nil {
-		return nil, err
-	}
-	defer conn.Release()
-	// The transaction is begun and committed inside pipelines, so it is
-	// ended here by hand on every path that does not commit.
-	inTx := true
-	defer func() {
-		if inTx {
-			endTx(ctx, conn)
-		}
-	}()
-
+//
+// Round trips: one pipeline begins the transaction, locks the slot and makes
+// every read; one takes the places (reclaiming expired holds first when
+// needed) and inserts the appointments; the enqueuer, when there is
+// something to announce, makes its own; and the commit is the last.
+func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
 	patients := make([]int64, len(reqs))
 	keys := make([]string, len(reqs))
 	for i, r := range reqs {
@@ -219,7 +225,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	}
 
 	b := &pgx.Batch{}
-	b.Queue(`BEGIN ISOLATION LEVEL READ COMMITTED`)
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if s.racy {
 		b.Queue(sqlReadSlot, slotID)
 	} else {
@@ -227,9 +233,11 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	}
 	b.Queue(sqlByKeys, patients, keys)
 	b.Queue(sqlActiveOverlapping, slotID, patients)
-	b.Queue(sqlTakenQueue, slotID)
-	br := conn.SendBatch(ctx, b)
-	slot, existing, activeHere, overlapping, taken, found, err := readBatch(br, slotID)
+	b.Queue(sqlTakenQueue, slotID, now)
+	br := s.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	defer rollback(ctx, tx)
+	rd, err := readBatch(br, slotID)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -238,12 +246,13 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	}
 
 	results := make([]booking.BookResult, len(reqs))
-	if !found {
+	if !rd.found {
 		for i := range results {
 			results[i].Err = booking.NotFound("slot")
 		}
-		return results, commit(ctx, conn, &inTx)
+		return results, nil // wrote nothing: the deferred rollback ends it
 	}
+	slot := rd.slot
 
 	// Whether the slot takes bookings at all, fullness aside (that is
 	// decided per request below).
@@ -251,14 +260,18 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	open.BookedCount = 0
 	closedErr := open.Bookable(now)
 
+	// Classify every request but for fullness; eligible lists, in arrival
+	// order, the requests that get a place if one is left. A patient's
+	// later request waits on the fate of the earlier (samePatient): already
+	// booked if that one gets a place, else full like it.
 	first := make(map[idemKey]int, len(reqs))
 	dupOf := make(map[int]int)
-	granted := make(map[int64]bool)
-	remaining := slot.Capacity - slot.BookedCount
-	var winners []int
+	pending := make(map[int64]int)
+	samePatient := make(map[int]int)
+	var eligible []int
 	for i, r := range reqs {
 		k := idemKey{r.PatientID, r.IdempotencyKey}
-		if a, ok := existing[k]; ok {
+		if a, ok := rd.existing[k]; ok {
 			results[i] = replayOrReused(a, r)
 			continue
 		}
@@ -270,27 +283,58 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 		switch {
 		case closedErr != nil:
 			results[i].Err = copyErr(closedErr)
-		case activeHere[r.PatientID] || granted[r.PatientID]:
+		case rd.activeHere[r.PatientID]:
 			results[i].Err = slotErr(booking.CodeAlreadyBooked, slotID, "the patient already holds a place in this slot")
-		case overlapping[r.PatientID]:
+		case rd.overlapping[r.PatientID]:
 			results[i].Err = slotErr(booking.CodeOverlapping, slotID, "the patient has another appointment at an overlapping time")
-		case remaining <= 0:
-			results[i].Err = slotErr(booking.CodeSlotFull, slotID, "no place left in this slot")
 		default:
-			granted[r.PatientID] = true
-			remaining--
-			winners = append(winners, i)
+			if j, ok := pending[r.PatientID]; ok {
+				samePatient[i] = j
+				continue
+			}
+			pending[r.PatientID] = i
+			eligible = append(eligible, i)
+		}
+	}
+
+	// More takers than places: the slot's holds past their deadline give
+	// their places back first (SPEC §6).
+	free := slot.Capacity - slot.BookedCount
+	reclaim := len(eligible) > free && len(rd.stale) > 0
+	if reclaim {
+		free += len(rd.stale)
+	}
+	g := min(len(eligible), max(free, 0))
+	winners := eligible[:g]
+	won := make(map[int]bool, g)
+	for _, i := range winners {
+		won[i] = true
+	}
+	for _, i := range eligible[g:] {
+		results[i].Err = slotErr(booking.CodeSlotFull, slotID, "no place left in this slot")
+	}
+	for i, j := range samePatient {
+		if won[j] {
+			results[i].Err = slotErr(booking.CodeAlreadyBooked, slotID, "the patient already holds a place in this slot")
+		} else {
+			results[i].Err = slotErr(booking.CodeSlotFull, slotID, "no place left in this slot")
 		}
 	}
 
 	if len(winners) > 0 {
-		if err := s.take(ctx, conn, slot, reqs, winners, taken, now, results); err != nil {
+		ns, err := s.take(ctx, tx, slot, reqs, winners, rd, reclaim, now, results)
+		if err != nil {
 			return nil, err
 		}
-		inTx = false // take committed
-	} else if err := commit(ctx, conn, &inTx); err != nil {
-		return nil, err
+		if err := s.notify(ctx, tx, ns); err != nil {
+			return nil, err
+		}
+		if err := tx.Commit(ctx); err != nil {
+			return nil, err
+		}
 	}
+	// Without winners the transaction wrote nothing: the deferred rollback
+	// ends it, at the cost a commit would have had.
 
 	// A repeated (patient, key) in the batch gets its first request's
 	// outcome, as if it were a retry arriving just after it.
@@ -307,23 +351,37 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	return results, nil
 }
 
-// readBatch reads the answers of Book's read pipeline.
-func readBatch(br pgx.BatchResults, slotID int64) (slot booking.Slot, existing map[idemKey]booking.Appointment,
-	activeHere, overlapping map[int64]bool, taken map[int]bool, found bool, err error) {
-	if _, err = br.Exec(); err != nil {
+// bookReads is what Book's read pipeline found under the slot's lock.
+type bookReads struct {
+	slot  booking.Slot
+	found bool
+	// existing: the appointments already made with the batch's keys.
+	existing map[idemKey]booking.Appointment
+	// activeHere, overlapping: patients with an active appointment in this
+	// slot, or in another slot overlapping it.
+	activeHere, overlapping map[int64]bool
+	// taken: queue numbers of the slot's active appointments; stale: those
+	// of them that are holds past their deadline.
+	taken map[int]bool
+	stale []int
+}
+
+// readBatch reads the answers of Book's read pipeline (after the begin).
+func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
+	if _, err = br.Exec(); err != nil { // BEGIN
 		return
 	}
-	slot, err = scanSlot(br.QueryRow())
+	rd.slot, err = scanSlot(br.QueryRow())
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		err = nil
 	case err != nil:
 		return
 	default:
-		found = true
+		rd.found = true
 	}
 
-	existing = map[idemKey]booking.Appointment{}
+	rd.existing = map[idemKey]booking.Appointment{}
 	rows, err := br.Query()
 	if err != nil {
 		return
@@ -333,10 +391,10 @@ func readBatch(br pgx.BatchResults, slotID int64) (slot booking.Slot, existing m
 		return
 	}
 	for _, a := range as {
-		existing[idemKey{a.PatientID, a.IdempotencyKey}] = a
+		rd.existing[idemKey{a.PatientID, a.IdempotencyKey}] = a
 	}
 
-	activeHere, overlapping = map[int64]bool{}, map[int64]bool{}
+	rd.activeHere, rd.overlapping = map[int64]bool{}, map[int64]bool{}
 	rows, err = br.Query()
 	if err != nil {
 		return
@@ -344,9 +402,9 @@ func readBatch(br pgx.BatchResults, slotID int64) (slot booking.Slot, existing m
 	var patientID, otherSlot int64
 	_, err = pgx.ForEachRow(rows, []any{&patientID, &otherSlot}, func() error {
 		if otherSlot == slotID {
-			activeHere[patientID] = true
+			rd.activeHere[patientID] = true
 		} else {
-			overlapping[patientID] = true
+			rd.overlapping[patientID] = true
 		}
 		return nil
 	})
@@ -354,21 +412,42 @@ func readBatch(br pgx.BatchResults, slotID int64) (slot booking.Slot, existing m
 		return
 	}
 
-	taken = map[int]bool{}
+	rd.taken = map[int]bool{}
 	rows, err = br.Query()
 	if err != nil {
 		return
 	}
 	var q int
-	_, err = pgx.ForEachRow(rows, []any{&q}, func() error { taken[q] = true; return nil })
+	var stale bool
+	_, err = pgx.ForEachRow(rows, []any{&q, &stale}, func() error {
+		rd.taken[q] = true
+		if stale {
+			rd.stale = append(rd.stale, q)
+		}
+		return nil
+	})
 	return
 }
 
 // take gives places to the requests at winners (indexes into reqs), with
-// the lowest free queue numbers, and commits in the same pipeline.
-func (s *Store) take(ctx context.Context, conn *pgxpool.Conn, slot booking.Slot, reqs []booking.BookRequest,
-	winners []int, taken map[int]bool, now time.Time, results []booking.BookResult) error {
+// the lowest free queue numbers, in one pipeline: the reclaim of the slot's
+// expired holds when reclaim is set, then the conditional update with the
+// inserts. It returns the notifications the change announces.
+func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, reqs []booking.BookRequest,
+	winners []int, rd bookReads, reclaim bool, now time.Time, results []booking.BookResult) ([]booking.Notification, error) {
 	g := len(winners)
+	taken := rd.taken
+	if reclaim {
+		// The reclaimed holds' numbers are free again. The list is exact:
+		// a hold changes state only under its slot's lock, which we hold.
+		taken = make(map[int]bool, len(rd.taken))
+		for q := range rd.taken {
+			taken[q] = true
+		}
+		for _, q := range rd.stale {
+			delete(taken, q)
+		}
+	}
 	patients := make([]int64, g)
 	queue := make([]int32, g)
 	keys := make([]string, g)
@@ -384,7 +463,7 @@ func (s *Store) take(ctx context.Context, conn *pgxpool.Conn, slot booking.Slot,
 		// The counter says there is room but the rows fill every number:
 		// the counter is corrupt. Refuse rather than guess; reconciliation
 		// repairs it.
-		return fmt.Errorf("postgres: slot %d: booked_count %d of %d but only %d free queue numbers",
+		return nil, fmt.Errorf("postgres: slot %d: booked_count %d of %d but only %d free queue numbers",
 			slot.ID, slot.BookedCount, slot.Capacity, n)
 	}
 	for k, i := range winners {
@@ -399,40 +478,32 @@ func (s *Store) take(ctx context.Context, conn *pgxpool.Conn, slot booking.Slot,
 	}
 
 	b := &pgx.Batch{}
+	if reclaim {
+		b.Queue(sqlReclaim, slot.ID, now)
+	}
 	if s.racy {
-		b.Queue(sqlTakeRacy, slot.ID, int32(slot.BookedCount+g), now, string(status), hold, patients, queue, keys, prints)
+		counter := slot.BookedCount + g
+		if reclaim {
+			counter -= len(rd.stale)
+		}
+		b.Queue(sqlTakeRacy, slot.ID, int32(counter), now, string(status), hold, patients, queue, keys, prints)
 	} else {
 		b.Queue(sqlTake, slot.ID, int32(g), now, string(status), hold, patients, queue, keys, prints)
 	}
-	b.Queue(`COMMIT`)
-	br := conn.SendBatch(ctx, b)
-	rows, err := br.Query()
-	if err != nil {
-		br.Close()
-		return err
+	br := tx.SendBatch(ctx, b)
+	ns, byQueue, err := readTake(br, reclaim)
+	if cerr := br.Close(); err == nil {
+		err = cerr
 	}
-	byQueue := make(map[int]booking.Appointment, g)
-	var a booking.Appointment
-	_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.QueueNumber, &a.StartAt, &a.EndAt, &a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt},
-		func() error {
-			byQueue[a.QueueNumber] = a
-			a.HoldExpiresAt = nil // a fresh pointer for the next row
-			return nil
-		})
 	if err != nil {
-		br.Close()
-		return err
+		return nil, err
+	}
+	if reclaim && len(ns) != len(rd.stale) {
+		return nil, fmt.Errorf("postgres: slot %d: reclaimed %d expired holds of the %d read under the lock", slot.ID, len(ns), len(rd.stale))
 	}
 	if len(byQueue) != g {
-		br.Close()
-		return fmt.Errorf("postgres: slot %d: the conditional update took no places although %d were free", slot.ID, slot.Capacity-slot.BookedCount)
-	}
-	if _, err := br.Exec(); err != nil {
-		br.Close()
-		return err
-	}
-	if err := br.Close(); err != nil {
-		return err
+		return nil, fmt.Errorf("postgres: slot %d: the conditional update took no places although %d were free",
+			slot.ID, slot.Capacity-slot.BookedCount+len(ns))
 	}
 	for k, i := range winners {
 		a := byQueue[int(queue[k])]
@@ -440,26 +511,34 @@ func (s *Store) take(ctx context.Context, conn *pgxpool.Conn, slot booking.Slot,
 		a.IdempotencyKey, a.Fingerprint = keys[k], prints[k]
 		utcAppointment(&a)
 		results[i] = booking.BookResult{Appointment: a}
+		if status == booking.StatusBooked {
+			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
+		}
 	}
-	return nil
+	return ns, nil
 }
 
-// commit ends a transaction that wrote nothing.
-func commit(ctx context.Context, conn *pgxpool.Conn, inTx *bool) error {
-	if _, err := conn.Exec(ctx, `COMMIT`); err != nil {
-		return err
+// readTake reads take's pipeline: the expired holds (as their expiry
+// notices) and the new appointments by queue number.
+func readTake(br pgx.BatchResults, reclaim bool) (ns []booking.Notification, byQueue map[int]booking.Appointment, err error) {
+	if reclaim {
+		rows, _ := br.Query()
+		var id int64
+		if _, err = pgx.ForEachRow(rows, []any{&id}, func() error {
+			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: id})
+			return nil
+		}); err != nil {
+			return
+		}
 	}
-	*inTx = false
-	return nil
-}
-
-// endTx rolls back the transaction left open on conn, on a context of its
-// own since ctx may be what failed; a connection that cannot be rolled back
-// is closed so that the pool does not hand it out again.
-func endTx(ctx context.Context, conn *pgxpool.Conn) {
-	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	if _, err := conn.Exec(rctx, `ROLLBACK`); err != nil {
-		_ = conn.Conn().Close(rctx)
-	}
+	rows, _ := br.Query()
+	byQueue = map[int]booking.Appointment{}
+	var a booking.Appointment
+	_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.QueueNumber, &a.StartAt, &a.EndAt, &a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt},
+		func() error {
+			byQueue[a.QueueNumber] = a
+			a.HoldExpiresAt = nil // a fresh pointer for the next row
+			return nil
+		})
+	return
 }

@@ -53,6 +53,14 @@ var constraintErrors = map[string]func() *booking.Error{
 	"slots_schedule_id_fkey":       func() *booking.Error { return booking.NotFound("schedule") },
 	conPatientFK:                   func() *booking.Error { return booking.NotFound("patient") },
 	"appointments_slot_id_fkey":    func() *booking.Error { return booking.NotFound("slot") },
+	"payments_appointment_id_fkey": func() *booking.Error { return booking.NotFound("appointment") },
+	"suspensions_resource_id_fkey": func() *booking.Error { return booking.NotFound("doctor") },
+	conPaymentTrade: func() *booking.Error {
+		return booking.Errorf(booking.CodeConflict, "a payment with this trade number is being recorded")
+	},
+	"suspensions_period_check": func() *booking.Error {
+		return booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
+	},
 }
 
 // translate turns a driver error into what booking.Store promises: an

@@ -46,6 +46,11 @@ type Store struct {
 	// so that the conformance suite can prove that its race tests fail on a
 	// store that races; it is settable from tests only (export_test.go).
 	racy bool
+
+	// enqueue writes notifications inside the transaction of the state
+	// change they announce (the transactional outbox); nil enqueues
+	// nothing. See SetEnqueuer.
+	enqueue func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
 }
 
 var _ booking.Store = (*Store)(nil)

@@ -33,11 +33,40 @@ func newStore(t testing.TB) *Store {
 	return s
 }
 
+// newOutboxStore returns a store like newStore whose enqueuer writes the
+// notifications into storetest_outbox with the transaction it is given, so
+// that the table holds exactly the committed ones.
+func newOutboxStore(t testing.TB) *Store {
+	t.Helper()
+	s := newStore(t)
+	if _, err := s.Pool().Exec(context.Background(), `CREATE TABLE storetest_outbox (
+		id bigserial PRIMARY KEY, kind text NOT NULL, appointment_id bigint NOT NULL, suspension_id bigint)`); err != nil {
+		t.Fatalf("create storetest_outbox: %v", err)
+	}
+	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
+		if len(ns) == 0 {
+			t.Errorf("the enqueuer was called with nothing to enqueue")
+			return nil
+		}
+		kinds := make([]string, len(ns))
+		appts := make([]int64, len(ns))
+		susps := make([]int64, len(ns))
+		for i, n := range ns {
+			kinds[i], appts[i], susps[i] = string(n.Kind), n.AppointmentID, n.SuspensionID
+		}
+		_, err := tx.Exec(ctx, `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id)
+			SELECT k, a, NULLIF(s, 0) FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(k, a, s, o)
+			ORDER BY o`, kinds, appts, susps)
+		return err
+	})
+	return s
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		New: func(t testing.TB) booking.Store { return newStore(t) },
+		New: func(t testing.TB) booking.Store { return newOutboxStore(t) },
 		NewRacy: func(t testing.TB) booking.Store {
-			s := newStore(t)
+			s := newOutboxStore(t)
 			s.SetRacy(true)
 			return s
 		},
@@ -71,6 +100,21 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 	return as
 }
 
+func (in inspector) Notifications(t testing.TB) []booking.Notification {
+	t.Helper()
+	rows, _ := in.pool.Query(context.Background(),
+		`SELECT kind, appointment_id, COALESCE(suspension_id, 0) FROM storetest_outbox ORDER BY id`)
+	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Notification, error) {
+		var n booking.Notification
+		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID)
+		return n, err
+	})
+	if err != nil {
+		t.Fatalf("notifications: %v", err)
+	}
+	return ns
+}
+
 func (in inspector) SetBookedCount(t testing.TB, slotID int64, n int) {
 	t.Helper()
 	if _, err := in.pool.Exec(context.Background(), `UPDATE slots SET booked_count = $2 WHERE id = $1`, slotID, n); err != nil {
@@ -92,7 +136,13 @@ type fix struct {
 
 func newFix(t testing.TB) *fix {
 	t.Helper()
-	f := &fix{t: t, s: newStore(t), ctx: context.Background()}
+	return newFixOn(t, newStore(t))
+}
+
+// newFixOn is newFix on a store the test made.
+func newFixOn(t testing.TB, s *Store) *fix {
+	t.Helper()
+	f := &fix{t: t, s: s, ctx: context.Background()}
 	d, err := f.s.CreateDepartment(f.ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	for i := range f.doc {
@@ -458,12 +508,18 @@ func TestTerminatedConnections(t *testing.T) {
 // The cost of a batch against the same requests decided one by one; logged,
 // not asserted (the machine's cores are shared with the server). Each way
 // runs four times on fresh slots and the best is kept, so that connection
-// set-up and statement preparation (the first round) do not count.
+// set-up and statement preparation (the first round) do not count. It runs
+// without an enqueuer and with the harness's outbox, whose insert costs
+// every transaction that confirms something one more round trip.
 func TestBatchTiming(t *testing.T) {
 	if testing.Short() {
 		t.Skip("timing")
 	}
-	f := newFix(t)
+	t.Run("no-enqueuer", func(t *testing.T) { batchTiming(t, newFix(t)) })
+	t.Run("outbox", func(t *testing.T) { batchTiming(t, newFixOn(t, newOutboxStore(t))) })
+}
+
+func batchTiming(t *testing.T, f *fix) {
 	const n, rounds = 64, 4
 	best := func(d *time.Duration, v time.Duration) {
 		if *d == 0 || v < *d {

@@ -1,0 +1,664 @@
+package postgres
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// Lock order. Every transaction that changes an appointment's state locks
+// the appointment's slot first and the appointment second (Book, Cancel,
+// ConfirmPayment, Transition, Suspend, the repair of Reconcile), so that two
+// of them never wait for each other in opposite orders. ExpireHolds is the
+// exception that proves the rule: it locks holds and their slots with SKIP
+// LOCKED and so never waits at all.
+
+// SetEnqueuer installs fn as the store's transactional outbox: every
+// transaction that changes state calls fn with itself and the
+// notifications it announces (notes/lifecycle-contract.md), before it
+// commits, and only when there is something to announce. An error from fn
+// rolls the change back, so a committed change always has its messages and
+// a rolled-back one never does. Without an enqueuer nothing is enqueued.
+// Install it before the store is used.
+func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error) {
+	s.enqueue = fn
+}
+
+// notify hands ns to the enqueuer inside tx; nothing to announce, or no
+// enqueuer, costs no round trip.
+func (s *Store) notify(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
+	if s.enqueue == nil || len(ns) == 0 {
+		return nil
+	}
+	if err := s.enqueue(ctx, tx, ns); err != nil {
+		return fmt.Errorf("postgres: enqueue notifications: %w", err)
+	}
+	return nil
+}
+
+// inTx runs fn in a READ COMMITTED transaction and commits it when fn
+// succeeds. Errors are returned untranslated.
+func (s *Store) inTx(ctx context.Context, fn func(pgx.Tx) error) error {
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	if err != nil {
+		return err
+	}
+	defer rollback(ctx, tx)
+	if err := fn(tx); err != nil {
+		return err
+	}
+	return tx.Commit(ctx)
+}
+
+// rollback ends tx if it is still open (after Commit it is a no-op), on a
+// context of its own since ctx may be what failed. pgx closes a connection
+// whose rollback fails, so the pool never hands out one left in a
+// transaction.
+func rollback(ctx context.Context, tx pgx.Tx) {
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = tx.Rollback(rctx)
+}
+
+// inList renders states as an SQL list of literals. The conditional updates
+// take their WHERE status IN (...) from the transition table this way, as
+// literals rather than parameters, so that the planner can match the
+// partial indexes on active appointments (WHERE status IN ('HELD',
+// 'BOOKED')), which a parameter would hide from it.
+func inList(ss []booking.Status) string {
+	q := make([]string, len(ss))
+	for i, s := range ss {
+		q[i] = "'" + string(s) + "'"
+	}
+	return "(" + strings.Join(q, ", ") + ")"
+}
+
+var (
+	// cancelFrom, expireFrom: the states CANCELLED and EXPIRED are reached from.
+	cancelFrom = inList(booking.Sources(booking.StatusCancelled))
+	expireFrom = inList(booking.Sources(booking.StatusExpired))
+)
+
+// --- appointment locking and single transitions -----------------------------
+
+const (
+	// sqlLockApptSlot locks an appointment's slot (the first lock of the
+	// lock order) and reads the slot's fee.
+	sqlLockApptSlot = `SELECT s.fee_cents FROM appointments a JOIN slots s ON s.id = a.slot_id
+		WHERE a.id = $1 FOR UPDATE OF s`
+	// sqlApptForUpdate reads and locks the appointment. Sent after
+	// sqlLockApptSlot, it is a statement of its own and so, under READ
+	// COMMITTED, sees everything committed before the slot's lock was granted.
+	sqlApptForUpdate = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		WHERE a.id = $1 FOR UPDATE OF a`
+	// sqlTransition performs one transition as a conditional update and, when
+	// $5, releases the place; it reports the rows changed by each.
+	sqlTransition = `WITH x AS (
+			UPDATE appointments SET status = $3, updated_at = $2 WHERE id = $1 AND status = $4
+			RETURNING slot_id),
+		d AS (
+			UPDATE slots SET booked_count = booked_count - 1 FROM x WHERE slots.id = x.slot_id AND $5::boolean
+			RETURNING slots.id)
+		SELECT (SELECT count(*) FROM x), (SELECT count(*) FROM d)`
+)
+
+// lockAppointment locks an appointment and its slot in the lock order, in
+// one round trip, and returns the appointment and the slot's fee. A
+// missing appointment is found == false.
+func lockAppointment(ctx context.Context, tx pgx.Tx, id int64, extra func(*pgx.Batch), readExtra func(pgx.BatchResults) error) (a booking.Appointment, fee int64, found bool, err error) {
+	b := &pgx.Batch{}
+	if extra != nil {
+		extra(b)
+	}
+	b.Queue(sqlLockApptSlot, id)
+	b.Queue(sqlApptForUpdate, id)
+	br := tx.SendBatch(ctx, b)
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	if readExtra != nil {
+		if err = readExtra(br); err != nil {
+			return
+		}
+	}
+	switch err = br.QueryRow().Scan(&fee); {
+	case errors.Is(err, pgx.ErrNoRows):
+		// No such appointment; Close reads the empty answer of the next
+		// statement.
+		return a, 0, false, nil
+	case err != nil:
+		return
+	}
+	a, err = scanAppointment(br.QueryRow())
+	if errors.Is(err, pgx.ErrNoRows) {
+		// Deleted between the statements: appointments are never deleted,
+		// but answer as missing rather than fail.
+		return a, fee, false, nil
+	}
+	return a, fee, err == nil, err
+}
+
+// transition moves the locked appointment a to `to` by a conditional update
+// on its current state, releasing its place when it leaves an active state
+// for an inactive one, once, in the same statement.
+func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booking.Status, now time.Time) error {
+	if !booking.CanTransition(a.Status, to) {
+		return fmt.Errorf("postgres: appointment %d: %s -> %s is not in the transition table", a.ID, a.Status, to)
+	}
+	release := a.Status.Active() && !to.Active()
+	var changed, released int
+	if err := tx.QueryRow(ctx, sqlTransition, a.ID, now, string(to), string(a.Status), release).Scan(&changed, &released); err != nil {
+		return err
+	}
+	if changed != 1 || (release && released != 1) {
+		// The rows are locked, so the update cannot miss: a bug.
+		return fmt.Errorf("postgres: appointment %d: %s -> %s changed %d rows and released %d places", a.ID, a.Status, to, changed, released)
+	}
+	a.Status, a.UpdatedAt = to, now
+	return nil
+}
+
+// --- payments -----------------------------------------------------------------
+
+const (
+	conPaymentTrade   = "payments_trade_no_key"
+	paymentColumns    = `trade_no, appointment_id, amount_cents, received_at, outcome, COALESCE(reason, '')`
+	sqlPaymentByTrade = `SELECT ` + paymentColumns + ` FROM payments WHERE trade_no = $1`
+	sqlInsertPayment  = `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6)`
+	sqlGetAppointment = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1`
+)
+
+func scanPayment(r pgx.Row) (booking.Payment, error) {
+	var p booking.Payment
+	err := r.Scan(&p.TradeNo, &p.AppointmentID, &p.AmountCents, &p.ReceivedAt, &p.Outcome, &p.Reason)
+	p.ReceivedAt = p.ReceivedAt.UTC()
+	return p, err
+}
+
+// ConfirmPayment records a provider's payment for a HELD appointment in one
+// transaction and books the appointment when its hold is still running and
+// the amount is the slot's fee. A known trade number changes nothing and
+// answers Duplicate. A payment that cannot be applied is recorded as
+// needing a refund and answered with the result and CodePaymentRejected; a
+// hold whose deadline has passed is expired on the way, so a payment never
+// wins against a passed deadline. See notes/lifecycle-contract.md.
+func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.Time) (booking.PaymentResult, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	if p.ReceivedAt.IsZero() {
+		p.ReceivedAt = now
+	}
+	p.ReceivedAt = p.ReceivedAt.UTC().Truncate(time.Microsecond)
+	p.Outcome, p.Reason = "", ""
+	for attempt := 1; ; attempt++ {
+		res, rejected, err := s.confirmPayment(ctx, p, now)
+		// Two deliveries of one callback at once: the later insert waits for
+		// the earlier and then violates the trade number's uniqueness. Run
+		// again, and it answers as the duplicate it is.
+		if constraintOf(err) == conPaymentTrade && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return booking.PaymentResult{}, translate(err, "")
+		}
+		return res, rejected
+	}
+}
+
+// confirmPayment is one attempt of ConfirmPayment. rejected is the
+// CodePaymentRejected answer of a payment that was recorded for refund (the
+// transaction committed); err is a failure (nothing committed).
+func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.Time) (res booking.PaymentResult, rejected, err error) {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		var (
+			recorded booking.Payment
+			dup      bool
+		)
+		a, fee, found, err := lockAppointment(ctx, tx, p.AppointmentID,
+			func(b *pgx.Batch) { b.Queue(sqlPaymentByTrade, p.TradeNo) },
+			func(br pgx.BatchResults) error {
+				var err error
+				recorded, err = scanPayment(br.QueryRow())
+				if errors.Is(err, pgx.ErrNoRows) {
+					return nil
+				}
+				dup = err == nil
+				return err
+			})
+		if err != nil {
+			return err
+		}
+		if dup {
+			if recorded.AppointmentID != p.AppointmentID || !found {
+				if a, err = scanAppointment(tx.QueryRow(ctx, sqlGetAppointment, recorded.AppointmentID)); err != nil {
+					return err
+				}
+			}
+			res = booking.PaymentResult{Payment: recorded, Appointment: a, Duplicate: true}
+			return nil
+		}
+		if !found {
+			return booking.NotFound("appointment")
+		}
+
+		var reason string
+		var ns []booking.Notification
+		switch {
+		case a.Status == booking.StatusHeld && a.HoldExpiresAt != nil && !now.Before(*a.HoldExpiresAt):
+			// The expiry job has not come by yet: do its work here.
+			if err := transition(ctx, tx, &a, booking.StatusExpired, now); err != nil {
+				return err
+			}
+			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID})
+			reason = "hold expired"
+		case a.Status == booking.StatusHeld && p.AmountCents != fee:
+			reason = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
+		case a.Status == booking.StatusHeld:
+			if err := transition(ctx, tx, &a, booking.StatusBooked, now); err != nil {
+				return err
+			}
+			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
+		case a.Status == booking.StatusExpired:
+			reason = "hold expired"
+		case a.Status == booking.StatusCancelled:
+			reason = "appointment cancelled"
+		default: // BOOKED, or past it: paid (or free) already
+			reason = "already paid"
+		}
+		p.Outcome, p.Reason = booking.PaymentApplied, reason
+		if reason != "" {
+			p.Outcome = booking.PaymentRefund
+		}
+		if _, err := tx.Exec(ctx, sqlInsertPayment, p.TradeNo, p.AppointmentID, p.AmountCents, p.Outcome, p.Reason, p.ReceivedAt); err != nil {
+			return err
+		}
+		if err := s.notify(ctx, tx, ns); err != nil {
+			return err
+		}
+		res = booking.PaymentResult{Payment: p, Appointment: a}
+		if reason != "" {
+			rejected = &booking.Error{Code: booking.CodePaymentRejected, Message: reason}
+		}
+		return nil
+	})
+	return res, rejected, err
+}
+
+// --- hold expiry ----------------------------------------------------------------
+
+// sqlExpireHolds is one pass of the expiry job in one statement: pick the
+// oldest holds past their deadline, locking each with its slot and skipping
+// those another transaction holds (another instance's pass, or a booking or
+// payment on that slot, which then deals with it); expire them by a
+// conditional update; and release their places, one counter update per
+// slot. It never waits for a lock, so it cannot deadlock with the
+// slot-first lock order of everything else.
+var sqlExpireHolds = `WITH c AS MATERIALIZED (
+		SELECT a.id FROM appointments a JOIN slots s ON s.id = a.slot_id
+		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1
+		ORDER BY a.hold_expires_at, a.id
+		LIMIT $2
+		FOR UPDATE OF a, s SKIP LOCKED),
+	x AS (
+		UPDATE appointments a SET status = 'EXPIRED', updated_at = $1 FROM c
+		WHERE a.id = c.id AND a.status IN ` + expireFrom + `
+		RETURNING a.*),
+	d AS (
+		UPDATE slots s SET booked_count = s.booked_count - g.n
+		FROM (SELECT slot_id, count(*)::integer AS n FROM x GROUP BY slot_id) g
+		WHERE s.id = g.slot_id
+		RETURNING s.id, s.resource_id)
+	SELECT ` + apptColumns + ` FROM x a JOIN d s ON s.id = a.slot_id ORDER BY a.hold_expires_at, a.id`
+
+// ExpireHolds expires up to limit HELD appointments whose deadline is at or
+// before now, oldest deadline first, releasing each place once and
+// announcing each expiry, in one transaction. Several processes may run it
+// at once: each takes holds the others have not locked.
+func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
+	if limit <= 0 {
+		return nil, nil
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	var out []booking.Appointment
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, sqlExpireHolds, now, limit)
+		var err error
+		out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+		if err != nil {
+			return err
+		}
+		ns := make([]booking.Notification, len(out))
+		for i, a := range out {
+			ns[i] = booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID}
+		}
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
+}
+
+// --- staff transitions ------------------------------------------------------------
+
+// Transition moves an appointment to COMPLETED or NO_SHOW for staff, by the
+// transition table (from BOOKED), releasing its place. Repeating it returns
+// the appointment unchanged; another move the table does not allow is
+// CodeInvalidTransition. It announces nothing.
+func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.Status, now time.Time) (booking.Appointment, error) {
+	if to != booking.StatusCompleted && to != booking.StatusNoShow {
+		// Other targets have their own operations, with their own
+		// notifications (Cancel, ConfirmPayment, ExpireHolds).
+		return booking.Appointment{}, booking.Errorf(booking.CodeInvalidRequest, "staff can only mark an appointment %s or %s", booking.StatusCompleted, booking.StatusNoShow)
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	var out booking.Appointment
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		a, _, found, err := lockAppointment(ctx, tx, appointmentID, nil, nil)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return booking.NotFound("appointment")
+		case a.Status == to:
+			out = a
+			return nil
+		case !booking.CanTransition(a.Status, to):
+			return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot become %s", a.Status, to)
+		}
+		if err := transition(ctx, tx, &a, to, now); err != nil {
+			return err
+		}
+		out = a
+		return nil
+	})
+	if err != nil {
+		return booking.Appointment{}, translate(err, "")
+	}
+	return out, nil
+}
+
+// --- suspensions ----------------------------------------------------------------------
+
+const (
+	suspensionColumns = `id, resource_id, from_at, to_at, reason, created_at`
+	// sqlInsertSuspension records a suspension of a doctor; no row back
+	// means the doctor is unknown or the period is already recorded.
+	sqlInsertSuspension = `INSERT INTO suspensions (resource_id, from_at, to_at, reason, created_at)
+		SELECT id, $2, $3, $4, $5 FROM resources WHERE id = $1 AND kind = 'doctor'
+		ON CONFLICT ON CONSTRAINT suspensions_period_key DO NOTHING
+		RETURNING ` + suspensionColumns
+	sqlSuspensionByPeriod = `SELECT ` + suspensionColumns + ` FROM suspensions
+		WHERE resource_id = $1 AND from_at = $2 AND to_at = $3`
+	// sqlCloseSlots locks the period's slots in id order (the order every
+	// multi-slot locker uses) and closes the open ones, so that a booking
+	// waiting for one of them finds it closed.
+	sqlCloseSlots = `WITH l AS MATERIALIZED (
+			SELECT id FROM slots WHERE resource_id = $1 AND start_at >= $2 AND start_at < $3
+			ORDER BY id FOR UPDATE)
+		UPDATE slots SET status = 'CLOSED' FROM l WHERE slots.id = l.id AND slots.status <> 'CLOSED'`
+)
+
+// sqlCancelPeriod cancels the active appointments of the (locked) slots of
+// a period by a conditional update and releases their places, one counter
+// update per slot.
+var sqlCancelPeriod = `WITH x AS (
+		UPDATE appointments a SET status = 'CANCELLED', updated_at = $4 FROM slots s
+		WHERE s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3
+		  AND a.slot_id = s.id AND a.status IN ` + cancelFrom + `
+		RETURNING a.id, a.slot_id, a.patient_id, a.start_at),
+	d AS (
+		UPDATE slots s SET booked_count = s.booked_count - g.n
+		FROM (SELECT slot_id, count(*)::integer AS n FROM x GROUP BY slot_id) g
+		WHERE s.id = g.slot_id)
+	SELECT id, patient_id FROM x ORDER BY start_at, id`
+
+func scanSuspension(r pgx.Row) (booking.Suspension, error) {
+	var s booking.Suspension
+	err := r.Scan(&s.ID, &s.DoctorID, &s.From, &s.To, &s.Reason, &s.CreatedAt)
+	s.From, s.To, s.CreatedAt = s.From.UTC(), s.To.UTC(), s.CreatedAt.UTC()
+	return s, err
+}
+
+// Suspend records a suspension of a doctor's period [From, To) and, in the
+// same transaction, closes the doctor's slots starting in it, cancels their
+// active appointments (releasing the places) and announces it once to each
+// patient concerned, naming that patient's earliest cancelled appointment.
+// Repeating a suspension (same doctor, from and to) returns the recorded
+// one with Existing set and changes nothing.
+func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	from, to := sus.From.UTC().Truncate(time.Microsecond), sus.To.UTC().Truncate(time.Microsecond)
+	if !to.After(from) {
+		return booking.SuspensionResult{}, booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
+	}
+	var res booking.SuspensionResult
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rec, err := scanSuspension(tx.QueryRow(ctx, sqlInsertSuspension, sus.DoctorID, from, to, sus.Reason, now))
+		if errors.Is(err, pgx.ErrNoRows) {
+			// Already recorded (by us earlier, or by a concurrent call that
+			// the insert waited for), or no such doctor.
+			rec, err = scanSuspension(tx.QueryRow(ctx, sqlSuspensionByPeriod, sus.DoctorID, from, to))
+			if errors.Is(err, pgx.ErrNoRows) {
+				return booking.NotFound("doctor")
+			}
+			res = booking.SuspensionResult{Suspension: rec, Existing: true}
+			return err
+		}
+		if err != nil {
+			return err
+		}
+		res.Suspension = rec
+
+		b := &pgx.Batch{}
+		b.Queue(sqlCloseSlots, sus.DoctorID, from, to)
+		b.Queue(sqlCancelPeriod, sus.DoctorID, from, to, now)
+		br := tx.SendBatch(ctx, b)
+		tag, err := br.Exec()
+		if err != nil {
+			br.Close()
+			return err
+		}
+		res.SlotsClosed = int(tag.RowsAffected())
+		rows, err := br.Query()
+		if err != nil {
+			br.Close()
+			return err
+		}
+		var ns []booking.Notification
+		told := map[int64]bool{}
+		var id, patientID int64
+		_, err = pgx.ForEachRow(rows, []any{&id, &patientID}, func() error {
+			res.Cancelled++
+			// Rows come earliest first: the first of a patient is the one named.
+			if !told[patientID] {
+				told[patientID] = true
+				ns = append(ns, booking.Notification{Kind: booking.NotifySuspension, AppointmentID: id, SuspensionID: rec.ID})
+			}
+			return nil
+		})
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		res.PatientsTold = len(ns)
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return booking.SuspensionResult{}, translate(err, "")
+	}
+	return res, nil
+}
+
+// GetSuspension returns one suspension.
+func (s *Store) GetSuspension(ctx context.Context, id int64) (booking.Suspension, error) {
+	sus, err := scanSuspension(s.pool.QueryRow(ctx, `SELECT `+suspensionColumns+` FROM suspensions WHERE id = $1`, id))
+	return sus, translate(err, "suspension")
+}
+
+// --- reconciliation -----------------------------------------------------------------------
+
+// reportLimit bounds the stale holds and refunds a report lists.
+const reportLimit = 1000
+
+const (
+	// sqlCounterMismatches compares every slot's counter with its active
+	// rows in one grouped scan: the active appointments are counted per
+	// slot from the partial index on them and hash-joined to one pass over
+	// the slots. It has no ORDER BY (Reconcile sorts the few rows it
+	// returns): ordering by id makes the planner walk all of slots_pkey
+	// for a merge join, over ten times the pages of the sequential scan.
+	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0)
+		FROM slots s LEFT JOIN (
+			SELECT slot_id, count(*)::integer AS n FROM appointments
+			WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id) c ON c.slot_id = s.id
+		WHERE s.booked_count <> COALESCE(c.n, 0) OR COALESCE(c.n, 0) > s.capacity`
+	// sqlDuplicateActives finds patients holding a slot twice, which the
+	// partial unique index should make impossible; the check is there for
+	// when it was dropped or corrupted, so it reads the table, not the index.
+	sqlDuplicateActives = `SELECT slot_id, patient_id, count(*)::integer FROM appointments
+		WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id, patient_id HAVING count(*) > 1
+		ORDER BY slot_id, patient_id`
+	sqlStaleHolds = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
+	sqlRefunds = `SELECT ` + paymentColumns + ` FROM payments WHERE outcome = 'needs-refund'
+		ORDER BY id DESC LIMIT $1`
+
+	// The repair: lock the slots in id order, then count their rows (a
+	// statement of its own, so it sees everything committed before the
+	// locks were granted; every change of a counter or of an appointment's
+	// activity holds the slot's lock, so the count is exact), then set.
+	sqlLockSlots   = `SELECT id, capacity, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	sqlCountActive = `SELECT slot_id, count(*)::integer FROM appointments
+		WHERE slot_id = ANY($1) AND status IN ('HELD', 'BOOKED') GROUP BY slot_id`
+	sqlSetCounters = `UPDATE slots SET booked_count = v.n FROM unnest($1::bigint[], $2::integer[]) AS v(id, n)
+		WHERE slots.id = v.id`
+)
+
+// Reconcile reports the invariant breaches of SPEC §6 — counters that
+// disagree with their rows, patients holding a slot twice — and the work
+// left to do: holds past their deadline and payments to refund. The report
+// is read in one pipeline. With repair, it then sets each mismatched
+// counter that fits the slot's capacity to its row count, in one
+// transaction with those slots locked, and lists the changes in Repaired.
+func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (booking.Reconciliation, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	rep := booking.Reconciliation{CheckedAt: now,
+		CounterMismatches: []booking.CounterMismatch{}, DuplicateActives: []booking.DuplicateActive{},
+		StaleHolds: []booking.Appointment{}, RefundsNeeded: []booking.Payment{}, Repaired: []booking.CounterRepair{}}
+	b := &pgx.Batch{}
+	b.Queue(sqlCounterMismatches)
+	b.Queue(sqlDuplicateActives)
+	b.Queue(sqlStaleHolds, now, reportLimit)
+	b.Queue(sqlRefunds, reportLimit)
+	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
+		return booking.Reconciliation{}, translate(err, "")
+	}
+	if !repair || len(rep.CounterMismatches) == 0 {
+		return rep, nil
+	}
+	ids := make([]int64, len(rep.CounterMismatches))
+	for i, m := range rep.CounterMismatches {
+		ids[i] = m.SlotID
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		rep.Repaired = rep.Repaired[:0]
+		b := &pgx.Batch{}
+		b.Queue(sqlLockSlots, ids)
+		b.Queue(sqlCountActive, ids)
+		br := tx.SendBatch(ctx, b)
+		type counter struct{ capacity, booked int }
+		locked := map[int64]counter{}
+		var order []int64
+		var id int64
+		var c counter
+		rows, _ := br.Query()
+		_, err := pgx.ForEachRow(rows, []any{&id, &c.capacity, &c.booked}, func() error {
+			locked[id] = c
+			order = append(order, id)
+			return nil
+		})
+		active := map[int64]int{}
+		if err == nil {
+			var n int
+			rows, _ = br.Query()
+			_, err = pgx.ForEachRow(rows, []any{&id, &n}, func() error { active[id] = n; return nil })
+		}
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return err
+		}
+		var setIDs []int64
+		var setN []int32
+		for _, id := range order {
+			c, n := locked[id], active[id]
+			if n == c.booked || n > c.capacity {
+				continue // fixed meanwhile, or beyond repair by counting
+			}
+			setIDs, setN = append(setIDs, id), append(setN, int32(n))
+			rep.Repaired = append(rep.Repaired, booking.CounterRepair{SlotID: id, From: c.booked, To: n})
+		}
+		if len(setIDs) == 0 {
+			return nil
+		}
+		_, err = tx.Exec(ctx, sqlSetCounters, setIDs, setN)
+		return err
+	})
+	if err != nil {
+		return booking.Reconciliation{}, translate(err, "")
+	}
+	return rep, nil
+}
+
+// readReport reads the answers of Reconcile's report pipeline into rep.
+func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
+	defer func() {
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	var m booking.CounterMismatch
+	rows, _ := br.Query()
+	if _, err = pgx.ForEachRow(rows, []any{&m.SlotID, &m.Capacity, &m.BookedCount, &m.Active}, func() error {
+		rep.CounterMismatches = append(rep.CounterMismatches, m)
+		return nil
+	}); err != nil {
+		return err
+	}
+	slices.SortFunc(rep.CounterMismatches, func(a, b booking.CounterMismatch) int { return cmp.Compare(a.SlotID, b.SlotID) })
+	var d booking.DuplicateActive
+	rows, _ = br.Query()
+	if _, err = pgx.ForEachRow(rows, []any{&d.SlotID, &d.PatientID, &d.Count}, func() error {
+		rep.DuplicateActives = append(rep.DuplicateActives, d)
+		return nil
+	}); err != nil {
+		return err
+	}
+	rows, _ = br.Query()
+	stale, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	if err != nil {
+		return err
+	}
+	rep.StaleHolds = append(rep.StaleHolds, stale...)
+	rows, _ = br.Query()
+	refunds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Payment, error) { return scanPayment(r) })
+	if err != nil {
+		return err
+	}
+	rep.RefundsNeeded = append(rep.RefundsNeeded, refunds...)
+	return nil
+}
