@@ -53,11 +53,19 @@ const (
 		FROM appointments a, slots s
 		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ('HELD', 'BOOKED')
 		  AND a.start_at < s.end_at AND a.end_at > s.start_at`
-	// sqlTakenQueue lists the queue numbers in use, through
-	// appointments_slot_queue_active, and tells which of them are holds
-	// past their deadline (that Book may reclaim).
-	sqlTakenQueue = `SELECT queue_no, status = 'HELD' AND hold_expires_at <= $2
-		FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+	// sqlTopQueue is the highest queue number in use, read backwards from
+	// appointments_slot_queue_active in O(log n): when it equals the slot's
+	// counter no number below it is free, and the next places are simply
+	// the numbers after it (the common case, and the rush's).
+	sqlTopQueue = `SELECT coalesce(max(queue_no), 0) FROM appointments
+		WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+	// sqlSlotStaleHolds lists the slot's holds past their deadline (that Book
+	// may reclaim), through appointments_slot_held.
+	sqlSlotStaleHolds = `SELECT queue_no FROM appointments
+		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2`
+	// sqlTakenQueue lists every queue number in use: read only when numbers
+	// below the top may be free (after cancels, expiries, or a reclaim).
+	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
 
 	// sqlTake is the decision and the inserts in one statement: the
 	// conditional update takes g places or matches no row, and then the
@@ -233,7 +241,8 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	}
 	b.Queue(sqlByKeys, patients, keys)
 	b.Queue(sqlActiveOverlapping, slotID, patients)
-	b.Queue(sqlTakenQueue, slotID, now)
+	b.Queue(sqlTopQueue, slotID)
+	b.Queue(sqlSlotStaleHolds, slotID, now)
 	br := s.pool.SendBatch(ctx, b)
 	tx := br.Tx()
 	defer rollback(ctx, tx)
@@ -360,10 +369,10 @@ type bookReads struct {
 	// activeHere, overlapping: patients with an active appointment in this
 	// slot, or in another slot overlapping it.
 	activeHere, overlapping map[int64]bool
-	// taken: queue numbers of the slot's active appointments; stale: those
-	// of them that are holds past their deadline.
-	taken map[int]bool
-	stale []int
+	// topQueue: the highest queue number in use; stale: the numbers of the
+	// slot's holds past their deadline.
+	topQueue int
+	stale    []int
 }
 
 // readBatch reads the answers of Book's read pipeline (after the begin).
@@ -412,21 +421,52 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
 		return
 	}
 
-	rd.taken = map[int]bool{}
+	if err = br.QueryRow().Scan(&rd.topQueue); err != nil {
+		return
+	}
 	rows, err = br.Query()
 	if err != nil {
 		return
 	}
 	var q int
-	var stale bool
-	_, err = pgx.ForEachRow(rows, []any{&q, &stale}, func() error {
-		rd.taken[q] = true
-		if stale {
-			rd.stale = append(rd.stale, q)
-		}
+	_, err = pgx.ForEachRow(rows, []any{&q}, func() error {
+		rd.stale = append(rd.stale, q)
 		return nil
 	})
 	return
+}
+
+// freeNumbers returns the g lowest free queue numbers of slot. Without gaps
+// below the top number they follow it; otherwise (after cancels, expiries,
+// or when reclaiming the stale holds' numbers) they are found among the
+// numbers in use, read under the slot's lock.
+func freeNumbers(ctx context.Context, tx pgx.Tx, slot booking.Slot, rd bookReads, reclaim bool, g int) ([]int32, error) {
+	queue := make([]int32, 0, g)
+	if !reclaim && rd.topQueue == slot.BookedCount && rd.topQueue+g <= slot.Capacity {
+		for q := rd.topQueue + 1; len(queue) < g; q++ {
+			queue = append(queue, int32(q))
+		}
+		return queue, nil
+	}
+	rows, _ := tx.Query(ctx, sqlTakenQueue, slot.ID)
+	taken := map[int]bool{}
+	var q int
+	if _, err := pgx.ForEachRow(rows, []any{&q}, func() error { taken[q] = true; return nil }); err != nil {
+		return nil, err
+	}
+	if reclaim {
+		// The reclaimed holds' numbers are free again. The list is exact:
+		// a hold changes state only under its slot's lock, which we hold.
+		for _, q := range rd.stale {
+			delete(taken, q)
+		}
+	}
+	for q := 1; q <= slot.Capacity && len(queue) < g; q++ {
+		if !taken[q] {
+			queue = append(queue, int32(q))
+		}
+	}
+	return queue, nil
 }
 
 // take gives places to the requests at winners (indexes into reqs), with
@@ -436,35 +476,19 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
 func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, reqs []booking.BookRequest,
 	winners []int, rd bookReads, reclaim bool, now time.Time, results []booking.BookResult) ([]booking.Notification, error) {
 	g := len(winners)
-	taken := rd.taken
-	if reclaim {
-		// The reclaimed holds' numbers are free again. The list is exact:
-		// a hold changes state only under its slot's lock, which we hold.
-		taken = make(map[int]bool, len(rd.taken))
-		for q := range rd.taken {
-			taken[q] = true
-		}
-		for _, q := range rd.stale {
-			delete(taken, q)
-		}
-	}
 	patients := make([]int64, g)
-	queue := make([]int32, g)
 	keys := make([]string, g)
 	prints := make([]string, g)
-	n := 0
-	for q := 1; q <= slot.Capacity && n < g; q++ {
-		if !taken[q] {
-			queue[n] = int32(q)
-			n++
-		}
+	queue, err := freeNumbers(ctx, tx, slot, rd, reclaim, g)
+	if err != nil {
+		return nil, err
 	}
-	if n < g {
+	if len(queue) < g {
 		// The counter says there is room but the rows fill every number:
 		// the counter is corrupt. Refuse rather than guess; reconciliation
 		// repairs it.
 		return nil, fmt.Errorf("postgres: slot %d: booked_count %d of %d but only %d free queue numbers",
-			slot.ID, slot.BookedCount, slot.Capacity, n)
+			slot.ID, slot.BookedCount, slot.Capacity, len(queue))
 	}
 	for k, i := range winners {
 		patients[k], keys[k], prints[k] = reqs[i].PatientID, reqs[i].IdempotencyKey, reqs[i].Fingerprint
