@@ -5,7 +5,9 @@
 package auth
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -144,6 +146,17 @@ func (s *Signer) Verify(token string) (Claims, error) {
 		return Claims{}, fmt.Errorf("%w: empty subject", ErrInvalidToken)
 	}
 	return Claims{Role: c.Role, Subject: c.Subject}, nil
+}
+
+// DeriveKey returns a 32-byte key for one purpose (such as "web-csrf"),
+// derived from the signer's secret with HMAC-SHA256, so that other parts of
+// the service (the web UI's CSRF tokens and login-code hashes) get keys that
+// every instance sharing the secret agrees on, without ever using the token
+// secret itself for another purpose.
+func (s *Signer) DeriveKey(purpose string) []byte {
+	m := hmac.New(sha256.New, s.secret)
+	m.Write([]byte("slotd derived key\x00" + purpose))
+	return m.Sum(nil)
 }
 
 // LoadOrCreateSecret returns the secret kept in the file at path, creating

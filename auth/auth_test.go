@@ -264,3 +264,18 @@ func TestLoadOrCreateSecretRefusesShortFile(t *testing.T) {
 		t.Fatal("short secret file accepted")
 	}
 }
+
+func TestDeriveKey(t *testing.T) {
+	a, _ := NewSigner([]byte("0123456789abcdef0123456789abcdef"))
+	b, _ := NewSigner([]byte("0123456789abcdef0123456789abcdeX"))
+	k1, k2 := a.DeriveKey("web-csrf"), a.DeriveKey("web-code")
+	if len(k1) != 32 || string(k1) == string(k2) {
+		t.Fatalf("keys for two purposes must differ and be 32 bytes")
+	}
+	if string(a.DeriveKey("web-csrf")) != string(k1) {
+		t.Fatal("DeriveKey must be deterministic")
+	}
+	if string(b.DeriveKey("web-csrf")) == string(k1) {
+		t.Fatal("another secret must give another key")
+	}
+}

@@ -31,6 +31,8 @@ var commands = []command{
 	{"token", "mint a bearer token", runToken},
 	{"demo-data", "create sample departments, doctors, patients and slots", runDemoData},
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
+	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken", runReconcile},
+	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
 }
 
 func main() {
@@ -39,6 +41,10 @@ func main() {
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		if !errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintln(os.Stderr, "slotd:", err)
+		}
+		var st *exitStatus
+		if errors.As(err, &st) {
+			os.Exit(st.code)
 		}
 		os.Exit(2)
 	}

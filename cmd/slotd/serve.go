@@ -22,6 +22,7 @@ import (
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/sqlite"
+	"github.com/slotd/slotd/web"
 )
 
 // serveFlags configure `slotd serve`.
@@ -117,10 +118,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--engine must be %s or %s", booking.EngineBatched, booking.EngineDirect)
 	}
 	m := metrics.New()
+	dash := web.NewRecorder(nil) // the web UI's rush dashboard
 	svc := booking.NewService(store, booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
-		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: m,
+		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 	})
+	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	registerPoolGauges(m, store)
 	// Jobs start before the first request: from then on every booking
@@ -153,12 +156,25 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			ln.Close()
 			return err
 		}
+		if err := demoStaff(ctx, store, stdout); err != nil {
+			ln.Close()
+			return err
+		}
 	}
 	handler := httpapi.New(httpapi.Config{
 		Service: svc, Store: store, Signer: signer, Logger: logger,
 		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 	})
+	handler, err = withWeb(handler, web.Config{
+		Service: svc, Store: store, Signer: signer, Notifier: notifier, Demo: f.demo,
+		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
+		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
+	})
+	if err != nil {
+		ln.Close()
+		return err
+	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,

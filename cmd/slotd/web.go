@@ -1,0 +1,71 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/web"
+)
+
+// apiPaths are the paths the JSON API keeps; the web UI serves the rest.
+var apiPaths = []string{"/api/", "/healthz", "/readyz", "/openapi.json", "/metrics", "/bench/"}
+
+// withWeb mounts the web UI at "/" beside the API handler api.
+func withWeb(api http.Handler, cfg web.Config) (http.Handler, error) {
+	acc, ok := cfg.Store.(web.Accounts)
+	if !ok {
+		return nil, fmt.Errorf("the %T store does not implement web.Accounts", cfg.Store)
+	}
+	cfg.Accounts = acc
+	cfg.PaymentCallback = api
+	mux := http.NewServeMux()
+	for _, p := range apiPaths {
+		mux.Handle(p, api)
+	}
+	mux.Handle("/", web.New(cfg))
+	return mux, nil
+}
+
+// observers fans the booking outcomes out to several observers (the
+// Prometheus metrics and the web dashboard's recorder).
+type observers []booking.Observer
+
+func (o observers) Booked(outcome string, gated bool, took time.Duration) {
+	for _, x := range o {
+		x.Booked(outcome, gated, took)
+	}
+}
+
+func (o observers) Batch(size int, took time.Duration) {
+	for _, x := range o {
+		x.Batch(size, took)
+	}
+}
+
+// demoStaff creates the demo staff user "admin" with password "demo" when
+// there is none, and says so.
+func demoStaff(ctx context.Context, store booking.Store, stdout io.Writer) error {
+	acc, ok := store.(web.Accounts)
+	if !ok {
+		return nil
+	}
+	if _, err := acc.StaffPasswordHash(ctx, "admin"); err == nil {
+		fmt.Fprintln(stdout, "staff sign-in: user admin (password unchanged)")
+		return nil
+	} else if booking.ErrorCode(err) != booking.CodeNotFound {
+		return err
+	}
+	hash, err := web.HashPassword("demo")
+	if err != nil {
+		return err
+	}
+	if err := acc.SetStaffPassword(ctx, "admin", hash, time.Now()); err != nil {
+		return err
+	}
+	fmt.Fprintln(stdout, "staff sign-in: user admin, password demo")
+	return nil
+}

@@ -1,0 +1,148 @@
+package postgres
+
+import (
+	"context"
+	"crypto/subtle"
+	"errors"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// The accounts methods below implement web.Accounts: patients found by
+// phone, one-time sign-in codes and staff passwords. Phone numbers and codes
+// are personal data and secrets: nothing here logs them, and login codes are
+// stored only as keyed hashes that the web package computes.
+
+// phoneDigits is the SQL form of a stored phone with its separators removed;
+// migrations/00003_accounts.sql indexes the same expression.
+const phoneDigits = `replace(replace(replace(replace(replace(phone, ' ', ''), '-', ''), '.', ''), '(', ''), ')', '')`
+
+// PatientByPhone returns the patient (the oldest, if several) whose phone
+// equals phone once separators are removed; phone must already be in that
+// form ("+33600000001").
+func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
+	p, err := scanPatient(s.pool.QueryRow(ctx,
+		`SELECT `+patientColumns+` FROM patients WHERE `+phoneDigits+` = $1 ORDER BY id LIMIT 1`, phone))
+	return p, translate(err, "patient")
+}
+
+// ListPatients lists up to limit patients with ids above afterID, by id.
+func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+patientColumns+` FROM patients WHERE id > $1 ORDER BY id LIMIT $2`, afterID, limit)
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return scanPatient(r) })
+	return ps, translate(err, "")
+}
+
+// DoctorAppointments lists the appointments in a doctor's slots starting in
+// [from, to), by start and queue number: the staff's day view.
+func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.Appointment, error) {
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		 WHERE s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3
+		 ORDER BY s.start_at, a.queue_no, a.id`, doctorID, from, to)
+	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	return as, translate(err, "")
+}
+
+// IssueLoginCode records a new sign-in code (its hash) for phoneKey, valid
+// until expiresAt, unless maxInWindow codes were already issued for it since
+// windowStart: then it records nothing and answers rate-limited with the
+// time until the oldest of those leaves the window. Codes of that phone that
+// expired long ago are deleted on the way. A transaction-scoped advisory
+// lock on the phone key serializes concurrent requests for one phone, so
+// the count cannot be raced past.
+func (s *Store) IssueLoginCode(ctx context.Context, phoneKey, codeHash string, now, expiresAt, windowStart time.Time, maxInWindow int) error {
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, phoneKey); err != nil {
+			return err
+		}
+		var n int
+		var oldest *time.Time
+		if err := tx.QueryRow(ctx,
+			`SELECT count(*), min(created_at) FROM login_codes WHERE phone_key = $1 AND created_at > $2`,
+			phoneKey, windowStart).Scan(&n, &oldest); err != nil {
+			return err
+		}
+		if n >= maxInWindow {
+			wait := time.Second
+			if oldest != nil {
+				wait = max(oldest.Sub(windowStart), time.Second)
+			}
+			return &booking.Error{Code: booking.CodeRateLimited, Message: "too many sign-in codes were requested for this phone", RetryAfter: wait}
+		}
+		if _, err := tx.Exec(ctx,
+			`DELETE FROM login_codes WHERE phone_key = $1 AND created_at <= $2 AND expires_at <= $3`,
+			phoneKey, windowStart, now); err != nil {
+			return err
+		}
+		_, err := tx.Exec(ctx,
+			`INSERT INTO login_codes (phone_key, code_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
+			phoneKey, codeHash, now, expiresAt)
+		return err
+	})
+	return translate(err, "")
+}
+
+// UseLoginCode checks codeHash against the newest unused, unexpired code of
+// phoneKey and consumes it when it matches. Each check counts as an attempt
+// before the comparison, in one conditional update, so parallel guesses
+// cannot exceed maxAttempts. Answers: nil (signed in), not-found (no valid
+// code), invalid-request (wrong code), rate-limited (attempts used up).
+func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error {
+	var id int64
+	err := s.pool.QueryRow(ctx,
+		`SELECT id FROM login_codes WHERE phone_key = $1 AND used_at IS NULL AND expires_at > $2
+		 ORDER BY created_at DESC, id DESC LIMIT 1`, phoneKey, now).Scan(&id)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return booking.Errorf(booking.CodeNotFound, "no valid sign-in code: request a new one")
+	}
+	if err != nil {
+		return translate(err, "")
+	}
+	var stored string
+	err = s.pool.QueryRow(ctx,
+		`UPDATE login_codes SET attempts = attempts + 1 WHERE id = $1 AND attempts < $2 AND used_at IS NULL
+		 RETURNING code_hash`, id, maxAttempts).Scan(&stored)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return booking.Errorf(booking.CodeRateLimited, "too many wrong codes: request a new one")
+	}
+	if err != nil {
+		return translate(err, "")
+	}
+	if subtle.ConstantTimeCompare([]byte(stored), []byte(codeHash)) != 1 {
+		return booking.Errorf(booking.CodeInvalidRequest, "the code is not the one we sent")
+	}
+	// Consumed once: of two correct answers racing, one finds it used.
+	tag, err := s.pool.Exec(ctx, `UPDATE login_codes SET used_at = $2 WHERE id = $1 AND used_at IS NULL`, id, now)
+	if err != nil {
+		return translate(err, "")
+	}
+	if tag.RowsAffected() == 0 {
+		return booking.Errorf(booking.CodeNotFound, "no valid sign-in code: request a new one")
+	}
+	return nil
+}
+
+// SetStaffPassword creates staff user name or replaces its password hash.
+func (s *Store) SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error {
+	_, err := s.pool.Exec(ctx,
+		`INSERT INTO staff_users (name, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)
+		 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at`,
+		name, string(hash), now)
+	return translate(err, "")
+}
+
+// StaffPasswordHash returns the password hash of staff user name, or
+// not-found.
+func (s *Store) StaffPasswordHash(ctx context.Context, name string) ([]byte, error) {
+	var h string
+	err := s.pool.QueryRow(ctx, `SELECT password_hash FROM staff_users WHERE name = $1`, name).Scan(&h)
+	if err != nil {
+		return nil, translate(err, "staff user")
+	}
+	return []byte(h), nil
+}

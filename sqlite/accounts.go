@@ -1,0 +1,179 @@
+package sqlite
+
+import (
+	"context"
+	"crypto/subtle"
+	"database/sql"
+	"errors"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// The accounts methods below implement web.Accounts: patients found by
+// phone, one-time sign-in codes and staff passwords. Phone numbers and codes
+// are personal data and secrets: nothing here logs them, and login codes are
+// stored only as keyed hashes that the web package computes.
+
+// phoneDigits is the SQL form of a stored phone with its separators removed;
+// migrations/00003_accounts.sql indexes the same expression.
+const phoneDigits = `replace(replace(replace(replace(replace(phone, ' ', ''), '-', ''), '.', ''), '(', ''), ')', '')`
+
+// PatientByPhone returns the patient (the oldest, if several) whose phone
+// equals phone once separators are removed; phone must already be in that
+// form ("+33600000001").
+func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
+	var p booking.Patient
+	var ph, email sql.NullString
+	var created int64
+	err := s.reader.QueryRowContext(ctx,
+		`SELECT id, name, phone, email, created_at FROM patients WHERE `+phoneDigits+` = ? ORDER BY id LIMIT 1`, phone).
+		Scan(&p.ID, &p.Name, &ph, &email, &created)
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	p.Phone, p.Email, p.CreatedAt = ph.String, email.String, fromTS(created)
+	return p, nil
+}
+
+// ListPatients lists up to limit patients with ids above afterID, by id.
+func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT id, name, phone, email, created_at FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	var out []booking.Patient
+	for rows.Next() {
+		var p booking.Patient
+		var ph, email sql.NullString
+		var created int64
+		if err := rows.Scan(&p.ID, &p.Name, &ph, &email, &created); err != nil {
+			return nil, mapErr(err, "")
+		}
+		p.Phone, p.Email, p.CreatedAt = ph.String, email.String, fromTS(created)
+		out = append(out, p)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// DoctorAppointments lists the appointments in a doctor's slots starting in
+// [from, to), by start and queue number: the staff's day view.
+func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.Appointment, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+apptCols+apptFrom+`WHERE s.resource_id = ? AND s.start_at >= ? AND s.start_at < ?
+		 ORDER BY s.start_at, a.queue_no, a.id`, doctorID, ts(from), ts(to))
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	var out []booking.Appointment
+	for rows.Next() {
+		a, err := scanAppt(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// IssueLoginCode records a new sign-in code (its hash) for phoneKey, valid
+// until expiresAt, unless maxInWindow codes were already issued for it since
+// windowStart: then it records nothing and answers rate-limited with the
+// time until the oldest of those leaves the window. Codes of that phone that
+// expired long ago are deleted on the way.
+func (s *Store) IssueLoginCode(ctx context.Context, phoneKey, codeHash string, now, expiresAt, windowStart time.Time, maxInWindow int) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var n int
+		var oldest sql.NullInt64
+		if err := tx.QueryRowContext(ctx,
+			`SELECT count(*), min(created_at) FROM login_codes WHERE phone_key = ? AND created_at > ?`,
+			phoneKey, ts(windowStart)).Scan(&n, &oldest); err != nil {
+			return err
+		}
+		if n >= maxInWindow {
+			wait := time.Second
+			if oldest.Valid {
+				wait = max(fromTS(oldest.Int64).Sub(windowStart), time.Second)
+			}
+			return &booking.Error{Code: booking.CodeRateLimited, Message: "too many sign-in codes were requested for this phone", RetryAfter: wait}
+		}
+		if _, err := tx.ExecContext(ctx,
+			`DELETE FROM login_codes WHERE phone_key = ? AND created_at <= ? AND expires_at <= ?`,
+			phoneKey, ts(windowStart), ts(now)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO login_codes (phone_key, code_hash, created_at, expires_at) VALUES (?, ?, ?, ?)`,
+			phoneKey, codeHash, ts(now), ts(expiresAt))
+		return err
+	})
+	return mapErr(err, "")
+}
+
+// UseLoginCode checks codeHash against the newest unused, unexpired code of
+// phoneKey and consumes it when it matches. Each check counts as an attempt
+// before the comparison, in one conditional update, so parallel guesses
+// cannot exceed maxAttempts. Answers: nil (signed in), not-found (no valid
+// code), invalid-request (wrong code), rate-limited (attempts used up).
+func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error {
+	wrong := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var id int64
+		err := tx.QueryRowContext(ctx,
+			`SELECT id FROM login_codes WHERE phone_key = ? AND used_at IS NULL AND expires_at > ?
+			 ORDER BY created_at DESC, id DESC LIMIT 1`, phoneKey, ts(now)).Scan(&id)
+		if errors.Is(err, sql.ErrNoRows) {
+			return booking.Errorf(booking.CodeNotFound, "no valid sign-in code: request a new one")
+		}
+		if err != nil {
+			return err
+		}
+		var stored string
+		err = tx.QueryRowContext(ctx,
+			`UPDATE login_codes SET attempts = attempts + 1 WHERE id = ? AND attempts < ? RETURNING code_hash`,
+			id, maxAttempts).Scan(&stored)
+		if errors.Is(err, sql.ErrNoRows) {
+			return booking.Errorf(booking.CodeRateLimited, "too many wrong codes: request a new one")
+		}
+		if err != nil {
+			return err
+		}
+		if subtle.ConstantTimeCompare([]byte(stored), []byte(codeHash)) != 1 {
+			// Commit the counted attempt, then answer the mismatch.
+			wrong = true
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE login_codes SET used_at = ? WHERE id = ?`, ts(now), id)
+		return err
+	})
+	if err == nil && wrong {
+		return booking.Errorf(booking.CodeInvalidRequest, "the code is not the one we sent")
+	}
+	return mapErr(err, "")
+}
+
+// SetStaffPassword creates staff user name or replaces its password hash.
+func (s *Store) SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`INSERT INTO staff_users (name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?)
+			 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at`,
+			name, string(hash), ts(now), ts(now))
+		return err
+	})
+	return mapErr(err, "")
+}
+
+// StaffPasswordHash returns the password hash of staff user name, or
+// not-found.
+func (s *Store) StaffPasswordHash(ctx context.Context, name string) ([]byte, error) {
+	var h string
+	err := s.reader.QueryRowContext(ctx, `SELECT password_hash FROM staff_users WHERE name = ?`, name).Scan(&h)
+	if err != nil {
+		return nil, mapErr(err, "staff user")
+	}
+	return []byte(h), nil
+}

@@ -1,0 +1,208 @@
+// Package accountstest is the conformance suite of web.Accounts: both
+// stores run it (sqlite/accounts_test.go, postgres/accounts_test.go) so
+// that sign-in codes, their limits and staff passwords behave the same on
+// either database.
+package accountstest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/web"
+)
+
+// Store is what the suite needs: the accounts and the booking store they
+// sit beside (to create patients).
+type Store interface {
+	web.Accounts
+	booking.Store
+}
+
+// Run runs every test on fresh stores made by newStore.
+func Run(t *testing.T, newStore func(t testing.TB) Store) {
+	t.Run("PatientByPhone", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		p, err := s.CreatePatient(ctx, booking.Patient{Name: "Anh", Phone: "+33 6 12-34.56 (78)"})
+		must(t, err)
+		_, err = s.CreatePatient(ctx, booking.Patient{Name: "Later twin", Phone: "+33612345678"})
+		must(t, err)
+		got, err := s.PatientByPhone(ctx, web.NormalizePhone("+33 (6) 12 34 56 78"))
+		must(t, err)
+		if got.ID != p.ID || got.Name != "Anh" {
+			t.Fatalf("found %+v, want the oldest patient %d", got, p.ID)
+		}
+		if _, err := s.PatientByPhone(ctx, "+33699999999"); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown phone: %v, want not-found", err)
+		}
+	})
+
+	t.Run("ListPatients", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		var ids []int64
+		for i := 0; i < 5; i++ {
+			p, err := s.CreatePatient(ctx, booking.Patient{Name: "P", Phone: "+3361000000" + string(rune('0'+i))})
+			must(t, err)
+			ids = append(ids, p.ID)
+		}
+		page, err := s.ListPatients(ctx, 0, 3)
+		must(t, err)
+		if len(page) != 3 || page[0].ID != ids[0] || page[2].ID != ids[2] {
+			t.Fatalf("first page %+v", page)
+		}
+		page, err = s.ListPatients(ctx, ids[2], 3)
+		must(t, err)
+		if len(page) != 2 || page[0].ID != ids[3] {
+			t.Fatalf("second page %+v", page)
+		}
+	})
+
+	t.Run("CodeLimitPerPhone", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		issue := func(at time.Time, hash string) error {
+			return s.IssueLoginCode(ctx, "phone-a", hash, at, at.Add(web.CodeTTL), at.Add(-web.CodeWindow), web.CodeMaxPerPhone)
+		}
+		for i := 0; i < web.CodeMaxPerPhone; i++ {
+			must(t, issue(now.Add(time.Duration(i)*time.Minute), "h"+string(rune('0'+i))))
+		}
+		err := issue(now.Add(3*time.Minute), "h3")
+		var be *booking.Error
+		if booking.ErrorCode(err) != booking.CodeRateLimited || !asErr(err, &be) || be.RetryAfter <= 0 {
+			t.Fatalf("4th code in the window: %v, want rate-limited with RetryAfter", err)
+		}
+		// Another phone is not limited by this one.
+		must(t, s.IssueLoginCode(ctx, "phone-b", "x", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), web.CodeMaxPerPhone))
+		// Once the first code left the window, a new one may be sent.
+		must(t, issue(now.Add(web.CodeWindow+time.Second), "h4"))
+	})
+
+	t.Run("UseCode", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		if err := s.UseLoginCode(ctx, "k", "wrong", now, 5); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+			t.Fatalf("wrong code: %v", err)
+		}
+		if err := s.UseLoginCode(ctx, "other", "right", now, 5); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("code of another phone: %v", err)
+		}
+		must(t, s.UseLoginCode(ctx, "k", "right", now.Add(time.Minute), 5))
+		if err := s.UseLoginCode(ctx, "k", "right", now.Add(time.Minute), 5); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("used twice: %v, want not-found", err)
+		}
+		// Expiry.
+		must(t, s.IssueLoginCode(ctx, "e", "c", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		if err := s.UseLoginCode(ctx, "e", "c", now.Add(web.CodeTTL), 5); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("expired code: %v, want not-found", err)
+		}
+		// The newest code counts.
+		must(t, s.IssueLoginCode(ctx, "n", "old", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, "n", "new", now.Add(time.Second), now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		must(t, s.UseLoginCode(ctx, "n", "new", now.Add(2*time.Second), 5))
+	})
+
+	t.Run("AttemptsAreCountedUnderConcurrency", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		const guesses = 12
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		codes := make([]booking.Code, guesses)
+		for i := 0; i < guesses; i++ {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				<-start
+				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, "k", "wrong", now, web.CodeMaxAttempts))
+			}(i)
+		}
+		close(start)
+		wg.Wait()
+		count := map[booking.Code]int{}
+		for _, c := range codes {
+			count[c]++
+		}
+		if count[booking.CodeInvalidRequest] != web.CodeMaxAttempts || count[booking.CodeRateLimited] != guesses-web.CodeMaxAttempts {
+			t.Fatalf("outcomes %v: want exactly %d wrong-code answers and the rest rate-limited", count, web.CodeMaxAttempts)
+		}
+		// Even the right code is refused now.
+		if err := s.UseLoginCode(ctx, "k", "right", now, web.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeRateLimited {
+			t.Fatalf("right code after the attempts ran out: %v", err)
+		}
+	})
+
+	t.Run("StaffPasswords", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		if _, err := s.StaffPasswordHash(ctx, "admin"); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown user: %v", err)
+		}
+		must(t, s.SetStaffPassword(ctx, "admin", []byte("$2a$10$first"), now))
+		must(t, s.SetStaffPassword(ctx, "admin", []byte("$2a$10$second"), now.Add(time.Hour)))
+		h, err := s.StaffPasswordHash(ctx, "admin")
+		must(t, err)
+		if string(h) != "$2a$10$second" {
+			t.Fatalf("hash %q, want the replaced one", h)
+		}
+	})
+
+	t.Run("DoctorAppointments", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		dep, err := s.CreateDepartment(ctx, booking.Department{Name: "GP"})
+		must(t, err)
+		doc, err := s.CreateDoctor(ctx, booking.Doctor{Name: "Dr A", DepartmentID: dep.ID, TimeZone: "UTC"})
+		must(t, err)
+		sl, err := s.CreateSlot(ctx, booking.Slot{DoctorID: doc.ID, StartAt: now.Add(2 * time.Hour), EndAt: now.Add(2*time.Hour + 15*time.Minute),
+			Capacity: 2, OpensAt: now.Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900})
+		must(t, err)
+		p, err := s.CreatePatient(ctx, booking.Patient{Name: "Pat", Phone: "+33600000001"})
+		must(t, err)
+		res, err := s.Book(ctx, sl.ID, []booking.BookRequest{{PatientID: p.ID, IdempotencyKey: "k1", Fingerprint: booking.Fingerprint(sl.ID)}}, now)
+		must(t, err)
+		must(t, res[0].Err)
+		as, err := s.DoctorAppointments(ctx, doc.ID, now, now.Add(24*time.Hour))
+		must(t, err)
+		if len(as) != 1 || as[0].PatientID != p.ID || as[0].SlotID != sl.ID || as[0].DoctorID != doc.ID {
+			t.Fatalf("day view %+v", as)
+		}
+		as, err = s.DoctorAppointments(ctx, doc.ID, now.Add(3*time.Hour), now.Add(24*time.Hour))
+		must(t, err)
+		if len(as) != 0 {
+			t.Fatalf("outside the range: %+v", as)
+		}
+	})
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func asErr(err error, target **booking.Error) bool {
+	e, ok := err.(*booking.Error)
+	if ok {
+		*target = e
+	}
+	return ok
+}

@@ -1,0 +1,499 @@
+package web_test
+
+// End-to-end tests: a real server (the JSON API and the web UI on one
+// embedded SQLite store) driven by Debian's Chromium through chromedp.
+//
+// Without Chromium they skip with a message, except under CI=true where they
+// must run. Screenshots of the main pages at desktop and phone width go to a
+// temp dir, or to docs/screenshots with SLOTD_SCREENSHOTS=1.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/sqlite"
+	"github.com/slotd/slotd/web"
+)
+
+// codeBox is a notifier that keeps the last sign-in code per phone, as the
+// patient's phone would.
+type codeBox struct {
+	mu    sync.Mutex
+	codes map[string]string
+}
+
+func (c *codeBox) Notify(_ context.Context, m notify.Message) error {
+	if m.Kind == notify.KindLoginCode {
+		c.mu.Lock()
+		c.codes[web.NormalizePhone(m.Phone)] = m.Code
+		c.mu.Unlock()
+	}
+	return nil
+}
+
+func (c *codeBox) code(phone string) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.codes[web.NormalizePhone(phone)]
+}
+
+// site is a running slotd with sample data.
+type site struct {
+	url      string
+	store    *sqlite.Store
+	svc      *booking.Service
+	codes    *codeBox
+	doctor   booking.Doctor // has slots tomorrow
+	empty    booking.Doctor // has no schedule
+	dept     booking.Department
+	tomorrow schedule.Date
+	loc      *time.Location
+	slots    []booking.Slot // tomorrow's slots of doctor, by start
+	patients []booking.Patient
+}
+
+const staffPassword = "correct horse battery"
+
+func newSite(t *testing.T) *site {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	signer, err := auth.NewSigner([]byte("e2e-secret-e2e-secret-e2e-secret-!!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := web.NewRecorder(nil)
+	svc := booking.NewService(st, booking.Options{Observer: rec})
+	svc.Watch(rec.Changed)
+	codes := &codeBox{codes: map[string]string{}}
+	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer})
+	mux := http.NewServeMux()
+	for _, p := range []string{"/api/", "/healthz", "/readyz", "/openapi.json"} {
+		mux.Handle(p, api)
+	}
+	mux.Handle("/", web.New(web.Config{
+		Service: svc, Store: st, Accounts: st, Signer: signer, Notifier: codes,
+		Stats: rec, PaymentCallback: api, BookingRate: 50, BookingWindow: time.Second,
+	}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	s := &site{url: srv.URL, store: st, svc: svc, codes: codes}
+	s.loc, _ = time.LoadLocation("Europe/Paris")
+	s.tomorrow = schedule.DateOf(time.Now(), s.loc).AddDays(1)
+	must(t, err)
+	s.dept, err = st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
+	must(t, err)
+	_, err = st.CreateDepartment(ctx, booking.Department{Name: "Dermatology"})
+	must(t, err)
+	s.doctor, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr Camille Martin", DepartmentID: s.dept.ID, TimeZone: "Europe/Paris"})
+	must(t, err)
+	s.empty, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr Wei Zhang", DepartmentID: s.dept.ID, TimeZone: "Europe/Paris"})
+	must(t, err)
+	// Tomorrow 09:00–12:00 in 30-minute slots of one place, open now; the
+	// 09:00 slot is already full, and a later day too.
+	start, _ := schedule.DayBounds(s.tomorrow, s.loc)
+	var slots []booking.Slot
+	for i := 0; i < 6; i++ {
+		at := start.Add(9*time.Hour + time.Duration(i)*30*time.Minute)
+		slots = append(slots, booking.Slot{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute), Capacity: 1,
+			OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900})
+	}
+	at := start.Add(3*24*time.Hour + 10*time.Hour)
+	slots = append(slots, booking.Slot{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute), Capacity: 3,
+		OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900})
+	_, err = st.InsertSlots(ctx, slots)
+	must(t, err)
+	end := start.Add(24 * time.Hour)
+	s.slots, err = st.ListSlots(ctx, s.doctor.ID, start, end)
+	must(t, err)
+	for i, name := range []string{"Anh Nguyen", "Lucas Bernard", "Léa Dubois"} {
+		p, err := st.CreatePatient(ctx, booking.Patient{Name: name, Phone: fmt.Sprintf("+33 6 12 34 56 %02d", i)})
+		must(t, err)
+		s.patients = append(s.patients, p)
+	}
+	// Fill the first slot so the day shows a full, greyed time.
+	res, err := st.Book(ctx, s.slots[0].ID, []booking.BookRequest{{PatientID: s.patients[2].ID, IdempotencyKey: "seed", Fingerprint: booking.Fingerprint(s.slots[0].ID)}}, time.Now())
+	must(t, err)
+	must(t, res[0].Err)
+	hash, err := web.HashPassword(staffPassword)
+	must(t, err)
+	must(t, st.SetStaffPassword(ctx, "admin", hash, time.Now()))
+	return s
+}
+
+func must(t testing.TB, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// chromium finds the browser, or skips (fails under CI=true).
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, p := range []string{os.Getenv("SLOTD_CHROMIUM"), "/usr/bin/chromium", "/usr/bin/chromium-browser"} {
+		if p == "" {
+			continue
+		}
+		if _, err := exec.LookPath(p); err == nil {
+			return p
+		}
+	}
+	msg := "Chromium not found (/usr/bin/chromium): install Debian's chromium package (apt-get install -y chromium) to run the browser tests"
+	if os.Getenv("CI") == "true" {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// browser starts a headless Chromium for the test and returns its context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromium(t)
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(path),
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("disable-quic", true),
+		chromedp.WindowSize(1280, 900),
+	)
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelB(); cancelA() })
+	// Start the browser now, so that new browser contexts can be made.
+	if err := chromedp.Do(ctx, chromedp.Navigate("about:blank")); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	return ctx
+}
+
+// tab opens an isolated browser context (its own cookies) with a deadline.
+func tab(t *testing.T, b context.Context) context.Context {
+	t.Helper()
+	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
+	ctx, cancel2 := context.WithTimeout(ctx, 90*time.Second)
+	t.Cleanup(func() { cancel2(); cancel() })
+	return ctx
+}
+
+func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	if err := chromedp.Do(ctx, steps...); err != nil {
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		html, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("main") ? document.querySelector("main").innerText : ""`))
+		t.Fatalf("browser: %v\nat %s\npage: %.800s", err, loc, html)
+	}
+}
+
+func text(t *testing.T, ctx context.Context, css string) string {
+	t.Helper()
+	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))
+	if err != nil {
+		t.Fatalf("text of %s: %v", css, err)
+	}
+	return s
+}
+
+func location(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	l, err := chromedp.Run(ctx, chromedp.Location())
+	must(t, err)
+	return l
+}
+
+// screenshot saves the current page at desktop and phone width, and checks
+// that the phone layout does not scroll sideways.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	dir := t.TempDir()
+	if os.Getenv("SLOTD_SCREENSHOTS") == "1" {
+		dir = filepath.Join("..", "docs", "screenshots")
+		must(t, os.MkdirAll(dir, 0o755))
+	}
+	for _, v := range []struct {
+		suffix string
+		w, h   int64
+	}{{"desktop", 1280, 900}, {"phone", 360, 780}} {
+		do(t, ctx, chromedp.EmulateViewport(v.w, v.h), chromedp.Sleep(150*time.Millisecond))
+		if v.suffix == "phone" {
+			over, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.documentElement.scrollWidth > window.innerWidth + 1`))
+			must(t, err)
+			if over {
+				t.Errorf("%s: the page scrolls sideways at %d px", name, v.w)
+			}
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		must(t, err)
+		must(t, os.WriteFile(filepath.Join(dir, name+"-"+v.suffix+".png"), png, 0o644))
+	}
+	do(t, ctx, chromedp.EmulateViewport(1280, 900))
+}
+
+// signIn signs a patient in through the phone-and-code pages.
+func (s *site) signIn(t *testing.T, ctx context.Context, p booking.Patient, next string, shots bool) {
+	t.Helper()
+	u := s.url + "/signin"
+	if next != "" {
+		u += "?next=" + next
+	}
+	do(t, ctx, chromedp.Navigate(u), chromedp.WaitVisible(chromedp.CSS("#phone")))
+	if shots {
+		screenshot(t, ctx, "signin")
+	}
+	do(t, ctx,
+		chromedp.SendKeys(chromedp.CSS("#phone"), p.Phone),
+		chromedp.Click(chromedp.CSS(`form[action="/signin"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#code")),
+	)
+	code := s.codes.code(p.Phone)
+	if len(code) != 6 {
+		t.Fatalf("no sign-in code was sent (got %q)", code)
+	}
+	do(t, ctx,
+		chromedp.SendKeys(chromedp.CSS("#code"), code),
+		chromedp.Click(chromedp.CSS(`form[action="/signin/verify"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`form[action="/signout"]`)),
+	)
+}
+
+// openDay goes department → doctor → tomorrow through the links.
+func (s *site) openDay(t *testing.T, ctx context.Context) {
+	t.Helper()
+	do(t, ctx,
+		chromedp.Navigate(s.url+"/"),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/departments/%d"]`, s.dept.ID))),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/doctors/%d"]`, s.doctor.ID))),
+		chromedp.WaitVisible(chromedp.CSS("table.calendar")),
+	)
+	day := fmt.Sprintf(`a[data-date="%s"]`, s.tomorrow)
+	found, err := chromedp.Run(ctx, chromedp.Evaluate[bool](fmt.Sprintf(`!!document.querySelector(%q)`, day)))
+	must(t, err)
+	if !found { // tomorrow is in next month
+		do(t, ctx, chromedp.Click(chromedp.CSS(`a[rel=next]`)), chromedp.WaitVisible(chromedp.CSS("table.calendar")))
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(day)), chromedp.WaitVisible(chromedp.CSS("ul.slots")))
+}
+
+func TestE2EPatientBooksSeesAndCancels(t *testing.T) {
+	b := browser(t)
+	s := newSite(t)
+	ctx := tab(t, b)
+	p := s.patients[0]
+
+	do(t, ctx, chromedp.Navigate(s.url+"/"), chromedp.WaitVisible(chromedp.CSS("ul.grid")))
+	screenshot(t, ctx, "home")
+	s.signIn(t, ctx, p, "", true)
+	if !strings.Contains(location(t, ctx), "/appointments") {
+		t.Fatalf("after sign-in at %s", location(t, ctx))
+	}
+
+	s.openDay(t, ctx)
+	// The full 09:00 slot is greyed with a disabled button; the others can be booked.
+	full := fmt.Sprintf(`li.slot.full[data-slot="%d"] button[disabled]`, s.slots[0].ID)
+	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(full)))
+	screenshot(t, ctx, "day")
+	dayURL := location(t, ctx)
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/doctors/"][href*="month="]`)), chromedp.WaitVisible(chromedp.CSS("table.calendar")))
+	screenshot(t, ctx, "calendar")
+	do(t, ctx, chromedp.Navigate(dayURL), chromedp.WaitVisible(chromedp.CSS("ul.slots")))
+
+	target := s.slots[1]
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`li[data-slot="%d"] button[type=submit]`, target.ID))),
+		chromedp.WaitVisible(chromedp.CSS(".queue")),
+	)
+	if q := text(t, ctx, ".queue"); q != "No. 1" {
+		t.Fatalf("queue number %q", q)
+	}
+	if st := text(t, ctx, "[data-status]"); st != "BOOKED" {
+		t.Fatalf("status %q", st)
+	}
+	screenshot(t, ctx, "confirmation")
+
+	// My appointments lists it; cancel it from there.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/appointments"]`)), chromedp.WaitVisible(chromedp.CSS("table.list")))
+	row := `tr[data-appointment]`
+	if got := text(t, ctx, row); !strings.Contains(got, "BOOKED") || !strings.Contains(got, "Dr Camille Martin") {
+		t.Fatalf("my appointments row %q", got)
+	}
+	screenshot(t, ctx, "appointments")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(row+` button.danger`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	if got := text(t, ctx, row); !strings.Contains(got, "CANCELLED") {
+		t.Fatalf("after cancel the row says %q", got)
+	}
+	sl, err := s.store.GetSlot(context.Background(), target.ID)
+	must(t, err)
+	if sl.BookedCount != 0 {
+		t.Fatalf("the cancelled place was not released: booked %d", sl.BookedCount)
+	}
+}
+
+func TestE2ETwoBrowsersRaceForTheLastPlace(t *testing.T) {
+	b := browser(t)
+	s := newSite(t)
+	last := s.slots[3]
+	ctxs := []context.Context{tab(t, b), tab(t, b)}
+	for i, ctx := range ctxs {
+		s.signIn(t, ctx, s.patients[i], "", false)
+		s.openDay(t, ctx)
+	}
+	// Both pages show the last place bookable; press Book in both at once.
+	button := fmt.Sprintf(`li[data-slot="%d"] button[type=submit]`, last.ID)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	errs := make([]error, len(ctxs))
+	for i, ctx := range ctxs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = chromedp.Do(ctx, chromedp.Click(chromedp.CSS(button)),
+				chromedp.WaitVisible(chromedp.CSS(".queue, .problem")))
+		}()
+	}
+	close(start)
+	wg.Wait()
+	must(t, errors.Join(errs...))
+	winners, losers := 0, 0
+	for i, ctx := range ctxs {
+		won, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`!!document.querySelector(".queue")`))
+		must(t, err)
+		if won {
+			winners++
+			if q := text(t, ctx, ".queue"); q != "No. 1" {
+				t.Errorf("winner %d sees %q", i, q)
+			}
+			continue
+		}
+		losers++
+		code, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector(".problem").dataset.code`))
+		must(t, err)
+		msg := text(t, ctx, ".problem")
+		if code != string(booking.CodeSlotFull) || !strings.Contains(msg, "fully booked") {
+			t.Errorf("loser %d sees %s: %q", i, code, msg)
+		}
+		screenshot(t, ctx, "slot-full")
+	}
+	if winners != 1 || losers != 1 {
+		t.Fatalf("%d winners and %d losers, want exactly one of each", winners, losers)
+	}
+	sl, err := s.store.GetSlot(context.Background(), last.ID)
+	must(t, err)
+	if sl.BookedCount != 1 {
+		t.Fatalf("slot booked %d of %d", sl.BookedCount, sl.Capacity)
+	}
+}
+
+func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
+	b := browser(t)
+	s := newSite(t)
+	ctx := tab(t, b)
+
+	do(t, ctx, chromedp.Navigate(s.url+"/staff"), chromedp.WaitVisible(chromedp.CSS("#password")))
+	screenshot(t, ctx, "staff-signin")
+	do(t, ctx,
+		chromedp.SendKeys(chromedp.CSS("#name"), "admin"),
+		chromedp.SendKeys(chromedp.CSS("#password"), staffPassword),
+		chromedp.Click(chromedp.CSS(`form[action="/staff/signin"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#h-docs")),
+	)
+	screenshot(t, ctx, "staff-catalog")
+
+	// Open the doctor without a schedule and create one for every day.
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/staff/doctors/%d"]`, s.empty.ID))),
+		chromedp.WaitVisible(chromedp.CSS("#schedule-form")),
+		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#schedule-form input[name=weekday]').forEach(c => c.checked = true)`),
+		chromedp.SetValue(chromedp.CSS("#s-cap"), "3"),
+		chromedp.Click(chromedp.CSS(`#schedule-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	notice := text(t, ctx, ".notice")
+	if !strings.Contains(notice, "slots generated") || strings.Contains(notice, ": 0 slots") {
+		t.Fatalf("notice %q", notice)
+	}
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("table[data-slots] tbody tr").length`))
+	must(t, err)
+	if n != 16 { // 08:00–12:00 in 15-minute slots
+		t.Fatalf("the day shows %d slots, want 16", n)
+	}
+	if got := text(t, ctx, "table[data-slots] tbody tr"); !strings.Contains(got, "08:00–08:15") || !strings.Contains(got, "0 / 3") {
+		t.Fatalf("first slot row %q", got)
+	}
+	screenshot(t, ctx, "staff-doctor")
+
+	// The doctor's day view of tomorrow for the doctor with a booking.
+	do(t, ctx, chromedp.Navigate(fmt.Sprintf("%s/staff/doctors/%d/days/%s", s.url, s.doctor.ID, s.tomorrow)),
+		chromedp.WaitVisible(chromedp.CSS("[data-appointment]")))
+	if got := text(t, ctx, "[data-appointment]"); !strings.Contains(got, "Léa Dubois") {
+		t.Fatalf("day view shows %q", got)
+	}
+	screenshot(t, ctx, "staff-day")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`[data-appointment] button[value=COMPLETED]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	if got := text(t, ctx, "[data-appointment]"); !strings.Contains(got, "COMPLETED") {
+		t.Fatalf("after complete the day view shows %q", got)
+	}
+
+	// A small rush for the dashboard: bookings, retries and refusals.
+	bg := context.Background()
+	for i, p := range s.patients[:2] {
+		for try := 0; try < 2; try++ { // the second is a retry with the same key
+			r := s.svc.Book(bg, p.ID, s.slots[4+i].ID, fmt.Sprintf("rush-%d", i))
+			must(t, r.Err)
+		}
+	}
+	for i, p := range s.patients[:2] {
+		for j := 0; j < 3+2*i; j++ { // the other's slot, now full
+			r := s.svc.Book(bg, p.ID, s.slots[5-i].ID, fmt.Sprintf("late-%d-%d", i, j))
+			if booking.ErrorCode(r.Err) != booking.CodeSlotFull {
+				t.Fatalf("booking a full slot: %v", r.Err)
+			}
+		}
+	}
+	do(t, ctx, chromedp.Navigate(s.url+"/staff/dashboard"), chromedp.WaitVisible(chromedp.CSS(".charts")))
+	if got := text(t, ctx, `[data-kpi="created"]`); got != "2" {
+		t.Fatalf("dashboard counts %q bookings, want 2", got)
+	}
+	rej, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#c-rej + svg")))
+	must(t, err)
+	if got := rej; !strings.Contains(got, "slot-full") {
+		t.Fatalf("rejections chart shows %q", got)
+	}
+	screenshot(t, ctx, "staff-dashboard")
+}

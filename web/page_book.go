@@ -1,0 +1,88 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// bookRetry is what the error page needs to offer "Try again" with the same
+// Idempotency-Key, and a way back to the day.
+type bookRetry struct {
+	Retry  bool
+	SlotID int64
+	Key    string
+	Back   string
+}
+
+// handleBook books the slot of a Book button through booking.Service.Book,
+// exactly as the JSON API does, with the form's Idempotency-Key. A repeat of
+// the same form (double click, browser retry, the script's retry) replays
+// the original booking. Success redirects to the appointment.
+func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	sess := s.sessionOf(r)
+	if !sess.Patient() {
+		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in to book"))
+		return
+	}
+	slotID, err := strconv.ParseInt(r.PostFormValue("slot"), 10, 64)
+	key := r.PostFormValue("key")
+	if err != nil || slotID <= 0 {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "no slot chosen"))
+		return
+	}
+	if !validKey(key) {
+		s.renderError(w, r, booking.Errorf(booking.CodeMissingIdempotencyKey, "no idempotency key"))
+		return
+	}
+	retry := bookRetry{SlotID: slotID, Key: key, Back: s.dayURL(r, slotID)}
+	if ok, wait := s.allowBooking(strconv.FormatInt(sess.PatientID, 10)); !ok {
+		retry.Retry = true
+		s.renderBookError(w, r, &booking.Error{Code: booking.CodeRateLimited, Message: "rate limited", RetryAfter: wait}, retry)
+		return
+	}
+	res := s.svc.Book(r.Context(), sess.PatientID, slotID, key)
+	if res.Err != nil {
+		retry.Retry = retryable(errorCode(res.Err))
+		s.renderBookError(w, r, res.Err, retry)
+		return
+	}
+	to := "/appointments/" + itoa(res.Appointment.ID) + "?booked=1"
+	if res.Replayed {
+		to = "/appointments/" + itoa(res.Appointment.ID) + "?replayed=1"
+	}
+	redirect(w, r, to)
+}
+
+func (s *server) renderBookError(w http.ResponseWriter, r *http.Request, err error, retry bookRetry) {
+	v, status := s.explain(r, err)
+	p := s.newPage(w, r, v.Title)
+	p.Problem = v
+	p.Data = retry
+	var be *booking.Error
+	if asError(err, &be) && be.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int((be.RetryAfter+time.Second-1)/time.Second)))
+	}
+	s.render(w, r, status, "error", p)
+}
+
+// dayURL is the day page of a slot, or "" when it cannot be found.
+func (s *server) dayURL(r *http.Request, slotID int64) string {
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	sl, err := s.store.GetSlot(ctx, slotID)
+	if err != nil {
+		return ""
+	}
+	d, err := s.store.GetDoctor(ctx, sl.DoctorID)
+	if err != nil {
+		return ""
+	}
+	return "/doctors/" + itoa(d.ID) + "/days/" + schedule.DateOf(sl.StartAt, zone(d.TimeZone)).String()
+}

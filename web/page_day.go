@@ -1,0 +1,103 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// slotRow is one slot as the day page shows it.
+type slotRow struct {
+	ID        int64
+	Time      string
+	End       string
+	Capacity  int
+	Remaining int
+	Fee       int64
+	// State is "open", "full", "closed", "started" or "soon" (not open yet).
+	State string
+	Note  string
+	// Key is this form's Idempotency-Key: one per rendered Book button.
+	Key string
+}
+
+// handleDay lists a doctor's slots of one local day with a Book button each.
+// Each button's form carries its own Idempotency-Key, made here, so pressing
+// it twice or the browser resending it books at most once.
+func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
+	doc, loc, err := s.doctor(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	day, err := schedule.ParseDate(r.PathValue("date"))
+	if err != nil {
+		s.renderError(w, r, booking.NotFound("day"))
+		return
+	}
+	from, to := schedule.DayBounds(day, loc)
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	slots, err := s.store.ListSlots(ctx, doc.ID, from, to)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	now := s.now()
+	rows := make([]slotRow, 0, len(slots))
+	for _, sl := range slots {
+		rows = append(rows, slotRowOf(sl, loc, now))
+	}
+	dep := "Department"
+	if deps, err := s.store.ListDepartments(ctx); err == nil {
+		for _, d := range deps {
+			if d.ID == doc.DepartmentID {
+				dep = d.Name
+			}
+		}
+	}
+	p := s.newPage(w, r, doc.Name+", "+dayTitle(day))
+	p.Data = struct {
+		Doctor     booking.Doctor
+		Department string
+		Day        string
+		Date       string
+		Month      string
+		Slots      []slotRow
+		Self       string
+	}{doc, dep, dayTitle(day), day.String(), monthParam(day), rows, r.URL.Path}
+	s.render(w, r, http.StatusOK, "day", p)
+}
+
+func slotRowOf(sl booking.Slot, loc *time.Location, now time.Time) slotRow {
+	row := slotRow{ID: sl.ID, Time: fmtClock(sl.StartAt, loc), End: fmtClock(sl.EndAt, loc),
+		Capacity: sl.Capacity, Remaining: max(sl.Remaining(), 0), Fee: sl.FeeCents, State: "open"}
+	switch {
+	case sl.Status != booking.SlotOpen:
+		row.State, row.Note = "closed", "Closed"
+	case !now.Before(sl.StartAt):
+		row.State, row.Note = "closed", "Already started"
+	case row.Remaining == 0:
+		row.State, row.Note = "full", "No place left"
+	case now.Before(sl.OpensAt):
+		row.State, row.Note = "soon", "Opens "+fmtDateTime(sl.OpensAt, loc)
+	}
+	if row.State == "open" {
+		row.Key = newIdempotencyKey()
+	}
+	if row.Note == "" {
+		if row.Capacity == 1 {
+			row.Note = "1 place left"
+		} else {
+			row.Note = fmt.Sprintf("%d of %d places left", row.Remaining, row.Capacity)
+		}
+	}
+	return row
+}
+
+func dayTitle(d schedule.Date) string {
+	return time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, time.UTC).Format("Monday 2 January 2006")
+}

@@ -1,0 +1,145 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// calendarMonths is how many months ahead the calendar can be paged.
+const calendarMonths = 3
+
+// calDay is one cell of the calendar.
+type calDay struct {
+	Date      string
+	Day       int
+	InMonth   bool
+	Today     bool
+	Total     int // places in open slots
+	Remaining int
+	Label     string // for screen readers
+}
+
+// Full reports a day with slots but no place left: greyed, not a link.
+func (d calDay) Full() bool { return d.Total > 0 && d.Remaining == 0 }
+
+// handleDoctor shows a doctor's calendar: one month, each day with its
+// remaining places; full days are greyed.
+func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
+	doc, loc, err := s.doctor(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	today := schedule.DateOf(s.now(), loc)
+	first := schedule.Date{Year: today.Year, Month: today.Month, Day: 1}
+	month := first
+	if v := r.URL.Query().Get("month"); v != "" {
+		if t, err := time.Parse("2006-01", v); err == nil {
+			month = schedule.Date{Year: t.Year(), Month: t.Month(), Day: 1}
+		}
+	}
+	last := addMonths(first, calendarMonths-1)
+	if month.Before(first) || last.Before(month) {
+		month = first
+	}
+	next := addMonths(month, 1)
+	from, _ := schedule.DayBounds(month, loc)
+	to, _ := schedule.DayBounds(next, loc)
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	slots, err := s.store.ListSlots(ctx, doc.ID, from, to)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	now := s.now()
+	type agg struct{ total, remaining int }
+	days := map[schedule.Date]*agg{}
+	for _, sl := range slots {
+		if sl.Status != booking.SlotOpen || !now.Before(sl.StartAt) {
+			continue
+		}
+		d := schedule.DateOf(sl.StartAt, loc)
+		a := days[d]
+		if a == nil {
+			a = &agg{}
+			days[d] = a
+		}
+		a.total += sl.Capacity
+		a.remaining += max(sl.Remaining(), 0)
+	}
+	// Weeks start on Monday.
+	start := month.AddDays(-((int(month.Weekday()) + 6) % 7))
+	var weeks [][]calDay
+	for d := start; d.Before(next); {
+		var week []calDay
+		for i := 0; i < 7; i++ {
+			c := calDay{Date: d.String(), Day: d.Day, InMonth: d.Month == month.Month, Today: d == today}
+			if a := days[d]; a != nil && c.InMonth {
+				c.Total, c.Remaining = a.total, a.remaining
+			}
+			switch {
+			case c.Full():
+				c.Label = "fully booked"
+			case c.Total > 0:
+				c.Label = fmt.Sprintf("%d places left", c.Remaining)
+			default:
+				c.Label = "no appointments"
+			}
+			week = append(week, c)
+			d = d.AddDays(1)
+		}
+		weeks = append(weeks, week)
+	}
+	data := struct {
+		Doctor     booking.Doctor
+		Department string
+		Month      string
+		Prev, Next string
+		Weeks      [][]calDay
+		Weekdays   []string
+	}{Doctor: doc, Month: time.Date(month.Year, month.Month, 1, 0, 0, 0, 0, time.UTC).Format("January 2006"), Weeks: weeks,
+		Weekdays: []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}}
+	if first.Before(month) {
+		data.Prev = monthParam(addMonths(month, -1))
+	}
+	if next.Before(last) || next == last {
+		data.Next = monthParam(next)
+	}
+	if deps, err := s.store.ListDepartments(ctx); err == nil {
+		for _, d := range deps {
+			if d.ID == doc.DepartmentID {
+				data.Department = d.Name
+			}
+		}
+	}
+	p := s.newPage(w, r, doc.Name)
+	p.Data = data
+	s.render(w, r, http.StatusOK, "doctor", p)
+}
+
+func addMonths(d schedule.Date, n int) schedule.Date {
+	t := time.Date(d.Year, d.Month+time.Month(n), 1, 12, 0, 0, 0, time.UTC)
+	return schedule.Date{Year: t.Year(), Month: t.Month(), Day: 1}
+}
+
+func monthParam(d schedule.Date) string { return fmt.Sprintf("%04d-%02d", d.Year, int(d.Month)) }
+
+// doctor loads the doctor of the {id} path value and its zone.
+func (s *server) doctor(r *http.Request) (booking.Doctor, *time.Location, error) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return booking.Doctor{}, nil, err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	d, err := s.store.GetDoctor(ctx, id)
+	if err != nil {
+		return booking.Doctor{}, nil, err
+	}
+	return d, zone(d.TimeZone), nil
+}

@@ -1,0 +1,181 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/notify"
+)
+
+// signinData is the sign-in page: the phone step, then the code step.
+type signinData struct {
+	Step  string // "phone" or "code"
+	Phone string
+	Next  string
+	// DemoCode is the code shown on the page in demo mode only.
+	DemoCode string
+	// DemoPhone is a sample patient's phone, in demo mode only.
+	DemoPhone string
+}
+
+// demoPhone is the first demo patient's phone (see package demo).
+const demoPhone = "+33 6 00 00 00 00"
+
+// handleSignin asks for the phone number.
+func (s *server) handleSignin(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage(w, r, "Sign in")
+	d := signinData{Step: "phone", Next: safeNext(r.URL.Query().Get("next"), "")}
+	if s.demo {
+		d.DemoPhone = demoPhone
+	}
+	p.Data = d
+	s.render(w, r, http.StatusOK, "signin", p)
+}
+
+// handleSigninPhone sends a one-time code to a registered phone and asks
+// for it. The answer is the same whether or not the phone is registered, so
+// the page cannot be used to find out who is a patient.
+func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	raw := r.PostFormValue("phone")
+	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
+	phone := NormalizePhone(raw)
+	if phone == "" {
+		p := s.newPage(w, r, "Sign in")
+		d.Step = "phone"
+		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: "Please check the phone number",
+			Message: "Enter your phone number with its country code, for example +33 6 12 34 56 78."}
+		p.Data = d
+		s.render(w, r, http.StatusBadRequest, "signin", p)
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	patient, err := s.accounts.PatientByPhone(ctx, phone)
+	switch {
+	case err == nil:
+		code, err := s.sendCode(r, phone, patient)
+		if err != nil {
+			v, status := s.explain(r, err)
+			p := s.newPage(w, r, "Sign in")
+			p.Problem = v
+			d.Step = "phone"
+			p.Data = d
+			var be *booking.Error
+			if asError(err, &be) && be.RetryAfter > 0 {
+				w.Header().Set("Retry-After", strconv.Itoa(int(be.RetryAfter.Seconds())+1))
+			}
+			s.render(w, r, status, "signin", p)
+			return
+		}
+		if s.demo {
+			d.DemoCode = code
+		}
+	case booking.ErrorCode(err) == booking.CodeNotFound:
+		// Same answer as for a registered phone.
+	default:
+		s.renderError(w, r, err)
+		return
+	}
+	p := s.newPage(w, r, "Enter your code")
+	p.Data = d
+	s.render(w, r, http.StatusOK, "signin", p)
+}
+
+// sendCode issues a code for phone (within the per-phone limit) and sends
+// it through the notifier.
+func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient) (string, error) {
+	code, err := newCode()
+	if err != nil {
+		return "", err
+	}
+	key := s.phoneKeyOf(phone)
+	now := s.now()
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	if err := s.accounts.IssueLoginCode(ctx, key, s.codeHashOf(key, code), now, now.Add(CodeTTL), now.Add(-CodeWindow), CodeMaxPerPhone); err != nil {
+		return "", err
+	}
+	msg := notify.Message{
+		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name,
+		Phone: patient.Phone, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
+	}
+	if err := s.notifier.Notify(r.Context(), msg); err != nil {
+		// The code is stored; the patient may ask again within the limit.
+		s.log.Warn("web: sending a sign-in code failed", "patientId", patient.ID, "err", err)
+		return "", booking.Errorf(booking.CodeUnavailable, "the code could not be sent")
+	}
+	return code, nil
+}
+
+// handleSigninVerify checks the code and signs the patient in.
+func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	raw := r.PostFormValue("phone")
+	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
+	phone := NormalizePhone(raw)
+	code := strings.TrimSpace(r.PostFormValue("code"))
+	fail := func(title, msg string, code booking.Code, status int) {
+		p := s.newPage(w, r, "Enter your code")
+		p.Problem = &problemView{Code: string(code), Title: title, Message: msg}
+		if code != booking.CodeInvalidRequest {
+			d.Step = "phone"
+		}
+		p.Data = d
+		s.render(w, r, status, "signin", p)
+	}
+	if phone == "" || len(code) != codeDigits {
+		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest, http.StatusBadRequest)
+		return
+	}
+	key := s.phoneKeyOf(phone)
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	err := s.accounts.UseLoginCode(ctx, key, s.codeHashOf(key, code), s.now(), CodeMaxAttempts)
+	switch booking.ErrorCode(err) {
+	case "":
+	case booking.CodeInvalidRequest:
+		fail("That code is not right", "The code does not match the one we sent. Check the message and try again.", booking.CodeInvalidRequest, http.StatusBadRequest)
+		return
+	case booking.CodeNotFound:
+		fail("The code has expired", "This code has expired or was already used. Ask for a new code.", booking.CodeNotFound, http.StatusBadRequest)
+		return
+	case booking.CodeRateLimited:
+		fail("Too many wrong codes", "You entered too many wrong codes. Ask for a new code.", booking.CodeRateLimited, http.StatusTooManyRequests)
+		return
+	default:
+		s.renderError(w, r, err)
+		return
+	}
+	patient, err := s.accounts.PatientByPhone(ctx, phone)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	if err := s.signIn(w, r, auth.RolePatient, strconv.FormatInt(patient.ID, 10)); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, safeNext(d.Next, "/appointments?welcome=1"))
+}
+
+// handleSignout ends the session (patient or staff).
+func (s *server) handleSignout(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	staff := s.sessionOf(r).IsStaff()
+	s.signOut(w, r)
+	if staff {
+		redirect(w, r, "/staff/signin")
+		return
+	}
+	redirect(w, r, "/")
+}

@@ -1,0 +1,152 @@
+package web
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"sort"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// The dashboard's charts are server-rendered SVG: no chart library, no
+// script needed to read them; app.js only swaps in a fresh copy every two
+// seconds.
+
+// bar is one bar of a chart, with its geometry precomputed.
+type bar struct {
+	X, Y, W, H float64
+	Label      string
+	Value      string
+	Full       bool
+}
+
+// dashboardData is what the charts template draws.
+type dashboardData struct {
+	At                string
+	Created, Replayed int64
+	Rejected          int64
+	LastSecond        int
+	PeakSecond        int
+	Rate              []bar
+	RateMax           int
+	Rejections        []bar
+	Hot               []bar
+	Summary           string
+}
+
+// Chart geometry (SVG user units).
+const (
+	rateW, rateH = 600.0, 180.0
+	rowH         = 44.0  // one bar chart row: its label above, the bar below
+	barsW        = 400.0 // the longest bar
+)
+
+// handleStaffDashboard is the live rush dashboard: bookings per second,
+// rejections by reason, and the fill level of the hottest slots. With
+// ?partial=1 it answers only the charts, for the script's refresh.
+func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ session) {
+	st := s.stats.Snapshot()
+	d := dashboardData{At: st.At.UTC().Format("15:04:05 UTC"), Created: st.Created, Replayed: st.Replayed}
+
+	// Bookings per second.
+	for _, v := range st.PerSecond {
+		d.PeakSecond = max(d.PeakSecond, v)
+	}
+	if n := len(st.PerSecond); n > 0 {
+		d.LastSecond = st.PerSecond[n-1]
+	}
+	d.RateMax = niceMax(d.PeakSecond)
+	if n := len(st.PerSecond); n > 0 {
+		step := rateW / float64(n)
+		for i, v := range st.PerSecond {
+			h := float64(v) / float64(d.RateMax) * (rateH - 20)
+			d.Rate = append(d.Rate, bar{X: float64(i) * step, Y: rateH - 20 - h, W: step * 0.8, H: h,
+				Label: fmt.Sprintf("%d s ago", n-1-i), Value: fmt.Sprint(v)})
+		}
+	}
+
+	// Rejections by reason, largest first.
+	type kv struct {
+		code string
+		n    int64
+	}
+	var rej []kv
+	var most int64 = 1
+	for c, n := range st.Rejections {
+		rej = append(rej, kv{c, n})
+		d.Rejected += n
+		most = max(most, n)
+	}
+	sort.Slice(rej, func(i, j int) bool {
+		if rej[i].n != rej[j].n {
+			return rej[i].n > rej[j].n
+		}
+		return rej[i].code < rej[j].code
+	})
+	for i, e := range rej {
+		d.Rejections = append(d.Rejections, bar{Y: float64(i) * rowH, W: max(2, float64(e.n)/float64(most)*barsW), H: 16,
+			Label: problemOf(booking.Code(e.code)).Title + " (" + e.code + ")", Value: fmt.Sprint(e.n)})
+	}
+
+	// Fill of the hottest slots.
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	docs := map[int64]booking.Doctor{}
+	for _, id := range st.HotSlots {
+		sl, err := s.store.GetSlot(ctx, id)
+		if err != nil {
+			continue
+		}
+		doc, ok := docs[sl.DoctorID]
+		if !ok {
+			doc, _ = s.store.GetDoctor(ctx, sl.DoctorID)
+			docs[sl.DoctorID] = doc
+		}
+		loc := zone(doc.TimeZone)
+		frac := 0.0
+		if sl.Capacity > 0 {
+			frac = float64(sl.BookedCount) / float64(sl.Capacity)
+		}
+		i := len(d.Hot)
+		d.Hot = append(d.Hot, bar{Y: float64(i) * rowH, W: max(0, frac*barsW), H: 16,
+			Label: doc.Name + ", " + sl.StartAt.In(loc).Format("Mon 2 Jan 15:04"),
+			Value: fmt.Sprintf("%d/%d", sl.BookedCount, sl.Capacity), Full: sl.BookedCount >= sl.Capacity})
+	}
+	d.Summary = fmt.Sprintf("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
+		d.LastSecond, d.PeakSecond, d.Created, d.Rejected)
+
+	if r.URL.Query().Get("partial") == "1" {
+		var buf bytes.Buffer
+		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", d); err != nil {
+			s.log.Error("web: template failed", "page", "staff_dashboard", "err", err)
+			http.Error(w, "internal error", http.StatusInternalServerError)
+			return
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write(buf.Bytes())
+		return
+	}
+	p := s.newPage(w, r, "Rush dashboard")
+	p.Data = d
+	s.render(w, r, http.StatusOK, "staff_dashboard", p)
+}
+
+// niceMax rounds a chart's top up to 1, 2 or 5 times a power of ten.
+func niceMax(v int) int {
+	if v < 1 {
+		return 1
+	}
+	for p := 1; ; p *= 10 {
+		for _, m := range []int{1, 2, 5} {
+			if m*p >= v {
+				return m * p
+			}
+		}
+	}
+}
+
+// Heights of the bar charts, for the templates.
+func (d dashboardData) RejH() float64 { return max(1, float64(len(d.Rejections))) * rowH }
+func (d dashboardData) HotH() float64 { return max(1, float64(len(d.Hot))) * rowH }

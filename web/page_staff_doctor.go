@@ -1,0 +1,231 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// staffSlotRow is a slot in the staff's table.
+type staffSlotRow struct {
+	ID        int64
+	Time      string
+	Capacity  int
+	Booked    int
+	Remaining int
+	Status    string
+	OpensAt   string
+	Fee       int64
+	Full      bool
+}
+
+// scheduleRow is a schedule as listed.
+type scheduleRow struct {
+	Days     string
+	Hours    string
+	Minutes  int
+	Capacity int
+	Fee      int64
+	Horizon  int
+	Opens    string
+}
+
+var weekdayNames = []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+
+// handleStaffDoctor shows a doctor's schedules and the slots of one day,
+// with forms to create a schedule (generating its slots) and to suspend a
+// period.
+func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ session) {
+	doc, loc, err := s.doctor(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	q := r.URL.Query()
+	day := schedule.DateOf(s.now(), loc)
+	if v := q.Get("date"); v != "" {
+		if d, err := schedule.ParseDate(v); err == nil {
+			day = d
+		}
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	scheds, err := s.store.ListSchedules(ctx, doc.ID)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	from, to := schedule.DayBounds(day, loc)
+	slots, err := s.store.ListSlots(ctx, doc.ID, from, to)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	data := struct {
+		Doctor    booking.Doctor
+		Date      string
+		Day       string
+		Schedules []scheduleRow
+		Slots     []staffSlotRow
+		Weekdays  []string
+	}{Doctor: doc, Date: day.String(), Day: dayTitle(day), Weekdays: weekdayNames}
+	for _, sc := range scheds {
+		var days []string
+		for _, wd := range sc.Weekdays {
+			days = append(days, weekdayNames[wd])
+		}
+		data.Schedules = append(data.Schedules, scheduleRow{Days: strings.Join(days, " "), Hours: sc.StartTime + "–" + sc.EndTime,
+			Minutes: sc.SlotMinutes, Capacity: sc.Capacity, Fee: sc.FeeCents, Horizon: sc.HorizonDays, Opens: sc.OpensAtTime})
+	}
+	for _, sl := range slots {
+		data.Slots = append(data.Slots, staffSlotRow{ID: sl.ID, Time: fmtClock(sl.StartAt, loc) + "–" + fmtClock(sl.EndAt, loc),
+			Capacity: sl.Capacity, Booked: sl.BookedCount, Remaining: max(sl.Remaining(), 0), Status: sl.Status,
+			OpensAt: fmtDateTime(sl.OpensAt, loc), Fee: sl.FeeCents, Full: sl.Remaining() <= 0})
+	}
+	p := s.newPage(w, r, doc.Name)
+	switch {
+	case q.Has("slots"):
+		p.Notice = "Schedule created: " + q.Get("slots") + " slots generated. The first day with slots is shown below."
+	case q.Has("suspended"):
+		p.Notice = "Period suspended: " + q.Get("suspended") + " slots closed, " + q.Get("cancelled") + " appointments cancelled, " + q.Get("told") + " patients notified."
+	case q.Has("created"):
+		p.Notice = "Doctor added. Create a schedule to generate slots."
+	}
+	p.Data = data
+	s.render(w, r, http.StatusOK, "staff_doctor", p)
+}
+
+// handleStaffCreateSchedule creates a schedule from the form and generates
+// its slots over the booking horizon, as the API's schedule endpoint does.
+func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Request, _ session) {
+	doc, loc, err := s.doctor(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	f := r.PostForm
+	sc := booking.Schedule{DoctorID: doc.ID, StartTime: f.Get("start"), EndTime: f.Get("end"), OpensAtTime: f.Get("opens")}
+	for _, v := range f["weekday"] {
+		d, err := strconv.Atoi(v)
+		if err != nil || d < 0 || d > 6 {
+			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "weekday"))
+			return
+		}
+		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
+	}
+	ints := []struct {
+		name     string
+		dst      *int
+		min, max int
+	}{{"minutes", &sc.SlotMinutes, 1, 24 * 60}, {"capacity", &sc.Capacity, 1, 10000}, {"horizon", &sc.HorizonDays, 1, 366}, {"hold", &sc.HoldMinutes, 1, 24 * 60}}
+	for _, in := range ints {
+		n, err := strconv.Atoi(strings.TrimSpace(f.Get(in.name)))
+		if err != nil || n < in.min || n > in.max {
+			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "%s", in.name))
+			return
+		}
+		*in.dst = n
+	}
+	fee, err := parseEuros(f.Get("fee"))
+	if err != nil || len(sc.Weekdays) == 0 {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "fee or weekdays"))
+		return
+	}
+	sc.FeeCents = fee
+	if err := schedule.Normalize(&sc); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	sc, err = s.store.CreateSchedule(ctx, sc)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	from, to := schedule.Window(sc, loc, s.now())
+	created, _, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	// Show the first day that got slots.
+	first := from
+	for d := from; !to.Before(d); d = d.AddDays(1) {
+		if containsWeekday(sc.Weekdays, d.Weekday()) {
+			first = d
+			break
+		}
+	}
+	redirect(w, r, fmt.Sprintf("/staff/doctors/%d?slots=%d&date=%s", doc.ID, created, first))
+}
+
+func containsWeekday(ds []time.Weekday, d time.Weekday) bool {
+	for _, x := range ds {
+		if x == d {
+			return true
+		}
+	}
+	return false
+}
+
+// parseEuros parses "25", "25.5" or "25,50" euros into cents; "" is 0.
+func parseEuros(v string) (int64, error) {
+	v = strings.ReplaceAll(strings.TrimSpace(v), ",", ".")
+	if v == "" {
+		return 0, nil
+	}
+	whole, frac, _ := strings.Cut(v, ".")
+	if len(frac) > 2 {
+		return 0, fmt.Errorf("too many decimals")
+	}
+	for len(frac) < 2 {
+		frac += "0"
+	}
+	w, err := strconv.ParseInt(whole, 10, 64)
+	if err != nil || w < 0 || w > 1_000_000 {
+		return 0, fmt.Errorf("bad amount")
+	}
+	c, err := strconv.ParseInt(frac, 10, 64)
+	if err != nil || c < 0 {
+		return 0, fmt.Errorf("bad amount")
+	}
+	return w*100 + c, nil
+}
+
+// handleStaffSuspend suspends a period of the doctor: its slots close,
+// their appointments are cancelled and each patient is told once.
+func (s *server) handleStaffSuspend(w http.ResponseWriter, r *http.Request, _ session) {
+	doc, loc, err := s.doctor(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	from, err1 := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("from"), loc)
+	to, err2 := time.ParseInLocation("2006-01-02T15:04", r.PostFormValue("to"), loc)
+	reason, ok := cleanName(r.PostFormValue("reason"))
+	if err1 != nil || err2 != nil || !ok || !from.Before(to) {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "period"))
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	res, err := s.store.Suspend(ctx, booking.Suspension{DoctorID: doc.ID, From: from.UTC(), To: to.UTC(), Reason: reason}, s.now())
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	// The slots closed: let the service's in-memory gates reload them.
+	if slots, err := s.store.ListSlots(ctx, doc.ID, from, to); err == nil {
+		for _, sl := range slots {
+			s.svc.SlotChanged(sl.ID, doc.ID)
+		}
+	}
+	redirect(w, r, fmt.Sprintf("/staff/doctors/%d?date=%s&suspended=%d&cancelled=%d&told=%d", doc.ID,
+		schedule.DateOf(from, loc), res.SlotsClosed, res.Cancelled, res.PatientsTold))
+}

@@ -1,0 +1,104 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// staffHomeData is the staff catalog page.
+type staffHomeData struct {
+	Departments []booking.Department
+	Doctors     []staffDoctorRow
+	DeptNames   map[int64]string
+}
+
+type staffDoctorRow struct {
+	booking.Doctor
+	Department string
+}
+
+// handleStaffHome lists departments and doctors with forms to add them.
+func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ session) {
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	deps, err := s.store.ListDepartments(ctx)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	docs, err := s.store.ListDoctors(ctx, 0)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	names := map[int64]string{}
+	for _, d := range deps {
+		names[d.ID] = d.Name
+	}
+	rows := make([]staffDoctorRow, 0, len(docs))
+	for _, d := range docs {
+		rows = append(rows, staffDoctorRow{d, names[d.DepartmentID]})
+	}
+	p := s.newPage(w, r, "Clinic catalog")
+	switch q := r.URL.Query(); {
+	case q.Has("department"):
+		p.Notice = "Department added."
+	case q.Has("doctor"):
+		p.Notice = "Doctor added. Open it to create a schedule."
+	}
+	p.Data = staffHomeData{Departments: deps, Doctors: rows}
+	s.render(w, r, http.StatusOK, "staff_home", p)
+}
+
+// cleanName trims a display name and checks it: 1 to 200 printable
+// characters.
+func cleanName(v string) (string, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" || utf8.RuneCountInString(v) > 200 || !utf8.ValidString(v) ||
+		strings.ContainsFunc(v, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return "", false
+	}
+	return v, true
+}
+
+func (s *server) handleStaffCreateDepartment(w http.ResponseWriter, r *http.Request, _ session) {
+	name, ok := cleanName(r.PostFormValue("name"))
+	if !ok {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "name"))
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	if _, err := s.store.CreateDepartment(ctx, booking.Department{Name: name}); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff?department=1")
+}
+
+func (s *server) handleStaffCreateDoctor(w http.ResponseWriter, r *http.Request, _ session) {
+	name, ok := cleanName(r.PostFormValue("name"))
+	dep, err := strconv.ParseInt(r.PostFormValue("department"), 10, 64)
+	tz := strings.TrimSpace(r.PostFormValue("timezone"))
+	if !ok || err != nil || dep <= 0 || tz == "" || tz == "Local" || len(tz) > 64 {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "doctor"))
+		return
+	}
+	if _, err := time.LoadLocation(tz); err != nil {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "time zone"))
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	d, err := s.store.CreateDoctor(ctx, booking.Doctor{Name: name, DepartmentID: dep, TimeZone: tz})
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/doctors/"+itoa(d.ID)+"?created=1")
+}

@@ -1,0 +1,81 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// dummyHash is compared against when a staff user does not exist, so that
+// a wrong name takes as long as a wrong password.
+var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("slotd-no-such-user"), bcrypt.DefaultCost)
+
+// HashPassword returns the bcrypt hash stored for a staff password.
+func HashPassword(password string) ([]byte, error) {
+	return bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
+}
+
+type staffSigninData struct {
+	Name string
+	Next string
+	Demo bool
+}
+
+// handleStaffSignin asks for a staff user name and password.
+func (s *server) handleStaffSignin(w http.ResponseWriter, r *http.Request) {
+	p := s.newPage(w, r, "Staff sign-in")
+	p.Data = staffSigninData{Next: safeNext(r.URL.Query().Get("next"), ""), Demo: s.demo}
+	s.render(w, r, http.StatusOK, "staff_signin", p)
+}
+
+// handleStaffSigninSubmit checks the password (bcrypt) and starts an admin
+// session. Attempts are limited per user name.
+func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	name := strings.TrimSpace(r.PostFormValue("name"))
+	password := r.PostFormValue("password")
+	d := staffSigninData{Name: name, Next: safeNext(r.PostFormValue("next"), ""), Demo: s.demo}
+	fail := func(v *problemView, status int) {
+		p := s.newPage(w, r, "Staff sign-in")
+		p.Problem = v
+		p.Data = d
+		s.render(w, r, status, "staff_signin", p)
+	}
+	if ok, wait := s.staffLimit.allow(strings.ToLower(name), s.now()); !ok {
+		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+		pr := problemOf(booking.CodeRateLimited)
+		fail(&problemView{Code: string(booking.CodeRateLimited), Title: pr.Title, Message: pr.Message}, http.StatusTooManyRequests)
+		return
+	}
+	hash := dummyHash
+	known := false
+	if StaffNameOK(name) {
+		ctx, cancel := s.storeCtx(r.Context())
+		h, err := s.accounts.StaffPasswordHash(ctx, name)
+		cancel()
+		switch {
+		case err == nil:
+			hash, known = h, true
+		case booking.ErrorCode(err) != booking.CodeNotFound:
+			s.renderError(w, r, err)
+			return
+		}
+	}
+	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || !known {
+		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: "Wrong name or password",
+			Message: "The user name or the password is not right. Passwords are set with `slotd staff-password`."}, http.StatusUnauthorized)
+		return
+	}
+	if err := s.signIn(w, r, auth.RoleAdmin, staffPrefix+name); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, safeNext(d.Next, "/staff"))
+}

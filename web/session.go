@@ -1,0 +1,203 @@
+package web
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// Cookie names.
+const (
+	sessionCookie = "slotd_session"
+	csrfCookie    = "slotd_csrf"
+	staffPrefix   = "staff:"
+)
+
+// session is who is signed in: a patient (PatientID > 0) or a staff user
+// (Staff != ""), or nobody.
+type session struct {
+	PatientID int64
+	Staff     string
+}
+
+func (s session) Patient() bool { return s.PatientID > 0 }
+func (s session) IsStaff() bool { return s.Staff != "" }
+
+// sessionOf reads and verifies the session cookie. A missing, expired or
+// forged cookie is no session.
+func (s *server) sessionOf(r *http.Request) session {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return session{}
+	}
+	claims, err := s.signer.Verify(c.Value)
+	if err != nil {
+		return session{}
+	}
+	switch claims.Role {
+	case auth.RolePatient:
+		if id, ok := claims.PatientID(); ok {
+			return session{PatientID: id}
+		}
+	case auth.RoleAdmin:
+		if name, ok := strings.CutPrefix(claims.Subject, staffPrefix); ok && StaffNameOK(name) {
+			return session{Staff: name}
+		}
+	}
+	return session{}
+}
+
+// signIn sets the session cookie: a JWT minted by the signer, so that any
+// instance sharing the secret accepts it and nothing is kept server-side.
+func (s *server) signIn(w http.ResponseWriter, r *http.Request, role auth.Role, sub string) error {
+	tok, err := s.signer.Mint(role, sub, s.sessionTTL)
+	if err != nil {
+		return err
+	}
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: tok, Path: "/", MaxAge: int(s.sessionTTL / time.Second),
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+	})
+	return nil
+}
+
+func (s *server) signOut(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{
+		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+	})
+}
+
+// csrfID returns this browser's CSRF cookie value, setting a new random one
+// when there is none. It must run before the page is written.
+func (s *server) csrfID(w http.ResponseWriter, r *http.Request) string {
+	if c, err := r.Cookie(csrfCookie); err == nil && len(c.Value) == 32 {
+		return c.Value
+	}
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	id := hex.EncodeToString(b)
+	http.SetCookie(w, &http.Cookie{
+		Name: csrfCookie, Value: id, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+	})
+	// Later reads in this request see it too.
+	r.AddCookie(&http.Cookie{Name: csrfCookie, Value: id})
+	return id
+}
+
+// csrfToken is the token of a form posting to action: an HMAC of the
+// browser's CSRF cookie and the action, so a token is good only for its own
+// form and only in the browser it was rendered for. Another site can
+// neither read the cookie nor compute the HMAC.
+func (s *server) csrfToken(id, action string) string {
+	m := hmac.New(sha256.New, s.csrfKey)
+	m.Write([]byte(id + "\x00" + action))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
+}
+
+// checkCSRF verifies a POST: the Origin header, when sent, must be this
+// host, and the form's token must match the cookie and the path posted to.
+func (s *server) checkCSRF(r *http.Request) bool {
+	if o := r.Header.Get("Origin"); o != "" && o != "null" {
+		u, err := url.Parse(o)
+		if err != nil || u.Host != r.Host {
+			return false
+		}
+	}
+	c, err := r.Cookie(csrfCookie)
+	if err != nil || len(c.Value) != 32 {
+		return false
+	}
+	got := r.PostFormValue("csrf")
+	want := s.csrfToken(c.Value, r.URL.Path)
+	return hmac.Equal([]byte(got), []byte(want))
+}
+
+// postForm parses a POST form (bounded to 64 KiB) and checks its CSRF
+// token; on failure it renders the error page and returns false.
+func (s *server) postForm(w http.ResponseWriter, r *http.Request) bool {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "the form could not be read"))
+		return false
+	}
+	if !s.checkCSRF(r) {
+		s.renderError(w, r, booking.Errorf(booking.CodeForbidden, "the form has expired"))
+		return false
+	}
+	return true
+}
+
+// staff wraps a staff page: without a staff session GET pages redirect to
+// the staff sign-in and POSTs are refused; POSTs are CSRF-checked.
+func (s *server) staff(h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sess := s.sessionOf(r)
+		if !sess.IsStaff() {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/staff/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "staff sign-in required"))
+			return
+		}
+		if r.Method == http.MethodPost && !s.postForm(w, r) {
+			return
+		}
+		h(w, r, sess)
+	}
+}
+
+// requirePatient redirects a visitor who is not a signed-in patient to the
+// sign-in page, coming back to next afterwards; it reports whether the
+// request may go on.
+func (s *server) requirePatient(w http.ResponseWriter, r *http.Request, next string) (session, bool) {
+	sess := s.sessionOf(r)
+	if sess.Patient() {
+		return sess, true
+	}
+	http.Redirect(w, r, "/signin?next="+url.QueryEscape(next), http.StatusSeeOther)
+	return sess, false
+}
+
+// newIdempotencyKey returns a fresh key for one booking form: 22 URL-safe
+// characters of randomness after a "web-" prefix.
+func newIdempotencyKey() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	return "web-" + base64.RawURLEncoding.EncodeToString(b)
+}
+
+// validKey reports whether k is an acceptable Idempotency-Key: 1 to 64
+// visible ASCII characters, as the API requires.
+func validKey(k string) bool {
+	if k == "" || len(k) > 64 {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		if k[i] < 0x21 || k[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// pathID reads a positive integer path value.
+func pathID(r *http.Request, name string) (int64, error) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil || id <= 0 {
+		return 0, booking.NotFound("page")
+	}
+	return id, nil
+}

@@ -1,0 +1,89 @@
+// slotd — small progressive enhancements. Every page works without this file.
+(function () {
+  "use strict";
+
+  // Booking forms: one Idempotency-Key per click is already in the form
+  // (rendered by the server). Here we disable the button so that a second
+  // click does nothing, and on a network error retry the same request, with
+  // the same key, so that a retry can never book twice.
+  function retryingSubmit(form) {
+    form.addEventListener("submit", function (ev) {
+      if (!window.fetch) return; // plain form post
+      ev.preventDefault();
+      var button = form.querySelector("button[type=submit]");
+      if (form.dataset.busy === "1") return;
+      form.dataset.busy = "1";
+      var label = button ? button.textContent : "";
+      if (button) { button.disabled = true; button.textContent = "Booking…"; }
+      var body = new URLSearchParams(new FormData(form));
+      var attempt = 0;
+      function send() {
+        attempt++;
+        fetch(form.action, {
+          method: "POST", body: body, credentials: "same-origin",
+          headers: { "Content-Type": "application/x-www-form-urlencoded" }
+        }).then(function (res) {
+          if (res.redirected) { window.location.assign(res.url); return; }
+          return res.text().then(function (html) {
+            document.open(); document.write(html); document.close();
+          });
+        }).catch(function () {
+          if (attempt < 5) {
+            if (button) button.textContent = "Connection lost, retrying…";
+            setTimeout(send, Math.min(500 * Math.pow(2, attempt - 1), 4000));
+          } else {
+            form.dataset.busy = "0";
+            if (button) { button.disabled = false; button.textContent = label; }
+            var msg = document.createElement("p");
+            msg.className = "problem"; msg.setAttribute("role", "alert");
+            msg.textContent = "We could not reach the server. Press the button again: you will not be booked twice.";
+            form.appendChild(msg);
+          }
+        });
+      }
+      send();
+    });
+  }
+
+  // Other forms: disable the submit button once pressed.
+  function oneSubmit(form) {
+    form.addEventListener("submit", function () {
+      var b = form.querySelector("button[type=submit]");
+      if (b) setTimeout(function () { b.disabled = true; }, 0);
+    });
+  }
+
+  // Hold countdowns: <span data-deadline="RFC 3339">.
+  function countdown(el) {
+    var deadline = Date.parse(el.dataset.deadline);
+    if (isNaN(deadline)) return;
+    function tick() {
+      var left = Math.max(0, Math.round((deadline - Date.now()) / 1000));
+      var m = Math.floor(left / 60), s = left % 60;
+      el.textContent = m + ":" + (s < 10 ? "0" : "") + s;
+      if (left === 0) {
+        el.textContent = "0:00 (expired)";
+        clearInterval(timer);
+        setTimeout(function () { window.location.reload(); }, 2000);
+      }
+    }
+    var timer = setInterval(tick, 1000);
+    tick();
+  }
+
+  // Live regions that refresh themselves: <div data-live="/url">.
+  function live(el) {
+    var src = el.dataset.live;
+    setInterval(function () {
+      if (document.hidden) return;
+      fetch(src, { credentials: "same-origin" }).then(function (res) {
+        if (res.ok) return res.text();
+      }).then(function (html) { if (html) el.innerHTML = html; }).catch(function () {});
+    }, 2000);
+  }
+
+  document.querySelectorAll("form[data-retry]").forEach(retryingSubmit);
+  document.querySelectorAll("form:not([data-retry])").forEach(oneSubmit);
+  document.querySelectorAll("[data-deadline]").forEach(countdown);
+  document.querySelectorAll("[data-live]").forEach(live);
+})();
