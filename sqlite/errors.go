@@ -24,17 +24,21 @@ const (
 	conSlotPatientActve = "appointments_slot_patient_active"
 	conSlotQueueActive  = "appointments_slot_queue_active"
 	conForeignKey       = "foreign_key"
+	conTradeNo          = "payments_trade_no_key"
+	conSuspensionPeriod = "suspensions_period_key"
 )
 
 // uniqueByColumns maps the column list SQLite reports for a failed UNIQUE
 // ("UNIQUE constraint failed: <this>") to the constraint's name. The column
 // lists are distinct by design of the schema.
 var uniqueByColumns = map[string]string{
-	"departments.name":                                      conDepartmentName,
-	"slots.resource_id, slots.start_at":                     conSlotResourceKey,
-	"appointments.patient_id, appointments.idempotency_key": conPatientKey,
-	"appointments.slot_id, appointments.patient_id":         conSlotPatientActve,
-	"appointments.slot_id, appointments.queue_no":           conSlotQueueActive,
+	"departments.name":                                                conDepartmentName,
+	"slots.resource_id, slots.start_at":                               conSlotResourceKey,
+	"appointments.patient_id, appointments.idempotency_key":           conPatientKey,
+	"appointments.slot_id, appointments.patient_id":                   conSlotPatientActve,
+	"appointments.slot_id, appointments.queue_no":                     conSlotQueueActive,
+	"payments.trade_no":                                               conTradeNo,
+	"suspensions.resource_id, suspensions.from_at, suspensions.to_at": conSuspensionPeriod,
 }
 
 // constraintName tells which constraint err violated, by the name the
@@ -81,11 +85,19 @@ func isCheck(err error) bool {
 	return errors.As(err, &se) && se.Code() == sqlite3.SQLITE_CONSTRAINT_CHECK
 }
 
+// errDBClosedText is database/sql's message for a call on a closed *sql.DB.
+// database/sql does not export that error, so it is recognised by its text.
+const errDBClosedText = "sql: database is closed"
+
 // unavailable reports whether err means the database could not be reached
 // or did not answer in time: locked past busy_timeout, I/O failure, a file
-// that cannot be opened, or the caller's deadline.
+// that cannot be opened, a store already closed (shutting down), or the
+// caller's deadline.
 func unavailable(err error) bool {
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, sql.ErrConnDone) {
+		return true
+	}
+	if strings.Contains(err.Error(), errDBClosedText) {
 		return true
 	}
 	var se *sqlite.Error

@@ -25,9 +25,11 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
+	"github.com/slotd/slotd/booking"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -43,6 +45,54 @@ type Store struct {
 	// racy makes Book read-then-write, for the conformance suite's proof
 	// that its stress test catches races. Tests only (export_test.go).
 	racy bool
+
+	// enqueue writes notifications inside the transaction of the state
+	// change they announce (the transactional outbox); nil enqueues nothing.
+	// Atomic so that installing it never races a request in flight.
+	enqueue atomic.Pointer[enqueueFunc]
+
+	// stmts holds Book's statements prepared on the writer.
+	stmts stmtCache
+}
+
+// enqueueFunc is the signature SetEnqueuer takes.
+type enqueueFunc = func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
+
+// SetEnqueuer installs fn as the store's outbox: every write transaction
+// that changes an appointment's state calls fn with that transaction and the
+// notifications the change announces, before commit, and only when there is
+// something to announce (notes/lifecycle-contract.md lists which). fn must
+// write through tx and nothing else, so that a notification exists exactly
+// when its state change committed; an error from fn rolls the change back.
+// A job queue's driver (River's riversqlite) can insert its jobs through tx
+// because tx is on DB(), the writer. nil removes the enqueuer.
+func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error) {
+	if fn == nil {
+		s.enqueue.Store(nil)
+		return
+	}
+	s.enqueue.Store(&fn)
+}
+
+// enqueueError is a failure of the enqueuer. It is kept apart from the
+// store's own errors so that Book does not mistake a constraint violation
+// in the outbox for one of its own and retry request by request.
+type enqueueError struct{ err error }
+
+func (e *enqueueError) Error() string { return "sqlite: enqueue notifications: " + e.err.Error() }
+func (e *enqueueError) Unwrap() error { return e.err }
+
+// notify hands ns to the enqueuer inside tx, if there is both an enqueuer
+// and something to enqueue.
+func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
+	fn := s.enqueue.Load()
+	if fn == nil || len(ns) == 0 {
+		return nil
+	}
+	if err := (*fn)(ctx, tx, ns); err != nil {
+		return &enqueueError{err}
+	}
+	return nil
 }
 
 // pragmas are set on every connection through the DSN, so that a connection
@@ -151,6 +201,7 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Close closes both pools.
 func (s *Store) Close() error {
+	s.stmts.close()
 	rerr := s.reader.Close()
 	werr := s.writer.Close()
 	if werr != nil {

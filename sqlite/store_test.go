@@ -29,11 +29,33 @@ func newStore(t testing.TB) *Store {
 	return s
 }
 
+// withOutbox gives s the conformance suite's outbox: a table the harness
+// creates and an enqueuer that inserts into it through the state change's
+// own transaction, so that only committed notifications are ever visible.
+func withOutbox(t testing.TB, s *Store) *Store {
+	t.Helper()
+	if _, err := s.DB().Exec(`CREATE TABLE storetest_outbox (id INTEGER PRIMARY KEY, kind TEXT,
+		appointment_id INTEGER, suspension_id INTEGER)`); err != nil {
+		t.Fatal(err)
+	}
+	s.SetEnqueuer(func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
+		for _, n := range ns {
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO storetest_outbox (kind, appointment_id, suspension_id) VALUES (?, ?, ?)`,
+				string(n.Kind), n.AppointmentID, n.SuspensionID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	return s
+}
+
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		New: func(t testing.TB) booking.Store { return newStore(t) },
+		New: func(t testing.TB) booking.Store { return withOutbox(t, newStore(t)) },
 		NewRacy: func(t testing.TB) booking.Store {
-			s := newStore(t)
+			s := withOutbox(t, newStore(t))
 			s.SetRacy(true)
 			return s
 		},
@@ -82,6 +104,30 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 			t.Fatal(err)
 		}
 		out = append(out, a)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// Notifications reads the harness's outbox in insertion order.
+func (in inspector) Notifications(t testing.TB) []booking.Notification {
+	t.Helper()
+	rows, err := in.db.Query(`SELECT kind, appointment_id, suspension_id FROM storetest_outbox ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []booking.Notification
+	for rows.Next() {
+		var n booking.Notification
+		var kind string
+		if err := rows.Scan(&kind, &n.AppointmentID, &n.SuspensionID); err != nil {
+			t.Fatal(err)
+		}
+		n.Kind = booking.NotificationKind(kind)
+		out = append(out, n)
 	}
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)

@@ -1,0 +1,571 @@
+package sqlite
+
+// The appointment lifecycle of issue 4 (notes/lifecycle-contract.md):
+// payments, hold expiry, staff transitions, suspensions and reconciliation.
+//
+// Every state change here is one write transaction on the single writer
+// connection (BEGIN IMMEDIATE), so it is serialized against Book, Cancel and
+// every other change, in this process and, through SQLite's file lock, in
+// any other process on the same file. Each change is still written as the
+// conditional update of the transition table (WHERE status = <from>), so the
+// rule lives in the statement and a place is released only for a row the
+// update actually changed.
+
+import (
+	"cmp"
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// moveTo performs one transition of booking's table on a, read in tx: a
+// conditional update from a's current state, and the release of its place
+// when the old state occupied one and the new does not. a is updated to the
+// new state. Under the write lock the row cannot have changed since it was
+// read, so an update that changes nothing is a bug, not a lost race.
+func moveTo(ctx context.Context, tx *sql.Tx, a *booking.Appointment, to booking.Status, now time.Time) error {
+	if !booking.CanTransition(a.Status, to) {
+		return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot become %s", a.Status, to)
+	}
+	res, err := tx.ExecContext(ctx,
+		`UPDATE appointments SET status = ?, updated_at = ? WHERE id = ? AND status = ?`,
+		string(to), ts(now), a.ID, string(a.Status))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n != 1 {
+		return fmt.Errorf("sqlite: appointment %d changed under the write lock", a.ID)
+	}
+	if a.Status.Active() && !to.Active() {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, a.SlotID); err != nil {
+			return err
+		}
+	}
+	a.Status, a.UpdatedAt = to, now
+	return nil
+}
+
+// releasePlaces lowers each slot's counter by the number of its
+// appointments that just left an active state, in slot order.
+func releasePlaces(ctx context.Context, tx *sql.Tx, perSlot map[int64]int) error {
+	ids := make([]int64, 0, len(perSlot))
+	for id := range perSlot {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		if _, err := tx.ExecContext(ctx,
+			`UPDATE slots SET booked_count = booked_count - ? WHERE id = ?`, perSlot[id], id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// apptsByID reads appointments by id in tx, ordered by hold deadline then id
+// (the order ExpireHolds answers in).
+func apptsByID(ctx context.Context, q querier, ids []int64) ([]booking.Appointment, error) {
+	out := []booking.Appointment{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	j, _ := json.Marshal(ids)
+	rows, err := q.QueryContext(ctx, `SELECT `+apptCols+apptFrom+`
+		WHERE a.id IN (SELECT value FROM json_each(?)) ORDER BY a.hold_expires_at, a.id`, string(j))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanAppt(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, rows.Err()
+}
+
+const paymentCols = `trade_no, appointment_id, amount_cents, outcome, reason, received_at`
+
+func scanPayment(sc interface{ Scan(...any) error }) (booking.Payment, error) {
+	var p booking.Payment
+	var reason sql.NullString
+	var received int64
+	if err := sc.Scan(&p.TradeNo, &p.AppointmentID, &p.AmountCents, &p.Outcome, &reason, &received); err != nil {
+		return p, err
+	}
+	p.Reason = reason.String
+	p.ReceivedAt = fromTS(received)
+	return p, nil
+}
+
+// ConfirmPayment records a provider's payment and applies it when it can
+// (notes/lifecycle-contract.md, "ConfirmPayment"), in one write
+// transaction. A payment that cannot be applied is still recorded, as
+// needing a refund, and answered with the result AND a
+// CodePaymentRejected error. The payment never wins against a passed
+// deadline: a hold past it that the expiry job has not reached yet is
+// expired here, in the same transaction. Racing ExpireHolds, exactly one
+// wins, because both are conditional updates from HELD inside serialized
+// transactions.
+func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.Time) (booking.PaymentResult, error) {
+	now = micro(now)
+	if p.ReceivedAt.IsZero() {
+		p.ReceivedAt = now
+	}
+	p.ReceivedAt = micro(p.ReceivedAt)
+	var res booking.PaymentResult
+	var rejected string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		recorded, err := scanPayment(tx.QueryRowContext(ctx,
+			`SELECT `+paymentCols+` FROM payments WHERE trade_no = ?`, p.TradeNo))
+		switch {
+		case err == nil:
+			// The provider repeated its callback: answer what was decided.
+			a, err := getAppt(ctx, tx, recorded.AppointmentID)
+			if err != nil {
+				return err
+			}
+			res = booking.PaymentResult{Payment: recorded, Appointment: a, Duplicate: true}
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+
+		a, err := getAppt(ctx, tx, p.AppointmentID)
+		if errors.Is(err, sql.ErrNoRows) {
+			return booking.NotFound("appointment")
+		}
+		if err != nil {
+			return err
+		}
+		var fee int64
+		if err := tx.QueryRowContext(ctx, `SELECT fee_cents FROM slots WHERE id = ?`, a.SlotID).Scan(&fee); err != nil {
+			return err
+		}
+
+		var ns []booking.Notification
+		switch {
+		case a.Status == booking.StatusHeld && now.Before(*a.HoldExpiresAt):
+			if p.AmountCents != fee {
+				rejected = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
+				break
+			}
+			// hold_expires_at stays, as the record of the deadline it met.
+			if err := moveTo(ctx, tx, &a, booking.StatusBooked, now); err != nil {
+				return err
+			}
+			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
+		case a.Status == booking.StatusHeld:
+			// Past its deadline, not yet expired by the job: expire it now.
+			if err := moveTo(ctx, tx, &a, booking.StatusExpired, now); err != nil {
+				return err
+			}
+			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID})
+			rejected = "hold expired"
+		case a.Status == booking.StatusExpired:
+			rejected = "hold expired"
+		case a.Status == booking.StatusCancelled:
+			rejected = "appointment cancelled"
+		default: // BOOKED, COMPLETED, NO_SHOW: booked by an earlier payment
+			rejected = "already paid"
+		}
+
+		p.Outcome, p.Reason = booking.PaymentApplied, ""
+		if rejected != "" {
+			p.Outcome, p.Reason = booking.PaymentRefund, rejected
+		}
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
+			 VALUES (?, ?, ?, ?, ?, ?)`,
+			p.TradeNo, a.ID, p.AmountCents, p.Outcome, nullText(p.Reason), ts(p.ReceivedAt)); err != nil {
+			return err
+		}
+		res = booking.PaymentResult{Payment: p, Appointment: a}
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return booking.PaymentResult{}, mapErr(err, "appointment")
+	}
+	if rejected != "" && !res.Duplicate {
+		return res, &booking.Error{Code: booking.CodePaymentRejected, Message: rejected}
+	}
+	return res, nil
+}
+
+// expireSQL is the transition HELD → EXPIRED for up to ?2 holds whose
+// deadline is at or before ?1, oldest deadline first. The inner SELECT
+// walks appointments_held_idx in order (its WHERE status = 'HELD' matches
+// the partial index), and the outer WHERE repeats the condition of the
+// transition table, so only a row still HELD is changed.
+var expireSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
+	WHERE id IN (SELECT id FROM appointments WHERE status = 'HELD' AND hold_expires_at <= ?1
+	              ORDER BY hold_expires_at, id LIMIT ?2)
+	  AND status IN ` + statusList(booking.Sources(booking.StatusExpired)) + `
+	RETURNING id, slot_id`
+
+// ExpireHolds expires up to limit HELD appointments past their deadline,
+// oldest deadline first, in one write transaction: each slot's counter goes
+// down by the number expired in it and each expiry is announced. It
+// returns the expired appointments in their new state, oldest deadline
+// first. Several instances (or processes) may run it at once: their
+// transactions are serialized and the conditional update changes a row
+// once, so a place is released exactly once.
+func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
+	if limit <= 0 {
+		// LIMIT -1 would mean no limit to SQLite; a non-positive limit is
+		// taken as "nothing this pass" instead.
+		return []booking.Appointment{}, nil
+	}
+	now = micro(now)
+	var out []booking.Appointment
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, expireSQL, ts(now), limit)
+		if err != nil {
+			return err
+		}
+		var ids []int64
+		perSlot := map[int64]int{}
+		for rows.Next() {
+			var id, slotID int64
+			if err := rows.Scan(&id, &slotID); err != nil {
+				rows.Close()
+				return err
+			}
+			ids = append(ids, id)
+			perSlot[slotID]++
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		// HELD occupies a place and EXPIRED does not: release each once.
+		if err := releasePlaces(ctx, tx, perSlot); err != nil {
+			return err
+		}
+		if out, err = apptsByID(ctx, tx, ids); err != nil {
+			return err
+		}
+		ns := make([]booking.Notification, len(out))
+		for i, a := range out {
+			ns[i] = booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID}
+		}
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	return out, nil
+}
+
+// Transition moves an appointment to COMPLETED or NO_SHOW for staff, in one
+// write transaction. An appointment already in that state is returned
+// unchanged (a repeated click changes nothing); a move the transition table
+// does not allow is CodeInvalidTransition. These transitions announce
+// nothing.
+func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.Status, now time.Time) (booking.Appointment, error) {
+	if to != booking.StatusCompleted && to != booking.StatusNoShow {
+		// Other states have their own paths (Cancel, payments, expiry) that
+		// also announce them; staff do not reach them through here.
+		return booking.Appointment{}, booking.Errorf(booking.CodeInvalidRequest,
+			"staff can mark an appointment %s or %s, not %s", booking.StatusCompleted, booking.StatusNoShow, to)
+	}
+	now = micro(now)
+	var a booking.Appointment
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		a, err = getAppt(ctx, tx, appointmentID)
+		if err != nil {
+			return err
+		}
+		if a.Status == to {
+			return nil
+		}
+		return moveTo(ctx, tx, &a, to, now)
+	})
+	if err != nil {
+		return booking.Appointment{}, mapErr(err, "appointment")
+	}
+	return a, nil
+}
+
+const suspensionCols = `id, resource_id, from_at, to_at, reason, created_at`
+
+func scanSuspension(sc interface{ Scan(...any) error }) (booking.Suspension, error) {
+	var s booking.Suspension
+	var from, to, created int64
+	if err := sc.Scan(&s.ID, &s.DoctorID, &from, &to, &s.Reason, &created); err != nil {
+		return s, err
+	}
+	s.From, s.To, s.CreatedAt = fromTS(from), fromTS(to), fromTS(created)
+	return s, nil
+}
+
+// suspendCancelSQL cancels the active appointments of a resource's slots
+// starting in [?3, ?4). The slot ids come from slots_resource_start_key and
+// the appointments from the partial index on active ones; the status list is
+// the transition table's sources of CANCELLED.
+var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
+	WHERE slot_id IN (SELECT id FROM slots WHERE resource_id = ?2 AND start_at >= ?3 AND start_at < ?4)
+	  AND status IN ` + statusList(booking.Sources(booking.StatusCancelled)) + `
+	RETURNING id, slot_id, patient_id, start_at`
+
+// Suspend closes a doctor's slots starting in [From, To) and cancels their
+// active appointments, in one write transaction, telling each patient once
+// (notes/lifecycle-contract.md, "Suspend"). The same doctor and period
+// again returns the recorded suspension with Existing set and changes
+// nothing.
+func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {
+	if !sus.To.After(sus.From) {
+		return booking.SuspensionResult{}, booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
+	}
+	now = micro(now)
+	sus.From, sus.To, sus.CreatedAt = micro(sus.From), micro(sus.To), now
+	var res booking.SuspensionResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		got, err := scanSuspension(tx.QueryRowContext(ctx,
+			`SELECT `+suspensionCols+` FROM suspensions WHERE resource_id = ? AND from_at = ? AND to_at = ?`,
+			sus.DoctorID, ts(sus.From), ts(sus.To)))
+		switch {
+		case err == nil:
+			res = booking.SuspensionResult{Suspension: got, Existing: true}
+			return nil
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ?`, sus.DoctorID); err != nil {
+			return notFoundAs(err, "doctor")
+		}
+		if err := tx.QueryRowContext(ctx,
+			`INSERT INTO suspensions (resource_id, from_at, to_at, reason, created_at)
+			 VALUES (?, ?, ?, ?, ?) RETURNING id`,
+			sus.DoctorID, ts(sus.From), ts(sus.To), sus.Reason, ts(now)).Scan(&sus.ID); err != nil {
+			return err
+		}
+		res.Suspension = sus
+
+		// Closed first, so that no booking can take a place in them again.
+		// Only open ones count: SlotsClosed is what this suspension closed.
+		closed, err := tx.ExecContext(ctx,
+			`UPDATE slots SET status = 'CLOSED'
+			  WHERE resource_id = ? AND start_at >= ? AND start_at < ? AND status <> 'CLOSED'`,
+			sus.DoctorID, ts(sus.From), ts(sus.To))
+		if err != nil {
+			return err
+		}
+		n, err := closed.RowsAffected()
+		if err != nil {
+			return err
+		}
+		res.SlotsClosed = int(n)
+
+		rows, err := tx.QueryContext(ctx, suspendCancelSQL, ts(now), sus.DoctorID, ts(sus.From), ts(sus.To))
+		if err != nil {
+			return err
+		}
+		type first struct{ id, start int64 }
+		earliest := map[int64]first{} // patient → their earliest cancelled appointment
+		perSlot := map[int64]int{}
+		for rows.Next() {
+			var id, slotID, patient, start int64
+			if err := rows.Scan(&id, &slotID, &patient, &start); err != nil {
+				rows.Close()
+				return err
+			}
+			// Every source of CANCELLED (HELD, BOOKED) occupies a place.
+			perSlot[slotID]++
+			res.Cancelled++
+			if e, ok := earliest[patient]; !ok || start < e.start || (start == e.start && id < e.id) {
+				earliest[patient] = first{id, start}
+			}
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return err
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		if err := releasePlaces(ctx, tx, perSlot); err != nil {
+			return err
+		}
+
+		// One message per patient, however many of their appointments the
+		// period held, naming the earliest; in appointment order.
+		ns := make([]booking.Notification, 0, len(earliest))
+		for _, e := range earliest {
+			ns = append(ns, booking.Notification{Kind: booking.NotifySuspension, AppointmentID: e.id, SuspensionID: sus.ID})
+		}
+		slices.SortFunc(ns, func(x, y booking.Notification) int { return cmp.Compare(x.AppointmentID, y.AppointmentID) })
+		res.PatientsTold = len(ns)
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return booking.SuspensionResult{}, mapErr(err, "doctor")
+	}
+	return res, nil
+}
+
+// GetSuspension returns one suspension.
+func (s *Store) GetSuspension(ctx context.Context, id int64) (booking.Suspension, error) {
+	sus, err := scanSuspension(s.reader.QueryRowContext(ctx,
+		`SELECT `+suspensionCols+` FROM suspensions WHERE id = ?`, id))
+	if err != nil {
+		return booking.Suspension{}, mapErr(err, "suspension")
+	}
+	return sus, nil
+}
+
+// reportLimit bounds the stale holds and refunds a report lists.
+const reportLimit = 1000
+
+// mismatchSQL is the reconciliation's one grouped scan: the active rows
+// counted per slot through the partial index on active appointments
+// (appointments_slot_queue_active: slot_id first, only HELD/BOOKED rows),
+// merged with every slot's counter. Only disagreeing slots come back.
+const mismatchSQL = `WITH active AS (
+		SELECT slot_id, count(*) AS n FROM appointments
+		 WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id)
+	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) AS n
+	  FROM slots s LEFT JOIN active ON active.slot_id = s.id
+	 WHERE s.booked_count <> coalesce(active.n, 0) OR coalesce(active.n, 0) > s.capacity
+	 ORDER BY s.id`
+
+// Reconcile builds the invariant report of SPEC §6 from one read
+// transaction on the reader pool (a consistent snapshot that never waits
+// for, nor blocks, the writer), then, with repair, sets each mismatched
+// counter from its rows in one short write transaction. The repair
+// recounts each reported slot under the write lock and changes it only if
+// it still disagrees and its rows fit its capacity (an overfull slot is
+// reported, never "repaired" above capacity), so the report may be a
+// moment old without a repair ever acting on stale numbers.
+func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (booking.Reconciliation, error) {
+	now = micro(now)
+	rep, err := s.reconcileReport(ctx, now)
+	if err != nil {
+		return booking.Reconciliation{}, mapErr(err, "")
+	}
+	if !repair || len(rep.CounterMismatches) == 0 {
+		return rep, nil
+	}
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		rep.Repaired = rep.Repaired[:0]
+		for _, m := range rep.CounterMismatches {
+			var capacity, booked, active int
+			err := tx.QueryRowContext(ctx,
+				`SELECT capacity, booked_count,
+				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN ('HELD', 'BOOKED'))
+				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&capacity, &booked, &active)
+			if err != nil {
+				return err
+			}
+			if booked == active || active > capacity {
+				continue
+			}
+			if _, err := tx.ExecContext(ctx,
+				`UPDATE slots SET booked_count = ? WHERE id = ? AND booked_count = ?`, active, m.SlotID, booked); err != nil {
+				return err
+			}
+			rep.Repaired = append(rep.Repaired, booking.CounterRepair{SlotID: m.SlotID, From: booked, To: active})
+		}
+		return nil
+	})
+	if err != nil {
+		return booking.Reconciliation{}, mapErr(err, "")
+	}
+	return rep, nil
+}
+
+// reconcileReport reads the report in one read transaction.
+func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Reconciliation, error) {
+	rep := booking.Reconciliation{
+		CheckedAt:         now,
+		CounterMismatches: []booking.CounterMismatch{},
+		DuplicateActives:  []booking.DuplicateActive{},
+		StaleHolds:        []booking.Appointment{},
+		RefundsNeeded:     []booking.Payment{},
+		Repaired:          []booking.CounterRepair{},
+	}
+	tx, err := s.reader.BeginTx(ctx, nil)
+	if err != nil {
+		return rep, err
+	}
+	defer tx.Rollback()
+
+	if err := eachRow(ctx, tx, mismatchSQL, nil, func(rows *sql.Rows) error {
+		var m booking.CounterMismatch
+		if err := rows.Scan(&m.SlotID, &m.Capacity, &m.BookedCount, &m.Active); err != nil {
+			return err
+		}
+		rep.CounterMismatches = append(rep.CounterMismatches, m)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	// appointments_slot_patient_active makes this empty unless the index
+	// was bypassed; it is counted from the rows all the same.
+	if err := eachRow(ctx, tx, `SELECT slot_id, patient_id, count(*) FROM appointments
+		 WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id, patient_id HAVING count(*) > 1
+		 ORDER BY slot_id, patient_id`, nil, func(rows *sql.Rows) error {
+		var d booking.DuplicateActive
+		if err := rows.Scan(&d.SlotID, &d.PatientID, &d.Count); err != nil {
+			return err
+		}
+		rep.DuplicateActives = append(rep.DuplicateActives, d)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	if err := eachRow(ctx, tx, `SELECT `+apptCols+apptFrom+`
+		 WHERE a.status = 'HELD' AND a.hold_expires_at <= ? ORDER BY a.hold_expires_at, a.id LIMIT ?`,
+		[]any{ts(now), reportLimit}, func(rows *sql.Rows) error {
+			a, err := scanAppt(rows)
+			if err != nil {
+				return err
+			}
+			rep.StaleHolds = append(rep.StaleHolds, a)
+			return nil
+		}); err != nil {
+		return rep, err
+	}
+	if err := eachRow(ctx, tx, `SELECT `+paymentCols+` FROM payments
+		 WHERE outcome = 'needs-refund' ORDER BY id DESC LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
+		p, err := scanPayment(rows)
+		if err != nil {
+			return err
+		}
+		rep.RefundsNeeded = append(rep.RefundsNeeded, p)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// eachRow runs a query and calls fn for each row.
+func eachRow(ctx context.Context, q querier, query string, args []any, fn func(*sql.Rows) error) error {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
+}
