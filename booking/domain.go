@@ -70,6 +70,8 @@ type Slot struct {
 	FeeCents int64 `json:"fee"`
 	// HoldSeconds is how long a HELD appointment of this slot waits for payment.
 	HoldSeconds int `json:"holdSeconds"`
+	// RoundID is the round the slot belongs to, 0 for an ordinary slot.
+	RoundID int64 `json:"roundId,omitempty"`
 }
 
 // Remaining is the number of free places.

@@ -123,10 +123,13 @@ type Reconciliation struct {
 	RefundsNeeded []Payment `json:"refundsNeeded"`
 	// Repaired lists the counters a repair changed (empty without repair).
 	Repaired []CounterRepair `json:"repaired"`
+	// RoundQuotaMismatches are round quota rows whose used count differs
+	// from the patient's active appointments in the round.
+	RoundQuotaMismatches []RoundQuotaMismatch `json:"roundQuotaMismatches"`
 }
 
 // Clean reports whether the report found nothing that breaks an invariant.
 // Stale holds and refunds are work to do, not breaches.
 func (r Reconciliation) Clean() bool {
-	return len(r.CounterMismatches) == 0 && len(r.DuplicateActives) == 0
+	return len(r.CounterMismatches) == 0 && len(r.DuplicateActives) == 0 && len(r.RoundQuotaMismatches) == 0
 }

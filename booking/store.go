@@ -101,4 +101,47 @@ type Store interface {
 	// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
 	// sets counters from the rows.
 	Reconcile(ctx context.Context, now time.Time, repair bool) (Reconciliation, error)
+
+	// Rounds (notes/rounds-contract.md). A round's slots are booked through
+	// Book like any other, which adds the round's clock and the patient's
+	// quota to the decision.
+
+	// CreateRoom adds a room resource with its attributes.
+	CreateRoom(ctx context.Context, r Room) (Room, error)
+	// ListRooms lists the rooms passing f, by id.
+	ListRooms(ctx context.Context, f RoomFilter) ([]Room, error)
+	// CreateRound adds a DRAFT round (quota 0 means DefaultRoundQuota).
+	CreateRound(ctx context.Context, r Round) (Round, error)
+	GetRound(ctx context.Context, id int64) (Round, error)
+	// SetRoundState moves a round DRAFT→OPEN, OPEN→CLOSED or DRAFT→CLOSED;
+	// the same state changes nothing; anything else is
+	// CodeInvalidTransition (see RoundTransition).
+	SetRoundState(ctx context.Context, id int64, state string, now time.Time) (Round, error)
+	// AddRoundSlots adds one slot per room to a DRAFT round: the room as
+	// resource, the term as start and end, the room's beds as capacity,
+	// the round's OpensAt, no fee. A room already in the round is a
+	// conflict (and nothing is added); a round no longer DRAFT is
+	// CodeInvalidTransition.
+	AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]Slot, error)
+	// ListRoundSlots lists the round's slots whose room passes f, by slot id.
+	ListRoundSlots(ctx context.Context, roundID int64, f RoomFilter) ([]RoundSlot, error)
+	// SubmitApplication stores a PENDING application durably (Prefer:
+	// respond-async). The same patient and IdempotencyKey return the
+	// existing application with existed set (CodeKeyReused when its
+	// Fingerprint differs). A slot not in the round is not found.
+	SubmitApplication(ctx context.Context, a Application, now time.Time) (app Application, existed bool, err error)
+	GetApplication(ctx context.Context, id int64) (Application, error)
+	// DecidePending decides up to limit of the round's PENDING
+	// applications, oldest first, in ONE transaction holding the round's
+	// lock, through the booking decision of Book (consecutive applications
+	// for one slot as one batch), and returns them decided. Concurrent
+	// calls for one round serialize, so applications are decided in
+	// arrival order.
+	DecidePending(ctx context.Context, roundID int64, limit int, now time.Time) ([]Application, error)
+	// PendingRounds lists the ids of rounds with PENDING applications, for
+	// the processor's periodic sweep.
+	PendingRounds(ctx context.Context) ([]int64, error)
+	// RoundResults lists the active appointments of the round's slots with
+	// patient and room, by room name then bed.
+	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
 }

@@ -1,0 +1,233 @@
+package booking
+
+import (
+	"fmt"
+	"time"
+)
+
+// Room is a resource of kind room: a place with beds that a round offers,
+// described by the attributes students choose by (SPEC §7). Stores keep the
+// attributes (Building, Floor, NearDoor, Beds) in resources.attributes.
+type Room struct {
+	ID       int64  `json:"id"`
+	Name     string `json:"name"`
+	TimeZone string `json:"timezone"`
+	Building string `json:"building"`
+	Floor    int    `json:"floor"`
+	NearDoor bool   `json:"nearDoor"`
+	// Beds is the room's capacity: a round's slot of the room has Beds places.
+	Beds      int       `json:"beds"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Validate refuses a room that cannot be stored.
+func (r Room) Validate() error {
+	switch {
+	case r.Name == "":
+		return Errorf(CodeInvalidRequest, "a room needs a name")
+	case r.Beds < 1:
+		return Errorf(CodeInvalidRequest, "a room needs at least one bed")
+	}
+	if r.TimeZone != "" {
+		if _, err := time.LoadLocation(r.TimeZone); err != nil {
+			return Errorf(CodeInvalidRequest, "unknown time zone %q", r.TimeZone)
+		}
+	}
+	return nil
+}
+
+// RoomFilter selects rooms by attribute; zero fields select everything.
+type RoomFilter struct {
+	Building string
+	Floor    *int
+	NearDoor *bool
+}
+
+// Match reports whether r passes the filter. Stores filter in SQL; Match is
+// the reference they and the tests agree with.
+func (f RoomFilter) Match(r Room) bool {
+	return (f.Building == "" || f.Building == r.Building) &&
+		(f.Floor == nil || *f.Floor == r.Floor) &&
+		(f.NearDoor == nil || *f.NearDoor == r.NearDoor)
+}
+
+// Round states as stored. DRAFT: being prepared (slots may be added);
+// OPEN: published by an admin; CLOSED: closed early by an admin. Whether a
+// round accepts applications is decided by the clock too: see Accepting.
+const (
+	RoundDraft  = "DRAFT"
+	RoundOpen   = "OPEN"
+	RoundClosed = "CLOSED"
+)
+
+// DefaultRoundQuota is the number of active allocations a student may hold
+// in a round unless the round says otherwise: one room per student.
+const DefaultRoundQuota = 1
+
+// Round is a set of slots, one per room, that open together at OpensAt and
+// stop accepting at ClosesAt, with a per-patient quota of active
+// allocations. Its slots run over the term [TermStart, TermEnd).
+type Round struct {
+	ID        int64     `json:"id"`
+	Name      string    `json:"name"`
+	OpensAt   time.Time `json:"opensAt"`
+	ClosesAt  time.Time `json:"closesAt"`
+	TermStart time.Time `json:"termStart"`
+	TermEnd   time.Time `json:"termEnd"`
+	Quota     int       `json:"quota"`
+	// State is the stored state (RoundDraft, RoundOpen, RoundClosed);
+	// Status(now) is what clients see.
+	State     string    `json:"state"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// Validate refuses a round that cannot be stored. A zero Quota is taken as
+// DefaultRoundQuota by the stores, so it is accepted here.
+func (r Round) Validate() error {
+	switch {
+	case r.Name == "":
+		return Errorf(CodeInvalidRequest, "a round needs a name")
+	case r.OpensAt.IsZero() || r.ClosesAt.IsZero() || !r.ClosesAt.After(r.OpensAt):
+		return Errorf(CodeInvalidRequest, "a round must close after it opens")
+	case r.TermStart.IsZero() || r.TermEnd.IsZero() || !r.TermEnd.After(r.TermStart):
+		return Errorf(CodeInvalidRequest, "a round's term must end after it starts")
+	case r.Quota < 0:
+		return Errorf(CodeInvalidRequest, "a round's quota must be at least 1")
+	case r.State != "" && r.State != RoundDraft:
+		return Errorf(CodeInvalidRequest, "a round is created as DRAFT")
+	}
+	return nil
+}
+
+// Status is the round's state as seen at now: DRAFT while being prepared,
+// OPEN while published and before ClosesAt (even before OpensAt: it is
+// announced, Accepting tells whether it takes applications yet), CLOSED once
+// closed by an admin or past ClosesAt.
+func (r Round) Status(now time.Time) string {
+	switch {
+	case r.State == RoundDraft:
+		return RoundDraft
+	case r.State == RoundClosed || !now.Before(r.ClosesAt):
+		return RoundClosed
+	}
+	return RoundOpen
+}
+
+// Accepting reports whether the round takes applications at now: published,
+// and the clock inside [OpensAt, ClosesAt). The clock gates, not a flag, so
+// that nobody has to flip a switch at the opening second.
+func (r Round) Accepting(now time.Time) bool {
+	return r.State == RoundOpen && !now.Before(r.OpensAt) && now.Before(r.ClosesAt)
+}
+
+// Refusal tells why an application to slotID of the round is refused at now,
+// or nil when the round accepts it. A DRAFT round, or one not open yet,
+// answers CodeNotOpenYet with OpensAt; a closed one CodeSlotClosed. Both
+// stores' booking decision and the HTTP layer use it, so they agree.
+func (r Round) Refusal(now time.Time, slotID int64) *Error {
+	if r.Accepting(now) {
+		return nil
+	}
+	opens := r.OpensAt
+	switch {
+	case r.State == RoundDraft:
+		return &Error{Code: CodeNotOpenYet, Message: "the round is not open yet", SlotID: slotID, OpensAt: &opens}
+	case r.State == RoundClosed || !now.Before(r.ClosesAt):
+		return &Error{Code: CodeSlotClosed, Message: "the round is closed", SlotID: slotID}
+	}
+	return &Error{Code: CodeNotOpenYet, Message: "the round opens at " + opens.Format(time.RFC3339), SlotID: slotID, OpensAt: &opens}
+}
+
+// QuotaError is the refusal of a patient whose quota in the round is used up.
+func QuotaError(slotID int64, quota int) *Error {
+	return &Error{Code: CodeQuotaExceeded,
+		Message: fmt.Sprintf("the quota of this round (%d) is used up", quota), SlotID: slotID}
+}
+
+// RoundTransition checks a change of a round's stored state: DRAFT→OPEN,
+// OPEN→CLOSED and DRAFT→CLOSED are allowed; the same state is a no-op
+// (noop true, nil error); anything else is CodeInvalidTransition.
+func RoundTransition(from, to string) (noop bool, err error) {
+	switch {
+	case to != RoundDraft && to != RoundOpen && to != RoundClosed:
+		return false, Errorf(CodeInvalidRequest, "unknown round state %q", to)
+	case from == to:
+		return true, nil
+	case from == RoundDraft && (to == RoundOpen || to == RoundClosed), from == RoundOpen && to == RoundClosed:
+		return false, nil
+	}
+	return false, Errorf(CodeInvalidTransition, "a %s round cannot become %s", from, to)
+}
+
+// ApplicationStatus is the state of an asynchronous application.
+type ApplicationStatus string
+
+// Application states: PENDING until DecidePending decides it, then
+// ALLOCATED (with an appointment) or REJECTED (with a reason), for good.
+const (
+	ApplicationPending   ApplicationStatus = "PENDING"
+	ApplicationAllocated ApplicationStatus = "ALLOCATED"
+	ApplicationRejected  ApplicationStatus = "REJECTED"
+)
+
+// Application is a student's asynchronous request for a room of a round
+// (Prefer: respond-async): stored durably as PENDING, decided later in
+// arrival order (by ID) through the same booking logic as a synchronous one.
+type Application struct {
+	ID        int64             `json:"id"`
+	RoundID   int64             `json:"roundId"`
+	PatientID int64             `json:"patientId"`
+	SlotID    int64             `json:"slotId"`
+	Status    ApplicationStatus `json:"status"`
+	// Reason is the refusal's code for a REJECTED application.
+	Reason Code `json:"reason,omitempty"`
+	// AppointmentID is the allocation of an ALLOCATED application (0 otherwise).
+	AppointmentID int64      `json:"appointmentId,omitempty"`
+	CreatedAt     time.Time  `json:"createdAt"`
+	DecidedAt     *time.Time `json:"decidedAt,omitempty"`
+	// IdempotencyKey and Fingerprint identify the request that submitted
+	// it: the same patient and key find this application again. The
+	// decision books with the same key and Fingerprint(SlotID), so a later
+	// synchronous request with that key replays the allocation.
+	IdempotencyKey string `json:"-"`
+	Fingerprint    string `json:"-"`
+}
+
+// ApplicationFingerprint is the canonical form of an application request,
+// compared when its Idempotency-Key is reused.
+func ApplicationFingerprint(roundID, slotID int64) string {
+	return fmt.Sprintf("round=%d;slot=%d", roundID, slotID)
+}
+
+// RoundSlot is one slot of a round with its room.
+type RoundSlot struct {
+	Slot
+	Room Room `json:"room"`
+}
+
+// Allocation is who holds which room: an active appointment in one of a
+// round's slots, with its patient and room.
+type Allocation struct {
+	RoundID       int64     `json:"roundId"`
+	AppointmentID int64     `json:"appointmentId"`
+	SlotID        int64     `json:"slotId"`
+	PatientID     int64     `json:"patientId"`
+	PatientName   string    `json:"patientName"`
+	RoomID        int64     `json:"roomId"`
+	RoomName      string    `json:"roomName"`
+	Building      string    `json:"building"`
+	Floor         int       `json:"floor"`
+	NearDoor      bool      `json:"nearDoor"`
+	Status        Status    `json:"status"`
+	Bed           int       `json:"bed"` // the appointment's queue number
+	AllocatedAt   time.Time `json:"allocatedAt"`
+}
+
+// RoundQuotaMismatch is a round_quotas row whose used count differs from
+// the patient's active appointments in the round's slots.
+type RoundQuotaMismatch struct {
+	RoundID   int64 `json:"roundId"`
+	PatientID int64 `json:"patientId"`
+	Used      int   `json:"used"`
+	Active    int   `json:"activeAppointments"`
+}
