@@ -12,3 +12,8 @@ import (
 func BenchmarkBook(b *testing.B) {
 	storetest.Bench(b, func(t testing.TB) booking.Store { return newStore(t) })
 }
+
+// BenchmarkListDay: SLOTD_BENCH_DOCTORS=2000 for the source scale.
+func BenchmarkListDay(b *testing.B) {
+	storetest.BenchListDay(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

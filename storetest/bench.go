@@ -3,11 +3,16 @@ package storetest
 import (
 	"context"
 	"fmt"
+	"os"
+	"slices"
+	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/demo"
+	"github.com/slotd/slotd/schedule"
 )
 
 // benchPlaces is the capacity of each benchmark slot and the number of
@@ -63,3 +68,43 @@ type batchCounter struct{ n *atomic.Int64 }
 
 func (c batchCounter) Booked(string, bool, time.Duration) {}
 func (c batchCounter) Batch(int, time.Duration)           { c.n.Add(1) }
+
+// BenchListDay measures listing one doctor's local day (the read that the
+// rush makes most) on a database of SLOTD_BENCH_DOCTORS doctors (default
+// 200; 2000 is the source scale, about 1.1 million slots) with 14 days of
+// 40 slots each, and reports the p50 and p99 of a call.
+func BenchListDay(b *testing.B, newStore func(testing.TB) booking.Store) {
+	doctors := 200
+	if n, err := strconv.Atoi(os.Getenv("SLOTD_BENCH_DOCTORS")); err == nil && n > 0 {
+		doctors = n
+	}
+	s := newStore(b)
+	sum, err := demo.Load(context.Background(), s, demo.Options{Doctors: doctors, Days: 14, Now: now})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, err := s.ListDoctors(context.Background(), 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	loc, _ := time.LoadLocation("Europe/Paris")
+	b.Logf("%d doctors, %d slots", sum.Doctors, sum.Slots)
+	durations := make([]time.Duration, 0, b.N)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d := ds[i%len(ds)]
+		day := schedule.DateOf(now, loc).AddDays(i % 14)
+		from, to := schedule.DayBounds(day, loc)
+		start := time.Now()
+		slots, err := s.ListSlots(ctx, d.ID, from, to)
+		durations = append(durations, time.Since(start))
+		if err != nil || len(slots) != 40 {
+			b.Fatalf("ListSlots: %d slots, %v", len(slots), err)
+		}
+	}
+	b.StopTimer()
+	slices.Sort(durations)
+	b.ReportMetric(float64(durations[len(durations)/2].Microseconds()), "p50-µs")
+	b.ReportMetric(float64(durations[len(durations)*99/100].Microseconds()), "p99-µs")
+}
