@@ -186,6 +186,11 @@ type Appointment struct {
 	// IdempotencyKey and Fingerprint identify the request that created it.
 	IdempotencyKey string `json:"-"`
 	Fingerprint    string `json:"-"`
+	// RoundID is the round of the appointment's slot (a room allocation), 0
+	// otherwise. Round allocations are governed by the round's quota and
+	// are exempt from the overlap rule (invariant 3): a student holds a
+	// room for the whole term, which any other appointment overlaps.
+	RoundID int64 `json:"roundId,omitempty"`
 }
 
 // Sources lists the states from which an appointment may move to `to`, in

@@ -14,12 +14,12 @@ import (
 // apptColumns reads an appointment joined as a with its slot as s (for the
 // doctor, which is the slot's resource).
 const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
-	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint`
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0)`
 
 func scanAppointment(r pgx.Row) (booking.Appointment, error) {
 	var a booking.Appointment
 	err := r.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
-		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint)
+		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID)
 	utcAppointment(&a)
 	return a, err
 }
@@ -37,9 +37,32 @@ func utcAppointment(a *booking.Appointment) {
 // READ COMMITTED, its snapshot is taken after the lock and sees everything
 // the previous holder committed.
 const (
-	sqlLockSlot = `SELECT ` + slotColumns + ` FROM slots WHERE id = $1 FOR UPDATE`
+	// sqlLockSlot locks the slot and reads its round with it, when it has
+	// one: an ordinary slot costs no extra round trip or statement. The
+	// round row is not locked (DecidePending locks it; a booking only reads
+	// its clock and quota).
+	sqlLockSlot = `SELECT ` + slotRoundColumns + `
+		FROM slots s LEFT JOIN rounds r ON r.id = s.round_id WHERE s.id = $1 FOR UPDATE OF s`
 	// sqlReadSlot is the racy knob's unlocked read.
-	sqlReadSlot = `SELECT ` + slotColumns + ` FROM slots WHERE id = $1`
+	sqlReadSlot = `SELECT ` + slotRoundColumns + `
+		FROM slots s LEFT JOIN rounds r ON r.id = s.round_id WHERE s.id = $1`
+	slotRoundColumns = `s.id, s.resource_id, COALESCE(s.schedule_id, 0), s.start_at, s.end_at, s.capacity,
+		s.booked_count, s.opens_at, s.status, s.fee_cents, s.hold_seconds, COALESCE(s.round_id, 0),
+		r.name, r.opens_at, r.closes_at, r.term_start, r.term_end, r.quota, r.state, r.created_at`
+	// sqlQuotaUse reads the batch's patients' allocations counted in the
+	// slot's round (nothing for an ordinary slot). A statement of its own
+	// after the lock, so that it sees what the previous holder committed.
+	sqlQuotaUse = `SELECT q.patient_id, q.used FROM slots s JOIN round_quotas q ON q.round_id = s.round_id
+		WHERE s.id = $1 AND q.patient_id = ANY($2::bigint[])`
+	// sqlQuotaTake counts the new allocations in the round, patients in
+	// ascending id order so that two batches (two slots of one round) lock
+	// the quota rows in the same order and never deadlock. The CHECK
+	// round_quotas_within_quota fires when a transaction on another slot
+	// took the quota since the read: the batch is then decided again,
+	// request by request.
+	sqlQuotaTake = `INSERT INTO round_quotas (round_id, patient_id, used, quota)
+		SELECT $1::bigint, p, 1, $3::integer FROM unnest($2::bigint[]) AS p ORDER BY p
+		ON CONFLICT (round_id, patient_id) DO UPDATE SET used = round_quotas.used + excluded.used`
 	// sqlByKeys finds the appointments already made with the batch's
 	// (patient, Idempotency-Key) pairs, through appointments_patient_key_key.
 	sqlByKeys = `SELECT ` + apptColumns + `
@@ -48,11 +71,14 @@ const (
 		JOIN slots s ON s.id = a.slot_id`
 	// sqlActiveOverlapping finds the batch's patients' active appointments
 	// whose time overlaps the slot: in the slot itself (already booked) or
-	// in another slot (overlapping).
+	// in another slot (overlapping). Round allocations are exempt from the
+	// overlap rule on both sides (the round's quota governs them), as in
+	// appointments_no_overlap.
 	sqlActiveOverlapping = `SELECT a.patient_id, a.slot_id
 		FROM appointments a, slots s
 		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ('HELD', 'BOOKED')
-		  AND a.start_at < s.end_at AND a.end_at > s.start_at`
+		  AND a.start_at < s.end_at AND a.end_at > s.start_at
+		  AND (a.slot_id = s.id OR (s.round_id IS NULL AND a.round_id IS NULL))`
 	// sqlTopQueue is the highest queue number in use, read backwards from
 	// appointments_slot_queue_active in O(log n): when it equals the slot's
 	// counter no number below it is free, and the next places are simply
@@ -75,18 +101,18 @@ const (
 			UPDATE slots SET booked_count = booked_count + $2::integer
 			WHERE id = $1 AND status = 'OPEN' AND opens_at <= $3 AND start_at > $3
 			  AND booked_count + $2::integer <= capacity
-			RETURNING id, start_at, end_at)
+			RETURNING id, start_at, end_at, round_id)
 		` + sqlInsertFromU
 	// sqlTakeRacy is the racy knob's absolute, unconditional write of the
 	// counter read earlier without a lock.
 	sqlTakeRacy = `WITH u AS (
 			UPDATE slots SET booked_count = $2::integer WHERE id = $1
-			RETURNING id, start_at, end_at)
+			RETURNING id, start_at, end_at, round_id)
 		` + sqlInsertFromU
 	sqlInsertFromU = `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
-			idempotency_key, fingerprint, hold_expires_at, created_at, updated_at)
+			idempotency_key, fingerprint, hold_expires_at, created_at, updated_at, round_id)
 		SELECT u.id, r.patient_id, $4::text, r.queue_no, u.start_at, u.end_at, r.idem_key, r.fingerprint,
-			$5::timestamptz, $3::timestamptz, $3::timestamptz
+			$5::timestamptz, $3::timestamptz, $3::timestamptz, u.round_id
 		FROM u, unnest($6::bigint[], $7::integer[], $8::text[], $9::text[]) AS r(patient_id, queue_no, idem_key, fingerprint)
 		RETURNING id, queue_no, start_at, end_at, hold_expires_at, created_at, updated_at`
 )
@@ -226,14 +252,64 @@ func slotErr(code booking.Code, slotID int64, msg string) error {
 // needed) and inserts the appointments; the enqueuer, when there is
 // something to announce, makes its own; and the commit is the last.
 func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
+	s.queueReads(b, slotID, reqs, now)
+	br := s.pool.SendBatch(ctx, b)
+	tx := br.Tx()
+	defer rollback(ctx, tx)
+	_, err := br.Exec() // BEGIN
+	var rd bookReads
+	if err == nil {
+		rd, err = readBatch(br, slotID)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	results, wrote, err := s.decide(ctx, tx, slotID, reqs, rd, now)
+	if err != nil {
+		return nil, err
+	}
+	if wrote {
+		if err := tx.Commit(ctx); err != nil {
+			return nil, err
+		}
+	}
+	// Without a write the transaction did nothing: the deferred rollback
+	// ends it, at the cost a commit would have had.
+	return results, nil
+}
+
+// decideInTx runs the decision of a batch for slotID inside tx, which the
+// caller commits (DecidePending: many batches, one transaction). Like
+// bookBatch it returns driver errors untranslated; tx is then unusable.
+func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
+	b := &pgx.Batch{}
+	s.queueReads(b, slotID, reqs, now)
+	br := tx.SendBatch(ctx, b)
+	rd, err := readBatch(br, slotID)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	results, _, err := s.decide(ctx, tx, slotID, reqs, rd, now)
+	return results, err
+}
+
+// queueReads queues the statements of the read pipeline: the slot's lock
+// (with its round) and every read, each a statement of its own after the
+// lock.
+func (s *Store) queueReads(b *pgx.Batch, slotID int64, reqs []booking.BookRequest, now time.Time) {
 	patients := make([]int64, len(reqs))
 	keys := make([]string, len(reqs))
 	for i, r := range reqs {
 		patients[i], keys[i] = r.PatientID, r.IdempotencyKey
 	}
-
-	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
 	if s.racy {
 		b.Queue(sqlReadSlot, slotID)
 	} else {
@@ -243,31 +319,38 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	b.Queue(sqlActiveOverlapping, slotID, patients)
 	b.Queue(sqlTopQueue, slotID)
 	b.Queue(sqlSlotStaleHolds, slotID, now)
-	br := s.pool.SendBatch(ctx, b)
-	tx := br.Tx()
-	defer rollback(ctx, tx)
-	rd, err := readBatch(br, slotID)
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
+	b.Queue(sqlQuotaUse, slotID, patients)
+}
 
-	results := make([]booking.BookResult, len(reqs))
+// decide classifies reqs from what the read pipeline found under the
+// slot's lock, takes the places of the winners and hands the enqueuer its
+// notifications, all in tx; wrote says whether it changed anything.
+func (s *Store) decide(ctx context.Context, tx pgx.Tx, slotID int64, reqs []booking.BookRequest, rd bookReads, now time.Time) (results []booking.BookResult, wrote bool, err error) {
+	results = make([]booking.BookResult, len(reqs))
 	if !rd.found {
 		for i := range results {
 			results[i].Err = booking.NotFound("slot")
 		}
-		return results, nil // wrote nothing: the deferred rollback ends it
+		return results, false, nil
 	}
 	slot := rd.slot
 
 	// Whether the slot takes bookings at all, fullness aside (that is
-	// decided per request below).
-	open := slot
-	open.BookedCount = 0
-	closedErr := open.Bookable(now)
+	// decided per request below). A round's clock and state come first: a
+	// closed round is closed even before its opening time.
+	var closedErr error
+	if rd.round != nil {
+		if e := rd.round.Refusal(now, slotID); e != nil {
+			closedErr = e
+		}
+	}
+	if closedErr == nil {
+		open := slot
+		open.BookedCount = 0
+		if e := open.Bookable(now); e != nil {
+			closedErr = e
+		}
+	}
 
 	// Classify every request but for fullness; eligible lists, in arrival
 	// order, the requests that get a place if one is left. A patient's
@@ -296,6 +379,10 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 			results[i].Err = slotErr(booking.CodeAlreadyBooked, slotID, "the patient already holds a place in this slot")
 		case rd.overlapping[r.PatientID]:
 			results[i].Err = slotErr(booking.CodeOverlapping, slotID, "the patient has another appointment at an overlapping time")
+		case rd.round != nil && rd.used[r.PatientID] >= rd.round.Quota:
+			// One slot per batch, and a patient's later requests wait on
+			// the first: the used count read is all the batch can add to.
+			results[i].Err = booking.QuotaError(slotID, rd.round.Quota)
 		default:
 			if j, ok := pending[r.PatientID]; ok {
 				samePatient[i] = j
@@ -331,19 +418,15 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	}
 
 	if len(winners) > 0 {
-		ns, err := s.take(ctx, tx, slot, reqs, winners, rd, reclaim, now, results)
+		ns, err := s.take(ctx, tx, slot, rd.round, reqs, winners, rd, reclaim, now, results)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		if err := s.notify(ctx, tx, ns); err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if err := tx.Commit(ctx); err != nil {
-			return nil, err
-		}
+		wrote = true
 	}
-	// Without winners the transaction wrote nothing: the deferred rollback
-	// ends it, at the cost a commit would have had.
 
 	// A repeated (patient, key) in the batch gets its first request's
 	// outcome, as if it were a retry arriving just after it.
@@ -357,7 +440,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 			results[i] = booking.BookResult{Appointment: results[j].Appointment, Replayed: true}
 		}
 	}
-	return results, nil
+	return results, wrote, nil
 }
 
 // bookReads is what Book's read pipeline found under the slot's lock.
@@ -373,14 +456,35 @@ type bookReads struct {
 	// slot's holds past their deadline.
 	topQueue int
 	stale    []int
+	// round is the slot's round (nil for an ordinary slot); used, the
+	// batch's patients' allocations counted in it.
+	round *booking.Round
+	used  map[int64]int
 }
 
-// readBatch reads the answers of Book's read pipeline (after the begin).
-func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
-	if _, err = br.Exec(); err != nil { // BEGIN
-		return
+// scanSlotRound reads sqlLockSlot's row: the slot and its round, if any.
+func scanSlotRound(row pgx.Row) (booking.Slot, *booking.Round, error) {
+	var (
+		sl                       booking.Slot
+		name, state              *string
+		opens, closes, ts, te, c *time.Time
+		quota                    *int
+	)
+	err := row.Scan(&sl.ID, &sl.DoctorID, &sl.ScheduleID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount,
+		&sl.OpensAt, &sl.Status, &sl.FeeCents, &sl.HoldSeconds, &sl.RoundID,
+		&name, &opens, &closes, &ts, &te, &quota, &state, &c)
+	sl.StartAt, sl.EndAt, sl.OpensAt = sl.StartAt.UTC(), sl.EndAt.UTC(), sl.OpensAt.UTC()
+	if err != nil || name == nil {
+		return sl, nil, err
 	}
-	rd.slot, err = scanSlot(br.QueryRow())
+	r := &booking.Round{ID: sl.RoundID, Name: *name, OpensAt: opens.UTC(), ClosesAt: closes.UTC(),
+		TermStart: ts.UTC(), TermEnd: te.UTC(), Quota: *quota, State: *state, CreatedAt: c.UTC()}
+	return sl, r, nil
+}
+
+// readBatch reads the answers of the read pipeline that queueReads queued.
+func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
+	rd.slot, rd.round, err = scanSlotRound(br.QueryRow())
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		err = nil
@@ -433,6 +537,19 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
 		rd.stale = append(rd.stale, q)
 		return nil
 	})
+	if err != nil {
+		return
+	}
+	rd.used = map[int64]int{}
+	rows, err = br.Query()
+	if err != nil {
+		return
+	}
+	var used int
+	_, err = pgx.ForEachRow(rows, []any{&patientID, &used}, func() error {
+		rd.used[patientID] = used
+		return nil
+	})
 	return
 }
 
@@ -473,7 +590,7 @@ func freeNumbers(ctx context.Context, tx pgx.Tx, slot booking.Slot, rd bookReads
 // the lowest free queue numbers, in one pipeline: the reclaim of the slot's
 // expired holds when reclaim is set, then the conditional update with the
 // inserts. It returns the notifications the change announces.
-func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, reqs []booking.BookRequest,
+func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *booking.Round, reqs []booking.BookRequest,
 	winners []int, rd bookReads, reclaim bool, now time.Time, results []booking.BookResult) ([]booking.Notification, error) {
 	g := len(winners)
 	patients := make([]int64, g)
@@ -514,8 +631,17 @@ func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, reqs []b
 	} else {
 		b.Queue(sqlTake, slot.ID, int32(g), now, string(status), hold, patients, queue, keys, prints)
 	}
+	if round != nil {
+		// Last, after the conditional update: the round's quota. The
+		// winners are distinct patients (a patient's later requests wait on
+		// the first), so each counts 1.
+		b.Queue(sqlQuotaTake, round.ID, patients, int32(round.Quota))
+	}
 	br := tx.SendBatch(ctx, b)
 	ns, byQueue, err := readTake(br, reclaim)
+	if err == nil && round != nil {
+		_, err = br.Exec()
+	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -532,7 +658,7 @@ func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, reqs []b
 	for k, i := range winners {
 		a := byQueue[int(queue[k])]
 		a.SlotID, a.DoctorID, a.PatientID, a.Status = slot.ID, slot.DoctorID, patients[k], status
-		a.IdempotencyKey, a.Fingerprint = keys[k], prints[k]
+		a.IdempotencyKey, a.Fingerprint, a.RoundID = keys[k], prints[k], slot.RoundID
 		utcAppointment(&a)
 		results[i] = booking.BookResult{Appointment: a}
 		if status == booking.StatusBooked {

@@ -47,6 +47,13 @@ var constraintErrors = map[string]func() *booking.Error{
 	conWithinCap: func() *booking.Error {
 		return booking.Errorf(booking.CodeSlotFull, "no place left in this slot")
 	},
+	conQuota: func() *booking.Error {
+		return booking.Errorf(booking.CodeQuotaExceeded, "the quota of this round is used up")
+	},
+	"round_applications_patient_id_fkey": func() *booking.Error { return booking.NotFound("patient") },
+	"round_applications_patient_key_key": func() *booking.Error {
+		return booking.Errorf(booking.CodeKeyReused, "this Idempotency-Key was used for another request")
+	},
 	"resources_department_id_fkey": func() *booking.Error { return booking.NotFound("department") },
 	"schedules_resource_id_fkey":   func() *booking.Error { return booking.NotFound("doctor") },
 	"slots_resource_id_fkey":       func() *booking.Error { return booking.NotFound("doctor") },
@@ -172,7 +179,7 @@ func retryAlone(err error) bool {
 		return true
 	}
 	switch pe.ConstraintName {
-	case conPatientKey, conNoOverlap, conSlotPatient, conWithinCap, conPatientFK:
+	case conPatientKey, conNoOverlap, conSlotPatient, conWithinCap, conPatientFK, conQuota:
 		return true
 	}
 	return false

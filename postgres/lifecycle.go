@@ -548,7 +548,8 @@ const (
 )
 
 // Reconcile reports the invariant breaches of SPEC §6 — counters that
-// disagree with their rows, patients holding a slot twice — and the work
+// disagree with their rows, patients holding a slot twice, round quotas
+// that disagree with the allocations (reported, never repaired) — and the work
 // left to do: holds past their deadline and payments to refund. The report
 // is read in one pipeline. With repair, it then sets each mismatched
 // counter that fits the slot's capacity to its row count, in one
@@ -557,12 +558,14 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	now = now.UTC().Truncate(time.Microsecond)
 	rep := booking.Reconciliation{CheckedAt: now,
 		CounterMismatches: []booking.CounterMismatch{}, DuplicateActives: []booking.DuplicateActive{},
-		StaleHolds: []booking.Appointment{}, RefundsNeeded: []booking.Payment{}, Repaired: []booking.CounterRepair{}}
+		StaleHolds: []booking.Appointment{}, RefundsNeeded: []booking.Payment{}, Repaired: []booking.CounterRepair{},
+		RoundQuotaMismatches: []booking.RoundQuotaMismatch{}}
 	b := &pgx.Batch{}
 	b.Queue(sqlCounterMismatches)
 	b.Queue(sqlDuplicateActives)
 	b.Queue(sqlStaleHolds, now, reportLimit)
 	b.Queue(sqlRefunds, reportLimit)
+	b.Queue(sqlRoundQuotaMismatches)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -660,5 +663,11 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 		return err
 	}
 	rep.RefundsNeeded = append(rep.RefundsNeeded, refunds...)
-	return nil
+	var q booking.RoundQuotaMismatch
+	rows, _ = br.Query()
+	_, err = pgx.ForEachRow(rows, []any{&q.RoundID, &q.PatientID, &q.Used, &q.Active}, func() error {
+		rep.RoundQuotaMismatches = append(rep.RoundQuotaMismatches, q)
+		return nil
+	})
+	return err
 }

@@ -10,12 +10,12 @@ import (
 )
 
 const slotColumns = `id, resource_id, COALESCE(schedule_id, 0), start_at, end_at, capacity, booked_count,
-	opens_at, status, fee_cents, hold_seconds`
+	opens_at, status, fee_cents, hold_seconds, COALESCE(round_id, 0)`
 
 func scanSlot(r pgx.Row) (booking.Slot, error) {
 	var s booking.Slot
 	err := r.Scan(&s.ID, &s.DoctorID, &s.ScheduleID, &s.StartAt, &s.EndAt, &s.Capacity, &s.BookedCount,
-		&s.OpensAt, &s.Status, &s.FeeCents, &s.HoldSeconds)
+		&s.OpensAt, &s.Status, &s.FeeCents, &s.HoldSeconds, &s.RoundID)
 	s.StartAt, s.EndAt, s.OpensAt = s.StartAt.UTC(), s.EndAt.UTC(), s.OpensAt.UTC()
 	return s, err
 }

@@ -567,3 +567,12 @@ func batchTiming(t *testing.T, f *fix) {
 	t.Logf("64 requests for one slot, best of %d: one batch %v; 64 single bookings one after another %v (%.1fx); 64 concurrent single bookings %v (%.1fx)",
 		rounds, batch, serial, float64(serial)/float64(batch), concurrent, float64(concurrent)/float64(batch))
 }
+
+// SetRoundQuotaUsed implements storetest.RoundInspector.
+func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int) {
+	t.Helper()
+	if _, err := in.pool.Exec(context.Background(),
+		`UPDATE round_quotas SET used = $3 WHERE round_id = $1 AND patient_id = $2`, roundID, patientID, used); err != nil {
+		t.Fatalf("set round quota: %v", err)
+	}
+}
