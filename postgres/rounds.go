@@ -274,7 +274,7 @@ func (s *Store) PendingRounds(ctx context.Context) ([]int64, error) {
 }
 
 const (
-	sqlLockRound   = `SELECT id FROM rounds WHERE id = $1 FOR UPDATE`
+	sqlLockRound   = `SELECT ` + roundColumns + ` FROM rounds WHERE id = $1 FOR UPDATE`
 	sqlPendingApps = `SELECT ` + appColumns + ` FROM round_applications
 		WHERE round_id = $1 AND status = 'PENDING' ORDER BY id LIMIT $2`
 	// sqlLockAppSlots takes the slots' locks up front, in id order (the
@@ -330,8 +330,7 @@ func (s *Store) decidePending(ctx context.Context, roundID int64, limit int, now
 		b.Queue(sqlLockRound, roundID)
 		b.Queue(sqlPendingApps, roundID, limit)
 		br := tx.SendBatch(ctx, b)
-		var id int64
-		err := br.QueryRow().Scan(&id)
+		round, err := scanRound(br.QueryRow())
 		if err == nil {
 			rows, _ := br.Query()
 			out, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Application, error) { return scanApplication(r) })
@@ -355,23 +354,46 @@ func (s *Store) decidePending(ctx context.Context, roundID int64, limit int, now
 			return err
 		}
 
-		// Decide runs of consecutive applications for one slot as a batch.
-		for i := 0; i < len(out); {
+		// An application is judged at its arrival, not at its decision: one
+		// that came before the round closed still gets its chance, one that
+		// came too early or late is refused as it would have been then.
+		var todo []int
+		for k := range out {
+			a := &out[k]
+			if ref := round.Refusal(a.CreatedAt, a.SlotID); ref != nil {
+				a.Status, a.Reason, a.DecidedAt = booking.ApplicationRejected, ref.Code, &now
+				continue
+			}
+			todo = append(todo, k)
+		}
+		// Decide runs of consecutive applications for one slot as a batch, at
+		// the arrival of the run's last one: every one of them arrived while
+		// the round accepted, so the round's clock lets the whole run in.
+		for i := 0; i < len(todo); {
 			j := i + 1
-			for j < len(out) && out[j].SlotID == out[i].SlotID {
+			for j < len(todo) && out[todo[j]].SlotID == out[todo[i]].SlotID {
 				j++
 			}
-			reqs := make([]booking.BookRequest, j-i)
-			for k, a := range out[i:j] {
+			run := todo[i:j]
+			reqs := make([]booking.BookRequest, len(run))
+			at := out[run[0]].CreatedAt
+			for k, x := range run {
+				a := out[x]
 				reqs[k] = booking.BookRequest{PatientID: a.PatientID, IdempotencyKey: a.IdempotencyKey,
 					Fingerprint: booking.Fingerprint(a.SlotID)}
+				if a.CreatedAt.After(at) {
+					at = a.CreatedAt
+				}
 			}
-			res, err := s.decideInTx(ctx, tx, out[i].SlotID, reqs, now)
+			if at.After(now) {
+				at = now
+			}
+			res, err := s.decideInTx(ctx, tx, out[run[0]].SlotID, reqs, at)
 			if err != nil {
 				return err
 			}
 			for k, r := range res {
-				a := &out[i+k]
+				a := &out[run[k]]
 				a.DecidedAt = &now
 				if r.Err != nil {
 					a.Status, a.Reason = booking.ApplicationRejected, booking.ErrorCode(r.Err)

@@ -714,3 +714,34 @@ func testRoundReconcile(t *testing.T, h Harness) {
 		t.Fatalf("corrupted quota reported as %+v", rep.RoundQuotaMismatches)
 	}
 }
+
+// testRoundJudgedAtArrival: an application that arrived while the round
+// accepted is decided on its merits even when the decision comes after the
+// round closed; one that arrived after the close is refused as it would
+// have been then.
+func testRoundJudgedAtArrival(t *testing.T, h Harness) {
+	s := roundStore(t, h)
+	f := newFixture(t, s)
+	r, slots := f.openRound(1, 1, 1)
+	ps := f.patients(2)
+	inTime, _ := f.submit(r, ps[0], slots[0].ID, "in-time")
+	late, _, err := s.SubmitApplication(f.ctx, booking.Application{RoundID: r.ID, PatientID: ps[1].ID, SlotID: slots[1].ID,
+		IdempotencyKey: "late", Fingerprint: booking.ApplicationFingerprint(r.ID, slots[1].ID)}, roundCloses.Add(time.Second))
+	must(t, err)
+	decided, err := s.DecidePending(f.ctx, r.ID, 100, roundCloses.Add(time.Minute))
+	must(t, err)
+	if len(decided) != 2 {
+		t.Fatalf("decided %d applications, want 2", len(decided))
+	}
+	got, err := s.GetApplication(f.ctx, inTime.ID)
+	must(t, err)
+	if got.Status != booking.ApplicationAllocated {
+		t.Fatalf("an application that arrived in time, decided after the close: %+v", got)
+	}
+	got, err = s.GetApplication(f.ctx, late.ID)
+	must(t, err)
+	if got.Status != booking.ApplicationRejected || got.Reason != booking.CodeSlotClosed {
+		t.Fatalf("an application that arrived after the close: %+v", got)
+	}
+	checkDecided(t, s, []booking.Application{inTime, late})
+}

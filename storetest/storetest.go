@@ -79,6 +79,7 @@ func Run(t *testing.T, h Harness) {
 		{"RoundQuotaRace", testRoundQuotaRace},
 		{"RoundCancel", testRoundCancel},
 		{"RoundAsync", testRoundAsync},
+		{"RoundJudgedAtArrival", testRoundJudgedAtArrival},
 		{"RoundAsyncConcurrent", testRoundAsyncConcurrent},
 		{"RoundReconcile", testRoundReconcile},
 		{"Stress", testStress},
