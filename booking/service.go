@@ -54,6 +54,9 @@ type Service struct {
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
 	watchers []func(Change)
+
+	// rounds decides asynchronous round applications (rounds_service.go).
+	rounds roundProcessor
 }
 
 type inflightKey struct {

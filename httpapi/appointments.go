@@ -39,43 +39,61 @@ type bookRequest struct {
 	PatientID *int64 `json:"patientId"`
 }
 
-// book takes a place. The rate limit comes first for patients (every
-// attempt counts, malformed ones too: it is the cheapest layer of the
-// rush); an admin booking for a patient is counted against that patient
-// once the body names them.
+// book takes a place.
 func (s *server) book(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	at, err := s.readBooking(w, r, c)
+	if err != nil {
+		return err
+	}
+	return s.answerBooking(w, r, at)
+}
+
+// bookingAttempt is a checked booking request: whose, under which key,
+// for which slot.
+type bookingAttempt struct {
+	patient int64
+	key     string
+	slotID  int64
+}
+
+// readBooking checks a booking request (POST /api/appointments, and the
+// applications to a round, which are bookings too). The rate limit comes
+// first for patients (every attempt counts, malformed ones too: it is the
+// cheapest layer of the rush); an admin booking for a patient is counted
+// against that patient once the body names them.
+func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Claims) (bookingAttempt, error) {
 	var patient int64
 	switch c.Role {
 	case auth.RolePatient:
 		patient, _ = c.PatientID()
 		if err := s.rateLimit(w, patient); err != nil {
-			return err
+			return bookingAttempt{}, err
 		}
 	case auth.RoleAdmin:
 	default:
-		return errorf(booking.CodeForbidden, "only patients and admins can book")
+		return bookingAttempt{}, errorf(booking.CodeForbidden, "only patients and admins can book")
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {
-		return err
+		return bookingAttempt{}, err
 	}
 	var in bookRequest
 	if err := decodeJSON(r, &in); err != nil {
-		return err
+		return bookingAttempt{}, err
 	}
 	if in.SlotID <= 0 {
-		return errorf(booking.CodeInvalidRequest, "slotId must be a positive integer")
+		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "slotId must be a positive integer")
 	}
 	if in.PatientID != nil && *in.PatientID <= 0 {
-		return errorf(booking.CodeInvalidRequest, "patientId must be a positive integer")
+		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be a positive integer")
 	}
 	if c.Role == auth.RoleAdmin {
 		if in.PatientID == nil {
-			return errorf(booking.CodeInvalidRequest, "an admin must name the patient (patientId)")
+			return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "an admin must name the patient (patientId)")
 		}
 		patient = *in.PatientID
 		if err := s.rateLimit(w, patient); err != nil {
-			return err
+			return bookingAttempt{}, err
 		}
 		// The admin's patientId is input: an unknown one is a 404 here,
 		// not a foreign-key failure inside the booking transaction.
@@ -84,13 +102,19 @@ func (s *server) book(w http.ResponseWriter, r *http.Request, c auth.Claims) err
 		err = storeErr(ctx, err)
 		cancel()
 		if err != nil {
-			return err
+			return bookingAttempt{}, err
 		}
 	} else if in.PatientID != nil && *in.PatientID != patient {
-		return errorf(booking.CodeForbidden, "a patient can only book for themselves")
+		return bookingAttempt{}, errorf(booking.CodeForbidden, "a patient can only book for themselves")
 	}
+	return bookingAttempt{patient: patient, key: key, slotID: in.SlotID}, nil
+}
 
-	res := s.svc.Book(r.Context(), patient, in.SlotID, key)
+// answerBooking decides a checked attempt through the Service (lanes,
+// gates, idempotency) and answers 201 with the new appointment or 200
+// with the original one of a retry.
+func (s *server) answerBooking(w http.ResponseWriter, r *http.Request, at bookingAttempt) error {
+	res := s.svc.Book(r.Context(), at.patient, at.slotID, at.key)
 	if res.Err != nil {
 		return res.Err
 	}

@@ -394,23 +394,31 @@ func (e *env) snapshot() string {
 	e.t.Helper()
 	db := e.db.DB()
 	ctx := context.Background()
-	rows, err := db.QueryContext(ctx, `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
+	rows, err := db.QueryContext(ctx, `SELECT name, sql FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)
 	if err != nil {
 		e.t.Fatal(err)
 	}
 	var tables []string
+	noRowid := map[string]bool{}
 	for rows.Next() {
-		var n string
-		if err := rows.Scan(&n); err != nil {
+		var n, ddl string
+		if err := rows.Scan(&n, &ddl); err != nil {
 			e.t.Fatal(err)
 		}
 		tables = append(tables, n)
+		noRowid[n] = strings.Contains(strings.ToUpper(ddl), "WITHOUT ROWID")
 	}
 	rows.Close()
 	var sb strings.Builder
 	for _, tb := range tables {
 		fmt.Fprintf(&sb, "== %s\n", tb)
-		dumpRows(e.t, db, &sb, `SELECT * FROM "`+tb+`" ORDER BY rowid`)
+		// A WITHOUT ROWID table (round_quotas) has no rowid; a scan of it
+		// comes in primary-key order, as deterministic as rowid order.
+		order := ` ORDER BY rowid`
+		if noRowid[tb] {
+			order = ""
+		}
+		dumpRows(e.t, db, &sb, `SELECT * FROM "`+tb+`"`+order)
 	}
 	return sb.String()
 }

@@ -181,6 +181,19 @@ func (s *server) routes() {
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
+
+	// Rounds (SPEC §7): admin preparation and results, public listings,
+	// applications and their polls.
+	s.handle("POST /api/admin/rooms", s.admin(s.createRoom))
+	s.handle("POST /api/admin/rounds", s.admin(s.createRound))
+	s.handle("POST /api/admin/rounds/{id}/slots", s.admin(s.addRoundSlots))
+	s.handle("POST /api/admin/rounds/{id}/open", s.admin(s.openRound))
+	s.handle("POST /api/admin/rounds/{id}/close", s.admin(s.closeRound))
+	s.handle("GET /api/admin/rounds/{id}/results", s.admin(s.roundResults))
+	s.handle("GET /api/rounds/{id}", s.public(s.getRound))
+	s.handle("GET /api/rounds/{id}/slots", s.public(s.listRoundSlots))
+	s.handle("POST /api/rounds/{id}/applications", s.authed(s.apply))
+	s.handle("GET /api/rounds/{id}/applications/{appId}", s.authed(s.getApplication))
 }
 
 func (s *server) handle(pattern string, h http.Handler) {

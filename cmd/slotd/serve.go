@@ -146,6 +146,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		logger.Info("jobs stopped")
 	}()
+	// Round applications answered 202 are decided by this processor, also
+	// those submitted on another instance or left pending by a crash. It
+	// ends with ctx; what it had not decided stays PENDING in the database.
+	go svc.RunRoundProcessor(ctx, 0)
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
