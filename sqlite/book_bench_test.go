@@ -124,3 +124,29 @@ func BenchmarkBookBatch16(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBookLargeSlot measures batches of 16 requests filling one slot
+// of 10,000 places (or more, for large b.N): the per-batch cost must not
+// grow with the places already taken, which reading every active row of the
+// slot made it do.
+func BenchmarkBookLargeSlot(b *testing.B) {
+	const k = 16
+	c := max(10000, b.N*k)
+	s, slots, ps := benchSetup(b, 1, c, true)
+	sl := slots[0]
+	ctx := context.Background()
+	reqs := make([]booking.BookRequest, k)
+	b.ResetTimer()
+	cpu := cpuNow()
+	for i := 0; i < b.N; i++ {
+		for j := range reqs {
+			reqs[j] = rq(ps[i*k+j], sl.ID, fmt.Sprint("k", i*k+j))
+		}
+		res, err := s.Book(ctx, sl.ID, reqs, testNow)
+		if err != nil || res[k-1].Err != nil {
+			b.Fatal(err, res)
+		}
+	}
+	reportCPU(b, cpu, k)
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns/req")
+}

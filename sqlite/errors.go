@@ -26,19 +26,22 @@ const (
 	conForeignKey       = "foreign_key"
 	conTradeNo          = "payments_trade_no_key"
 	conSuspensionPeriod = "suspensions_period_key"
+	conRoundQuota       = "round_quotas_within_quota"
+	conApplicationKey   = "round_applications_patient_key_key"
 )
 
 // uniqueByColumns maps the column list SQLite reports for a failed UNIQUE
 // ("UNIQUE constraint failed: <this>") to the constraint's name. The column
 // lists are distinct by design of the schema.
 var uniqueByColumns = map[string]string{
-	"departments.name":                                                conDepartmentName,
-	"slots.resource_id, slots.start_at":                               conSlotResourceKey,
-	"appointments.patient_id, appointments.idempotency_key":           conPatientKey,
-	"appointments.slot_id, appointments.patient_id":                   conSlotPatientActve,
-	"appointments.slot_id, appointments.queue_no":                     conSlotQueueActive,
-	"payments.trade_no":                                               conTradeNo,
-	"suspensions.resource_id, suspensions.from_at, suspensions.to_at": conSuspensionPeriod,
+	"departments.name":                                                  conDepartmentName,
+	"slots.resource_id, slots.start_at":                                 conSlotResourceKey,
+	"appointments.patient_id, appointments.idempotency_key":             conPatientKey,
+	"appointments.slot_id, appointments.patient_id":                     conSlotPatientActve,
+	"appointments.slot_id, appointments.queue_no":                       conSlotQueueActive,
+	"payments.trade_no":                                                 conTradeNo,
+	"suspensions.resource_id, suspensions.from_at, suspensions.to_at":   conSuspensionPeriod,
+	"round_applications.patient_id, round_applications.idempotency_key": conApplicationKey,
 }
 
 // constraintName tells which constraint err violated, by the name the
@@ -123,6 +126,8 @@ func codeForConstraint(name string) booking.Code {
 		return booking.CodeAlreadyBooked
 	case conSlotCapacity:
 		return booking.CodeSlotFull
+	case conRoundQuota:
+		return booking.CodeQuotaExceeded
 	}
 	return ""
 }
@@ -138,6 +143,10 @@ func bookingErr(name string, slotID int64, cause error) error {
 		return &booking.Error{Code: booking.CodeAlreadyBooked, Message: "you already hold a place in this slot", SlotID: slotID, Err: cause}
 	case booking.CodeSlotFull:
 		return &booking.Error{Code: booking.CodeSlotFull, Message: "no place left in this slot", SlotID: slotID, Err: cause}
+	case booking.CodeQuotaExceeded:
+		// The round's quota, taken meanwhile by a booking of another of
+		// its slots (the CHECK round_quotas_within_quota).
+		return &booking.Error{Code: booking.CodeQuotaExceeded, Message: "the quota of this round is used up", SlotID: slotID, Err: cause}
 	}
 	return fmt.Errorf("sqlite: constraint %s violated: %w", name, cause)
 }

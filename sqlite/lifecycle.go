@@ -498,6 +498,9 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		StaleHolds:        []booking.Appointment{},
 		RefundsNeeded:     []booking.Payment{},
 		Repaired:          []booking.CounterRepair{},
+		// Reported, never repaired (as on PostgreSQL): which of the two
+		// is right needs a person.
+		RoundQuotaMismatches: []booking.RoundQuotaMismatch{},
 	}
 	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
@@ -548,6 +551,16 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 			return err
 		}
 		rep.RefundsNeeded = append(rep.RefundsNeeded, p)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	if err := eachRow(ctx, tx, roundQuotaMismatchSQL, nil, func(rows *sql.Rows) error {
+		var m booking.RoundQuotaMismatch
+		if err := rows.Scan(&m.RoundID, &m.PatientID, &m.Used, &m.Active); err != nil {
+			return err
+		}
+		rep.RoundQuotaMismatches = append(rep.RoundQuotaMismatches, m)
 		return nil
 	}); err != nil {
 		return rep, err

@@ -14,17 +14,17 @@ import (
 const insertChunk = 5000
 
 const slotCols = `id, resource_id, schedule_id, start_at, end_at, capacity, booked_count,
-	opens_at, status, fee_cents, hold_seconds`
+	opens_at, status, fee_cents, hold_seconds, round_id`
 
 func scanSlot(sc interface{ Scan(...any) error }) (booking.Slot, error) {
 	var sl booking.Slot
-	var sched sql.NullInt64
+	var sched, round sql.NullInt64
 	var start, end, opens int64
 	if err := sc.Scan(&sl.ID, &sl.DoctorID, &sched, &start, &end, &sl.Capacity, &sl.BookedCount,
-		&opens, &sl.Status, &sl.FeeCents, &sl.HoldSeconds); err != nil {
+		&opens, &sl.Status, &sl.FeeCents, &sl.HoldSeconds, &round); err != nil {
 		return sl, err
 	}
-	sl.ScheduleID = sched.Int64
+	sl.ScheduleID, sl.RoundID = sched.Int64, round.Int64
 	sl.StartAt, sl.EndAt, sl.OpensAt = fromTS(start), fromTS(end), fromTS(opens)
 	return sl, nil
 }
@@ -48,11 +48,11 @@ func nullID(id int64) any {
 }
 
 const insertSlotSQL = `INSERT INTO slots (resource_id, schedule_id, start_at, end_at, capacity, opens_at,
-	status, fee_cents, hold_seconds) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	status, fee_cents, hold_seconds, round_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 func slotArgs(sl booking.Slot) []any {
 	return []any{sl.DoctorID, nullID(sl.ScheduleID), ts(sl.StartAt), ts(sl.EndAt), sl.Capacity,
-		ts(sl.OpensAt), sl.Status, sl.FeeCents, sl.HoldSeconds}
+		ts(sl.OpensAt), sl.Status, sl.FeeCents, sl.HoldSeconds, nullID(sl.RoundID)}
 }
 
 // InsertSlots adds the slots whose (doctor, start) does not exist yet and

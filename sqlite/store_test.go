@@ -135,6 +135,15 @@ func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	return out
 }
 
+// SetRoundQuotaUsed overwrites a round quota's used count (storetest.RoundInspector).
+func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int) {
+	t.Helper()
+	if _, err := in.db.Exec(`UPDATE round_quotas SET used = ? WHERE round_id = ? AND patient_id = ?`,
+		used, roundID, patientID); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (in inspector) SetBookedCount(t testing.TB, slotID int64, n int) {
 	t.Helper()
 	if _, err := in.db.Exec(`UPDATE slots SET booked_count = ? WHERE id = ?`, n, slotID); err != nil {

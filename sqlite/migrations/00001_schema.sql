@@ -95,6 +95,8 @@ CREATE UNIQUE INDEX appointments_slot_queue_active ON appointments (slot_id, que
     WHERE status IN ('HELD', 'BOOKED');
 CREATE INDEX appointments_patient_idx ON appointments (patient_id, id DESC);
 CREATE INDEX appointments_held_idx ON appointments (hold_expires_at) WHERE status = 'HELD';
+-- A slot's holds, for the reclaim that a full slot's booking tries first.
+CREATE INDEX appointments_slot_held_idx ON appointments (slot_id, hold_expires_at) WHERE status = 'HELD';
 
 -- SQLite has no exclusion constraint. Overlap (PostgreSQL's
 -- appointments_no_overlap) is DECIDED inside Book's write transaction, which
