@@ -158,11 +158,15 @@ func TestSubmitApplicationWakesProcessor(t *testing.T) {
 	if got.Status != booking.ApplicationAllocated {
 		t.Fatalf("%+v", got)
 	}
-	mu.Lock()
-	if !changed[f.slots[0].ID] {
+	// The decision is visible in the store just before the processor tells
+	// the watchers: wait a little for them.
+	told := func() bool { mu.Lock(); defer mu.Unlock(); return changed[f.slots[0].ID] }
+	for deadline := time.Now().Add(5 * time.Second); !told() && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	if !told() {
 		t.Error("the watchers were not told of the allocation")
 	}
-	mu.Unlock()
 
 	// The same key: the same application, now decided.
 	again, existed, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[0].ID, "k")
