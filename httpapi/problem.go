@@ -39,9 +39,9 @@ var problems = map[booking.Code]problemSpec{
 	// A payment that arrived too late or for the wrong amount: recorded
 	// for a refund, refused for the booking.
 	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},
-	// A webhook whose HMAC signature does not verify. 403, not 401: there
-	// is no HTTP authentication scheme to challenge with.
-	booking.CodeBadSignature: {http.StatusForbidden, "Invalid signature"},
+	// A callback whose HMAC signature is missing or does not verify: the
+	// caller is not authenticated, and WWW-Authenticate names the scheme.
+	booking.CodeBadSignature: {http.StatusUnauthorized, "Invalid signature"},
 	booking.CodeKeyInUse:     {http.StatusConflict, "Idempotency-Key in use"},
 	booking.CodeKeyReused:    {http.StatusUnprocessableEntity, "Idempotency-Key reused"},
 	booking.CodeRateLimited:  {http.StatusTooManyRequests, "Too many requests"},
@@ -128,8 +128,11 @@ func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
 		p.RetryAfter = secs
 		h.Set("Retry-After", strconv.FormatInt(secs, 10))
 	}
-	if e.Code == booking.CodeUnauthorized {
+	switch e.Code {
+	case booking.CodeUnauthorized:
 		h.Set("WWW-Authenticate", `Bearer realm="slotd"`)
+	case booking.CodeBadSignature:
+		h.Set("WWW-Authenticate", `HMAC-SHA256 realm="slotd-payments", header="X-Slotd-Signature"`)
 	}
 	h.Set("Content-Type", "application/problem+json")
 	h.Set("Cache-Control", "no-store")

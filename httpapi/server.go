@@ -57,6 +57,10 @@ type Config struct {
 	// JSON body and answers JSON without touching the database: the ceiling
 	// the booking path is measured against. Off in production.
 	BenchEndpoints bool
+	// PaymentSecret is the HMAC-SHA256 key the payment provider signs its
+	// callbacks with (POST /api/payments/callback). Empty refuses every
+	// callback: an unauthenticated payment endpoint would book for free.
+	PaymentSecret string
 }
 
 // Defaults of Config.
@@ -83,7 +87,9 @@ type server struct {
 	quietLog     bool
 	bench        bool
 	mux          *http.ServeMux
-	patterns     []string
+	// paySecret verifies payment callbacks; empty refuses them all.
+	paySecret []byte
+	patterns  []string
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -139,6 +145,7 @@ func newServer(cfg Config) *server {
 		quietLog:     cfg.QuietAccessLog,
 		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
+		paySecret:    []byte(cfg.PaymentSecret),
 	}
 	cfg.Service.Watch(func(c booking.Change) { s.lists.drop(c.DoctorID) })
 	s.routes()
@@ -175,6 +182,13 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/doctors/{id}/slots/generate", s.admin(s.generateSlots))
 	s.handle("POST /api/admin/slots", s.admin(s.createSlot))
 	s.handle("PATCH /api/admin/slots/{id}", s.admin(s.updateSlot))
+	s.handle("POST /api/admin/doctors/{id}/suspensions", s.admin(s.suspend))
+	s.handle("POST /api/admin/appointments/{id}/complete", s.admin(s.complete))
+	s.handle("POST /api/admin/appointments/{id}/no-show", s.admin(s.noShow))
+	s.handle("GET /api/admin/reconciliation", s.admin(s.reconciliation))
+
+	// The payment provider: authenticated by its signature, not a token.
+	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))
 
 	// Patients (and admins acting for them).
 	s.handle("POST /api/appointments", s.authed(s.book))

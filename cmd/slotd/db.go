@@ -10,6 +10,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -45,15 +46,27 @@ func isPostgres(url string) bool {
 	return strings.HasPrefix(url, "postgres://") || strings.HasPrefix(url, "postgresql://")
 }
 
-// migrate applies the schema migrations of the configured database.
+// migrate applies the schema migrations of the configured database, then
+// River's (the job tables live beside the bookings).
 func (d *dbFlags) migrate(ctx context.Context) error {
+	var err error
 	switch {
 	case isPostgres(d.url):
-		return postgres.Migrate(ctx, d.url)
+		err = postgres.Migrate(ctx, d.url)
 	case sqlitePath(d.url) != "":
-		return sqlite.Migrate(ctx, sqlitePath(d.url))
+		err = sqlite.Migrate(ctx, sqlitePath(d.url))
+	default:
+		return fmt.Errorf("--db %q: want sqlite:PATH or postgres://…", d.url)
 	}
-	return fmt.Errorf("--db %q: want sqlite:PATH or postgres://…", d.url)
+	if err != nil {
+		return err
+	}
+	s, err := d.openOnly(ctx)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return jobs.Migrate(ctx, s)
 }
 
 // open migrates and opens the configured database.
@@ -61,6 +74,11 @@ func (d *dbFlags) open(ctx context.Context) (booking.Store, error) {
 	if err := d.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
+	return d.openOnly(ctx)
+}
+
+// openOnly opens the configured database without migrating it.
+func (d *dbFlags) openOnly(ctx context.Context) (booking.Store, error) {
 	if isPostgres(d.url) {
 		return postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns)})
 	}

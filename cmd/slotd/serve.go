@@ -169,7 +169,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Service: svc, Store: store, Signer: signer, Logger: logger,
 		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
+		PaymentSecret: f.paymentSecret,
 	})
+	if f.paymentSecret == "" {
+		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
+	}
 	handler, err = withWeb(handler, web.Config{
 		Service: svc, Store: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// exitStatus is an error that carries the process's exit status: a command
+// whose outcome is a verdict (reconcile: breaches found) exits 1 after it
+// has printed its report, keeping 2 for failures to run at all.
+type exitStatus struct {
+	code int
+	msg  string
+}
+
+func (e *exitStatus) Error() string { return e.msg }
+
+func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
+	var db dbFlags
+	db.register(fs)
+	repair := fs.Bool("repair", false, "set each mismatched slot counter from its appointment rows (when they fit its capacity) and report the changes")
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := mkdirFor(db.url); err != nil {
+		return err
+	}
+	store, err := db.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	rep, err := store.Reconcile(ctx, time.Now(), *repair)
+	if err != nil {
+		return err
+	}
+	printReconciliation(stdout, rep, *repair)
+	if rep.Clean() {
+		return nil
+	}
+	if *repair && remaining(rep) == 0 {
+		// Every breach was a counter the repair fixed.
+		return nil
+	}
+	return &exitStatus{code: 1, msg: "reconcile: invariants are broken (see the report)"}
+}
+
+// remaining counts the breaches a repair did not fix: duplicate actives,
+// round quota mismatches and the counter mismatches it left alone (rows
+// beyond capacity).
+func remaining(r booking.Reconciliation) int {
+	fixed := map[int64]bool{}
+	for _, c := range r.Repaired {
+		fixed[c.SlotID] = true
+	}
+	n := len(r.DuplicateActives) + len(r.RoundQuotaMismatches)
+	for _, m := range r.CounterMismatches {
+		if !fixed[m.SlotID] {
+			n++
+		}
+	}
+	return n
+}
+
+// printReconciliation writes the report for a person: one heading per
+// finding with its rows, and a verdict line last.
+func printReconciliation(w io.Writer, r booking.Reconciliation, repair bool) {
+	fmt.Fprintf(w, "reconciliation at %s\n", r.CheckedAt.UTC().Format(time.RFC3339))
+	fmt.Fprintf(w, "\ncounter mismatches: %d\n", len(r.CounterMismatches))
+	for _, m := range r.CounterMismatches {
+		note := ""
+		if m.Active > m.Capacity {
+			note = "  (more active appointments than places: not repairable by counting)"
+		}
+		fmt.Fprintf(w, "  slot %d: booked_count %d, active appointments %d, capacity %d%s\n",
+			m.SlotID, m.BookedCount, m.Active, m.Capacity, note)
+	}
+	fmt.Fprintf(w, "\nduplicate active appointments: %d\n", len(r.DuplicateActives))
+	for _, d := range r.DuplicateActives {
+		fmt.Fprintf(w, "  slot %d, patient %d: %d active appointments\n", d.SlotID, d.PatientID, d.Count)
+	}
+	fmt.Fprintf(w, "\nround quota mismatches: %d\n", len(r.RoundQuotaMismatches))
+	for _, q := range r.RoundQuotaMismatches {
+		fmt.Fprintf(w, "  round %d, patient %d: quota counts %d, active appointments %d\n", q.RoundID, q.PatientID, q.Used, q.Active)
+	}
+	fmt.Fprintf(w, "\nstale holds (past their deadline, not yet expired): %d\n", len(r.StaleHolds))
+	for _, a := range r.StaleHolds {
+		deadline := "?"
+		if a.HoldExpiresAt != nil {
+			deadline = a.HoldExpiresAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "  appointment %d in slot %d: hold ended %s\n", a.ID, a.SlotID, deadline)
+	}
+	fmt.Fprintf(w, "\npayments needing a refund: %d\n", len(r.RefundsNeeded))
+	for _, p := range r.RefundsNeeded {
+		fmt.Fprintf(w, "  trade %s for appointment %d: %d cents, %s (received %s)\n",
+			p.TradeNo, p.AppointmentID, p.AmountCents, p.Reason, p.ReceivedAt.UTC().Format(time.RFC3339))
+	}
+	if repair {
+		fmt.Fprintf(w, "\nrepaired: %d\n", len(r.Repaired))
+		for _, c := range r.Repaired {
+			fmt.Fprintf(w, "  slot %d: booked_count %d -> %d\n", c.SlotID, c.From, c.To)
+		}
+	}
+	switch {
+	case r.Clean():
+		fmt.Fprintln(w, "\nclean: every invariant holds")
+	case repair && remaining(r) == 0:
+		fmt.Fprintln(w, "\nrepaired: every invariant holds again")
+	case repair:
+		fmt.Fprintf(w, "\nNOT CLEAN: %d breaches remain after the repair\n", remaining(r))
+	default:
+		fmt.Fprintln(w, "\nNOT CLEAN: run with --repair to set the counters from the rows")
+	}
+}

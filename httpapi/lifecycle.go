@@ -1,0 +1,250 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// SignatureHeader carries the payment provider's signature of a callback:
+// "sha256=" and the hex HMAC-SHA256 of the raw body under the shared secret.
+const SignatureHeader = "X-Slotd-Signature"
+
+// Bounds of the lifecycle endpoints' input.
+const (
+	maxTradeNoLen   = 64
+	maxReasonLen    = 500
+	maxSuspendDays  = 366
+	reconcileBudget = 25 * time.Second // a grouped scan of every slot; under the server's write timeout
+)
+
+// paymentAnswer is the answer to an accepted payment callback.
+type paymentAnswer struct {
+	Payment     booking.Payment     `json:"payment"`
+	Appointment booking.Appointment `json:"appointment"`
+	// Duplicate says the trade number was known: nothing changed.
+	Duplicate bool `json:"duplicate"`
+}
+
+// verifySignature checks the callback's signature over the raw body in
+// constant time. Without a configured secret nothing verifies: an
+// unauthenticated payment endpoint would let anyone book without paying.
+func (s *server) verifySignature(r *http.Request, body []byte) error {
+	bad := errorf(booking.CodeBadSignature, "the %s header is missing or does not match the body", SignatureHeader)
+	if len(s.paySecret) == 0 {
+		return bad
+	}
+	sig, ok := strings.CutPrefix(r.Header.Get(SignatureHeader), "sha256=")
+	if !ok {
+		return bad
+	}
+	got, err := hex.DecodeString(sig)
+	if err != nil {
+		return bad
+	}
+	mac := hmac.New(sha256.New, s.paySecret)
+	mac.Write(body)
+	if !hmac.Equal(got, mac.Sum(nil)) {
+		return bad
+	}
+	return nil
+}
+
+// paymentCallback records a payment provider's confirmation. It is
+// authenticated by the signature, not a bearer token, and idempotent by the
+// provider's trade number: a retried callback gets 200 and changes nothing.
+func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	// The signature covers the raw bytes, so the body is read once and
+	// verified before a byte of it is interpreted.
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return bodyError(err)
+	}
+	if err := s.verifySignature(r, body); err != nil {
+		return err
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	var in struct {
+		TradeNo       string `json:"tradeNo"`
+		AppointmentID int64  `json:"appointmentId"`
+		Amount        int64  `json:"amount"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	switch {
+	case !validTradeNo(in.TradeNo):
+		return errorf(booking.CodeInvalidRequest, "tradeNo must be 1 to %d visible ASCII characters", maxTradeNoLen)
+	case in.AppointmentID <= 0:
+		return errorf(booking.CodeInvalidRequest, "appointmentId must be a positive integer")
+	case in.Amount <= 0 || in.Amount > maxFee:
+		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", maxFee)
+	}
+	now := s.now()
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	res, err := s.store.ConfirmPayment(ctx, booking.Payment{
+		TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount, ReceivedAt: now,
+	}, now)
+	if err != nil {
+		if booking.ErrorCode(err) == booking.CodePaymentRejected && res.Appointment.Status == booking.StatusExpired {
+			// A late payment expires the hold it came too late for (if the
+			// expiry job had not yet): its place is free again.
+			s.svc.Released(res.Appointment)
+		}
+		return storeErr(ctx, err)
+	}
+	if !res.Duplicate {
+		// HELD became BOOKED: the place stays taken, but what this instance
+		// remembers of the slot is stale.
+		s.svc.SlotChanged(res.Appointment.SlotID, res.Appointment.DoctorID)
+	}
+	writeJSON(w, http.StatusOK, paymentAnswer{Payment: res.Payment, Appointment: res.Appointment, Duplicate: res.Duplicate})
+	return nil
+}
+
+// validTradeNo accepts what an Idempotency-Key accepts: visible ASCII.
+func validTradeNo(t string) bool {
+	if t == "" || len(t) > maxTradeNoLen {
+		return false
+	}
+	for i := 0; i < len(t); i++ {
+		if t[i] < 0x21 || t[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// suspend closes a doctor's slots in a period, cancelling their
+// appointments (the patients are notified by the jobs). Repeating the same
+// period answers 200 with the first suspension and changes nothing.
+func (s *server) suspend(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var in struct {
+		From   time.Time `json:"from"`
+		To     time.Time `json:"to"`
+		Reason string    `json:"reason"`
+	}
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	reason := strings.TrimSpace(in.Reason)
+	switch {
+	case in.From.IsZero() || in.To.IsZero():
+		return errorf(booking.CodeInvalidRequest, "from and to are required (RFC 3339)")
+	case !in.To.After(in.From):
+		return errorf(booking.CodeInvalidRequest, "to must be after from")
+	case in.To.Sub(in.From) > maxSuspendDays*24*time.Hour:
+		return errorf(booking.CodeInvalidRequest, "a suspension lasts at most %d days", maxSuspendDays)
+	case reason == "" || utf8.RuneCountInString(reason) > maxReasonLen || !utf8.ValidString(reason) || strings.ContainsFunc(reason, isControl):
+		return errorf(booking.CodeInvalidRequest, "reason must be 1 to %d printable characters", maxReasonLen)
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	res, err := s.store.Suspend(ctx, booking.Suspension{DoctorID: id, From: in.From.UTC(), To: in.To.UTC(), Reason: reason}, s.now())
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	status := http.StatusOK
+	if !res.Existing {
+		status = http.StatusCreated
+		s.forgetSlots(r, id, res.Suspension.From, res.Suspension.To)
+	}
+	writeJSON(w, status, res)
+	return nil
+}
+
+// forgetSlots makes the gates reload the slots a suspension closed and
+// freed, so that this instance neither keeps them marked full nor lets
+// them look open. Other instances notice within the gates' TTL; the
+// database refuses bookings of closed slots anyway. A failed read only
+// costs that delay, so it does not fail the request.
+func (s *server) forgetSlots(r *http.Request, doctorID int64, from, to time.Time) {
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	sls, err := s.store.ListSlots(ctx, doctorID, from, to)
+	if err != nil {
+		s.log.Warn("suspension: cannot list the closed slots to refresh the gates", "doctor", doctorID, "err", err)
+		s.lists.drop(doctorID)
+		return
+	}
+	for _, sl := range sls {
+		s.svc.SlotChanged(sl.ID, sl.DoctorID)
+	}
+	s.lists.drop(doctorID)
+}
+
+// complete and noShow record what happened at an appointment (staff).
+func (s *server) complete(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	return s.transition(w, r, booking.StatusCompleted)
+}
+
+func (s *server) noShow(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	return s.transition(w, r, booking.StatusNoShow)
+}
+
+// transition moves an appointment to a final state; repeating it answers
+// the appointment unchanged, and a move the state table forbids is 409
+// invalid-transition.
+func (s *server) transition(w http.ResponseWriter, r *http.Request, to booking.Status) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	a, err := s.store.Transition(ctx, id, to, s.now())
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	s.svc.Released(a) // a final state holds no place
+	writeJSON(w, http.StatusOK, a)
+	return nil
+}
+
+// reconciliationAnswer is the invariant report with its verdict.
+type reconciliationAnswer struct {
+	booking.Reconciliation
+	Clean bool `json:"clean"`
+}
+
+// reconciliation reports the invariant breaches (SPEC §6) without
+// repairing: repairs are for `slotd reconcile --repair`, run deliberately.
+func (s *server) reconciliation(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	ctx, cancel := context.WithTimeout(r.Context(), max(s.storeTimeout, reconcileBudget))
+	defer cancel()
+	rep, err := s.store.Reconcile(ctx, s.now(), false)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	// Empty lists, never null: clients iterate them without a check.
+	rep.CounterMismatches = orEmpty(rep.CounterMismatches)
+	rep.DuplicateActives = orEmpty(rep.DuplicateActives)
+	rep.StaleHolds = orEmpty(rep.StaleHolds)
+	rep.RefundsNeeded = orEmpty(rep.RefundsNeeded)
+	rep.Repaired = orEmpty(rep.Repaired)
+	rep.RoundQuotaMismatches = orEmpty(rep.RoundQuotaMismatches)
+	writeJSON(w, http.StatusOK, reconciliationAnswer{Reconciliation: rep, Clean: rep.Clean()})
+	return nil
+}
+
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

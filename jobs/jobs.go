@@ -1,0 +1,348 @@
+// Package jobs is slotd's background work on River: hold expiry, rolling
+// slot generation and notification delivery (SPEC §5 item 6, §6).
+//
+// Every job row is written by River into the same database as the bookings
+// (riverpgxv5 on PostgreSQL, riversqlite on SQLite). Notification jobs are
+// inserted inside the very transaction of the state change they announce,
+// through the stores' SetEnqueuer hook, so a committed booking always has its
+// confirmation job and a rolled-back one never does; a crash between commit
+// and delivery only delays the message until a worker picks the row up. No
+// worker calls out of the process while a database transaction is open.
+//
+// Periodic jobs (expiry, generation) are enqueued by River's elected leader
+// only, so several instances do not multiply them; the work is safe to run
+// concurrently anyway because the stores expire holds with conditional
+// updates (and SKIP LOCKED on PostgreSQL) and insert slots idempotently.
+package jobs
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	"github.com/riverqueue/river/rivermigrate"
+	"github.com/riverqueue/river/rivertype"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/postgres"
+	"github.com/slotd/slotd/sqlite"
+)
+
+// Queue names. Notifications have their own queue so that a receiver that
+// is slow or down (retries piling up) never delays hold expiry.
+const (
+	QueueMaintenance = river.QueueDefault
+	QueueNotify      = "notify"
+)
+
+// Defaults of Config.
+const (
+	DefaultExpiryInterval   = 30 * time.Second
+	DefaultGenerateInterval = time.Hour
+	DefaultNotifyWorkers    = 10
+)
+
+// ExpireBatch is how many holds one store call expires; a pass repeats the
+// call while a batch comes back full.
+const ExpireBatch = 100
+
+// Config configures New and Start.
+type Config struct {
+	// Store is the database the jobs live in and work on: a *postgres.Store
+	// or a *sqlite.Store (River needs the concrete driver).
+	Store booking.Store
+	// Service, when set, is told of every place an expiry released, so
+	// that this instance's gates and caches forget the slot's full mark.
+	Service *booking.Service
+	// Notifier delivers notifications; required.
+	Notifier notify.Notifier
+	// Logger receives the workers' logs and River's warnings and errors;
+	// slog.Default() if nil.
+	Logger *slog.Logger
+	// ExpiryInterval is how often HELD appointments past their deadline are
+	// expired (default 30s).
+	ExpiryInterval time.Duration
+	// GenerateInterval is how often the newest days of every schedule's
+	// horizon are generated (default 1h). It is short compared with a day
+	// so that a day entering the horizon at local midnight has its slots
+	// long before they open for booking (07:00 by default).
+	GenerateInterval time.Duration
+	// NotifyWorkers bounds concurrent deliveries (default 10).
+	NotifyWorkers int
+	// Now is the clock of expiry and generation; time.Now if nil.
+	Now func() time.Time
+
+	// fetchPollInterval overrides River's job polling interval (tests).
+	fetchPollInterval time.Duration
+}
+
+// Runner is the running (or ready) River client with slotd's workers.
+type Runner struct {
+	client interface {
+		Start(ctx context.Context) error
+		Stop(ctx context.Context) error
+		StopAndCancel(ctx context.Context) error
+	}
+	// jobsLeft counts jobs of the given kinds not yet finished (tests).
+	jobsLeft func(ctx context.Context, kinds ...string) (int, error)
+	work     *workers
+}
+
+// Start builds the Runner (see New) and starts working jobs.
+func Start(ctx context.Context, cfg Config) (*Runner, error) {
+	r, err := New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.Start(ctx); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// New builds the River client for cfg.Store with slotd's workers and
+// periodic jobs and installs the notification enqueuer on the store, but
+// does not start working: until Start, state changes still enqueue their
+// notifications, which wait in the job table.
+func New(cfg Config) (*Runner, error) {
+	if cfg.Notifier == nil {
+		return nil, errors.New("jobs: a Notifier is required")
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
+	if cfg.ExpiryInterval <= 0 {
+		cfg.ExpiryInterval = DefaultExpiryInterval
+	}
+	if cfg.GenerateInterval <= 0 {
+		cfg.GenerateInterval = DefaultGenerateInterval
+	}
+	if cfg.NotifyWorkers <= 0 {
+		cfg.NotifyWorkers = DefaultNotifyWorkers
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	w := &workers{store: cfg.Store, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger, now: cfg.Now}
+	rcfg := riverConfig(cfg, w)
+
+	switch s := cfg.Store.(type) {
+	case *postgres.Store:
+		return newRunner(riverpgxv5.New(s.Pool()), rcfg, w, func(c *river.Client[pgx.Tx]) error {
+			return installPG(s, c)
+		})
+	case *sqlite.Store:
+		// River's SQLite driver works on the store's single writer
+		// connection, as River recommends: job writes queue behind the
+		// bookings like every other write instead of failing with
+		// SQLITE_BUSY, and they can join the store's transactions.
+		return newRunner(riversqlite.New(s.DB()), rcfg, w, func(c *river.Client[*sql.Tx]) error {
+			return installSQLite(s, c)
+		})
+	case nil:
+		return nil, errors.New("jobs: a Store is required")
+	}
+	return nil, fmt.Errorf("jobs: unsupported store %T (want *postgres.Store or *sqlite.Store)", cfg.Store)
+}
+
+// riverConfig is the River configuration shared by both drivers.
+func riverConfig(cfg Config, w *workers) *river.Config {
+	ws := river.NewWorkers()
+	river.AddWorker(ws, &notifyWorker{w: w})
+	river.AddWorker(ws, &expireWorker{w: w})
+	river.AddWorker(ws, &generateWorker{w: w})
+
+	// A periodic job is not enqueued again while the previous one is still
+	// waiting or running, so a slow pass never piles up copies of itself.
+	once := &river.UniqueOpts{ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+		rivertype.JobStateRetryable, rivertype.JobStateScheduled,
+	}}
+	periodic := func(id string, every time.Duration, onStart bool, args river.JobArgs) *river.PeriodicJob {
+		return river.NewPeriodicJob(river.PeriodicInterval(every),
+			func() (river.JobArgs, *river.InsertOpts) {
+				return args, &river.InsertOpts{Queue: QueueMaintenance, UniqueOpts: *once}
+			},
+			&river.PeriodicJobOpts{ID: id, RunOnStart: onStart})
+	}
+	return &river.Config{
+		// River reports its routine (queue statistics every few seconds)
+		// at Info; only its warnings and errors belong in slotd's log.
+		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
+		Workers:           ws,
+		FetchPollInterval: cfg.fetchPollInterval,
+		Queues: map[string]river.QueueConfig{
+			QueueMaintenance: {MaxWorkers: 2},
+			QueueNotify:      {MaxWorkers: cfg.NotifyWorkers},
+		},
+		PeriodicJobs: []*river.PeriodicJob{
+			periodic("expire-holds", cfg.ExpiryInterval, true, ExpireArgs{}),
+			// The hourly pass generates only the newest days; the daily
+			// full pass (and the one at start) fills any gap left by
+			// downtime, since generation is idempotent.
+			periodic("generate-slots", cfg.GenerateInterval, false, GenerateArgs{}),
+			periodic("generate-slots-full", 24*time.Hour, true, GenerateArgs{Full: true}),
+		},
+	}
+}
+
+// minLevel drops records below min before they reach the wrapped handler.
+type minLevel struct {
+	slog.Handler
+	min slog.Level
+}
+
+func (h minLevel) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= h.min && h.Handler.Enabled(ctx, l)
+}
+
+func (h minLevel) WithAttrs(as []slog.Attr) slog.Handler {
+	return minLevel{h.Handler.WithAttrs(as), h.min}
+}
+
+func (h minLevel) WithGroup(name string) slog.Handler {
+	return minLevel{h.Handler.WithGroup(name), h.min}
+}
+
+func newRunner[TTx any](driver riverdriver.Driver[TTx], rcfg *river.Config, w *workers, install func(*river.Client[TTx]) error) (*Runner, error) {
+	c, err := river.NewClient(driver, rcfg)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	if err := install(c); err != nil {
+		return nil, err
+	}
+	left := func(ctx context.Context, kinds ...string) (int, error) {
+		p := river.NewJobListParams().Kinds(kinds...).First(10000).States(
+			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled)
+		res, err := c.JobList(ctx, p)
+		if err != nil {
+			return 0, err
+		}
+		return len(res.Jobs), nil
+	}
+	return &Runner{client: c, jobsLeft: left, work: w}, nil
+}
+
+// Start starts working jobs. The client runs until Stop: it deliberately
+// does not end with ctx, because on a signal the HTTP server must finish
+// its requests (which enqueue notifications) before the workers stop.
+func (r *Runner) Start(ctx context.Context) error {
+	if err := r.client.Start(context.WithoutCancel(ctx)); err != nil {
+		return fmt.Errorf("jobs: start: %w", err)
+	}
+	return nil
+}
+
+// Stop stops fetching jobs and waits for the running ones to finish; if ctx
+// ends first, it cancels them (they are retried later, by this or another
+// instance) and waits for them to return.
+func (r *Runner) Stop(ctx context.Context) error {
+	err := r.client.Stop(ctx)
+	if err != nil && ctx.Err() != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return r.client.StopAndCancel(cctx)
+	}
+	return err
+}
+
+// ExpireHolds runs one expiry pass now (the periodic job's work) and
+// reports how many holds it expired.
+func (r *Runner) ExpireHolds(ctx context.Context) (int, error) {
+	return r.work.expire(ctx)
+}
+
+// GenerateSlots runs one rolling-generation pass now (full: the whole
+// horizon; otherwise its newest days) and reports how many slots it created.
+func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
+	return r.work.generate(ctx, full)
+}
+
+// installPG and installSQLite make River the stores' transactional outbox:
+// the jobs are inserted on the very transaction of the state change.
+func installPG(s *postgres.Store, c *river.Client[pgx.Tx]) error {
+	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
+		if len(ns) == 0 {
+			return nil // River refuses an empty insert
+		}
+		_, err := c.InsertManyTx(ctx, tx, insertParams(ns))
+		return err
+	})
+	return nil
+}
+
+func installSQLite(s *sqlite.Store, c *river.Client[*sql.Tx]) error {
+	s.SetEnqueuer(func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
+		if len(ns) == 0 {
+			return nil // River refuses an empty insert
+		}
+		_, err := c.InsertManyTx(ctx, tx, insertParams(ns))
+		return err
+	})
+	return nil
+}
+
+// insertParams turns notifications into job rows. The args carry ids only:
+// personal data stays in the patients table, where it can be corrected or
+// erased, instead of being copied into job rows and their error history.
+func insertParams(ns []booking.Notification) []river.InsertManyParams {
+	ps := make([]river.InsertManyParams, len(ns))
+	for i, n := range ns {
+		ps[i] = river.InsertManyParams{Args: NotifyArgs{
+			Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID,
+		}}
+	}
+	return ps
+}
+
+// Migrate applies River's own migrations (its job, leader and queue tables)
+// to store's database. Run it after the store's migrations; it is
+// idempotent. On PostgreSQL an advisory lock lets several instances start
+// at once: the later ones wait, then find nothing to do.
+func Migrate(ctx context.Context, store booking.Store) error {
+	quiet := &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)}
+	switch s := store.(type) {
+	case *postgres.Store:
+		m, err := rivermigrate.New(riverpgxv5.New(s.Pool()), quiet)
+		if err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		// River's migrations cannot share one transaction (a later one
+		// uses an enum value an earlier one adds), so the lock is a session
+		// lock on a connection of its own, held while they run.
+		conn, err := s.Pool().Acquire(ctx)
+		if err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		defer conn.Release()
+		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('slotd:river-migrate'))`); err != nil {
+			return fmt.Errorf("jobs: migrate: lock: %w", err)
+		}
+		defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('slotd:river-migrate'))`)
+		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		return nil
+	case *sqlite.Store:
+		m, err := rivermigrate.New(riversqlite.New(s.DB()), quiet)
+		if err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
+			return fmt.Errorf("jobs: migrate: %w", err)
+		}
+		return nil
+	}
+	return fmt.Errorf("jobs: unsupported store %T", store)
+}

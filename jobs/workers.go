@@ -1,0 +1,245 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/schedule"
+)
+
+// workers holds what the job workers share.
+type workers struct {
+	store    booking.Store
+	svc      *booking.Service // nil: no in-memory state to tell
+	notifier notify.Notifier
+	logger   *slog.Logger
+	now      func() time.Time
+}
+
+// NotifyArgs is one notification job: which message, for which appointment.
+// It holds ids only, never personal data; the worker reads the rest when it
+// delivers, so it also sees whether the message is still true.
+type NotifyArgs struct {
+	Notification  booking.NotificationKind `json:"kind"`
+	AppointmentID int64                    `json:"appointmentId"`
+	SuspensionID  int64                    `json:"suspensionId,omitempty"`
+}
+
+// Kind names the job kind in River's table.
+func (NotifyArgs) Kind() string { return "slotd.notify" }
+
+// InsertOpts puts notifications on their own queue.
+func (NotifyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueNotify} }
+
+// ExpireArgs is the periodic hold-expiry pass.
+type ExpireArgs struct{}
+
+// Kind names the job kind in River's table.
+func (ExpireArgs) Kind() string { return "slotd.expire_holds" }
+
+// GenerateArgs is the periodic rolling slot generation. Full generates each
+// schedule's whole horizon; otherwise only its newest two days.
+type GenerateArgs struct {
+	Full bool `json:"full,omitempty"`
+}
+
+// Kind names the job kind in River's table.
+func (GenerateArgs) Kind() string { return "slotd.generate_slots" }
+
+// notifyKinds maps the domain's notification kinds to message kinds.
+var notifyKinds = map[booking.NotificationKind]string{
+	booking.NotifyConfirmation: notify.KindConfirmation,
+	booking.NotifyCancellation: notify.KindCancellation,
+	booking.NotifyExpiry:       notify.KindExpiry,
+	booking.NotifySuspension:   notify.KindSuspension,
+}
+
+type notifyWorker struct {
+	river.WorkerDefaults[NotifyArgs]
+	w *workers
+}
+
+// Work delivers one notification if it is still true. Reads and the
+// delivery happen outside any transaction: the state change committed long
+// before, and the notifier may take seconds.
+func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) error {
+	w, n := nw.w, job.Args
+	kind, ok := notifyKinds[n.Notification]
+	if !ok {
+		return river.JobCancel(fmt.Errorf("unknown notification kind %q", n.Notification))
+	}
+	a, err := w.store.GetAppointment(ctx, n.AppointmentID)
+	if err != nil {
+		return permanentIfNotFound(err)
+	}
+	if want := n.Notification.Announces(); a.Status != want {
+		// The appointment moved on (a confirmation for one cancelled
+		// since): the message would be false, so it is dropped, not sent.
+		w.logger.Info("notification dropped: appointment no longer in its state",
+			"kind", n.Notification, "appointment", a.ID, "status", a.Status, "want", want)
+		return nil
+	}
+	p, err := w.store.GetPatient(ctx, a.PatientID)
+	if err != nil {
+		return permanentIfNotFound(err)
+	}
+	d, err := w.store.GetDoctor(ctx, a.DoctorID)
+	if err != nil {
+		return permanentIfNotFound(err)
+	}
+	m := notify.Message{
+		Kind:          kind,
+		AppointmentID: a.ID,
+		PatientID:     p.ID,
+		PatientName:   p.Name,
+		Phone:         p.Phone,
+		Email:         p.Email,
+		DoctorName:    d.Name,
+		StartAt:       a.StartAt,
+		TimeZone:      d.TimeZone,
+		QueueNumber:   a.QueueNumber,
+		// One message per appointment and kind: receivers drop the
+		// duplicates that at-least-once delivery produces by this key.
+		IdempotencyKey: fmt.Sprintf("appt-%d-%s", a.ID, kind),
+	}
+	if n.SuspensionID != 0 {
+		sus, err := w.store.GetSuspension(ctx, n.SuspensionID)
+		if err != nil {
+			return permanentIfNotFound(err)
+		}
+		m.Reason = sus.Reason
+	}
+	if err := w.notifier.Notify(ctx, m); err != nil {
+		if notify.IsPermanent(err) {
+			// River records the job as cancelled with this error: retrying
+			// cannot cure a missing address or a refusing receiver.
+			return river.JobCancel(err)
+		}
+		return err // River retries with exponential backoff
+	}
+	return nil
+}
+
+// permanentIfNotFound cancels the job when what it refers to does not exist
+// (retrying cannot bring it back) and lets River retry anything else.
+func permanentIfNotFound(err error) error {
+	if booking.ErrorCode(err) == booking.CodeNotFound {
+		return river.JobCancel(err)
+	}
+	return err
+}
+
+type expireWorker struct {
+	river.WorkerDefaults[ExpireArgs]
+	w *workers
+}
+
+// Timeout leaves a large backlog time to drain in one run.
+func (*expireWorker) Timeout(*river.Job[ExpireArgs]) time.Duration { return 5 * time.Minute }
+
+// Work runs one expiry pass.
+func (ew *expireWorker) Work(ctx context.Context, _ *river.Job[ExpireArgs]) error {
+	_, err := ew.w.expire(ctx)
+	return err
+}
+
+// expire expires every hold past its deadline, ExpireBatch at a time (one
+// short transaction each, so bookings of the same slots are not held up
+// behind one long one), and tells the Service of each released place.
+func (w *workers) expire(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		as, err := w.store.ExpireHolds(ctx, w.now(), ExpireBatch)
+		if err != nil {
+			return total, fmt.Errorf("expire holds: %w", err)
+		}
+		total += len(as)
+		if w.svc != nil {
+			for _, a := range as {
+				w.svc.Released(a)
+			}
+		}
+		if len(as) < ExpireBatch {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+	if total > 0 {
+		w.logger.Info("holds expired", "count", total)
+	}
+	return total, nil
+}
+
+type generateWorker struct {
+	river.WorkerDefaults[GenerateArgs]
+	w *workers
+}
+
+// Timeout leaves a full pass over every schedule (about a million slots at
+// the source scale) time to finish.
+func (*generateWorker) Timeout(*river.Job[GenerateArgs]) time.Duration { return 30 * time.Minute }
+
+// Work runs one generation pass.
+func (gw *generateWorker) Work(ctx context.Context, job *river.Job[GenerateArgs]) error {
+	_, err := gw.w.generate(ctx, job.Args.Full)
+	return err
+}
+
+// generate extends every schedule's horizon to its window at now (in the
+// doctor's zone). Generation is idempotent, so a pass that fails half-way
+// is simply run again; one schedule's failure does not stop the others.
+func (w *workers) generate(ctx context.Context, full bool) (int, error) {
+	ss, err := w.store.ListSchedules(ctx, 0)
+	if err != nil {
+		return 0, fmt.Errorf("generate slots: %w", err)
+	}
+	now := w.now()
+	locs := map[int64]*time.Location{}
+	created := 0
+	var errs []error
+	for _, sc := range ss {
+		loc, ok := locs[sc.DoctorID]
+		if !ok {
+			d, err := w.store.GetDoctor(ctx, sc.DoctorID)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
+				continue
+			}
+			if loc, err = d.Location(); err != nil {
+				errs = append(errs, fmt.Errorf("schedule %d: doctor %d's zone: %w", sc.ID, d.ID, err))
+				continue
+			}
+			locs[sc.DoctorID] = loc
+		}
+		from, to := schedule.Window(sc, loc, now)
+		if !full && from.Before(to.AddDays(-1)) {
+			// The days before were generated by earlier passes; the
+			// day before the newest covers a missed pass around midnight.
+			from = to.AddDays(-1)
+		}
+		c, _, err := schedule.Apply(ctx, w.store, sc, loc, from, to)
+		created += c
+		if err != nil {
+			errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	if created > 0 {
+		w.logger.Info("slots generated", "created", created, "schedules", len(ss), "full", full)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return created, fmt.Errorf("generate slots: %w", err)
+	}
+	return created, nil
+}
