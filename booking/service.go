@@ -49,6 +49,7 @@ type Service struct {
 	timeout  time.Duration
 	lanes    *lanes // nil for the direct engine
 	gates    *gates
+	keys     *keyLookups
 	observer Observer
 
 	mu       sync.Mutex
@@ -82,6 +83,7 @@ func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		inflight: map[inflightKey]struct{}{}}
 	s.gates = newGates(opts.Gates, s.loadSlot)
+	s.keys = newKeyLookups(store.FindByKeys, opts.Timeout)
 	switch opts.Engine {
 	case EngineBatched, "":
 		s.lanes = newLanes(opts.Lanes, s.decide)
@@ -162,19 +164,18 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // refuseOrReplay answers a request the gates would refuse. A retry of a
 // booking that succeeded must still get its appointment back, even though
 // the slot is now full or closed, and it may land on an instance that never
-// saw it; so a refusal is confirmed by one indexed read of the patient's key,
-// which takes no lock and leaves the slot row alone. (A patient who holds a
+// saw it; so a refusal is confirmed by a read of the patient's key, which
+// takes no lock and leaves the slot row alone, and is coalesced with the
+// other refusals' reads (keyLookups). (A patient who holds a
 // place in a slot known full and asks again under a new key is told
 // slot-full, as true as the already-booked the database would have said.)
 func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) BookResult {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	a, err := s.store.FindByKey(ctx, req.PatientID, req.IdempotencyKey)
+	a, found, err := s.keys.lookup(ctx, req)
 	switch {
-	case ErrorCode(err) == CodeNotFound:
-		return BookResult{Err: refusal}
 	case err != nil:
 		return BookResult{Err: s.storeErr(ctx, err)}
+	case !found:
+		return BookResult{Err: refusal}
 	case a.Fingerprint != req.Fingerprint:
 		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: a.SlotID}}
 	}

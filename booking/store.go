@@ -78,6 +78,10 @@ type Store interface {
 	// FindByKey returns the appointment a patient's Idempotency-Key made, or
 	// not found. It is a read: it takes no lock.
 	FindByKey(ctx context.Context, patientID int64, key string) (Appointment, error)
+	// FindByKeys returns the appointments made by any of the requests'
+	// (patient, Idempotency-Key) pairs, in one read: the gates confirm their
+	// refusals with it, many at a time.
+	FindByKeys(ctx context.Context, reqs []BookRequest) ([]Appointment, error)
 	// ListAppointments lists a patient's appointments, newest first,
 	// optionally only those in one state.
 	ListAppointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error)

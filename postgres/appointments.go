@@ -89,3 +89,16 @@ func (s *Store) FindByKey(ctx context.Context, patientID int64, key string) (boo
 		 WHERE a.patient_id = $1 AND a.idempotency_key = $2`, patientID, key))
 	return a, translate(err, "appointment")
 }
+
+// FindByKeys returns the appointments made by any of the requests'
+// (patient, Idempotency-Key) pairs, in one read.
+func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error) {
+	patients := make([]int64, len(reqs))
+	keys := make([]string, len(reqs))
+	for i, r := range reqs {
+		patients[i], keys[i] = r.PatientID, r.IdempotencyKey
+	}
+	rows, _ := s.pool.Query(ctx, sqlByKeys, patients, keys)
+	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	return as, translate(err, "appointment")
+}

@@ -149,3 +149,17 @@ func (s *Store) FindByKey(ctx context.Context, patientID int64, key string) (boo
 	}
 	return a, nil
 }
+
+// FindByKeys returns the appointments made by any of the requests'
+// (patient, Idempotency-Key) pairs, in one read on the reader pool.
+func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error) {
+	found, err := keyLookup(ctx, s.reader, reqs)
+	if err != nil {
+		return nil, mapErr(err, "appointment")
+	}
+	out := make([]booking.Appointment, 0, len(found))
+	for _, a := range found {
+		out = append(out, a)
+	}
+	return out, nil
+}

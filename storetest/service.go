@@ -187,4 +187,25 @@ func testFindByKey(t *testing.T, h Harness) {
 	wantCode(t, err, booking.CodeNotFound)
 	_, err = s.FindByKey(f.ctx, p.ID, "other")
 	wantCode(t, err, booking.CodeNotFound)
+
+	// Many at once: only exact (patient, key) pairs match.
+	b := wantOK(t, f.book(sl.ID, req(q, sl.ID, "mine")))
+	found, err := s.FindByKeys(f.ctx, []booking.BookRequest{
+		{PatientID: p.ID, IdempotencyKey: "find-me"}, {PatientID: q.ID, IdempotencyKey: "mine"},
+		{PatientID: p.ID, IdempotencyKey: "mine"}, {PatientID: q.ID, IdempotencyKey: "find-me"},
+		{PatientID: 999999, IdempotencyKey: "find-me"},
+	})
+	must(t, err)
+	ids := map[int64]bool{}
+	for _, x := range found {
+		ids[x.ID] = true
+	}
+	if len(found) != 2 || !ids[a.ID] || !ids[b.ID] {
+		t.Fatalf("FindByKeys = %+v, want appointments %d and %d only", found, a.ID, b.ID)
+	}
+	none, err := s.FindByKeys(f.ctx, []booking.BookRequest{{PatientID: q.ID, IdempotencyKey: "nope"}})
+	must(t, err)
+	if len(none) != 0 {
+		t.Fatalf("FindByKeys of an unknown key = %+v", none)
+	}
 }

@@ -1,0 +1,99 @@
+package booking
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// keyLookups confirms the gates' refusals many at a time. In a rush most
+// attempts are refused from memory (slot full), and each refusal must check
+// that its Idempotency-Key did not already book (a retry must replay): one
+// read per refusal would flood the database's connections and delay the
+// bookings themselves, so the reads are coalesced like the bookings are —
+// one lookup in flight, taking everything that queued meanwhile.
+type keyLookups struct {
+	find    func(ctx context.Context, reqs []BookRequest) ([]Appointment, error)
+	timeout time.Duration
+
+	mu      sync.Mutex
+	queue   []*keyWaiter
+	running bool
+}
+
+type keyWaiter struct {
+	req  BookRequest
+	done chan keyAnswer
+}
+
+type keyAnswer struct {
+	a     Appointment
+	found bool
+	err   error
+}
+
+// Bounds of the key lookups: the most requests one read asks about, and
+// the most waiting before new ones are refused as overloaded.
+const (
+	maxKeyBatch   = 512
+	maxKeyPending = 20000
+)
+
+func newKeyLookups(find func(context.Context, []BookRequest) ([]Appointment, error), timeout time.Duration) *keyLookups {
+	return &keyLookups{find: find, timeout: timeout}
+}
+
+// lookup returns the appointment req's key made, if any.
+func (k *keyLookups) lookup(ctx context.Context, req BookRequest) (Appointment, bool, error) {
+	w := &keyWaiter{req: req, done: make(chan keyAnswer, 1)}
+	k.mu.Lock()
+	if len(k.queue) >= maxKeyPending {
+		k.mu.Unlock()
+		return Appointment{}, false, overloaded()
+	}
+	k.queue = append(k.queue, w)
+	if !k.running {
+		k.running = true
+		go k.run()
+	}
+	k.mu.Unlock()
+	select {
+	case ans := <-w.done:
+		return ans.a, ans.found, ans.err
+	case <-ctx.Done():
+		return Appointment{}, false, ctx.Err()
+	}
+}
+
+// run reads for what has queued, answers it, and repeats until the queue
+// is empty.
+func (k *keyLookups) run() {
+	for {
+		k.mu.Lock()
+		if len(k.queue) == 0 {
+			k.running = false
+			k.mu.Unlock()
+			return
+		}
+		n := min(len(k.queue), maxKeyBatch)
+		batch := k.queue[:n:n]
+		k.queue = append([]*keyWaiter(nil), k.queue[n:]...)
+		k.mu.Unlock()
+
+		reqs := make([]BookRequest, len(batch))
+		for i, w := range batch {
+			reqs[i] = w.req
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
+		as, err := k.find(ctx, reqs)
+		cancel()
+		byKey := make(map[inflightKey]Appointment, len(as))
+		for _, a := range as {
+			byKey[inflightKey{a.PatientID, a.IdempotencyKey}] = a
+		}
+		for _, w := range batch {
+			a, ok := byKey[inflightKey{w.req.PatientID, w.req.IdempotencyKey}]
+			w.done <- keyAnswer{a: a, found: ok, err: err}
+		}
+	}
+}
