@@ -83,7 +83,9 @@ func NewService(store Store, opts Options) *Service {
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		inflight: map[inflightKey]struct{}{}}
 	s.gates = newGates(opts.Gates, s.loadSlot)
-	s.keys = newKeyLookups(store.FindByKeys, opts.Timeout)
+	s.keys = newKeyLookups(func(ctx context.Context, reqs []BookRequest) ([]Appointment, error) {
+		return s.store.FindByKeys(ctx, reqs)
+	}, opts.Timeout)
 	switch opts.Engine {
 	case EngineBatched, "":
 		s.lanes = newLanes(opts.Lanes, s.decide)

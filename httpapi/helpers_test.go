@@ -24,6 +24,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/codes"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -280,7 +281,7 @@ func (e *env) doAllow(c call, want5xx bool) answer {
 			e.t.Fatalf("%s %s: problem status %d on a %d answer", c.method, c.path, p.Status, a.status)
 		}
 		code := booking.Code(strings.TrimPrefix(p.Type, "/problems/"))
-		spec, ok := problems[code]
+		spec, ok := codes.Of(code), codes.Known(code)
 		if !ok || !strings.HasPrefix(p.Type, "/problems/") {
 			e.t.Fatalf("%s %s: unknown problem type %q", c.method, c.path, p.Type)
 		}

@@ -9,46 +9,8 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/codes"
 )
-
-// problemSpec is how one error code looks on the wire.
-type problemSpec struct {
-	Status int
-	Title  string
-}
-
-// problems is THE table from error code to HTTP status and title. Every
-// booking.Code has an entry (a test checks it); nothing else in the package
-// chooses a status for an error.
-var problems = map[booking.Code]problemSpec{
-	booking.CodeInvalidRequest:        {http.StatusBadRequest, "Invalid request"},
-	booking.CodeMissingIdempotencyKey: {http.StatusBadRequest, "Idempotency-Key header required"},
-	booking.CodePayloadTooLarge:       {http.StatusRequestEntityTooLarge, "Request body too large"},
-	booking.CodeUnauthorized:          {http.StatusUnauthorized, "Authentication required"},
-	booking.CodeForbidden:             {http.StatusForbidden, "Not allowed"},
-	booking.CodeNotFound:              {http.StatusNotFound, "Not found"},
-	booking.CodeConflict:              {http.StatusConflict, "Conflict"},
-	booking.CodeSlotFull:              {http.StatusConflict, "Slot is full"},
-	booking.CodeAlreadyBooked:         {http.StatusConflict, "Already booked"},
-	booking.CodeOverlapping:           {http.StatusConflict, "Overlapping appointment"},
-	booking.CodeQuotaExceeded:         {http.StatusConflict, "Quota exceeded"},
-	booking.CodeNotOpenYet:            {http.StatusConflict, "Booking not open yet"},
-	booking.CodeSlotClosed:            {http.StatusConflict, "Slot closed"},
-	booking.CodeAlreadyStarted:        {http.StatusConflict, "Appointment already started"},
-	booking.CodeInvalidTransition:     {http.StatusConflict, "Invalid state transition"},
-	// A payment that arrived too late or for the wrong amount: recorded
-	// for a refund, refused for the booking.
-	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},
-	// A callback whose HMAC signature is missing or does not verify: the
-	// caller is not authenticated, and WWW-Authenticate names the scheme.
-	booking.CodeBadSignature: {http.StatusUnauthorized, "Invalid signature"},
-	booking.CodeKeyInUse:     {http.StatusConflict, "Idempotency-Key in use"},
-	booking.CodeKeyReused:    {http.StatusUnprocessableEntity, "Idempotency-Key reused"},
-	booking.CodeRateLimited:  {http.StatusTooManyRequests, "Too many requests"},
-	booking.CodeOverloaded:   {http.StatusServiceUnavailable, "Overloaded"},
-	booking.CodeUnavailable:  {http.StatusServiceUnavailable, "Service unavailable"},
-	booking.CodeInternal:     {http.StatusInternalServerError, "Internal error"},
-}
 
 // defaultRetryAfter is what a 503 advises when the error does not say: long
 // enough for a restarting database, short enough not to lose a patient.
@@ -72,7 +34,7 @@ type problem struct {
 func toBookingError(err error) *booking.Error {
 	var e *booking.Error
 	if errors.As(err, &e) {
-		if _, ok := problems[e.Code]; ok {
+		if codes.Known(e.Code) {
 			return e
 		}
 		// An unknown code is a bug in the caller; never guess a status.
@@ -87,7 +49,7 @@ func toBookingError(err error) *booking.Error {
 // writeError answers err as problem+json, logging what clients must not see.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := toBookingError(err)
-	spec := problems[e.Code]
+	spec := codes.Of(e.Code)
 	if spec.Status >= 500 {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
 			slog.String("method", r.Method),
@@ -101,10 +63,7 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeProblem writes e with the given status (normally the table's).
 func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
-	spec, ok := problems[e.Code]
-	if !ok {
-		spec = problems[booking.CodeInternal]
-	}
+	spec := codes.Of(e.Code) // an unknown code reads as internal
 	p := problem{
 		Type:   "/problems/" + string(e.Code),
 		Title:  spec.Title,

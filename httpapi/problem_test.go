@@ -14,39 +14,6 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-func TestEveryCodeHasAProblemEntry(t *testing.T) {
-	for _, c := range booking.Codes() {
-		spec, ok := problems[c]
-		if !ok {
-			t.Errorf("code %s has no entry in the problem table", c)
-			continue
-		}
-		if spec.Status < 400 || spec.Status > 599 || spec.Title == "" {
-			t.Errorf("code %s: bad entry %+v", c, spec)
-		}
-	}
-	if len(problems) != len(booking.Codes()) {
-		t.Errorf("the table has %d entries for %d codes", len(problems), len(booking.Codes()))
-	}
-}
-
-func TestProblemStatuses(t *testing.T) {
-	want := map[booking.Code]int{
-		booking.CodeInvalidRequest: 400, booking.CodeMissingIdempotencyKey: 400, booking.CodePayloadTooLarge: 413,
-		booking.CodeUnauthorized: 401, booking.CodeForbidden: 403, booking.CodeNotFound: 404,
-		booking.CodeConflict: 409, booking.CodeSlotFull: 409, booking.CodeAlreadyBooked: 409, booking.CodeOverlapping: 409,
-		booking.CodeQuotaExceeded: 409, booking.CodeNotOpenYet: 409, booking.CodeSlotClosed: 409, booking.CodeAlreadyStarted: 409,
-		booking.CodeInvalidTransition: 409, booking.CodeKeyInUse: 409, booking.CodeKeyReused: 422, booking.CodeRateLimited: 429,
-		booking.CodePaymentRejected: 409, booking.CodeBadSignature: 401,
-		booking.CodeOverloaded: 503, booking.CodeUnavailable: 503, booking.CodeInternal: 500,
-	}
-	for c, st := range want {
-		if problems[c].Status != st {
-			t.Errorf("%s: status %d, want %d", c, problems[c].Status, st)
-		}
-	}
-}
-
 func render(t *testing.T, err error) (*httptest.ResponseRecorder, problem) {
 	t.Helper()
 	s := &server{log: discardLogger()}

@@ -2,45 +2,43 @@ package web
 
 import (
 	"errors"
-	"net/http"
 
 	"github.com/slotd/slotd/booking"
 )
 
-// problem is how a page explains one booking.Code: the HTTP status of the
-// page and a sentence a patient or clerk can act on. The store's own
-// message (safe, but technical) is shown only as a detail.
+// problem is how a page explains one booking.Code: a sentence a patient or
+// clerk can act on (the page's HTTP status comes from package codes). The
+// store's own message (safe, but technical) is shown only as a detail.
 type problem struct {
-	Status  int
 	Title   string
 	Message string
 }
 
 // problems explains every booking.Code; a test checks that none is missing.
 var problems = map[booking.Code]problem{
-	booking.CodeInvalidRequest:        {http.StatusBadRequest, "Please check the form", "Something in the form is missing or not valid. Please check it and try again."},
-	booking.CodeMissingIdempotencyKey: {http.StatusBadRequest, "Please try again", "The booking form was incomplete. Go back to the day, reload it and press Book again."},
-	booking.CodePayloadTooLarge:       {http.StatusRequestEntityTooLarge, "Too much text", "The form sent too much text. Please shorten it and try again."},
-	booking.CodeUnauthorized:          {http.StatusUnauthorized, "Please sign in", "You need to sign in to do this."},
-	booking.CodeForbidden:             {http.StatusForbidden, "Not allowed", "This form has expired or is not allowed. Reload the page and try again."},
-	booking.CodeNotFound:              {http.StatusNotFound, "Not found", "We could not find what you were looking for. It may have been removed."},
-	booking.CodeConflict:              {http.StatusConflict, "Already exists", "This conflicts with something that already exists (for example a name that is taken)."},
-	booking.CodeSlotFull:              {http.StatusConflict, "This time is fully booked", "Sorry, someone else took the last place just before you. Please choose another time."},
-	booking.CodeAlreadyBooked:         {http.StatusConflict, "You already have this appointment", "You already hold a place at this time with this doctor. See “My appointments”."},
-	booking.CodeOverlapping:           {http.StatusConflict, "You have another appointment then", "You already have an appointment at an overlapping time. Cancel it first, or choose another time."},
-	booking.CodeQuotaExceeded:         {http.StatusConflict, "Limit reached", "You have already used all the places you may take in this round."},
-	booking.CodeNotOpenYet:            {http.StatusConflict, "Booking has not opened yet", "Booking for this time has not opened yet. Please come back when it opens."},
-	booking.CodeSlotClosed:            {http.StatusConflict, "This time cannot be booked", "This time is closed: it has already started, or the clinic suspended it. Please choose another time."},
-	booking.CodeAlreadyStarted:        {http.StatusConflict, "The appointment has started", "This appointment has already started, so it can no longer be changed online. Please call the clinic."},
-	booking.CodeInvalidTransition:     {http.StatusConflict, "Not possible now", "This appointment is no longer in a state that allows this (it may have been cancelled or completed)."},
-	booking.CodePaymentRejected:       {http.StatusConflict, "Payment not applied", "The payment could not be applied (the hold may have expired). It will be refunded."},
-	booking.CodeBadSignature:          {http.StatusForbidden, "Payment not verified", "The payment confirmation could not be verified."},
-	booking.CodeKeyInUse:              {http.StatusConflict, "Still working on it", "Your booking is still being processed. Please wait a moment and try again: you will not be booked twice."},
-	booking.CodeKeyReused:             {http.StatusUnprocessableEntity, "Please reload the page", "This booking form was already used for another time. Reload the page and try again."},
-	booking.CodeRateLimited:           {http.StatusTooManyRequests, "Too many attempts", "You have tried too many times in a short while. Please wait a few seconds and try again."},
-	booking.CodeOverloaded:            {http.StatusServiceUnavailable, "Very busy right now", "Many people are booking right now. Please try again in a few seconds: your place is not lost by retrying."},
-	booking.CodeUnavailable:           {http.StatusServiceUnavailable, "Temporarily unavailable", "The service is temporarily unavailable. Please try again in a moment."},
-	booking.CodeInternal:              {http.StatusInternalServerError, "Something went wrong", "Something went wrong on our side. Please try again; if it keeps happening, call the clinic."},
+	booking.CodeInvalidRequest:        {"Please check the form", "Something in the form is missing or not valid. Please check it and try again."},
+	booking.CodeMissingIdempotencyKey: {"Please try again", "The booking form was incomplete. Go back to the day, reload it and press Book again."},
+	booking.CodePayloadTooLarge:       {"Too much text", "The form sent too much text. Please shorten it and try again."},
+	booking.CodeUnauthorized:          {"Please sign in", "You need to sign in to do this."},
+	booking.CodeForbidden:             {"Not allowed", "This form has expired or is not allowed. Reload the page and try again."},
+	booking.CodeNotFound:              {"Not found", "We could not find what you were looking for. It may have been removed."},
+	booking.CodeConflict:              {"Already exists", "This conflicts with something that already exists (for example a name that is taken)."},
+	booking.CodeSlotFull:              {"This time is fully booked", "Sorry, someone else took the last place just before you. Please choose another time."},
+	booking.CodeAlreadyBooked:         {"You already have this appointment", "You already hold a place at this time with this doctor. See “My appointments”."},
+	booking.CodeOverlapping:           {"You have another appointment then", "You already have an appointment at an overlapping time. Cancel it first, or choose another time."},
+	booking.CodeQuotaExceeded:         {"Limit reached", "You have already used all the places you may take in this round."},
+	booking.CodeNotOpenYet:            {"Booking has not opened yet", "Booking for this time has not opened yet. Please come back when it opens."},
+	booking.CodeSlotClosed:            {"This time cannot be booked", "This time is closed: it has already started, or the clinic suspended it. Please choose another time."},
+	booking.CodeAlreadyStarted:        {"The appointment has started", "This appointment has already started, so it can no longer be changed online. Please call the clinic."},
+	booking.CodeInvalidTransition:     {"Not possible now", "This appointment is no longer in a state that allows this (it may have been cancelled or completed)."},
+	booking.CodePaymentRejected:       {"Payment not applied", "The payment could not be applied (the hold may have expired). It will be refunded."},
+	booking.CodeBadSignature:          {"Payment not verified", "The payment confirmation could not be verified."},
+	booking.CodeKeyInUse:              {"Still working on it", "Your booking is still being processed. Please wait a moment and try again: you will not be booked twice."},
+	booking.CodeKeyReused:             {"Please reload the page", "This booking form was already used for another time. Reload the page and try again."},
+	booking.CodeRateLimited:           {"Too many attempts", "You have tried too many times in a short while. Please wait a few seconds and try again."},
+	booking.CodeOverloaded:            {"Very busy right now", "Many people are booking right now. Please try again in a few seconds: your place is not lost by retrying."},
+	booking.CodeUnavailable:           {"Temporarily unavailable", "The service is temporarily unavailable. Please try again in a moment."},
+	booking.CodeInternal:              {"Something went wrong", "Something went wrong on our side. Please try again; if it keeps happening, call the clinic."},
 }
 
 // problemOf explains code, falling back to the internal-error sentence.

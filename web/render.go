@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/codes"
 	"github.com/slotd/slotd/notify"
 )
 
@@ -61,7 +62,7 @@ func (s *server) explain(r *http.Request, err error) (*problemView, int) {
 	case asError(err, &be) && be.Code == booking.CodeNotOpenYet && be.OpensAt != nil:
 		v.Detail = "Booking opens on " + be.OpensAt.UTC().Format("Mon 2 Jan 2006 at 15:04 MST") + "."
 	}
-	return v, p.Status
+	return v, codes.Status(code)
 }
 
 // renderError renders the error page for err.

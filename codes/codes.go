@@ -1,0 +1,66 @@
+// Package codes is the one table from a booking.Code to its HTTP status
+// and title, shared by the JSON API (as RFC 9457 problem details) and the
+// web pages (as the status of an error page).
+package codes
+
+import (
+	"net/http"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// Spec is how one error code looks on the wire.
+type Spec struct {
+	Status int
+	Title  string
+}
+
+// specs is THE table from error code to HTTP status and title. Every
+// booking.Code has an entry (a test checks it); nothing else chooses a
+// status for an error.
+var specs = map[booking.Code]Spec{
+	booking.CodeInvalidRequest:        {http.StatusBadRequest, "Invalid request"},
+	booking.CodeMissingIdempotencyKey: {http.StatusBadRequest, "Idempotency-Key header required"},
+	booking.CodePayloadTooLarge:       {http.StatusRequestEntityTooLarge, "Request body too large"},
+	booking.CodeUnauthorized:          {http.StatusUnauthorized, "Authentication required"},
+	booking.CodeForbidden:             {http.StatusForbidden, "Not allowed"},
+	booking.CodeNotFound:              {http.StatusNotFound, "Not found"},
+	booking.CodeConflict:              {http.StatusConflict, "Conflict"},
+	booking.CodeSlotFull:              {http.StatusConflict, "Slot is full"},
+	booking.CodeAlreadyBooked:         {http.StatusConflict, "Already booked"},
+	booking.CodeOverlapping:           {http.StatusConflict, "Overlapping appointment"},
+	booking.CodeQuotaExceeded:         {http.StatusConflict, "Quota exceeded"},
+	booking.CodeNotOpenYet:            {http.StatusConflict, "Booking not open yet"},
+	booking.CodeSlotClosed:            {http.StatusConflict, "Slot closed"},
+	booking.CodeAlreadyStarted:        {http.StatusConflict, "Appointment already started"},
+	booking.CodeInvalidTransition:     {http.StatusConflict, "Invalid state transition"},
+	// A payment that arrived too late or for the wrong amount: recorded
+	// for a refund, refused for the booking.
+	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},
+	// A callback whose HMAC signature is missing or does not verify: the
+	// caller is not authenticated, and WWW-Authenticate names the scheme.
+	booking.CodeBadSignature: {http.StatusUnauthorized, "Invalid signature"},
+	booking.CodeKeyInUse:     {http.StatusConflict, "Idempotency-Key in use"},
+	booking.CodeKeyReused:    {http.StatusUnprocessableEntity, "Idempotency-Key reused"},
+	booking.CodeRateLimited:  {http.StatusTooManyRequests, "Too many requests"},
+	booking.CodeOverloaded:   {http.StatusServiceUnavailable, "Overloaded"},
+	booking.CodeUnavailable:  {http.StatusServiceUnavailable, "Service unavailable"},
+	booking.CodeInternal:     {http.StatusInternalServerError, "Internal error"},
+}
+
+// Of returns code's spec; an unknown code is internal.
+func Of(code booking.Code) Spec {
+	if s, ok := specs[code]; ok {
+		return s
+	}
+	return specs[booking.CodeInternal]
+}
+
+// Known reports whether code has an entry.
+func Known(code booking.Code) bool {
+	_, ok := specs[code]
+	return ok
+}
+
+// Status returns code's HTTP status.
+func Status(code booking.Code) int { return Of(code).Status }
