@@ -28,7 +28,7 @@ type Options struct {
 // Summary is what Load created.
 type Summary struct {
 	Departments, Doctors, Patients, Schedules, Slots int
-	FirstPatientID                                  int64
+	FirstPatientID                                   int64
 }
 
 var departments = []string{
@@ -114,9 +114,9 @@ func Load(ctx context.Context, store booking.Store, o Options) (Summary, error) 
 		}
 		sum.Doctors++
 		sc := booking.Schedule{
-			DoctorID:    doc.ID,
-			Weekdays:    []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday},
-			StartTime:   "08:00", EndTime: "18:00", SlotMinutes: 15, Capacity: 1,
+			DoctorID:  doc.ID,
+			Weekdays:  []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday},
+			StartTime: "08:00", EndTime: "18:00", SlotMinutes: 15, Capacity: 1,
 			HorizonDays: o.Days,
 		}
 		if dept.Name == "Vaccination" {
