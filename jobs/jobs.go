@@ -138,7 +138,7 @@ func New(cfg Config) (*Runner, error) {
 	switch s := cfg.Store.(type) {
 	case *postgres.Store:
 		return newRunner(riverpgxv5.New(s.Pool()), rcfg, w, func(c *river.Client[pgx.Tx]) error {
-			return installPG(s, c)
+			return installPG(s, c, w)
 		})
 	case *sqlite.Store:
 		// River's SQLite driver works on the store's single writer
@@ -146,7 +146,7 @@ func New(cfg Config) (*Runner, error) {
 		// bookings like every other write instead of failing with
 		// SQLITE_BUSY, and they can join the store's transactions.
 		return newRunner(riversqlite.New(s.DB()), rcfg, w, func(c *river.Client[*sql.Tx]) error {
-			return installSQLite(s, c)
+			return installSQLite(s, c, w)
 		})
 	case nil:
 		return nil, errors.New("jobs: a Store is required")
@@ -158,6 +158,7 @@ func New(cfg Config) (*Runner, error) {
 func riverConfig(cfg Config, w *workers) *river.Config {
 	ws := river.NewWorkers()
 	river.AddWorker(ws, &notifyWorker{w: w})
+	river.AddWorker(ws, &notifyBatchWorker{w: w})
 	river.AddWorker(ws, &expireWorker{w: w})
 	river.AddWorker(ws, &generateWorker{w: w})
 
@@ -271,37 +272,71 @@ func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
 
 // installPG and installSQLite make River the stores' transactional outbox:
 // the jobs are inserted on the very transaction of the state change.
-func installPG(s *postgres.Store, c *river.Client[pgx.Tx]) error {
+func installPG(s *postgres.Store, c *river.Client[pgx.Tx], w *workers) error {
 	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
 		if len(ns) == 0 {
 			return nil // River refuses an empty insert
 		}
-		_, err := c.InsertManyTx(ctx, tx, insertParams(ns))
+		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
 		return err
 	})
+	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
+		return pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
+			if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
+				return err
+			}
+			_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
+			return err
+		})
+	}
 	return nil
 }
 
-func installSQLite(s *sqlite.Store, c *river.Client[*sql.Tx]) error {
+func installSQLite(s *sqlite.Store, c *river.Client[*sql.Tx], w *workers) error {
 	s.SetEnqueuer(func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
 		if len(ns) == 0 {
 			return nil // River refuses an empty insert
 		}
-		_, err := c.InsertManyTx(ctx, tx, insertParams(ns))
+		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
 		return err
 	})
+	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
+		tx, err := s.DB().BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback()
+		if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
+			return err
+		}
+		if _, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
 	return nil
+}
+
+// enqueueParams is what a state change's transaction inserts: one
+// notification job, or one batch job for several (see NotifyBatchArgs).
+func enqueueParams(ns []booking.Notification) []river.InsertManyParams {
+	args := make([]NotifyArgs, len(ns))
+	for i, n := range ns {
+		args[i] = NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID}
+	}
+	if len(args) == 1 {
+		return []river.InsertManyParams{{Args: args[0]}}
+	}
+	return []river.InsertManyParams{{Args: NotifyBatchArgs{Notifications: args}}}
 }
 
 // insertParams turns notifications into job rows. The args carry ids only:
 // personal data stays in the patients table, where it can be corrected or
 // erased, instead of being copied into job rows and their error history.
-func insertParams(ns []booking.Notification) []river.InsertManyParams {
+func insertParams(ns []NotifyArgs) []river.InsertManyParams {
 	ps := make([]river.InsertManyParams, len(ns))
 	for i, n := range ns {
-		ps[i] = river.InsertManyParams{Args: NotifyArgs{
-			Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID,
-		}}
+		ps[i] = river.InsertManyParams{Args: n}
 	}
 	return ps
 }

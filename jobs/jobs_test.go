@@ -201,7 +201,7 @@ func eventually(t *testing.T, what string, timeout time.Duration, cond func() bo
 func drained(t *testing.T, r *Runner) {
 	t.Helper()
 	eventually(t, "notification jobs to finish", 20*time.Second, func() bool {
-		n, err := r.jobsLeft(context.Background(), NotifyArgs{}.Kind())
+		n, err := r.jobsLeft(context.Background(), NotifyArgs{}.Kind(), NotifyBatchArgs{}.Kind())
 		must(t, err)
 		return n == 0
 	})
@@ -252,6 +252,46 @@ func TestNotificationSurvivesCrash(t *testing.T) {
 		m.StartAt = want.StartAt
 		if m != want {
 			t.Fatalf("message\n got %+v\nwant %+v", m, want)
+		}
+	})
+}
+
+// TestBatchFansOut: a booking batch writes one job for all its
+// confirmations; it survives a crash like any job, and each patient gets
+// exactly one message.
+func TestBatchFansOut(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b backend) {
+		s, _ := b.open(t)
+		f := newFixture(t, s)
+		ps := []booking.Patient{f.patient(), f.patient(), f.patient(), f.patient()}
+		sl := f.slot(4, 0)
+		dead := &recorder{}
+		dr := runner(t, Config{Store: s, Notifier: dead}, false)
+		as := f.book(sl.ID, t0, ps...) // one batch of four
+		if n, err := dr.jobsLeft(context.Background(), NotifyBatchArgs{}.Kind()); err != nil || n != 1 {
+			t.Fatalf("%d batch jobs (%v), want 1 for the four confirmations", n, err)
+		}
+		if n, err := dr.jobsLeft(context.Background(), NotifyArgs{}.Kind()); err != nil || n != 0 {
+			t.Fatalf("%d single jobs (%v), want 0 before the fan-out", n, err)
+		}
+
+		rec := &recorder{}
+		r := runner(t, Config{Store: s, Notifier: rec, Now: clock(t0)}, true)
+		eventually(t, "four confirmations", 20*time.Second, func() bool { return len(rec.messages()) >= 4 })
+		drained(t, r)
+		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
+		got := map[int64]int{}
+		for _, m := range rec.messages() {
+			got[m.AppointmentID]++
+		}
+		for _, a := range as {
+			if got[a.ID] != 1 {
+				t.Fatalf("appointment %d confirmed %d times: %v", a.ID, got[a.ID], got)
+			}
+		}
+		if len(rec.messages()) != 4 || len(dead.messages()) != 0 {
+			t.Fatalf("%d messages (%d by the dead process), want 4", len(rec.messages()), len(dead.messages()))
 		}
 	})
 }

@@ -21,6 +21,10 @@ type workers struct {
 	notifier notify.Notifier
 	logger   *slog.Logger
 	now      func() time.Time
+	// fanOut turns a NotifyBatchArgs job into one NotifyArgs job per
+	// notification, in one transaction with the batch job's completion;
+	// set by the driver-specific install.
+	fanOut func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error
 }
 
 // NotifyArgs is one notification job: which message, for which appointment.
@@ -37,6 +41,34 @@ func (NotifyArgs) Kind() string { return "slotd.notify" }
 
 // InsertOpts puts notifications on their own queue.
 func (NotifyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueNotify} }
+
+// NotifyBatchArgs carries the notifications of one transaction that
+// announced several (a booking batch, a suspension): one job row written in
+// that transaction instead of one per notification, which keeps the hot
+// booking transaction short; its worker fans it out into NotifyArgs jobs.
+// Ids only, like NotifyArgs.
+type NotifyBatchArgs struct {
+	Notifications []NotifyArgs `json:"notifications"`
+}
+
+// Kind names the job kind in River's table.
+func (NotifyBatchArgs) Kind() string { return "slotd.notify_batch" }
+
+// InsertOpts puts the batch on the notifications' queue.
+func (NotifyBatchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueNotify} }
+
+// notifyBatchWorker fans a batch out: the individual jobs are inserted and
+// the batch completed in one transaction, so a crash between the two
+// neither loses nor duplicates a message.
+type notifyBatchWorker struct {
+	river.WorkerDefaults[NotifyBatchArgs]
+	w *workers
+}
+
+// Work inserts one notification job per entry and completes the batch.
+func (bw *notifyBatchWorker) Work(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
+	return bw.w.fanOut(ctx, job)
+}
 
 // ExpireArgs is the periodic hold-expiry pass.
 type ExpireArgs struct{}
