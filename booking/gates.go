@@ -3,8 +3,11 @@ package booking
 import (
 	"context"
 	"errors"
+	"strconv"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/singleflight"
 )
 
 // GateOptions tune the in-memory gates that refuse hopeless booking
@@ -32,6 +35,9 @@ type gates struct {
 
 	mu    sync.Mutex
 	slots map[int64]gateSlot
+	// loads makes the requests that find a slot unknown at the same moment
+	// (at 7:00 thousands do) wait for one read instead of each making one.
+	loads singleflight.Group
 }
 
 type gateSlot struct {
@@ -61,10 +67,11 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	e, ok := g.slots[slotID]
 	g.mu.Unlock()
 	if !ok || now.Sub(e.loadedAt) > g.opts.SlotInfoTTL || now.Before(e.loadedAt) {
-		sl, err := g.load(ctx, slotID)
+		v, err, _ := g.loads.Do(strconv.FormatInt(slotID, 10), func() (any, error) { return g.load(ctx, slotID) })
 		if err != nil {
 			return nil
 		}
+		sl := v.(Slot)
 		g.mu.Lock()
 		if len(g.slots) >= maxGateSlots {
 			g.sweepLocked(now)
