@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Asynchronous applications to rounds (notes/rounds-contract.md, "processor").
+// Asynchronous applications to rounds (docs/contracts/rounds.md, "processor").
 //
 // An application answered with 202 is first made durable as a PENDING row
 // (Store.SubmitApplication) and only then acknowledged; a processor decides

@@ -90,7 +90,7 @@ type Store interface {
 	// books it when the hold is still running and the amount matches; a
 	// known trade number changes nothing (Duplicate). A payment that cannot
 	// be applied is recorded as needing a refund and also answered with
-	// CodePaymentRejected. See notes/lifecycle-contract.md.
+	// CodePaymentRejected. See docs/contracts/lifecycle.md.
 	ConfirmPayment(ctx context.Context, p Payment, now time.Time) (PaymentResult, error)
 	// ExpireHolds expires up to limit HELD appointments past their deadline,
 	// oldest first, releasing each place once; safe from several processes.
@@ -106,7 +106,7 @@ type Store interface {
 	// sets counters from the rows.
 	Reconcile(ctx context.Context, now time.Time, repair bool) (Reconciliation, error)
 
-	// Rounds (notes/rounds-contract.md). A round's slots are booked through
+	// Rounds (docs/contracts/rounds.md). A round's slots are booked through
 	// Book like any other, which adds the round's clock and the patient's
 	// quota to the decision.
 

@@ -135,7 +135,7 @@ type idemKey struct {
 }
 
 // Book decides reqs, all for slotID, in one transaction and answers them in
-// order; see notes/store-contract.md. When more requests are eligible than
+// order; see docs/contracts/store.md. When more requests are eligible than
 // places are free, the slot's holds past their deadline are expired first,
 // in the same transaction. The enqueuer (SetEnqueuer) gets a confirmation
 // for each new BOOKED appointment and an expiry notice for each reclaimed

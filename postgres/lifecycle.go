@@ -23,7 +23,7 @@ import (
 
 // SetEnqueuer installs fn as the store's transactional outbox: every
 // transaction that changes state calls fn with itself and the
-// notifications it announces (notes/lifecycle-contract.md), before it
+// notifications it announces (docs/contracts/lifecycle.md), before it
 // commits, and only when there is something to announce. An error from fn
 // rolls the change back, so a committed change always has its messages and
 // a rolled-back one never does. Without an enqueuer nothing is enqueued.
@@ -192,7 +192,7 @@ func scanPayment(r pgx.Row) (booking.Payment, error) {
 // answers Duplicate. A payment that cannot be applied is recorded as
 // needing a refund and answered with the result and CodePaymentRejected; a
 // hold whose deadline has passed is expired on the way, so a payment never
-// wins against a passed deadline. See notes/lifecycle-contract.md.
+// wins against a passed deadline. See docs/contracts/lifecycle.md.
 func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.Time) (booking.PaymentResult, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	if p.ReceivedAt.IsZero() {

@@ -12,7 +12,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Rounds (notes/rounds-contract.md). A round's slots are ordinary slots
+// Rounds (docs/contracts/rounds.md). A round's slots are ordinary slots
 // with round_id set, booked through Book, whose decision adds the round's
 // clock and the patient's quota (book.go); migrations/00004_rounds.sql has
 // the tables, the quota's CHECK and the trigger that gives the quota back.

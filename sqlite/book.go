@@ -169,7 +169,7 @@ func (v *violation) Error() string { return "constraint " + v.name + ": " + v.er
 func (v *violation) Unwrap() error { return v.err }
 
 // Book decides reqs, all for slotID, in one write transaction and answers
-// them in order (notes/store-contract.md, "Book"). The transaction is
+// them in order (docs/contracts/store.md, "Book"). The transaction is
 // BEGIN IMMEDIATE on the single writer connection: it holds SQLite's write
 // lock from its first statement, so what it reads (the slot, the queue
 // numbers, the patients' other appointments) cannot change before it

@@ -1,6 +1,6 @@
 package sqlite
 
-// The appointment lifecycle of issue 4 (notes/lifecycle-contract.md):
+// The appointment lifecycle of issue 4 (docs/contracts/lifecycle.md):
 // payments, hold expiry, staff transitions, suspensions and reconciliation.
 //
 // Every state change here is one write transaction on the single writer
@@ -110,7 +110,7 @@ func scanPayment(sc interface{ Scan(...any) error }) (booking.Payment, error) {
 }
 
 // ConfirmPayment records a provider's payment and applies it when it can
-// (notes/lifecycle-contract.md, "ConfirmPayment"), in one write
+// (docs/contracts/lifecycle.md, "ConfirmPayment"), in one write
 // transaction. A payment that cannot be applied is still recorded, as
 // needing a refund, and answered with the result AND a
 // CodePaymentRejected error. The payment never wins against a passed
@@ -325,7 +325,7 @@ var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at
 
 // Suspend closes a doctor's slots starting in [From, To) and cancels their
 // active appointments, in one write transaction, telling each patient once
-// (notes/lifecycle-contract.md, "Suspend"). The same doctor and period
+// (docs/contracts/lifecycle.md, "Suspend"). The same doctor and period
 // again returns the recorded suspension with Existing set and changes
 // nothing.
 func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {

@@ -61,7 +61,7 @@ type enqueueFunc = func(ctx context.Context, tx *sql.Tx, ns []booking.Notificati
 // SetEnqueuer installs fn as the store's outbox: every write transaction
 // that changes an appointment's state calls fn with that transaction and the
 // notifications the change announces, before commit, and only when there is
-// something to announce (notes/lifecycle-contract.md lists which). fn must
+// something to announce (docs/contracts/lifecycle.md lists which). fn must
 // write through tx and nothing else, so that a notification exists exactly
 // when its state change committed; an error from fn rolls the change back.
 // A job queue's driver (River's riversqlite) can insert its jobs through tx
