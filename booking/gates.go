@@ -67,7 +67,10 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	e, ok := g.slots[slotID]
 	g.mu.Unlock()
 	if !ok || now.Sub(e.loadedAt) > g.opts.SlotInfoTTL || now.Before(e.loadedAt) {
-		v, err, _ := g.loads.Do(strconv.FormatInt(slotID, 10), func() (any, error) { return g.load(ctx, slotID) })
+		// Shared by everyone asking meanwhile: one caller going away must not
+		// fail the load for the others.
+		lctx := context.WithoutCancel(ctx)
+		v, err, _ := g.loads.Do(strconv.FormatInt(slotID, 10), func() (any, error) { return g.load(lctx, slotID) })
 		if err != nil {
 			return nil
 		}

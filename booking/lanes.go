@@ -21,6 +21,11 @@ type LaneOptions struct {
 	MaxPending int
 	// Idle is how long an empty lane lives before its goroutine ends (default 2s).
 	Idle time.Duration
+	// MaxLanes bounds the lanes alive at once (default 4096). A request for
+	// a slot without a lane when all are taken is decided on its own, as the
+	// direct engine does: lanes pay off on hot slots, and a flood of
+	// distinct cold slots must not grow memory without bound.
+	MaxLanes int
 }
 
 // lanes coalesces concurrent booking requests for the same slot into one
@@ -60,20 +65,28 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 	if opts.Idle <= 0 {
 		opts.Idle = 2 * time.Second
 	}
+	if opts.MaxLanes <= 0 {
+		opts.MaxLanes = 4096
+	}
 	return &lanes{opts: opts, decide: decide, bySlot: map[int64]*lane{}}
 }
 
 // submit queues req in its slot's lane and waits for its answer. A full
 // lane or too many pending requests answer CodeOverloaded at once rather
-// than letting latency grow without bound.
-func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) BookResult {
+// than letting latency grow without bound. It reports false, without an
+// answer, when the slot has no lane and no new one may start (MaxLanes).
+func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool) {
 	w := &waiter{req: req, done: make(chan BookResult, 1)}
 	l.mu.Lock()
 	if l.pending >= l.opts.MaxPending {
 		l.mu.Unlock()
-		return BookResult{Err: overloaded()}
+		return BookResult{Err: overloaded()}, true
 	}
 	ln := l.bySlot[slotID]
+	if ln == nil && len(l.bySlot) >= l.opts.MaxLanes {
+		l.mu.Unlock()
+		return BookResult{}, false
+	}
 	if ln == nil {
 		ln = &lane{slotID: slotID, queue: make(chan *waiter, l.opts.MaxQueue)}
 		l.bySlot[slotID] = ln
@@ -84,17 +97,17 @@ func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) BookR
 		l.pending++
 	default:
 		l.mu.Unlock()
-		return BookResult{Err: overloaded()}
+		return BookResult{Err: overloaded()}, true
 	}
 	l.mu.Unlock()
 
 	select {
 	case r := <-w.done:
-		return r
+		return r, true
 	case <-ctx.Done():
 		// The request stays in its batch and may still be decided; a retry
 		// with the same Idempotency-Key then finds the outcome.
-		return BookResult{Err: ctx.Err()}
+		return BookResult{Err: ctx.Err()}, true
 	}
 }
 

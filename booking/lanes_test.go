@@ -36,14 +36,14 @@ func TestLanesBatchInArrivalOrder(t *testing.T) {
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		results[0] = l.submit(context.Background(), 7, BookRequest{PatientID: 0, IdempotencyKey: "k00"})
+		results[0], _ = l.submit(context.Background(), 7, BookRequest{PatientID: 0, IdempotencyKey: "k00"})
 	}()
 	<-entered // the lane is deciding the first request
 	for i := 1; i <= 10; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			results[i] = l.submit(context.Background(), 7, BookRequest{PatientID: int64(i), IdempotencyKey: string(rune('a' + i))})
+			results[i], _ = l.submit(context.Background(), 7, BookRequest{PatientID: int64(i), IdempotencyKey: string(rune('a' + i))})
 		}(i)
 		waitFor(t, func() bool { return l.QueueDepth() == i })
 	}
@@ -85,13 +85,13 @@ func TestLanesOverloaded(t *testing.T) {
 		go func() { defer wg.Done(); l.submit(context.Background(), 1, BookRequest{}) }()
 	}
 	waitFor(t, func() bool { return l.QueueDepth() == 2 })
-	r := l.submit(context.Background(), 1, BookRequest{})
+	r, _ := l.submit(context.Background(), 1, BookRequest{})
 	if ErrorCode(r.Err) != CodeOverloaded {
 		t.Fatalf("want overloaded, got %v", r.Err)
 	}
 	// Another slot has its own lane.
 	done := make(chan BookResult)
-	go func() { done <- l.submit(context.Background(), 2, BookRequest{}) }()
+	go func() { r, _ := l.submit(context.Background(), 2, BookRequest{}); done <- r }()
 	close(gate)
 	if r := <-done; r.Err != nil {
 		t.Fatalf("other slot: %v", r.Err)
@@ -104,7 +104,7 @@ func TestLanesErrorAndIdle(t *testing.T) {
 	l := newLanes(LaneOptions{Idle: 10 * time.Millisecond}, func(context.Context, int64, []BookRequest) ([]BookResult, error) {
 		return nil, ErrUnavailable
 	})
-	if r := l.submit(context.Background(), 3, BookRequest{}); ErrorCode(r.Err) != CodeUnavailable {
+	if r, _ := l.submit(context.Background(), 3, BookRequest{}); ErrorCode(r.Err) != CodeUnavailable {
 		t.Fatalf("want unavailable, got %v", r.Err)
 	}
 	waitFor(t, func() bool {
@@ -122,5 +122,27 @@ func waitFor(t *testing.T, cond func() bool) {
 			t.Fatal("condition not reached in 5s")
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// Beyond MaxLanes a slot without a lane gets none: the caller decides the
+// request on its own; slots that have a lane keep it.
+func TestLanesBounded(t *testing.T) {
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 4)
+	l := newLanes(LaneOptions{MaxLanes: 1}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+		entered <- struct{}{}
+		<-gate
+		return make([]BookResult, len(reqs)), nil
+	})
+	done := make(chan bool)
+	go func() { _, laned := l.submit(context.Background(), 1, BookRequest{}); done <- laned }()
+	<-entered
+	if _, laned := l.submit(context.Background(), 2, BookRequest{}); laned {
+		t.Fatal("a second lane started beyond MaxLanes")
+	}
+	close(gate)
+	if !<-done {
+		t.Fatal("the first slot's request was not laned")
 	}
 }

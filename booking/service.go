@@ -188,17 +188,19 @@ func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *
 // with the direct engine, and keeps the gates and watchers informed.
 func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) BookResult {
 	var r BookResult
+	laned := false
 	if s.lanes != nil {
 		// Waiting in a lane is bounded too: a queue behind a stalled database
 		// answers 503 rather than hanging. The request may still be decided;
 		// a retry with the same key then finds its outcome.
 		wctx, cancel := context.WithTimeout(ctx, 2*s.timeout)
 		defer cancel()
-		r = s.lanes.submit(wctx, slotID, req)
-		if r.Err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		r, laned = s.lanes.submit(wctx, slotID, req)
+		if laned && r.Err != nil && wctx.Err() != nil && ctx.Err() == nil {
 			r.Err = fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)
 		}
-	} else {
+	}
+	if !laned {
 		res, err := s.decide(ctx, slotID, []BookRequest{req})
 		if err != nil {
 			r = BookResult{Err: err}

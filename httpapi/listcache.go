@@ -23,8 +23,12 @@ type listEntry struct {
 	expires time.Time
 }
 
-// maxListCacheDoctors bounds the memory: beyond it the cache starts afresh.
-const maxListCacheDoctors = 20_000
+// maxListCacheDoctors and maxListCacheDays bound the memory: beyond them the
+// cache (or the doctor's part of it) starts afresh.
+const (
+	maxListCacheDoctors = 20_000
+	maxListCacheDays    = 64
+)
 
 func newListCache(ttl time.Duration) *listCache {
 	return &listCache{ttl: ttl, byDoctor: map[int64]map[string]listEntry{}}
@@ -57,6 +61,19 @@ func (c *listCache) put(doctorID int64, date string, e listEntry, now time.Time)
 		}
 		days = map[string]listEntry{}
 		c.byDoctor[doctorID] = days
+	}
+	if len(days) >= maxListCacheDays {
+		// Many dates of one doctor: keep the live ones only, and start the
+		// doctor afresh if they are all live, so a crawler of dates cannot
+		// grow the cache.
+		for d, x := range days {
+			if !now.Before(x.expires) {
+				delete(days, d)
+			}
+		}
+		if len(days) >= maxListCacheDays {
+			clear(days)
+		}
 	}
 	days[date] = e
 }

@@ -502,7 +502,7 @@ func decidePlaces(ctx context.Context, q querier, st *slotState, reqs []booking.
 			// would fail the whole batch and would not say which reference.
 			out[i].Err = booking.NotFound("patient")
 		case st.active[p]: // 4.
-			out[i].Err = bookingErr(conSlotPatientActve, slotID, nil)
+			out[i].Err = bookingErr(conSlotPatientActive, slotID, nil)
 		case c.overlapping: // 5.
 			out[i].Err = bookingErr(conNoOverlap, slotID, nil)
 		case st.round != nil && c.used >= st.round.Quota:
@@ -510,7 +510,7 @@ func decidePlaces(ctx context.Context, q querier, st *slotState, reqs []booking.
 			// the count read is all the batch can add to.
 			out[i].Err = booking.QuotaError(slotID, st.round.Quota)
 		case got[p]:
-			out[i].Err = bookingErr(conSlotPatientActve, slotID, nil)
+			out[i].Err = bookingErr(conSlotPatientActive, slotID, nil)
 		case len(placed) < len(free):
 			got[p] = true
 			placed = append(placed, i)

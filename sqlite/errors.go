@@ -16,18 +16,18 @@ import (
 // (all are named in the schema) and a failed trigger (RAISE text), but a
 // failed UNIQUE only by its columns: uniqueByColumns translates.
 const (
-	conDepartmentName   = "departments_name_key"
-	conSlotResourceKey  = "slots_resource_start_key"
-	conSlotCapacity     = "slots_booked_within_capacity"
-	conPatientKey       = "appointments_patient_key_key"
-	conNoOverlap        = "appointments_no_overlap"
-	conSlotPatientActve = "appointments_slot_patient_active"
-	conSlotQueueActive  = "appointments_slot_queue_active"
-	conForeignKey       = "foreign_key"
-	conTradeNo          = "payments_trade_no_key"
-	conSuspensionPeriod = "suspensions_period_key"
-	conRoundQuota       = "round_quotas_within_quota"
-	conApplicationKey   = "round_applications_patient_key_key"
+	conDepartmentName    = "departments_name_key"
+	conSlotResourceKey   = "slots_resource_start_key"
+	conSlotCapacity      = "slots_booked_within_capacity"
+	conPatientKey        = "appointments_patient_key_key"
+	conNoOverlap         = "appointments_no_overlap"
+	conSlotPatientActive = "appointments_slot_patient_active"
+	conSlotQueueActive   = "appointments_slot_queue_active"
+	conForeignKey        = "foreign_key"
+	conTradeNo           = "payments_trade_no_key"
+	conSuspensionPeriod  = "suspensions_period_key"
+	conRoundQuota        = "round_quotas_within_quota"
+	conApplicationKey    = "round_applications_patient_key_key"
 )
 
 // uniqueByColumns maps the column list SQLite reports for a failed UNIQUE
@@ -37,7 +37,7 @@ var uniqueByColumns = map[string]string{
 	"departments.name":                                                  conDepartmentName,
 	"slots.resource_id, slots.start_at":                                 conSlotResourceKey,
 	"appointments.patient_id, appointments.idempotency_key":             conPatientKey,
-	"appointments.slot_id, appointments.patient_id":                     conSlotPatientActve,
+	"appointments.slot_id, appointments.patient_id":                     conSlotPatientActive,
 	"appointments.slot_id, appointments.queue_no":                       conSlotQueueActive,
 	"payments.trade_no":                                                 conTradeNo,
 	"suspensions.resource_id, suspensions.from_at, suspensions.to_at":   conSuspensionPeriod,
@@ -122,7 +122,7 @@ func codeForConstraint(name string) booking.Code {
 		return booking.CodeKeyReused // the caller replays first when the fingerprint matches
 	case conNoOverlap:
 		return booking.CodeOverlapping
-	case conSlotPatientActve:
+	case conSlotPatientActive:
 		return booking.CodeAlreadyBooked
 	case conSlotCapacity:
 		return booking.CodeSlotFull

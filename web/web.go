@@ -255,6 +255,9 @@ type keyLimiter struct {
 	buckets map[string]*rate.Limiter
 }
 
+// maxKeyBuckets bounds the memory of a keyLimiter.
+const maxKeyBuckets = 100_000
+
 func newKeyLimiter(n int, window time.Duration) *keyLimiter {
 	return &keyLimiter{limit: rate.Limit(float64(n) / window.Seconds()), burst: n, buckets: map[string]*rate.Limiter{}}
 }
@@ -263,11 +266,20 @@ func newKeyLimiter(n int, window time.Duration) *keyLimiter {
 func (l *keyLimiter) allow(key string, now time.Time) (bool, time.Duration) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.buckets) > 100_000 {
-		// Dropping buckets only forgives recent attempts; it bounds memory.
-		clear(l.buckets)
-	}
 	b, ok := l.buckets[key]
+	if !ok && len(l.buckets) >= maxKeyBuckets {
+		// Forget only buckets that have refilled (their key is owed
+		// nothing): flooding with new names must not reset a name under
+		// attack. If none has, refuse the new name until one does.
+		for k, x := range l.buckets {
+			if x.TokensAt(now) >= float64(l.burst) {
+				delete(l.buckets, k)
+			}
+		}
+		if len(l.buckets) >= maxKeyBuckets {
+			return false, time.Second
+		}
+	}
 	if !ok {
 		b = rate.NewLimiter(l.limit, l.burst)
 		l.buckets[key] = b

@@ -1,5 +1,5 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data.
+// token, demo-data, rush, reconcile, staff-password.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
 // flag's name in upper case with dashes as underscores (--db → SLOTD_DB);

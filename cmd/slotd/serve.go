@@ -149,7 +149,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Round applications answered 202 are decided by this processor, also
 	// those submitted on another instance or left pending by a crash. It
 	// ends with ctx; what it had not decided stays PENDING in the database.
-	go svc.RunRoundProcessor(ctx, 0)
+	// The store closes only after it has returned (defers run last first).
+	pctx, stopProcessor := context.WithCancel(ctx)
+	processorDone := make(chan struct{})
+	go func() { defer close(processorDone); svc.RunRoundProcessor(pctx, 0) }()
+	defer func() { stopProcessor(); <-processorDone }()
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err

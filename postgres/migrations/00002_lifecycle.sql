@@ -1,5 +1,5 @@
 -- +goose Up
--- Issue 4 (notes/lifecycle-contract.md): payments received for holds, and
+-- Issue 4 (docs/contracts/lifecycle.md): payments received for holds, and
 -- suspensions of a doctor's period. Constraint names are mapped in
 -- postgres/errors.go: keep them in step.
 

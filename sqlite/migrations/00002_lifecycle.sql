@@ -1,5 +1,5 @@
 -- +goose Up
--- Issue 4 (notes/lifecycle-contract.md): payments and suspensions, mirroring
+-- Issue 4 (docs/contracts/lifecycle.md): payments and suspensions, mirroring
 -- postgres/migrations/00002_lifecycle.sql with the same constraint names.
 -- Timestamps are INTEGER unix microseconds in UTC, like 00001's.
 
