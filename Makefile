@@ -4,7 +4,7 @@
 export PATH := /usr/local/go/bin:$(PATH)
 export GOTOOLCHAIN ?= local
 
-.PHONY: test lint bench build
+.PHONY: test lint bench perf build
 
 ## test: go vet + every test with -race, against a throwaway PostgreSQL
 test:
@@ -19,6 +19,10 @@ lint:
 ## bench: every benchmark (no race detector, no tests), against a throwaway PostgreSQL
 bench:
 	SLOTD_VET=0 scripts/test -race=false -run '^$$' -bench . -benchmem ./...
+
+## perf: the README's Performance figures (slotd rush against a durable PostgreSQL and SQLite)
+perf:
+	scripts/perf
 
 ## build: a static binary in bin/slotd
 build:
