@@ -136,13 +136,7 @@ type fix struct {
 
 func newFix(t testing.TB) *fix {
 	t.Helper()
-	return newFixOn(t, newStore(t))
-}
-
-// newFixOn is newFix on a store the test made.
-func newFixOn(t testing.TB, s *Store) *fix {
-	t.Helper()
-	f := &fix{t: t, s: s, ctx: context.Background()}
+	f := &fix{t: t, s: newStore(t), ctx: context.Background()}
 	d, err := f.s.CreateDepartment(f.ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	for i := range f.doc {
@@ -505,70 +499,7 @@ func TestTerminatedConnections(t *testing.T) {
 	}
 }
 
-// The cost of a batch against the same requests decided one by one; logged,
-// not asserted (the machine's cores are shared with the server). Each way
-// runs four times on fresh slots and the best is kept, so that connection
-// set-up and statement preparation (the first round) do not count. It runs
-// without an enqueuer and with the harness's outbox, whose insert costs
-// every transaction that confirms something one more round trip.
-func TestBatchTiming(t *testing.T) {
-	if testing.Short() {
-		t.Skip("timing")
-	}
-	t.Run("no-enqueuer", func(t *testing.T) { batchTiming(t, newFix(t)) })
-	t.Run("outbox", func(t *testing.T) { batchTiming(t, newFixOn(t, newOutboxStore(t))) })
-}
-
-func batchTiming(t *testing.T, f *fix) {
-	const n, rounds = 64, 4
-	best := func(d *time.Duration, v time.Duration) {
-		if *d == 0 || v < *d {
-			*d = v
-		}
-	}
-	var batch, serial, concurrent time.Duration
-	for range rounds {
-		ps := f.patients(n)
-		a, b, c := f.slot(n), f.slot(n), f.slot(n)
-
-		reqs := make([]booking.BookRequest, n)
-		for i := range reqs {
-			reqs[i] = rq(ps[i], a.ID, "k")
-		}
-		t0 := time.Now()
-		res, err := f.s.Book(f.ctx, a.ID, reqs, testNow)
-		must(t, err)
-		best(&batch, time.Since(t0))
-		for _, r := range res {
-			must(t, r.Err)
-		}
-
-		t0 = time.Now()
-		for i := range n {
-			_, err := f.s.Book(f.ctx, b.ID, []booking.BookRequest{rq(ps[i], b.ID, "k")}, testNow)
-			must(t, err)
-		}
-		best(&serial, time.Since(t0))
-
-		t0 = time.Now()
-		var wg sync.WaitGroup
-		for i := range n {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if _, err := f.s.Book(f.ctx, c.ID, []booking.BookRequest{rq(ps[i], c.ID, "k")}, testNow); err != nil {
-					t.Error(err)
-				}
-			}()
-		}
-		wg.Wait()
-		best(&concurrent, time.Since(t0))
-	}
-	t.Logf("64 requests for one slot, best of %d: one batch %v; 64 single bookings one after another %v (%.1fx); 64 concurrent single bookings %v (%.1fx)",
-		rounds, batch, serial, float64(serial)/float64(batch), concurrent, float64(concurrent)/float64(batch))
-}
-
-// SetRoundQuotaUsed implements storetest.RoundInspector.
+// SetRoundQuotaUsed implements storetest.Inspector.
 func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int) {
 	t.Helper()
 	if _, err := in.pool.Exec(context.Background(),

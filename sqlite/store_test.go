@@ -135,7 +135,7 @@ func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	return out
 }
 
-// SetRoundQuotaUsed overwrites a round quota's used count (storetest.RoundInspector).
+// SetRoundQuotaUsed overwrites a round quota's used count (storetest.Inspector).
 func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int) {
 	t.Helper()
 	if _, err := in.db.Exec(`UPDATE round_quotas SET used = ? WHERE round_id = ? AND patient_id = ?`,

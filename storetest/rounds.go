@@ -4,35 +4,12 @@ import (
 	"context"
 	"fmt"
 	"sort"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/slotd/slotd/booking"
 )
-
-// RoundInspector is what an Inspector may add for the rounds' tests: a way
-// to corrupt a round quota on purpose. Harnesses without it skip the check
-// that Reconcile reports the corruption.
-type RoundInspector interface {
-	// SetRoundQuotaUsed overwrites round_quotas.used of (round, patient),
-	// bypassing every rule.
-	SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int)
-}
-
-// roundStore returns a fresh store for a rounds test, skipping the test
-// while the store still answers with its placeholder (the rounds are being
-// implemented store by store).
-func roundStore(t *testing.T, h Harness) booking.Store {
-	t.Helper()
-	s := h.New(t)
-	if _, err := s.ListRooms(context.Background(), booking.RoomFilter{}); err != nil &&
-		strings.Contains(err.Error(), "rounds not implemented yet") {
-		t.Skip(err.Error())
-	}
-	return s
-}
 
 // The rounds' clock: open an hour before the suite's now, closing a day
 // after it; the term starts a month later.
@@ -84,7 +61,7 @@ func (f *fixture) openRound(quota int, beds ...int) (booking.Round, []booking.Sl
 }
 
 func testRooms(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	rooms := []booking.Room{
 		f.room("101", "East", 1, true, 2),
@@ -124,7 +101,7 @@ func testRooms(t *testing.T, h Harness) {
 }
 
 func testRoundLifecycle(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	ctx := f.ctx
 
@@ -213,7 +190,7 @@ func testRoundLifecycle(t *testing.T, h Harness) {
 }
 
 func testRoundSlots(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	ctx := f.ctx
 	r, slots := f.draftRound(1, 2, 3, 1)
@@ -345,7 +322,7 @@ func testRoundRush(t *testing.T, h Harness) {
 		bedsList[i] = beds
 	}
 	t.Run("ServiceBatched", func(t *testing.T) {
-		s := roundStore(t, h)
+		s := h.New(t)
 		f := newFixture(t, s)
 		r, slots := f.openRound(1, bedsList...)
 		ps := f.patients(students)
@@ -362,7 +339,7 @@ func testRoundRush(t *testing.T, h Harness) {
 		rushCheck(t, h, s, r, slots, &o, rooms*beds)
 	})
 	t.Run("DirectBatches", func(t *testing.T) {
-		s := roundStore(t, h)
+		s := h.New(t)
 		f := newFixture(t, s)
 		r, slots := f.openRound(1, bedsList...)
 		ps := f.patients(students)
@@ -408,7 +385,7 @@ func testRoundRush(t *testing.T, h Harness) {
 // testRoundQuotaRace: one student applying to two rooms of a quota-1 round
 // at once gets exactly one; with quota 2, two of three.
 func testRoundQuotaRace(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	for i := range 20 {
 		_, slots := f.openRound(1, 2, 2)
@@ -439,7 +416,7 @@ func testRoundQuotaRace(t *testing.T, h Harness) {
 // testRoundCancel: a cancel (or any way out of an active state) releases
 // the bed and the quota exactly once.
 func testRoundCancel(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	r, slots := f.openRound(1, 1, 1, 1)
 	a, b, c := slots[0], slots[1], slots[2]
@@ -527,7 +504,7 @@ func checkDecided(t *testing.T, s booking.Store, apps []booking.Application) {
 }
 
 func testRoundAsync(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	ctx := f.ctx
 	r, slots := f.openRound(1, 1, 2)
@@ -610,7 +587,7 @@ func testRoundAsync(t *testing.T, h Harness) {
 // them from several processors at once: each is decided once, and each
 // room goes to its earliest applicants.
 func testRoundAsyncConcurrent(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	const rooms, students = 10, 60
 	beds := make([]int, rooms)
@@ -692,7 +669,7 @@ func testRoundAsyncConcurrent(t *testing.T, h Harness) {
 }
 
 func testRoundReconcile(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	r, slots := f.openRound(1, 2)
 	p := f.patient()
@@ -702,11 +679,7 @@ func testRoundReconcile(t *testing.T, h Harness) {
 	if !rep.Clean() || len(rep.RoundQuotaMismatches) != 0 {
 		t.Fatalf("clean round reported: %+v", rep)
 	}
-	ri, ok := h.Inspect(t, s).(RoundInspector)
-	if !ok {
-		t.Skip("the harness cannot corrupt a round quota")
-	}
-	ri.SetRoundQuotaUsed(t, r.ID, p.ID, 0)
+	h.Inspect(t, s).SetRoundQuotaUsed(t, r.ID, p.ID, 0)
 	rep, err = s.Reconcile(f.ctx, now, false)
 	must(t, err)
 	want := booking.RoundQuotaMismatch{RoundID: r.ID, PatientID: p.ID, Used: 0, Active: 1}
@@ -720,7 +693,7 @@ func testRoundReconcile(t *testing.T, h Harness) {
 // round closed; one that arrived after the close is refused as it would
 // have been then.
 func testRoundJudgedAtArrival(t *testing.T, h Harness) {
-	s := roundStore(t, h)
+	s := h.New(t)
 	f := newFixture(t, s)
 	r, slots := f.openRound(1, 1, 1)
 	ps := f.patients(2)

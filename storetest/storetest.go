@@ -31,6 +31,9 @@ type Inspector interface {
 	// Notifications returns every notification committed to the outbox the
 	// harness installed (see SetEnqueuer in each store), in insertion order.
 	Notifications(t testing.TB) []booking.Notification
+	// SetRoundQuotaUsed overwrites round_quotas.used of (round, patient),
+	// bypassing every rule, to corrupt it on purpose.
+	SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int)
 	// SetBookedCount overwrites a slot's counter, bypassing every rule, to
 	// corrupt it on purpose.
 	SetBookedCount(t testing.TB, slotID int64, n int)
