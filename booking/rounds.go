@@ -231,3 +231,61 @@ type RoundQuotaMismatch struct {
 	Used      int   `json:"used"`
 	Active    int   `json:"activeAppointments"`
 }
+
+// DecideApplications decides a round's pending applications, given in
+// arrival order, and records each outcome in apps. Both stores call it
+// inside the transaction that holds the round, with decide running the
+// booking decision for one slot in that transaction.
+//
+// An application is judged at its arrival, not at its decision: one that
+// came before the round closed still gets its chance, one that came too
+// early or too late is refused as it would have been then. Consecutive
+// applications for one slot are decided as one batch, at the arrival of the
+// run's last one (never later than now): every one of them arrived while the
+// round accepted, so the round's clock lets the whole run in.
+func DecideApplications(round Round, apps []Application, now time.Time,
+	decide func(slotID int64, reqs []BookRequest, at time.Time) ([]BookResult, error)) error {
+	var todo []int
+	for k := range apps {
+		a := &apps[k]
+		if ref := round.Refusal(a.CreatedAt, a.SlotID); ref != nil {
+			a.Status, a.Reason, a.DecidedAt = ApplicationRejected, ref.Code, &now
+			continue
+		}
+		todo = append(todo, k)
+	}
+	for i := 0; i < len(todo); {
+		j := i + 1
+		for j < len(todo) && apps[todo[j]].SlotID == apps[todo[i]].SlotID {
+			j++
+		}
+		run := todo[i:j]
+		reqs := make([]BookRequest, len(run))
+		at := apps[run[0]].CreatedAt
+		for k, x := range run {
+			a := apps[x]
+			reqs[k] = BookRequest{PatientID: a.PatientID, IdempotencyKey: a.IdempotencyKey, Fingerprint: Fingerprint(a.SlotID)}
+			if a.CreatedAt.After(at) {
+				at = a.CreatedAt
+			}
+		}
+		if at.After(now) {
+			at = now
+		}
+		res, err := decide(apps[run[0]].SlotID, reqs, at)
+		if err != nil {
+			return err
+		}
+		for k, r := range res {
+			a := &apps[run[k]]
+			a.DecidedAt = &now
+			if r.Err != nil {
+				a.Status, a.Reason = ApplicationRejected, ErrorCode(r.Err)
+			} else {
+				a.Status, a.AppointmentID = ApplicationAllocated, r.Appointment.ID
+			}
+		}
+		i = j
+	}
+	return nil
+}

@@ -354,54 +354,11 @@ func (s *Store) decidePending(ctx context.Context, roundID int64, limit int, now
 			return err
 		}
 
-		// An application is judged at its arrival, not at its decision: one
-		// that came before the round closed still gets its chance, one that
-		// came too early or late is refused as it would have been then.
-		var todo []int
-		for k := range out {
-			a := &out[k]
-			if ref := round.Refusal(a.CreatedAt, a.SlotID); ref != nil {
-				a.Status, a.Reason, a.DecidedAt = booking.ApplicationRejected, ref.Code, &now
-				continue
-			}
-			todo = append(todo, k)
-		}
-		// Decide runs of consecutive applications for one slot as a batch, at
-		// the arrival of the run's last one: every one of them arrived while
-		// the round accepted, so the round's clock lets the whole run in.
-		for i := 0; i < len(todo); {
-			j := i + 1
-			for j < len(todo) && out[todo[j]].SlotID == out[todo[i]].SlotID {
-				j++
-			}
-			run := todo[i:j]
-			reqs := make([]booking.BookRequest, len(run))
-			at := out[run[0]].CreatedAt
-			for k, x := range run {
-				a := out[x]
-				reqs[k] = booking.BookRequest{PatientID: a.PatientID, IdempotencyKey: a.IdempotencyKey,
-					Fingerprint: booking.Fingerprint(a.SlotID)}
-				if a.CreatedAt.After(at) {
-					at = a.CreatedAt
-				}
-			}
-			if at.After(now) {
-				at = now
-			}
-			res, err := s.decideInTx(ctx, tx, out[run[0]].SlotID, reqs, at)
-			if err != nil {
-				return err
-			}
-			for k, r := range res {
-				a := &out[run[k]]
-				a.DecidedAt = &now
-				if r.Err != nil {
-					a.Status, a.Reason = booking.ApplicationRejected, booking.ErrorCode(r.Err)
-				} else {
-					a.Status, a.AppointmentID = booking.ApplicationAllocated, r.Appointment.ID
-				}
-			}
-			i = j
+		err = booking.DecideApplications(round, out, now, func(slotID int64, reqs []booking.BookRequest, at time.Time) ([]booking.BookResult, error) {
+			return s.decideInTx(ctx, tx, slotID, reqs, at)
+		})
+		if err != nil {
+			return err
 		}
 
 		ids := make([]int64, len(out))
