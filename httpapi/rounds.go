@@ -29,23 +29,6 @@ const (
 	maxTimeZoneLen   = 64
 )
 
-// roomView is a room as clients see it.
-type roomView struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`
-	TimeZone  string    `json:"timezone"`
-	Building  string    `json:"building"`
-	Floor     int       `json:"floor"`
-	NearDoor  bool      `json:"nearDoor"`
-	Beds      int       `json:"beds"`
-	CreatedAt time.Time `json:"createdAt"`
-}
-
-func newRoomView(r booking.Room) roomView {
-	return roomView{ID: r.ID, Name: r.Name, TimeZone: r.TimeZone, Building: r.Building, Floor: r.Floor,
-		NearDoor: r.NearDoor, Beds: r.Beds, CreatedAt: r.CreatedAt.UTC()}
-}
-
 // roundView is a round as clients see it: the derived status and whether
 // it accepts applications now, rather than the stored state, so that
 // nobody has to know that the clock gates a published round.
@@ -70,19 +53,19 @@ func newRoundView(r booking.Round, now time.Time) roundView {
 
 // roundSlotView is one room of a round with its places.
 type roundSlotView struct {
-	ID        int64     `json:"id"`
-	RoundID   int64     `json:"roundId"`
-	Room      roomView  `json:"room"`
-	StartAt   time.Time `json:"startAt"`
-	EndAt     time.Time `json:"endAt"`
-	Capacity  int       `json:"capacity"`
-	Booked    int       `json:"booked"`
-	Remaining int       `json:"remaining"`
-	Status    string    `json:"status"`
+	ID        int64        `json:"id"`
+	RoundID   int64        `json:"roundId"`
+	Room      booking.Room `json:"room"`
+	StartAt   time.Time    `json:"startAt"`
+	EndAt     time.Time    `json:"endAt"`
+	Capacity  int          `json:"capacity"`
+	Booked    int          `json:"booked"`
+	Remaining int          `json:"remaining"`
+	Status    string       `json:"status"`
 }
 
 func newRoundSlotView(roundID int64, s booking.Slot, room booking.Room) roundSlotView {
-	return roundSlotView{ID: s.ID, RoundID: roundID, Room: newRoomView(room),
+	return roundSlotView{ID: s.ID, RoundID: roundID, Room: room,
 		StartAt: s.StartAt.UTC(), EndAt: s.EndAt.UTC(),
 		Capacity: s.Capacity, Booked: s.BookedCount, Remaining: max(s.Remaining(), 0), Status: s.Status}
 }
@@ -156,7 +139,7 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	writeJSON(w, http.StatusCreated, newRoomView(room))
+	writeJSON(w, http.StatusCreated, room)
 	return nil
 }
 

@@ -53,9 +53,9 @@ func apply(tok string, roundID int64, key string, slotID int64, async bool) call
 }
 
 // makeRoom creates a room through the admin endpoint.
-func (e *env) makeRoom(name, building string, floor int, nearDoor bool, beds int) roomView {
+func (e *env) makeRoom(name, building string, floor int, nearDoor bool, beds int) booking.Room {
 	e.t.Helper()
-	var r roomView
+	var r booking.Room
 	e.do(call{method: "POST", path: "/api/admin/rooms", token: e.admin, body: map[string]any{
 		"name": name, "timezone": "Europe/Berlin", "building": building, "floor": floor, "nearDoor": nearDoor, "beds": beds,
 	}}).expect(e.t, 201).decode(e.t, &r)
@@ -63,7 +63,7 @@ func (e *env) makeRoom(name, building string, floor int, nearDoor bool, beds int
 }
 
 // makeRound creates a round offering the rooms and, when open, publishes it.
-func (e *env) makeRound(name string, quota int, open bool, rooms ...roomView) (roundView, []roundSlotView) {
+func (e *env) makeRound(name string, quota int, open bool, rooms ...booking.Room) (roundView, []roundSlotView) {
 	e.t.Helper()
 	var rd roundView
 	e.do(call{method: "POST", path: "/api/admin/rounds", token: e.admin, body: roundBody(name, quota)}).expect(e.t, 201).decode(e.t, &rd)
@@ -221,7 +221,7 @@ func TestRoundAdmin(t *testing.T) {
 
 func TestRoundSlotsFilters(t *testing.T) {
 	e := newEnv(t)
-	rooms := []roomView{
+	rooms := []booking.Room{
 		e.makeRoom("A-001", "A", 0, true, 2),
 		e.makeRoom("A-101", "A", 1, false, 2),
 		e.makeRoom("A-102", "A", 1, true, 3),
@@ -423,7 +423,7 @@ func TestRoundResultsCSVDefusesFormulas(t *testing.T) {
 // 409, and the export lists the 100.
 func TestRoundRushSync(t *testing.T) {
 	e := newEnv(t)
-	rooms := make([]roomView, 50)
+	rooms := make([]booking.Room, 50)
 	for i := range rooms {
 		rooms[i] = e.makeRoom(fmt.Sprintf("R-%02d", i), fmt.Sprintf("B%d", i%3), i%5, i%2 == 0, 2)
 	}
@@ -759,7 +759,7 @@ func TestRoundArrivalOrder(t *testing.T) {
 // poll agrees with the database.
 func TestRoundRushAsync(t *testing.T) {
 	e := newEnv(t)
-	rooms := make([]roomView, 10)
+	rooms := make([]booking.Room, 10)
 	for i := range rooms {
 		rooms[i] = e.makeRoom(fmt.Sprintf("R-%d", i), "A", i%3, false, 2)
 	}
