@@ -53,14 +53,8 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, err := pathID(r, "id")
-	if err != nil {
-		s.renderError(w, r, err)
-		return
-	}
-	a, err := s.svc.Appointment(r.Context(), id, sess.PatientID)
-	if err != nil {
-		s.renderError(w, r, err)
+	a, ok := s.ownAppointment(w, r, sess.PatientID)
+	if !ok {
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())
@@ -105,4 +99,20 @@ func (s *server) handleCancel(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	redirect(w, r, safeNext(r.PostFormValue("next"), "/appointments/"+itoa(id)+"?cancelled=1"))
+}
+
+// ownAppointment loads the appointment of the {id} path value, when it is
+// patientID's; otherwise it renders the error page and reports false.
+func (s *server) ownAppointment(w http.ResponseWriter, r *http.Request, patientID int64) (booking.Appointment, bool) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		s.renderError(w, r, err)
+		return booking.Appointment{}, false
+	}
+	a, err := s.svc.Appointment(r.Context(), id, patientID)
+	if err != nil {
+		s.renderError(w, r, err)
+		return booking.Appointment{}, false
+	}
+	return a, true
 }

@@ -27,14 +27,8 @@ func (s *server) handlePay(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	id, err := pathID(r, "id")
-	if err != nil {
-		s.renderError(w, r, err)
-		return
-	}
-	a, err := s.svc.Appointment(r.Context(), id, sess.PatientID)
-	if err != nil {
-		s.renderError(w, r, err)
+	a, ok := s.ownAppointment(w, r, sess.PatientID)
+	if !ok {
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())
@@ -61,14 +55,8 @@ func (s *server) handlePaySubmit(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
 		return
 	}
-	id, err := pathID(r, "id")
-	if err != nil {
-		s.renderError(w, r, err)
-		return
-	}
-	a, err := s.svc.Appointment(r.Context(), id, sess.PatientID)
-	if err != nil {
-		s.renderError(w, r, err)
+	a, ok := s.ownAppointment(w, r, sess.PatientID)
+	if !ok {
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())
