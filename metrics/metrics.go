@@ -1,13 +1,10 @@
-// Package metrics exposes slotd's Prometheus metrics and keeps the last
-// minute of booking outcomes for the staff dashboard. It implements
+// Package metrics exposes slotd's Prometheus metrics. It implements
 // booking.Observer; cmd/slotd wires it to the Service and the stores.
 package metrics
 
 import (
 	"net/http"
-	"sort"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -23,14 +20,12 @@ type Metrics struct {
 	batchSize prometheus.Histogram
 	decision  prometheus.Histogram
 	requests  *prometheus.HistogramVec
-
-	window *window
 }
 
 // New returns a registry with the process and Go collectors and slotd's own
 // metrics.
 func New() *Metrics {
-	m := &Metrics{reg: prometheus.NewRegistry(), window: newWindow(60)}
+	m := &Metrics{reg: prometheus.NewRegistry()}
 	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	m.bookings = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_bookings_total",
@@ -65,7 +60,6 @@ func (m *Metrics) Booked(outcome string, gated bool, took time.Duration) {
 	g := strconv.FormatBool(gated)
 	m.bookings.WithLabelValues(outcome, g).Inc()
 	m.booking.WithLabelValues(g).Observe(took.Seconds())
-	m.window.add(time.Now(), outcome)
 }
 
 // Batch records one decision transaction (booking.Observer).
@@ -88,81 +82,4 @@ func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
 // Handler serves the metrics in the Prometheus exposition format.
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
-}
-
-// Second is one second of booking outcomes, for the dashboard.
-type Second struct {
-	At       time.Time
-	Outcomes map[string]int
-}
-
-// Total is the number of attempts in the second.
-func (s Second) Total() int {
-	n := 0
-	for _, v := range s.Outcomes {
-		n += v
-	}
-	return n
-}
-
-// Recent returns the last n seconds of booking outcomes, oldest first,
-// including seconds without any.
-func (m *Metrics) Recent(n int) []Second { return m.window.recent(time.Now(), n) }
-
-// Outcomes returns the outcome names seen in the window, sorted.
-func (m *Metrics) Outcomes() []string {
-	seen := map[string]bool{}
-	for _, s := range m.window.recent(time.Now(), m.window.size) {
-		for k := range s.Outcomes {
-			seen[k] = true
-		}
-	}
-	out := make([]string, 0, len(seen))
-	for k := range seen {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// window is a ring of per-second outcome counts.
-type window struct {
-	mu   sync.Mutex
-	size int
-	secs []Second
-}
-
-func newWindow(size int) *window { return &window{size: size, secs: make([]Second, size)} }
-
-func (w *window) add(now time.Time, outcome string) {
-	sec := now.Truncate(time.Second)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	s := &w.secs[sec.Unix()%int64(w.size)]
-	if !s.At.Equal(sec) {
-		*s = Second{At: sec, Outcomes: map[string]int{}}
-	}
-	s.Outcomes[outcome]++
-}
-
-func (w *window) recent(now time.Time, n int) []Second {
-	if n > w.size {
-		n = w.size
-	}
-	end := now.Truncate(time.Second)
-	out := make([]Second, 0, n)
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for i := n - 1; i >= 0; i-- {
-		at := end.Add(-time.Duration(i) * time.Second)
-		s := w.secs[at.Unix()%int64(w.size)]
-		c := Second{At: at, Outcomes: map[string]int{}}
-		if s.At.Equal(at) {
-			for k, v := range s.Outcomes {
-				c.Outcomes[k] = v
-			}
-		}
-		out = append(out, c)
-	}
-	return out
 }

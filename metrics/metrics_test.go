@@ -32,26 +32,3 @@ func TestMetricsExposed(t *testing.T) {
 		}
 	}
 }
-
-func TestWindow(t *testing.T) {
-	w := newWindow(5)
-	t0 := time.Unix(1000, 0)
-	w.add(t0, "created")
-	w.add(t0.Add(300*time.Millisecond), "slot-full")
-	w.add(t0.Add(2*time.Second), "created")
-	w.add(t0.Add(7*time.Second), "created") // overwrites second 1002's ring cell
-	got := w.recent(t0.Add(7*time.Second), 5)
-	if len(got) != 5 || !got[4].At.Equal(t0.Add(7*time.Second)) || got[4].Total() != 1 {
-		t.Fatalf("recent = %+v", got)
-	}
-	for _, s := range got[:4] {
-		if s.Total() != 0 {
-			t.Fatalf("seconds 1003..1006 must be empty, got %+v", got)
-		}
-	}
-	got = w.recent(t0.Add(2*time.Second), 3)
-	if got[0].Outcomes["created"] != 1 || got[0].Outcomes["slot-full"] != 1 || got[2].Total() != 0 {
-		// second 1002 was overwritten by 1007: it reads as empty, not wrong
-		t.Fatalf("recent at +2s = %+v", got)
-	}
-}
