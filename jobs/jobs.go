@@ -1,11 +1,11 @@
 // Package jobs is slotd's background work on River: hold expiry, rolling
 // slot generation and notification delivery (SPEC §5 item 6, §6).
 //
-// Every job row is written by River into the same database as the bookings
-// (riverpgxv5 on PostgreSQL, riversqlite on SQLite). Notification jobs are
-// inserted inside the very transaction of the state change they announce,
-// through the stores' SetEnqueuer hook, so a committed booking always has its
-// confirmation job and a rolled-back one never does; a crash between commit
+// Every job row is written by River into the same database as the bookings,
+// through the River driver the store provides (see Host). Notification jobs
+// are inserted inside the very transaction of the state change they
+// announce, through the store's SetEnqueuer hook, so a committed booking
+// always has its confirmation job and a rolled-back one never does; a crash between commit
 // and delivery only delays the message until a worker picks the row up. No
 // worker calls out of the process while a database transaction is open.
 //
@@ -26,16 +26,29 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
-	"github.com/riverqueue/river/riverdriver/riverpgxv5"
-	"github.com/riverqueue/river/riverdriver/riversqlite"
-	"github.com/riverqueue/river/rivermigrate"
 	"github.com/riverqueue/river/rivertype"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
-	"github.com/slotd/slotd/postgres"
-	"github.com/slotd/slotd/sqlite"
 )
+
+// Host is what River needs of a store beyond booking.Store, TTx being the
+// store's transaction type. The store owns its River driver (riverpgxv5 on
+// PostgreSQL, riversqlite on SQLite), so this package names no store; River
+// drivers come with two transaction types only, pgx.Tx and *sql.Tx, and New
+// accepts a store that is a Host of either.
+type Host[TTx any] interface {
+	// RiverDriver is River's driver on the connections the store writes
+	// through, so that job inserts can join the store's transactions.
+	RiverDriver() riverdriver.Driver[TTx]
+	// SetEnqueuer installs the store's transactional outbox: every state
+	// change that announces notifications calls fn with its own transaction
+	// before commit, and an error from fn rolls the change back.
+	SetEnqueuer(fn func(ctx context.Context, tx TTx, ns []booking.Notification) error)
+	// InTx runs fn in one write transaction and commits it when fn returns
+	// nil (a job that completes itself while inserting others).
+	InTx(ctx context.Context, fn func(tx TTx) error) error
+}
 
 // Queue names. Notifications have their own queue so that a receiver that
 // is slow or down (retries piling up) never delays hold expiry.
@@ -57,8 +70,8 @@ const ExpireBatch = 100
 
 // Config configures New and Start.
 type Config struct {
-	// Store is the database the jobs live in and work on: a *postgres.Store
-	// or a *sqlite.Store (River needs the concrete driver).
+	// Store is the database the jobs live in and work on; it must also be
+	// a Host[pgx.Tx] or a Host[*sql.Tx].
 	Store booking.Store
 	// Service, when set, is told of every place an expiry released, so
 	// that this instance's gates and caches forget the slot's full mark.
@@ -135,23 +148,15 @@ func New(cfg Config) (*Runner, error) {
 	w := &workers{store: cfg.Store, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger, now: cfg.Now}
 	rcfg := riverConfig(cfg, w)
 
-	switch s := cfg.Store.(type) {
-	case *postgres.Store:
-		return newRunner(riverpgxv5.New(s.Pool()), rcfg, w, func(c *river.Client[pgx.Tx]) error {
-			return installPG(s, c, w)
-		})
-	case *sqlite.Store:
-		// River's SQLite driver works on the store's single writer
-		// connection, as River recommends: job writes queue behind the
-		// bookings like every other write instead of failing with
-		// SQLITE_BUSY, and they can join the store's transactions.
-		return newRunner(riversqlite.New(s.DB()), rcfg, w, func(c *river.Client[*sql.Tx]) error {
-			return installSQLite(s, c, w)
-		})
+	switch h := cfg.Store.(type) {
+	case Host[pgx.Tx]:
+		return newRunner(h, rcfg, w)
+	case Host[*sql.Tx]:
+		return newRunner(h, rcfg, w)
 	case nil:
 		return nil, errors.New("jobs: a Store is required")
 	}
-	return nil, fmt.Errorf("jobs: unsupported store %T (want *postgres.Store or *sqlite.Store)", cfg.Store)
+	return nil, fmt.Errorf("jobs: the %T store hosts no River driver (see Host)", cfg.Store)
 }
 
 // riverConfig is the River configuration shared by both drivers.
@@ -214,13 +219,29 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.min}
 }
 
-func newRunner[TTx any](driver riverdriver.Driver[TTx], rcfg *river.Config, w *workers, install func(*river.Client[TTx]) error) (*Runner, error) {
-	c, err := river.NewClient(driver, rcfg)
+// newRunner builds the River client on h's driver and makes River the
+// store's transactional outbox: the jobs are inserted on the very
+// transaction of the state change.
+func newRunner[TTx any](h Host[TTx], rcfg *river.Config, w *workers) (*Runner, error) {
+	c, err := river.NewClient(h.RiverDriver(), rcfg)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	if err := install(c); err != nil {
-		return nil, err
+	h.SetEnqueuer(func(ctx context.Context, tx TTx, ns []booking.Notification) error {
+		if len(ns) == 0 {
+			return nil // River refuses an empty insert
+		}
+		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
+		return err
+	})
+	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
+		return h.InTx(ctx, func(tx TTx) error {
+			if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
+				return err
+			}
+			_, err := river.JobCompleteTx[riverdriver.Driver[TTx]](ctx, tx, job)
+			return err
+		})
 	}
 	left := func(ctx context.Context, kinds ...string) (int, error) {
 		p := river.NewJobListParams().Kinds(kinds...).First(10000).States(
@@ -270,53 +291,6 @@ func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
 	return r.work.generate(ctx, full)
 }
 
-// installPG and installSQLite make River the stores' transactional outbox:
-// the jobs are inserted on the very transaction of the state change.
-func installPG(s *postgres.Store, c *river.Client[pgx.Tx], w *workers) error {
-	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
-		if len(ns) == 0 {
-			return nil // River refuses an empty insert
-		}
-		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
-		return err
-	})
-	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
-		return pgx.BeginFunc(ctx, s.Pool(), func(tx pgx.Tx) error {
-			if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
-				return err
-			}
-			_, err := river.JobCompleteTx[*riverpgxv5.Driver](ctx, tx, job)
-			return err
-		})
-	}
-	return nil
-}
-
-func installSQLite(s *sqlite.Store, c *river.Client[*sql.Tx], w *workers) error {
-	s.SetEnqueuer(func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
-		if len(ns) == 0 {
-			return nil // River refuses an empty insert
-		}
-		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
-		return err
-	})
-	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
-		tx, err := s.DB().BeginTx(ctx, nil)
-		if err != nil {
-			return err
-		}
-		defer tx.Rollback()
-		if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
-			return err
-		}
-		if _, err := river.JobCompleteTx[*riversqlite.Driver](ctx, tx, job); err != nil {
-			return err
-		}
-		return tx.Commit()
-	}
-	return nil
-}
-
 // enqueueParams is what a state change's transaction inserts: one
 // notification job, or one batch job for several (see NotifyBatchArgs).
 func enqueueParams(ns []booking.Notification) []river.InsertManyParams {
@@ -339,45 +313,4 @@ func insertParams(ns []NotifyArgs) []river.InsertManyParams {
 		ps[i] = river.InsertManyParams{Args: n}
 	}
 	return ps
-}
-
-// Migrate applies River's own migrations (its job, leader and queue tables)
-// to store's database. Run it after the store's migrations; it is
-// idempotent. On PostgreSQL an advisory lock lets several instances start
-// at once: the later ones wait, then find nothing to do.
-func Migrate(ctx context.Context, store booking.Store) error {
-	quiet := &rivermigrate.Config{Logger: slog.New(slog.DiscardHandler)}
-	switch s := store.(type) {
-	case *postgres.Store:
-		m, err := rivermigrate.New(riverpgxv5.New(s.Pool()), quiet)
-		if err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		// River's migrations cannot share one transaction (a later one
-		// uses an enum value an earlier one adds), so the lock is a session
-		// lock on a connection of its own, held while they run.
-		conn, err := s.Pool().Acquire(ctx)
-		if err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		defer conn.Release()
-		if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock(hashtext('slotd:river-migrate'))`); err != nil {
-			return fmt.Errorf("jobs: migrate: lock: %w", err)
-		}
-		defer conn.Exec(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(hashtext('slotd:river-migrate'))`)
-		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		return nil
-	case *sqlite.Store:
-		m, err := rivermigrate.New(riversqlite.New(s.DB()), quiet)
-		if err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		if _, err := m.Migrate(ctx, rivermigrate.DirectionUp, nil); err != nil {
-			return fmt.Errorf("jobs: migrate: %w", err)
-		}
-		return nil
-	}
-	return fmt.Errorf("jobs: unsupported store %T", store)
 }

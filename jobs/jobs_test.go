@@ -41,7 +41,7 @@ var backends = []backend{
 		}
 		must(t, sqlite.Migrate(context.Background(), path))
 		s := open()
-		must(t, Migrate(context.Background(), s))
+		must(t, s.(riverMigrator).MigrateRiver(context.Background()))
 		return s, open
 	}},
 	{"postgres", func(t *testing.T) (booking.Store, func() booking.Store) {
@@ -54,9 +54,14 @@ var backends = []backend{
 			return s
 		}
 		s := open()
-		must(t, Migrate(context.Background(), s))
+		must(t, s.(riverMigrator).MigrateRiver(context.Background()))
 		return s, open
 	}},
+}
+
+// riverMigrator applies River's migrations (cmd/slotd does it on serve).
+type riverMigrator interface {
+	MigrateRiver(ctx context.Context) error
 }
 
 // eachBackend runs fn as a parallel subtest per store kind.
@@ -543,7 +548,7 @@ func TestMigrateTwice(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
-		must(t, Migrate(context.Background(), s))
+		must(t, s.(riverMigrator).MigrateRiver(context.Background()))
 	})
 }
 
@@ -554,6 +559,10 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	s, _ := backends[0].open(t)
 	if _, err := New(Config{Store: s}); err == nil {
 		t.Fatal("New without a notifier succeeded")
+	}
+	// A store that hosts no River driver is refused, not half-wired.
+	if _, err := New(Config{Store: struct{ booking.Store }{s}, Notifier: &recorder{}}); err == nil {
+		t.Fatal("New on a store without RiverDriver succeeded")
 	}
 }
 

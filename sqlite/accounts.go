@@ -7,13 +7,16 @@ import (
 	"errors"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 )
 
-// The accounts methods below implement web.Accounts: patients found by
+// The accounts methods below implement accounts.Store: patients found by
 // phone, one-time sign-in codes and staff passwords. Phone numbers and codes
 // are personal data and secrets: nothing here logs them, and login codes are
 // stored only as keyed hashes that the web package computes.
+
+var _ accounts.Store = (*Store)(nil)
 
 // phoneDigits is the SQL form of a stored phone with its separators removed;
 // migrations/00003_accounts.sql indexes the same expression.

@@ -85,6 +85,7 @@ func Run(t *testing.T, h Harness) {
 		{"RoundJudgedAtArrival", testRoundJudgedAtArrival},
 		{"RoundAsyncConcurrent", testRoundAsyncConcurrent},
 		{"RoundReconcile", testRoundReconcile},
+		{"Accounts", testAccounts},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 	}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
@@ -42,7 +43,7 @@ type codeBox struct {
 func (c *codeBox) Notify(_ context.Context, m notify.Message) error {
 	if m.Kind == notify.KindLoginCode {
 		c.mu.Lock()
-		c.codes[web.NormalizePhone(m.Phone)] = m.Code
+		c.codes[accounts.NormalizePhone(m.Phone)] = m.Code
 		c.mu.Unlock()
 	}
 	return nil
@@ -51,7 +52,7 @@ func (c *codeBox) Notify(_ context.Context, m notify.Message) error {
 func (c *codeBox) code(phone string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.codes[web.NormalizePhone(phone)]
+	return c.codes[accounts.NormalizePhone(phone)]
 }
 
 // site is a running slotd with sample data.
@@ -140,7 +141,7 @@ func newSite(t *testing.T) *site {
 	res, err := st.Book(ctx, s.slots[0].ID, []booking.BookRequest{{PatientID: s.patients[2].ID, IdempotencyKey: "seed", Fingerprint: booking.Fingerprint(s.slots[0].ID)}}, time.Now())
 	must(t, err)
 	must(t, res[0].Err)
-	hash, err := web.HashPassword(staffPassword)
+	hash, err := accounts.HashPassword(staffPassword)
 	must(t, err)
 	must(t, st.SetStaffPassword(ctx, "admin", hash, time.Now()))
 	return s

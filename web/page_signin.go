@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
@@ -44,7 +45,7 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := NormalizePhone(raw)
+	phone := accounts.NormalizePhone(raw)
 	if phone == "" {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"
@@ -98,7 +99,7 @@ func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient
 	now := s.now()
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	if err := s.accounts.IssueLoginCode(ctx, key, s.codeHashOf(key, code), now, now.Add(CodeTTL), now.Add(-CodeWindow), CodeMaxPerPhone); err != nil {
+	if err := s.accounts.IssueLoginCode(ctx, key, s.codeHashOf(key, code), now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone); err != nil {
 		return "", err
 	}
 	msg := notify.Message{
@@ -120,7 +121,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := NormalizePhone(raw)
+	phone := accounts.NormalizePhone(raw)
 	code := strings.TrimSpace(r.PostFormValue("code"))
 	fail := func(title, msg string, code booking.Code, status int) {
 		p := s.newPage(w, r, "Enter your code")
@@ -138,7 +139,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	key := s.phoneKeyOf(phone)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	err := s.accounts.UseLoginCode(ctx, key, s.codeHashOf(key, code), s.now(), CodeMaxAttempts)
+	err := s.accounts.UseLoginCode(ctx, key, s.codeHashOf(key, code), s.now(), accounts.CodeMaxAttempts)
 	switch booking.ErrorCode(err) {
 	case "":
 	case booking.CodeInvalidRequest:

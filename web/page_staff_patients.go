@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 )
 
@@ -44,7 +45,7 @@ func (s *server) handleStaffCreatePatient(w http.ResponseWriter, r *http.Request
 	name, ok := cleanName(r.PostFormValue("name"))
 	phone := strings.TrimSpace(r.PostFormValue("phone"))
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	if !ok || NormalizePhone(phone) == "" || len(email) > 254 || (email != "" && !strings.Contains(email, "@")) {
+	if !ok || accounts.NormalizePhone(phone) == "" || len(email) > 254 || (email != "" && !strings.Contains(email, "@")) {
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "patient"))
 		return
 	}

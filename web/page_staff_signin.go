@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/crypto/bcrypt"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 )
@@ -14,11 +15,6 @@ import (
 // dummyHash is compared against when a staff user does not exist, so that
 // a wrong name takes as long as a wrong password.
 var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("slotd-no-such-user"), bcrypt.DefaultCost)
-
-// HashPassword returns the bcrypt hash stored for a staff password.
-func HashPassword(password string) ([]byte, error) {
-	return bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
-}
 
 type staffSigninData struct {
 	Name string
@@ -56,7 +52,7 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 	}
 	hash := dummyHash
 	known := false
-	if StaffNameOK(name) {
+	if accounts.StaffNameOK(name) {
 		ctx, cancel := s.storeCtx(r.Context())
 		h, err := s.accounts.StaffPasswordHash(ctx, name)
 		cancel()

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 )
@@ -50,7 +51,7 @@ func (s *server) sessionOf(r *http.Request) session {
 			return session{PatientID: id}
 		}
 	case auth.RoleAdmin:
-		if name, ok := strings.CutPrefix(claims.Subject, staffPrefix); ok && StaffNameOK(name) {
+		if name, ok := strings.CutPrefix(claims.Subject, staffPrefix); ok && accounts.StaffNameOK(name) {
 			return session{Staff: name}
 		}
 	}

@@ -31,6 +31,7 @@ import (
 
 	"golang.org/x/time/rate"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
@@ -50,7 +51,7 @@ type Config struct {
 	Store booking.Store
 	// Accounts finds patients by phone, keeps sign-in codes and staff
 	// passwords (required).
-	Accounts Accounts
+	Accounts accounts.Store
 	// Signer mints and verifies session cookies (required). Keys for CSRF
 	// tokens and code hashes are derived from its secret, so every instance
 	// sharing the secret accepts every other's sessions and forms.
@@ -95,7 +96,7 @@ const (
 type server struct {
 	svc          *booking.Service
 	store        booking.Store
-	accounts     Accounts
+	accounts     accounts.Store
 	signer       *auth.Signer
 	notifier     notify.Notifier
 	demo         bool

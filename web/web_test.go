@@ -27,17 +27,6 @@ func TestEveryCodeHasAHumanMessage(t *testing.T) {
 	}
 }
 
-func TestNormalizePhone(t *testing.T) {
-	for in, want := range map[string]string{
-		"+33 6 12 34 56 78": "+33612345678", "06.12.34.56.78": "0612345678", "(06) 12-34": "061234",
-		"12345": "", "+33 6 12 34 56 7x": "", "6+3312345678": "", "": "",
-	} {
-		if got := NormalizePhone(in); got != want {
-			t.Errorf("NormalizePhone(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestSafeNext(t *testing.T) {
 	for in, want := range map[string]string{
 		"/appointments": "/appointments", "//evil.example": "/", "https://evil.example": "/", "/\\evil": "/", "": "/",

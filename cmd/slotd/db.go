@@ -2,17 +2,42 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/jackc/pgx/v5"
+
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/sqlite"
+)
+
+// store is what the commands need of a database, each part declared where
+// it is used: the booking store, accounts (web, staff-password), pool
+// statistics (metrics) and River's migrations; jobs.New also needs it to be
+// a jobs.Host. This file is the one place that turns a URL into a store, so
+// the only one that names the concrete stores.
+type store interface {
+	booking.Store
+	accounts.Store
+	poolStats
+	// MigrateRiver applies River's own migrations to the database; the
+	// store owns its River driver, so it knows how.
+	MigrateRiver(ctx context.Context) error
+}
+
+var (
+	_ store              = (*postgres.Store)(nil)
+	_ jobs.Host[pgx.Tx]  = (*postgres.Store)(nil)
+	_ store              = (*sqlite.Store)(nil)
+	_ jobs.Host[*sql.Tx] = (*sqlite.Store)(nil)
 )
 
 // defaultDB is the embedded default: a SQLite file under ./slotd-data/.
@@ -66,11 +91,11 @@ func (d *dbFlags) migrate(ctx context.Context) error {
 		return err
 	}
 	defer s.Close()
-	return jobs.Migrate(ctx, s)
+	return s.MigrateRiver(ctx)
 }
 
 // open migrates and opens the configured database.
-func (d *dbFlags) open(ctx context.Context) (booking.Store, error) {
+func (d *dbFlags) open(ctx context.Context) (store, error) {
 	if err := d.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("migrate: %w", err)
 	}
@@ -78,11 +103,19 @@ func (d *dbFlags) open(ctx context.Context) (booking.Store, error) {
 }
 
 // openOnly opens the configured database without migrating it.
-func (d *dbFlags) openOnly(ctx context.Context) (booking.Store, error) {
+func (d *dbFlags) openOnly(ctx context.Context) (store, error) {
 	if isPostgres(d.url) {
-		return postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns)})
+		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns)})
+		if err != nil {
+			return nil, err
+		}
+		return s, nil
 	}
-	return sqlite.Open(ctx, sqlitePath(d.url))
+	s, err := sqlite.Open(ctx, sqlitePath(d.url))
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
 }
 
 // signer returns the token signer: the configured secret, or for the

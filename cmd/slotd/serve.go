@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
@@ -20,8 +21,6 @@ import (
 	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/notify"
-	"github.com/slotd/slotd/postgres"
-	"github.com/slotd/slotd/sqlite"
 	"github.com/slotd/slotd/web"
 )
 
@@ -178,15 +177,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if f.paymentSecret == "" {
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
-	handler, err = withWeb(handler, web.Config{
-		Service: svc, Store: store, Signer: signer, Notifier: notifier, Demo: f.demo,
+	handler = withWeb(handler, web.Config{
+		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
 		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 	})
-	if err != nil {
-		ln.Close()
-		return err
-	}
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -266,20 +261,18 @@ func dbKind(url string) string {
 	return "sqlite:" + sqlitePath(url)
 }
 
-// registerPoolGauges exposes the database connection pools' use.
-func registerPoolGauges(m *metrics.Metrics, store booking.Store) {
-	switch st := store.(type) {
-	case *postgres.Store:
-		p := st.Pool()
-		m.GaugeFunc("slotd_db_pool_acquired_conns", "PostgreSQL connections in use.", func() float64 { return float64(p.Stat().AcquiredConns()) })
-		m.GaugeFunc("slotd_db_pool_idle_conns", "PostgreSQL connections idle.", func() float64 { return float64(p.Stat().IdleConns()) })
-		m.GaugeFunc("slotd_db_pool_max_conns", "PostgreSQL pool size.", func() float64 { return float64(p.Stat().MaxConns()) })
-		m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for a PostgreSQL connection.", func() float64 { return p.Stat().AcquireDuration().Seconds() })
-	case *sqlite.Store:
-		w := st.DB()
-		m.GaugeFunc("slotd_db_pool_acquired_conns", "SQLite writer connections in use (at most 1).", func() float64 { return float64(w.Stats().InUse) })
-		m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for the SQLite writer.", func() float64 { return w.Stats().WaitDuration.Seconds() })
-	}
+// poolStats is a store's connection pool use in database/sql's terms
+// (PostgreSQL: its pool; SQLite: its single writer connection).
+type poolStats interface {
+	PoolStats() sql.DBStats
+}
+
+// registerPoolGauges exposes the database connection pool's use.
+func registerPoolGauges(m *metrics.Metrics, p poolStats) {
+	m.GaugeFunc("slotd_db_pool_acquired_conns", "Database connections in use (SQLite: its single writer).", func() float64 { return float64(p.PoolStats().InUse) })
+	m.GaugeFunc("slotd_db_pool_idle_conns", "Database connections idle.", func() float64 { return float64(p.PoolStats().Idle) })
+	m.GaugeFunc("slotd_db_pool_max_conns", "Database pool size (SQLite: the writer, 1).", func() float64 { return float64(p.PoolStats().MaxOpenConnections) })
+	m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for a busy database connection.", func() float64 { return p.PoolStats().WaitDuration.Seconds() })
 }
 
 // servePprof serves the profiler on its own listener, so that it is never

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/slotd/slotd/web"
+	"github.com/slotd/slotd/accounts"
 )
 
 // stdin is where staff-password reads the password; tests replace it.
@@ -31,20 +31,17 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
-	if !web.StaffNameOK(user) {
+	if !accounts.StaffNameOK(user) {
 		return errors.New("--user must be 1 to 64 letters, digits, dots, dashes or underscores")
 	}
 	password, err := readPassword(stderr)
 	if err != nil {
 		return err
 	}
-	if len(password) < 8 {
-		return errors.New("the password must be at least 8 characters")
+	if err := accounts.CheckNewPassword(password); err != nil {
+		return err
 	}
-	if len(password) > 72 {
-		return errors.New("the password must be at most 72 bytes (bcrypt's limit)")
-	}
-	hash, err := web.HashPassword(password)
+	hash, err := accounts.HashPassword(password)
 	if err != nil {
 		return err
 	}
@@ -56,11 +53,7 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 		return err
 	}
 	defer store.Close()
-	acc, ok := store.(web.Accounts)
-	if !ok {
-		return fmt.Errorf("the %T store does not keep staff users", store)
-	}
-	if err := acc.SetStaffPassword(ctx, user, hash, time.Now()); err != nil {
+	if err := store.SetStaffPassword(ctx, user, hash, time.Now()); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "password of staff user %s set\n", user)

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/web"
 )
@@ -15,19 +16,14 @@ import (
 var apiPaths = []string{"/api/", "/healthz", "/readyz", "/openapi.json", "/metrics", "/bench/"}
 
 // withWeb mounts the web UI at "/" beside the API handler api.
-func withWeb(api http.Handler, cfg web.Config) (http.Handler, error) {
-	acc, ok := cfg.Store.(web.Accounts)
-	if !ok {
-		return nil, fmt.Errorf("the %T store does not implement web.Accounts", cfg.Store)
-	}
-	cfg.Accounts = acc
+func withWeb(api http.Handler, cfg web.Config) http.Handler {
 	cfg.PaymentCallback = api
 	mux := http.NewServeMux()
 	for _, p := range apiPaths {
 		mux.Handle(p, api)
 	}
 	mux.Handle("/", web.New(cfg))
-	return mux, nil
+	return mux
 }
 
 // observers fans the booking outcomes out to several observers (the
@@ -48,18 +44,14 @@ func (o observers) Batch(size int, took time.Duration) {
 
 // demoStaff creates the demo staff user "admin" with password "demo" when
 // there is none, and says so.
-func demoStaff(ctx context.Context, store booking.Store, stdout io.Writer) error {
-	acc, ok := store.(web.Accounts)
-	if !ok {
-		return nil
-	}
+func demoStaff(ctx context.Context, acc accounts.Store, stdout io.Writer) error {
 	if _, err := acc.StaffPasswordHash(ctx, "admin"); err == nil {
 		fmt.Fprintln(stdout, "staff sign-in: user admin (password unchanged)")
 		return nil
 	} else if booking.ErrorCode(err) != booking.CodeNotFound {
 		return err
 	}
-	hash, err := web.HashPassword("demo")
+	hash, err := accounts.HashPassword("demo")
 	if err != nil {
 		return err
 	}

@@ -1,28 +1,35 @@
-// Package accountstest is the conformance suite of web.Accounts: both
-// stores run it (sqlite/accounts_test.go, postgres/accounts_test.go) so
-// that sign-in codes, their limits and staff passwords behave the same on
-// either database.
-package accountstest
+package storetest
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/web"
 )
 
-// Store is what the suite needs: the accounts and the booking store they
-// sit beside (to create patients).
-type Store interface {
-	web.Accounts
+// accountsStore is a store seen as both: accounts.Store and the
+// booking.Store they sit beside (to create patients and slots).
+type accountsStore interface {
 	booking.Store
+	accounts.Store
 }
 
-// Run runs every test on fresh stores made by newStore.
-func Run(t *testing.T, newStore func(t testing.TB) Store) {
+// testAccounts holds both stores' accounts (sign-in codes, their limits,
+// staff passwords, the patient and day lists) to the same behaviour.
+func testAccounts(t *testing.T, h Harness) {
+	newStore := func(t testing.TB) accountsStore {
+		t.Helper()
+		s := h.New(t)
+		acc, ok := s.(accountsStore)
+		if !ok {
+			t.Fatalf("the %T store does not implement accounts.Store", s)
+		}
+		return acc
+	}
 	t.Run("PatientByPhone", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -31,7 +38,7 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 		must(t, err)
 		_, err = s.CreatePatient(ctx, booking.Patient{Name: "Later twin", Phone: "+33612345678"})
 		must(t, err)
-		got, err := s.PatientByPhone(ctx, web.NormalizePhone("+33 (6) 12 34 56 78"))
+		got, err := s.PatientByPhone(ctx, accounts.NormalizePhone("+33 (6) 12 34 56 78"))
 		must(t, err)
 		if got.ID != p.ID || got.Name != "Anh" {
 			t.Fatalf("found %+v, want the oldest patient %d", got, p.ID)
@@ -69,20 +76,20 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
 		issue := func(at time.Time, hash string) error {
-			return s.IssueLoginCode(ctx, "phone-a", hash, at, at.Add(web.CodeTTL), at.Add(-web.CodeWindow), web.CodeMaxPerPhone)
+			return s.IssueLoginCode(ctx, "phone-a", hash, at, at.Add(accounts.CodeTTL), at.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone)
 		}
-		for i := 0; i < web.CodeMaxPerPhone; i++ {
+		for i := 0; i < accounts.CodeMaxPerPhone; i++ {
 			must(t, issue(now.Add(time.Duration(i)*time.Minute), "h"+string(rune('0'+i))))
 		}
 		err := issue(now.Add(3*time.Minute), "h3")
 		var be *booking.Error
-		if booking.ErrorCode(err) != booking.CodeRateLimited || !asErr(err, &be) || be.RetryAfter <= 0 {
+		if booking.ErrorCode(err) != booking.CodeRateLimited || !errors.As(err, &be) || be.RetryAfter <= 0 {
 			t.Fatalf("4th code in the window: %v, want rate-limited with RetryAfter", err)
 		}
 		// Another phone is not limited by this one.
-		must(t, s.IssueLoginCode(ctx, "phone-b", "x", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), web.CodeMaxPerPhone))
+		must(t, s.IssueLoginCode(ctx, "phone-b", "x", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
 		// Once the first code left the window, a new one may be sent.
-		must(t, issue(now.Add(web.CodeWindow+time.Second), "h4"))
+		must(t, issue(now.Add(accounts.CodeWindow+time.Second), "h4"))
 	})
 
 	t.Run("UseCode", func(t *testing.T) {
@@ -90,7 +97,7 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 		s := newStore(t)
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
-		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
 		if err := s.UseLoginCode(ctx, "k", "wrong", now, 5); booking.ErrorCode(err) != booking.CodeInvalidRequest {
 			t.Fatalf("wrong code: %v", err)
 		}
@@ -102,13 +109,13 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 			t.Fatalf("used twice: %v, want not-found", err)
 		}
 		// Expiry.
-		must(t, s.IssueLoginCode(ctx, "e", "c", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
-		if err := s.UseLoginCode(ctx, "e", "c", now.Add(web.CodeTTL), 5); booking.ErrorCode(err) != booking.CodeNotFound {
+		must(t, s.IssueLoginCode(ctx, "e", "c", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
+		if err := s.UseLoginCode(ctx, "e", "c", now.Add(accounts.CodeTTL), 5); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("expired code: %v, want not-found", err)
 		}
 		// The newest code counts.
-		must(t, s.IssueLoginCode(ctx, "n", "old", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
-		must(t, s.IssueLoginCode(ctx, "n", "new", now.Add(time.Second), now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, "n", "old", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, "n", "new", now.Add(time.Second), now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
 		must(t, s.UseLoginCode(ctx, "n", "new", now.Add(2*time.Second), 5))
 	})
 
@@ -117,7 +124,7 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 		s := newStore(t)
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
-		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(web.CodeTTL), now.Add(-web.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
 		const guesses = 12
 		start := make(chan struct{})
 		var wg sync.WaitGroup
@@ -127,7 +134,7 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 			go func(i int) {
 				defer wg.Done()
 				<-start
-				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, "k", "wrong", now, web.CodeMaxAttempts))
+				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, "k", "wrong", now, accounts.CodeMaxAttempts))
 			}(i)
 		}
 		close(start)
@@ -136,11 +143,11 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 		for _, c := range codes {
 			count[c]++
 		}
-		if count[booking.CodeInvalidRequest] != web.CodeMaxAttempts || count[booking.CodeRateLimited] != guesses-web.CodeMaxAttempts {
-			t.Fatalf("outcomes %v: want exactly %d wrong-code answers and the rest rate-limited", count, web.CodeMaxAttempts)
+		if count[booking.CodeInvalidRequest] != accounts.CodeMaxAttempts || count[booking.CodeRateLimited] != guesses-accounts.CodeMaxAttempts {
+			t.Fatalf("outcomes %v: want exactly %d wrong-code answers and the rest rate-limited", count, accounts.CodeMaxAttempts)
 		}
 		// Even the right code is refused now.
-		if err := s.UseLoginCode(ctx, "k", "right", now, web.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeRateLimited {
+		if err := s.UseLoginCode(ctx, "k", "right", now, accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeRateLimited {
 			t.Fatalf("right code after the attempts ran out: %v", err)
 		}
 	})
@@ -190,19 +197,4 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 			t.Fatalf("outside the range: %+v", as)
 		}
 	})
-}
-
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-func asErr(err error, target **booking.Error) bool {
-	e, ok := err.(*booking.Error)
-	if ok {
-		*target = e
-	}
-	return ok
 }

@@ -1,29 +1,30 @@
-package web
+// Package accounts is who may sign in: patients found by phone with
+// one-time codes, and staff users with passwords. It holds the interface
+// both stores implement (storetest holds them to the same behaviour), the
+// sign-in policy and the pure rules on names, phones and passwords; the web
+// UI and `slotd staff-password` use it, and nothing here touches HTTP.
+package accounts
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
-	"math/big"
+	"errors"
 	"strings"
 	"time"
+
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/slotd/slotd/booking"
 )
 
-// Accounts is what the web UI needs from the database beyond booking.Store:
-// patients found by phone, one-time sign-in codes and staff users. Both
-// stores implement it (postgres/accounts.go, sqlite/accounts.go) and
-// web/accountstest holds them to the same behaviour.
+// Store is what sign-in and the staff pages need from the database beyond
+// booking.Store. Both stores implement it (postgres/accounts.go,
+// sqlite/accounts.go).
 //
 // Errors are *booking.Error for conditions a page can explain (not found,
 // rate limited) and wrap booking.ErrUnavailable when the database is down.
 // Phone numbers and codes are personal data and secrets: implementations
 // never log them, and store codes only as the keyed hashes they are given.
-type Accounts interface {
+type Store interface {
 	// PatientByPhone finds the patient whose phone, with spaces, dashes,
 	// dots and brackets removed, equals phone (as NormalizePhone returns
 	// it); the oldest such patient if several. Not found otherwise.
@@ -47,7 +48,7 @@ type Accounts interface {
 	UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error
 
 	// SetStaffPassword creates a staff user or replaces its password hash
-	// (a bcrypt hash).
+	// (a bcrypt hash, see HashPassword).
 	SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error
 	// StaffPasswordHash returns a staff user's password hash, or not found.
 	StaffPasswordHash(ctx context.Context, name string) ([]byte, error)
@@ -59,7 +60,6 @@ const (
 	CodeMaxAttempts = 5                // wrong guesses allowed per code
 	CodeMaxPerPhone = 3                // codes sent per phone per CodeWindow
 	CodeWindow      = 15 * time.Minute // the window of CodeMaxPerPhone
-	codeDigits      = 6
 )
 
 // NormalizePhone removes spaces, dashes, dots and brackets from a phone
@@ -100,28 +100,24 @@ func StaffNameOK(name string) bool {
 	return true
 }
 
-// keyedHash is hex HMAC-SHA256 of the parts, joined by NUL bytes.
-func keyedHash(key []byte, parts ...string) string {
-	m := hmac.New(sha256.New, key)
-	m.Write([]byte(strings.Join(parts, "\x00")))
-	return hex.EncodeToString(m.Sum(nil))
-}
+// Staff password length limits: bcrypt ignores bytes beyond 72.
+const (
+	PasswordMinLen = 8
+	PasswordMaxLen = 72
+)
 
-// phoneKeyOf is the key under which a phone's codes are stored: the phone
-// itself is never written to the login_codes table.
-func (s *server) phoneKeyOf(phone string) string { return keyedHash(s.phoneKey, phone) }
-
-// codeHashOf is the stored form of a code, bound to its phone so that a
-// code hash copied to another phone's row is worthless.
-func (s *server) codeHashOf(phoneKey, code string) string {
-	return keyedHash(s.codeKey, phoneKey, code)
-}
-
-// newCode returns a uniformly random numeric code of codeDigits digits.
-func newCode() (string, error) {
-	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
-	if err != nil {
-		return "", err
+// CheckNewPassword says why a new staff password is refused, or nil.
+func CheckNewPassword(password string) error {
+	if len(password) < PasswordMinLen {
+		return errors.New("the password must be at least 8 characters")
 	}
-	return fmt.Sprintf("%0*d", codeDigits, n.Int64()), nil
+	if len(password) > PasswordMaxLen {
+		return errors.New("the password must be at most 72 bytes (bcrypt's limit)")
+	}
+	return nil
+}
+
+// HashPassword returns the bcrypt hash stored for a staff password.
+func HashPassword(password string) ([]byte, error) {
+	return bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 }

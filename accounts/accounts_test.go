@@ -1,0 +1,47 @@
+package accounts
+
+import (
+	"strings"
+	"testing"
+
+	"golang.org/x/crypto/bcrypt"
+)
+
+func TestNormalizePhone(t *testing.T) {
+	for in, want := range map[string]string{
+		"+33 6 12 34 56 78": "+33612345678", "06.12.34.56.78": "0612345678", "(06) 12-34": "061234",
+		"12345": "", "+33 6 12 34 56 7x": "", "6+3312345678": "", "": "",
+	} {
+		if got := NormalizePhone(in); got != want {
+			t.Errorf("NormalizePhone(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestStaffNameOK(t *testing.T) {
+	for in, want := range map[string]bool{
+		"admin": true, "dr.martin-2_b": true, strings.Repeat("a", 64): true,
+		"": false, strings.Repeat("a", 65): false, "a b": false, "é": false, "a/b": false,
+	} {
+		if got := StaffNameOK(in); got != want {
+			t.Errorf("StaffNameOK(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestPasswords(t *testing.T) {
+	for in, ok := range map[string]bool{
+		"1234567": false, "12345678": true, strings.Repeat("x", 72): true, strings.Repeat("x", 73): false,
+	} {
+		if err := CheckNewPassword(in); (err == nil) != ok {
+			t.Errorf("CheckNewPassword(%d bytes) = %v, want ok=%v", len(in), err, ok)
+		}
+	}
+	h, err := HashPassword("correct horse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bcrypt.CompareHashAndPassword(h, []byte("correct horse")) != nil || bcrypt.CompareHashAndPassword(h, []byte("wrong")) == nil {
+		t.Fatal("the hash does not verify its password only")
+	}
+}
