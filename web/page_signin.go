@@ -8,6 +8,7 @@ import (
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/codes"
 	"github.com/slotd/slotd/notify"
 )
 
@@ -52,7 +53,7 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: "Please check the phone number",
 			Message: "Enter your phone number with its country code, for example +33 6 12 34 56 78."}
 		p.Data = d
-		s.render(w, r, http.StatusBadRequest, "signin", p)
+		s.render(w, r, codes.Status(booking.CodeInvalidRequest), "signin", p)
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())
@@ -123,17 +124,19 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
 	phone := accounts.NormalizePhone(raw)
 	code := strings.TrimSpace(r.PostFormValue("code"))
-	fail := func(title, msg string, code booking.Code, status int) {
+	// fail shows the code step again with a problem; its status is the
+	// problem table's for code.
+	fail := func(title, msg string, code booking.Code) {
 		p := s.newPage(w, r, "Enter your code")
 		p.Problem = &problemView{Code: string(code), Title: title, Message: msg}
 		if code != booking.CodeInvalidRequest {
 			d.Step = "phone"
 		}
 		p.Data = d
-		s.render(w, r, status, "signin", p)
+		s.render(w, r, codes.Status(code), "signin", p)
 	}
 	if phone == "" || len(code) != codeDigits {
-		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest, http.StatusBadRequest)
+		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest)
 		return
 	}
 	key := s.phoneKeyOf(phone)
@@ -143,13 +146,13 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	switch booking.ErrorCode(err) {
 	case "":
 	case booking.CodeInvalidRequest:
-		fail("That code is not right", "The code does not match the one we sent. Check the message and try again.", booking.CodeInvalidRequest, http.StatusBadRequest)
+		fail("That code is not right", "The code does not match the one we sent. Check the message and try again.", booking.CodeInvalidRequest)
 		return
 	case booking.CodeNotFound:
-		fail("The code has expired", "This code has expired or was already used. Ask for a new code.", booking.CodeNotFound, http.StatusBadRequest)
+		fail("The code has expired", "This code has expired or was already used. Ask for a new code.", booking.CodeNotFound)
 		return
 	case booking.CodeRateLimited:
-		fail("Too many wrong codes", "You entered too many wrong codes. Ask for a new code.", booking.CodeRateLimited, http.StatusTooManyRequests)
+		fail("Too many wrong codes", "You entered too many wrong codes. Ask for a new code.", booking.CodeRateLimited)
 		return
 	default:
 		s.renderError(w, r, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/codes"
 )
 
 // dummyHash is compared against when a staff user does not exist, so that
@@ -38,16 +39,18 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 	name := strings.TrimSpace(r.PostFormValue("name"))
 	password := r.PostFormValue("password")
 	d := staffSigninData{Name: name, Next: safeNext(r.PostFormValue("next"), ""), Demo: s.demo}
-	fail := func(v *problemView, status int) {
+	// fail shows the form again with a problem; its status is the problem
+	// table's for the problem's code.
+	fail := func(v *problemView) {
 		p := s.newPage(w, r, "Staff sign-in")
 		p.Problem = v
 		p.Data = d
-		s.render(w, r, status, "staff_signin", p)
+		s.render(w, r, codes.Status(booking.Code(v.Code)), "staff_signin", p)
 	}
 	if ok, wait := s.staffLimit.allow(strings.ToLower(name), s.now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 		pr := problemOf(booking.CodeRateLimited)
-		fail(&problemView{Code: string(booking.CodeRateLimited), Title: pr.Title, Message: pr.Message}, http.StatusTooManyRequests)
+		fail(&problemView{Code: string(booking.CodeRateLimited), Title: pr.Title, Message: pr.Message})
 		return
 	}
 	hash := dummyHash
@@ -66,7 +69,7 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 	}
 	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || !known {
 		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: "Wrong name or password",
-			Message: "The user name or the password is not right. Passwords are set with `slotd staff-password`."}, http.StatusUnauthorized)
+			Message: "The user name or the password is not right. Passwords are set with `slotd staff-password`."})
 		return
 	}
 	if err := s.signIn(w, r, auth.RoleAdmin, staffPrefix+name); err != nil {

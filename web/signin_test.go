@@ -1,0 +1,102 @@
+package web
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/codes"
+	"github.com/slotd/slotd/sqlite"
+)
+
+// TestSigninStatuses: every problem of the sign-in pages is answered with
+// the problem table's status for its code (data-code on the page).
+func TestSigninStatuses(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: "+33600000001"}); err != nil {
+		t.Fatal(err)
+	}
+	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
+	h := New(Config{Service: booking.NewService(st, booking.Options{}), Accounts: st, Signer: signer, Demo: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	c := srv.Client()
+	c.CheckRedirect = noRedirect
+	c.Jar, _ = cookiejar.New(nil) // the CSRF cookie
+
+	res, err := c.Get(srv.URL + "/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := readAll(t, res)
+	post := func(path string, form url.Values) (int, string) {
+		t.Helper()
+		form.Set("csrf", between(between(page, `action="`+path+`"`, `</form>`), `name="csrf" value="`, `"`))
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+path, strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		res, err := c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.StatusCode, readAll(t, res)
+	}
+	expect := func(what string, status int, body string, code booking.Code) {
+		t.Helper()
+		if want := codes.Status(code); status != want || !strings.Contains(body, `data-code="`+string(code)+`"`) {
+			t.Fatalf("%s: %d, want %d with data-code %q", what, status, want, code)
+		}
+	}
+
+	status, body := post("/signin", url.Values{"phone": {"not a phone"}})
+	expect("bad phone", status, body, booking.CodeInvalidRequest)
+	status, page = post("/signin", url.Values{"phone": {"+33600000001"}})
+	if status != http.StatusOK || !strings.Contains(page, "data-demo-code") {
+		t.Fatalf("phone step: %d", status)
+	}
+	code := between(page, `data-demo-code>`, `<`)
+	wrong := "000000"
+	if code == wrong {
+		wrong = "000001"
+	}
+	status, body = post("/signin/verify", url.Values{"phone": {"+33600000001"}, "code": {"12"}})
+	expect("short code", status, body, booking.CodeInvalidRequest)
+	status, body = post("/signin/verify", url.Values{"phone": {"+33600000002"}, "code": {code}})
+	expect("no code for that phone", status, body, booking.CodeNotFound)
+	for i := 0; i < 5; i++ {
+		status, body = post("/signin/verify", url.Values{"phone": {"+33600000001"}, "code": {wrong}})
+		expect("wrong code", status, body, booking.CodeInvalidRequest)
+	}
+	status, body = post("/signin/verify", url.Values{"phone": {"+33600000001"}, "code": {code}})
+	expect("attempts used up", status, body, booking.CodeRateLimited)
+
+	// Staff: a wrong password, then too many attempts.
+	res, err = c.Get(srv.URL + "/staff/signin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page = readAll(t, res)
+	for i := 0; i < 5; i++ {
+		status, body = post("/staff/signin", url.Values{"name": {"admin"}, "password": {"nope"}})
+		expect("wrong staff password", status, body, booking.CodeUnauthorized)
+	}
+	status, body = post("/staff/signin", url.Values{"name": {"admin"}, "password": {"nope"}})
+	expect("staff attempts used up", status, body, booking.CodeRateLimited)
+}
