@@ -23,7 +23,7 @@ type workers struct {
 	now      func() time.Time
 	// fanOut turns a NotifyBatchArgs job into one NotifyArgs job per
 	// notification, in one transaction with the batch job's completion;
-	// set by the driver-specific install.
+	// set by newRunner, which knows the transaction type.
 	fanOut func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error
 }
 
