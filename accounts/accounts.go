@@ -121,3 +121,8 @@ func CheckNewPassword(password string) error {
 func HashPassword(password string) ([]byte, error) {
 	return bcrypt.GenerateFromPassword([]byte(password), bcrypt.DefaultCost)
 }
+
+// PasswordMatches reports whether password is the one hash was made from.
+func PasswordMatches(hash []byte, password string) bool {
+	return bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
+}

@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"golang.org/x/crypto/bcrypt"
-
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -15,7 +13,7 @@ import (
 
 // dummyHash is compared against when a staff user does not exist, so that
 // a wrong name takes as long as a wrong password.
-var dummyHash, _ = bcrypt.GenerateFromPassword([]byte("slotd-no-such-user"), bcrypt.DefaultCost)
+var dummyHash, _ = accounts.HashPassword("slotd-no-such-user")
 
 type staffSigninData struct {
 	Name string
@@ -67,7 +65,7 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 			return
 		}
 	}
-	if bcrypt.CompareHashAndPassword(hash, []byte(password)) != nil || !known {
+	if !accounts.PasswordMatches(hash, password) || !known {
 		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: "Wrong name or password",
 			Message: "The user name or the password is not right. Passwords are set with `slotd staff-password`."})
 		return
