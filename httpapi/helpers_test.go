@@ -25,6 +25,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/codes"
+	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -141,7 +142,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	if ec.wrap != nil {
 		e.store = ec.wrap(db)
 	}
-	svc := booking.NewService(e.store, booking.Options{Now: e.clock.Now, Timeout: 2 * time.Second})
+	svc := booking.NewService(e.store, booking.Options{Now: e.clock.Now, Timeout: 2 * time.Second, Planner: schedule.Planner{}})
 	cfg := Config{
 		Service: svc, Store: e.store, Signer: signer,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

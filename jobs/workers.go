@@ -188,16 +188,17 @@ func (ew *expireWorker) Work(ctx context.Context, _ *river.Job[ExpireArgs]) erro
 func (w *workers) expire(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		as, err := w.store.ExpireHolds(ctx, w.now(), ExpireBatch)
+		var as []booking.Appointment
+		var err error
+		if w.svc != nil {
+			as, err = w.svc.ExpireHolds(ctx, ExpireBatch) // releases the places in its gates
+		} else {
+			as, err = w.store.ExpireHolds(ctx, w.now(), ExpireBatch)
+		}
 		if err != nil {
 			return total, fmt.Errorf("expire holds: %w", err)
 		}
 		total += len(as)
-		if w.svc != nil {
-			for _, a := range as {
-				w.svc.Released(a)
-			}
-		}
 		if len(as) < ExpireBatch {
 			break
 		}

@@ -1,5 +1,6 @@
 // Package schedule turns schedules into slots. It is pure: no database, no
-// clock; Apply is the one function that touches a Store, and only to insert.
+// clock; Apply is the one function that touches a store, and only to
+// insert. Planner hands it all to booking.Service, which cannot import it.
 //
 // # Time zones and DST
 //
@@ -227,7 +228,7 @@ func eachDay(s booking.Schedule, loc *time.Location, from, to Date, yield func([
 // s is validated with Normalize first (on a copy); an invalid schedule or a
 // range with from after to is a *booking.Error with CodeInvalidRequest. On a
 // store error the counts cover the chunks done before it. A nil loc means UTC.
-func Apply(ctx context.Context, store booking.Store, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
+func Apply(ctx context.Context, store booking.SlotInserter, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
 	if err := Normalize(&s); err != nil {
 		return 0, 0, err
 	}
@@ -286,4 +287,23 @@ func Window(s booking.Schedule, loc *time.Location, now time.Time) (from, to Dat
 	}
 	today := DateOf(now, loc)
 	return today, today.AddDays(h)
+}
+
+// Planner is this package as booking.Planner, for booking.Options.
+type Planner struct{}
+
+var _ booking.Planner = Planner{}
+
+// Normalize is Normalize.
+func (Planner) Normalize(s *booking.Schedule) error { return Normalize(s) }
+
+// Window is Window, with the days as UTC midnights.
+func (Planner) Window(s booking.Schedule, loc *time.Location, now time.Time) (first, last time.Time) {
+	from, to := Window(s, loc, now)
+	return from.Midnight(), to.Midnight()
+}
+
+// Generate is Apply for the days first through last (UTC midnights).
+func (Planner) Generate(ctx context.Context, ins booking.SlotInserter, s booking.Schedule, loc *time.Location, first, last time.Time) (created, existing int, err error) {
+	return Apply(ctx, ins, s, loc, DateOf(first, time.UTC), DateOf(last, time.UTC))
 }

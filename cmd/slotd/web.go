@@ -21,7 +21,6 @@ func withWeb(api http.Handler, cfg web.Config) (http.Handler, error) {
 		return nil, fmt.Errorf("the %T store does not implement web.Accounts", cfg.Store)
 	}
 	cfg.Accounts = acc
-	cfg.PaymentCallback = api
 	mux := http.NewServeMux()
 	for _, p := range apiPaths {
 		mux.Handle(p, api)
