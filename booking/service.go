@@ -176,8 +176,8 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 
 	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
-		r := s.refuseOrReplay(ctx, req, g)
-		s.observe(r, r.Err == error(g), start)
+		r, gated := s.refuseOrReplay(ctx, req, g)
+		s.observe(r, gated, start)
 		return r
 	}
 	r := s.decideOne(ctx, slotID, req)
@@ -193,19 +193,19 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // other refusals' reads (keyLookups). The same read finds whether the
 // patient already holds a place in a slot known full: already-booked is the
 // more specific truth, and it is what the database would have said.
-func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) BookResult {
+func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) (r BookResult, gated bool) {
 	ans := s.keys.lookup(ctx, req)
 	switch {
 	case ans.err != nil:
-		return BookResult{Err: s.storeErr(ctx, ans.err)}
+		return BookResult{Err: s.storeErr(ctx, ans.err)}, false
 	case ans.found && ans.a.Fingerprint != req.Fingerprint:
-		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: ans.a.SlotID}}
+		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: ans.a.SlotID}}, false
 	case ans.found:
-		return BookResult{Appointment: ans.a, Replayed: true}
+		return BookResult{Appointment: ans.a, Replayed: true}, false
 	case ans.holding && refusal.Code == CodeSlotFull:
-		return BookResult{Err: alreadyBooked(req.SlotID)}
+		return BookResult{Err: alreadyBooked(req.SlotID)}, true
 	}
-	return BookResult{Err: refusal}
+	return BookResult{Err: refusal}, true
 }
 
 func alreadyBooked(slotID int64) *Error {
