@@ -232,3 +232,85 @@ func testFindByKey(t *testing.T, h Harness) {
 		t.Fatalf("FindByKeys found a cancelled appointment by its slot: %+v", holding)
 	}
 }
+
+// testServiceHungDatabase books while the database hangs for the slot: a
+// booking's whole wait (lane queue, decision, key confirmation) stays
+// within the service's timeout, also for a request queued behind a batch
+// that is itself waiting, and is answered unavailable; once the database
+// answers again, a retry with the same key finds the outcome.
+func testServiceHungDatabase(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	const timeout = time.Second
+	// The bound the answer must keep: the timeout and a margin for
+	// scheduling on a busy machine, well under twice the timeout (which
+	// the lanes used to allow a queued request).
+	const bound = timeout + timeout/2
+	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Timeout: timeout})
+	ctx := context.Background()
+	sl := f.slot(10)
+	p1, p2 := f.patient(), f.patient()
+	// The gates know the slot before the database hangs: the wait under
+	// test is the booking's, not the gates' first read.
+	wantOK(t, svc.Book(ctx, f.patient().ID, sl.ID, "warm"))
+
+	release := h.Inspect(t, s).BlockSlot(t, sl.ID)
+	released := false
+	defer func() {
+		if !released {
+			release()
+		}
+	}()
+	type answer struct {
+		r    booking.BookResult
+		took time.Duration
+	}
+	first, second := make(chan answer, 1), make(chan answer, 1)
+	go func() {
+		start := time.Now()
+		r := svc.Book(ctx, p1.ID, sl.ID, "k1")
+		first <- answer{r, time.Since(start)}
+	}()
+	// Let the first request's batch reach the database, so that the second
+	// queues behind it in the slot's lane.
+	time.Sleep(timeout / 4)
+	go func() {
+		start := time.Now()
+		r := svc.Book(ctx, p2.ID, sl.ID, "k2")
+		second <- answer{r, time.Since(start)}
+	}()
+	for i, ch := range []chan answer{first, second} {
+		a := <-ch
+		wantCode(t, a.r.Err, booking.CodeUnavailable)
+		if a.took > bound {
+			t.Fatalf("request %d answered after %v with the database hung; the bound is %v (timeout %v)", i+1, a.took, bound, timeout)
+		}
+	}
+
+	release()
+	released = true
+	for _, p := range []struct {
+		patient booking.Patient
+		key     string
+	}{{p1, "k1"}, {p2, "k2"}} {
+		var r booking.BookResult
+		// The lane may still be deciding what the database let through.
+		for try := 0; try < 50; try++ {
+			if r = svc.Book(ctx, p.patient.ID, sl.ID, p.key); booking.ErrorCode(r.Err) != booking.CodeUnavailable && booking.ErrorCode(r.Err) != booking.CodeKeyInUse {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		// Made now or by the request that was answered unavailable: either
+		// way the one appointment of this key.
+		a := r.Appointment
+		if r.Err != nil || a.PatientID != p.patient.ID || a.SlotID != sl.ID {
+			t.Fatalf("retry with key %s: %+v", p.key, r)
+		}
+		again := svc.Book(ctx, p.patient.ID, sl.ID, p.key)
+		if again.Err != nil || !again.Replayed || again.Appointment.ID != a.ID {
+			t.Fatalf("a second retry with key %s must replay appointment %d: %+v", p.key, a.ID, again)
+		}
+	}
+	checkInvariants(t, h, s)
+}
