@@ -16,9 +16,6 @@ import (
 // that no request can ask the store for something absurd.
 const (
 	maxNameLen         = 200
-	maxCapacity        = 10000
-	maxSlotMinutes     = 24 * 60
-	maxFee             = 100_000_000
 	maxGenerateDays    = 366
 	defaultHoldSeconds = booking.DefaultHoldMinutes * 60
 )
@@ -66,8 +63,8 @@ func (s *server) createDoctor(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err != nil {
 		return err
 	}
-	if in.DepartmentID <= 0 {
-		return errorf(booking.CodeInvalidRequest, "departmentId must be a positive integer")
+	if !validID(in.DepartmentID) {
+		return errorf(booking.CodeInvalidRequest, "departmentId must be an id 1 to %d", int64(booking.MaxID))
 	}
 	// "" and "Local" load too, but mean UTC or this machine's zone: never
 	// what a clinic meant.
@@ -205,9 +202,6 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 		}
 		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
 	}
-	if sc.Capacity > maxCapacity || sc.FeeCents > maxFee || sc.FeeCents < 0 {
-		return errorf(booking.CodeInvalidRequest, "capacity must be at most %d and fee 0 to %d", maxCapacity, maxFee)
-	}
 	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
 	if err != nil {
 		// When only the generation failed the schedule exists; POST
@@ -292,18 +286,18 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	}
 	now := s.now()
 	switch {
-	case in.DoctorID <= 0:
-		return errorf(booking.CodeInvalidRequest, "doctorId must be a positive integer")
+	case !validID(in.DoctorID):
+		return errorf(booking.CodeInvalidRequest, "doctorId must be an id 1 to %d", int64(booking.MaxID))
 	case in.StartAt.IsZero():
 		return errorf(booking.CodeInvalidRequest, "startAt is required (RFC 3339)")
 	case !in.StartAt.After(now):
 		return errorf(booking.CodeInvalidRequest, "startAt must be in the future")
-	case in.DurationMinutes < 1 || in.DurationMinutes > maxSlotMinutes:
-		return errorf(booking.CodeInvalidRequest, "durationMinutes must be 1 to %d", maxSlotMinutes)
-	case in.Capacity < 1 || in.Capacity > maxCapacity:
-		return errorf(booking.CodeInvalidRequest, "capacity must be 1 to %d", maxCapacity)
-	case in.Fee < 0 || in.Fee > maxFee:
-		return errorf(booking.CodeInvalidRequest, "fee must be 0 to %d", maxFee)
+	case in.DurationMinutes < booking.MinSlotMinutes || in.DurationMinutes > booking.MaxSlotMinutes:
+		return errorf(booking.CodeInvalidRequest, "durationMinutes must be %d to %d", booking.MinSlotMinutes, booking.MaxSlotMinutes)
+	case in.Capacity < booking.MinCapacity || in.Capacity > booking.MaxCapacity:
+		return errorf(booking.CodeInvalidRequest, "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
+	case in.Fee < 0 || in.Fee > booking.MaxFeeCents:
+		return errorf(booking.CodeInvalidRequest, "fee must be 0 to %d", booking.MaxFeeCents)
 	}
 	opens := now
 	if in.OpensAt != nil {
@@ -342,8 +336,8 @@ func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if in.Capacity == nil && in.Status == nil {
 		return errorf(booking.CodeInvalidRequest, "give capacity, status or both")
 	}
-	if in.Capacity != nil && (*in.Capacity < 1 || *in.Capacity > maxCapacity) {
-		return errorf(booking.CodeInvalidRequest, "capacity must be 1 to %d", maxCapacity)
+	if in.Capacity != nil && (*in.Capacity < booking.MinCapacity || *in.Capacity > booking.MaxCapacity) {
+		return errorf(booking.CodeInvalidRequest, "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
 	}
 	if in.Status != nil && *in.Status != booking.SlotOpen && *in.Status != booking.SlotClosed {
 		return errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")

@@ -81,11 +81,11 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	if err := decodeJSON(r, &in); err != nil {
 		return bookingAttempt{}, err
 	}
-	if in.SlotID <= 0 {
-		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "slotId must be a positive integer")
+	if !validID(in.SlotID) {
+		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "slotId must be an id 1 to %d", int64(booking.MaxID))
 	}
-	if in.PatientID != nil && *in.PatientID <= 0 {
-		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be a positive integer")
+	if in.PatientID != nil && !validID(*in.PatientID) {
+		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be an id 1 to %d", int64(booking.MaxID))
 	}
 	if c.Role == auth.RoleAdmin {
 		if in.PatientID == nil {

@@ -64,10 +64,10 @@ func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.
 	switch {
 	case !validTradeNo(in.TradeNo):
 		return errorf(booking.CodeInvalidRequest, "tradeNo must be 1 to %d visible ASCII characters", maxTradeNoLen)
-	case in.AppointmentID <= 0:
-		return errorf(booking.CodeInvalidRequest, "appointmentId must be a positive integer")
-	case in.Amount <= 0 || in.Amount > maxFee:
-		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", maxFee)
+	case !validID(in.AppointmentID):
+		return errorf(booking.CodeInvalidRequest, "appointmentId must be an id 1 to %d", int64(booking.MaxID))
+	case in.Amount <= 0 || in.Amount > booking.MaxFeeCents:
+		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", booking.MaxFeeCents)
 	}
 	res, err := s.svc.ConfirmPayment(r.Context(), booking.Payment{
 		TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount,

@@ -205,8 +205,8 @@ func (s *server) addRoundSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	}
 	seen := make(map[int64]bool, len(in.RoomIDs))
 	for _, id := range in.RoomIDs {
-		if id <= 0 {
-			return errorf(booking.CodeInvalidRequest, "roomIds must be positive integers")
+		if !validID(id) {
+			return errorf(booking.CodeInvalidRequest, "roomIds must be ids 1 to %d", int64(booking.MaxID))
 		}
 		if seen[id] {
 			return errorf(booking.CodeInvalidRequest, "room %d is listed twice", id)

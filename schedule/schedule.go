@@ -54,8 +54,9 @@ const insertChunk = 2000
 // (a copy, the caller's slice is not reordered) because the stores keep them
 // as a bit set and a round trip should compare equal. StartTime, EndTime and
 // OpensAtTime are strict "HH:MM" (00:00..23:59), StartTime before EndTime;
-// SlotMinutes is 1..1440 and the wall-clock period must hold at least one
-// slot; Capacity >= 1, FeeCents >= 0, HorizonDays 1..366, HoldMinutes >= 1.
+// SlotMinutes, Capacity, FeeCents, HorizonDays and HoldMinutes are within
+// booking's ranges (booking.MinSlotMinutes...), and the wall-clock period
+// must hold at least one slot.
 //
 // Errors are *booking.Error with CodeInvalidRequest and a message naming the
 // JSON field, so an admin client can point at it.
@@ -90,24 +91,24 @@ func Normalize(s *booking.Schedule) error {
 	if start >= end {
 		return bad("endTime: %s is not after startTime %s", s.EndTime, s.StartTime)
 	}
-	if s.SlotMinutes < 1 || s.SlotMinutes > 1440 {
-		return bad("slotMinutes: %d is not in 1..1440", s.SlotMinutes)
+	if s.SlotMinutes < booking.MinSlotMinutes || s.SlotMinutes > booking.MaxSlotMinutes {
+		return bad("slotMinutes: %d is not in %d..%d", s.SlotMinutes, booking.MinSlotMinutes, booking.MaxSlotMinutes)
 	}
 	if end-start < s.SlotMinutes {
 		return bad("slotMinutes: %d does not fit between startTime %s and endTime %s", s.SlotMinutes, s.StartTime, s.EndTime)
 	}
-	if s.Capacity < 1 {
-		return bad("capacity: %d is less than 1", s.Capacity)
+	if s.Capacity < booking.MinCapacity || s.Capacity > booking.MaxCapacity {
+		return bad("capacity: %d is not in %d..%d", s.Capacity, booking.MinCapacity, booking.MaxCapacity)
 	}
-	if s.FeeCents < 0 {
-		return bad("fee: %d is negative", s.FeeCents)
+	if s.FeeCents < 0 || s.FeeCents > booking.MaxFeeCents {
+		return bad("fee: %d is not in 0..%d", s.FeeCents, booking.MaxFeeCents)
 	}
 	horizon := s.HorizonDays
 	if horizon == 0 {
 		horizon = booking.DefaultHorizonDays
 	}
-	if horizon < 1 || horizon > 366 {
-		return bad("horizonDays: %d is not in 1..366", s.HorizonDays)
+	if horizon < booking.MinHorizonDays || horizon > booking.MaxHorizonDays {
+		return bad("horizonDays: %d is not in %d..%d", s.HorizonDays, booking.MinHorizonDays, booking.MaxHorizonDays)
 	}
 	opens := s.OpensAtTime
 	if opens == "" {
@@ -120,8 +121,8 @@ func Normalize(s *booking.Schedule) error {
 	if hold == 0 {
 		hold = booking.DefaultHoldMinutes
 	}
-	if hold < 1 {
-		return bad("holdMinutes: %d is less than 1", s.HoldMinutes)
+	if hold < booking.MinHoldMinutes || hold > booking.MaxHoldMinutes {
+		return bad("holdMinutes: %d is not in %d..%d", s.HoldMinutes, booking.MinHoldMinutes, booking.MaxHoldMinutes)
 	}
 	// Only now, with everything valid, is s changed: a failed Normalize
 	// leaves the caller's schedule as it was.

@@ -123,7 +123,8 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		name     string
 		dst      *int
 		min, max int
-	}{{"minutes", &sc.SlotMinutes, 1, 24 * 60}, {"capacity", &sc.Capacity, 1, 10000}, {"horizon", &sc.HorizonDays, 1, 366}, {"hold", &sc.HoldMinutes, 1, 24 * 60}}
+	}{{"minutes", &sc.SlotMinutes, booking.MinSlotMinutes, booking.MaxSlotMinutes}, {"capacity", &sc.Capacity, booking.MinCapacity, booking.MaxCapacity},
+		{"horizon", &sc.HorizonDays, booking.MinHorizonDays, booking.MaxHorizonDays}, {"hold", &sc.HoldMinutes, booking.MinHoldMinutes, booking.MaxHoldMinutes}}
 	for _, in := range ints {
 		n, err := strconv.Atoi(strings.TrimSpace(f.Get(in.name)))
 		if err != nil || n < in.min || n > in.max {
