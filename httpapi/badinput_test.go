@@ -278,7 +278,7 @@ func testNumbersOutOfRange(t *testing.T, st booking.Store) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var p problem
+		var p problemDetails
 		_ = json.NewDecoder(res.Body).Decode(&p)
 		res.Body.Close()
 		if res.StatusCode != http.StatusBadRequest || p.Type != "/problems/invalid-request" || !strings.Contains(p.Detail, c.field) {

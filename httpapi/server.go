@@ -19,6 +19,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/problem"
 )
 
 // Config wires the API to the domain.
@@ -221,9 +222,9 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
 		}
 		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "method %s is not allowed here", r.Method), http.StatusMethodNotAllowed)
 	case http.StatusBadRequest:
-		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "bad request"), http.StatusBadRequest)
+		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "bad request"), problem.Status(booking.CodeInvalidRequest))
 	default:
-		writeProblem(w, booking.Errorf(booking.CodeNotFound, "no such resource"), http.StatusNotFound)
+		writeProblem(w, booking.Errorf(booking.CodeNotFound, "no such resource"), problem.Status(booking.CodeNotFound))
 	}
 }
 
