@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
 )
 
 // testServiceEngines books through booking.Service with both engines: the
@@ -311,6 +312,103 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 		if again.Err != nil || !again.Replayed || again.Appointment.ID != a.ID {
 			t.Fatalf("a second retry with key %s must replay appointment %d: %+v", p.key, a.ID, again)
 		}
+	}
+	checkInvariants(t, h, s)
+}
+
+// testServiceChanges makes the changes other than booking through the
+// Service: each is what the store does, and the Service keeps its gates
+// and watchers informed without the caller's help.
+func testServiceChanges(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	rec := &gateRecorder{}
+	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Observer: rec,
+		Planner: schedule.Planner{}, Gates: booking.GateOptions{FullTTL: time.Hour, SlotInfoTTL: time.Hour}})
+	var mu sync.Mutex
+	changed := map[int64]int{} // doctor → changes told
+	svc.Watch(func(c booking.Change) { mu.Lock(); changed[c.DoctorID]++; mu.Unlock() })
+	told := func(doctorID int64) int { mu.Lock(); defer mu.Unlock(); return changed[doctorID] }
+	ctx := context.Background()
+
+	// A schedule comes with its slots; generating again adds nothing.
+	sc := booking.Schedule{DoctorID: f.doctor.ID, Weekdays: []time.Weekday{time.Monday, time.Thursday}, StartTime: "08:00", EndTime: "10:00",
+		SlotMinutes: 30, Capacity: 2, HorizonDays: 14}
+	created, n, err := svc.CreateSchedule(ctx, sc)
+	must(t, err)
+	if created.ID == 0 || created.HoldMinutes != booking.DefaultHoldMinutes || n < 8 {
+		t.Fatalf("CreateSchedule = %+v, %d slots", created, n)
+	}
+	if told(f.doctor.ID) == 0 {
+		t.Fatal("a new schedule's slots were not told to the watchers")
+	}
+	first, last := schedule.Planner{}.Window(created, time.UTC, now)
+	again, existing, err := svc.GenerateSlots(ctx, f.doctor.ID, first, last.AddDate(0, 0, 1))
+	must(t, err)
+	if again != 0 || existing < n {
+		t.Fatalf("GenerateSlots after CreateSchedule: %d created, %d existing; want 0 and at least %d", again, existing, n)
+	}
+	ext, err := svc.ExtendSchedules(ctx, true)
+	must(t, err)
+	if ext != 0 {
+		t.Fatalf("ExtendSchedules right after a generation created %d", ext)
+	}
+	_, _, err = svc.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doctor.ID, Weekdays: sc.Weekdays, StartTime: "08:00", EndTime: "10:00",
+		SlotMinutes: 30, Capacity: 2, HoldMinutes: 99999999})
+	wantCode(t, err, booking.CodeInvalidRequest)
+	_, _, err = svc.CreateSchedule(ctx, booking.Schedule{DoctorID: 999999, Weekdays: sc.Weekdays, StartTime: "08:00", EndTime: "10:00",
+		SlotMinutes: 30, Capacity: 2})
+	wantCode(t, err, booking.CodeNotFound)
+	ss, err := s.ListSchedules(ctx, 0)
+	must(t, err)
+	if len(ss) != 1 {
+		t.Fatalf("%d schedules after one valid and two refused", len(ss))
+	}
+
+	// A slot known full takes bookings again once the Service raises its
+	// capacity: the gates forgot their mark.
+	sl := f.slot(1)
+	p1, p2 := f.patient(), f.patient()
+	wantOK(t, svc.Book(ctx, p1.ID, sl.ID, "a"))
+	wantCode(t, svc.Book(ctx, p2.ID, sl.ID, "b").Err, booking.CodeSlotFull)
+	wantCode(t, svc.Book(ctx, p2.ID, sl.ID, "b").Err, booking.CodeSlotFull)
+	if _, gated := rec.last(); !gated {
+		t.Fatal("the slot is not known full")
+	}
+	two := 2
+	_, err = svc.UpdateSlot(ctx, sl.ID, booking.SlotUpdate{Capacity: &two})
+	must(t, err)
+	wantOK(t, svc.Book(ctx, p2.ID, sl.ID, "b"))
+
+	// A staff transition and a suspension through the Service.
+	held := f.slot(1, withFee(500))
+	a := wantOK(t, svc.Book(ctx, p1.ID, held.ID, "h"))
+	res, err := svc.ConfirmPayment(ctx, booking.Payment{TradeNo: "T-1", AppointmentID: a.ID, AmountCents: 500})
+	must(t, err)
+	if res.Appointment.Status != booking.StatusBooked || res.Duplicate {
+		t.Fatalf("ConfirmPayment = %+v", res)
+	}
+	done, err := svc.Transition(ctx, a.ID, booking.StatusCompleted)
+	must(t, err)
+	if done.Status != booking.StatusCompleted {
+		t.Fatalf("Transition = %+v", done)
+	}
+	later := f.slot(3)
+	wantOK(t, svc.Book(ctx, p1.ID, later.ID, "l"))
+	sus, err := svc.Suspend(ctx, booking.Suspension{DoctorID: f.doctor.ID, From: later.StartAt, To: later.EndAt, Reason: "ill"})
+	must(t, err)
+	if sus.SlotsClosed != 1 || sus.Cancelled != 1 {
+		t.Fatalf("Suspend = %+v", sus)
+	}
+	// The gates knew the slot open; the suspension made them reload it.
+	wantCode(t, svc.Book(ctx, p2.ID, later.ID, "s").Err, booking.CodeSlotClosed)
+	if _, gated := rec.last(); !gated {
+		t.Fatal("a slot the Service closed must be refused by its gates")
+	}
+	rep, err := svc.Reconcile(ctx, false)
+	must(t, err)
+	if !rep.Clean() {
+		t.Fatalf("reconciliation after the Service's changes: %+v", rep)
 	}
 	checkInvariants(t, h, s)
 }

@@ -71,6 +71,7 @@ func Run(t *testing.T, h Harness) {
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
 		{"ServiceHungDatabase", testServiceHungDatabase},
+		{"ServiceChanges", testServiceChanges},
 		{"FindByKey", testFindByKey},
 		{"NotificationsOnBookAndCancel", testNotificationsOnBookAndCancel},
 		{"Payments", testPayments},
