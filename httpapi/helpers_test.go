@@ -142,7 +142,9 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	if ec.wrap != nil {
 		e.store = ec.wrap(db)
 	}
-	svc := booking.NewService(e.store, booking.Options{Now: e.clock.Now, Timeout: 2 * time.Second, Planner: schedule.Planner{}})
+	// The timeout bounds a booking's whole wait: generous, as these tests
+	// are about answers and -race on busy cores makes a rush of hundreds slow.
+	svc := booking.NewService(e.store, booking.Options{Now: e.clock.Now, Timeout: 10 * time.Second, Planner: schedule.Planner{}})
 	cfg := Config{
 		Service: svc, Store: e.store, Signer: signer,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
