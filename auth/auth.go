@@ -1,5 +1,6 @@
 // Package auth issues and verifies slotd's bearer tokens: HS256 JWTs whose
-// subject names the caller and whose role claim says what the caller may do.
+// subject names the caller and whose role claim says what the caller may do;
+// and it defines the payment provider's callback signature (payment.go).
 //
 // Identity always comes from a verified token, never from a request body.
 package auth

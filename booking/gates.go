@@ -69,12 +69,19 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	if !ok || now.Sub(e.loadedAt) > g.opts.SlotInfoTTL || now.Before(e.loadedAt) {
 		// Shared by everyone asking meanwhile: one caller going away must not
 		// fail the load for the others.
+		// The wait for it ends with ctx: the request then goes on to fail
+		// its own deadline rather than outlive it here.
 		lctx := context.WithoutCancel(ctx)
-		v, err, _ := g.loads.Do(strconv.FormatInt(slotID, 10), func() (any, error) { return g.load(lctx, slotID) })
-		if err != nil {
+		var res singleflight.Result
+		select {
+		case res = <-g.loads.DoChan(strconv.FormatInt(slotID, 10), func() (any, error) { return g.load(lctx, slotID) }):
+		case <-ctx.Done():
 			return nil
 		}
-		sl := v.(Slot)
+		if res.Err != nil {
+			return nil
+		}
+		sl := res.Val.(Slot)
 		g.mu.Lock()
 		if len(g.slots) >= maxGateSlots {
 			g.sweepLocked(now)
@@ -122,6 +129,13 @@ func (g *gates) forget(slotID int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	delete(g.slots, slotID)
+}
+
+// forgetAll drops everything the gates know (a repair reset counters).
+func (g *gates) forgetAll() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	clear(g.slots)
 }
 
 // maxGateSlots bounds the slots the gates remember.

@@ -26,10 +26,14 @@ type keyWaiter struct {
 	done chan keyAnswer
 }
 
+// keyAnswer is what a lookup found for one request: the appointment its
+// key made, and the patient's active appointment in the slot it asks for.
 type keyAnswer struct {
-	a     Appointment
-	found bool
-	err   error
+	a       Appointment
+	found   bool
+	held    Appointment
+	holding bool
+	err     error
 }
 
 // Bounds of the key lookups: the most requests one read asks about, and
@@ -43,13 +47,14 @@ func newKeyLookups(find func(context.Context, []BookRequest) ([]Appointment, err
 	return &keyLookups{find: find, timeout: timeout}
 }
 
-// lookup returns the appointment req's key made, if any.
-func (k *keyLookups) lookup(ctx context.Context, req BookRequest) (Appointment, bool, error) {
+// lookup returns the appointment req's key made, if any, and the patient's
+// active appointment in req.SlotID, if any.
+func (k *keyLookups) lookup(ctx context.Context, req BookRequest) keyAnswer {
 	w := &keyWaiter{req: req, done: make(chan keyAnswer, 1)}
 	k.mu.Lock()
 	if len(k.queue) >= maxKeyPending {
 		k.mu.Unlock()
-		return Appointment{}, false, overloaded()
+		return keyAnswer{err: overloaded()}
 	}
 	k.queue = append(k.queue, w)
 	if !k.running {
@@ -59,9 +64,9 @@ func (k *keyLookups) lookup(ctx context.Context, req BookRequest) (Appointment, 
 	k.mu.Unlock()
 	select {
 	case ans := <-w.done:
-		return ans.a, ans.found, ans.err
+		return ans
 	case <-ctx.Done():
-		return Appointment{}, false, ctx.Err()
+		return keyAnswer{err: ctx.Err()}
 	}
 }
 
@@ -88,12 +93,18 @@ func (k *keyLookups) run() {
 		as, err := k.find(ctx, reqs)
 		cancel()
 		byKey := make(map[inflightKey]Appointment, len(as))
+		active := make(map[[2]int64]Appointment, len(as))
 		for _, a := range as {
 			byKey[inflightKey{a.PatientID, a.IdempotencyKey}] = a
+			if a.Status.Active() {
+				active[[2]int64{a.PatientID, a.SlotID}] = a
+			}
 		}
 		for _, w := range batch {
-			a, ok := byKey[inflightKey{w.req.PatientID, w.req.IdempotencyKey}]
-			w.done <- keyAnswer{a: a, found: ok, err: err}
+			ans := keyAnswer{err: err}
+			ans.a, ans.found = byKey[inflightKey{w.req.PatientID, w.req.IdempotencyKey}]
+			ans.held, ans.holding = active[[2]int64{w.req.PatientID, w.req.SlotID}]
+			w.done <- ans
 		}
 	}
 }

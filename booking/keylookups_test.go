@@ -32,7 +32,8 @@ func TestKeyLookupsCoalesce(t *testing.T) {
 	var wg sync.WaitGroup
 	check := func(p int64) {
 		defer wg.Done()
-		a, found, err := k.lookup(context.Background(), BookRequest{PatientID: p, IdempotencyKey: fmt.Sprint("k", p)})
+		ans := k.lookup(context.Background(), BookRequest{PatientID: p, IdempotencyKey: fmt.Sprint("k", p)})
+		a, found, err := ans.a, ans.found, ans.err
 		if err != nil || found != (p%2 == 0) || (found && a.ID != p*10) {
 			t.Errorf("patient %d: %+v found=%v err=%v", p, a, found, err)
 		}
@@ -55,7 +56,7 @@ func TestKeyLookupsCoalesce(t *testing.T) {
 // A failed read answers each of its lookups with the error.
 func TestKeyLookupsError(t *testing.T) {
 	k := newKeyLookups(func(context.Context, []BookRequest) ([]Appointment, error) { return nil, ErrUnavailable }, time.Second)
-	if _, _, err := k.lookup(context.Background(), BookRequest{PatientID: 1, IdempotencyKey: "k"}); ErrorCode(err) != CodeUnavailable {
+	if err := k.lookup(context.Background(), BookRequest{PatientID: 1, IdempotencyKey: "k"}).err; ErrorCode(err) != CodeUnavailable {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -24,6 +24,13 @@ type Options struct {
 	Gates GateOptions
 	// Observer, when set, is told every booking outcome and batch.
 	Observer Observer
+	// Planner turns schedules into slots (schedule.Planner{}); without it
+	// CreateSchedule and the slot generations fail.
+	Planner Planner
+	// BookingRate attempts per BookingWindow are allowed per patient, over
+	// every front end together (default 5 per 10s); see AttemptBooking.
+	BookingRate   int
+	BookingWindow time.Duration
 }
 
 // Booking engines.
@@ -51,6 +58,8 @@ type Service struct {
 	gates    *gates
 	keys     *keyLookups
 	observer Observer
+	planner  Planner
+	limiter  *RateLimiter
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -80,7 +89,14 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 5 * time.Second
 	}
-	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
+	if opts.BookingRate <= 0 {
+		opts.BookingRate = DefaultBookingRate
+	}
+	if opts.BookingWindow <= 0 {
+		opts.BookingWindow = DefaultBookingWindow
+	}
+	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
+		limiter:  NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters),
 		inflight: map[inflightKey]struct{}{}}
 	s.gates = newGates(opts.Gates, s.loadSlot)
 	s.keys = newKeyLookups(func(ctx context.Context, reqs []BookRequest) ([]Appointment, error) {
@@ -96,8 +112,8 @@ func NewService(store Store, opts Options) *Service {
 	return s
 }
 
-// Store returns the store the service works on.
-func (s *Service) Store() Store { return s.store }
+// Reader returns the store the service works on, for reading.
+func (s *Service) Reader() Reader { return s.store }
 
 // Now returns the service's clock reading.
 func (s *Service) Now() time.Time { return s.now() }
@@ -134,8 +150,14 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // a window not open yet, a slot closed or started, a slot known full. A
 // retry of a booking that succeeded is never refused by them: it reaches the
 // database and replays.
+//
+// The whole attempt (gates, lane queue, decision, key confirmation) is
+// bounded by the service's timeout, after which it is ErrUnavailable: the
+// request may still be decided, and a retry with the same key finds out.
 func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) BookResult {
 	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
 	ik := inflightKey{patientID, key}
 	s.mu.Lock()
 	if _, busy := s.inflight[ik]; busy {
@@ -152,10 +174,10 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 		s.mu.Unlock()
 	}()
 
-	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID)}
+	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
-		r := s.refuseOrReplay(ctx, req, g)
-		s.observe(r, r.Err == error(g), start)
+		r, gated := s.refuseOrReplay(ctx, req, g)
+		s.observe(r, gated, start)
 		return r
 	}
 	r := s.decideOne(ctx, slotID, req)
@@ -168,20 +190,26 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // the slot is now full or closed, and it may land on an instance that never
 // saw it; so a refusal is confirmed by a read of the patient's key, which
 // takes no lock and leaves the slot row alone, and is coalesced with the
-// other refusals' reads (keyLookups). (A patient who holds a
-// place in a slot known full and asks again under a new key is told
-// slot-full, as true as the already-booked the database would have said.)
-func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) BookResult {
-	a, found, err := s.keys.lookup(ctx, req)
+// other refusals' reads (keyLookups). The same read finds whether the
+// patient already holds a place in a slot known full: already-booked is the
+// more specific truth, and it is what the database would have said.
+func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) (r BookResult, gated bool) {
+	ans := s.keys.lookup(ctx, req)
 	switch {
-	case err != nil:
-		return BookResult{Err: s.storeErr(ctx, err)}
-	case !found:
-		return BookResult{Err: refusal}
-	case a.Fingerprint != req.Fingerprint:
-		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: a.SlotID}}
+	case ans.err != nil:
+		return BookResult{Err: s.storeErr(ctx, ans.err)}, false
+	case ans.found && ans.a.Fingerprint != req.Fingerprint:
+		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: ans.a.SlotID}}, false
+	case ans.found:
+		return BookResult{Appointment: ans.a, Replayed: true}, false
+	case ans.holding && refusal.Code == CodeSlotFull:
+		return BookResult{Err: alreadyBooked(req.SlotID)}, true
 	}
-	return BookResult{Appointment: a, Replayed: true}
+	return BookResult{Err: refusal}, true
+}
+
+func alreadyBooked(slotID int64) *Error {
+	return &Error{Code: CodeAlreadyBooked, Message: "you already hold a place in this slot", SlotID: slotID}
 }
 
 // decideOne sends one request to its slot's lane, or to the store directly
@@ -190,13 +218,11 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	var r BookResult
 	laned := false
 	if s.lanes != nil {
-		// Waiting in a lane is bounded too: a queue behind a stalled database
-		// answers 503 rather than hanging. The request may still be decided;
-		// a retry with the same key then finds its outcome.
-		wctx, cancel := context.WithTimeout(ctx, 2*s.timeout)
-		defer cancel()
-		r, laned = s.lanes.submit(wctx, slotID, req)
-		if laned && r.Err != nil && wctx.Err() != nil && ctx.Err() == nil {
+		// Waiting in a lane is bounded by Book's deadline: a queue behind a
+		// stalled database answers 503 rather than hanging. The request may
+		// still be decided; a retry with the same key then finds its outcome.
+		r, laned = s.lanes.submit(ctx, slotID, req)
+		if laned && r.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			r.Err = fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)
 		}
 	}
@@ -264,21 +290,21 @@ func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (A
 	if err != nil {
 		return a, s.storeErr(ctx, err)
 	}
-	s.Released(a)
+	s.released(a)
 	return a, nil
 }
 
-// Released tells the service that a's place was given back by this
-// instance (a cancel, an expiry, a suspension), so the slot is no longer
-// known full and caches drop it.
-func (s *Service) Released(a Appointment) {
+// released records that a's place was given back by this instance (a
+// cancel, an expiry, a final state), so the slot is no longer known full
+// and caches drop it.
+func (s *Service) released(a Appointment) {
 	s.gates.released(a.SlotID)
 	s.changed(a)
 }
 
-// SlotChanged tells the service that this instance changed a slot itself
-// (capacity, status), so the gates reload it.
-func (s *Service) SlotChanged(slotID, doctorID int64) {
+// slotChanged records that this instance changed a slot itself (capacity,
+// status, a payment), so the gates reload it and caches drop it.
+func (s *Service) slotChanged(slotID, doctorID int64) {
 	s.gates.forget(slotID)
 	s.changed(Appointment{SlotID: slotID, DoctorID: doctorID})
 }
@@ -313,9 +339,14 @@ func (s *Service) loadSlot(ctx context.Context, slotID int64) (Slot, error) {
 	return s.store.GetSlot(ctx, slotID)
 }
 
-// storeErr turns a timeout of the service's own deadline into ErrUnavailable
-// so that a database that hangs is answered like one that is down.
-func (s *Service) storeErr(ctx context.Context, err error) error {
+// storeErr classifies an error of a store call made under ctx (Classify).
+func (s *Service) storeErr(ctx context.Context, err error) error { return Classify(ctx, err) }
+
+// Classify turns a timeout or cancellation of a store call made under ctx
+// into ErrUnavailable, so that a database that hangs is answered like one
+// that is down; the Service and the front ends' reads (through Reader)
+// classify with it.
+func Classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}

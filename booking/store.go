@@ -12,6 +12,9 @@ type BookRequest struct {
 	// Fingerprint is the canonical form of the request body. A request with
 	// a known key but another fingerprint is refused (idempotency-key-reused).
 	Fingerprint string
+	// SlotID is the slot asked for. Book is given it apart (a batch is for
+	// one slot); FindByKeys uses it to find the patient's place there.
+	SlotID int64
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -79,8 +82,10 @@ type Store interface {
 	// not found. It is a read: it takes no lock.
 	FindByKey(ctx context.Context, patientID int64, key string) (Appointment, error)
 	// FindByKeys returns the appointments made by any of the requests'
-	// (patient, Idempotency-Key) pairs, in one read: the gates confirm their
-	// refusals with it, many at a time.
+	// (patient, Idempotency-Key) pairs and the active appointments each
+	// request's patient holds in its SlotID, in one read: the gates confirm
+	// their refusals with it, many at a time (a retry replays, a holder is
+	// told already-booked).
 	FindByKeys(ctx context.Context, reqs []BookRequest) ([]Appointment, error)
 	// ListAppointments lists a patient's appointments, newest first,
 	// optionally only those in one state.

@@ -10,16 +10,12 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/schedule"
 )
 
 // Input bounds of the admin endpoints: generous for real use, small enough
 // that no request can ask the store for something absurd.
 const (
 	maxNameLen         = 200
-	maxCapacity        = 10000
-	maxSlotMinutes     = 24 * 60
-	maxFee             = 100_000_000
 	maxGenerateDays    = 366
 	defaultHoldSeconds = booking.DefaultHoldMinutes * 60
 )
@@ -46,11 +42,9 @@ func (s *server) createDepartment(w http.ResponseWriter, r *http.Request, _ auth
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	d, err := s.store.CreateDepartment(ctx, booking.Department{Name: name})
+	d, err := s.svc.CreateDepartment(r.Context(), booking.Department{Name: name})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	writeJSON(w, http.StatusCreated, d)
 	return nil
@@ -69,8 +63,8 @@ func (s *server) createDoctor(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err != nil {
 		return err
 	}
-	if in.DepartmentID <= 0 {
-		return errorf(booking.CodeInvalidRequest, "departmentId must be a positive integer")
+	if !validID(in.DepartmentID) {
+		return errorf(booking.CodeInvalidRequest, "departmentId must be an id 1 to %d", int64(booking.MaxID))
 	}
 	// "" and "Local" load too, but mean UTC or this machine's zone: never
 	// what a clinic meant.
@@ -80,11 +74,9 @@ func (s *server) createDoctor(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if _, err := time.LoadLocation(in.TimeZone); err != nil {
 		return errorf(booking.CodeInvalidRequest, "timezone must be an IANA time zone such as Europe/Berlin")
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	d, err := s.store.CreateDoctor(ctx, booking.Doctor{Name: name, DepartmentID: in.DepartmentID, TimeZone: in.TimeZone})
+	d, err := s.svc.CreateDoctor(r.Context(), booking.Doctor{Name: name, DepartmentID: in.DepartmentID, TimeZone: in.TimeZone})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	w.Header().Set("Location", "/api/doctors/"+strconv.FormatInt(d.ID, 10))
 	writeJSON(w, http.StatusCreated, d)
@@ -143,11 +135,9 @@ func (s *server) createPatient(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	if email != "" && !validEmail(email) {
 		return errorf(booking.CodeInvalidRequest, "email must be an e-mail address")
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	p, err := s.store.CreatePatient(ctx, booking.Patient{Name: name, Phone: phone, Email: email})
+	p, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	w.Header().Set("Location", "/api/admin/patients/"+strconv.FormatInt(p.ID, 10))
 	writeJSON(w, http.StatusCreated, p)
@@ -212,28 +202,11 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 		}
 		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
 	}
-	if sc.Capacity > maxCapacity || sc.FeeCents > maxFee || sc.FeeCents < 0 {
-		return errorf(booking.CodeInvalidRequest, "capacity must be at most %d and fee 0 to %d", maxCapacity, maxFee)
-	}
-	if err := schedule.Normalize(&sc); err != nil {
+	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
+	if err != nil {
+		// When only the generation failed the schedule exists; POST
+		// .../slots/generate completes the slots.
 		return err
-	}
-	_, loc, err := s.doctor(r)
-	if err != nil {
-		return err
-	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	sc, err = s.store.CreateSchedule(ctx, sc)
-	if err != nil {
-		return storeErr(ctx, err)
-	}
-	from, to := schedule.Window(sc, loc, s.now())
-	created, _, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
-	s.lists.drop(id)
-	if err != nil {
-		// The schedule exists; POST .../slots/generate completes the slots.
-		return storeErr(ctx, err)
 	}
 	w.Header().Set("Location", "/api/admin/doctors/"+strconv.FormatInt(id, 10)+"/schedules")
 	writeJSON(w, http.StatusCreated, scheduleAnswer{Schedule: sc, SlotsCreated: created})
@@ -265,7 +238,8 @@ type generateAnswer struct {
 }
 
 func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	if _, err := pathID(r, "id"); err != nil {
+	id, err := pathID(r, "id")
+	if err != nil {
 		return err
 	}
 	var in struct {
@@ -289,31 +263,11 @@ func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	if from.AddDays(maxGenerateDays - 1).Before(to) {
 		return errorf(booking.CodeInvalidRequest, "at most %d days can be generated at once", maxGenerateDays)
 	}
-	d, loc, err := s.doctor(r)
+	var ans generateAnswer
+	ans.Created, ans.Existing, err = s.svc.GenerateSlots(r.Context(), id, from.Midnight(), to.Midnight())
 	if err != nil {
 		return err
 	}
-	// A long range over several schedules is a bigger job than one store
-	// call: give it a deadline per schedule rather than one for all.
-	lctx, lcancel := s.storeCtx(r.Context())
-	defer lcancel()
-	ss, err := s.store.ListSchedules(lctx, d.ID)
-	if err != nil {
-		return storeErr(lctx, err)
-	}
-	var ans generateAnswer
-	for _, sc := range ss {
-		ctx, cancel := s.storeCtx(r.Context())
-		c, e, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
-		err = storeErr(ctx, err)
-		cancel()
-		if err != nil {
-			return err
-		}
-		ans.Created += c
-		ans.Existing += e
-	}
-	s.lists.drop(d.ID)
 	writeJSON(w, http.StatusOK, ans)
 	return nil
 }
@@ -332,18 +286,18 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	}
 	now := s.now()
 	switch {
-	case in.DoctorID <= 0:
-		return errorf(booking.CodeInvalidRequest, "doctorId must be a positive integer")
+	case !validID(in.DoctorID):
+		return errorf(booking.CodeInvalidRequest, "doctorId must be an id 1 to %d", int64(booking.MaxID))
 	case in.StartAt.IsZero():
 		return errorf(booking.CodeInvalidRequest, "startAt is required (RFC 3339)")
 	case !in.StartAt.After(now):
 		return errorf(booking.CodeInvalidRequest, "startAt must be in the future")
-	case in.DurationMinutes < 1 || in.DurationMinutes > maxSlotMinutes:
-		return errorf(booking.CodeInvalidRequest, "durationMinutes must be 1 to %d", maxSlotMinutes)
-	case in.Capacity < 1 || in.Capacity > maxCapacity:
-		return errorf(booking.CodeInvalidRequest, "capacity must be 1 to %d", maxCapacity)
-	case in.Fee < 0 || in.Fee > maxFee:
-		return errorf(booking.CodeInvalidRequest, "fee must be 0 to %d", maxFee)
+	case in.DurationMinutes < booking.MinSlotMinutes || in.DurationMinutes > booking.MaxSlotMinutes:
+		return errorf(booking.CodeInvalidRequest, "durationMinutes must be %d to %d", booking.MinSlotMinutes, booking.MaxSlotMinutes)
+	case in.Capacity < booking.MinCapacity || in.Capacity > booking.MaxCapacity:
+		return errorf(booking.CodeInvalidRequest, "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
+	case in.Fee < 0 || in.Fee > booking.MaxFeeCents:
+		return errorf(booking.CodeInvalidRequest, "fee must be 0 to %d", booking.MaxFeeCents)
 	}
 	opens := now
 	if in.OpensAt != nil {
@@ -358,13 +312,10 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		Capacity: in.Capacity, OpensAt: opens.UTC(), Status: booking.SlotOpen,
 		FeeCents: in.Fee, HoldSeconds: defaultHoldSeconds,
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	sl, err := s.store.CreateSlot(ctx, sl)
+	sl, err := s.svc.CreateSlot(r.Context(), sl)
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
-	s.lists.drop(sl.DoctorID)
 	w.Header().Set("Location", "/api/slots/"+strconv.FormatInt(sl.ID, 10))
 	writeJSON(w, http.StatusCreated, newSlotView(sl))
 	return nil
@@ -385,19 +336,16 @@ func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if in.Capacity == nil && in.Status == nil {
 		return errorf(booking.CodeInvalidRequest, "give capacity, status or both")
 	}
-	if in.Capacity != nil && (*in.Capacity < 1 || *in.Capacity > maxCapacity) {
-		return errorf(booking.CodeInvalidRequest, "capacity must be 1 to %d", maxCapacity)
+	if in.Capacity != nil && (*in.Capacity < booking.MinCapacity || *in.Capacity > booking.MaxCapacity) {
+		return errorf(booking.CodeInvalidRequest, "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
 	}
 	if in.Status != nil && *in.Status != booking.SlotOpen && *in.Status != booking.SlotClosed {
 		return errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	sl, err := s.store.UpdateSlot(ctx, id, booking.SlotUpdate{Capacity: in.Capacity, Status: in.Status})
+	sl, err := s.svc.UpdateSlot(r.Context(), id, booking.SlotUpdate{Capacity: in.Capacity, Status: in.Status})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
-	s.svc.SlotChanged(sl.ID, sl.DoctorID) // drops the gates' view and, through Watch, the cached lists
 	writeJSON(w, http.StatusOK, newSlotView(sl))
 	return nil
 }

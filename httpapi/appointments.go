@@ -81,11 +81,11 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	if err := decodeJSON(r, &in); err != nil {
 		return bookingAttempt{}, err
 	}
-	if in.SlotID <= 0 {
-		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "slotId must be a positive integer")
+	if !validID(in.SlotID) {
+		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "slotId must be an id 1 to %d", int64(booking.MaxID))
 	}
-	if in.PatientID != nil && *in.PatientID <= 0 {
-		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be a positive integer")
+	if in.PatientID != nil && !validID(*in.PatientID) {
+		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be an id 1 to %d", int64(booking.MaxID))
 	}
 	if c.Role == auth.RoleAdmin {
 		if in.PatientID == nil {
@@ -127,18 +127,15 @@ func (s *server) answerBooking(w http.ResponseWriter, r *http.Request, at bookin
 	return nil
 }
 
-// rateLimit takes one booking attempt of patient and sets the RateLimit
-// headers; beyond the limit it answers rate-limited with Retry-After.
+// rateLimit spends one booking attempt of patient (the Service's budget,
+// shared with the web pages) and sets the RateLimit headers; beyond the
+// limit it answers rate-limited with Retry-After.
 func (s *server) rateLimit(w http.ResponseWriter, patient int64) error {
-	d := s.limiter.allow(patient, s.now())
-	if d.full {
-		return &booking.Error{Code: booking.CodeOverloaded, Message: "too many patients are booking; retry shortly", RetryAfter: d.retryAfter}
+	d := s.svc.AttemptBooking(patient)
+	if !d.Full {
+		setRateHeaders(w.Header(), d)
 	}
-	s.limiter.setHeaders(w.Header(), d)
-	if !d.allowed {
-		return &booking.Error{Code: booking.CodeRateLimited, Message: "too many booking attempts; retry later", RetryAfter: d.retryAfter}
-	}
-	return nil
+	return d.Err()
 }
 
 // owner returns whose appointments c may see: its own patient id, or 0 (all)

@@ -1,11 +1,22 @@
 package httpapi
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/postgres"
+	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/sqlite"
 )
 
 // TestBadInputNeverServerError sends malformed input to every endpoint and
@@ -131,6 +142,8 @@ func TestBadInputNeverServerError(t *testing.T) {
 		post("/api/admin/doctors/"+doc+"/schedules", e.admin, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":1,"fee":-1}`),
 		post("/api/admin/doctors/"+doc+"/schedules", e.admin, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":1,"horizonDays":100000}`),
 		post("/api/admin/doctors/"+doc+"/schedules", e.admin, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":99999999}`),
+		post("/api/admin/doctors/"+doc+"/schedules", e.admin, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":1,"holdMinutes":2147483648}`),
+		post("/api/admin/doctors/"+doc+"/schedules", e.admin, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":1,"holdMinutes":99999999}`),
 		post("/api/admin/doctors/"+doc+"/slots/generate", e.admin, `{"from":"2026-03-02"}`),
 		post("/api/admin/doctors/"+doc+"/slots/generate", e.admin, `{"from":"2026-03-02","to":"2028-03-02"}`),
 		post("/api/admin/slots", e.admin, `{"doctorId":1,"durationMinutes":15,"capacity":1}`),
@@ -174,4 +187,117 @@ func TestBadInputNeverServerError(t *testing.T) {
 		t.Fatalf("bad input changed the database:\n%s\n---\n%s", before, after)
 	}
 	t.Logf("%d bad requests, all 4xx problem+json", n)
+}
+
+// TestNumbersOutOfRange sends numbers beyond their documented range, on
+// both stores: each is 400 invalid-request naming the field, and nothing
+// is stored (PostgreSQL answered 500 for an int4 overflow, SQLite stored a
+// hold of 190 years).
+func TestNumbersOutOfRange(t *testing.T) {
+	stores := map[string]func(t *testing.T) booking.Store{
+		"sqlite": func(t *testing.T) booking.Store {
+			ctx := context.Background()
+			s, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			if err := s.Migrate(ctx); err != nil {
+				t.Fatal(err)
+			}
+			return s
+		},
+		"postgres": func(t *testing.T) booking.Store {
+			dsn := pgtest.DSN(t)
+			ctx := context.Background()
+			if err := postgres.Migrate(ctx, dsn); err != nil {
+				t.Fatal(err)
+			}
+			s, err := postgres.Open(ctx, dsn, postgres.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+	}
+	for name, open := range stores {
+		t.Run(name, func(t *testing.T) { testNumbersOutOfRange(t, open(t)) })
+	}
+}
+
+func testNumbersOutOfRange(t *testing.T, st booking.Store) {
+	ctx := context.Background()
+	now := func() time.Time { return t0 }
+	svc := booking.NewService(st, booking.Options{Now: now, Planner: schedule.Planner{}})
+	signer := mustSigner(t)
+	srv := httptest.NewServer(New(Config{Service: svc, Signer: signer, Now: now, Logger: discardLogger()}))
+	t.Cleanup(srv.Close)
+	admin, err := signer.Mint(auth.RoleAdmin, "1", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dep, err := st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := st.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Weber", DepartmentID: dep.ID, TimeZone: "Europe/Berlin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	schedules := fmt.Sprintf("/api/admin/doctors/%d/schedules", doc.ID)
+	sched := func(field, value string) string {
+		return `{"weekdays":[1,2,3,4,5],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":2,"` + field + `":` + value + `}`
+	}
+	slot := func(field, value string) string {
+		return fmt.Sprintf(`{"doctorId":%d,"startAt":"2026-03-05T08:00:00Z","durationMinutes":15,"capacity":1,"%s":%s}`, doc.ID, field, value)
+	}
+	for _, c := range []struct{ method, path, body, field string }{
+		{"POST", schedules, sched("holdMinutes", "2147483648"), "holdMinutes"},
+		{"POST", schedules, sched("holdMinutes", "99999999"), "holdMinutes"},
+		{"POST", schedules, sched("holdMinutes", "1441"), "holdMinutes"},
+		{"POST", schedules, sched("horizonDays", "2147483648"), "horizonDays"},
+		{"POST", schedules, sched("fee", "9223372036854775807"), "fee"},
+		{"POST", schedules, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":2147483648,"capacity":2}`, "slotMinutes"},
+		{"POST", schedules, `{"weekdays":[1],"startTime":"08:00","endTime":"12:00","slotMinutes":15,"capacity":2147483648}`, "capacity"},
+		{"POST", "/api/admin/slots", slot("fee", "100000001"), "fee"},
+		{"POST", "/api/admin/slots", fmt.Sprintf(`{"doctorId":%d,"startAt":"2026-03-05T08:00:00Z","durationMinutes":2147483648,"capacity":1}`, doc.ID), "durationMinutes"},
+		{"POST", "/api/admin/slots", fmt.Sprintf(`{"doctorId":%d,"startAt":"2026-03-05T08:00:00Z","durationMinutes":15,"capacity":2147483648}`, doc.ID), "capacity"},
+		{"POST", "/api/admin/slots", `{"doctorId":9007199254740992,"startAt":"2026-03-05T08:00:00Z","durationMinutes":15,"capacity":1}`, "doctorId"},
+		{"POST", "/api/admin/doctors", `{"name":"X","departmentId":9007199254740992,"timezone":"UTC"}`, "departmentId"},
+		{"POST", "/api/admin/rooms", `{"name":"A","timezone":"UTC","building":"B","floor":2147483648,"beds":1}`, "floor"},
+		{"POST", "/api/admin/rooms", `{"name":"A","timezone":"UTC","building":"B","floor":1,"beds":2147483648}`, "beds"},
+		{"GET", "/api/doctors/9007199254740992", "", "id"},
+	} {
+		req, _ := http.NewRequest(c.method, srv.URL+c.path, strings.NewReader(c.body))
+		req.Header.Set("Authorization", "Bearer "+admin)
+		if c.body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var p problemDetails
+		_ = json.NewDecoder(res.Body).Decode(&p)
+		res.Body.Close()
+		if res.StatusCode != http.StatusBadRequest || p.Type != "/problems/invalid-request" || !strings.Contains(p.Detail, c.field) {
+			t.Errorf("%s %s %s: %d %s %q, want 400 invalid-request naming %s", c.method, c.path, c.body, res.StatusCode, p.Type, p.Detail, c.field)
+		}
+	}
+	ss, err := st.ListSchedules(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sls, err := st.ListSlots(ctx, doc.ID, t0.Add(-24*time.Hour), t0.Add(400*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, err := st.ListDoctors(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ss) != 0 || len(sls) != 0 || len(docs) != 1 {
+		t.Fatalf("numbers out of range changed the database: %d schedules, %d slots, %d doctors", len(ss), len(sls), len(docs))
+	}
 }

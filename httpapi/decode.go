@@ -74,14 +74,17 @@ func pathID(r *http.Request, name string) (int64, error) {
 	return parseID(r.PathValue(name), name)
 }
 
-// parseID parses a positive int64 id.
+// parseID parses an id (1 to booking.MaxID).
 func parseID(s, name string) (int64, error) {
 	id, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || id <= 0 {
-		return 0, errorf(booking.CodeInvalidRequest, "%s must be a positive integer", name)
+	if err != nil || !validID(id) {
+		return 0, errorf(booking.CodeInvalidRequest, "%s must be an id 1 to %d", name, int64(booking.MaxID))
 	}
 	return id, nil
 }
+
+// validID reports whether id is in the range of ids, 1 to booking.MaxID.
+func validID(id int64) bool { return id >= 1 && id <= booking.MaxID }
 
 // query returns the single value of a query parameter, refusing repeats
 // (an ambiguous request) and parameters the endpoint does not know.

@@ -2,10 +2,6 @@ package httpapi
 
 import (
 	"bytes"
-	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"io"
 	"net/http"
 	"strings"
@@ -16,16 +12,15 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// SignatureHeader carries the payment provider's signature of a callback:
-// "sha256=" and the hex HMAC-SHA256 of the raw body under the shared secret.
-const SignatureHeader = "X-Slotd-Signature"
+// SignatureHeader carries the payment provider's signature of a callback
+// (auth.SignPayment: "sha256=" and the hex HMAC-SHA256 of the raw body).
+const SignatureHeader = auth.PaymentSignatureHeader
 
 // Bounds of the lifecycle endpoints' input.
 const (
-	maxTradeNoLen   = 64
-	maxReasonLen    = 500
-	maxSuspendDays  = 366
-	reconcileBudget = 25 * time.Second // a grouped scan of every slot; under the server's write timeout
+	maxTradeNoLen  = 64
+	maxReasonLen   = 500
+	maxSuspendDays = 366
 )
 
 // paymentAnswer is the answer to an accepted payment callback.
@@ -36,26 +31,10 @@ type paymentAnswer struct {
 	Duplicate bool `json:"duplicate"`
 }
 
-// verifySignature checks the callback's signature over the raw body in
-// constant time. Without a configured secret nothing verifies: an
-// unauthenticated payment endpoint would let anyone book without paying.
+// verifySignature checks the callback's signature over the raw body.
 func (s *server) verifySignature(r *http.Request, body []byte) error {
-	bad := errorf(booking.CodeBadSignature, "the %s header is missing or does not match the body", SignatureHeader)
-	if len(s.paySecret) == 0 {
-		return bad
-	}
-	sig, ok := strings.CutPrefix(r.Header.Get(SignatureHeader), "sha256=")
-	if !ok {
-		return bad
-	}
-	got, err := hex.DecodeString(sig)
-	if err != nil {
-		return bad
-	}
-	mac := hmac.New(sha256.New, s.paySecret)
-	mac.Write(body)
-	if !hmac.Equal(got, mac.Sum(nil)) {
-		return bad
+	if !auth.VerifyPayment(s.paySecret, body, r.Header.Get(SignatureHeader)) {
+		return errorf(booking.CodeBadSignature, "the %s header is missing or does not match the body", SignatureHeader)
 	}
 	return nil
 }
@@ -85,29 +64,16 @@ func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.
 	switch {
 	case !validTradeNo(in.TradeNo):
 		return errorf(booking.CodeInvalidRequest, "tradeNo must be 1 to %d visible ASCII characters", maxTradeNoLen)
-	case in.AppointmentID <= 0:
-		return errorf(booking.CodeInvalidRequest, "appointmentId must be a positive integer")
-	case in.Amount <= 0 || in.Amount > maxFee:
-		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", maxFee)
+	case !validID(in.AppointmentID):
+		return errorf(booking.CodeInvalidRequest, "appointmentId must be an id 1 to %d", int64(booking.MaxID))
+	case in.Amount <= 0 || in.Amount > booking.MaxFeeCents:
+		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", booking.MaxFeeCents)
 	}
-	now := s.now()
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	res, err := s.store.ConfirmPayment(ctx, booking.Payment{
-		TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount, ReceivedAt: now,
-	}, now)
+	res, err := s.svc.ConfirmPayment(r.Context(), booking.Payment{
+		TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount,
+	})
 	if err != nil {
-		if booking.ErrorCode(err) == booking.CodePaymentRejected && res.Appointment.Status == booking.StatusExpired {
-			// A late payment expires the hold it came too late for (if the
-			// expiry job had not yet): its place is free again.
-			s.svc.Released(res.Appointment)
-		}
-		return storeErr(ctx, err)
-	}
-	if !res.Duplicate {
-		// HELD became BOOKED: the place stays taken, but what this instance
-		// remembers of the slot is stale.
-		s.svc.SlotChanged(res.Appointment.SlotID, res.Appointment.DoctorID)
+		return err
 	}
 	writeJSON(w, http.StatusOK, paymentAnswer{Payment: res.Payment, Appointment: res.Appointment, Duplicate: res.Duplicate})
 	return nil
@@ -153,39 +119,16 @@ func (s *server) suspend(w http.ResponseWriter, r *http.Request, _ auth.Claims) 
 	case reason == "" || utf8.RuneCountInString(reason) > maxReasonLen || !utf8.ValidString(reason) || strings.ContainsFunc(reason, isControl):
 		return errorf(booking.CodeInvalidRequest, "reason must be 1 to %d printable characters", maxReasonLen)
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	res, err := s.store.Suspend(ctx, booking.Suspension{DoctorID: id, From: in.From.UTC(), To: in.To.UTC(), Reason: reason}, s.now())
+	res, err := s.svc.Suspend(r.Context(), booking.Suspension{DoctorID: id, From: in.From.UTC(), To: in.To.UTC(), Reason: reason})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	status := http.StatusOK
 	if !res.Existing {
 		status = http.StatusCreated
-		s.forgetSlots(r, id, res.Suspension.From, res.Suspension.To)
 	}
 	writeJSON(w, status, res)
 	return nil
-}
-
-// forgetSlots makes the gates reload the slots a suspension closed and
-// freed, so that this instance neither keeps them marked full nor lets
-// them look open. Other instances notice within the gates' TTL; the
-// database refuses bookings of closed slots anyway. A failed read only
-// costs that delay, so it does not fail the request.
-func (s *server) forgetSlots(r *http.Request, doctorID int64, from, to time.Time) {
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	sls, err := s.store.ListSlots(ctx, doctorID, from, to)
-	if err != nil {
-		s.log.Warn("suspension: cannot list the closed slots to refresh the gates", "doctor", doctorID, "err", err)
-		s.lists.drop(doctorID)
-		return
-	}
-	for _, sl := range sls {
-		s.svc.SlotChanged(sl.ID, sl.DoctorID)
-	}
-	s.lists.drop(doctorID)
 }
 
 // complete and noShow record what happened at an appointment (staff).
@@ -205,13 +148,10 @@ func (s *server) transition(w http.ResponseWriter, r *http.Request, to booking.S
 	if err != nil {
 		return err
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	a, err := s.store.Transition(ctx, id, to, s.now())
+	a, err := s.svc.Transition(r.Context(), id, to)
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
-	s.svc.Released(a) // a final state holds no place
 	writeJSON(w, http.StatusOK, a)
 	return nil
 }
@@ -225,11 +165,9 @@ type reconciliationAnswer struct {
 // reconciliation reports the invariant breaches (SPEC §6) without
 // repairing: repairs are for `slotd reconcile --repair`, run deliberately.
 func (s *server) reconciliation(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	ctx, cancel := context.WithTimeout(r.Context(), max(s.storeTimeout, reconcileBudget))
-	defer cancel()
-	rep, err := s.store.Reconcile(ctx, s.now(), false)
+	rep, err := s.svc.Reconcile(r.Context(), false)
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	// Empty lists, never null: clients iterate them without a check.
 	rep.CounterMismatches = orEmpty(rep.CounterMismatches)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/problem"
 )
 
 type ctxKey int
@@ -53,7 +54,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 					slog.String("panic", fmt.Sprint(v)),
 					slog.String("stack", string(debug.Stack())))
 				if !sw.wrote {
-					writeProblem(sw, booking.Errorf(booking.CodeInternal, "internal error"), http.StatusInternalServerError)
+					writeProblem(sw, booking.Errorf(booking.CodeInternal, "internal error"), problem.Status(booking.CodeInternal))
 				}
 			}
 			route := r.Pattern

@@ -85,3 +85,46 @@ func TestServeOpenAPI(t *testing.T) {
 		t.Fatalf("%q", a.header.Get("Content-Type"))
 	}
 }
+
+// TestOpenAPIInputNumbersAreBounded checks that every number a client
+// sends (parameters and request bodies) has a documented minimum and
+// maximum, the ranges the handlers check.
+func TestOpenAPIInputNumbersAreBounded(t *testing.T) {
+	doc, err := openapi3.NewLoader().LoadFromData(openapiJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check func(where string, s *openapi3.Schema)
+	check = func(where string, s *openapi3.Schema) {
+		if s == nil {
+			return
+		}
+		if s.Type.Is("integer") || s.Type.Is("number") {
+			if s.Min == nil || s.Max == nil {
+				t.Errorf("%s: a number without minimum and maximum", where)
+			}
+		}
+		if s.Items != nil {
+			check(where+"[]", s.Items.Value)
+		}
+		for name, p := range s.Properties {
+			check(where+"."+name, p.Value)
+		}
+	}
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			for _, p := range op.Parameters {
+				if p.Value.Schema != nil {
+					check(method+" "+path+" ?"+p.Value.Name, p.Value.Schema.Value)
+				}
+			}
+			if op.RequestBody != nil {
+				for _, mt := range op.RequestBody.Value.Content {
+					if mt.Schema != nil {
+						check(method+" "+path+" body", mt.Schema.Value)
+					}
+				}
+			}
+		}
+	}
+}

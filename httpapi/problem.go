@@ -9,15 +9,15 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/codes"
+	"github.com/slotd/slotd/problem"
 )
 
 // defaultRetryAfter is what a 503 advises when the error does not say: long
 // enough for a restarting database, short enough not to lose a patient.
 const defaultRetryAfter = 2 * time.Second
 
-// problem is an RFC 9457 problem details document.
-type problem struct {
+// problemDetails is an RFC 9457 problem details document.
+type problemDetails struct {
 	Type       string `json:"type"`
 	Title      string `json:"title"`
 	Status     int    `json:"status"`
@@ -34,7 +34,7 @@ type problem struct {
 func toBookingError(err error) *booking.Error {
 	var e *booking.Error
 	if errors.As(err, &e) {
-		if codes.Known(e.Code) {
+		if problem.Known(e.Code) {
 			return e
 		}
 		// An unknown code is a bug in the caller; never guess a status.
@@ -49,7 +49,7 @@ func toBookingError(err error) *booking.Error {
 // writeError answers err as problem+json, logging what clients must not see.
 func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 	e := toBookingError(err)
-	spec := codes.Of(e.Code)
+	spec := problem.Of(e.Code)
 	if spec.Status >= 500 {
 		s.log.LogAttrs(r.Context(), slog.LevelError, "request failed",
 			slog.String("method", r.Method),
@@ -63,8 +63,8 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 
 // writeProblem writes e with the given status (normally the table's).
 func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
-	spec := codes.Of(e.Code) // an unknown code reads as internal
-	p := problem{
+	spec := problem.Of(e.Code) // an unknown code reads as internal
+	p := problemDetails{
 		Type:   "/problems/" + string(e.Code),
 		Title:  spec.Title,
 		Status: status,

@@ -14,12 +14,12 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-func render(t *testing.T, err error) (*httptest.ResponseRecorder, problem) {
+func render(t *testing.T, err error) (*httptest.ResponseRecorder, problemDetails) {
 	t.Helper()
 	s := &server{log: discardLogger()}
 	rec := httptest.NewRecorder()
 	s.writeError(rec, httptest.NewRequest("GET", "/x", nil), err)
-	var p problem
+	var p problemDetails
 	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
 		t.Fatal(err)
 	}

@@ -132,12 +132,10 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	case in.Beds < 1 || in.Beds > maxRoomBeds:
 		return errorf(booking.CodeInvalidRequest, "beds must be 1 to %d", maxRoomBeds)
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	room, err := s.store.CreateRoom(ctx, booking.Room{Name: name, TimeZone: in.TimeZone, Building: building,
+	room, err := s.svc.CreateRoom(r.Context(), booking.Room{Name: name, TimeZone: in.TimeZone, Building: building,
 		Floor: in.Floor, NearDoor: in.NearDoor, Beds: in.Beds})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	writeJSON(w, http.StatusCreated, room)
 	return nil
@@ -180,13 +178,11 @@ func (s *server) createRound(w http.ResponseWriter, r *http.Request, _ auth.Clai
 	case quota < 1 || quota > maxRoundQuota:
 		return errorf(booking.CodeInvalidRequest, "quota must be 1 to %d", maxRoundQuota)
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	round, err := s.store.CreateRound(ctx, booking.Round{Name: name,
+	round, err := s.svc.CreateRound(r.Context(), booking.Round{Name: name,
 		OpensAt: in.OpensAt.UTC(), ClosesAt: in.ClosesAt.UTC(), TermStart: in.TermStart.UTC(), TermEnd: in.TermEnd.UTC(),
 		Quota: quota, State: booking.RoundDraft})
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	w.Header().Set("Location", "/api/rounds/"+strconv.FormatInt(round.ID, 10))
 	writeJSON(w, http.StatusCreated, newRoundView(round, s.now()))
@@ -209,19 +205,19 @@ func (s *server) addRoundSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	}
 	seen := make(map[int64]bool, len(in.RoomIDs))
 	for _, id := range in.RoomIDs {
-		if id <= 0 {
-			return errorf(booking.CodeInvalidRequest, "roomIds must be positive integers")
+		if !validID(id) {
+			return errorf(booking.CodeInvalidRequest, "roomIds must be ids 1 to %d", int64(booking.MaxID))
 		}
 		if seen[id] {
 			return errorf(booking.CodeInvalidRequest, "room %d is listed twice", id)
 		}
 		seen[id] = true
 	}
+	if _, err := s.svc.AddRoundSlots(r.Context(), roundID, in.RoomIDs); err != nil {
+		return err
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	if _, err := s.store.AddRoundSlots(ctx, roundID, in.RoomIDs); err != nil {
-		return storeErr(ctx, err)
-	}
 	// The answer shows the added slots with their rooms, as applicants
 	// will see them.
 	all, err := s.store.ListRoundSlots(ctx, roundID, booking.RoomFilter{})
@@ -258,11 +254,9 @@ func (s *server) setRoundState(w http.ResponseWriter, r *http.Request, state str
 	if _, err := parseQuery(r); err != nil {
 		return err
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	round, err := s.store.SetRoundState(ctx, id, state, s.now())
+	round, err := s.svc.SetRoundState(r.Context(), id, state)
 	if err != nil {
-		return storeErr(ctx, err)
+		return err
 	}
 	writeJSON(w, http.StatusOK, newRoundView(round, s.now()))
 	return nil

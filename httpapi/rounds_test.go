@@ -18,7 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/codes"
+	"github.com/slotd/slotd/problem"
 )
 
 // The rounds' clock: applications are taken from opensAt (an hour after
@@ -599,7 +599,7 @@ func (e *env) validate(c call, a answer) {
 	}
 	if a.status >= 400 {
 		p := a.problem(e.t)
-		if spec, ok := codes.Of(booking.Code(strings.TrimPrefix(p.Type, "/problems/"))), codes.Known(booking.Code(strings.TrimPrefix(p.Type, "/problems/"))); !ok || spec.Status != a.status || p.Status != a.status {
+		if spec, ok := problem.Of(booking.Code(strings.TrimPrefix(p.Type, "/problems/"))), problem.Known(booking.Code(strings.TrimPrefix(p.Type, "/problems/"))); !ok || spec.Status != a.status || p.Status != a.status {
 			e.t.Fatalf("%s %s: problem %+v on a %d", c.method, c.path, p, a.status)
 		}
 	}

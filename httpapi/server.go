@@ -3,15 +3,15 @@
 // problem+json table for every error, and the OpenAPI document that
 // describes it all.
 //
-// Handlers only translate: they validate input, call the booking.Service or
-// the booking.Store, and render the answer. Bad input is always a 4xx; a 5xx
-// means the database is down (503) or a bug (500, logged, generic detail).
+// Handlers only translate: they validate input, call the booking.Service
+// for every change (or read through a booking.Reader), and render the
+// answer. Bad input is always a 4xx; a 5xx means the database is down (503)
+// or a bug (500, logged, generic detail).
 package httpapi
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"log/slog"
 	"net/http"
 	"time"
@@ -19,27 +19,25 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/problem"
 )
 
 // Config wires the API to the domain.
 type Config struct {
-	// Service decides bookings and cancellations.
+	// Service makes every change: bookings, cancellations, the catalog,
+	// payments, staff transitions, rounds.
 	Service *booking.Service
-	// Store serves the catalog and admin endpoints directly; when nil the
-	// Service's store is used.
-	Store booking.Store
+	// Store serves the reads of the catalog and admin endpoints; when nil
+	// the Service's store is read.
+	Store booking.Reader
 	// Signer verifies bearer tokens.
 	Signer *auth.Signer
 	// Logger receives one line per request; slog.Default() when nil.
 	Logger *slog.Logger
-	// BookingRate attempts per BookingWindow are allowed per patient on
-	// POST /api/appointments (default 5 per 10s).
-	BookingRate   int
-	BookingWindow time.Duration
 	// MaxBodyBytes bounds request bodies (default 16 KiB).
 	MaxBodyBytes int64
-	// StoreTimeout bounds each direct store call of the catalog and admin
-	// endpoints, as booking.Options.Timeout does for the Service (default 5s).
+	// StoreTimeout bounds each read of the catalog and admin endpoints, as
+	// booking.Options.Timeout does for the Service (default 5s).
 	StoreTimeout time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
@@ -65,23 +63,20 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultBookingRate   = 5
-	DefaultBookingWindow = 10 * time.Second
-	DefaultMaxBodyBytes  = 16 << 10
-	DefaultStoreTimeout  = 5 * time.Second
-	DefaultListCacheTTL  = 2 * time.Second
+	DefaultMaxBodyBytes = 16 << 10
+	DefaultStoreTimeout = 5 * time.Second
+	DefaultListCacheTTL = 2 * time.Second
 )
 
 // server holds the wired dependencies of the handlers.
 type server struct {
 	svc          *booking.Service
-	store        booking.Store
+	store        booking.Reader
 	signer       *auth.Signer
 	log          *slog.Logger
 	now          func() time.Time
 	maxBody      int64
 	storeTimeout time.Duration
-	limiter      *rateLimiter
 	metrics      *metrics.Metrics
 	lists        *listCache
 	quietLog     bool
@@ -105,19 +100,13 @@ func newServer(cfg Config) *server {
 		panic("httpapi: Config.Service and Config.Signer are required")
 	}
 	if cfg.Store == nil {
-		cfg.Store = cfg.Service.Store()
+		cfg.Store = cfg.Service.Reader()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
-	}
-	if cfg.BookingRate <= 0 {
-		cfg.BookingRate = DefaultBookingRate
-	}
-	if cfg.BookingWindow <= 0 {
-		cfg.BookingWindow = DefaultBookingWindow
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
@@ -139,7 +128,6 @@ func newServer(cfg Config) *server {
 		now:          cfg.Now,
 		maxBody:      cfg.MaxBodyBytes,
 		storeTimeout: cfg.StoreTimeout,
-		limiter:      newRateLimiter(cfg.BookingRate, cfg.BookingWindow, defaultMaxLimiters),
 		metrics:      cfg.Metrics,
 		lists:        newListCache(cfg.ListCacheTTL),
 		quietLog:     cfg.QuietAccessLog,
@@ -234,9 +222,9 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
 		}
 		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "method %s is not allowed here", r.Method), http.StatusMethodNotAllowed)
 	case http.StatusBadRequest:
-		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "bad request"), http.StatusBadRequest)
+		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "bad request"), problem.Status(booking.CodeInvalidRequest))
 	default:
-		writeProblem(w, booking.Errorf(booking.CodeNotFound, "no such resource"), http.StatusNotFound)
+		writeProblem(w, booking.Errorf(booking.CodeNotFound, "no such resource"), problem.Status(booking.CodeNotFound))
 	}
 }
 
@@ -296,27 +284,15 @@ func (s *server) admin(h handlerFunc) http.Handler {
 	})
 }
 
-// storeCtx bounds a direct store call so that a database that hangs is
-// answered with 503 instead of holding the request.
+// storeCtx bounds a read so that a database that hangs is answered with
+// 503 instead of holding the request.
 func (s *server) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.storeTimeout)
 }
 
-// storeErr classifies an error of a direct store call made under ctx: a
-// timeout or cancellation becomes ErrUnavailable, like booking.Service does.
-func storeErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	var be *booking.Error
-	if errors.As(err, &be) {
-		return err
-	}
-	if ctx.Err() != nil {
-		return &booking.Error{Code: booking.CodeUnavailable, Message: "the database did not answer in time; retry later", Err: err}
-	}
-	return err
-}
+// storeErr classifies an error of a read made under ctx, as the Service
+// classifies its own.
+func storeErr(ctx context.Context, err error) error { return booking.Classify(ctx, err) }
 
 // writeJSON answers v as JSON with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {

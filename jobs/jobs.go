@@ -73,8 +73,9 @@ type Config struct {
 	// Store is the database the jobs live in and work on; it must also be
 	// a Host[pgx.Tx] or a Host[*sql.Tx].
 	Store booking.Store
-	// Service, when set, is told of every place an expiry released, so
-	// that this instance's gates and caches forget the slot's full mark.
+	// Service makes the jobs' changes (hold expiry, slot generation), so
+	// that its clock, timeouts and cache invalidation are the requests';
+	// required.
 	Service *booking.Service
 	// Notifier delivers notifications; required.
 	Notifier notify.Notifier
@@ -91,9 +92,6 @@ type Config struct {
 	GenerateInterval time.Duration
 	// NotifyWorkers bounds concurrent deliveries (default 10).
 	NotifyWorkers int
-	// Now is the clock of expiry and generation; time.Now if nil.
-	Now func() time.Time
-
 	// fetchPollInterval overrides River's job polling interval (tests).
 	fetchPollInterval time.Duration
 }
@@ -142,10 +140,10 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.NotifyWorkers <= 0 {
 		cfg.NotifyWorkers = DefaultNotifyWorkers
 	}
-	if cfg.Now == nil {
-		cfg.Now = time.Now
+	if cfg.Service == nil {
+		return nil, errors.New("jobs: a Service is required")
 	}
-	w := &workers{store: cfg.Store, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger, now: cfg.Now}
+	w := &workers{store: cfg.Store, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger}
 	rcfg := riverConfig(cfg, w)
 
 	switch h := cfg.Store.(type) {

@@ -169,6 +169,12 @@ func (f *fixture) book(slotID int64, at time.Time, ps ...booking.Patient) []book
 
 // runner builds a Runner for s with quick polling, stopped at cleanup (before
 // the store closes, since cleanups run last-in first-out).
+// svcAt is the Service the jobs make their changes through, on clock now
+// (time.Now when nil).
+func svcAt(s booking.Store, now func() time.Time) *booking.Service {
+	return booking.NewService(s, booking.Options{Now: now, Planner: schedule.Planner{}})
+}
+
 func runner(t *testing.T, cfg Config, start bool) *Runner {
 	t.Helper()
 	cfg.fetchPollInterval = 100 * time.Millisecond
@@ -228,14 +234,14 @@ func TestNotificationSurvivesCrash(t *testing.T) {
 		// The first process installs the enqueuer but crashes before its
 		// workers run: it is never started.
 		dead := &recorder{}
-		runner(t, Config{Store: s, Notifier: dead}, false)
+		runner(t, Config{Store: s, Service: svcAt(s, nil), Notifier: dead}, false)
 		a := f.book(sl.ID, t0, p)[0]
 		if a.Status != booking.StatusBooked {
 			t.Fatalf("status %s, want BOOKED", a.Status)
 		}
 
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Notifier: rec, Now: clock(t0)}, true)
+		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "the confirmation", 20*time.Second, func() bool { return len(rec.messages()) >= 1 })
 		drained(t, r)
 		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
@@ -272,7 +278,7 @@ func TestBatchFansOut(t *testing.T) {
 		ps := []booking.Patient{f.patient(), f.patient(), f.patient(), f.patient()}
 		sl := f.slot(4, 0)
 		dead := &recorder{}
-		dr := runner(t, Config{Store: s, Notifier: dead}, false)
+		dr := runner(t, Config{Store: s, Service: svcAt(s, nil), Notifier: dead}, false)
 		as := f.book(sl.ID, t0, ps...) // one batch of four
 		if n, err := dr.jobsLeft(context.Background(), NotifyBatchArgs{}.Kind()); err != nil || n != 1 {
 			t.Fatalf("%d batch jobs (%v), want 1 for the four confirmations", n, err)
@@ -282,7 +288,7 @@ func TestBatchFansOut(t *testing.T) {
 		}
 
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Notifier: rec, Now: clock(t0)}, true)
+		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "four confirmations", 20*time.Second, func() bool { return len(rec.messages()) >= 4 })
 		drained(t, r)
 		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
@@ -311,7 +317,7 @@ func TestCancelledConfirmationDropped(t *testing.T) {
 		p := f.patient()
 		sl := f.slot(1, 0)
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Notifier: rec, Now: clock(t0)}, false)
+		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, false)
 		a := f.book(sl.ID, t0, p)[0]
 		if _, err := s.Cancel(f.ctx, a.ID, p.ID, t0); err != nil {
 			t.Fatal(err)
@@ -346,7 +352,7 @@ func TestDeliveryRetriesAndGivesUp(t *testing.T) {
 			}
 			return &notify.Permanent{Err: notify.ErrNoAddress}
 		}}
-		r := runner(t, Config{Store: s, Notifier: rec, Now: clock(t0)}, false)
+		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, false)
 		a1 = f.book(sl.ID, t0, p1)[0]
 		must(t, r.Start(context.Background()))
 		t.Cleanup(func() { r.Stop(context.Background()) })
@@ -381,7 +387,7 @@ func TestExpiryJob(t *testing.T) {
 		later := t0.Add(time.Hour) // past the first three holds' 15 minutes
 		svc := booking.NewService(s, booking.Options{Now: clock(later)})
 		rec := &recorder{}
-		runner(t, Config{Store: s, Service: svc, Notifier: rec, Now: clock(later), ExpiryInterval: 200 * time.Millisecond}, true)
+		runner(t, Config{Store: s, Service: svc, Notifier: rec, ExpiryInterval: 200 * time.Millisecond}, true)
 
 		eventually(t, "the expiry notifications", 20*time.Second, func() bool { return len(rec.messages()) >= 3 })
 		time.Sleep(500 * time.Millisecond) // several more passes: nothing more to do
@@ -435,8 +441,8 @@ func TestExpiryTwoInstances(t *testing.T) {
 	}
 	later := t0.Add(time.Hour)
 	rec := &recorder{}
-	r1 := runner(t, Config{Store: s1, Notifier: rec, Now: clock(later), ExpiryInterval: time.Hour}, true)
-	r2 := runner(t, Config{Store: s2, Notifier: rec, Now: clock(later), ExpiryInterval: time.Hour}, true)
+	r1 := runner(t, Config{Store: s1, Service: svcAt(s1, clock(later)), Notifier: rec, ExpiryInterval: time.Hour}, true)
+	r2 := runner(t, Config{Store: s2, Service: svcAt(s2, clock(later)), Notifier: rec, ExpiryInterval: time.Hour}, true)
 
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -524,7 +530,7 @@ func TestRollingGeneration(t *testing.T) {
 		rec := &recorder{}
 		var now atomic.Int64 // the workers read the clock while the test moves it
 		now.Store(t0.Add(24 * time.Hour).UnixNano())
-		r := runner(t, Config{Store: s, Notifier: rec, Now: func() time.Time { return time.Unix(0, now.Load()).UTC() }}, true)
+		r := runner(t, Config{Store: s, Service: svcAt(s, func() time.Time { return time.Unix(0, now.Load()).UTC() }), Notifier: rec}, true)
 		eventually(t, "the next day's slots", 20*time.Second, func() bool { return len(day(to.AddDays(1))) == 2 })
 		if n := len(day(to.AddDays(2))); n != 0 {
 			t.Fatalf("%d slots two days beyond the old horizon", n)
@@ -557,11 +563,14 @@ func TestNewRefusesBadConfig(t *testing.T) {
 		t.Fatal("New without a store succeeded")
 	}
 	s, _ := backends[0].open(t)
-	if _, err := New(Config{Store: s}); err == nil {
+	if _, err := New(Config{Store: s, Service: svcAt(s, nil)}); err == nil {
 		t.Fatal("New without a notifier succeeded")
 	}
+	if _, err := New(Config{Store: s, Notifier: &recorder{}}); err == nil {
+		t.Fatal("New without a Service succeeded")
+	}
 	// A store that hosts no River driver is refused, not half-wired.
-	if _, err := New(Config{Store: struct{ booking.Store }{s}, Notifier: &recorder{}}); err == nil {
+	if _, err := New(Config{Store: struct{ booking.Store }{s}, Service: svcAt(s, nil), Notifier: &recorder{}}); err == nil {
 		t.Fatal("New on a store without RiverDriver succeeded")
 	}
 }

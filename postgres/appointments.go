@@ -91,14 +91,24 @@ func (s *Store) FindByKey(ctx context.Context, patientID int64, key string) (boo
 }
 
 // FindByKeys returns the appointments made by any of the requests'
-// (patient, Idempotency-Key) pairs, in one read.
+// (patient, Idempotency-Key) pairs and the requests' patients' active
+// appointments in the slots they ask for, in one read.
 func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error) {
 	patients := make([]int64, len(reqs))
 	keys := make([]string, len(reqs))
+	slots := make([]int64, len(reqs))
 	for i, r := range reqs {
-		patients[i], keys[i] = r.PatientID, r.IdempotencyKey
+		patients[i], keys[i], slots[i] = r.PatientID, r.IdempotencyKey, r.SlotID
 	}
-	rows, _ := s.pool.Query(ctx, sqlByKeys, patients, keys)
+	rows, _ := s.pool.Query(ctx, sqlByKeysOrHolding, patients, keys, slots)
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	return as, translate(err, "appointment")
 }
+
+// sqlByKeysOrHolding finds what a key made (appointments' unique key
+// index) or what the patient holds in the slot (appointments_patient_idx).
+const sqlByKeysOrHolding = `SELECT ` + apptColumns + `
+	FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS k(patient_id, idem_key, slot_id)
+	JOIN appointments a ON a.patient_id = k.patient_id
+	  AND (a.idempotency_key = k.idem_key OR (a.slot_id = k.slot_id AND a.status IN ('HELD', 'BOOKED')))
+	JOIN slots s ON s.id = a.slot_id`

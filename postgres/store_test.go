@@ -77,6 +77,21 @@ func TestConformance(t *testing.T) {
 // inspector reads rows straight from the pool, bypassing the Store.
 type inspector struct{ pool *pgxpool.Pool }
 
+// BlockSlot locks the slot's row in a transaction of its own
+// (storetest.Inspector).
+func (in inspector) BlockSlot(t testing.TB, slotID int64) func() {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := in.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.Exec(ctx, `SELECT 1 FROM slots WHERE id = $1 FOR UPDATE`, slotID); err != nil {
+		t.Fatal(err)
+	}
+	return func() { _ = tx.Rollback(ctx) }
+}
+
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()
 	rows, _ := in.pool.Query(context.Background(), `SELECT id, capacity, booked_count FROM slots`)

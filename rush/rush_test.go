@@ -38,9 +38,8 @@ func startServer(t *testing.T, bookingRate int) (string, *auth.Signer) {
 		t.Fatal(err)
 	}
 	h := httpapi.New(httpapi.Config{
-		Service: booking.NewService(store, booking.Options{}), Store: store, Signer: signer,
-		Logger:      slog.New(slog.NewTextHandler(io.Discard, nil)),
-		BookingRate: bookingRate,
+		Service: booking.NewService(store, booking.Options{BookingRate: bookingRate}), Store: store, Signer: signer,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	srv := httptest.NewServer(h)
 	t.Cleanup(func() {

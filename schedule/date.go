@@ -67,6 +67,10 @@ func (d Date) AddDays(n int) Date {
 	return dateOfUTC(d.noonUTC().AddDate(0, 0, n))
 }
 
+// Midnight is d as a UTC midnight: how booking.Planner passes a civil
+// date without a zone of its own.
+func (d Date) Midnight() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
+
 // Before reports whether d is an earlier day than o.
 func (d Date) Before(o Date) bool {
 	if d.Year != o.Year {

@@ -1,5 +1,6 @@
 // Package schedule turns schedules into slots. It is pure: no database, no
-// clock; Apply is the one function that touches a Store, and only to insert.
+// clock; Apply is the one function that touches a store, and only to
+// insert. Planner hands it all to booking.Service, which cannot import it.
 //
 // # Time zones and DST
 //
@@ -53,8 +54,9 @@ const insertChunk = 2000
 // (a copy, the caller's slice is not reordered) because the stores keep them
 // as a bit set and a round trip should compare equal. StartTime, EndTime and
 // OpensAtTime are strict "HH:MM" (00:00..23:59), StartTime before EndTime;
-// SlotMinutes is 1..1440 and the wall-clock period must hold at least one
-// slot; Capacity >= 1, FeeCents >= 0, HorizonDays 1..366, HoldMinutes >= 1.
+// SlotMinutes, Capacity, FeeCents, HorizonDays and HoldMinutes are within
+// booking's ranges (booking.MinSlotMinutes...), and the wall-clock period
+// must hold at least one slot.
 //
 // Errors are *booking.Error with CodeInvalidRequest and a message naming the
 // JSON field, so an admin client can point at it.
@@ -89,24 +91,24 @@ func Normalize(s *booking.Schedule) error {
 	if start >= end {
 		return bad("endTime: %s is not after startTime %s", s.EndTime, s.StartTime)
 	}
-	if s.SlotMinutes < 1 || s.SlotMinutes > 1440 {
-		return bad("slotMinutes: %d is not in 1..1440", s.SlotMinutes)
+	if s.SlotMinutes < booking.MinSlotMinutes || s.SlotMinutes > booking.MaxSlotMinutes {
+		return bad("slotMinutes: %d is not in %d..%d", s.SlotMinutes, booking.MinSlotMinutes, booking.MaxSlotMinutes)
 	}
 	if end-start < s.SlotMinutes {
 		return bad("slotMinutes: %d does not fit between startTime %s and endTime %s", s.SlotMinutes, s.StartTime, s.EndTime)
 	}
-	if s.Capacity < 1 {
-		return bad("capacity: %d is less than 1", s.Capacity)
+	if s.Capacity < booking.MinCapacity || s.Capacity > booking.MaxCapacity {
+		return bad("capacity: %d is not in %d..%d", s.Capacity, booking.MinCapacity, booking.MaxCapacity)
 	}
-	if s.FeeCents < 0 {
-		return bad("fee: %d is negative", s.FeeCents)
+	if s.FeeCents < 0 || s.FeeCents > booking.MaxFeeCents {
+		return bad("fee: %d is not in 0..%d", s.FeeCents, booking.MaxFeeCents)
 	}
 	horizon := s.HorizonDays
 	if horizon == 0 {
 		horizon = booking.DefaultHorizonDays
 	}
-	if horizon < 1 || horizon > 366 {
-		return bad("horizonDays: %d is not in 1..366", s.HorizonDays)
+	if horizon < booking.MinHorizonDays || horizon > booking.MaxHorizonDays {
+		return bad("horizonDays: %d is not in %d..%d", s.HorizonDays, booking.MinHorizonDays, booking.MaxHorizonDays)
 	}
 	opens := s.OpensAtTime
 	if opens == "" {
@@ -119,8 +121,8 @@ func Normalize(s *booking.Schedule) error {
 	if hold == 0 {
 		hold = booking.DefaultHoldMinutes
 	}
-	if hold < 1 {
-		return bad("holdMinutes: %d is less than 1", s.HoldMinutes)
+	if hold < booking.MinHoldMinutes || hold > booking.MaxHoldMinutes {
+		return bad("holdMinutes: %d is not in %d..%d", s.HoldMinutes, booking.MinHoldMinutes, booking.MaxHoldMinutes)
 	}
 	// Only now, with everything valid, is s changed: a failed Normalize
 	// leaves the caller's schedule as it was.
@@ -227,7 +229,7 @@ func eachDay(s booking.Schedule, loc *time.Location, from, to Date, yield func([
 // s is validated with Normalize first (on a copy); an invalid schedule or a
 // range with from after to is a *booking.Error with CodeInvalidRequest. On a
 // store error the counts cover the chunks done before it. A nil loc means UTC.
-func Apply(ctx context.Context, store booking.Store, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
+func Apply(ctx context.Context, store booking.SlotInserter, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
 	if err := Normalize(&s); err != nil {
 		return 0, 0, err
 	}
@@ -286,4 +288,23 @@ func Window(s booking.Schedule, loc *time.Location, now time.Time) (from, to Dat
 	}
 	today := DateOf(now, loc)
 	return today, today.AddDays(h)
+}
+
+// Planner is this package as booking.Planner, for booking.Options.
+type Planner struct{}
+
+var _ booking.Planner = Planner{}
+
+// Normalize is Normalize.
+func (Planner) Normalize(s *booking.Schedule) error { return Normalize(s) }
+
+// Window is Window, with the days as UTC midnights.
+func (Planner) Window(s booking.Schedule, loc *time.Location, now time.Time) (first, last time.Time) {
+	from, to := Window(s, loc, now)
+	return from.Midnight(), to.Midnight()
+}
+
+// Generate is Apply for the days first through last (UTC midnights).
+func (Planner) Generate(ctx context.Context, ins booking.SlotInserter, s booking.Schedule, loc *time.Location, first, last time.Time) (created, existing int, err error) {
+	return Apply(ctx, ins, s, loc, DateOf(first, time.UTC), DateOf(last, time.UTC))
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"strings"
 	"time"
@@ -151,15 +152,42 @@ func (s *Store) FindByKey(ctx context.Context, patientID int64, key string) (boo
 }
 
 // FindByKeys returns the appointments made by any of the requests'
-// (patient, Idempotency-Key) pairs, in one read on the reader pool.
+// (patient, Idempotency-Key) pairs and the requests' patients' active
+// appointments in the slots they ask for, in one read on the reader pool.
 func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error) {
-	found, err := keyLookup(ctx, s.reader, reqs)
+	type req struct {
+		P int64  `json:"p"`
+		K string `json:"k"`
+		S int64  `json:"s"`
+	}
+	in := make([]req, len(reqs))
+	for i, r := range reqs {
+		in[i] = req{r.PatientID, r.IdempotencyKey, r.SlotID}
+	}
+	js, _ := json.Marshal(in)
+	rows, err := s.reader.QueryContext(ctx, byKeysOrHoldingSQL, string(js))
 	if err != nil {
 		return nil, mapErr(err, "appointment")
 	}
-	out := make([]booking.Appointment, 0, len(found))
-	for _, a := range found {
-		out = append(out, a)
+	defer rows.Close()
+	var out []booking.Appointment
+	seen := map[int64]bool{}
+	for rows.Next() {
+		a, err := scanAppt(rows)
+		if err != nil {
+			return nil, mapErr(err, "appointment")
+		}
+		if !seen[a.ID] { // one appointment may match two requests
+			seen[a.ID] = true
+			out = append(out, a)
+		}
 	}
-	return out, nil
+	return out, mapErr(rows.Err(), "appointment")
 }
+
+// byKeysOrHoldingSQL finds what a key made (the unique key index) or what
+// the patient holds in the slot (appointments_slot_patient_active).
+const byKeysOrHoldingSQL = `SELECT ` + apptCols + ` FROM json_each(?) k
+	JOIN appointments a ON a.patient_id = k.value->>'p'
+	  AND (a.idempotency_key = k.value->>'k' OR (a.slot_id = k.value->>'s' AND a.status IN ('HELD', 'BOOKED')))
+	JOIN slots s ON s.id = a.slot_id`

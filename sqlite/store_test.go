@@ -60,13 +60,38 @@ func TestConformance(t *testing.T) {
 			return s
 		},
 		Inspect: func(t testing.TB, s booking.Store) storetest.Inspector {
-			return inspector{db: s.(*Store).DB()}
+			return inspector{db: s.(*Store).DB(), path: s.(*Store).Path()}
 		},
 	})
 }
 
 // inspector reads the rows through the writer handle, bypassing the Store.
-type inspector struct{ db *sql.DB }
+type inspector struct {
+	db   *sql.DB
+	path string
+}
+
+// BlockSlot holds the database's write lock from a connection of its own
+// (storetest.Inspector).
+func (in inspector) BlockSlot(t testing.TB, _ int64) func() {
+	t.Helper()
+	db, err := sql.Open("sqlite", dsn(in.path, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := db.Conn(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(context.Background(), "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+		db.Close()
+	}
+}
 
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()

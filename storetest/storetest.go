@@ -37,6 +37,10 @@ type Inspector interface {
 	// SetBookedCount overwrites a slot's counter, bypassing every rule, to
 	// corrupt it on purpose.
 	SetBookedCount(t testing.TB, slotID int64, n int)
+	// BlockSlot makes the database hang for a booking of slotID: another
+	// connection holds the lock the booking needs (the slot's row, or the
+	// database's write lock) until release is called.
+	BlockSlot(t testing.TB, slotID int64) (release func())
 }
 
 // Run runs the whole suite against h.
@@ -66,6 +70,8 @@ func Run(t *testing.T, h Harness) {
 		{"RaceDoubleCancel", testRaceDoubleCancel},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
+		{"ServiceHungDatabase", testServiceHungDatabase},
+		{"ServiceChanges", testServiceChanges},
 		{"FindByKey", testFindByKey},
 		{"NotificationsOnBookAndCancel", testNotificationsOnBookAndCancel},
 		{"Payments", testPayments},

@@ -88,7 +88,7 @@ func newSite(t *testing.T) *site {
 		t.Fatal(err)
 	}
 	rec := web.NewRecorder(nil)
-	svc := booking.NewService(st, booking.Options{Observer: rec})
+	svc := booking.NewService(st, booking.Options{Observer: rec, Planner: schedule.Planner{}, BookingRate: 50, BookingWindow: time.Second})
 	svc.Watch(rec.Changed)
 	codes := &codeBox{codes: map[string]string{}}
 	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer})
@@ -98,7 +98,7 @@ func newSite(t *testing.T) *site {
 	}
 	mux.Handle("/", web.New(web.Config{
 		Service: svc, Store: st, Accounts: st, Signer: signer, Notifier: codes,
-		Stats: rec, PaymentCallback: api, BookingRate: 50, BookingWindow: time.Second,
+		Stats: rec,
 	}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)

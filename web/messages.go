@@ -6,16 +6,16 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// problem is how a page explains one booking.Code: a sentence a patient or
-// clerk can act on (the page's HTTP status comes from package codes). The
+// message is how a page explains one booking.Code: a sentence a patient or
+// clerk can act on (the page's HTTP status comes from package problem). The
 // store's own message (safe, but technical) is shown only as a detail.
-type problem struct {
+type message struct {
 	Title   string
 	Message string
 }
 
 // problems explains every booking.Code; a test checks that none is missing.
-var problems = map[booking.Code]problem{
+var problems = map[booking.Code]message{
 	booking.CodeInvalidRequest:        {"Please check the form", "Something in the form is missing or not valid. Please check it and try again."},
 	booking.CodeMissingIdempotencyKey: {"Please try again", "The booking form was incomplete. Go back to the day, reload it and press Book again."},
 	booking.CodePayloadTooLarge:       {"Too much text", "The form sent too much text. Please shorten it and try again."},
@@ -42,7 +42,7 @@ var problems = map[booking.Code]problem{
 }
 
 // problemOf explains code, falling back to the internal-error sentence.
-func problemOf(code booking.Code) problem {
+func problemOf(code booking.Code) message {
 	if p, ok := problems[code]; ok {
 		return p
 	}

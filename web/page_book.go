@@ -42,9 +42,10 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	retry := bookRetry{SlotID: slotID, Key: key, Back: s.dayURL(r, slotID)}
-	if ok, wait := s.allowBooking(strconv.FormatInt(sess.PatientID, 10)); !ok {
+	// The same budget as the API's: one per patient (Service.AttemptBooking).
+	if err := s.svc.AttemptBooking(sess.PatientID).Err(); err != nil {
 		retry.Retry = true
-		s.renderBookError(w, r, &booking.Error{Code: booking.CodeRateLimited, Message: "rate limited", RetryAfter: wait}, retry)
+		s.renderBookError(w, r, err, retry)
 		return
 	}
 	res := s.svc.Book(r.Context(), sess.PatientID, slotID, key)

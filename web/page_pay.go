@@ -1,20 +1,12 @@
 package web
 
 import (
-	"bytes"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
-	"strings"
 
+	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 )
-
-// PaymentSignatureHeader carries the hex HMAC-SHA256 of a payment
-// callback's raw body.
-const PaymentSignatureHeader = "X-Slotd-Signature"
 
 // handlePay is the demo's simulated payment provider page for a HELD
 // appointment. It exists only in demo mode.
@@ -38,10 +30,11 @@ func (s *server) handlePay(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "pay", p)
 }
 
-// handlePaySubmit plays the payment provider: it signs a callback
-// {"tradeNo","appointmentId","amount"} with the payment secret and sends it
-// through the API's callback handler in-process, the same code path a real
-// provider's callback takes.
+// handlePaySubmit plays the payment provider: it writes the callback body
+// {"tradeNo","appointmentId","amount"} a provider would send, signs it as
+// the provider does and verifies it as the API does (auth.SignPayment and
+// auth.VerifyPayment, the one definition of the signature), and has the
+// Service record the payment, the same call the API's callback makes.
 func (s *server) handlePaySubmit(w http.ResponseWriter, r *http.Request) {
 	if !s.demo {
 		s.handleNotFound(w, r)
@@ -72,78 +65,42 @@ func (s *server) handlePaySubmit(w http.ResponseWriter, r *http.Request) {
 	if !validKey(trade) {
 		trade = newIdempotencyKey()
 	}
-	body, _ := json.Marshal(struct {
-		TradeNo       string `json:"tradeNo"`
-		AppointmentID int64  `json:"appointmentId"`
-		Amount        int64  `json:"amount"`
-	}{"demo-" + trade, a.ID, sl.FeeCents})
-	if err := s.sendPayment(r, body); err != nil {
+	p, err := s.simulatePayment(demoCallback{"demo-" + trade, a.ID, sl.FeeCents})
+	if err == nil {
+		_, err = s.svc.ConfirmPayment(r.Context(), p)
+	}
+	if err != nil {
 		s.renderError(w, r, err)
 		return
 	}
 	redirect(w, r, "/appointments/"+itoa(a.ID)+"?paid=1")
 }
 
-// sendPayment delivers a signed callback body to the API's callback handler,
-// or, when no handler or secret is wired, records the payment in the store
-// directly.
-func (s *server) sendPayment(r *http.Request, body []byte) error {
-	if s.payCallback == nil || len(s.paySecret) == 0 {
-		var in struct {
-			TradeNo       string `json:"tradeNo"`
-			AppointmentID int64  `json:"appointmentId"`
-			Amount        int64  `json:"amount"`
-		}
-		_ = json.Unmarshal(body, &in)
-		ctx, cancel := s.storeCtx(r.Context())
-		defer cancel()
-		_, err := s.store.ConfirmPayment(ctx, booking.Payment{TradeNo: in.TradeNo, AppointmentID: in.AppointmentID,
-			AmountCents: in.Amount, ReceivedAt: s.now()}, s.now())
-		return err
-	}
-	m := hmac.New(sha256.New, s.paySecret)
-	m.Write(body)
-	req, err := http.NewRequestWithContext(r.Context(), http.MethodPost, "/api/payments/callback", bytes.NewReader(body))
+// demoCallback is the body of a payment provider's callback.
+type demoCallback struct {
+	TradeNo       string `json:"tradeNo"`
+	AppointmentID int64  `json:"appointmentId"`
+	Amount        int64  `json:"amount"`
+}
+
+// simulatePayment sends cb as a provider would: the raw body is signed with
+// the payment secret, and only a body whose signature verifies is read back
+// into the payment to record. Without a secret the demo is its own provider
+// and records the payment unsigned.
+func (s *server) simulatePayment(cb demoCallback) (booking.Payment, error) {
+	body, err := json.Marshal(cb)
 	if err != nil {
-		return err
+		return booking.Payment{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(PaymentSignatureHeader, hex.EncodeToString(m.Sum(nil)))
-	req.RemoteAddr = r.RemoteAddr
-	rec := &bufferWriter{header: http.Header{}}
-	s.payCallback.ServeHTTP(rec, req)
-	if rec.status == 0 || rec.status/100 == 2 {
-		return nil
+	if len(s.paySecret) > 0 {
+		sig := auth.SignPayment(s.paySecret, body)
+		if !auth.VerifyPayment(s.paySecret, body, sig) {
+			return booking.Payment{}, booking.Errorf(booking.CodeBadSignature, "the payment signature does not verify")
+		}
 	}
-	// A problem+json answer: its type is /problems/<code>.
-	var prob struct {
-		Type   string `json:"type"`
-		Detail string `json:"detail"`
+	var in demoCallback
+	if err := json.Unmarshal(body, &in); err != nil {
+		return booking.Payment{}, err
 	}
-	_ = json.Unmarshal(rec.body.Bytes(), &prob)
-	code := booking.Code(strings.TrimPrefix(prob.Type, "/problems/"))
-	if _, ok := problems[code]; !ok {
-		code = booking.CodeInternal
-	}
-	return &booking.Error{Code: code, Message: prob.Detail}
-}
-
-// bufferWriter is an in-memory http.ResponseWriter for in-process calls.
-type bufferWriter struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header { return b.header }
-func (b *bufferWriter) Write(p []byte) (int, error) {
-	if b.status == 0 {
-		b.status = http.StatusOK
-	}
-	return b.body.Write(p)
-}
-func (b *bufferWriter) WriteHeader(code int) {
-	if b.status == 0 {
-		b.status = code
-	}
+	return booking.Payment{TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount}, nil
 }

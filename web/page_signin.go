@@ -8,8 +8,8 @@ import (
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/codes"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/problem"
 )
 
 // signinData is the sign-in page: the phone step, then the code step.
@@ -53,7 +53,7 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: "Please check the phone number",
 			Message: "Enter your phone number with its country code, for example +33 6 12 34 56 78."}
 		p.Data = d
-		s.render(w, r, codes.Status(booking.CodeInvalidRequest), "signin", p)
+		s.render(w, r, problem.Status(booking.CodeInvalidRequest), "signin", p)
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())
@@ -133,7 +133,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 			d.Step = "phone"
 		}
 		p.Data = d
-		s.render(w, r, codes.Status(code), "signin", p)
+		s.render(w, r, problem.Status(code), "signin", p)
 	}
 	if phone == "" || len(code) != codeDigits {
 		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest)

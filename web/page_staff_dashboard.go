@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/problem"
 )
 
 // The dashboard's charts are server-rendered SVG: no chart library, no
@@ -120,7 +121,7 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		var buf bytes.Buffer
 		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", d); err != nil {
 			s.log.Error("web: template failed", "page", "staff_dashboard", "err", err)
-			http.Error(w, "internal error", http.StatusInternalServerError)
+			http.Error(w, "internal error", problem.Status(booking.CodeInternal))
 			return
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")

@@ -101,13 +101,9 @@ func (s *server) handleStaffTransition(w http.ResponseWriter, r *http.Request, _
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "status"))
 		return
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	a, err := s.store.Transition(ctx, id, to, s.now())
-	if err != nil {
+	if _, err := s.svc.Transition(r.Context(), id, to); err != nil {
 		s.renderError(w, r, err)
 		return
 	}
-	s.svc.SlotChanged(a.SlotID, a.DoctorID)
 	redirect(w, r, safeNext(r.PostFormValue("next"), "/staff")+"?done=1")
 }

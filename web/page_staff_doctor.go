@@ -100,8 +100,9 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 	s.render(w, r, http.StatusOK, "staff_doctor", p)
 }
 
-// handleStaffCreateSchedule creates a schedule from the form and generates
-// its slots over the booking horizon, as the API's schedule endpoint does.
+// handleStaffCreateSchedule creates a schedule from the form, which
+// generates its slots over the booking horizon (Service.CreateSchedule, as
+// the API's schedule endpoint).
 func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Request, _ session) {
 	doc, loc, err := s.doctor(r)
 	if err != nil {
@@ -122,7 +123,8 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		name     string
 		dst      *int
 		min, max int
-	}{{"minutes", &sc.SlotMinutes, 1, 24 * 60}, {"capacity", &sc.Capacity, 1, 10000}, {"horizon", &sc.HorizonDays, 1, 366}, {"hold", &sc.HoldMinutes, 1, 24 * 60}}
+	}{{"minutes", &sc.SlotMinutes, booking.MinSlotMinutes, booking.MaxSlotMinutes}, {"capacity", &sc.Capacity, booking.MinCapacity, booking.MaxCapacity},
+		{"horizon", &sc.HorizonDays, booking.MinHorizonDays, booking.MaxHorizonDays}, {"hold", &sc.HoldMinutes, booking.MinHoldMinutes, booking.MaxHoldMinutes}}
 	for _, in := range ints {
 		n, err := strconv.Atoi(strings.TrimSpace(f.Get(in.name)))
 		if err != nil || n < in.min || n > in.max {
@@ -137,23 +139,12 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	sc.FeeCents = fee
-	if err := schedule.Normalize(&sc); err != nil {
-		s.renderError(w, r, err)
-		return
-	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	sc, err = s.store.CreateSchedule(ctx, sc)
+	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
 	if err != nil {
 		s.renderError(w, r, err)
 		return
 	}
 	from, to := schedule.Window(sc, loc, s.now())
-	created, _, err := schedule.Apply(ctx, s.store, sc, loc, from, to)
-	if err != nil {
-		s.renderError(w, r, err)
-		return
-	}
 	// Show the first day that got slots.
 	first := from
 	for d := from; !to.Before(d); d = d.AddDays(1) {
@@ -213,18 +204,10 @@ func (s *server) handleStaffSuspend(w http.ResponseWriter, r *http.Request, _ se
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "period"))
 		return
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	res, err := s.store.Suspend(ctx, booking.Suspension{DoctorID: doc.ID, From: from.UTC(), To: to.UTC(), Reason: reason}, s.now())
+	res, err := s.svc.Suspend(r.Context(), booking.Suspension{DoctorID: doc.ID, From: from.UTC(), To: to.UTC(), Reason: reason})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
-	}
-	// The slots closed: let the service's in-memory gates reload them.
-	if slots, err := s.store.ListSlots(ctx, doc.ID, from, to); err == nil {
-		for _, sl := range slots {
-			s.svc.SlotChanged(sl.ID, doc.ID)
-		}
 	}
 	redirect(w, r, fmt.Sprintf("/staff/doctors/%d?date=%s&suspended=%d&cancelled=%d&told=%d", doc.ID,
 		schedule.DateOf(from, loc), res.SlotsClosed, res.Cancelled, res.PatientsTold))

@@ -72,9 +72,7 @@ func (s *server) handleStaffCreateDepartment(w http.ResponseWriter, r *http.Requ
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "name"))
 		return
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	if _, err := s.store.CreateDepartment(ctx, booking.Department{Name: name}); err != nil {
+	if _, err := s.svc.CreateDepartment(r.Context(), booking.Department{Name: name}); err != nil {
 		s.renderError(w, r, err)
 		return
 	}
@@ -93,9 +91,7 @@ func (s *server) handleStaffCreateDoctor(w http.ResponseWriter, r *http.Request,
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "time zone"))
 		return
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	d, err := s.store.CreateDoctor(ctx, booking.Doctor{Name: name, DepartmentID: dep, TimeZone: tz})
+	d, err := s.svc.CreateDoctor(r.Context(), booking.Doctor{Name: name, DepartmentID: dep, TimeZone: tz})
 	if err != nil {
 		s.renderError(w, r, err)
 		return

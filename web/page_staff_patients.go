@@ -49,9 +49,7 @@ func (s *server) handleStaffCreatePatient(w http.ResponseWriter, r *http.Request
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "patient"))
 		return
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	if _, err := s.store.CreatePatient(ctx, booking.Patient{Name: name, Phone: phone, Email: email}); err != nil {
+	if _, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email}); err != nil {
 		s.renderError(w, r, err)
 		return
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/codes"
+	"github.com/slotd/slotd/problem"
 )
 
 // dummyHash is compared against when a staff user does not exist, so that
@@ -43,7 +43,7 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		p := s.newPage(w, r, "Staff sign-in")
 		p.Problem = v
 		p.Data = d
-		s.render(w, r, codes.Status(booking.Code(v.Code)), "staff_signin", p)
+		s.render(w, r, problem.Status(booking.Code(v.Code)), "staff_signin", p)
 	}
 	if ok, wait := s.staffLimit.allow(strings.ToLower(name), s.now()); !ok {
 		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/codes"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/problem"
 )
 
 // page is what every template receives: the layout's needs and the page's
@@ -62,7 +62,7 @@ func (s *server) explain(r *http.Request, err error) (*problemView, int) {
 	case asError(err, &be) && be.Code == booking.CodeNotOpenYet && be.OpensAt != nil:
 		v.Detail = "Booking opens on " + be.OpensAt.UTC().Format("Mon 2 Jan 2006 at 15:04 MST") + "."
 	}
-	return v, codes.Status(code)
+	return v, problem.Status(code)
 }
 
 // renderError renders the error page for err.
@@ -86,7 +86,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
 		s.log.Error("web: template failed", "page", name, "err", err)
-		http.Error(w, "internal error", http.StatusInternalServerError)
+		http.Error(w, "internal error", problem.Status(booking.CodeInternal))
 		return
 	}
 	h := w.Header()

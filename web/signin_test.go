@@ -14,7 +14,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/codes"
+	"github.com/slotd/slotd/problem"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -60,7 +60,7 @@ func TestSigninStatuses(t *testing.T) {
 	}
 	expect := func(what string, status int, body string, code booking.Code) {
 		t.Helper()
-		if want := codes.Status(code); status != want || !strings.Contains(body, `data-code="`+string(code)+`"`) {
+		if want := problem.Status(code); status != want || !strings.Contains(body, `data-code="`+string(code)+`"`) {
 			t.Fatalf("%s: %d, want %d with data-code %q", what, status, want, code)
 		}
 	}

@@ -7,9 +7,10 @@
 // Pages are html/template files embedded with go:embed, one handler file per
 // page (page_*.go). Every page works without JavaScript; static/app.js only
 // adds a retrying booking button, the hold countdown and the dashboard's
-// live refresh. Booking goes through booking.Service.Book exactly like the
-// JSON API, with one Idempotency-Key per rendered form, so a double submit or
-// a browser retry of the same form is answered with the original booking.
+// live refresh. Every change goes through booking.Service exactly like the
+// JSON API (booking with one Idempotency-Key per rendered form, so a double
+// submit or a browser retry of the same form is answered with the original
+// booking); pages read through a booking.Reader.
 //
 // Security: sessions are short-lived JWTs minted by the auth.Signer in an
 // HttpOnly, SameSite=Lax cookie (Secure under TLS); every POST form carries
@@ -45,10 +46,12 @@ var staticFS embed.FS
 
 // Config wires the web UI to the domain.
 type Config struct {
-	// Service decides bookings and cancellations (required).
+	// Service makes every change: bookings, cancellations, the catalog,
+	// schedules, suspensions, staff transitions, payments (required).
 	Service *booking.Service
-	// Store serves the catalog and staff pages; the Service's store when nil.
-	Store booking.Store
+	// Store serves the reads of the catalog and staff pages; the Service's
+	// store when nil.
+	Store booking.Reader
 	// Accounts finds patients by phone, keeps sign-in codes and staff
 	// passwords (required).
 	Accounts accounts.Store
@@ -61,13 +64,12 @@ type Config struct {
 	// Demo shows demo hints (sample phone numbers, the sign-in code on the
 	// page) and the simulated payment page.
 	Demo bool
-	// PaymentSecret signs the demo payment page's callback
-	// (X-Slotd-Signature: hex HMAC-SHA256 of the body).
+	// PaymentSecret is the payment provider's HMAC key (the API's
+	// PaymentSecret): the demo payment page signs its simulated callback
+	// with it as the provider would (auth.SignPayment) and verifies it as
+	// the API does before the Service records the payment. Without it the
+	// demo records the payment unsigned, as its own provider.
 	PaymentSecret []byte
-	// PaymentCallback is the handler that serves POST /api/payments/callback
-	// (the JSON API). The demo payment page sends its signed callback
-	// through it in-process, the same path a provider's callback takes.
-	PaymentCallback http.Handler
 	// Stats feeds the staff dashboard; an empty dashboard when nil.
 	Stats Stats
 	// Logger receives errors; slog.Default() when nil.
@@ -76,32 +78,25 @@ type Config struct {
 	Now func() time.Time
 	// SessionTTL is how long a sign-in lasts (default 12h).
 	SessionTTL time.Duration
-	// BookingRate attempts per BookingWindow are allowed per signed-in
-	// patient from the pages (default 5 per 10s, as the API).
-	BookingRate   int
-	BookingWindow time.Duration
-	// StoreTimeout bounds each store call of a page (default 5s).
+	// StoreTimeout bounds each read of a page (default 5s).
 	StoreTimeout time.Duration
 }
 
 // Defaults of Config.
 const (
-	DefaultSessionTTL    = 12 * time.Hour
-	DefaultBookingRate   = 5
-	DefaultBookingWindow = 10 * time.Second
-	DefaultStoreTimeout  = 5 * time.Second
+	DefaultSessionTTL   = 12 * time.Hour
+	DefaultStoreTimeout = 5 * time.Second
 )
 
 // server holds the wired dependencies of the pages.
 type server struct {
 	svc          *booking.Service
-	store        booking.Store
+	store        booking.Reader
 	accounts     accounts.Store
 	signer       *auth.Signer
 	notifier     notify.Notifier
 	demo         bool
 	paySecret    []byte
-	payCallback  http.Handler
 	stats        Stats
 	log          *slog.Logger
 	now          func() time.Time
@@ -115,7 +110,6 @@ type server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
-	bookLimit  *keyLimiter // booking attempts per patient
 	staffLimit *keyLimiter // staff sign-in attempts per user name
 }
 
@@ -131,7 +125,7 @@ func newServer(cfg Config) *server {
 		panic("web: Config.Service, Config.Accounts and Config.Signer are required")
 	}
 	if cfg.Store == nil {
-		cfg.Store = cfg.Service.Store()
+		cfg.Store = cfg.Service.Reader()
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -148,24 +142,17 @@ func newServer(cfg Config) *server {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
-	if cfg.BookingRate <= 0 {
-		cfg.BookingRate = DefaultBookingRate
-	}
-	if cfg.BookingWindow <= 0 {
-		cfg.BookingWindow = DefaultBookingWindow
-	}
 	if cfg.StoreTimeout <= 0 {
 		cfg.StoreTimeout = DefaultStoreTimeout
 	}
 	s := &server{
 		svc: cfg.Service, store: cfg.Store, accounts: cfg.Accounts, signer: cfg.Signer,
-		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret, payCallback: cfg.PaymentCallback,
+		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.StoreTimeout,
 		csrfKey:    cfg.Signer.DeriveKey("web-csrf"),
 		codeKey:    cfg.Signer.DeriveKey("web-login-code"),
 		phoneKey:   cfg.Signer.DeriveKey("web-login-phone"),
 		mux:        http.NewServeMux(),
-		bookLimit:  newKeyLimiter(cfg.BookingRate, cfg.BookingWindow),
 		staffLimit: newKeyLimiter(5, time.Minute),
 	}
 	s.pages = parsePages()
@@ -293,20 +280,15 @@ func (l *keyLimiter) allow(key string, now time.Time) (bool, time.Duration) {
 	return true, 0
 }
 
-// allowBooking spends one booking attempt of a patient's per-session budget.
-func (s *server) allowBooking(patient string) (bool, time.Duration) {
-	return s.bookLimit.allow(patient, s.now())
-}
-
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 	s.renderError(w, r, booking.Errorf(booking.CodeNotFound, "no such page"))
 }
 
-// errorCode is the code of err, with a timeout of a page's own store call
-// counted as unavailable.
+// errorCode is the code of err, with a timeout of a page's own read
+// counted as unavailable (booking.Classify).
 func errorCode(err error) booking.Code {
 	if errors.Is(err, context.DeadlineExceeded) {
-		return booking.CodeUnavailable
+		err = booking.Classify(context.Background(), err)
 	}
 	return booking.ErrorCode(err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -50,7 +51,7 @@ func newTestServer(t *testing.T) (*httptest.Server, *sqlite.Store) {
 		t.Fatal(err)
 	}
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	h := New(Config{Service: booking.NewService(st, booking.Options{}), Store: st, Accounts: st, Signer: signer})
+	h := New(Config{Service: booking.NewService(st, booking.Options{Planner: schedule.Planner{}}), Store: st, Accounts: st, Signer: signer})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, st

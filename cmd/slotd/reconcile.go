@@ -36,7 +36,9 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer store.Close()
-	rep, err := store.Reconcile(ctx, time.Now(), *repair)
+	// A deliberate run from the shell may take as long as the scan takes.
+	svc := booking.NewService(store, booking.Options{Timeout: time.Hour})
+	rep, err := svc.Reconcile(ctx, *repair)
 	if err != nil {
 		return err
 	}

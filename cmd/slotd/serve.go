@@ -21,6 +21,7 @@ import (
 	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/web"
 )
 
@@ -121,6 +122,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	svc := booking.NewService(store, booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
+		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 	})
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
@@ -170,7 +172,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	handler := httpapi.New(httpapi.Config{
 		Service: svc, Store: store, Signer: signer, Logger: logger,
-		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret,
 	})
@@ -180,7 +181,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handler = withWeb(handler, web.Config{
 		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
-		BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 	})
 	srv := &http.Server{
 		Handler:           handler,

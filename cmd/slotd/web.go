@@ -17,7 +17,6 @@ var apiPaths = []string{"/api/", "/healthz", "/readyz", "/openapi.json", "/metri
 
 // withWeb mounts the web UI at "/" beside the API handler api.
 func withWeb(api http.Handler, cfg web.Config) http.Handler {
-	cfg.PaymentCallback = api
 	mux := http.NewServeMux()
 	for _, p := range apiPaths {
 		mux.Handle(p, api)

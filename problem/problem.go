@@ -1,7 +1,7 @@
-// Package codes is the one table from a booking.Code to its HTTP status
-// and title, shared by the JSON API (as RFC 9457 problem details) and the
-// web pages (as the status of an error page).
-package codes
+// Package problem is the problem table: the one mapping from a
+// booking.Code to its HTTP status and title, shared by the JSON API (as RFC
+// 9457 problem details) and the web pages (as the status of an error page).
+package problem
 
 import (
 	"net/http"

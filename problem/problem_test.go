@@ -1,4 +1,4 @@
-package codes
+package problem
 
 import (
 	"net/http"

@@ -1,0 +1,330 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// The Service's changes other than booking and cancelling: the catalog,
+// schedules and their slots, payments, staff transitions, suspensions,
+// expiry, reconciliation and the preparation of rounds. Each bounds its
+// store calls by the service's timeout, classifies a timeout as
+// ErrUnavailable, and tells the gates and the watchers (list caches, the
+// dashboard) what it changed, so that no front end has to.
+
+// Planner is the calendar arithmetic that turns schedules into slots.
+// Package schedule implements it (schedule.Planner{}); it is given to the
+// Service because schedule builds on booking's types and cannot be
+// imported here. Days are civil dates written as UTC midnights.
+type Planner interface {
+	// Normalize validates s and fills its defaults in place; its errors
+	// are CodeInvalidRequest naming the field.
+	Normalize(s *Schedule) error
+	// Window returns the first and last local day (in loc) whose slots of
+	// s should exist at now.
+	Window(s Schedule, loc *time.Location, now time.Time) (first, last time.Time)
+	// Generate inserts through ins the slots of s for the local days first
+	// through last that do not exist yet, and counts those it created and
+	// those it found.
+	Generate(ctx context.Context, ins SlotInserter, s Schedule, loc *time.Location, first, last time.Time) (created, existing int, err error)
+}
+
+// SlotInserter adds slots that do not exist yet (Store.InsertSlots).
+type SlotInserter interface {
+	InsertSlots(ctx context.Context, slots []Slot) (created int, err error)
+}
+
+// ReconcileBudget bounds a reconciliation: a grouped scan of every slot,
+// longer than one ordinary store call may take.
+const ReconcileBudget = 25 * time.Second
+
+// bounded runs fn under the service's timeout and classifies its error.
+func bounded[T any](s *Service, ctx context.Context, fn func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	v, err := fn(ctx)
+	return v, s.storeErr(ctx, err)
+}
+
+// CreateDepartment adds a department.
+func (s *Service) CreateDepartment(ctx context.Context, d Department) (Department, error) {
+	return bounded(s, ctx, func(ctx context.Context) (Department, error) { return s.store.CreateDepartment(ctx, d) })
+}
+
+// CreateDoctor adds a doctor.
+func (s *Service) CreateDoctor(ctx context.Context, d Doctor) (Doctor, error) {
+	return bounded(s, ctx, func(ctx context.Context) (Doctor, error) { return s.store.CreateDoctor(ctx, d) })
+}
+
+// CreatePatient adds a patient.
+func (s *Service) CreatePatient(ctx context.Context, p Patient) (Patient, error) {
+	return bounded(s, ctx, func(ctx context.Context) (Patient, error) { return s.store.CreatePatient(ctx, p) })
+}
+
+// CreateSlot adds one slot.
+func (s *Service) CreateSlot(ctx context.Context, sl Slot) (Slot, error) {
+	sl, err := bounded(s, ctx, func(ctx context.Context) (Slot, error) { return s.store.CreateSlot(ctx, sl) })
+	if err == nil {
+		s.changed(Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
+	}
+	return sl, err
+}
+
+// UpdateSlot changes a slot's capacity or status.
+func (s *Service) UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot, error) {
+	sl, err := bounded(s, ctx, func(ctx context.Context) (Slot, error) { return s.store.UpdateSlot(ctx, id, u) })
+	if err == nil {
+		s.slotChanged(sl.ID, sl.DoctorID)
+	}
+	return sl, err
+}
+
+// CreateSchedule validates and stores a schedule and generates its slots
+// over its booking window in the doctor's zone, reporting how many it
+// created. When the generation fails the schedule exists all the same, is
+// returned with the error, and GenerateSlots completes it.
+func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, int, error) {
+	if s.planner == nil {
+		return sc, 0, errors.New("booking: the Service has no Planner")
+	}
+	if err := s.planner.Normalize(&sc); err != nil {
+		return sc, 0, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	loc, err := s.doctorZone(ctx, sc.DoctorID)
+	if err != nil {
+		return sc, 0, s.storeErr(ctx, err)
+	}
+	sc, err = s.store.CreateSchedule(ctx, sc)
+	if err != nil {
+		return sc, 0, s.storeErr(ctx, err)
+	}
+	first, last := s.planner.Window(sc, loc, s.now())
+	created, _, err := s.planner.Generate(ctx, s.store, sc, loc, first, last)
+	s.changed(Appointment{DoctorID: sc.DoctorID})
+	return sc, created, s.storeErr(ctx, err)
+}
+
+// GenerateSlots (re)generates the slots of every schedule of a doctor for
+// the local days first through last (UTC midnights of the civil dates):
+// what exists stays, what is missing is added. Each schedule has its own
+// deadline, as a long range over several is a bigger job than one call.
+func (s *Service) GenerateSlots(ctx context.Context, doctorID int64, first, last time.Time) (created, existing int, err error) {
+	if s.planner == nil {
+		return 0, 0, errors.New("booking: the Service has no Planner")
+	}
+	type plan struct {
+		ss  []Schedule
+		loc *time.Location
+	}
+	p, err := bounded(s, ctx, func(ctx context.Context) (plan, error) {
+		loc, err := s.doctorZone(ctx, doctorID)
+		if err != nil {
+			return plan{}, err
+		}
+		ss, err := s.store.ListSchedules(ctx, doctorID)
+		return plan{ss, loc}, err
+	})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer s.changed(Appointment{DoctorID: doctorID})
+	for _, sc := range p.ss {
+		n, err := bounded(s, ctx, func(ctx context.Context) ([2]int, error) {
+			c, e, err := s.planner.Generate(ctx, s.store, sc, p.loc, first, last)
+			return [2]int{c, e}, err
+		})
+		created, existing = created+n[0], existing+n[1]
+		if err != nil {
+			return created, existing, err
+		}
+	}
+	return created, existing, nil
+}
+
+// ExtendSchedules moves every schedule's slots up to its window at now, in
+// its doctor's zone: all of it with full, else only the newest two days
+// (the days before were generated by earlier passes; the day before the
+// newest covers a missed pass around midnight). One schedule's failure does
+// not stop the others; the errors are joined.
+func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
+	if s.planner == nil {
+		return 0, errors.New("booking: the Service has no Planner")
+	}
+	ss, err := bounded(s, ctx, func(ctx context.Context) ([]Schedule, error) { return s.store.ListSchedules(ctx, 0) })
+	if err != nil {
+		return 0, err
+	}
+	now := s.now()
+	locs := map[int64]*time.Location{}
+	created := 0
+	var errs []error
+	for _, sc := range ss {
+		loc, ok := locs[sc.DoctorID]
+		if !ok {
+			if loc, err = bounded(s, ctx, func(ctx context.Context) (*time.Location, error) { return s.doctorZone(ctx, sc.DoctorID) }); err != nil {
+				errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
+				continue
+			}
+			locs[sc.DoctorID] = loc
+		}
+		first, last := s.planner.Window(sc, loc, now)
+		if day := last.AddDate(0, 0, -1); !full && first.Before(day) {
+			first = day
+		}
+		c, err := bounded(s, ctx, func(ctx context.Context) (int, error) {
+			c, _, err := s.planner.Generate(ctx, s.store, sc, loc, first, last)
+			return c, err
+		})
+		created += c
+		if c > 0 {
+			s.changed(Appointment{DoctorID: sc.DoctorID})
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return created, errors.Join(errs...)
+}
+
+// doctorZone reads a doctor's time zone.
+func (s *Service) doctorZone(ctx context.Context, doctorID int64) (*time.Location, error) {
+	d, err := s.store.GetDoctor(ctx, doctorID)
+	if err != nil {
+		return nil, err
+	}
+	loc, err := d.Location()
+	if err != nil {
+		return nil, fmt.Errorf("doctor %d's zone: %w", d.ID, err)
+	}
+	return loc, nil
+}
+
+// ConfirmPayment records a provider's payment (received now) for a HELD
+// appointment; see Store.ConfirmPayment. The caller has authenticated the
+// provider (auth.VerifyPayment).
+func (s *Service) ConfirmPayment(ctx context.Context, p Payment) (PaymentResult, error) {
+	now := s.now()
+	if p.ReceivedAt.IsZero() {
+		p.ReceivedAt = now
+	}
+	res, err := bounded(s, ctx, func(ctx context.Context) (PaymentResult, error) { return s.store.ConfirmPayment(ctx, p, now) })
+	switch {
+	case err != nil && res.Appointment.Status == StatusExpired:
+		// A late payment expires the hold it came too late for (if the
+		// expiry job had not yet): its place is free again.
+		s.released(res.Appointment)
+	case err == nil && !res.Duplicate:
+		// HELD became BOOKED: the place stays taken, but what this
+		// instance remembers of the slot is stale.
+		s.slotChanged(res.Appointment.SlotID, res.Appointment.DoctorID)
+	}
+	return res, err
+}
+
+// Transition moves an appointment to COMPLETED or NO_SHOW for staff;
+// repeating it changes nothing.
+func (s *Service) Transition(ctx context.Context, appointmentID int64, to Status) (Appointment, error) {
+	a, err := bounded(s, ctx, func(ctx context.Context) (Appointment, error) {
+		return s.store.Transition(ctx, appointmentID, to, s.now())
+	})
+	if err == nil {
+		s.slotChanged(a.SlotID, a.DoctorID) // a final state holds no place
+	}
+	return a, err
+}
+
+// Suspend closes a doctor's slots in a period and cancels their active
+// appointments; repeating it changes nothing. The gates reload the closed
+// slots, so that this instance neither keeps them marked full nor lets them
+// look open (other instances notice within their gates' TTL; the database
+// refuses bookings of closed slots anyway).
+func (s *Service) Suspend(ctx context.Context, sus Suspension) (SuspensionResult, error) {
+	res, err := bounded(s, ctx, func(ctx context.Context) (SuspensionResult, error) { return s.store.Suspend(ctx, sus, s.now()) })
+	if err != nil || res.Existing {
+		return res, err
+	}
+	sls, lerr := bounded(s, ctx, func(ctx context.Context) ([]Slot, error) {
+		return s.store.ListSlots(ctx, res.Suspension.DoctorID, res.Suspension.From, res.Suspension.To)
+	})
+	if lerr != nil {
+		// The suspension is done; unlisted slots only cost the gates' TTL.
+		s.gates.forgetAll()
+	}
+	for _, sl := range sls {
+		s.gates.forget(sl.ID)
+	}
+	s.changed(Appointment{DoctorID: res.Suspension.DoctorID})
+	return res, nil
+}
+
+// ExpireHolds expires up to limit holds past their deadline (see
+// Store.ExpireHolds) and releases their places in the gates.
+func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]Appointment, error) {
+	as, err := bounded(s, ctx, func(ctx context.Context) ([]Appointment, error) { return s.store.ExpireHolds(ctx, s.now(), limit) })
+	for _, a := range as {
+		s.released(a)
+	}
+	return as, err
+}
+
+// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
+// sets counters from the rows (the gates then forget what they knew).
+// It may take ReconcileBudget, longer than one ordinary call.
+func (s *Service) Reconcile(ctx context.Context, repair bool) (Reconciliation, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(s.timeout, ReconcileBudget))
+	defer cancel()
+	rep, err := s.store.Reconcile(ctx, s.now(), repair)
+	if err != nil {
+		return rep, s.storeErr(ctx, err)
+	}
+	if len(rep.Repaired) > 0 {
+		s.gates.forgetAll()
+		s.changed(Appointment{})
+	}
+	return rep, nil
+}
+
+// CreateRoom adds a room resource.
+func (s *Service) CreateRoom(ctx context.Context, r Room) (Room, error) {
+	return bounded(s, ctx, func(ctx context.Context) (Room, error) { return s.store.CreateRoom(ctx, r) })
+}
+
+// CreateRound adds a DRAFT round.
+func (s *Service) CreateRound(ctx context.Context, r Round) (Round, error) {
+	return bounded(s, ctx, func(ctx context.Context) (Round, error) { return s.store.CreateRound(ctx, r) })
+}
+
+// SetRoundState opens or closes a round (see Store.SetRoundState).
+func (s *Service) SetRoundState(ctx context.Context, id int64, state string) (Round, error) {
+	r, err := bounded(s, ctx, func(ctx context.Context) (Round, error) { return s.store.SetRoundState(ctx, id, state, s.now()) })
+	if err != nil {
+		return r, err
+	}
+	// The round's slots may have changed with it: the gates reload them.
+	if rs, err := bounded(s, ctx, func(ctx context.Context) ([]RoundSlot, error) {
+		return s.store.ListRoundSlots(ctx, id, RoomFilter{})
+	}); err == nil {
+		for _, x := range rs {
+			s.slotChanged(x.Slot.ID, x.Slot.DoctorID)
+		}
+	} else {
+		s.gates.forgetAll()
+	}
+	return r, nil
+}
+
+// AddRoundSlots adds one slot per room to a DRAFT round.
+func (s *Service) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]Slot, error) {
+	sls, err := bounded(s, ctx, func(ctx context.Context) ([]Slot, error) { return s.store.AddRoundSlots(ctx, roundID, roomIDs) })
+	for _, sl := range sls {
+		s.changed(Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
+	}
+	return sls, err
+}

@@ -1,0 +1,28 @@
+package booking
+
+import (
+	"context"
+	"time"
+)
+
+// Reader is the read-only part of a Store, which is all a front end may
+// use of it directly: every change goes through the Service, which owns its
+// timeout, its error classification and what it invalidates.
+type Reader interface {
+	// Ping checks that the database answers.
+	Ping(ctx context.Context) error
+
+	ListDepartments(ctx context.Context) ([]Department, error)
+	GetDoctor(ctx context.Context, id int64) (Doctor, error)
+	ListDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	GetPatient(ctx context.Context, id int64) (Patient, error)
+	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
+	GetSlot(ctx context.Context, id int64) (Slot, error)
+	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
+
+	GetRound(ctx context.Context, id int64) (Round, error)
+	ListRoundSlots(ctx context.Context, roundID int64, f RoomFilter) ([]RoundSlot, error)
+	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
+}
+
+var _ Reader = Store(nil)

@@ -1,0 +1,206 @@
+package web_test
+
+// Plain HTTP tests of the patient pages that need no browser: the demo's
+// simulated payment with a payment secret, and the booking budget the
+// pages share with the JSON API.
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/sqlite"
+	"github.com/slotd/slotd/web"
+)
+
+const paySecret = "provider-secret"
+
+// plainSite is the API and the web UI on one SQLite store, in demo mode
+// with a payment secret, and a doctor with two slots tomorrow (one with a
+// fee).
+type plainSite struct {
+	url      string
+	store    *sqlite.Store
+	svc      *booking.Service
+	signer   *auth.Signer
+	doctor   booking.Doctor
+	day      schedule.Date
+	free     booking.Slot
+	paid     booking.Slot
+	patient  booking.Patient
+	apiToken string
+}
+
+func newPlainSite(t *testing.T, opts booking.Options) *plainSite {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
+	must(t, err)
+	t.Cleanup(func() { st.Close() })
+	must(t, st.Migrate(ctx))
+	signer, err := auth.NewSigner([]byte("plain-secret-plain-secret-plain-secret"))
+	must(t, err)
+	opts.Planner = schedule.Planner{}
+	svc := booking.NewService(st, opts)
+	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer, PaymentSecret: paySecret})
+	mux := http.NewServeMux()
+	mux.Handle("/api/", api)
+	mux.Handle("/", web.New(web.Config{Service: svc, Store: st, Accounts: st, Signer: signer, Demo: true,
+		PaymentSecret: []byte(paySecret)}))
+	srv := httptest.NewServer(mux)
+	t.Cleanup(srv.Close)
+
+	s := &plainSite{url: srv.URL, store: st, svc: svc, signer: signer}
+	dep, err := st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
+	must(t, err)
+	s.doctor, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr Martin", DepartmentID: dep.ID, TimeZone: "UTC"})
+	must(t, err)
+	s.day = schedule.DateOf(time.Now(), time.UTC).AddDays(1)
+	start, _ := schedule.DayBounds(s.day, time.UTC)
+	for i, fee := range []int64{0, 2500} {
+		at := start.Add(9*time.Hour + time.Duration(i)*time.Hour)
+		_, err := st.InsertSlots(ctx, []booking.Slot{{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute),
+			Capacity: 5, OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen, FeeCents: fee, HoldSeconds: 900}})
+		must(t, err)
+	}
+	sls, err := st.ListSlots(ctx, s.doctor.ID, start, start.Add(24*time.Hour))
+	must(t, err)
+	s.free, s.paid = sls[0], sls[1]
+	s.patient, err = st.CreatePatient(ctx, booking.Patient{Name: "Anh Nguyen", Phone: "+33 6 12 34 56 01"})
+	must(t, err)
+	s.apiToken, err = signer.Mint(auth.RolePatient, fmt.Sprint(s.patient.ID), time.Hour)
+	must(t, err)
+	return s
+}
+
+// client is a browser without JavaScript signed in as the site's patient.
+func (s *plainSite) client(t *testing.T) *http.Client {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	u, _ := url.Parse(s.url)
+	jar.SetCookies(u, []*http.Cookie{{Name: "slotd_session", Value: s.apiToken, Path: "/"}})
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+func get(t *testing.T, c *http.Client, u string) string {
+	t.Helper()
+	res, err := c.Get(u)
+	must(t, err)
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	if res.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d", u, res.StatusCode)
+	}
+	return string(b)
+}
+
+// formValue returns the value of the hidden input name of the form posting
+// to action.
+func formValue(t *testing.T, page, action, name string) string {
+	t.Helper()
+	i := strings.Index(page, `action="`+action+`"`)
+	if i < 0 {
+		t.Fatalf("no form for %s", action)
+	}
+	rest := page[i:]
+	j := strings.Index(rest, `name="`+name+`" value="`)
+	if j < 0 {
+		t.Fatalf("no %s in the form for %s", name, action)
+	}
+	rest = rest[j+len(`name="`+name+`" value="`):]
+	return rest[:strings.Index(rest, `"`)]
+}
+
+func post(t *testing.T, c *http.Client, u string, form url.Values) *http.Response {
+	t.Helper()
+	res, err := c.PostForm(u, form)
+	must(t, err)
+	io.Copy(io.Discard, res.Body)
+	res.Body.Close()
+	return res
+}
+
+// With a payment secret set, the demo's simulated provider pays a held
+// appointment: its callback is signed as a provider signs and verified as
+// the API verifies (it was signed in bare hex and refused, so the demo pay
+// page always failed).
+func TestDemoPaymentWithSecret(t *testing.T) {
+	s := newPlainSite(t, booking.Options{})
+	res := s.svc.Book(context.Background(), s.patient.ID, s.paid.ID, "pay-1")
+	must(t, res.Err)
+	a := res.Appointment
+	if a.Status != booking.StatusHeld {
+		t.Fatalf("a slot with a fee books HELD, got %s", a.Status)
+	}
+	c := s.client(t)
+	action := fmt.Sprintf("/appointments/%d/pay", a.ID)
+	page := get(t, c, s.url+action)
+	form := url.Values{"csrf": {formValue(t, page, action, "csrf")}, "trade": {formValue(t, page, action, "trade")}}
+	r := post(t, c, s.url+action, form)
+	if r.StatusCode != http.StatusSeeOther || !strings.HasSuffix(r.Header.Get("Location"), "?paid=1") {
+		t.Fatalf("pay: %d %s, want 303 to ?paid=1", r.StatusCode, r.Header.Get("Location"))
+	}
+	got, err := s.store.GetAppointment(context.Background(), a.ID)
+	must(t, err)
+	if got.Status != booking.StatusBooked {
+		t.Fatalf("after paying: %s, want BOOKED", got.Status)
+	}
+	// Paying again with the same form is the same payment.
+	if r := post(t, c, s.url+action, form); r.StatusCode != http.StatusSeeOther {
+		t.Fatalf("paying twice with one form: %d", r.StatusCode)
+	}
+}
+
+// A patient has one booking budget, whether the attempts come from the API
+// or from the pages.
+func TestBookingBudgetIsSharedByAPIAndWeb(t *testing.T) {
+	s := newPlainSite(t, booking.Options{BookingRate: 3, BookingWindow: time.Hour})
+	apiBook := func(key string) *http.Response {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodPost, s.url+"/api/appointments", strings.NewReader(fmt.Sprintf(`{"slotId":%d}`, s.free.ID)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+s.apiToken)
+		req.Header.Set("Idempotency-Key", key)
+		res, err := http.DefaultClient.Do(req)
+		must(t, err)
+		io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+		return res
+	}
+	c := s.client(t)
+	dayPage := get(t, c, fmt.Sprintf("%s/doctors/%d/days/%s", s.url, s.doctor.ID, s.day))
+	webBook := func(key string) *http.Response {
+		t.Helper()
+		return post(t, c, s.url+"/book", url.Values{"csrf": {formValue(t, dayPage, "/book", "csrf")},
+			"slot": {fmt.Sprint(s.free.ID)}, "key": {key}})
+	}
+	if r := apiBook("a1"); r.StatusCode != http.StatusCreated {
+		t.Fatalf("first API attempt: %d", r.StatusCode)
+	}
+	if r := webBook("a1"); r.StatusCode != http.StatusSeeOther || !strings.HasSuffix(r.Header.Get("Location"), "?replayed=1") {
+		t.Fatalf("the same booking retried from the pages: %d %s, want a replay", r.StatusCode, r.Header.Get("Location"))
+	}
+	// The third attempt of three: an answer, not a refusal of the limiter.
+	if r := apiBook("a1"); r.StatusCode != http.StatusOK || r.Header.Get("RateLimit") != `"booking";r=0;t=3600` {
+		t.Fatalf("third attempt: %d RateLimit %q", r.StatusCode, r.Header.Get("RateLimit"))
+	}
+	// Both front ends now refuse: the budget is spent.
+	if r := webBook("w2"); r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("web attempt beyond the shared budget: %d Retry-After %q", r.StatusCode, r.Header.Get("Retry-After"))
+	}
+	if r := apiBook("a3"); r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("API attempt beyond the shared budget: %d Retry-After %q", r.StatusCode, r.Header.Get("Retry-After"))
+	}
+}
