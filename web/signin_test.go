@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -34,8 +35,12 @@ func TestSigninStatuses(t *testing.T) {
 		t.Fatal(err)
 	}
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	h := New(Config{Service: booking.NewService(st, booking.Options{}), Accounts: st, Signer: signer, Demo: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	// A still clock: the staff limiter refills one attempt every 12 s, which
+	// a slow run (bcrypt under -race) would otherwise reach.
+	t0 := time.Now()
+	now := func() time.Time { return t0 }
+	h := New(Config{Service: booking.NewService(st, booking.Options{Now: now}), Accounts: st, Signer: signer, Demo: true,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	c := srv.Client()
