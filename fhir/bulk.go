@@ -48,7 +48,7 @@ type published struct {
 // snapshot is one generation of the files.
 type snapshot struct {
 	at    time.Time
-	files map[string][]string // type → ids in order
+	files map[string][]string  // type → ids in order
 	res   map[string]published // "Type/id" → resource
 	full  map[string][]byte    // type → the whole NDJSON file
 	etag  string

@@ -324,9 +324,9 @@ func TestSlotSearchReflectsTheCounter(t *testing.T) {
 	}
 
 	for _, bad := range []string{
-		"/fhir/Slot?start=ge2026-12-02",                                  // no schedule
-		"/fhir/Slot?schedule=" + id(f.doc.ID) + "&start=ne2026-12-02",    // unsupported prefix
-		"/fhir/Slot?schedule=" + id(f.doc.ID) + "&start=ge02/12/2026",    // not a date
+		"/fhir/Slot?start=ge2026-12-02",                                                  // no schedule
+		"/fhir/Slot?schedule=" + id(f.doc.ID) + "&start=ne2026-12-02",                    // unsupported prefix
+		"/fhir/Slot?schedule=" + id(f.doc.ID) + "&start=ge02/12/2026",                    // not a date
 		"/fhir/Slot?schedule=" + id(f.doc.ID) + "&start=ge2026-01-01&start=lt2026-12-31", // too long
 		"/fhir/Slot?schedule=" + id(f.doc.ID) + "&status=maybe",
 		"/fhir/Slot?schedule=Practitioner/1",
