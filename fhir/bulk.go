@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -139,7 +138,7 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 
 	s := &snapshot{at: now, files: map[string][]string{}, res: map[string]published{}, full: map[string][]byte{}}
 	add := func(kind, rid string, r any, setMeta func(*Meta)) error {
-		body, err := json.Marshal(r)
+		body, err := marshal(r)
 		if err != nil {
 			return err
 		}
@@ -150,9 +149,10 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 			}
 		}
 		setMeta(&Meta{LastUpdated: pub.modified.UTC().Format(instantMillis)})
-		if pub.line, err = json.Marshal(r); err != nil {
+		if pub.line, err = marshal(r); err != nil {
 			return err
 		}
+		pub.line = bytes.TrimSuffix(pub.line, []byte("\n"))
 		s.files[kind] = append(s.files[kind], rid)
 		s.res[kind+"/"+rid] = pub
 		return nil
@@ -318,6 +318,10 @@ func (h *Handler) cacheable(w http.ResponseWriter, r *http.Request, s *snapshot,
 }
 
 func writeJSONBody(w http.ResponseWriter, v any, ct string) {
+	b, err := marshal(v)
+	if err != nil {
+		panic(err)
+	}
 	w.Header().Set("Content-Type", ct)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(b)
 }

@@ -10,6 +10,7 @@
 package fhir
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -168,9 +169,23 @@ func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
 }
 
 func writeResource(w http.ResponseWriter, status int, v any) {
+	b, err := marshal(v)
+	if err != nil {
+		panic(err) // our own resource types always marshal
+	}
 	w.Header().Set("Content-Type", ContentType)
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	_, _ = w.Write(b)
+}
+
+// marshal is json.Marshal without HTML escaping, so URLs keep their "&",
+// followed by a newline.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	err := enc.Encode(v)
+	return b.Bytes(), err
 }
 
 // issueCodes maps slotd's codes to OperationOutcome issue types (R4

@@ -81,6 +81,9 @@ type Config struct {
 	BookingWindow time.Duration
 	// StoreTimeout bounds each store call of a page (default 5s).
 	StoreTimeout time.Duration
+	// Calendar manages patients' calendar subscription links; without it
+	// the calendar page is not found.
+	Calendar CalendarLinks
 }
 
 // Defaults of Config.
@@ -106,6 +109,7 @@ type server struct {
 	now          func() time.Time
 	sessionTTL   time.Duration
 	storeTimeout time.Duration
+	calendar     CalendarLinks
 
 	csrfKey  []byte // CSRF tokens
 	codeKey  []byte // sign-in code hashes
@@ -166,6 +170,7 @@ func newServer(cfg Config) *server {
 		mux:        http.NewServeMux(),
 		bookLimit:  newKeyLimiter(cfg.BookingRate, cfg.BookingWindow),
 		staffLimit: newKeyLimiter(5, time.Minute),
+		calendar:   cfg.Calendar,
 	}
 	s.pages = parsePages()
 	s.routes()
@@ -188,6 +193,9 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /appointments/{id}/cancel", s.handleCancel)
 	s.mux.HandleFunc("GET /appointments/{id}/pay", s.handlePay)
 	s.mux.HandleFunc("POST /appointments/{id}/pay", s.handlePaySubmit)
+	s.mux.HandleFunc("GET /calendar", s.handleCalendar)
+	s.mux.HandleFunc("POST /calendar", s.handleCalendarSubscribe)
+	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)
 	s.mux.HandleFunc("GET /signin", s.handleSignin)
 	s.mux.HandleFunc("POST /signin", s.handleSigninPhone)
 	s.mux.HandleFunc("POST /signin/verify", s.handleSigninVerify)

@@ -144,7 +144,7 @@ func TestServeDemo(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || len(doctors) == 0 {
 		t.Fatalf("GET /api/doctors: %d %v %d doctors", resp.StatusCode, err, len(doctors))
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/fhir/metadata", "/fhir/$bulk-publish"} {
 		r, err := http.Get(base + p)
 		if err != nil || r.StatusCode != 200 {
 			t.Fatalf("GET %s: %v %v", p, err, r)
