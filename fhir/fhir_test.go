@@ -62,7 +62,7 @@ func (c *countingStore) ListSlots(ctx context.Context, doctorID int64, from, to 
 }
 
 type fixture struct {
-	t      *testing.T
+	t      testing.TB
 	store  *countingStore
 	svc    *booking.Service
 	signer *auth.Signer
@@ -81,7 +81,7 @@ type fixture struct {
 
 var start = time.Date(2026, 12, 1, 8, 0, 0, 0, time.UTC)
 
-func newFixture(t *testing.T) *fixture {
+func newFixture(t testing.TB) *fixture {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
