@@ -688,3 +688,19 @@ func must(t testing.TB, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestSlotSearchDayInTheScheduleZone: a date is a day of the schedule's
+// zone, 25 hours long when summer time ends.
+func TestSlotSearchDayInTheScheduleZone(t *testing.T) {
+	f := newFixture(t)
+	first := f.slot(f.doc2.ID, time.Date(2026, 10, 25, 0, 15, 0, 0, f.paris), 1, start.Add(-time.Hour), booking.SlotOpen)
+	last := f.slot(f.doc2.ID, time.Date(2026, 10, 25, 23, 15, 0, 0, f.paris), 1, start.Add(-time.Hour), booking.SlotOpen)
+	f.slot(f.doc2.ID, time.Date(2026, 10, 26, 0, 15, 0, 0, f.paris), 1, start.Add(-time.Hour), booking.SlotOpen)
+	got := entries[Slot](t, f.get("/fhir/Slot?schedule="+id(f.doc2.ID)+"&start=2026-10-25", ""))
+	if len(got) != 2 || got[0].ID != id(first.ID) || got[1].ID != id(last.ID) {
+		t.Fatalf("slots of 2026-10-25 in Paris: %+v", got)
+	}
+	if got[0].Status != "busy-unavailable" {
+		t.Fatalf("a past slot is %s", got[0].Status)
+	}
+}
