@@ -54,7 +54,10 @@ type Config struct {
 	PublicURL string
 	// Domain ends every UID; it must never change (default "slotd").
 	Domain string
-	Logger *slog.Logger
+	// Timeout bounds each request's database work (default 5s); past it
+	// the answer is 503.
+	Timeout time.Duration
+	Logger  *slog.Logger
 }
 
 // Limits of a doctor's calendar.
@@ -67,15 +70,16 @@ const (
 
 // Handler serves /ical/ and manages subscription tokens for the web UI.
 type Handler struct {
-	svc    *booking.Service
-	store  booking.Store
-	tokens Tokens
-	days   DoctorDays
-	signer *auth.Signer
-	base   string
-	domain string
-	log    *slog.Logger
-	mux    *http.ServeMux
+	svc     *booking.Service
+	store   booking.Store
+	tokens  Tokens
+	days    DoctorDays
+	signer  *auth.Signer
+	base    string
+	domain  string
+	timeout time.Duration
+	log     *slog.Logger
+	mux     *http.ServeMux
 	// Patterns lists the routes, for the OpenAPI comparison test.
 	patterns []string
 }
@@ -91,7 +95,10 @@ func New(cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	h := &Handler{svc: cfg.Service, store: cfg.Service.Store(), tokens: cfg.Tokens, days: cfg.Days,
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 5 * time.Second
+	}
+	h := &Handler{timeout: cfg.Timeout, svc: cfg.Service, store: cfg.Service.Store(), tokens: cfg.Tokens, days: cfg.Days,
 		signer: cfg.Signer, base: strings.TrimSuffix(cfg.PublicURL, "/"), domain: cfg.Domain,
 		log: cfg.Logger, mux: http.NewServeMux()}
 	h.handle("GET /ical/feed/{token}", h.feed)
@@ -109,7 +116,13 @@ func New(cfg Config) *Handler {
 func (h *Handler) handle(pattern string, fn func(http.ResponseWriter, *http.Request) error) {
 	h.patterns = append(h.patterns, pattern)
 	h.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), h.timeout)
+		defer cancel()
+		r = r.WithContext(ctx)
 		if err := fn(w, r); err != nil {
+			if ctx.Err() != nil && booking.ErrorCode(err) == booking.CodeInternal {
+				err = &booking.Error{Code: booking.CodeUnavailable, Message: "the database did not answer in time; retry later", Err: err}
+			}
 			h.problem(w, r, err)
 		}
 	})
