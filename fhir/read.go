@@ -48,7 +48,7 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) error {
 		"fhirVersion": "4.0.1",
 		"format":      []string{"application/fhir+json"},
 		"rest": []map[string]any{{
-			"mode": "server",
+			"mode":      "server",
 			"operation": []operation{{"bulk-publish", "urn:slotd:fhir:OperationDefinition:bulk-publish"}},
 			"security": map[string]any{
 				"description": "Bearer tokens of the slotd API (Authorization: Bearer <token>) for Appointment and $book; the inventory is public.",

@@ -13,6 +13,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/fhir"
 	"github.com/slotd/slotd/ical"
+	"github.com/slotd/slotd/metrics"
 )
 
 // interopFlags configure the FHIR and iCalendar interfaces of `serve`.
@@ -71,11 +72,54 @@ func newInterop(f interopFlags, svc *booking.Service, store booking.Store, signe
 // run keeps the FHIR bulk publication fresh until ctx ends.
 func (i interop) run(ctx context.Context) { i.fhir.Run(ctx) }
 
-// mount serves /fhir/ and /ical/ beside next (the API and the web UI).
-func (i interop) mount(next http.Handler) http.Handler {
+// mount serves /fhir/ and /ical/ beside next (the API and the web UI),
+// each request counted in m and logged like the API's: by route pattern,
+// never by path (a feed's path is its secret token).
+func (i interop) mount(next http.Handler, m *metrics.Metrics, logger *slog.Logger, quiet bool) http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/fhir/", i.fhir)
-	mux.Handle("/ical/", i.ical)
+	mux.Handle("/fhir/", observed(i.fhir, m, logger, quiet))
+	mux.Handle("/ical/", observed(i.ical, m, logger, quiet))
 	mux.Handle("/", next)
 	return mux
+}
+
+func observed(h http.Handler, m *metrics.Metrics, logger *slog.Logger, quiet bool) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		sw := &statusWriter{ResponseWriter: w, status: http.StatusOK}
+		h.ServeHTTP(sw, r)
+		route := r.Pattern // set by the handler's own mux
+		if route == "" {
+			route = "unmatched"
+		}
+		took := time.Since(start)
+		m.Request(route, sw.status, took)
+		level := slog.LevelInfo
+		if sw.status >= 500 {
+			level = slog.LevelError
+		} else if quiet {
+			return
+		}
+		logger.LogAttrs(r.Context(), level, "http", slog.String("method", r.Method), slog.String("route", route),
+			slog.Int("status", sw.status), slog.Duration("duration", took))
+	})
+}
+
+// statusWriter remembers the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+	wrote  bool
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if !w.wrote {
+		w.status, w.wrote = code, true
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -151,6 +152,15 @@ func TestServeDemo(t *testing.T) {
 		}
 		r.Body.Close()
 	}
+	// The FHIR and iCalendar routes are counted like the API's.
+	r, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, _ := io.ReadAll(r.Body); !strings.Contains(string(body), `route="GET /fhir/metadata"`) {
+		t.Fatal("/metrics does not count the FHIR routes")
+	}
+	r.Body.Close()
 	stop()
 	select {
 	case err := <-done:
