@@ -324,6 +324,7 @@ func (h *Handler) doctor(w http.ResponseWriter, r *http.Request) error {
 func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as []booking.Appointment, staff bool) error {
 	cal := Calendar{Name: name, Domain: h.domain, Refresh: Refresh}
 	doctors := map[int64]booking.Doctor{}
+	patients := map[int64]booking.Patient{}
 	base := h.base
 	if base == "" {
 		base = requestBase(r)
@@ -346,9 +347,12 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 			Description: "Status: " + strings.ToLower(string(a.Status)),
 			URL:         base + "/appointments/" + strconv.FormatInt(a.ID, 10)}
 		if staff {
-			p, err := h.store.GetPatient(r.Context(), a.PatientID)
-			if err != nil {
-				return err
+			p, ok := patients[a.PatientID]
+			if !ok {
+				if p, err = h.store.GetPatient(r.Context(), a.PatientID); err != nil {
+					return err
+				}
+				patients[a.PatientID] = p
 			}
 			ev.Summary = fmt.Sprintf("No. %d: %s", a.QueueNumber, p.Name)
 			ev.URL = ""
