@@ -184,6 +184,9 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		}
 		for _, bs := range slots {
 			sl := slot(bs, now, p.h.links(bs, sc.doctor, sc.zone))
+			if sl.Status == "busy-unavailable" {
+				sl.Status = "busy" // SMART Scheduling Links knows only free and busy
+			}
 			if err := add("Slot", sl.ID, &sl, func(m *Meta) { sl.Meta = m }); err != nil {
 				return nil, err
 			}

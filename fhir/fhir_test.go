@@ -595,6 +595,9 @@ func TestBulkPublish(t *testing.T) {
 		t.Fatalf("schedule booking phone %+v", scheds[0].Extension)
 	}
 	for _, s := range slots {
+		if s.Status != "free" && s.Status != "busy" {
+			t.Fatalf("slot %s is %s; SMART Scheduling Links knows only free and busy", s.ID, s.Status)
+		}
 		if ext(s.Extension, ExtDeepLink) == nil || ext(s.Extension, ExtBookingPhone) == nil || ext(s.Extension, ExtSmartCapacity) == nil {
 			t.Fatalf("slot %s lacks the SMART extensions: %+v", s.ID, s.Extension)
 		}
