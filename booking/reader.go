@@ -20,6 +20,7 @@ type Reader interface {
 	GetSlot(ctx context.Context, id int64) (Slot, error)
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
 
+	ListRooms(ctx context.Context, f RoomFilter) ([]Room, error)
 	GetRound(ctx context.Context, id int64) (Round, error)
 	ListRoundSlots(ctx context.Context, roundID int64, f RoomFilter) ([]RoundSlot, error)
 	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)

@@ -8,29 +8,9 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// maxIdempotencyKeyLen is the longest Idempotency-Key accepted (SPEC §3).
-const maxIdempotencyKeyLen = 64
-
-// idempotencyKey returns the request's Idempotency-Key: 1 to 64 visible
-// ASCII characters, given once.
+// idempotencyKey returns the request's Idempotency-Key (booking.IdempotencyKey).
 func idempotencyKey(r *http.Request) (string, error) {
-	vs := r.Header.Values("Idempotency-Key")
-	if len(vs) == 0 || (len(vs) == 1 && vs[0] == "") {
-		return "", errorf(booking.CodeMissingIdempotencyKey, "the Idempotency-Key header is required")
-	}
-	if len(vs) > 1 {
-		return "", errorf(booking.CodeInvalidRequest, "give the Idempotency-Key header once")
-	}
-	k := vs[0]
-	if len(k) > maxIdempotencyKeyLen {
-		return "", errorf(booking.CodeInvalidRequest, "the Idempotency-Key must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)
-	}
-	for i := 0; i < len(k); i++ {
-		if k[i] < 0x21 || k[i] > 0x7e {
-			return "", errorf(booking.CodeInvalidRequest, "the Idempotency-Key must be 1 to %d visible ASCII characters", maxIdempotencyKeyLen)
-		}
-	}
-	return k, nil
+	return booking.IdempotencyKey(r.Header.Values("Idempotency-Key"))
 }
 
 // bookRequest is the body of POST /api/appointments.

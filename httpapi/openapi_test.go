@@ -39,6 +39,9 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 	}
 	var inDoc []string
 	for path, item := range doc.Paths.Map() {
+		if strings.HasPrefix(path, "/ical/") {
+			continue // served by package ical, whose test compares them
+		}
 		for method := range item.Operations() {
 			inDoc = append(inDoc, method+" "+path)
 		}

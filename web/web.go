@@ -80,6 +80,9 @@ type Config struct {
 	SessionTTL time.Duration
 	// StoreTimeout bounds each read of a page (default 5s).
 	StoreTimeout time.Duration
+	// Calendar manages patients' calendar subscription links; without it
+	// the calendar page is not found.
+	Calendar CalendarLinks
 }
 
 // Defaults of Config.
@@ -102,6 +105,7 @@ type server struct {
 	now          func() time.Time
 	sessionTTL   time.Duration
 	storeTimeout time.Duration
+	calendar     CalendarLinks
 
 	csrfKey  []byte // CSRF tokens
 	codeKey  []byte // sign-in code hashes
@@ -154,6 +158,7 @@ func newServer(cfg Config) *server {
 		phoneKey:   cfg.Signer.DeriveKey("web-login-phone"),
 		mux:        http.NewServeMux(),
 		staffLimit: newKeyLimiter(5, time.Minute),
+		calendar:   cfg.Calendar,
 	}
 	s.pages = parsePages()
 	s.routes()
@@ -176,6 +181,9 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /appointments/{id}/cancel", s.handleCancel)
 	s.mux.HandleFunc("GET /appointments/{id}/pay", s.handlePay)
 	s.mux.HandleFunc("POST /appointments/{id}/pay", s.handlePaySubmit)
+	s.mux.HandleFunc("GET /calendar", s.handleCalendar)
+	s.mux.HandleFunc("POST /calendar", s.handleCalendarSubscribe)
+	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)
 	s.mux.HandleFunc("GET /signin", s.handleSignin)
 	s.mux.HandleFunc("POST /signin", s.handleSigninPhone)
 	s.mux.HandleFunc("POST /signin/verify", s.handleSigninVerify)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -144,13 +145,22 @@ func TestServeDemo(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || len(doctors) == 0 {
 		t.Fatalf("GET /api/doctors: %d %v %d doctors", resp.StatusCode, err, len(doctors))
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/metrics"} {
+	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/fhir/metadata", "/fhir/$bulk-publish"} {
 		r, err := http.Get(base + p)
 		if err != nil || r.StatusCode != 200 {
 			t.Fatalf("GET %s: %v %v", p, err, r)
 		}
 		r.Body.Close()
 	}
+	// The FHIR and iCalendar routes are counted like the API's.
+	r, err := http.Get(base + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body, _ := io.ReadAll(r.Body); !strings.Contains(string(body), `route="GET /fhir/metadata"`) {
+		t.Fatal("/metrics does not count the FHIR routes")
+	}
+	r.Body.Close()
 	stop()
 	select {
 	case err := <-done:

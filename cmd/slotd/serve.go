@@ -53,6 +53,8 @@ type serveFlags struct {
 	smtpPassword   string
 	expiryInterval time.Duration
 	paymentSecret  string
+
+	interop interopFlags
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -86,6 +88,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.smtpPassword, "smtp-password", "", "smtp notifier: AUTH PLAIN password")
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
+	f.interop.register(fs)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -170,6 +173,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
+	inter, err := newInterop(f.interop, svc, store, signer, url, logger)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	ictx, stopInterop := context.WithCancel(ctx)
+	interopDone := make(chan struct{})
+	go func() { defer close(interopDone); inter.run(ictx) }()
+	defer func() { stopInterop(); <-interopDone }()
 	handler := httpapi.New(httpapi.Config{
 		Service: svc, Store: store, Signer: signer, Logger: logger,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
@@ -181,7 +193,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handler = withWeb(handler, web.Config{
 		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
+		Calendar: inter.ical,
 	})
+	handler = inter.mount(handler, m, logger, f.quietLog)
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,

@@ -1,0 +1,276 @@
+package fhir
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// bookInput is what $book reads of its body: an Appointment, bare or as
+// the "appt-resource" parameter of a Parameters resource (IHE ITI
+// Scheduling); of the Appointment only slot and the Patient participant.
+type bookInput struct {
+	ResourceType string `json:"resourceType"`
+	Parameter    []struct {
+		Name     string          `json:"name"`
+		Resource json.RawMessage `json:"resource"`
+	} `json:"parameter"`
+	Slot        []Reference `json:"slot"`
+	Participant []struct {
+		Actor Reference `json:"actor"`
+	} `json:"participant"`
+}
+
+// readBody decodes a FHIR JSON body.
+func readBody(r *http.Request, v any) error {
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || (mt != "application/fhir+json" && mt != "application/json") {
+		return booking.Errorf(booking.CodeInvalidRequest, "the body must be application/fhir+json")
+	}
+	if err := json.NewDecoder(r.Body).Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		if errors.Is(err, io.EOF) {
+			return booking.Errorf(booking.CodeInvalidRequest, "the body is empty")
+		}
+		return booking.Errorf(booking.CodeInvalidRequest, "the body is not valid JSON")
+	}
+	return nil
+}
+
+// appointmentInput finds the Appointment of a $book body.
+func appointmentInput(in bookInput) (bookInput, error) {
+	switch in.ResourceType {
+	case "Appointment":
+		return in, nil
+	case "Parameters":
+		for _, p := range in.Parameter {
+			if p.Name != "appt-resource" {
+				continue
+			}
+			var a bookInput
+			if err := json.Unmarshal(p.Resource, &a); err != nil || a.ResourceType != "Appointment" {
+				return a, booking.Errorf(booking.CodeInvalidRequest, "appt-resource must be an Appointment")
+			}
+			return a, nil
+		}
+		return in, booking.Errorf(booking.CodeInvalidRequest, "Parameters must have an appt-resource")
+	}
+	return in, booking.Errorf(booking.CodeInvalidRequest, "the body must be an Appointment or Parameters")
+}
+
+// refTail reads "Kind/123", also at the end of an absolute URL.
+func refTail(ref, kind string) (int64, bool) {
+	i := strings.LastIndex(ref, kind+"/")
+	if i < 0 || (i > 0 && ref[i-1] != '/') {
+		return 0, false
+	}
+	n, err := refID(ref[i:], kind)
+	return n, err == nil
+}
+
+// book is Appointment/$book: it takes a place in the Appointment's one
+// slot for its patient through booking.Service.Book, exactly as POST
+// /api/appointments does, under the request's Idempotency-Key. A patient
+// books for themselves; an admin names the patient. It answers 201 with a
+// Bundle holding the new Appointment, or 200 with the original one when
+// the key was used for this slot before.
+func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.caller(r)
+	if err != nil {
+		return err
+	}
+	if c.Role != auth.RolePatient && c.Role != auth.RoleAdmin {
+		return booking.Errorf(booking.CodeForbidden, "only patients and admins can book")
+	}
+	key, err := booking.IdempotencyKey(r.Header.Values("Idempotency-Key"))
+	if err != nil {
+		return err
+	}
+	var raw bookInput
+	if err := readBody(r, &raw); err != nil {
+		return err
+	}
+	in, err := appointmentInput(raw)
+	if err != nil {
+		return err
+	}
+	if len(in.Slot) != 1 {
+		return booking.Errorf(booking.CodeInvalidRequest, "the Appointment must name exactly one slot (Slot/<id>)")
+	}
+	slotID, ok := refTail(in.Slot[0].Reference, "Slot")
+	if !ok {
+		return booking.Errorf(booking.CodeInvalidRequest, "the slot must be a reference Slot/<id>")
+	}
+	var named int64
+	for _, p := range in.Participant {
+		if !strings.Contains(p.Actor.Reference, "Patient/") {
+			continue
+		}
+		n, ok := refTail(p.Actor.Reference, "Patient")
+		if !ok || named != 0 {
+			return booking.Errorf(booking.CodeInvalidRequest, "the Appointment must name at most one patient participant (Patient/<id>)")
+		}
+		named = n
+	}
+	patient, _ := c.PatientID()
+	switch {
+	case c.Role == auth.RolePatient && named != 0 && named != patient:
+		return booking.Errorf(booking.CodeForbidden, "a patient can only book for themselves")
+	case c.Role == auth.RoleAdmin && named == 0:
+		return booking.Errorf(booking.CodeInvalidRequest, "an admin must name the patient (participant actor Patient/<id>)")
+	case c.Role == auth.RoleAdmin:
+		patient = named
+		ctx, cancel := h.ctx(r)
+		_, err := h.store.GetPatient(ctx, patient)
+		err = storeErr(ctx, err)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	// The one per-patient budget of every front end (API, pages, FHIR).
+	if err := h.svc.AttemptBooking(patient).Err(); err != nil {
+		return err
+	}
+	res := h.svc.Book(r.Context(), patient, slotID, key)
+	if res.Err != nil {
+		return res.Err
+	}
+	a := appointment(res.Appointment)
+	total := 1
+	b := Bundle{ResourceType: "Bundle", Type: "searchset", Timestamp: instant(h.svc.Now()), Total: &total,
+		Entry: []BundleEntry{{FullURL: h.base + "/Appointment/" + a.ID, Resource: a, Search: &BundleSearch{Mode: "match"}}}}
+	status := http.StatusCreated
+	if res.Replayed {
+		status = http.StatusOK
+	} else {
+		w.Header().Set("Location", h.base+"/Appointment/"+a.ID)
+	}
+	writeResource(w, status, b)
+	return nil
+}
+
+// findParams reads $find's parameters from the query (GET) or a
+// Parameters body (POST) as one url.Values.
+func findParams(r *http.Request) (url.Values, error) {
+	if r.Method == http.MethodGet {
+		return r.URL.Query(), nil
+	}
+	var p struct {
+		ResourceType string `json:"resourceType"`
+		Parameter    []struct {
+			Name           string     `json:"name"`
+			ValueString    string     `json:"valueString"`
+			ValueDate      string     `json:"valueDate"`
+			ValueDateTime  string     `json:"valueDateTime"`
+			ValueReference *Reference `json:"valueReference"`
+			ValueCoding    *Coding    `json:"valueCoding"`
+		} `json:"parameter"`
+	}
+	if err := readBody(r, &p); err != nil {
+		return nil, err
+	}
+	if p.ResourceType != "Parameters" {
+		return nil, booking.Errorf(booking.CodeInvalidRequest, "the body must be Parameters")
+	}
+	q := url.Values{}
+	for _, x := range p.Parameter {
+		v := x.ValueString + x.ValueDate + x.ValueDateTime
+		if x.ValueReference != nil {
+			v = x.ValueReference.Reference
+		}
+		if x.ValueCoding != nil {
+			v = x.ValueCoding.Code
+		}
+		q.Add(x.Name, v)
+	}
+	return q, nil
+}
+
+// find is Appointment/$find: the free slots of the named practitioners, or
+// of a specialty's, or of everyone, in [start, end) (default: from now for
+// DefaultSearchDays days; dates are days of the clinic's zone, an end date
+// included).
+func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
+	q, err := findParams(r)
+	if err != nil {
+		return err
+	}
+	if err := checkParams(q, "start", "end", "practitioner", "specialty"); err != nil {
+		return err
+	}
+	var p period
+	if v := q.Get("start"); v != "" {
+		lo, _, err := dateValue(v, h.zone)
+		if err != nil {
+			return err
+		}
+		p.From = lo
+	}
+	if v := q.Get("end"); v != "" {
+		lo, hi, err := dateValue(v, h.zone)
+		if err != nil {
+			return err
+		}
+		p.To = hi
+		if strings.Contains(v, "T") {
+			p.To = lo
+		}
+	}
+	if p, err = p.bounded(h.svc.Now()); err != nil {
+		return err
+	}
+	var doctors []int64
+	for _, ref := range tokens(q, "practitioner") {
+		n, err := refID(ref, "Practitioner")
+		if err != nil {
+			return err
+		}
+		doctors = append(doctors, n)
+	}
+	specs := tokens(q, "specialty")
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	all, err := h.schedules(ctx)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	now := h.svc.Now()
+	var ids []string
+	var res []any
+	for _, sc := range all {
+		if sc.doctor == nil || (len(doctors) > 0 && !containsID(doctors, sc.doctor.ID)) || (len(specs) > 0 && !hasSpecialty(sc.res, specs)) {
+			continue
+		}
+		slots, err := h.store.ListSlots(ctx, sc.doctor.ID, p.From, p.To)
+		if err != nil {
+			return storeErr(ctx, err)
+		}
+		for _, s := range slots {
+			if out := slot(s, now, h.links(s, sc.doctor, sc.zone)); out.Status == "free" {
+				ids, res = append(ids, out.ID), append(res, out)
+			}
+		}
+	}
+	writeResource(w, http.StatusOK, h.searchset(r, "Slot", ids, res))
+	return nil
+}
+
+func containsID(ids []int64, n int64) bool {
+	for _, x := range ids {
+		if x == n {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,330 @@
+package fhir
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// SMART Scheduling Links (https://github.com/smart-on-fhir/smart-scheduling-links):
+// GET /fhir/$bulk-publish is a manifest naming one NDJSON file each of
+// Location, Schedule and Slot. The files are built in the background from
+// the doctors' slots and served from memory, so an aggregator polling
+// during the 7:00 rush costs no database work; _since (or since) keeps
+// only the resources that changed after that instant.
+
+// BulkOptions tune the publication.
+type BulkOptions struct {
+	// Debounce is how long after this instance's change the files are
+	// rebuilt, gathering the changes of a burst (default 1s).
+	Debounce time.Duration
+	// Refresh rebuilds them at least this often, for other instances'
+	// changes and slots that start or open as time passes (default 10s).
+	Refresh time.Duration
+	// Days of slots published from now (default 28).
+	Days int
+}
+
+// bulkTypes are the files of the manifest, in order.
+var bulkTypes = []string{"Location", "Schedule", "Slot"}
+
+// published is one resource of a file with the time it last changed.
+type published struct {
+	hash     [sha256.Size]byte // of the resource without meta
+	modified time.Time
+	line     []byte // the resource with meta.lastUpdated, one NDJSON line
+}
+
+// snapshot is one generation of the files.
+type snapshot struct {
+	at    time.Time
+	files map[string][]string  // type → ids in order
+	res   map[string]published // "Type/id" → resource
+	full  map[string][]byte    // type → the whole NDJSON file
+	etag  string
+}
+
+type publisher struct {
+	h    *Handler
+	opts BulkOptions
+	kick chan struct{}
+
+	gen  sync.Mutex // one generation at a time
+	mu   sync.Mutex // guards snap
+	snap *snapshot
+}
+
+func newPublisher(h *Handler, opts BulkOptions) *publisher {
+	if opts.Debounce <= 0 {
+		opts.Debounce = time.Second
+	}
+	if opts.Refresh <= 0 {
+		opts.Refresh = 10 * time.Second
+	}
+	if opts.Days <= 0 {
+		opts.Days = 28
+	}
+	return &publisher{h: h, opts: opts, kick: make(chan struct{}, 1)}
+}
+
+// changed is called by the Service's watcher: it must not block.
+func (p *publisher) changed() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (p *publisher) run(ctx context.Context) {
+	t := time.NewTicker(p.opts.Refresh)
+	defer t.Stop()
+	for {
+		if _, err := p.regenerate(ctx); err != nil && ctx.Err() == nil {
+			p.h.log.LogAttrs(ctx, slog.LevelWarn, "fhir bulk publication", slog.String("err", err.Error()))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-p.kick:
+			d := time.NewTimer(p.opts.Debounce)
+			select {
+			case <-ctx.Done():
+				d.Stop()
+				return
+			case <-d.C:
+			}
+			select { // the changes of the debounce window are in this generation
+			case <-p.kick:
+			default:
+			}
+		}
+	}
+}
+
+// current returns the latest snapshot, building the first one if the
+// background run has not yet.
+func (p *publisher) current(ctx context.Context) (*snapshot, error) {
+	p.mu.Lock()
+	s := p.snap
+	p.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	return p.regenerate(ctx)
+}
+
+// regenerate builds the files from the store. A resource keeps its
+// modified time while its content is unchanged, which is what _since
+// compares with.
+func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
+	p.gen.Lock()
+	defer p.gen.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, 4*p.h.timeout)
+	defer cancel()
+	now := p.h.svc.Now()
+	p.mu.Lock()
+	prev := p.snap
+	p.mu.Unlock()
+
+	s := &snapshot{at: now, files: map[string][]string{}, res: map[string]published{}, full: map[string][]byte{}}
+	add := func(kind, rid string, r any, setMeta func(*Meta)) error {
+		body, err := marshal(r)
+		if err != nil {
+			return err
+		}
+		pub := published{hash: sha256.Sum256(body), modified: now}
+		if prev != nil {
+			if old, ok := prev.res[kind+"/"+rid]; ok && old.hash == pub.hash {
+				pub.modified = old.modified
+			}
+		}
+		setMeta(&Meta{LastUpdated: pub.modified.UTC().Format(instantMillis)})
+		if pub.line, err = marshal(r); err != nil {
+			return err
+		}
+		pub.line = bytes.TrimSuffix(pub.line, []byte("\n"))
+		s.files[kind] = append(s.files[kind], rid)
+		s.res[kind+"/"+rid] = pub
+		return nil
+	}
+
+	clinic := p.h.clinic.location()
+	if err := add("Location", clinic.ID, &clinic, func(m *Meta) { clinic.Meta = m }); err != nil {
+		return nil, err
+	}
+	scheds, err := p.h.schedules(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, sc := range scheds {
+		if sc.doctor == nil {
+			continue // rooms are allocated in rounds, not booked by the public
+		}
+		sr := sc.res
+		sr.Extension = []Extension{{URL: ExtBookingPhone, ValueString: p.h.clinic.Phone}}
+		if p.h.clinic.Phone == "" {
+			sr.Extension = nil
+		}
+		if err := add("Schedule", sr.ID, &sr, func(m *Meta) { sr.Meta = m }); err != nil {
+			return nil, err
+		}
+		slots, err := p.h.store.ListSlots(ctx, sc.doctor.ID, now, now.AddDate(0, 0, p.opts.Days))
+		if err != nil {
+			return nil, err
+		}
+		for _, bs := range slots {
+			sl := slot(bs, now, p.h.links(bs, sc.doctor, sc.zone))
+			if sl.Status == "busy-unavailable" {
+				sl.Status = "busy" // SMART Scheduling Links knows only free and busy
+			}
+			if err := add("Slot", sl.ID, &sl, func(m *Meta) { sl.Meta = m }); err != nil {
+				return nil, err
+			}
+		}
+	}
+	tag := sha256.New()
+	for _, kind := range bulkTypes {
+		var b bytes.Buffer
+		for _, rid := range s.files[kind] {
+			b.Write(s.res[kind+"/"+rid].line)
+			b.WriteByte('\n')
+		}
+		s.full[kind] = b.Bytes()
+		tag.Write(b.Bytes())
+	}
+	s.etag = hex.EncodeToString(tag.Sum(nil)[:12])
+	p.mu.Lock()
+	p.snap = s
+	p.mu.Unlock()
+	return s, nil
+}
+
+// instantMillis is a FHIR instant with milliseconds, so that _since can
+// tell generations within one second apart.
+const instantMillis = "2006-01-02T15:04:05.000Z07:00"
+
+// since reads the _since (or since) parameter; zero means everything.
+func since(q url.Values) (time.Time, string, error) {
+	v, name := q.Get("_since"), "_since"
+	if v == "" {
+		v, name = q.Get("since"), "since"
+	}
+	if v == "" {
+		return time.Time{}, "", nil
+	}
+	t, err := time.Parse(time.RFC3339Nano, v)
+	if err != nil {
+		return t, "", booking.Errorf(booking.CodeInvalidRequest, "%s must be a FHIR instant (2026-12-01T07:00:00Z)", name)
+	}
+	return t, v, nil
+}
+
+// bulkManifest answers the SMART Scheduling Links manifest.
+func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if err := checkParams(q, "_since", "since", "_type"); err != nil {
+		return err
+	}
+	_, raw, err := since(q)
+	if err != nil {
+		return err
+	}
+	s, err := h.bulk.current(r.Context())
+	if err != nil {
+		return storeErr(r.Context(), err)
+	}
+	type output struct {
+		Type string `json:"type"`
+		URL  string `json:"url"`
+	}
+	suffix := ""
+	if raw != "" {
+		suffix = "?_since=" + url.QueryEscape(raw)
+	}
+	var outs []output
+	for _, kind := range bulkTypes {
+		outs = append(outs, output{Type: kind, URL: h.base + "/bulk/" + kind + ".ndjson" + suffix})
+	}
+	if h.cacheable(w, r, s, "manifest|"+raw) {
+		return nil
+	}
+	writeJSONBody(w, map[string]any{
+		"transactionTime": s.at.UTC().Format(instantMillis),
+		"request":         h.web + r.URL.Path + queryOf(r),
+		"output":          outs,
+		"error":           []any{},
+	}, "application/json")
+	return nil
+}
+
+// bulkFile answers one NDJSON file, whole or since an instant.
+func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
+	kind, ok := strings.CutSuffix(r.PathValue("file"), ".ndjson")
+	if !ok || !contains(bulkTypes, kind) {
+		return booking.NotFound("file")
+	}
+	q := r.URL.Query()
+	if err := checkParams(q, "_since", "since"); err != nil {
+		return err
+	}
+	t, raw, err := since(q)
+	if err != nil {
+		return err
+	}
+	s, err := h.bulk.current(r.Context())
+	if err != nil {
+		return storeErr(r.Context(), err)
+	}
+	if h.cacheable(w, r, s, kind+"|"+raw) {
+		return nil
+	}
+	w.Header().Set("Content-Type", "application/fhir+ndjson")
+	if t.IsZero() {
+		_, err = w.Write(s.full[kind])
+		return err
+	}
+	var b bytes.Buffer
+	for _, rid := range s.files[kind] {
+		if pub := s.res[kind+"/"+rid]; pub.modified.After(t) {
+			b.Write(pub.line)
+			b.WriteByte('\n')
+		}
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// cacheable lets clients and proxies keep an answer briefly (the files
+// change at most once per Debounce) and answers 304 to a client that has
+// this generation's variant already, reporting whether it did.
+func (h *Handler) cacheable(w http.ResponseWriter, r *http.Request, s *snapshot, variant string) bool {
+	v := sha256.Sum256([]byte(variant))
+	etag := `"` + s.etag + "-" + hex.EncodeToString(v[:4]) + `"`
+	w.Header().Set("Cache-Control", "public, max-age=2")
+	w.Header().Set("ETag", etag)
+	w.Header().Set("Last-Modified", s.at.UTC().Format(http.TimeFormat))
+	if r.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	return false
+}
+
+func writeJSONBody(w http.ResponseWriter, v any, ct string) {
+	b, err := marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	w.Header().Set("Content-Type", ct)
+	_, _ = w.Write(b)
+}

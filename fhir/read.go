@@ -1,0 +1,482 @@
+package fhir
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// metadata is the CapabilityStatement: what this server reads, searches
+// and operates, generated from the same tables the handlers use.
+func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) error {
+	type param struct {
+		Name          string `json:"name"`
+		Type          string `json:"type"`
+		Documentation string `json:"documentation,omitempty"`
+	}
+	type interaction struct {
+		Code string `json:"code"`
+	}
+	type operation struct {
+		Name       string `json:"name"`
+		Definition string `json:"definition"`
+	}
+	type resource struct {
+		Type        string        `json:"type"`
+		Interaction []interaction `json:"interaction"`
+		SearchParam []param       `json:"searchParam,omitempty"`
+		Operation   []operation   `json:"operation,omitempty"`
+	}
+	rs := []interaction{{"read"}, {"search-type"}}
+	date := "prefixes eq, ge, gt, le, lt; YYYY, YYYY-MM, YYYY-MM-DD or a dateTime with zone"
+	cs := map[string]any{
+		"resourceType": "CapabilityStatement",
+		"status":       "active",
+		"date":         instant(h.svc.Now()),
+		"kind":         "instance",
+		"software":     map[string]string{"name": "slotd"},
+		"implementation": map[string]string{
+			"description": "slotd: capacity-limited slots. Slots carry extensions " + ExtCapacity + " and " + ExtRemaining +
+				" (places and free places from the real counter), " + ExtOpensAt + " and the SMART Scheduling Links ones.",
+			"url": h.base,
+		},
+		"fhirVersion": "4.0.1",
+		"format":      []string{"application/fhir+json"},
+		"rest": []map[string]any{{
+			"mode":      "server",
+			"operation": []operation{{"bulk-publish", "urn:slotd:fhir:OperationDefinition:bulk-publish"}},
+			"security": map[string]any{
+				"description": "Bearer tokens of the slotd API (Authorization: Bearer <token>) for Appointment and $book; the inventory is public.",
+			},
+			"resource": []resource{
+				{Type: "Practitioner", Interaction: rs},
+				{Type: "Location", Interaction: rs},
+				{Type: "Schedule", Interaction: rs, SearchParam: []param{
+					{"actor", "reference", "Practitioner/<id> or Location/<id>"},
+					{"specialty", "token", "department id, name or " + DepartmentSystem + "|<id>"}}},
+				{Type: "Slot", Interaction: rs, SearchParam: []param{
+					{"schedule", "reference", "required; Schedule/<id>, comma-separated for several"},
+					{"start", "date", date + "; at most " + strconv.Itoa(MaxSearchDays) + " days, from now for " + strconv.Itoa(DefaultSearchDays) + " days by default"},
+					{"status", "token", "free, busy, busy-unavailable"}}},
+				{Type: "Appointment", Interaction: rs, SearchParam: []param{
+					{"patient", "reference", "a patient sees only their own; an admin names one"},
+					{"date", "date", date},
+					{"status", "token", "pending, booked, cancelled, fulfilled, noshow"}},
+					Operation: []operation{
+						{"find", "urn:slotd:fhir:OperationDefinition:appointment-find"},
+						{"book", "urn:slotd:fhir:OperationDefinition:appointment-book"}}},
+			},
+		}},
+	}
+	writeResource(w, http.StatusOK, cs)
+	return nil
+}
+
+func (h *Handler) readPractitioner(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathID(r.PathValue("id"), "Practitioner")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	d, err := h.store.GetDoctor(ctx, n)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeResource(w, http.StatusOK, practitioner(d))
+	return nil
+}
+
+func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) error {
+	if err := checkParams(r.URL.Query()); err != nil {
+		return err
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	ds, err := h.store.ListDoctors(ctx, 0)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	var ids []string
+	var res []any
+	for _, d := range ds {
+		ids, res = append(ids, id(d.ID)), append(res, practitioner(d))
+	}
+	writeResource(w, http.StatusOK, h.searchset(r, "Practitioner", ids, res))
+	return nil
+}
+
+func (h *Handler) readLocation(w http.ResponseWriter, r *http.Request) error {
+	if r.PathValue("id") == ClinicID {
+		writeResource(w, http.StatusOK, h.clinic.location())
+		return nil
+	}
+	n, err := pathID(r.PathValue("id"), "Location")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	room, err := h.room(ctx, n)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeResource(w, http.StatusOK, roomLocation(room))
+	return nil
+}
+
+func (h *Handler) searchLocations(w http.ResponseWriter, r *http.Request) error {
+	if err := checkParams(r.URL.Query()); err != nil {
+		return err
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	rooms, err := h.store.ListRooms(ctx, booking.RoomFilter{})
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	ids, res := []string{ClinicID}, []any{h.clinic.location()}
+	for _, rm := range rooms {
+		ids, res = append(ids, id(rm.ID)), append(res, roomLocation(rm))
+	}
+	writeResource(w, http.StatusOK, h.searchset(r, "Location", ids, res))
+	return nil
+}
+
+// room finds a room by id (rooms are few: a round's residence).
+func (h *Handler) room(ctx context.Context, n int64) (booking.Room, error) {
+	rooms, err := h.store.ListRooms(ctx, booking.RoomFilter{})
+	if err != nil {
+		return booking.Room{}, err
+	}
+	for _, rm := range rooms {
+		if rm.ID == n {
+			return rm, nil
+		}
+	}
+	return booking.Room{}, booking.NotFound("location")
+}
+
+// schedOf is a Schedule with what its slots need: the zone of its dates
+// and, for a doctor, the doctor (booking deep links go to the doctor's day).
+type schedOf struct {
+	res    Schedule
+	zone   *time.Location
+	doctor *booking.Doctor
+}
+
+// schedules lists every Schedule: one per doctor, then one per room.
+func (h *Handler) schedules(ctx context.Context) ([]schedOf, error) {
+	ds, err := h.store.ListDoctors(ctx, 0)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := h.departments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rooms, err := h.store.ListRooms(ctx, booking.RoomFilter{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]schedOf, 0, len(ds)+len(rooms))
+	for i := range ds {
+		loc, err := ds[i].Location()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, schedOf{res: doctorSchedule(ds[i], deps[ds[i].DepartmentID], h.clinic), zone: loc, doctor: &ds[i]})
+	}
+	for _, rm := range rooms {
+		loc, err := time.LoadLocation(rm.TimeZone)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, schedOf{res: roomSchedule(rm), zone: loc})
+	}
+	return out, nil
+}
+
+func (h *Handler) departments(ctx context.Context) (map[int64]booking.Department, error) {
+	deps, err := h.store.ListDepartments(ctx)
+	if err != nil {
+		return nil, err
+	}
+	m := make(map[int64]booking.Department, len(deps))
+	for _, d := range deps {
+		m[d.ID] = d
+	}
+	return m, nil
+}
+
+// schedule resolves one Schedule id: a doctor's or a room's.
+func (h *Handler) schedule(ctx context.Context, n int64) (schedOf, error) {
+	d, err := h.store.GetDoctor(ctx, n)
+	if err == nil {
+		loc, err := d.Location()
+		if err != nil {
+			return schedOf{}, err
+		}
+		deps, err := h.departments(ctx)
+		if err != nil {
+			return schedOf{}, err
+		}
+		return schedOf{res: doctorSchedule(d, deps[d.DepartmentID], h.clinic), zone: loc, doctor: &d}, nil
+	}
+	if booking.ErrorCode(err) != booking.CodeNotFound {
+		return schedOf{}, err
+	}
+	rm, err := h.room(ctx, n)
+	if err != nil {
+		return schedOf{}, booking.NotFound("schedule")
+	}
+	loc, err := time.LoadLocation(rm.TimeZone)
+	if err != nil {
+		return schedOf{}, err
+	}
+	return schedOf{res: roomSchedule(rm), zone: loc}, nil
+}
+
+func (h *Handler) readSchedule(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathID(r.PathValue("id"), "Schedule")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	s, err := h.schedule(ctx, n)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeResource(w, http.StatusOK, s.res)
+	return nil
+}
+
+func (h *Handler) searchSchedules(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if err := checkParams(q, "actor", "specialty"); err != nil {
+		return err
+	}
+	actors, specs := tokens(q, "actor"), tokens(q, "specialty")
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	all, err := h.schedules(ctx)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	var ids []string
+	var res []any
+	for _, s := range all {
+		if (len(actors) == 0 || hasActor(s.res, actors)) && (len(specs) == 0 || hasSpecialty(s.res, specs)) {
+			ids, res = append(ids, s.res.ID), append(res, s.res)
+		}
+	}
+	writeResource(w, http.StatusOK, h.searchset(r, "Schedule", ids, res))
+	return nil
+}
+
+func hasActor(s Schedule, actors []string) bool {
+	for _, a := range s.Actor {
+		if contains(actors, a.Reference) {
+			return true
+		}
+	}
+	return false
+}
+
+// hasSpecialty matches a department by id, by name (any case) or by
+// system|code.
+func hasSpecialty(s Schedule, specs []string) bool {
+	for _, sp := range s.Specialty {
+		for _, c := range sp.Coding {
+			for _, want := range specs {
+				if want == c.Code || strings.EqualFold(want, c.Display) || want == c.System+"|"+c.Code {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// links are a slot's booking deep link (a doctor's day page in the web UI)
+// and the clinic's phone.
+func (h *Handler) links(s booking.Slot, doctor *booking.Doctor, zone *time.Location) slotLinks {
+	l := slotLinks{phone: h.clinic.Phone}
+	if doctor != nil {
+		l.deepLink = h.web + "/doctors/" + id(doctor.ID) + "/days/" + s.StartAt.In(zone).Format(time.DateOnly)
+	}
+	return l
+}
+
+func (h *Handler) readSlot(w http.ResponseWriter, r *http.Request) error {
+	n, err := pathID(r.PathValue("id"), "Slot")
+	if err != nil {
+		return err
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	s, err := h.store.GetSlot(ctx, n)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	sc, err := h.schedule(ctx, s.DoctorID)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	writeResource(w, http.StatusOK, slot(s, h.svc.Now(), h.links(s, sc.doctor, sc.zone)))
+	return nil
+}
+
+// searchSlots lists the slots of one or more schedules starting in a
+// period (?schedule=Schedule/3&start=ge2026-12-02&start=lt2026-12-03),
+// optionally only those of some statuses.
+func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	if err := checkParams(q, "schedule", "start", "status"); err != nil {
+		return err
+	}
+	refs := tokens(q, "schedule")
+	if len(refs) == 0 {
+		return booking.Errorf(booking.CodeInvalidRequest, "schedule is required (Schedule/<id>); all slots are in $bulk-publish")
+	}
+	statuses := tokens(q, "status")
+	for _, st := range statuses {
+		if st != "free" && st != "busy" && st != "busy-unavailable" {
+			return booking.Errorf(booking.CodeInvalidRequest, "status must be free, busy or busy-unavailable")
+		}
+	}
+	ctx, cancel := h.ctx(r)
+	defer cancel()
+	now := h.svc.Now()
+	var ids []string
+	var res []any
+	for _, ref := range refs {
+		n, err := refID(ref, "Schedule")
+		if err != nil {
+			return err
+		}
+		sc, err := h.schedule(ctx, n)
+		if err != nil {
+			return storeErr(ctx, err)
+		}
+		p, err := dateRange(q["start"], sc.zone)
+		if err != nil {
+			return err
+		}
+		if p, err = p.bounded(now); err != nil {
+			return err
+		}
+		slots, err := h.store.ListSlots(ctx, n, p.From, p.To)
+		if err != nil {
+			return storeErr(ctx, err)
+		}
+		for _, s := range slots {
+			out := slot(s, now, h.links(s, sc.doctor, sc.zone))
+			if len(statuses) == 0 || contains(statuses, out.Status) {
+				ids, res = append(ids, out.ID), append(res, out)
+			}
+		}
+	}
+	writeResource(w, http.StatusOK, h.searchset(r, "Slot", ids, res))
+	return nil
+}
+
+// owner is whose appointments c may see: its own patient id, or 0 (any)
+// for an admin. Doctors have no appointments of their own here, as in the
+// JSON API.
+func owner(c auth.Claims) (int64, error) {
+	switch c.Role {
+	case auth.RoleAdmin:
+		return 0, nil
+	case auth.RolePatient:
+		n, _ := c.PatientID()
+		return n, nil
+	}
+	return 0, booking.Errorf(booking.CodeForbidden, "only patients and admins see appointments")
+}
+
+func (h *Handler) readAppointment(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.caller(r)
+	if err != nil {
+		return err
+	}
+	who, err := owner(c)
+	if err != nil {
+		return err
+	}
+	n, err := pathID(r.PathValue("id"), "Appointment")
+	if err != nil {
+		return err
+	}
+	a, err := h.svc.Appointment(r.Context(), n, who)
+	if err != nil {
+		return err
+	}
+	writeResource(w, http.StatusOK, appointment(a))
+	return nil
+}
+
+// searchAppointments lists one patient's appointments: the caller's own
+// (naming another patient is forbidden), or the named patient's for an
+// admin.
+func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) error {
+	c, err := h.caller(r)
+	if err != nil {
+		return err
+	}
+	who, err := owner(c)
+	if err != nil {
+		return err
+	}
+	q := r.URL.Query()
+	if err := checkParams(q, "patient", "date", "status"); err != nil {
+		return err
+	}
+	patient := who
+	if v := q.Get("patient"); v != "" {
+		n, err := refID(v, "Patient")
+		if err != nil {
+			return err
+		}
+		if who != 0 && n != who {
+			return booking.Errorf(booking.CodeForbidden, "a patient sees only their own appointments")
+		}
+		patient = n
+	}
+	if patient == 0 {
+		return booking.Errorf(booking.CodeInvalidRequest, "an admin must name the patient (patient=Patient/<id>)")
+	}
+	p, err := dateRange(q["date"], h.zone)
+	if err != nil {
+		return err
+	}
+	statuses := tokens(q, "status")
+	for _, st := range statuses {
+		if !contains([]string{"pending", "booked", "cancelled", "fulfilled", "noshow"}, st) {
+			return booking.Errorf(booking.CodeInvalidRequest, "status must be pending, booked, cancelled, fulfilled or noshow")
+		}
+	}
+	as, err := h.svc.Appointments(r.Context(), patient, "")
+	if err != nil {
+		return err
+	}
+	var ids []string
+	var res []any
+	for _, a := range as {
+		if (!p.From.IsZero() && a.StartAt.Before(p.From)) || (!p.To.IsZero() && !a.StartAt.Before(p.To)) {
+			continue
+		}
+		out := appointment(a)
+		if len(statuses) == 0 || contains(statuses, out.Status) {
+			ids, res = append(ids, out.ID), append(res, out)
+		}
+	}
+	writeResource(w, http.StatusOK, h.searchset(r, "Appointment", ids, res))
+	return nil
+}

@@ -1,0 +1,11 @@
+package postgres
+
+import (
+	"testing"
+
+	"github.com/slotd/slotd/ical/icaltest"
+)
+
+func TestCalendarTokens(t *testing.T) {
+	icaltest.Run(t, func(t testing.TB) icaltest.Store { return newStore(t) })
+}
