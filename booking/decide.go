@@ -323,3 +323,30 @@ func copyError(err error) error {
 	}
 	return err
 }
+
+// DecideAlone answers reqs one at a time through one, after a constraint
+// refused their batch (a race with a transaction on another slot): each
+// request in a transaction of its own, answered by the constraint that
+// fired. A repeated (patient, key) gets its first request's outcome.
+func DecideAlone(reqs []BookRequest, one func(BookRequest) (BookResult, error)) ([]BookResult, error) {
+	out := make([]BookResult, len(reqs))
+	first := make(map[PatientKey]int, len(reqs))
+	for i, r := range reqs {
+		k := PatientKey{r.PatientID, r.IdempotencyKey}
+		if j, ok := first[k]; ok {
+			if out[j].Err != nil {
+				out[i].Err = copyError(out[j].Err)
+			} else {
+				out[i] = ReplayOf(out[j].Appointment, r)
+			}
+			continue
+		}
+		first[k] = i
+		res, err := one(r)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = res
+	}
+	return out, nil
+}

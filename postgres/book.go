@@ -153,29 +153,9 @@ func (s *Store) Book(ctx context.Context, slotID int64, reqs []booking.BookReque
 	if !retryAlone(err) {
 		return nil, translate(err, "")
 	}
-	return s.bookAlone(ctx, slotID, reqs, now)
-}
-
-// bookAlone decides each request in a transaction of its own, in order. A
-// repeated (patient, key) gets the earlier one's error, or is decided again
-// when the earlier one succeeded, which finds its row and replays it.
-func (s *Store) bookAlone(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
-	results := make([]booking.BookResult, len(reqs))
-	first := make(map[booking.PatientKey]int, len(reqs))
-	for i, r := range reqs {
-		k := booking.PatientKey{PatientID: r.PatientID, Key: r.IdempotencyKey}
-		if j, ok := first[k]; ok && results[j].Err != nil {
-			results[i].Err = copyErr(results[j].Err)
-			continue
-		}
-		first[k] = i
-		res, err := s.bookOne(ctx, slotID, r, now)
-		if err != nil {
-			return nil, err
-		}
-		results[i] = res
-	}
-	return results, nil
+	return booking.DecideAlone(reqs, func(r booking.BookRequest) (booking.BookResult, error) {
+		return s.bookOne(ctx, slotID, r, now)
+	})
 }
 
 // bookOne decides one request; a constraint violation is its answer.
@@ -215,16 +195,6 @@ func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest
 		}
 	}
 	return booking.BookResult{}, translate(err, "")
-}
-
-// copyErr gives each result its own *booking.Error.
-func copyErr(err error) error {
-	var be *booking.Error
-	if errors.As(err, &be) {
-		c := *be
-		return &c
-	}
-	return err
 }
 
 // bookBatch runs the one-transaction decision. It returns a driver error

@@ -482,30 +482,19 @@ func (s *Store) decideRun(ctx context.Context, tx *sql.Tx, slotID int64, reqs []
 	if err != nil || v == nil {
 		return res, ns, err
 	}
-	out := make([]booking.BookResult, len(reqs))
 	ns = nil
-	first := map[pairKey]int{}
-	for i, r := range reqs {
-		pk := pairKey{r.PatientID, r.IdempotencyKey}
-		if j, dup := first[pk]; dup {
-			out[i] = sameKeyOutcome(out[j], reqs[j], r)
-			continue
-		}
-		first[pk] = i
+	out, err := booking.DecideAlone(reqs, func(r booking.BookRequest) (booking.BookResult, error) {
 		one, rns, v, err := s.decideSaved(ctx, tx, slotID, []booking.BookRequest{r}, now)
-		if err != nil {
-			return nil, nil, err
+		switch {
+		case err != nil:
+			return booking.BookResult{}, err
+		case v != nil:
+			return answerViolation(ctx, tx, v, slotID, r)
 		}
-		if v != nil {
-			if out[i], err = answerViolation(ctx, tx, v, slotID, r); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		out[i] = one[0]
 		ns = append(ns, rns...)
-	}
-	return out, ns, nil
+		return one[0], nil
+	})
+	return out, ns, err
 }
 
 // decideSaved runs decideInTx under a savepoint and, on a constraint
