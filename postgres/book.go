@@ -174,7 +174,7 @@ func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest
 		switch constraintOf(err) {
 		case "":
 			continue // a deadlock: try again
-		case conPatientKey:
+		case booking.ConPatientKey:
 			// Another transaction committed this key meanwhile: answer as
 			// a retry of it.
 			a, lerr := scanAppointment(s.pool.QueryRow(ctx,

@@ -171,7 +171,6 @@ func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booki
 // --- payments -----------------------------------------------------------------
 
 const (
-	conPaymentTrade   = "payments_trade_no_key"
 	paymentColumns    = `trade_no, appointment_id, amount_cents, received_at, outcome, COALESCE(reason, '')`
 	sqlPaymentByTrade = `SELECT ` + paymentColumns + ` FROM payments WHERE trade_no = $1`
 	sqlInsertPayment  = `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
@@ -205,7 +204,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 		// Two deliveries of one callback at once: the later insert waits for
 		// the earlier and then violates the trade number's uniqueness. Run
 		// again, and it answers as the duplicate it is.
-		if constraintOf(err) == conPaymentTrade && attempt < 3 {
+		if constraintOf(err) == booking.ConPaymentTrade && attempt < 3 {
 			continue
 		}
 		if err != nil {

@@ -17,8 +17,6 @@ import (
 // clock and the patient's quota (book.go); migrations/00004_rounds.sql has
 // the tables, the quota's CHECK and the trigger that gives the quota back.
 
-const conQuota = "round_quotas_within_quota"
-
 // Rooms keep their attributes in resources.attributes.
 const roomColumns = `r.id, r.name, r.timezone, COALESCE(r.attributes->>'building', ''),
 	COALESCE((r.attributes->>'floor')::integer, 0), COALESCE((r.attributes->>'nearDoor')::boolean, false),

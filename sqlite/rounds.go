@@ -225,7 +225,7 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 			case errors.Is(err, sql.ErrNoRows):
 				missing = true
 				continue
-			case constraintName(err) == conSlotResourceKey:
+			case constraintName(err) == booking.ConSlotResourceStart:
 				return booking.Errorf(booking.CodeConflict, "a room already has a slot for this term")
 			case err != nil:
 				return err

@@ -422,7 +422,7 @@ func TestOverlapTriggerIsLastLine(t *testing.T) {
 	_, err := f.s.DB().Exec(`INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
 		idempotency_key, fingerprint, created_at, updated_at) VALUES (?, ?, 'BOOKED', 1, ?, ?, 'b', 'x', 0, 0)`,
 		s2.ID, p, ts(s2.StartAt), ts(s2.EndAt))
-	if name := constraintName(err); name != conNoOverlap {
+	if name := constraintName(err); name != booking.ConNoOverlap {
 		t.Fatalf("overlapping insert: %q (%v)", name, err)
 	}
 }
