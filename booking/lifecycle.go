@@ -121,6 +121,9 @@ type Reconciliation struct {
 	StaleHolds []Appointment `json:"staleHolds"`
 	// RefundsNeeded are payments that arrived too late or did not match.
 	RefundsNeeded []Payment `json:"refundsNeeded"`
+	// PaymentConflicts are callbacks that reused a recorded trade number
+	// for another appointment or amount, oldest first.
+	PaymentConflicts []PaymentConflict `json:"paymentConflicts"`
 	// Repaired lists the counters a repair changed (empty without repair).
 	Repaired []CounterRepair `json:"repaired"`
 	// RoundQuotaMismatches are round quota rows whose used count differs
@@ -129,7 +132,7 @@ type Reconciliation struct {
 }
 
 // Clean reports whether the report found nothing that breaks an invariant.
-// Stale holds and refunds are work to do, not breaches.
+// Stale holds, refunds and payment conflicts are work to do, not breaches.
 func (r Reconciliation) Clean() bool {
 	return len(r.CounterMismatches) == 0 && len(r.DuplicateActives) == 0 && len(r.RoundQuotaMismatches) == 0
 }

@@ -175,6 +175,9 @@ const (
 	sqlPaymentByTrade = `SELECT ` + paymentColumns + ` FROM payments WHERE trade_no = $1`
 	sqlInsertPayment  = `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6)`
+	// sqlInsertConflict keeps a conflicting callback once (payment_conflicts_key).
+	sqlInsertConflict = `INSERT INTO payment_conflicts (trade_no, appointment_id, amount_cents, received_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (trade_no, appointment_id, amount_cents) DO NOTHING`
 	sqlGetAppointment = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1`
 )
 
@@ -214,79 +217,62 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 	}
 }
 
-// confirmPayment is one attempt of ConfirmPayment. rejected is the
-// CodePaymentRejected answer of a payment that was recorded for refund (the
-// transaction committed); err is a failure (nothing committed).
+// confirmPayment is one attempt of ConfirmPayment: the reads, the decision
+// (booking.DecidePayment) and its writes in one transaction. rejected is
+// the answer of a payment recorded but not applied, or of a conflict
+// recorded for reconciliation (the transaction committed); err is a
+// failure (nothing committed).
 func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.Time) (res booking.PaymentResult, rejected, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var (
-			recorded booking.Payment
-			dup      bool
-		)
+		var recorded *booking.Payment
 		a, fee, found, err := lockAppointment(ctx, tx, p.AppointmentID,
 			func(b *pgx.Batch) { b.Queue(sqlPaymentByTrade, p.TradeNo) },
 			func(br pgx.BatchResults) error {
-				var err error
-				recorded, err = scanPayment(br.QueryRow())
+				r, err := scanPayment(br.QueryRow())
 				if errors.Is(err, pgx.ErrNoRows) {
 					return nil
 				}
-				dup = err == nil
+				recorded = &r
 				return err
 			})
 		if err != nil {
 			return err
 		}
-		if dup {
-			if recorded.AppointmentID != p.AppointmentID || !found {
-				if a, err = scanAppointment(tx.QueryRow(ctx, sqlGetAppointment, recorded.AppointmentID)); err != nil {
-					return err
-				}
+		appt := &a
+		if !found {
+			appt = nil
+		}
+		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
+		switch {
+		case err != nil:
+			return err
+		case d.Duplicate:
+			res = booking.PaymentResult{Payment: *recorded, Appointment: a, Duplicate: true}
+			return nil
+		case d.Conflict:
+			if _, err := tx.Exec(ctx, sqlInsertConflict, p.TradeNo, p.AppointmentID, p.AmountCents, p.ReceivedAt); err != nil {
+				return err
 			}
-			res = booking.PaymentResult{Payment: recorded, Appointment: a, Duplicate: true}
+			res, rejected = booking.PaymentResult{Payment: *recorded}, d.Err
 			return nil
 		}
-		if !found {
-			return booking.NotFound("appointment")
-		}
-
-		var reason string
 		var ns []booking.Notification
-		switch {
-		case a.Status == booking.StatusHeld && a.HoldExpiresAt != nil && !now.Before(*a.HoldExpiresAt):
-			// The expiry job has not come by yet: do its work here.
-			if err := transition(ctx, tx, &a, booking.StatusExpired, now); err != nil {
+		if d.To != "" {
+			if err := transition(ctx, tx, &a, d.To, now); err != nil {
 				return err
 			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID})
-			reason = "hold expired"
-		case a.Status == booking.StatusHeld && p.AmountCents != fee:
-			reason = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
-		case a.Status == booking.StatusHeld:
-			if err := transition(ctx, tx, &a, booking.StatusBooked, now); err != nil {
-				return err
-			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
-		case a.Status == booking.StatusExpired:
-			reason = "hold expired"
-		case a.Status == booking.StatusCancelled:
-			reason = "appointment cancelled"
-		default: // BOOKED, or past it: paid (or free) already
-			reason = "already paid"
+			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
-		p.Outcome, p.Reason = booking.PaymentApplied, reason
-		if reason != "" {
-			p.Outcome = booking.PaymentRefund
-		}
-		if _, err := tx.Exec(ctx, sqlInsertPayment, p.TradeNo, p.AppointmentID, p.AmountCents, p.Outcome, p.Reason, p.ReceivedAt); err != nil {
+		r := d.Record
+		if _, err := tx.Exec(ctx, sqlInsertPayment, r.TradeNo, r.AppointmentID, r.AmountCents, r.Outcome, r.Reason, r.ReceivedAt); err != nil {
 			return err
 		}
 		if err := s.notify(ctx, tx, ns); err != nil {
 			return err
 		}
-		res = booking.PaymentResult{Payment: p, Appointment: a}
-		if reason != "" {
-			rejected = &booking.Error{Code: booking.CodePaymentRejected, Message: reason}
+		res = booking.PaymentResult{Payment: r, Appointment: a}
+		if d.Err != nil {
+			rejected = d.Err
 		}
 		return nil
 	})
@@ -534,6 +520,8 @@ const (
 		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
 	sqlRefunds = `SELECT ` + paymentColumns + ` FROM payments WHERE outcome = 'needs-refund'
 		ORDER BY id DESC LIMIT $1`
+	sqlPaymentConflicts = `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
+		ORDER BY id LIMIT $1`
 
 	// The repair: lock the slots in id order, then count their rows (a
 	// statement of its own, so it sees everything committed before the
@@ -558,13 +546,14 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	rep := booking.Reconciliation{CheckedAt: now,
 		CounterMismatches: []booking.CounterMismatch{}, DuplicateActives: []booking.DuplicateActive{},
 		StaleHolds: []booking.Appointment{}, RefundsNeeded: []booking.Payment{}, Repaired: []booking.CounterRepair{},
-		RoundQuotaMismatches: []booking.RoundQuotaMismatch{}}
+		RoundQuotaMismatches: []booking.RoundQuotaMismatch{}, PaymentConflicts: []booking.PaymentConflict{}}
 	b := &pgx.Batch{}
 	b.Queue(sqlCounterMismatches)
 	b.Queue(sqlDuplicateActives)
 	b.Queue(sqlStaleHolds, now, reportLimit)
 	b.Queue(sqlRefunds, reportLimit)
 	b.Queue(sqlRoundQuotaMismatches)
+	b.Queue(sqlPaymentConflicts, reportLimit)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -664,8 +653,17 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 	rep.RefundsNeeded = append(rep.RefundsNeeded, refunds...)
 	var q booking.RoundQuotaMismatch
 	rows, _ = br.Query()
-	_, err = pgx.ForEachRow(rows, []any{&q.RoundID, &q.PatientID, &q.Used, &q.Active}, func() error {
+	if _, err = pgx.ForEachRow(rows, []any{&q.RoundID, &q.PatientID, &q.Used, &q.Active}, func() error {
 		rep.RoundQuotaMismatches = append(rep.RoundQuotaMismatches, q)
+		return nil
+	}); err != nil {
+		return err
+	}
+	var c booking.PaymentConflict
+	rows, _ = br.Query()
+	_, err = pgx.ForEachRow(rows, []any{&c.TradeNo, &c.AppointmentID, &c.AmountCents, &c.ReceivedAt}, func() error {
+		c.ReceivedAt = c.ReceivedAt.UTC()
+		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	})
 	return err

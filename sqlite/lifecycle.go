@@ -125,80 +125,65 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 	}
 	p.ReceivedAt = micro(p.ReceivedAt)
 	var res booking.PaymentResult
-	var rejected string
+	var rejected *booking.Error
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		recorded, err := scanPayment(tx.QueryRowContext(ctx,
+		var recorded *booking.Payment
+		r, err := scanPayment(tx.QueryRowContext(ctx,
 			`SELECT `+paymentCols+` FROM payments WHERE trade_no = ?`, p.TradeNo))
 		switch {
 		case err == nil:
-			// The provider repeated its callback: answer what was decided.
-			a, err := getAppt(ctx, tx, recorded.AppointmentID)
-			if err != nil {
-				return err
-			}
-			res = booking.PaymentResult{Payment: recorded, Appointment: a, Duplicate: true}
-			return nil
+			recorded = &r
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-
-		a, err := getAppt(ctx, tx, p.AppointmentID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return booking.NotFound("appointment")
-		}
-		if err != nil {
-			return err
-		}
+		var appt *booking.Appointment
 		var fee int64
-		if err := tx.QueryRowContext(ctx, `SELECT fee_cents FROM slots WHERE id = ?`, a.SlotID).Scan(&fee); err != nil {
+		a, err := getAppt(ctx, tx, p.AppointmentID)
+		switch {
+		case err == nil:
+			appt = &a
+			if err := tx.QueryRowContext(ctx, `SELECT fee_cents FROM slots WHERE id = ?`, a.SlotID).Scan(&fee); err != nil {
+				return err
+			}
+		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-
-		var ns []booking.Notification
+		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
 		switch {
-		case a.Status == booking.StatusHeld && now.Before(*a.HoldExpiresAt):
-			if p.AmountCents != fee {
-				rejected = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
-				break
-			}
-			// hold_expires_at stays, as the record of the deadline it met.
-			if err := moveTo(ctx, tx, &a, booking.StatusBooked, now); err != nil {
+		case err != nil:
+			return err
+		case d.Duplicate:
+			res = booking.PaymentResult{Payment: *recorded, Appointment: a, Duplicate: true}
+			return nil
+		case d.Conflict:
+			res, rejected = booking.PaymentResult{Payment: *recorded}, d.Err
+			_, err := tx.ExecContext(ctx, `INSERT INTO payment_conflicts (trade_no, appointment_id, amount_cents, received_at)
+				VALUES (?, ?, ?, ?) ON CONFLICT (trade_no, appointment_id, amount_cents) DO NOTHING`,
+				p.TradeNo, p.AppointmentID, p.AmountCents, ts(p.ReceivedAt))
+			return err
+		}
+		var ns []booking.Notification
+		if d.To != "" {
+			if err := moveTo(ctx, tx, &a, d.To, now); err != nil {
 				return err
 			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
-		case a.Status == booking.StatusHeld:
-			// Past its deadline, not yet expired by the job: expire it now.
-			if err := moveTo(ctx, tx, &a, booking.StatusExpired, now); err != nil {
-				return err
-			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID})
-			rejected = "hold expired"
-		case a.Status == booking.StatusExpired:
-			rejected = "hold expired"
-		case a.Status == booking.StatusCancelled:
-			rejected = "appointment cancelled"
-		default: // BOOKED, COMPLETED, NO_SHOW: booked by an earlier payment
-			rejected = "already paid"
+			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
-
-		p.Outcome, p.Reason = booking.PaymentApplied, ""
-		if rejected != "" {
-			p.Outcome, p.Reason = booking.PaymentRefund, rejected
-		}
+		rec := d.Record
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
 			 VALUES (?, ?, ?, ?, ?, ?)`,
-			p.TradeNo, a.ID, p.AmountCents, p.Outcome, nullText(p.Reason), ts(p.ReceivedAt)); err != nil {
+			rec.TradeNo, rec.AppointmentID, rec.AmountCents, rec.Outcome, nullText(rec.Reason), ts(rec.ReceivedAt)); err != nil {
 			return err
 		}
-		res = booking.PaymentResult{Payment: p, Appointment: a}
+		res, rejected = booking.PaymentResult{Payment: rec, Appointment: a}, d.Err
 		return s.notify(ctx, tx, ns)
 	})
 	if err != nil {
 		return booking.PaymentResult{}, mapErr(err, "appointment")
 	}
-	if rejected != "" && !res.Duplicate {
-		return res, &booking.Error{Code: booking.CodePaymentRejected, Message: rejected}
+	if rejected != nil {
+		return res, rejected
 	}
 	return res, nil
 }
@@ -501,6 +486,7 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		// Reported, never repaired (as on PostgreSQL): which of the two
 		// is right needs a person.
 		RoundQuotaMismatches: []booking.RoundQuotaMismatch{},
+		PaymentConflicts:     []booking.PaymentConflict{},
 	}
 	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
@@ -561,6 +547,19 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 			return err
 		}
 		rep.RoundQuotaMismatches = append(rep.RoundQuotaMismatches, m)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	if err := eachRow(ctx, tx, `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
+		 ORDER BY id LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
+		var c booking.PaymentConflict
+		var received int64
+		if err := rows.Scan(&c.TradeNo, &c.AppointmentID, &c.AmountCents, &received); err != nil {
+			return err
+		}
+		c.ReceivedAt = fromTS(received)
+		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	}); err != nil {
 		return rep, err

@@ -69,6 +69,8 @@ func Run(t *testing.T, h Harness) {
 		{"FindByKey", testFindByKey},
 		{"NotificationsOnBookAndCancel", testNotificationsOnBookAndCancel},
 		{"Payments", testPayments},
+		{"PaymentConflict", testPaymentConflict},
+		{"HolderOfFullSlot", testHolderOfFullSlot},
 		{"ExpireHolds", testExpireHolds},
 		{"ExpiryRacesPayment", testExpiryRacesPayment},
 		{"ReclaimWhenFull", testReclaimWhenFull},
