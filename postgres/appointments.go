@@ -53,15 +53,10 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 	if err != nil {
 		return booking.Appointment{}, err
 	}
-	switch {
-	case patientID != 0 && a.PatientID != patientID:
-		return booking.Appointment{}, booking.NotFound("appointment")
-	case a.Status == booking.StatusCancelled:
-		return a, nil
-	case booking.CanTransition(a.Status, booking.StatusCancelled) && !now.Before(a.StartAt):
-		return booking.Appointment{}, booking.Errorf(booking.CodeAlreadyStarted, "the appointment has already started")
+	if err := booking.CancelRefusal(a, patientID, now); err != nil {
+		return booking.Appointment{}, err
 	}
-	return booking.Appointment{}, booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot be cancelled", a.Status)
+	return a, nil
 }
 
 // GetAppointment returns one appointment.

@@ -341,10 +341,8 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 // the appointment unchanged; another move the table does not allow is
 // CodeInvalidTransition. It announces nothing.
 func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.Status, now time.Time) (booking.Appointment, error) {
-	if to != booking.StatusCompleted && to != booking.StatusNoShow {
-		// Other targets have their own operations, with their own
-		// notifications (Cancel, ConfirmPayment, ExpireHolds).
-		return booking.Appointment{}, booking.Errorf(booking.CodeInvalidRequest, "staff can only mark an appointment %s or %s", booking.StatusCompleted, booking.StatusNoShow)
+	if err := booking.StaffTarget(to); err != nil {
+		return booking.Appointment{}, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	var out booking.Appointment
@@ -355,11 +353,10 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 			return err
 		case !found:
 			return booking.NotFound("appointment")
-		case a.Status == to:
-			out = a
-			return nil
-		case !booking.CanTransition(a.Status, to):
-			return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot become %s", a.Status, to)
+		}
+		out = a
+		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
+			return err
 		}
 		if err := transition(ctx, tx, &a, to, now); err != nil {
 			return err

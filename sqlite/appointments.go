@@ -87,21 +87,14 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 			return err
 		}
 		a, err = getAppt(ctx, tx, appointmentID)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && patientID != 0 && a.PatientID != patientID) {
+		if errors.Is(err, sql.ErrNoRows) {
 			return booking.NotFound("appointment")
 		}
 		if err != nil || slotID != 0 {
 			return err
 		}
 		// Nothing changed: tell why.
-		switch {
-		case a.Status == booking.StatusCancelled:
-			return nil
-		case a.Status.Active() && !now.Before(a.StartAt):
-			return booking.Errorf(booking.CodeAlreadyStarted, "the appointment has already started")
-		default:
-			return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot be cancelled", a.Status)
-		}
+		return booking.CancelRefusal(a, patientID, now)
 	})
 	if err != nil {
 		return booking.Appointment{}, mapErr(err, "appointment")

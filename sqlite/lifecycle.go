@@ -262,11 +262,8 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 // does not allow is CodeInvalidTransition. These transitions announce
 // nothing.
 func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.Status, now time.Time) (booking.Appointment, error) {
-	if to != booking.StatusCompleted && to != booking.StatusNoShow {
-		// Other states have their own paths (Cancel, payments, expiry) that
-		// also announce them; staff do not reach them through here.
-		return booking.Appointment{}, booking.Errorf(booking.CodeInvalidRequest,
-			"staff can mark an appointment %s or %s, not %s", booking.StatusCompleted, booking.StatusNoShow, to)
+	if err := booking.StaffTarget(to); err != nil {
+		return booking.Appointment{}, err
 	}
 	now = micro(now)
 	var a booking.Appointment
@@ -276,8 +273,8 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if err != nil {
 			return err
 		}
-		if a.Status == to {
-			return nil
+		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
+			return err
 		}
 		return moveTo(ctx, tx, &a, to, now)
 	})
