@@ -77,7 +77,7 @@ const (
 	// appointments_no_overlap.
 	sqlActiveOverlapping = `SELECT a.patient_id, a.slot_id
 		FROM appointments a, slots s
-		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ('HELD', 'BOOKED')
+		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ` + booking.ActiveSQL + `
 		  AND a.start_at < s.end_at AND a.end_at > s.start_at
 		  AND (a.slot_id = s.id OR (s.round_id IS NULL AND a.round_id IS NULL))`
 	// sqlTopQueue is the highest queue number in use, read backwards from
@@ -85,14 +85,14 @@ const (
 	// counter no number below it is free, and the next places are simply
 	// the numbers after it (the common case, and the rush's).
 	sqlTopQueue = `SELECT coalesce(max(queue_no), 0) FROM appointments
-		WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+		WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL
 	// sqlSlotStaleHolds lists the slot's holds past their deadline (that Book
 	// may reclaim), through appointments_slot_held.
 	sqlSlotStaleHolds = `SELECT id, patient_id, queue_no FROM appointments
 		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2`
 	// sqlTakenQueue lists every queue number in use: read only when numbers
 	// below the top may be free (after cancels, expiries, or a reclaim).
-	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')
+	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL + `
 		ORDER BY queue_no`
 
 	// sqlTake is the decision and the inserts in one statement: the

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,23 +67,10 @@ func rollback(ctx context.Context, tx pgx.Tx) {
 	_ = tx.Rollback(rctx)
 }
 
-// inList renders states as an SQL list of literals. The conditional updates
-// take their WHERE status IN (...) from the transition table this way, as
-// literals rather than parameters, so that the planner can match the
-// partial indexes on active appointments (WHERE status IN ('HELD',
-// 'BOOKED')), which a parameter would hide from it.
-func inList(ss []booking.Status) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = "'" + string(s) + "'"
-	}
-	return "(" + strings.Join(q, ", ") + ")"
-}
-
 var (
 	// cancelFrom, expireFrom: the states CANCELLED and EXPIRED are reached from.
-	cancelFrom = inList(booking.Sources(booking.StatusCancelled))
-	expireFrom = inList(booking.Sources(booking.StatusExpired))
+	cancelFrom = booking.SQLList(booking.Sources(booking.StatusCancelled))
+	expireFrom = booking.SQLList(booking.Sources(booking.StatusExpired))
 )
 
 // --- appointment locking and single transitions -----------------------------
@@ -505,13 +491,13 @@ const (
 	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0)
 		FROM slots s LEFT JOIN (
 			SELECT slot_id, count(*)::integer AS n FROM appointments
-			WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id) c ON c.slot_id = s.id
+			WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id) c ON c.slot_id = s.id
 		WHERE s.booked_count <> COALESCE(c.n, 0) OR COALESCE(c.n, 0) > s.capacity`
 	// sqlDuplicateActives finds patients holding a slot twice, which the
 	// partial unique index should make impossible; the check is there for
 	// when it was dropped or corrupted, so it reads the table, not the index.
 	sqlDuplicateActives = `SELECT slot_id, patient_id, count(*)::integer FROM appointments
-		WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id, patient_id HAVING count(*) > 1
+		WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id, patient_id HAVING count(*) > 1
 		ORDER BY slot_id, patient_id`
 	sqlStaleHolds = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
 		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
@@ -526,7 +512,7 @@ const (
 	// activity holds the slot's lock, so the count is exact), then set.
 	sqlLockSlots   = `SELECT id, capacity, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	sqlCountActive = `SELECT slot_id, count(*)::integer FROM appointments
-		WHERE slot_id = ANY($1) AND status IN ('HELD', 'BOOKED') GROUP BY slot_id`
+		WHERE slot_id = ANY($1) AND status IN ` + booking.ActiveSQL + ` GROUP BY slot_id`
 	sqlSetCounters = `UPDATE slots SET booked_count = v.n FROM unnest($1::bigint[], $2::integer[]) AS v(id, n)
 		WHERE slots.id = v.id`
 )

@@ -389,7 +389,7 @@ func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allo
 			COALESCE(r.attributes->>'building', ''), COALESCE((r.attributes->>'floor')::integer, 0),
 			COALESCE((r.attributes->>'nearDoor')::boolean, false), a.status, a.queue_no, a.created_at
 		FROM slots s
-		JOIN appointments a ON a.slot_id = s.id AND a.status IN ('HELD', 'BOOKED')
+		JOIN appointments a ON a.slot_id = s.id AND a.status IN `+booking.ActiveSQL+`
 		JOIN patients p ON p.id = a.patient_id
 		JOIN resources r ON r.id = s.resource_id
 		WHERE s.round_id = $1 ORDER BY r.name, a.queue_no, a.id`, roundID)
@@ -417,7 +417,7 @@ const sqlRoundQuotaMismatches = `SELECT COALESCE(q.round_id, c.round_id), COALES
 		COALESCE(q.used, 0), COALESCE(c.n, 0)
 	FROM round_quotas q FULL JOIN (
 		SELECT round_id, patient_id, count(*)::integer AS n FROM appointments
-		WHERE round_id IS NOT NULL AND status IN ('HELD', 'BOOKED') GROUP BY round_id, patient_id) c
+		WHERE round_id IS NOT NULL AND status IN ` + booking.ActiveSQL + ` GROUP BY round_id, patient_id) c
 		ON c.round_id = q.round_id AND c.patient_id = q.patient_id
 	WHERE COALESCE(q.used, 0) <> COALESCE(c.n, 0)
 	ORDER BY 1, 2`

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -45,21 +44,10 @@ func getAppt(ctx context.Context, q querier, id int64) (booking.Appointment, err
 	return scanAppt(q.QueryRowContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.id = ?`, id))
 }
 
-// statusList renders states as an SQL IN list. The states are constants of
-// package booking, never input, so inlining them is safe, and an inlined
-// list lets SQLite match the partial indexes' WHERE clause.
-func statusList(states []booking.Status) string {
-	q := make([]string, len(states))
-	for i, st := range states {
-		q[i] = "'" + string(st) + "'"
-	}
-	return "(" + strings.Join(q, ", ") + ")"
-}
-
 // cancelSQL is the transition to CANCELLED as a conditional update from the
 // states booking's transition table allows.
 var cancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
-	WHERE id = ?2 AND status IN ` + statusList(booking.Sources(booking.StatusCancelled)) + `
+	WHERE id = ?2 AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	  AND start_at > ?1 AND (?3 = 0 OR patient_id = ?3)
 	RETURNING slot_id`
 

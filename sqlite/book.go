@@ -24,14 +24,14 @@ var (
 	slotStateSQL = `SELECT s.id, s.resource_id, s.schedule_id, s.start_at, s.end_at, s.capacity, s.booked_count,
 		s.opens_at, s.status, s.fee_cents, s.hold_seconds, s.round_id,
 		coalesce((SELECT max(queue_no) FROM appointments
-		           WHERE slot_id = s.id AND status IN ('HELD', 'BOOKED')), 0),
+		           WHERE slot_id = s.id AND status IN ` + booking.ActiveSQL + `), 0),
 		r.opens_at, r.closes_at, r.quota, r.state
 		FROM slots s LEFT JOIN rounds r ON r.id = s.round_id WHERE s.id = ?`
 	// takenQueueSQL walks the slot's queue numbers in use in order, through
 	// appointments_slot_queue_active; read only when numbers below the top
 	// may be free, and only until enough free ones are found.
 	takenQueueSQL = `SELECT queue_no FROM appointments
-		  WHERE slot_id = ? AND status IN ('HELD', 'BOOKED') ORDER BY queue_no`
+		  WHERE slot_id = ? AND status IN ` + booking.ActiveSQL + ` ORDER BY queue_no`
 	keyLookupSQL = `SELECT ` + apptCols + apptFrom + `
 		WHERE a.patient_id IN (SELECT value FROM json_each(?))
 		  AND a.idempotency_key IN (SELECT value FROM json_each(?))`
@@ -45,9 +45,9 @@ var (
 	checkPatientsSQL = `SELECT p.value,
 		        NOT EXISTS (SELECT 1 FROM patients WHERE id = p.value),
 		        EXISTS (SELECT 1 FROM appointments h
-		                 WHERE h.slot_id = ?2 AND h.patient_id = p.value AND h.status IN ('HELD', 'BOOKED')),
+		                 WHERE h.slot_id = ?2 AND h.patient_id = p.value AND h.status IN ` + booking.ActiveSQL + `),
 		        ?5 IS NULL AND EXISTS (SELECT 1 FROM appointments o
-		                 WHERE o.patient_id = p.value AND o.status IN ('HELD', 'BOOKED') AND o.round_id IS NULL
+		                 WHERE o.patient_id = p.value AND o.status IN ` + booking.ActiveSQL + ` AND o.round_id IS NULL
 		                   AND o.slot_id <> ?2 AND o.start_at < ?3 AND o.end_at > ?4),
 		        coalesce((SELECT used FROM round_quotas WHERE round_id = ?5 AND patient_id = p.value), 0)
 		   FROM (SELECT DISTINCT value FROM json_each(?1)) p`
@@ -332,7 +332,7 @@ func takeQuota(ctx context.Context, q execer, round *booking.Round, reqs []booki
 // every batch tries it, so it must not cost a scan of the slot's places.
 var reclaimSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
 	WHERE slot_id = ?2 AND status = 'HELD' AND hold_expires_at <= ?1
-	  AND status IN ` + statusList(booking.Sources(booking.StatusExpired))
+	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired))
 
 // reclaim expires the slot's holds past their deadline and releases their
 // places; want is how many the decision read, under the same write lock.

@@ -196,7 +196,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 var expireSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
 	WHERE id IN (SELECT id FROM appointments WHERE status = 'HELD' AND hold_expires_at <= ?1
 	              ORDER BY hold_expires_at, id LIMIT ?2)
-	  AND status IN ` + statusList(booking.Sources(booking.StatusExpired)) + `
+	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired)) + `
 	RETURNING id, slot_id`
 
 // ExpireHolds expires up to limit HELD appointments past their deadline,
@@ -302,7 +302,7 @@ func scanSuspension(sc interface{ Scan(...any) error }) (booking.Suspension, err
 // the transition table's sources of CANCELLED.
 var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
 	WHERE slot_id IN (SELECT id FROM slots WHERE resource_id = ?2 AND start_at >= ?3 AND start_at < ?4)
-	  AND status IN ` + statusList(booking.Sources(booking.StatusCancelled)) + `
+	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	RETURNING id, slot_id, patient_id, start_at`
 
 // Suspend closes a doctor's slots starting in [From, To) and cancels their
@@ -420,7 +420,7 @@ const reportLimit = 1000
 // merged with every slot's counter. Only disagreeing slots come back.
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments
-		 WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id)
+		 WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id)
 	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) AS n
 	  FROM slots s LEFT JOIN active ON active.slot_id = s.id
 	 WHERE s.booked_count <> coalesce(active.n, 0) OR coalesce(active.n, 0) > s.capacity
@@ -449,7 +449,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			var capacity, booked, active int
 			err := tx.QueryRowContext(ctx,
 				`SELECT capacity, booked_count,
-				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN ('HELD', 'BOOKED'))
+				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`)
 				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&capacity, &booked, &active)
 			if err != nil {
 				return err
@@ -504,7 +504,7 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 	// appointments_slot_patient_active makes this empty unless the index
 	// was bypassed; it is counted from the rows all the same.
 	if err := eachRow(ctx, tx, `SELECT slot_id, patient_id, count(*) FROM appointments
-		 WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id, patient_id HAVING count(*) > 1
+		 WHERE status IN `+booking.ActiveSQL+` GROUP BY slot_id, patient_id HAVING count(*) > 1
 		 ORDER BY slot_id, patient_id`, nil, func(rows *sql.Rows) error {
 		var d booking.DuplicateActive
 		if err := rows.Scan(&d.SlotID, &d.PatientID, &d.Count); err != nil {

@@ -533,7 +533,7 @@ func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allo
 		JOIN slots s ON s.id = a.slot_id
 		JOIN patients p ON p.id = a.patient_id
 		JOIN resources r ON r.id = s.resource_id
-		WHERE a.round_id = ? AND a.status IN ('HELD', 'BOOKED')
+		WHERE a.round_id = ? AND a.status IN `+booking.ActiveSQL+`
 		ORDER BY r.name, a.queue_no, a.id`, roundID)
 	if err != nil {
 		return nil, mapErr(err, "")
@@ -570,7 +570,7 @@ const roundQuotaMismatchSQL = `SELECT coalesce(q.round_id, c.round_id), coalesce
 		coalesce(q.used, 0), coalesce(c.n, 0)
 	FROM round_quotas q FULL JOIN (
 		SELECT round_id, patient_id, count(*) AS n FROM appointments
-		 WHERE round_id IS NOT NULL AND status IN ('HELD', 'BOOKED') GROUP BY round_id, patient_id) c
+		 WHERE round_id IS NOT NULL AND status IN ` + booking.ActiveSQL + ` GROUP BY round_id, patient_id) c
 		ON c.round_id = q.round_id AND c.patient_id = q.patient_id
 	WHERE coalesce(q.used, 0) <> coalesce(c.n, 0)
 	ORDER BY 1, 2`

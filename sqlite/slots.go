@@ -29,17 +29,6 @@ func scanSlot(sc interface{ Scan(...any) error }) (booking.Slot, error) {
 	return sl, nil
 }
 
-// slotDefaults fills what a caller may leave zero.
-func slotDefaults(sl booking.Slot) booking.Slot {
-	if sl.Status == "" {
-		sl.Status = booking.SlotOpen
-	}
-	if sl.HoldSeconds == 0 {
-		sl.HoldSeconds = booking.DefaultHoldMinutes * 60
-	}
-	return sl
-}
-
 func nullID(id int64) any {
 	if id == 0 {
 		return nil
@@ -74,7 +63,7 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 			}
 			defer stmt.Close()
 			for _, sl := range chunk {
-				res, err := stmt.ExecContext(ctx, slotArgs(slotDefaults(sl))...)
+				res, err := stmt.ExecContext(ctx, slotArgs(sl.WithDefaults())...)
 				if err != nil {
 					return err
 				}
@@ -97,7 +86,7 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 // CreateSlot adds one slot; an existing (doctor, start) is a conflict and
 // an unknown doctor is not found.
 func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
-	sl = slotDefaults(sl)
+	sl = sl.WithDefaults()
 	sl.StartAt, sl.EndAt, sl.OpensAt = micro(sl.StartAt), micro(sl.EndAt), micro(sl.OpensAt)
 	sl.BookedCount = 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -167,7 +156,7 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 				`UPDATE slots SET capacity = ?1
 				  WHERE id = ?2 AND booked_count <= ?1
 				    AND NOT EXISTS (SELECT 1 FROM appointments
-				                     WHERE slot_id = ?2 AND status IN ('HELD', 'BOOKED') AND queue_no > ?1)`,
+				                     WHERE slot_id = ?2 AND status IN `+booking.ActiveSQL+` AND queue_no > ?1)`,
 				*u.Capacity, id)
 			if err != nil {
 				return err

@@ -1,0 +1,57 @@
+package booking
+
+import "time"
+
+// What a caller may leave zero, and the stored form of weekdays: rules
+// every store applies alike before it writes.
+
+// WithDefaults fills what a caller may leave zero: status OPEN and the
+// default hold time.
+func (s Slot) WithDefaults() Slot {
+	if s.Status == "" {
+		s.Status = SlotOpen
+	}
+	if s.HoldSeconds == 0 {
+		s.HoldSeconds = DefaultHoldMinutes * 60
+	}
+	return s
+}
+
+// WithDefaults fills the documented defaults of a zero horizon, opening
+// time and hold time.
+func (s Schedule) WithDefaults() Schedule {
+	if s.HorizonDays == 0 {
+		s.HorizonDays = DefaultHorizonDays
+	}
+	if s.OpensAtTime == "" {
+		s.OpensAtTime = DefaultOpensAtTime
+	}
+	if s.HoldMinutes == 0 {
+		s.HoldMinutes = DefaultHoldMinutes
+	}
+	return s
+}
+
+// WeekdayMask packs weekdays as the schemas store them: bit d for
+// time.Weekday d.
+func WeekdayMask(days []time.Weekday) (int16, error) {
+	var m int16
+	for _, d := range days {
+		if d < time.Sunday || d > time.Saturday {
+			return 0, Errorf(CodeInvalidRequest, "weekdays must be 0 (Sunday) to 6 (Saturday), not %d", int(d))
+		}
+		m |= 1 << d
+	}
+	return m, nil
+}
+
+// WeekdaysOf is the inverse of WeekdayMask, Sunday first.
+func WeekdaysOf(mask int16) []time.Weekday {
+	var days []time.Weekday
+	for d := time.Sunday; d <= time.Saturday; d++ {
+		if mask&(1<<d) != 0 {
+			days = append(days, d)
+		}
+	}
+	return days
+}
