@@ -132,7 +132,7 @@ var sqlReclaim = `WITH x AS (
 	SELECT id FROM x`
 
 // Book decides reqs, all for slotID, in one transaction and answers them in
-// order; see docs/contracts/store.md. When more requests are eligible than
+// order, as booking.DecideBooking decides (docs/contracts/store.md). When more requests are eligible than
 // places are free, the slot's holds past their deadline are expired first,
 // in the same transaction. The enqueuer (SetEnqueuer) gets a confirmation
 // for each new BOOKED appointment and an expiry notice for each reclaimed

@@ -132,7 +132,7 @@ func (v *violation) Error() string { return "constraint " + v.name + ": " + v.er
 func (v *violation) Unwrap() error { return v.err }
 
 // Book decides reqs, all for slotID, in one write transaction and answers
-// them in order (docs/contracts/store.md, "Book"). The transaction is
+// them in order (booking.DecideBooking; docs/contracts/store.md). The transaction is
 // BEGIN IMMEDIATE on the single writer connection: it holds SQLite's write
 // lock from its first statement, so what it reads (the slot, the queue
 // numbers, the patients' other appointments) cannot change before it
@@ -197,7 +197,7 @@ func answerViolation(ctx context.Context, q querier, v *violation, slotID int64,
 	return booking.ReplayOf(a, r), nil
 }
 
-// bookBatch runs steps 1–9 of the contract in one write transaction. It
+// bookBatch decides the batch in one write transaction. It
 // returns a *violation (after rolling back) when a constraint fired.
 func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
 	now = micro(now)

@@ -10,9 +10,10 @@
 // pool of read-only connections that, thanks to WAL, see the last committed
 // state without waiting for the writer.
 //
-// The booking decision is the same as PostgreSQL's: a conditional update of
-// the slot's counter inside the write transaction, with CHECKs and partial
-// unique indexes as the last line of defence.
+// The booking decision is PostgreSQL's, the one of package booking
+// (booking.DecideBooking), performed as a conditional update of the slot's
+// counter inside the write transaction, with CHECKs and partial unique
+// indexes as the last line of defence.
 package sqlite
 
 import (
