@@ -88,8 +88,13 @@ func ReplayOf(a Appointment, r BookRequest) BookResult {
 	if a.Fingerprint == r.Fingerprint {
 		return BookResult{Appointment: a, Replayed: true}
 	}
-	return BookResult{Err: &Error{Code: CodeKeyReused,
-		Message: "this Idempotency-Key was already used for a different request", SlotID: a.SlotID}}
+	return BookResult{Err: KeyReused(a.SlotID)}
+}
+
+// KeyReused is the refusal of a known (patient, Idempotency-Key) sent with
+// another request, for a booking or a round application alike.
+func KeyReused(slotID int64) *Error {
+	return &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: slotID}
 }
 
 // SlotRefusal tells why the slot takes no booking at all at now, fullness

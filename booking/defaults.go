@@ -55,3 +55,28 @@ func WeekdaysOf(mask int16) []time.Weekday {
 	}
 	return days
 }
+
+// Validate refuses an update no slot may take: a capacity below 1, or a
+// status other than OPEN and CLOSED.
+func (u SlotUpdate) Validate() error {
+	if u.Capacity != nil && *u.Capacity < 1 {
+		return Errorf(CodeInvalidRequest, "capacity must be at least 1")
+	}
+	if u.Status != nil && *u.Status != SlotOpen && *u.Status != SlotClosed {
+		return Errorf(CodeInvalidRequest, "status must be %s or %s", SlotOpen, SlotClosed)
+	}
+	return nil
+}
+
+// CapacityRefusal tells why slotID's capacity cannot become capacity, given
+// the places taken and the highest queue number in use (read under the
+// slot's lock), or nil: queue numbers stay within 1..capacity.
+func CapacityRefusal(slotID int64, capacity, booked, topQueue int) error {
+	switch {
+	case capacity < booked:
+		return &Error{Code: CodeConflict, SlotID: slotID, Message: "capacity cannot be below the places already taken"}
+	case capacity < topQueue:
+		return &Error{Code: CodeConflict, SlotID: slotID, Message: "capacity cannot be below the highest queue number in use"}
+	}
+	return nil
+}

@@ -251,8 +251,7 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 	case err != nil:
 		return booking.Application{}, false, translate(err, "")
 	case out.Fingerprint != a.Fingerprint:
-		return booking.Application{}, false, &booking.Error{Code: booking.CodeKeyReused,
-			Message: "this Idempotency-Key was already used for a different request", SlotID: out.SlotID}
+		return booking.Application{}, false, booking.KeyReused(out.SlotID)
 	}
 	return out, true, nil
 }

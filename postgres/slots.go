@@ -112,11 +112,8 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Tim
 // stay within 1..capacity); both are conflicts. The slot row is locked
 // first so that no booking changes the places while they are checked.
 func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
-	if u.Status != nil && *u.Status != booking.SlotOpen && *u.Status != booking.SlotClosed {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "status must be %s or %s", booking.SlotOpen, booking.SlotClosed)
-	}
-	if u.Capacity != nil && *u.Capacity <= 0 {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "capacity must be positive")
+	if err := u.Validate(); err != nil {
+		return booking.Slot{}, err
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -135,13 +132,8 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		return booking.Slot{}, translate(err, "")
 	}
 	if u.Capacity != nil {
-		if *u.Capacity < booked {
-			return booking.Slot{}, &booking.Error{Code: booking.CodeConflict, SlotID: id,
-				Message: "capacity cannot be below the places already taken"}
-		}
-		if *u.Capacity < maxQueue {
-			return booking.Slot{}, &booking.Error{Code: booking.CodeConflict, SlotID: id,
-				Message: "capacity cannot be below the highest queue number in use"}
+		if err := booking.CapacityRefusal(id, *u.Capacity, booked, maxQueue); err != nil {
+			return booking.Slot{}, err
 		}
 	}
 	var capacity *int32

@@ -358,8 +358,7 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 		case err != nil:
 			return err
 		case out.Fingerprint != a.Fingerprint:
-			return &booking.Error{Code: booking.CodeKeyReused,
-				Message: "this Idempotency-Key was already used for a different request", SlotID: out.SlotID}
+			return booking.KeyReused(out.SlotID)
 		}
 		existed = true
 		return nil

@@ -140,34 +140,24 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Tim
 // the places taken nor below the highest queue number in use (queue numbers
 // stay within 1..capacity): either is a conflict.
 func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
-	if u.Capacity != nil && *u.Capacity < 1 {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "capacity must be at least 1")
-	}
-	if u.Status != nil && *u.Status != booking.SlotOpen && *u.Status != booking.SlotClosed {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")
+	if err := u.Validate(); err != nil {
+		return booking.Slot{}, err
 	}
 	var sl booking.Slot
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		if u.Capacity != nil {
-			// Conditional, like every decision: the write lock is held, but
-			// the condition keeps the rule in one statement.
-			res, err := tx.ExecContext(ctx,
-				`UPDATE slots SET capacity = ?1
-				  WHERE id = ?2 AND booked_count <= ?1
-				    AND NOT EXISTS (SELECT 1 FROM appointments
-				                     WHERE slot_id = ?2 AND status IN `+booking.ActiveSQL+` AND queue_no > ?1)`,
-				*u.Capacity, id)
-			if err != nil {
+			// Read under the write lock: nothing changes them before the update.
+			var booked, top int
+			if err := tx.QueryRowContext(ctx, `SELECT booked_count, coalesce((SELECT max(queue_no) FROM appointments
+				WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`), 0) FROM slots WHERE id = ?1`, id).Scan(&booked, &top); err != nil {
+				return notFoundAs(err, "slot")
+			}
+			if err := booking.CapacityRefusal(id, *u.Capacity, booked, top); err != nil {
 				return err
 			}
-			if n, err := res.RowsAffected(); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE slots SET capacity = ? WHERE id = ?`, *u.Capacity, id); err != nil {
 				return err
-			} else if n == 0 {
-				if err := exists(ctx, tx, `SELECT 1 FROM slots WHERE id = ?`, id); err != nil {
-					return notFoundAs(err, "slot")
-				}
-				return booking.Errorf(booking.CodeConflict, "capacity cannot go below the places taken")
 			}
 		}
 		if u.Status != nil {
