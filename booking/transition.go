@@ -1,6 +1,10 @@
 package booking
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // Why a cancel or a staff transition is refused, decided once for every
 // store. Each store performs the change as a conditional update and, when
@@ -48,4 +52,24 @@ func StaffTransition(from, to Status) (noop bool, err error) {
 		return false, Errorf(CodeInvalidTransition, "a %s appointment cannot become %s", from, to)
 	}
 	return false, nil
+}
+
+// SuspensionNotices are the notifications of suspension suspensionID that
+// cancelled the appointments cancelled: one per patient, however many of
+// their appointments the period held, naming their earliest (by start,
+// then id), in appointment order.
+func SuspensionNotices(suspensionID int64, cancelled []Appointment) []Notification {
+	earliest := map[int64]Appointment{}
+	for _, a := range cancelled {
+		e, ok := earliest[a.PatientID]
+		if !ok || a.StartAt.Before(e.StartAt) || (a.StartAt.Equal(e.StartAt) && a.ID < e.ID) {
+			earliest[a.PatientID] = a
+		}
+	}
+	ns := make([]Notification, 0, len(earliest))
+	for _, a := range earliest {
+		ns = append(ns, Notification{Kind: NotifySuspension, AppointmentID: a.ID, SuspensionID: suspensionID})
+	}
+	slices.SortFunc(ns, func(x, y Notification) int { return cmp.Compare(x.AppointmentID, y.AppointmentID) })
+	return ns
 }

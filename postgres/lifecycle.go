@@ -389,7 +389,7 @@ var sqlCancelPeriod = `WITH x AS (
 		UPDATE slots s SET booked_count = s.booked_count - g.n
 		FROM (SELECT slot_id, count(*)::integer AS n FROM x GROUP BY slot_id) g
 		WHERE s.id = g.slot_id)
-	SELECT id, patient_id FROM x ORDER BY start_at, id`
+	SELECT id, patient_id, start_at FROM x`
 
 func scanSuspension(r pgx.Row) (booking.Suspension, error) {
 	var s booking.Suspension
@@ -443,16 +443,10 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 			br.Close()
 			return err
 		}
-		var ns []booking.Notification
-		told := map[int64]bool{}
-		var id, patientID int64
-		_, err = pgx.ForEachRow(rows, []any{&id, &patientID}, func() error {
-			res.Cancelled++
-			// Rows come earliest first: the first of a patient is the one named.
-			if !told[patientID] {
-				told[patientID] = true
-				ns = append(ns, booking.Notification{Kind: booking.NotifySuspension, AppointmentID: id, SuspensionID: rec.ID})
-			}
+		var cancelled []booking.Appointment
+		var a booking.Appointment
+		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt}, func() error {
+			cancelled = append(cancelled, a)
 			return nil
 		})
 		if cerr := br.Close(); err == nil {
@@ -461,6 +455,8 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err != nil {
 			return err
 		}
+		res.Cancelled = len(cancelled)
+		ns := booking.SuspensionNotices(rec.ID, cancelled)
 		res.PatientsTold = len(ns)
 		return s.notify(ctx, tx, ns)
 	})

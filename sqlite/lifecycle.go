@@ -12,7 +12,6 @@ package sqlite
 // update actually changed.
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -358,21 +357,19 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err != nil {
 			return err
 		}
-		type first struct{ id, start int64 }
-		earliest := map[int64]first{} // patient → their earliest cancelled appointment
+		var cancelled []booking.Appointment
 		perSlot := map[int64]int{}
 		for rows.Next() {
-			var id, slotID, patient, start int64
-			if err := rows.Scan(&id, &slotID, &patient, &start); err != nil {
+			var a booking.Appointment
+			var start int64
+			if err := rows.Scan(&a.ID, &a.SlotID, &a.PatientID, &start); err != nil {
 				rows.Close()
 				return err
 			}
+			a.StartAt = fromTS(start)
 			// Every source of CANCELLED (HELD, BOOKED) occupies a place.
-			perSlot[slotID]++
-			res.Cancelled++
-			if e, ok := earliest[patient]; !ok || start < e.start || (start == e.start && id < e.id) {
-				earliest[patient] = first{id, start}
-			}
+			perSlot[a.SlotID]++
+			cancelled = append(cancelled, a)
 		}
 		if err := rows.Err(); err != nil {
 			rows.Close()
@@ -384,14 +381,8 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := releasePlaces(ctx, tx, perSlot); err != nil {
 			return err
 		}
-
-		// One message per patient, however many of their appointments the
-		// period held, naming the earliest; in appointment order.
-		ns := make([]booking.Notification, 0, len(earliest))
-		for _, e := range earliest {
-			ns = append(ns, booking.Notification{Kind: booking.NotifySuspension, AppointmentID: e.id, SuspensionID: sus.ID})
-		}
-		slices.SortFunc(ns, func(x, y booking.Notification) int { return cmp.Compare(x.AppointmentID, y.AppointmentID) })
+		res.Cancelled = len(cancelled)
+		ns := booking.SuspensionNotices(sus.ID, cancelled)
 		res.PatientsTold = len(ns)
 		return s.notify(ctx, tx, ns)
 	})
