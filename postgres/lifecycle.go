@@ -522,10 +522,7 @@ const (
 // transaction with those slots locked, and lists the changes in Repaired.
 func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (booking.Reconciliation, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	rep := booking.Reconciliation{CheckedAt: now,
-		CounterMismatches: []booking.CounterMismatch{}, DuplicateActives: []booking.DuplicateActive{},
-		StaleHolds: []booking.Appointment{}, RefundsNeeded: []booking.Payment{}, Repaired: []booking.CounterRepair{},
-		RoundQuotaMismatches: []booking.RoundQuotaMismatch{}, PaymentConflicts: []booking.PaymentConflict{}}
+	rep := booking.NewReconciliation(now)
 	b := &pgx.Batch{}
 	b.Queue(sqlCounterMismatches)
 	b.Queue(sqlDuplicateActives)
@@ -575,12 +572,11 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 		var setIDs []int64
 		var setN []int32
 		for _, id := range order {
-			c, n := locked[id], active[id]
-			if n == c.booked || n > c.capacity {
-				continue // fixed meanwhile, or beyond repair by counting
+			c := locked[id]
+			if r, ok := booking.RepairCounter(id, c.capacity, c.booked, active[id]); ok {
+				setIDs, setN = append(setIDs, id), append(setN, int32(r.To))
+				rep.Repaired = append(rep.Repaired, r)
 			}
-			setIDs, setN = append(setIDs, id), append(setN, int32(n))
-			rep.Repaired = append(rep.Repaired, booking.CounterRepair{SlotID: id, From: c.booked, To: n})
 		}
 		if len(setIDs) == 0 {
 			return nil

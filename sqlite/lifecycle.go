@@ -445,14 +445,15 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			if err != nil {
 				return err
 			}
-			if booked == active || active > capacity {
+			r, ok := booking.RepairCounter(m.SlotID, capacity, booked, active)
+			if !ok {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx,
-				`UPDATE slots SET booked_count = ? WHERE id = ? AND booked_count = ?`, active, m.SlotID, booked); err != nil {
+				`UPDATE slots SET booked_count = ? WHERE id = ? AND booked_count = ?`, r.To, m.SlotID, booked); err != nil {
 				return err
 			}
-			rep.Repaired = append(rep.Repaired, booking.CounterRepair{SlotID: m.SlotID, From: booked, To: active})
+			rep.Repaired = append(rep.Repaired, r)
 		}
 		return nil
 	})
@@ -464,18 +465,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 
 // reconcileReport reads the report in one read transaction.
 func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Reconciliation, error) {
-	rep := booking.Reconciliation{
-		CheckedAt:         now,
-		CounterMismatches: []booking.CounterMismatch{},
-		DuplicateActives:  []booking.DuplicateActive{},
-		StaleHolds:        []booking.Appointment{},
-		RefundsNeeded:     []booking.Payment{},
-		Repaired:          []booking.CounterRepair{},
-		// Reported, never repaired (as on PostgreSQL): which of the two
-		// is right needs a person.
-		RoundQuotaMismatches: []booking.RoundQuotaMismatch{},
-		PaymentConflicts:     []booking.PaymentConflict{},
-	}
+	rep := booking.NewReconciliation(now)
 	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return rep, err
