@@ -164,7 +164,6 @@ const (
 	// sqlInsertConflict keeps a conflicting callback once (payment_conflicts_key).
 	sqlInsertConflict = `INSERT INTO payment_conflicts (trade_no, appointment_id, amount_cents, received_at)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (trade_no, appointment_id, amount_cents) DO NOTHING`
-	sqlGetAppointment = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1`
 )
 
 func scanPayment(r pgx.Row) (booking.Payment, error) {

@@ -106,3 +106,56 @@ func testPaymentConflict(t *testing.T, h Harness) {
 	}
 	checkInvariants(t, h, s)
 }
+
+// testUnknownPatientInBatch: a request for a patient that does not exist is
+// not found; the batch's other requests are decided as if it were absent.
+func testUnknownPatientInBatch(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(2)
+	p := f.patient()
+	out, err := s.Book(f.ctx, sl.ID, []booking.BookRequest{
+		req(booking.Patient{ID: 424242}, sl.ID, "ghost"), req(p, sl.ID, "real"),
+	}, now)
+	must(t, err)
+	wantCode(t, out[0].Err, booking.CodeNotFound)
+	if a := wantOK(t, out[1]); a.QueueNumber != 1 {
+		t.Fatalf("queue number %d, want 1", a.QueueNumber)
+	}
+	checkInvariants(t, h, s)
+}
+
+// testReclaimedHold: when a batch reclaims a slot's stale holds, a replay of
+// one is answered as it now is (EXPIRED, as read back), and its patient,
+// who no longer holds a place, may book again under a new key.
+func testReclaimedHold(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(1, withFee(100))
+	a, b := f.patient(), f.patient()
+	held := wantOK(t, f.book(sl.ID, req(a, sl.ID, "ka")))
+	late := held.HoldExpiresAt.Add(time.Second)
+	out, err := s.Book(f.ctx, sl.ID, []booking.BookRequest{req(a, sl.ID, "ka"), req(a, sl.ID, "ka-2"), req(b, sl.ID, "kb")}, late)
+	must(t, err)
+	if !out[0].Replayed || out[0].Appointment.Status != booking.StatusExpired || !out[0].Appointment.UpdatedAt.Equal(late) {
+		t.Fatalf("replay of the reclaimed hold: %+v", out[0])
+	}
+	if again := wantOK(t, out[1]); again.QueueNumber != 1 {
+		t.Fatalf("the reclaimed place has number %d, want 1", again.QueueNumber)
+	}
+	wantCode(t, out[2].Err, booking.CodeSlotFull)
+	got, err := s.GetAppointment(f.ctx, held.ID)
+	must(t, err)
+	ans := out[0].Appointment
+	if got.HoldExpiresAt == nil || ans.HoldExpiresAt == nil || !got.HoldExpiresAt.Equal(*ans.HoldExpiresAt) {
+		t.Fatalf("hold deadline read back %v, answered %v", got.HoldExpiresAt, ans.HoldExpiresAt)
+	}
+	got.HoldExpiresAt, ans.HoldExpiresAt = nil, nil // compared above; the pointers differ
+	if got != ans {
+		t.Fatalf("read back %+v, answered %+v", got, ans)
+	}
+	if n := notifications(t, h, s, booking.NotifyExpiry, held.ID); n != 1 {
+		t.Fatalf("%d expiry notices for the reclaimed hold", n)
+	}
+	checkInvariants(t, h, s)
+}

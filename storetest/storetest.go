@@ -71,6 +71,8 @@ func Run(t *testing.T, h Harness) {
 		{"Payments", testPayments},
 		{"PaymentConflict", testPaymentConflict},
 		{"HolderOfFullSlot", testHolderOfFullSlot},
+		{"UnknownPatientInBatch", testUnknownPatientInBatch},
+		{"ReclaimedHold", testReclaimedHold},
 		{"ExpireHolds", testExpireHolds},
 		{"ExpiryRacesPayment", testExpiryRacesPayment},
 		{"ReclaimWhenFull", testReclaimWhenFull},
