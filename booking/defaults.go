@@ -80,3 +80,33 @@ func CapacityRefusal(slotID int64, capacity, booked, topQueue int) error {
 	}
 	return nil
 }
+
+// WithDefaults fills a zero quota with DefaultRoundQuota.
+func (r Round) WithDefaults() Round {
+	if r.Quota == 0 {
+		r.Quota = DefaultRoundQuota
+	}
+	return r
+}
+
+// RoomsTwice refuses a list of rooms that names one twice: each room is a
+// round's slot once.
+func RoomsTwice(roomIDs []int64) error {
+	seen := map[int64]bool{}
+	for _, id := range roomIDs {
+		if seen[id] {
+			return Errorf(CodeConflict, "room %d is listed twice", id)
+		}
+		seen[id] = true
+	}
+	return nil
+}
+
+// RoundSlotsRefusal refuses adding slots to a round in state: only a DRAFT
+// round takes them (an open round's offer is fixed).
+func RoundSlotsRefusal(state string) error {
+	if state != RoundDraft {
+		return Errorf(CodeInvalidTransition, "slots can be added only while the round is DRAFT")
+	}
+	return nil
+}

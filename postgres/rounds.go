@@ -76,9 +76,7 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	if err := r.Validate(); err != nil {
 		return booking.Round{}, err
 	}
-	if r.Quota == 0 {
-		r.Quota = booking.DefaultRoundQuota
-	}
+	r = r.WithDefaults()
 	out, err := scanRound(s.pool.QueryRow(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state)
 		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT') RETURNING `+roundColumns,
 		r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota))
@@ -120,12 +118,8 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 // (this round's or another's: its beds are offered once), is a conflict and
 // adds nothing.
 func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]booking.Slot, error) {
-	seen := map[int64]bool{}
-	for _, id := range roomIDs {
-		if seen[id] {
-			return nil, booking.Errorf(booking.CodeConflict, "room %d is listed twice", id)
-		}
-		seen[id] = true
+	if err := booking.RoomsTwice(roomIDs); err != nil {
+		return nil, err
 	}
 	var out []booking.Slot
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -136,8 +130,8 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 			}
 			return err
 		}
-		if state != booking.RoundDraft {
-			return booking.Errorf(booking.CodeInvalidTransition, "slots can be added only while the round is DRAFT")
+		if err := booking.RoundSlotsRefusal(state); err != nil {
+			return err
 		}
 		if len(roomIDs) == 0 {
 			return nil

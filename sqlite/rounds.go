@@ -124,9 +124,7 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	if err := r.Validate(); err != nil {
 		return booking.Round{}, err
 	}
-	if r.Quota == 0 {
-		r.Quota = booking.DefaultRoundQuota
-	}
+	r = r.WithDefaults()
 	r.State = booking.RoundDraft
 	r.OpensAt, r.ClosesAt, r.TermStart, r.TermEnd = micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd)
 	r.CreatedAt = micro(orNow(r.CreatedAt))
@@ -195,12 +193,8 @@ const addRoundSlotSQL = `INSERT INTO slots (resource_id, start_at, end_at, capac
 // (this round's or another's: its beds are offered once), is a conflict and
 // adds nothing; so is an unknown room (not found).
 func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]booking.Slot, error) {
-	seen := map[int64]bool{}
-	for _, id := range roomIDs {
-		if seen[id] {
-			return nil, booking.Errorf(booking.CodeConflict, "room %d is listed twice", id)
-		}
-		seen[id] = true
+	if err := booking.RoomsTwice(roomIDs); err != nil {
+		return nil, err
 	}
 	out := []booking.Slot{}
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -208,8 +202,8 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 		if err := tx.QueryRowContext(ctx, `SELECT state FROM rounds WHERE id = ?`, roundID).Scan(&state); err != nil {
 			return notFoundAs(err, "round")
 		}
-		if state != booking.RoundDraft {
-			return booking.Errorf(booking.CodeInvalidTransition, "slots can be added only while the round is DRAFT")
+		if err := booking.RoundSlotsRefusal(state); err != nil {
+			return err
 		}
 		stmt, err := tx.PrepareContext(ctx, addRoundSlotSQL)
 		if err != nil {
