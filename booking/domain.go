@@ -5,7 +5,11 @@
 // It imports no adapter; postgres, sqlite and httpapi import it.
 package booking
 
-import "time"
+import (
+	"slices"
+	"strings"
+	"time"
+)
 
 // Department is a clinic department such as cardiology.
 type Department struct {
@@ -14,18 +18,8 @@ type Department struct {
 	CreatedAt time.Time `json:"createdAt"`
 }
 
-// ResourceKind says what a resource is. Doctors are the flagship kind.
-type ResourceKind string
-
-// Resource kinds.
-const (
-	KindDoctor  ResourceKind = "doctor"
-	KindRoom    ResourceKind = "room"
-	KindStation ResourceKind = "station"
-)
-
-// Doctor is a resource of kind doctor: something that has slots, defined in
-// its own IANA time zone.
+// Doctor is a resource that has slots, defined in its own IANA time zone
+// (rooms, the other kind, are in rounds.go).
 type Doctor struct {
 	ID           int64     `json:"id"`
 	Name         string    `json:"name"`
@@ -137,8 +131,32 @@ const (
 	StatusNoShow    Status = "NO_SHOW"
 )
 
+// ActiveStatuses are the states that occupy a place: THE list. ActiveSQL
+// spells it for the stores' queries (a test keeps the two equal); the
+// schemas' partial indexes and triggers repeat it, and a new state must be
+// added there too (a migration).
+var ActiveStatuses = []Status{StatusHeld, StatusBooked}
+
+// ActiveSQL is ActiveStatuses as an SQL list literal, for "status IN "+
+// ActiveSQL in every store's queries. A literal, not a parameter, so that
+// the planners match the partial indexes on active appointments; a
+// constant, so that the stores' query strings stay constants.
+const ActiveSQL = "('HELD', 'BOOKED')"
+
+// SQLList spells states as an SQL list literal: ('A', 'B'). The states are
+// constants of this package, never input, so inlining them is safe, and the
+// conditional updates take their WHERE status IN (...) from the transition
+// table this way (see ActiveSQL for why a literal).
+func SQLList(states []Status) string {
+	q := make([]string, len(states))
+	for i, st := range states {
+		q[i] = "'" + string(st) + "'"
+	}
+	return "(" + strings.Join(q, ", ") + ")"
+}
+
 // Active reports whether an appointment in this state occupies a place.
-func (s Status) Active() bool { return s == StatusHeld || s == StatusBooked }
+func (s Status) Active() bool { return slices.Contains(ActiveStatuses, s) }
 
 // Valid reports whether s is a known state.
 func (s Status) Valid() bool {
@@ -205,6 +223,3 @@ func Sources(to Status) []Status {
 	}
 	return from
 }
-
-// ActiveStatuses are the states that occupy a place.
-var ActiveStatuses = []Status{StatusHeld, StatusBooked}

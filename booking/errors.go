@@ -7,10 +7,12 @@ import (
 )
 
 // Code names a kind of failure. Codes are stable: clients see them as the
-// problem type /problems/<code>. httpapi maps each one to an HTTP status.
+// problem type /problems/<code>. The problem table (package problem) gives
+// each one its HTTP status and title, for the API and the web pages alike.
 type Code string
 
-// The error codes. Add a code here and to httpapi's problem table together.
+// The error codes. Add a code here, to Codes and to the problem table
+// together (a test checks that every code has an entry).
 const (
 	CodeInvalidRequest        Code = "invalid-request"
 	CodeMissingIdempotencyKey Code = "missing-idempotency-key"
@@ -28,6 +30,7 @@ const (
 	CodeAlreadyStarted        Code = "appointment-started"
 	CodeInvalidTransition     Code = "invalid-transition"
 	CodePaymentRejected       Code = "payment-rejected"
+	CodePaymentConflict       Code = "payment-conflict"
 	CodeBadSignature          Code = "bad-signature"
 	CodeKeyInUse              Code = "idempotency-key-in-use"
 	CodeKeyReused             Code = "idempotency-key-reused"
@@ -44,7 +47,7 @@ func Codes() []Code {
 		CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict,
 		CodeSlotFull, CodeAlreadyBooked, CodeOverlapping, CodeQuotaExceeded,
 		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,
-		CodePaymentRejected, CodeBadSignature,
+		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal,
 	}

@@ -121,6 +121,9 @@ type Reconciliation struct {
 	StaleHolds []Appointment `json:"staleHolds"`
 	// RefundsNeeded are payments that arrived too late or did not match.
 	RefundsNeeded []Payment `json:"refundsNeeded"`
+	// PaymentConflicts are callbacks that reused a recorded trade number
+	// for another appointment or amount, oldest first.
+	PaymentConflicts []PaymentConflict `json:"paymentConflicts"`
 	// Repaired lists the counters a repair changed (empty without repair).
 	Repaired []CounterRepair `json:"repaired"`
 	// RoundQuotaMismatches are round quota rows whose used count differs
@@ -128,8 +131,27 @@ type Reconciliation struct {
 	RoundQuotaMismatches []RoundQuotaMismatch `json:"roundQuotaMismatches"`
 }
 
+// NewReconciliation is an empty report checked at now: every list empty,
+// never nil, so that clients iterate them without a check.
+func NewReconciliation(now time.Time) Reconciliation {
+	return Reconciliation{CheckedAt: now, CounterMismatches: []CounterMismatch{}, DuplicateActives: []DuplicateActive{},
+		StaleHolds: []Appointment{}, RefundsNeeded: []Payment{}, PaymentConflicts: []PaymentConflict{},
+		Repaired: []CounterRepair{}, RoundQuotaMismatches: []RoundQuotaMismatch{}}
+}
+
+// RepairCounter decides the repair of a slot's counter from its rows,
+// recounted under the slot's lock: set it to the active rows, unless it
+// agrees already (fixed meanwhile) or the rows exceed the capacity (an
+// overfull slot is reported, never "repaired" above its capacity).
+func RepairCounter(slotID int64, capacity, booked, active int) (CounterRepair, bool) {
+	if booked == active || active > capacity {
+		return CounterRepair{}, false
+	}
+	return CounterRepair{SlotID: slotID, From: booked, To: active}, true
+}
+
 // Clean reports whether the report found nothing that breaks an invariant.
-// Stale holds and refunds are work to do, not breaches.
+// Stale holds, refunds and payment conflicts are work to do, not breaches.
 func (r Reconciliation) Clean() bool {
 	return len(r.CounterMismatches) == 0 && len(r.DuplicateActives) == 0 && len(r.RoundQuotaMismatches) == 0
 }

@@ -198,18 +198,13 @@ func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *
 	switch {
 	case ans.err != nil:
 		return BookResult{Err: s.storeErr(ctx, ans.err)}, false
-	case ans.found && ans.a.Fingerprint != req.Fingerprint:
-		return BookResult{Err: &Error{Code: CodeKeyReused, Message: "this Idempotency-Key was already used for a different request", SlotID: ans.a.SlotID}}, false
 	case ans.found:
-		return BookResult{Appointment: ans.a, Replayed: true}, false
+		return ReplayOf(ans.a, req), false
 	case ans.holding && refusal.Code == CodeSlotFull:
-		return BookResult{Err: alreadyBooked(req.SlotID)}, true
+		// The batch decision's own answer for a holder (DecideBooking).
+		return BookResult{Err: ConstraintError(ConSlotPatientActive, req.SlotID)}, true
 	}
 	return BookResult{Err: refusal}, true
-}
-
-func alreadyBooked(slotID int64) *Error {
-	return &Error{Code: CodeAlreadyBooked, Message: "you already hold a place in this slot", SlotID: slotID}
 }
 
 // decideOne sends one request to its slot's lane, or to the store directly

@@ -68,9 +68,11 @@ type Store interface {
 	UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot, error)
 
 	// Book decides reqs, all for one slot, in one transaction and answers
-	// them in order. The capacity decision is a conditional update of the
-	// slot's counter; the schema's constraints are the last line of defence,
-	// and a request they refuse is answered by the constraint that fired.
+	// them in order, as DecideBooking decides from the store's reads under
+	// the slot's lock. The capacity decision is performed as a conditional
+	// update of the slot's counter; the schema's constraints are the last
+	// line of defence, and a request they refuse is answered by the
+	// constraint that fired (DecideAlone, ConstraintError).
 	// The returned error is for failures of the whole batch (database down).
 	Book(ctx context.Context, slotID int64, reqs []BookRequest, now time.Time) ([]BookResult, error)
 	// Cancel moves an active appointment to CANCELLED and releases its place,
@@ -92,10 +94,12 @@ type Store interface {
 	ListAppointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error)
 
 	// ConfirmPayment records a provider's payment for a HELD appointment and
-	// books it when the hold is still running and the amount matches; a
-	// known trade number changes nothing (Duplicate). A payment that cannot
-	// be applied is recorded as needing a refund and also answered with
-	// CodePaymentRejected. See docs/contracts/lifecycle.md.
+	// books it when the hold is still running and the amount matches, as
+	// DecidePayment decides; a known trade number for the same payment
+	// changes nothing (Duplicate), for another appointment or amount it is
+	// kept for reconciliation and answered CodePaymentConflict. A payment
+	// that cannot be applied is recorded as needing a refund and also
+	// answered with CodePaymentRejected. See docs/contracts/lifecycle.md.
 	ConfirmPayment(ctx context.Context, p Payment, now time.Time) (PaymentResult, error)
 	// ExpireHolds expires up to limit HELD appointments past their deadline,
 	// oldest first, releasing each place once; safe from several processes.

@@ -53,15 +53,10 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 	if err != nil {
 		return booking.Appointment{}, err
 	}
-	switch {
-	case patientID != 0 && a.PatientID != patientID:
-		return booking.Appointment{}, booking.NotFound("appointment")
-	case a.Status == booking.StatusCancelled:
-		return a, nil
-	case booking.CanTransition(a.Status, booking.StatusCancelled) && !now.Before(a.StartAt):
-		return booking.Appointment{}, booking.Errorf(booking.CodeAlreadyStarted, "the appointment has already started")
+	if err := booking.CancelRefusal(a, patientID, now); err != nil {
+		return booking.Appointment{}, err
 	}
-	return booking.Appointment{}, booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot be cancelled", a.Status)
+	return a, nil
 }
 
 // GetAppointment returns one appointment.
@@ -110,5 +105,5 @@ func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]b
 const sqlByKeysOrHolding = `SELECT ` + apptColumns + `
 	FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS k(patient_id, idem_key, slot_id)
 	JOIN appointments a ON a.patient_id = k.patient_id
-	  AND (a.idempotency_key = k.idem_key OR (a.slot_id = k.slot_id AND a.status IN ('HELD', 'BOOKED')))
+	  AND (a.idempotency_key = k.idem_key OR (a.slot_id = k.slot_id AND a.status IN ` + booking.ActiveSQL + `))
 	JOIN slots s ON s.id = a.slot_id`

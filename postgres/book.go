@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -76,7 +77,7 @@ const (
 	// appointments_no_overlap.
 	sqlActiveOverlapping = `SELECT a.patient_id, a.slot_id
 		FROM appointments a, slots s
-		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ('HELD', 'BOOKED')
+		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ` + booking.ActiveSQL + `
 		  AND a.start_at < s.end_at AND a.end_at > s.start_at
 		  AND (a.slot_id = s.id OR (s.round_id IS NULL AND a.round_id IS NULL))`
 	// sqlTopQueue is the highest queue number in use, read backwards from
@@ -84,14 +85,15 @@ const (
 	// counter no number below it is free, and the next places are simply
 	// the numbers after it (the common case, and the rush's).
 	sqlTopQueue = `SELECT coalesce(max(queue_no), 0) FROM appointments
-		WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+		WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL
 	// sqlSlotStaleHolds lists the slot's holds past their deadline (that Book
 	// may reclaim), through appointments_slot_held.
-	sqlSlotStaleHolds = `SELECT queue_no FROM appointments
+	sqlSlotStaleHolds = `SELECT id, patient_id, queue_no FROM appointments
 		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2`
 	// sqlTakenQueue lists every queue number in use: read only when numbers
 	// below the top may be free (after cancels, expiries, or a reclaim).
-	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`
+	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL + `
+		ORDER BY queue_no`
 
 	// sqlTake is the decision and the inserts in one statement: the
 	// conditional update takes g places or matches no row, and then the
@@ -114,7 +116,7 @@ const (
 		SELECT u.id, r.patient_id, $4::text, r.queue_no, u.start_at, u.end_at, r.idem_key, r.fingerprint,
 			$5::timestamptz, $3::timestamptz, $3::timestamptz, u.round_id
 		FROM u, unnest($6::bigint[], $7::integer[], $8::text[], $9::text[]) AS r(patient_id, queue_no, idem_key, fingerprint)
-		RETURNING id, queue_no, start_at, end_at, hold_expires_at, created_at, updated_at`
+		RETURNING id, queue_no`
 )
 
 // sqlReclaim expires the slot's holds past their deadline by a conditional
@@ -129,13 +131,8 @@ var sqlReclaim = `WITH x AS (
 		UPDATE slots SET booked_count = booked_count - (SELECT count(*) FROM x)::integer WHERE id = $1)
 	SELECT id FROM x`
 
-type idemKey struct {
-	patientID int64
-	key       string
-}
-
 // Book decides reqs, all for slotID, in one transaction and answers them in
-// order; see docs/contracts/store.md. When more requests are eligible than
+// order, as booking.DecideBooking decides (docs/contracts/store.md). When more requests are eligible than
 // places are free, the slot's holds past their deadline are expired first,
 // in the same transaction. The enqueuer (SetEnqueuer) gets a confirmation
 // for each new BOOKED appointment and an expiry notice for each reclaimed
@@ -156,29 +153,9 @@ func (s *Store) Book(ctx context.Context, slotID int64, reqs []booking.BookReque
 	if !retryAlone(err) {
 		return nil, translate(err, "")
 	}
-	return s.bookAlone(ctx, slotID, reqs, now)
-}
-
-// bookAlone decides each request in a transaction of its own, in order. A
-// repeated (patient, key) gets the earlier one's error, or is decided again
-// when the earlier one succeeded, which finds its row and replays it.
-func (s *Store) bookAlone(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
-	results := make([]booking.BookResult, len(reqs))
-	first := make(map[idemKey]int, len(reqs))
-	for i, r := range reqs {
-		k := idemKey{r.PatientID, r.IdempotencyKey}
-		if j, ok := first[k]; ok && results[j].Err != nil {
-			results[i].Err = copyErr(results[j].Err)
-			continue
-		}
-		first[k] = i
-		res, err := s.bookOne(ctx, slotID, r, now)
-		if err != nil {
-			return nil, err
-		}
-		results[i] = res
-	}
-	return results, nil
+	return booking.DecideAlone(reqs, func(r booking.BookRequest) (booking.BookResult, error) {
+		return s.bookOne(ctx, slotID, r, now)
+	})
 }
 
 // bookOne decides one request; a constraint violation is its answer.
@@ -197,7 +174,7 @@ func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest
 		switch constraintOf(err) {
 		case "":
 			continue // a deadlock: try again
-		case conPatientKey:
+		case booking.ConPatientKey:
 			// Another transaction committed this key meanwhile: answer as
 			// a retry of it.
 			a, lerr := scanAppointment(s.pool.QueryRow(ctx,
@@ -206,7 +183,7 @@ func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest
 			if lerr != nil {
 				return booking.BookResult{}, translate(lerr, "")
 			}
-			return replayOrReused(a, r), nil
+			return booking.ReplayOf(a, r), nil
 		default:
 			e := translate(err, "")
 			var be *booking.Error
@@ -218,29 +195,6 @@ func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest
 		}
 	}
 	return booking.BookResult{}, translate(err, "")
-}
-
-// replayOrReused answers a request whose key already made appointment a.
-func replayOrReused(a booking.Appointment, r booking.BookRequest) booking.BookResult {
-	if a.Fingerprint == r.Fingerprint {
-		return booking.BookResult{Appointment: a, Replayed: true}
-	}
-	return booking.BookResult{Err: &booking.Error{Code: booking.CodeKeyReused,
-		Message: "this Idempotency-Key was already used for a different request", SlotID: a.SlotID}}
-}
-
-// copyErr gives each result its own *booking.Error.
-func copyErr(err error) error {
-	var be *booking.Error
-	if errors.As(err, &be) {
-		c := *be
-		return &c
-	}
-	return err
-}
-
-func slotErr(code booking.Code, slotID int64, msg string) error {
-	return &booking.Error{Code: code, Message: msg, SlotID: slotID}
 }
 
 // bookBatch runs the one-transaction decision. It returns a driver error
@@ -259,7 +213,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	tx := br.Tx()
 	defer rollback(ctx, tx)
 	_, err := br.Exec() // BEGIN
-	var rd bookReads
+	var rd booking.BookReads
 	if err == nil {
 		rd, err = readBatch(br, slotID)
 	}
@@ -269,7 +223,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	if err != nil {
 		return nil, err
 	}
-	results, wrote, err := s.decide(ctx, tx, slotID, reqs, rd, now)
+	results, wrote, err := s.decide(ctx, tx, reqs, rd, now)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +251,7 @@ func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []
 	if err != nil {
 		return nil, err
 	}
-	results, _, err := s.decide(ctx, tx, slotID, reqs, rd, now)
+	results, _, err := s.decide(ctx, tx, reqs, rd, now)
 	return results, err
 }
 
@@ -322,144 +276,24 @@ func (s *Store) queueReads(b *pgx.Batch, slotID int64, reqs []booking.BookReques
 	b.Queue(sqlQuotaUse, slotID, patients)
 }
 
-// decide classifies reqs from what the read pipeline found under the
-// slot's lock, takes the places of the winners and hands the enqueuer its
-// notifications, all in tx; wrote says whether it changed anything.
-func (s *Store) decide(ctx context.Context, tx pgx.Tx, slotID int64, reqs []booking.BookRequest, rd bookReads, now time.Time) (results []booking.BookResult, wrote bool, err error) {
-	results = make([]booking.BookResult, len(reqs))
-	if !rd.found {
-		for i := range results {
-			results[i].Err = booking.NotFound("slot")
-		}
+// decide decides reqs (booking.DecideBooking) from what the read pipeline
+// found under the slot's lock, writes the decision and hands the enqueuer
+// its notifications, all in tx; wrote says whether it changed anything.
+func (s *Store) decide(ctx context.Context, tx pgx.Tx, reqs []booking.BookRequest, rd booking.BookReads, now time.Time) (results []booking.BookResult, wrote bool, err error) {
+	d := booking.DecideBooking(reqs, rd, now)
+	if len(d.Winners) == 0 {
+		results, _ = d.Finish(nil)
 		return results, false, nil
 	}
-	slot := rd.slot
-
-	// Whether the slot takes bookings at all, fullness aside (that is
-	// decided per request below). A round's clock and state come first: a
-	// closed round is closed even before its opening time.
-	var closedErr error
-	if rd.round != nil {
-		if e := rd.round.Refusal(now, slotID); e != nil {
-			closedErr = e
-		}
+	ids, err := s.take(ctx, tx, rd.Slot, rd.Round, d, now)
+	if err != nil {
+		return nil, false, err
 	}
-	if closedErr == nil {
-		open := slot
-		open.BookedCount = 0
-		if e := open.Bookable(now); e != nil {
-			closedErr = e
-		}
+	results, ns := d.Finish(ids)
+	if err := s.notify(ctx, tx, ns); err != nil {
+		return nil, false, err
 	}
-
-	// Classify every request but for fullness; eligible lists, in arrival
-	// order, the requests that get a place if one is left. A patient's
-	// later request waits on the fate of the earlier (samePatient): already
-	// booked if that one gets a place, else full like it.
-	first := make(map[idemKey]int, len(reqs))
-	dupOf := make(map[int]int)
-	pending := make(map[int64]int)
-	samePatient := make(map[int]int)
-	var eligible []int
-	for i, r := range reqs {
-		k := idemKey{r.PatientID, r.IdempotencyKey}
-		if a, ok := rd.existing[k]; ok {
-			results[i] = replayOrReused(a, r)
-			continue
-		}
-		if j, ok := first[k]; ok {
-			dupOf[i] = j
-			continue
-		}
-		first[k] = i
-		switch {
-		case closedErr != nil:
-			results[i].Err = copyErr(closedErr)
-		case rd.activeHere[r.PatientID]:
-			results[i].Err = slotErr(booking.CodeAlreadyBooked, slotID, "the patient already holds a place in this slot")
-		case rd.overlapping[r.PatientID]:
-			results[i].Err = slotErr(booking.CodeOverlapping, slotID, "the patient has another appointment at an overlapping time")
-		case rd.round != nil && rd.used[r.PatientID] >= rd.round.Quota:
-			// One slot per batch, and a patient's later requests wait on
-			// the first: the used count read is all the batch can add to.
-			results[i].Err = booking.QuotaError(slotID, rd.round.Quota)
-		default:
-			if j, ok := pending[r.PatientID]; ok {
-				samePatient[i] = j
-				continue
-			}
-			pending[r.PatientID] = i
-			eligible = append(eligible, i)
-		}
-	}
-
-	// More takers than places: the slot's holds past their deadline give
-	// their places back first (SPEC §6).
-	free := slot.Capacity - slot.BookedCount
-	reclaim := len(eligible) > free && len(rd.stale) > 0
-	if reclaim {
-		free += len(rd.stale)
-	}
-	g := min(len(eligible), max(free, 0))
-	winners := eligible[:g]
-	won := make(map[int]bool, g)
-	for _, i := range winners {
-		won[i] = true
-	}
-	for _, i := range eligible[g:] {
-		results[i].Err = slotErr(booking.CodeSlotFull, slotID, "no place left in this slot")
-	}
-	for i, j := range samePatient {
-		if won[j] {
-			results[i].Err = slotErr(booking.CodeAlreadyBooked, slotID, "the patient already holds a place in this slot")
-		} else {
-			results[i].Err = slotErr(booking.CodeSlotFull, slotID, "no place left in this slot")
-		}
-	}
-
-	if len(winners) > 0 {
-		ns, err := s.take(ctx, tx, slot, rd.round, reqs, winners, rd, reclaim, now, results)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := s.notify(ctx, tx, ns); err != nil {
-			return nil, false, err
-		}
-		wrote = true
-	}
-
-	// A repeated (patient, key) in the batch gets its first request's
-	// outcome, as if it were a retry arriving just after it.
-	for i, j := range dupOf {
-		switch {
-		case results[j].Err != nil:
-			results[i].Err = copyErr(results[j].Err)
-		case reqs[i].Fingerprint != reqs[j].Fingerprint:
-			results[i] = replayOrReused(results[j].Appointment, reqs[i])
-		default:
-			results[i] = booking.BookResult{Appointment: results[j].Appointment, Replayed: true}
-		}
-	}
-	return results, wrote, nil
-}
-
-// bookReads is what Book's read pipeline found under the slot's lock.
-type bookReads struct {
-	slot  booking.Slot
-	found bool
-	// existing: the appointments already made with the batch's keys.
-	existing map[idemKey]booking.Appointment
-	// activeHere, overlapping: patients with an active appointment in this
-	// slot, or in another slot overlapping it.
-	activeHere, overlapping map[int64]bool
-	// topQueue: the highest queue number in use; stale: the numbers of the
-	// slot's holds past their deadline.
-	topQueue int
-	stale    []int
-	// round is the slot's round (nil for an ordinary slot); used, the
-	// batch's patients' allocations counted in it.
-	round *booking.Round
-	used  map[int64]int
+	return results, true, nil
 }
 
 // scanSlotRound reads sqlLockSlot's row: the slot and its round, if any.
@@ -483,18 +317,20 @@ func scanSlotRound(row pgx.Row) (booking.Slot, *booking.Round, error) {
 }
 
 // readBatch reads the answers of the read pipeline that queueReads queued.
-func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
-	rd.slot, rd.round, err = scanSlotRound(br.QueryRow())
+// A patient that does not exist is left to appointments_patient_id_fkey:
+// reading for it would cost every batch a statement.
+func readBatch(br pgx.BatchResults, slotID int64) (rd booking.BookReads, err error) {
+	rd.Slot, rd.Round, err = scanSlotRound(br.QueryRow())
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
 		err = nil
 	case err != nil:
 		return
 	default:
-		rd.found = true
+		rd.Found = true
 	}
 
-	rd.existing = map[idemKey]booking.Appointment{}
+	rd.Existing = map[booking.PatientKey]booking.Appointment{}
 	rows, err := br.Query()
 	if err != nil {
 		return
@@ -504,10 +340,10 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
 		return
 	}
 	for _, a := range as {
-		rd.existing[idemKey{a.PatientID, a.IdempotencyKey}] = a
+		rd.Existing[booking.PatientKey{PatientID: a.PatientID, Key: a.IdempotencyKey}] = a
 	}
 
-	rd.activeHere, rd.overlapping = map[int64]bool{}, map[int64]bool{}
+	rd.ActiveHere, rd.Overlapping = map[int64]bool{}, map[int64]bool{}
 	rows, err = br.Query()
 	if err != nil {
 		return
@@ -515,9 +351,9 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
 	var patientID, otherSlot int64
 	_, err = pgx.ForEachRow(rows, []any{&patientID, &otherSlot}, func() error {
 		if otherSlot == slotID {
-			rd.activeHere[patientID] = true
+			rd.ActiveHere[patientID] = true
 		} else {
-			rd.overlapping[patientID] = true
+			rd.Overlapping[patientID] = true
 		}
 		return nil
 	})
@@ -525,120 +361,81 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd bookReads, err error) {
 		return
 	}
 
-	if err = br.QueryRow().Scan(&rd.topQueue); err != nil {
+	if err = br.QueryRow().Scan(&rd.TopQueue); err != nil {
 		return
 	}
 	rows, err = br.Query()
 	if err != nil {
 		return
 	}
-	var q int
-	_, err = pgx.ForEachRow(rows, []any{&q}, func() error {
-		rd.stale = append(rd.stale, q)
+	var h booking.StaleHold
+	_, err = pgx.ForEachRow(rows, []any{&h.ID, &h.PatientID, &h.QueueNumber}, func() error {
+		rd.Stale = append(rd.Stale, h)
 		return nil
 	})
 	if err != nil {
 		return
 	}
-	rd.used = map[int64]int{}
+	rd.Used = map[int64]int{}
 	rows, err = br.Query()
 	if err != nil {
 		return
 	}
 	var used int
 	_, err = pgx.ForEachRow(rows, []any{&patientID, &used}, func() error {
-		rd.used[patientID] = used
+		rd.Used[patientID] = used
 		return nil
 	})
 	return
 }
 
-// freeNumbers returns the g lowest free queue numbers of slot. Without gaps
-// below the top number they follow it; otherwise (after cancels, expiries,
-// or when reclaiming the stale holds' numbers) they are found among the
-// numbers in use, read under the slot's lock.
-func freeNumbers(ctx context.Context, tx pgx.Tx, slot booking.Slot, rd bookReads, reclaim bool, g int) ([]int32, error) {
-	queue := make([]int32, 0, g)
-	if !reclaim && rd.topQueue == slot.BookedCount && rd.topQueue+g <= slot.Capacity {
-		for q := rd.topQueue + 1; len(queue) < g; q++ {
-			queue = append(queue, int32(q))
+// take writes decision d in one pipeline: the reclaim of the slot's expired
+// holds when d says so, then the conditional update with the inserts, then
+// the round's quota. It returns the new appointments' ids, in the order of
+// d.Winners.
+func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *booking.Round, d *booking.BookDecision, now time.Time) ([]int64, error) {
+	if d.Queue == nil {
+		// Numbers below the top may be free: read those in use, under the
+		// slot's lock (a hold changes state only under it).
+		rows, _ := tx.Query(ctx, sqlTakenQueue, slot.ID)
+		taken, err := pgx.CollectRows(rows, pgx.RowTo[int])
+		if err != nil {
+			return nil, err
 		}
-		return queue, nil
-	}
-	rows, _ := tx.Query(ctx, sqlTakenQueue, slot.ID)
-	taken := map[int]bool{}
-	var q int
-	if _, err := pgx.ForEachRow(rows, []any{&q}, func() error { taken[q] = true; return nil }); err != nil {
-		return nil, err
-	}
-	if reclaim {
-		// The reclaimed holds' numbers are free again. The list is exact:
-		// a hold changes state only under its slot's lock, which we hold.
-		for _, q := range rd.stale {
-			delete(taken, q)
+		if err := d.QueueFrom(slices.Values(taken)); err != nil {
+			return nil, err
 		}
 	}
-	for q := 1; q <= slot.Capacity && len(queue) < g; q++ {
-		if !taken[q] {
-			queue = append(queue, int32(q))
-		}
-	}
-	return queue, nil
-}
-
-// take gives places to the requests at winners (indexes into reqs), with
-// the lowest free queue numbers, in one pipeline: the reclaim of the slot's
-// expired holds when reclaim is set, then the conditional update with the
-// inserts. It returns the notifications the change announces.
-func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *booking.Round, reqs []booking.BookRequest,
-	winners []int, rd bookReads, reclaim bool, now time.Time, results []booking.BookResult) ([]booking.Notification, error) {
-	g := len(winners)
+	g := len(d.Winners)
 	patients := make([]int64, g)
 	keys := make([]string, g)
 	prints := make([]string, g)
-	queue, err := freeNumbers(ctx, tx, slot, rd, reclaim, g)
-	if err != nil {
-		return nil, err
-	}
-	if len(queue) < g {
-		// The counter says there is room but the rows fill every number:
-		// the counter is corrupt. Refuse rather than guess; reconciliation
-		// repairs it.
-		return nil, fmt.Errorf("postgres: slot %d: booked_count %d of %d but only %d free queue numbers",
-			slot.ID, slot.BookedCount, slot.Capacity, len(queue))
-	}
-	for k, i := range winners {
-		patients[k], keys[k], prints[k] = reqs[i].PatientID, reqs[i].IdempotencyKey, reqs[i].Fingerprint
-	}
-	status := booking.StatusBooked
-	var hold *time.Time
-	if slot.FeeCents > 0 {
-		status = booking.StatusHeld
-		t := now.Add(time.Duration(slot.HoldSeconds) * time.Second)
-		hold = &t
+	queue := make([]int32, g)
+	for k := range d.Winners {
+		a := d.Appointment(k, 0)
+		patients[k], keys[k], prints[k], queue[k] = a.PatientID, a.IdempotencyKey, a.Fingerprint, int32(a.QueueNumber)
 	}
 
 	b := &pgx.Batch{}
-	if reclaim {
+	if d.Reclaim {
 		b.Queue(sqlReclaim, slot.ID, now)
 	}
 	if s.racy {
 		counter := slot.BookedCount + g
-		if reclaim {
-			counter -= len(rd.stale)
+		if d.Reclaim {
+			counter -= len(d.Stale)
 		}
-		b.Queue(sqlTakeRacy, slot.ID, int32(counter), now, string(status), hold, patients, queue, keys, prints)
+		b.Queue(sqlTakeRacy, slot.ID, int32(counter), now, string(d.Status), d.HoldExpiresAt, patients, queue, keys, prints)
 	} else {
-		b.Queue(sqlTake, slot.ID, int32(g), now, string(status), hold, patients, queue, keys, prints)
+		b.Queue(sqlTake, slot.ID, int32(g), now, string(d.Status), d.HoldExpiresAt, patients, queue, keys, prints)
 	}
 	if round != nil {
 		// Last, after the conditional update: the round's quota. The
-		// winners are distinct patients (a patient's later requests wait on
-		// the first), so each counts 1.
+		// winners are distinct patients, so each counts 1.
 		b.Queue(sqlQuotaTake, round.ID, patients, int32(round.Quota))
 	}
 	br := tx.SendBatch(ctx, b)
-	ns, byQueue, err := readTake(br, reclaim)
+	reclaimed, byQueue, err := readTake(br, d.Reclaim)
 	if err == nil && round != nil {
 		_, err = br.Exec()
 	}
@@ -648,47 +445,37 @@ func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *b
 	if err != nil {
 		return nil, err
 	}
-	if reclaim && len(ns) != len(rd.stale) {
-		return nil, fmt.Errorf("postgres: slot %d: reclaimed %d expired holds of the %d read under the lock", slot.ID, len(ns), len(rd.stale))
+	if d.Reclaim && reclaimed != len(d.Stale) {
+		return nil, fmt.Errorf("postgres: slot %d: reclaimed %d expired holds of the %d read under the lock", slot.ID, reclaimed, len(d.Stale))
 	}
 	if len(byQueue) != g {
 		return nil, fmt.Errorf("postgres: slot %d: the conditional update took no places although %d were free",
-			slot.ID, slot.Capacity-slot.BookedCount+len(ns))
+			slot.ID, slot.Capacity-slot.BookedCount+reclaimed)
 	}
-	for k, i := range winners {
-		a := byQueue[int(queue[k])]
-		a.SlotID, a.DoctorID, a.PatientID, a.Status = slot.ID, slot.DoctorID, patients[k], status
-		a.IdempotencyKey, a.Fingerprint, a.RoundID = keys[k], prints[k], slot.RoundID
-		utcAppointment(&a)
-		results[i] = booking.BookResult{Appointment: a}
-		if status == booking.StatusBooked {
-			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
-		}
+	ids := make([]int64, g)
+	for k, q := range queue {
+		ids[k] = byQueue[int(q)]
 	}
-	return ns, nil
+	return ids, nil
 }
 
-// readTake reads take's pipeline: the expired holds (as their expiry
-// notices) and the new appointments by queue number.
-func readTake(br pgx.BatchResults, reclaim bool) (ns []booking.Notification, byQueue map[int]booking.Appointment, err error) {
+// readTake reads take's pipeline: how many holds the reclaim expired and
+// the new appointments' ids by queue number.
+func readTake(br pgx.BatchResults, reclaim bool) (reclaimed int, byQueue map[int]int64, err error) {
 	if reclaim {
-		rows, _ := br.Query()
-		var id int64
-		if _, err = pgx.ForEachRow(rows, []any{&id}, func() error {
-			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: id})
-			return nil
-		}); err != nil {
-			return
+		tag, err := br.Exec()
+		if err != nil {
+			return 0, nil, err
 		}
+		reclaimed = int(tag.RowsAffected())
 	}
 	rows, _ := br.Query()
-	byQueue = map[int]booking.Appointment{}
-	var a booking.Appointment
-	_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.QueueNumber, &a.StartAt, &a.EndAt, &a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt},
-		func() error {
-			byQueue[a.QueueNumber] = a
-			a.HoldExpiresAt = nil // a fresh pointer for the next row
-			return nil
-		})
+	byQueue = map[int]int64{}
+	var id int64
+	var q int
+	_, err = pgx.ForEachRow(rows, []any{&id, &q}, func() error {
+		byQueue[q] = id
+		return nil
+	})
 	return
 }

@@ -15,60 +15,8 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Constraint names of migrations/00001_schema.sql that Book treats specially.
-const (
-	conPatientKey    = "appointments_patient_key_key"
-	conNoOverlap     = "appointments_no_overlap"
-	conSlotPatient   = "appointments_slot_patient_active"
-	conWithinCap     = "slots_booked_within_capacity"
-	conPatientFK     = "appointments_patient_id_fkey"
-	sqlstateDeadlock = "40P01"
-)
-
-// constraintErrors maps a constraint name to the error a client sees when it
-// fires. The messages are ours: the driver's text never reaches a client.
-// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
-var constraintErrors = map[string]func() *booking.Error{
-	"departments_name_key": func() *booking.Error {
-		return booking.Errorf(booking.CodeConflict, "a department with this name already exists")
-	},
-	"slots_resource_start_key": func() *booking.Error {
-		return booking.Errorf(booking.CodeConflict, "the doctor already has a slot starting at this time")
-	},
-	conPatientKey: func() *booking.Error {
-		return booking.Errorf(booking.CodeKeyReused, "this Idempotency-Key was used for another request")
-	},
-	conNoOverlap: func() *booking.Error {
-		return booking.Errorf(booking.CodeOverlapping, "the patient has another appointment at an overlapping time")
-	},
-	conSlotPatient: func() *booking.Error {
-		return booking.Errorf(booking.CodeAlreadyBooked, "the patient already holds a place in this slot")
-	},
-	conWithinCap: func() *booking.Error {
-		return booking.Errorf(booking.CodeSlotFull, "no place left in this slot")
-	},
-	conQuota: func() *booking.Error {
-		return booking.Errorf(booking.CodeQuotaExceeded, "the quota of this round is used up")
-	},
-	"round_applications_patient_id_fkey": func() *booking.Error { return booking.NotFound("patient") },
-	"round_applications_patient_key_key": func() *booking.Error {
-		return booking.Errorf(booking.CodeKeyReused, "this Idempotency-Key was used for another request")
-	},
-	"resources_department_id_fkey": func() *booking.Error { return booking.NotFound("department") },
-	"schedules_resource_id_fkey":   func() *booking.Error { return booking.NotFound("doctor") },
-	"slots_resource_id_fkey":       func() *booking.Error { return booking.NotFound("doctor") },
-	"slots_schedule_id_fkey":       func() *booking.Error { return booking.NotFound("schedule") },
-	conPatientFK:                   func() *booking.Error { return booking.NotFound("patient") },
-	"appointments_slot_id_fkey":    func() *booking.Error { return booking.NotFound("slot") },
-	"payments_appointment_id_fkey": func() *booking.Error { return booking.NotFound("appointment") },
-	"suspensions_resource_id_fkey": func() *booking.Error { return booking.NotFound("doctor") },
-	conPaymentTrade: func() *booking.Error {
-		return booking.Errorf(booking.CodeConflict, "a payment with this trade number is being recorded")
-	},
-	"suspensions_period_check": func() *booking.Error {
-		return booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
-	},
-}
+// sqlstateDeadlock is PostgreSQL's deadlock_detected.
+const sqlstateDeadlock = "40P01"
 
 // translate turns a driver error into what booking.Store promises: an
 // *booking.Error for conditions the caller can act on (notFound names the kind
@@ -91,8 +39,7 @@ func translate(err error, notFound string) error {
 	}
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
-		if mk, ok := constraintErrors[pe.ConstraintName]; ok {
-			e := mk()
+		if e := booking.ConstraintError(pe.ConstraintName, 0); e != nil {
 			e.Err = err
 			return e
 		}
@@ -179,7 +126,8 @@ func retryAlone(err error) bool {
 		return true
 	}
 	switch pe.ConstraintName {
-	case conPatientKey, conNoOverlap, conSlotPatient, conWithinCap, conPatientFK, conQuota:
+	case booking.ConPatientKey, booking.ConNoOverlap, booking.ConSlotPatientActive, booking.ConSlotCapacity,
+		booking.ConAppointmentPatient, booking.ConRoundQuota:
 		return true
 	}
 	return false

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -68,23 +67,10 @@ func rollback(ctx context.Context, tx pgx.Tx) {
 	_ = tx.Rollback(rctx)
 }
 
-// inList renders states as an SQL list of literals. The conditional updates
-// take their WHERE status IN (...) from the transition table this way, as
-// literals rather than parameters, so that the planner can match the
-// partial indexes on active appointments (WHERE status IN ('HELD',
-// 'BOOKED')), which a parameter would hide from it.
-func inList(ss []booking.Status) string {
-	q := make([]string, len(ss))
-	for i, s := range ss {
-		q[i] = "'" + string(s) + "'"
-	}
-	return "(" + strings.Join(q, ", ") + ")"
-}
-
 var (
 	// cancelFrom, expireFrom: the states CANCELLED and EXPIRED are reached from.
-	cancelFrom = inList(booking.Sources(booking.StatusCancelled))
-	expireFrom = inList(booking.Sources(booking.StatusExpired))
+	cancelFrom = booking.SQLList(booking.Sources(booking.StatusCancelled))
+	expireFrom = booking.SQLList(booking.Sources(booking.StatusExpired))
 )
 
 // --- appointment locking and single transitions -----------------------------
@@ -171,12 +157,13 @@ func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booki
 // --- payments -----------------------------------------------------------------
 
 const (
-	conPaymentTrade   = "payments_trade_no_key"
 	paymentColumns    = `trade_no, appointment_id, amount_cents, received_at, outcome, COALESCE(reason, '')`
 	sqlPaymentByTrade = `SELECT ` + paymentColumns + ` FROM payments WHERE trade_no = $1`
 	sqlInsertPayment  = `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
 		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6)`
-	sqlGetAppointment = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1`
+	// sqlInsertConflict keeps a conflicting callback once (payment_conflicts_key).
+	sqlInsertConflict = `INSERT INTO payment_conflicts (trade_no, appointment_id, amount_cents, received_at)
+		VALUES ($1, $2, $3, $4) ON CONFLICT (trade_no, appointment_id, amount_cents) DO NOTHING`
 )
 
 func scanPayment(r pgx.Row) (booking.Payment, error) {
@@ -205,7 +192,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 		// Two deliveries of one callback at once: the later insert waits for
 		// the earlier and then violates the trade number's uniqueness. Run
 		// again, and it answers as the duplicate it is.
-		if constraintOf(err) == conPaymentTrade && attempt < 3 {
+		if constraintOf(err) == booking.ConPaymentTrade && attempt < 3 {
 			continue
 		}
 		if err != nil {
@@ -215,79 +202,62 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 	}
 }
 
-// confirmPayment is one attempt of ConfirmPayment. rejected is the
-// CodePaymentRejected answer of a payment that was recorded for refund (the
-// transaction committed); err is a failure (nothing committed).
+// confirmPayment is one attempt of ConfirmPayment: the reads, the decision
+// (booking.DecidePayment) and its writes in one transaction. rejected is
+// the answer of a payment recorded but not applied, or of a conflict
+// recorded for reconciliation (the transaction committed); err is a
+// failure (nothing committed).
 func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.Time) (res booking.PaymentResult, rejected, err error) {
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var (
-			recorded booking.Payment
-			dup      bool
-		)
+		var recorded *booking.Payment
 		a, fee, found, err := lockAppointment(ctx, tx, p.AppointmentID,
 			func(b *pgx.Batch) { b.Queue(sqlPaymentByTrade, p.TradeNo) },
 			func(br pgx.BatchResults) error {
-				var err error
-				recorded, err = scanPayment(br.QueryRow())
+				r, err := scanPayment(br.QueryRow())
 				if errors.Is(err, pgx.ErrNoRows) {
 					return nil
 				}
-				dup = err == nil
+				recorded = &r
 				return err
 			})
 		if err != nil {
 			return err
 		}
-		if dup {
-			if recorded.AppointmentID != p.AppointmentID || !found {
-				if a, err = scanAppointment(tx.QueryRow(ctx, sqlGetAppointment, recorded.AppointmentID)); err != nil {
-					return err
-				}
+		appt := &a
+		if !found {
+			appt = nil
+		}
+		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
+		switch {
+		case err != nil:
+			return err
+		case d.Duplicate:
+			res = booking.PaymentResult{Payment: *recorded, Appointment: a, Duplicate: true}
+			return nil
+		case d.Conflict:
+			if _, err := tx.Exec(ctx, sqlInsertConflict, p.TradeNo, p.AppointmentID, p.AmountCents, p.ReceivedAt); err != nil {
+				return err
 			}
-			res = booking.PaymentResult{Payment: recorded, Appointment: a, Duplicate: true}
+			res, rejected = booking.PaymentResult{Payment: *recorded}, d.Err
 			return nil
 		}
-		if !found {
-			return booking.NotFound("appointment")
-		}
-
-		var reason string
 		var ns []booking.Notification
-		switch {
-		case a.Status == booking.StatusHeld && a.HoldExpiresAt != nil && !now.Before(*a.HoldExpiresAt):
-			// The expiry job has not come by yet: do its work here.
-			if err := transition(ctx, tx, &a, booking.StatusExpired, now); err != nil {
+		if d.To != "" {
+			if err := transition(ctx, tx, &a, d.To, now); err != nil {
 				return err
 			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID})
-			reason = "hold expired"
-		case a.Status == booking.StatusHeld && p.AmountCents != fee:
-			reason = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
-		case a.Status == booking.StatusHeld:
-			if err := transition(ctx, tx, &a, booking.StatusBooked, now); err != nil {
-				return err
-			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
-		case a.Status == booking.StatusExpired:
-			reason = "hold expired"
-		case a.Status == booking.StatusCancelled:
-			reason = "appointment cancelled"
-		default: // BOOKED, or past it: paid (or free) already
-			reason = "already paid"
+			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
-		p.Outcome, p.Reason = booking.PaymentApplied, reason
-		if reason != "" {
-			p.Outcome = booking.PaymentRefund
-		}
-		if _, err := tx.Exec(ctx, sqlInsertPayment, p.TradeNo, p.AppointmentID, p.AmountCents, p.Outcome, p.Reason, p.ReceivedAt); err != nil {
+		r := d.Record
+		if _, err := tx.Exec(ctx, sqlInsertPayment, r.TradeNo, r.AppointmentID, r.AmountCents, r.Outcome, r.Reason, r.ReceivedAt); err != nil {
 			return err
 		}
 		if err := s.notify(ctx, tx, ns); err != nil {
 			return err
 		}
-		res = booking.PaymentResult{Payment: p, Appointment: a}
-		if reason != "" {
-			rejected = &booking.Error{Code: booking.CodePaymentRejected, Message: reason}
+		res = booking.PaymentResult{Payment: r, Appointment: a}
+		if d.Err != nil {
+			rejected = d.Err
 		}
 		return nil
 	})
@@ -356,10 +326,8 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 // the appointment unchanged; another move the table does not allow is
 // CodeInvalidTransition. It announces nothing.
 func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.Status, now time.Time) (booking.Appointment, error) {
-	if to != booking.StatusCompleted && to != booking.StatusNoShow {
-		// Other targets have their own operations, with their own
-		// notifications (Cancel, ConfirmPayment, ExpireHolds).
-		return booking.Appointment{}, booking.Errorf(booking.CodeInvalidRequest, "staff can only mark an appointment %s or %s", booking.StatusCompleted, booking.StatusNoShow)
+	if err := booking.StaffTarget(to); err != nil {
+		return booking.Appointment{}, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	var out booking.Appointment
@@ -370,11 +338,10 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 			return err
 		case !found:
 			return booking.NotFound("appointment")
-		case a.Status == to:
-			out = a
-			return nil
-		case !booking.CanTransition(a.Status, to):
-			return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot become %s", a.Status, to)
+		}
+		out = a
+		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
+			return err
 		}
 		if err := transition(ctx, tx, &a, to, now); err != nil {
 			return err
@@ -421,7 +388,7 @@ var sqlCancelPeriod = `WITH x AS (
 		UPDATE slots s SET booked_count = s.booked_count - g.n
 		FROM (SELECT slot_id, count(*)::integer AS n FROM x GROUP BY slot_id) g
 		WHERE s.id = g.slot_id)
-	SELECT id, patient_id FROM x ORDER BY start_at, id`
+	SELECT id, patient_id, start_at FROM x`
 
 func scanSuspension(r pgx.Row) (booking.Suspension, error) {
 	var s booking.Suspension
@@ -475,16 +442,10 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 			br.Close()
 			return err
 		}
-		var ns []booking.Notification
-		told := map[int64]bool{}
-		var id, patientID int64
-		_, err = pgx.ForEachRow(rows, []any{&id, &patientID}, func() error {
-			res.Cancelled++
-			// Rows come earliest first: the first of a patient is the one named.
-			if !told[patientID] {
-				told[patientID] = true
-				ns = append(ns, booking.Notification{Kind: booking.NotifySuspension, AppointmentID: id, SuspensionID: rec.ID})
-			}
+		var cancelled []booking.Appointment
+		var a booking.Appointment
+		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt}, func() error {
+			cancelled = append(cancelled, a)
 			return nil
 		})
 		if cerr := br.Close(); err == nil {
@@ -493,6 +454,8 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err != nil {
 			return err
 		}
+		res.Cancelled = len(cancelled)
+		ns := booking.SuspensionNotices(rec.ID, cancelled)
 		res.PatientsTold = len(ns)
 		return s.notify(ctx, tx, ns)
 	})
@@ -523,18 +486,20 @@ const (
 	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0)
 		FROM slots s LEFT JOIN (
 			SELECT slot_id, count(*)::integer AS n FROM appointments
-			WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id) c ON c.slot_id = s.id
+			WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id) c ON c.slot_id = s.id
 		WHERE s.booked_count <> COALESCE(c.n, 0) OR COALESCE(c.n, 0) > s.capacity`
 	// sqlDuplicateActives finds patients holding a slot twice, which the
 	// partial unique index should make impossible; the check is there for
 	// when it was dropped or corrupted, so it reads the table, not the index.
 	sqlDuplicateActives = `SELECT slot_id, patient_id, count(*)::integer FROM appointments
-		WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id, patient_id HAVING count(*) > 1
+		WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id, patient_id HAVING count(*) > 1
 		ORDER BY slot_id, patient_id`
 	sqlStaleHolds = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
 		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
 	sqlRefunds = `SELECT ` + paymentColumns + ` FROM payments WHERE outcome = 'needs-refund'
 		ORDER BY id DESC LIMIT $1`
+	sqlPaymentConflicts = `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
+		ORDER BY id LIMIT $1`
 
 	// The repair: lock the slots in id order, then count their rows (a
 	// statement of its own, so it sees everything committed before the
@@ -542,7 +507,7 @@ const (
 	// activity holds the slot's lock, so the count is exact), then set.
 	sqlLockSlots   = `SELECT id, capacity, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	sqlCountActive = `SELECT slot_id, count(*)::integer FROM appointments
-		WHERE slot_id = ANY($1) AND status IN ('HELD', 'BOOKED') GROUP BY slot_id`
+		WHERE slot_id = ANY($1) AND status IN ` + booking.ActiveSQL + ` GROUP BY slot_id`
 	sqlSetCounters = `UPDATE slots SET booked_count = v.n FROM unnest($1::bigint[], $2::integer[]) AS v(id, n)
 		WHERE slots.id = v.id`
 )
@@ -556,16 +521,14 @@ const (
 // transaction with those slots locked, and lists the changes in Repaired.
 func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (booking.Reconciliation, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	rep := booking.Reconciliation{CheckedAt: now,
-		CounterMismatches: []booking.CounterMismatch{}, DuplicateActives: []booking.DuplicateActive{},
-		StaleHolds: []booking.Appointment{}, RefundsNeeded: []booking.Payment{}, Repaired: []booking.CounterRepair{},
-		RoundQuotaMismatches: []booking.RoundQuotaMismatch{}}
+	rep := booking.NewReconciliation(now)
 	b := &pgx.Batch{}
 	b.Queue(sqlCounterMismatches)
 	b.Queue(sqlDuplicateActives)
 	b.Queue(sqlStaleHolds, now, reportLimit)
 	b.Queue(sqlRefunds, reportLimit)
 	b.Queue(sqlRoundQuotaMismatches)
+	b.Queue(sqlPaymentConflicts, reportLimit)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -608,12 +571,11 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 		var setIDs []int64
 		var setN []int32
 		for _, id := range order {
-			c, n := locked[id], active[id]
-			if n == c.booked || n > c.capacity {
-				continue // fixed meanwhile, or beyond repair by counting
+			c := locked[id]
+			if r, ok := booking.RepairCounter(id, c.capacity, c.booked, active[id]); ok {
+				setIDs, setN = append(setIDs, id), append(setN, int32(r.To))
+				rep.Repaired = append(rep.Repaired, r)
 			}
-			setIDs, setN = append(setIDs, id), append(setN, int32(n))
-			rep.Repaired = append(rep.Repaired, booking.CounterRepair{SlotID: id, From: c.booked, To: n})
 		}
 		if len(setIDs) == 0 {
 			return nil
@@ -665,8 +627,17 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 	rep.RefundsNeeded = append(rep.RefundsNeeded, refunds...)
 	var q booking.RoundQuotaMismatch
 	rows, _ = br.Query()
-	_, err = pgx.ForEachRow(rows, []any{&q.RoundID, &q.PatientID, &q.Used, &q.Active}, func() error {
+	if _, err = pgx.ForEachRow(rows, []any{&q.RoundID, &q.PatientID, &q.Used, &q.Active}, func() error {
 		rep.RoundQuotaMismatches = append(rep.RoundQuotaMismatches, q)
+		return nil
+	}); err != nil {
+		return err
+	}
+	var c booking.PaymentConflict
+	rows, _ = br.Query()
+	_, err = pgx.ForEachRow(rows, []any{&c.TradeNo, &c.AppointmentID, &c.AmountCents, &c.ReceivedAt}, func() error {
+		c.ReceivedAt = c.ReceivedAt.UTC()
+		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	})
 	return err

@@ -17,8 +17,6 @@ import (
 // clock and the patient's quota (book.go); migrations/00004_rounds.sql has
 // the tables, the quota's CHECK and the trigger that gives the quota back.
 
-const conQuota = "round_quotas_within_quota"
-
 // Rooms keep their attributes in resources.attributes.
 const roomColumns = `r.id, r.name, r.timezone, COALESCE(r.attributes->>'building', ''),
 	COALESCE((r.attributes->>'floor')::integer, 0), COALESCE((r.attributes->>'nearDoor')::boolean, false),
@@ -78,9 +76,7 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	if err := r.Validate(); err != nil {
 		return booking.Round{}, err
 	}
-	if r.Quota == 0 {
-		r.Quota = booking.DefaultRoundQuota
-	}
+	r = r.WithDefaults()
 	out, err := scanRound(s.pool.QueryRow(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state)
 		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT') RETURNING `+roundColumns,
 		r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota))
@@ -122,12 +118,8 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 // (this round's or another's: its beds are offered once), is a conflict and
 // adds nothing.
 func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]booking.Slot, error) {
-	seen := map[int64]bool{}
-	for _, id := range roomIDs {
-		if seen[id] {
-			return nil, booking.Errorf(booking.CodeConflict, "room %d is listed twice", id)
-		}
-		seen[id] = true
+	if err := booking.RoomsTwice(roomIDs); err != nil {
+		return nil, err
 	}
 	var out []booking.Slot
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
@@ -138,8 +130,8 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 			}
 			return err
 		}
-		if state != booking.RoundDraft {
-			return booking.Errorf(booking.CodeInvalidTransition, "slots can be added only while the round is DRAFT")
+		if err := booking.RoundSlotsRefusal(state); err != nil {
+			return err
 		}
 		if len(roomIDs) == 0 {
 			return nil
@@ -253,8 +245,7 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 	case err != nil:
 		return booking.Application{}, false, translate(err, "")
 	case out.Fingerprint != a.Fingerprint:
-		return booking.Application{}, false, &booking.Error{Code: booking.CodeKeyReused,
-			Message: "this Idempotency-Key was already used for a different request", SlotID: out.SlotID}
+		return booking.Application{}, false, booking.KeyReused(out.SlotID)
 	}
 	return out, true, nil
 }
@@ -391,7 +382,7 @@ func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allo
 			COALESCE(r.attributes->>'building', ''), COALESCE((r.attributes->>'floor')::integer, 0),
 			COALESCE((r.attributes->>'nearDoor')::boolean, false), a.status, a.queue_no, a.created_at
 		FROM slots s
-		JOIN appointments a ON a.slot_id = s.id AND a.status IN ('HELD', 'BOOKED')
+		JOIN appointments a ON a.slot_id = s.id AND a.status IN `+booking.ActiveSQL+`
 		JOIN patients p ON p.id = a.patient_id
 		JOIN resources r ON r.id = s.resource_id
 		WHERE s.round_id = $1 ORDER BY r.name, a.queue_no, a.id`, roundID)
@@ -419,7 +410,7 @@ const sqlRoundQuotaMismatches = `SELECT COALESCE(q.round_id, c.round_id), COALES
 		COALESCE(q.used, 0), COALESCE(c.n, 0)
 	FROM round_quotas q FULL JOIN (
 		SELECT round_id, patient_id, count(*)::integer AS n FROM appointments
-		WHERE round_id IS NOT NULL AND status IN ('HELD', 'BOOKED') GROUP BY round_id, patient_id) c
+		WHERE round_id IS NOT NULL AND status IN ` + booking.ActiveSQL + ` GROUP BY round_id, patient_id) c
 		ON c.round_id = q.round_id AND c.patient_id = q.patient_id
 	WHERE COALESCE(q.used, 0) <> COALESCE(c.n, 0)
 	ORDER BY 1, 2`

@@ -20,18 +20,6 @@ func scanSlot(r pgx.Row) (booking.Slot, error) {
 	return s, err
 }
 
-// slotDefaults fills what a caller may leave zero: status OPEN and the
-// schema's hold time.
-func slotDefaults(s booking.Slot) booking.Slot {
-	if s.Status == "" {
-		s.Status = booking.SlotOpen
-	}
-	if s.HoldSeconds == 0 {
-		s.HoldSeconds = booking.DefaultHoldMinutes * 60
-	}
-	return s
-}
-
 // nullID stores a zero id as NULL.
 func nullID(id int64) *int64 {
 	if id == 0 {
@@ -68,7 +56,7 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 		if i == len(slots) {
 			return nil, nil
 		}
-		sl := slotDefaults(slots[i])
+		sl := slots[i].WithDefaults()
 		i++
 		return []any{sl.DoctorID, nullID(sl.ScheduleID), sl.StartAt, sl.EndAt, int32(sl.Capacity),
 			sl.OpensAt, sl.Status, sl.FeeCents, int32(sl.HoldSeconds)}, nil
@@ -95,7 +83,7 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 // CreateSlot adds one slot; an existing (doctor, start) is a conflict and an
 // unknown doctor is not found.
 func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
-	sl = slotDefaults(sl)
+	sl = sl.WithDefaults()
 	out, err := scanSlot(s.pool.QueryRow(ctx,
 		`INSERT INTO slots (resource_id, schedule_id, start_at, end_at, capacity, opens_at, status, fee_cents, hold_seconds)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
@@ -124,11 +112,8 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Tim
 // stay within 1..capacity); both are conflicts. The slot row is locked
 // first so that no booking changes the places while they are checked.
 func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
-	if u.Status != nil && *u.Status != booking.SlotOpen && *u.Status != booking.SlotClosed {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "status must be %s or %s", booking.SlotOpen, booking.SlotClosed)
-	}
-	if u.Capacity != nil && *u.Capacity <= 0 {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "capacity must be positive")
+	if err := u.Validate(); err != nil {
+		return booking.Slot{}, err
 	}
 	tx, err := s.pool.Begin(ctx)
 	if err != nil {
@@ -142,18 +127,13 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	// A statement of its own, so that its snapshot is taken after the lock
 	// and sees every booking committed before it.
 	if err := tx.QueryRow(ctx,
-		`SELECT COALESCE(max(queue_no), 0) FROM appointments WHERE slot_id = $1 AND status IN ('HELD', 'BOOKED')`,
+		`SELECT COALESCE(max(queue_no), 0) FROM appointments WHERE slot_id = $1 AND status IN `+booking.ActiveSQL,
 		id).Scan(&maxQueue); err != nil {
 		return booking.Slot{}, translate(err, "")
 	}
 	if u.Capacity != nil {
-		if *u.Capacity < booked {
-			return booking.Slot{}, &booking.Error{Code: booking.CodeConflict, SlotID: id,
-				Message: "capacity cannot be below the places already taken"}
-		}
-		if *u.Capacity < maxQueue {
-			return booking.Slot{}, &booking.Error{Code: booking.CodeConflict, SlotID: id,
-				Message: "capacity cannot be below the highest queue number in use"}
+		if err := booking.CapacityRefusal(id, *u.Capacity, booked, maxQueue); err != nil {
+			return booking.Slot{}, err
 		}
 	}
 	var capacity *int32

@@ -225,49 +225,19 @@ func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	)
 	err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes, &sc.Capacity,
 		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.CreatedAt)
-	sc.Weekdays = weekdaysFromMask(mask)
+	sc.Weekdays = booking.WeekdaysOf(mask)
 	sc.CreatedAt = sc.CreatedAt.UTC()
 	return sc, err
-}
-
-// weekdayMask packs weekdays as bit d = time.Weekday d, the schema's form.
-func weekdayMask(days []time.Weekday) (int16, error) {
-	var m int16
-	for _, d := range days {
-		if d < time.Sunday || d > time.Saturday {
-			return 0, booking.Errorf(booking.CodeInvalidRequest, "weekday %d is out of range", int(d))
-		}
-		m |= 1 << d
-	}
-	return m, nil
-}
-
-func weekdaysFromMask(m int16) []time.Weekday {
-	var days []time.Weekday
-	for d := time.Sunday; d <= time.Saturday; d++ {
-		if m&(1<<d) != 0 {
-			days = append(days, d)
-		}
-	}
-	return days
 }
 
 // CreateSchedule adds a schedule, filling the documented defaults for zero
 // horizon, opening time and hold time; an unknown doctor is not found.
 func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
-	mask, err := weekdayMask(sc.Weekdays)
+	mask, err := booking.WeekdayMask(sc.Weekdays)
 	if err != nil {
 		return booking.Schedule{}, err
 	}
-	if sc.HorizonDays == 0 {
-		sc.HorizonDays = booking.DefaultHorizonDays
-	}
-	if sc.OpensAtTime == "" {
-		sc.OpensAtTime = booking.DefaultOpensAtTime
-	}
-	if sc.HoldMinutes == 0 {
-		sc.HoldMinutes = booking.DefaultHoldMinutes
-	}
+	sc = sc.WithDefaults()
 	out, err := scanSchedule(s.pool.QueryRow(ctx,
 		`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 			fee_cents, horizon_days, opens_at_time, hold_minutes)

@@ -37,6 +37,9 @@ var specs = map[booking.Code]Spec{
 	// A payment that arrived too late or for the wrong amount: recorded
 	// for a refund, refused for the booking.
 	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},
+	// A callback that reuses a recorded trade number for another
+	// appointment or amount: never answered 200, kept for reconciliation.
+	booking.CodePaymentConflict: {http.StatusConflict, "Payment conflicts with a recorded one"},
 	// A callback whose HMAC signature is missing or does not verify: the
 	// caller is not authenticated, and WWW-Authenticate names the scheme.
 	booking.CodeBadSignature: {http.StatusUnauthorized, "Invalid signature"},

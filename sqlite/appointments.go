@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
-	"strings"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -46,21 +45,10 @@ func getAppt(ctx context.Context, q querier, id int64) (booking.Appointment, err
 	return scanAppt(q.QueryRowContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.id = ?`, id))
 }
 
-// statusList renders states as an SQL IN list. The states are constants of
-// package booking, never input, so inlining them is safe, and an inlined
-// list lets SQLite match the partial indexes' WHERE clause.
-func statusList(states []booking.Status) string {
-	q := make([]string, len(states))
-	for i, st := range states {
-		q[i] = "'" + string(st) + "'"
-	}
-	return "(" + strings.Join(q, ", ") + ")"
-}
-
 // cancelSQL is the transition to CANCELLED as a conditional update from the
 // states booking's transition table allows.
 var cancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
-	WHERE id = ?2 AND status IN ` + statusList(booking.Sources(booking.StatusCancelled)) + `
+	WHERE id = ?2 AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	  AND start_at > ?1 AND (?3 = 0 OR patient_id = ?3)
 	RETURNING slot_id`
 
@@ -88,21 +76,14 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 			return err
 		}
 		a, err = getAppt(ctx, tx, appointmentID)
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && patientID != 0 && a.PatientID != patientID) {
+		if errors.Is(err, sql.ErrNoRows) {
 			return booking.NotFound("appointment")
 		}
 		if err != nil || slotID != 0 {
 			return err
 		}
 		// Nothing changed: tell why.
-		switch {
-		case a.Status == booking.StatusCancelled:
-			return nil
-		case a.Status.Active() && !now.Before(a.StartAt):
-			return booking.Errorf(booking.CodeAlreadyStarted, "the appointment has already started")
-		default:
-			return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot be cancelled", a.Status)
-		}
+		return booking.CancelRefusal(a, patientID, now)
 	})
 	if err != nil {
 		return booking.Appointment{}, mapErr(err, "appointment")
@@ -189,5 +170,5 @@ func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]b
 // the patient holds in the slot (appointments_slot_patient_active).
 const byKeysOrHoldingSQL = `SELECT ` + apptCols + ` FROM json_each(?) k
 	JOIN appointments a ON a.patient_id = k.value->>'p'
-	  AND (a.idempotency_key = k.value->>'k' OR (a.slot_id = k.value->>'s' AND a.status IN ('HELD', 'BOOKED')))
+	  AND (a.idempotency_key = k.value->>'k' OR (a.slot_id = k.value->>'s' AND a.status IN ` + booking.ActiveSQL + `))
 	JOIN slots s ON s.id = a.slot_id`

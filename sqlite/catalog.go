@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"time"
 
 	"github.com/slotd/slotd/booking"
 )
@@ -139,21 +138,13 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 // CreateSchedule adds a doctor's working pattern; an unknown doctor is not
 // found. Zero horizon, opening time and hold time take the defaults.
 func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
-	if sc.HorizonDays == 0 {
-		sc.HorizonDays = booking.DefaultHorizonDays
+	mask, err := booking.WeekdayMask(sc.Weekdays)
+	if err != nil {
+		return booking.Schedule{}, err
 	}
-	if sc.OpensAtTime == "" {
-		sc.OpensAtTime = booking.DefaultOpensAtTime
-	}
-	if sc.HoldMinutes == 0 {
-		sc.HoldMinutes = booking.DefaultHoldMinutes
-	}
+	sc = sc.WithDefaults()
 	sc.CreatedAt = micro(orNow(sc.CreatedAt))
-	mask, ok := weekdayMask(sc.Weekdays)
-	if !ok {
-		return booking.Schedule{}, booking.Errorf(booking.CodeInvalidRequest, "weekdays must be 0 (Sunday) to 6 (Saturday)")
-	}
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sc.DoctorID); err != nil {
 			return notFoundAs(err, "doctor")
 		}
@@ -183,40 +174,17 @@ func (s *Store) ListSchedules(ctx context.Context, doctorID int64) ([]booking.Sc
 	out := []booking.Schedule{}
 	for rows.Next() {
 		var sc booking.Schedule
-		var mask int
+		var mask int16
 		var created int64
 		if err := rows.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
 			&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &created); err != nil {
 			return nil, mapErr(err, "")
 		}
-		sc.Weekdays = weekdaysOf(mask)
+		sc.Weekdays = booking.WeekdaysOf(mask)
 		sc.CreatedAt = fromTS(created)
 		out = append(out, sc)
 	}
 	return out, mapErr(rows.Err(), "")
-}
-
-// weekdayMask stores weekdays as a bitmask: bit d = time.Weekday d.
-func weekdayMask(days []time.Weekday) (int, bool) {
-	mask := 0
-	for _, d := range days {
-		if d < time.Sunday || d > time.Saturday {
-			return 0, false
-		}
-		mask |= 1 << d
-	}
-	return mask, true
-}
-
-// weekdaysOf is the inverse of weekdayMask, Sunday first.
-func weekdaysOf(mask int) []time.Weekday {
-	var days []time.Weekday
-	for d := time.Sunday; d <= time.Saturday; d++ {
-		if mask&(1<<d) != 0 {
-			days = append(days, d)
-		}
-	}
-	return days
 }
 
 // exists returns sql.ErrNoRows unless query finds a row.

@@ -12,36 +12,28 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
-// Constraint names, the same as PostgreSQL's. SQLite names a failed CHECK
-// (all are named in the schema) and a failed trigger (RAISE text), but a
-// failed UNIQUE only by its columns: uniqueByColumns translates.
+// SQLite names a failed CHECK (all are named in the schema as on
+// PostgreSQL, see booking/constraints.go) and a failed trigger (RAISE
+// text), but a failed UNIQUE only by its columns (uniqueByColumns
+// translates) and a failed foreign key not at all (conForeignKey: the
+// caller names the missing kind).
 const (
-	conDepartmentName    = "departments_name_key"
-	conSlotResourceKey   = "slots_resource_start_key"
-	conSlotCapacity      = "slots_booked_within_capacity"
-	conPatientKey        = "appointments_patient_key_key"
-	conNoOverlap         = "appointments_no_overlap"
-	conSlotPatientActive = "appointments_slot_patient_active"
-	conSlotQueueActive   = "appointments_slot_queue_active"
-	conForeignKey        = "foreign_key"
-	conTradeNo           = "payments_trade_no_key"
-	conSuspensionPeriod  = "suspensions_period_key"
-	conRoundQuota        = "round_quotas_within_quota"
-	conApplicationKey    = "round_applications_patient_key_key"
+	conForeignKey       = "foreign_key"
+	conSuspensionPeriod = "suspensions_period_key"
 )
 
 // uniqueByColumns maps the column list SQLite reports for a failed UNIQUE
 // ("UNIQUE constraint failed: <this>") to the constraint's name. The column
 // lists are distinct by design of the schema.
 var uniqueByColumns = map[string]string{
-	"departments.name":                                                  conDepartmentName,
-	"slots.resource_id, slots.start_at":                                 conSlotResourceKey,
-	"appointments.patient_id, appointments.idempotency_key":             conPatientKey,
-	"appointments.slot_id, appointments.patient_id":                     conSlotPatientActive,
-	"appointments.slot_id, appointments.queue_no":                       conSlotQueueActive,
-	"payments.trade_no":                                                 conTradeNo,
+	"departments.name":                                                  booking.ConDepartmentName,
+	"slots.resource_id, slots.start_at":                                 booking.ConSlotResourceStart,
+	"appointments.patient_id, appointments.idempotency_key":             booking.ConPatientKey,
+	"appointments.slot_id, appointments.patient_id":                     booking.ConSlotPatientActive,
+	"appointments.slot_id, appointments.queue_no":                       booking.ConSlotQueueActive,
+	"payments.trade_no":                                                 booking.ConPaymentTrade,
 	"suspensions.resource_id, suspensions.from_at, suspensions.to_at":   conSuspensionPeriod,
-	"round_applications.patient_id, round_applications.idempotency_key": conApplicationKey,
+	"round_applications.patient_id, round_applications.idempotency_key": booking.ConApplicationKey,
 }
 
 // constraintName tells which constraint err violated, by the name the
@@ -57,8 +49,8 @@ func constraintName(err error) string {
 	case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 		return conForeignKey
 	case sqlite3.SQLITE_CONSTRAINT_TRIGGER:
-		if strings.Contains(msg, conNoOverlap) {
-			return conNoOverlap
+		if strings.Contains(msg, booking.ConNoOverlap) {
+			return booking.ConNoOverlap
 		}
 	}
 	// The driver formats "<errstr>: <sqlite3_errmsg> (<code>)".
@@ -114,39 +106,11 @@ func unavailable(err error) bool {
 	return false
 }
 
-// codeForConstraint is the problem code of a violated constraint, or "" for
-// one that only a bug can violate.
-func codeForConstraint(name string) booking.Code {
-	switch name {
-	case conPatientKey:
-		return booking.CodeKeyReused // the caller replays first when the fingerprint matches
-	case conNoOverlap:
-		return booking.CodeOverlapping
-	case conSlotPatientActive:
-		return booking.CodeAlreadyBooked
-	case conSlotCapacity:
-		return booking.CodeSlotFull
-	case conRoundQuota:
-		return booking.CodeQuotaExceeded
-	}
-	return ""
-}
-
 // bookingErr is the booking.Error for a violated constraint of Book.
 func bookingErr(name string, slotID int64, cause error) error {
-	switch codeForConstraint(name) {
-	case booking.CodeKeyReused:
-		return &booking.Error{Code: booking.CodeKeyReused, Message: "this Idempotency-Key was used for another request", Err: cause}
-	case booking.CodeOverlapping:
-		return &booking.Error{Code: booking.CodeOverlapping, Message: "you have another appointment at an overlapping time", SlotID: slotID, Err: cause}
-	case booking.CodeAlreadyBooked:
-		return &booking.Error{Code: booking.CodeAlreadyBooked, Message: "you already hold a place in this slot", SlotID: slotID, Err: cause}
-	case booking.CodeSlotFull:
-		return &booking.Error{Code: booking.CodeSlotFull, Message: "no place left in this slot", SlotID: slotID, Err: cause}
-	case booking.CodeQuotaExceeded:
-		// The round's quota, taken meanwhile by a booking of another of
-		// its slots (the CHECK round_quotas_within_quota).
-		return &booking.Error{Code: booking.CodeQuotaExceeded, Message: "the quota of this round is used up", SlotID: slotID, Err: cause}
+	if e := booking.ConstraintError(name, slotID); e != nil {
+		e.Err = cause
+		return e
 	}
 	return fmt.Errorf("sqlite: constraint %s violated: %w", name, cause)
 }
@@ -171,19 +135,19 @@ func mapErr(err error, kind string) error {
 	if unavailable(err) {
 		return fmt.Errorf("%w: %v", booking.ErrUnavailable, err)
 	}
-	switch name := constraintName(err); {
-	case name == "":
+	name := constraintName(err)
+	if name == "" {
 		return err
-	case name == conDepartmentName:
-		return &booking.Error{Code: booking.CodeConflict, Message: "a department with this name exists", Err: err}
-	case name == conSlotResourceKey:
-		return &booking.Error{Code: booking.CodeConflict, Message: "a slot of this doctor starts at this time", Err: err}
+	}
+	if e := booking.ConstraintError(name, 0); e != nil {
+		e.Err = err
+		return e
+	}
+	switch {
 	case name == conForeignKey && kind != "":
 		return &booking.Error{Code: booking.CodeNotFound, Message: kind + " not found", Err: err}
-	case name == conSlotCapacity:
-		return &booking.Error{Code: booking.CodeConflict, Message: "capacity cannot go below the places taken", Err: err}
 	case isCheck(err):
-		return &booking.Error{Code: booking.CodeInvalidRequest, Message: "a value is out of range", Err: err}
+		return &booking.Error{Code: booking.CodeInvalidRequest, Message: "a value is out of range or malformed", Err: err}
 	}
 	return err
 }

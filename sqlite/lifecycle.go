@@ -12,7 +12,6 @@ package sqlite
 // update actually changed.
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -125,80 +124,65 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 	}
 	p.ReceivedAt = micro(p.ReceivedAt)
 	var res booking.PaymentResult
-	var rejected string
+	var rejected *booking.Error
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		recorded, err := scanPayment(tx.QueryRowContext(ctx,
+		var recorded *booking.Payment
+		r, err := scanPayment(tx.QueryRowContext(ctx,
 			`SELECT `+paymentCols+` FROM payments WHERE trade_no = ?`, p.TradeNo))
 		switch {
 		case err == nil:
-			// The provider repeated its callback: answer what was decided.
-			a, err := getAppt(ctx, tx, recorded.AppointmentID)
-			if err != nil {
-				return err
-			}
-			res = booking.PaymentResult{Payment: recorded, Appointment: a, Duplicate: true}
-			return nil
+			recorded = &r
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-
-		a, err := getAppt(ctx, tx, p.AppointmentID)
-		if errors.Is(err, sql.ErrNoRows) {
-			return booking.NotFound("appointment")
-		}
-		if err != nil {
-			return err
-		}
+		var appt *booking.Appointment
 		var fee int64
-		if err := tx.QueryRowContext(ctx, `SELECT fee_cents FROM slots WHERE id = ?`, a.SlotID).Scan(&fee); err != nil {
+		a, err := getAppt(ctx, tx, p.AppointmentID)
+		switch {
+		case err == nil:
+			appt = &a
+			if err := tx.QueryRowContext(ctx, `SELECT fee_cents FROM slots WHERE id = ?`, a.SlotID).Scan(&fee); err != nil {
+				return err
+			}
+		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-
-		var ns []booking.Notification
+		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
 		switch {
-		case a.Status == booking.StatusHeld && now.Before(*a.HoldExpiresAt):
-			if p.AmountCents != fee {
-				rejected = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
-				break
-			}
-			// hold_expires_at stays, as the record of the deadline it met.
-			if err := moveTo(ctx, tx, &a, booking.StatusBooked, now); err != nil {
+		case err != nil:
+			return err
+		case d.Duplicate:
+			res = booking.PaymentResult{Payment: *recorded, Appointment: a, Duplicate: true}
+			return nil
+		case d.Conflict:
+			res, rejected = booking.PaymentResult{Payment: *recorded}, d.Err
+			_, err := tx.ExecContext(ctx, `INSERT INTO payment_conflicts (trade_no, appointment_id, amount_cents, received_at)
+				VALUES (?, ?, ?, ?) ON CONFLICT (trade_no, appointment_id, amount_cents) DO NOTHING`,
+				p.TradeNo, p.AppointmentID, p.AmountCents, ts(p.ReceivedAt))
+			return err
+		}
+		var ns []booking.Notification
+		if d.To != "" {
+			if err := moveTo(ctx, tx, &a, d.To, now); err != nil {
 				return err
 			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyConfirmation, AppointmentID: a.ID})
-		case a.Status == booking.StatusHeld:
-			// Past its deadline, not yet expired by the job: expire it now.
-			if err := moveTo(ctx, tx, &a, booking.StatusExpired, now); err != nil {
-				return err
-			}
-			ns = append(ns, booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID})
-			rejected = "hold expired"
-		case a.Status == booking.StatusExpired:
-			rejected = "hold expired"
-		case a.Status == booking.StatusCancelled:
-			rejected = "appointment cancelled"
-		default: // BOOKED, COMPLETED, NO_SHOW: booked by an earlier payment
-			rejected = "already paid"
+			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
-
-		p.Outcome, p.Reason = booking.PaymentApplied, ""
-		if rejected != "" {
-			p.Outcome, p.Reason = booking.PaymentRefund, rejected
-		}
+		rec := d.Record
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
 			 VALUES (?, ?, ?, ?, ?, ?)`,
-			p.TradeNo, a.ID, p.AmountCents, p.Outcome, nullText(p.Reason), ts(p.ReceivedAt)); err != nil {
+			rec.TradeNo, rec.AppointmentID, rec.AmountCents, rec.Outcome, nullText(rec.Reason), ts(rec.ReceivedAt)); err != nil {
 			return err
 		}
-		res = booking.PaymentResult{Payment: p, Appointment: a}
+		res, rejected = booking.PaymentResult{Payment: rec, Appointment: a}, d.Err
 		return s.notify(ctx, tx, ns)
 	})
 	if err != nil {
 		return booking.PaymentResult{}, mapErr(err, "appointment")
 	}
-	if rejected != "" && !res.Duplicate {
-		return res, &booking.Error{Code: booking.CodePaymentRejected, Message: rejected}
+	if rejected != nil {
+		return res, rejected
 	}
 	return res, nil
 }
@@ -211,7 +195,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 var expireSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
 	WHERE id IN (SELECT id FROM appointments WHERE status = 'HELD' AND hold_expires_at <= ?1
 	              ORDER BY hold_expires_at, id LIMIT ?2)
-	  AND status IN ` + statusList(booking.Sources(booking.StatusExpired)) + `
+	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired)) + `
 	RETURNING id, slot_id`
 
 // ExpireHolds expires up to limit HELD appointments past their deadline,
@@ -277,11 +261,8 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 // does not allow is CodeInvalidTransition. These transitions announce
 // nothing.
 func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.Status, now time.Time) (booking.Appointment, error) {
-	if to != booking.StatusCompleted && to != booking.StatusNoShow {
-		// Other states have their own paths (Cancel, payments, expiry) that
-		// also announce them; staff do not reach them through here.
-		return booking.Appointment{}, booking.Errorf(booking.CodeInvalidRequest,
-			"staff can mark an appointment %s or %s, not %s", booking.StatusCompleted, booking.StatusNoShow, to)
+	if err := booking.StaffTarget(to); err != nil {
+		return booking.Appointment{}, err
 	}
 	now = micro(now)
 	var a booking.Appointment
@@ -291,8 +272,8 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if err != nil {
 			return err
 		}
-		if a.Status == to {
-			return nil
+		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
+			return err
 		}
 		return moveTo(ctx, tx, &a, to, now)
 	})
@@ -320,7 +301,7 @@ func scanSuspension(sc interface{ Scan(...any) error }) (booking.Suspension, err
 // the transition table's sources of CANCELLED.
 var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
 	WHERE slot_id IN (SELECT id FROM slots WHERE resource_id = ?2 AND start_at >= ?3 AND start_at < ?4)
-	  AND status IN ` + statusList(booking.Sources(booking.StatusCancelled)) + `
+	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	RETURNING id, slot_id, patient_id, start_at`
 
 // Suspend closes a doctor's slots starting in [From, To) and cancels their
@@ -376,21 +357,19 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err != nil {
 			return err
 		}
-		type first struct{ id, start int64 }
-		earliest := map[int64]first{} // patient → their earliest cancelled appointment
+		var cancelled []booking.Appointment
 		perSlot := map[int64]int{}
 		for rows.Next() {
-			var id, slotID, patient, start int64
-			if err := rows.Scan(&id, &slotID, &patient, &start); err != nil {
+			var a booking.Appointment
+			var start int64
+			if err := rows.Scan(&a.ID, &a.SlotID, &a.PatientID, &start); err != nil {
 				rows.Close()
 				return err
 			}
+			a.StartAt = fromTS(start)
 			// Every source of CANCELLED (HELD, BOOKED) occupies a place.
-			perSlot[slotID]++
-			res.Cancelled++
-			if e, ok := earliest[patient]; !ok || start < e.start || (start == e.start && id < e.id) {
-				earliest[patient] = first{id, start}
-			}
+			perSlot[a.SlotID]++
+			cancelled = append(cancelled, a)
 		}
 		if err := rows.Err(); err != nil {
 			rows.Close()
@@ -402,14 +381,8 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := releasePlaces(ctx, tx, perSlot); err != nil {
 			return err
 		}
-
-		// One message per patient, however many of their appointments the
-		// period held, naming the earliest; in appointment order.
-		ns := make([]booking.Notification, 0, len(earliest))
-		for _, e := range earliest {
-			ns = append(ns, booking.Notification{Kind: booking.NotifySuspension, AppointmentID: e.id, SuspensionID: sus.ID})
-		}
-		slices.SortFunc(ns, func(x, y booking.Notification) int { return cmp.Compare(x.AppointmentID, y.AppointmentID) })
+		res.Cancelled = len(cancelled)
+		ns := booking.SuspensionNotices(sus.ID, cancelled)
 		res.PatientsTold = len(ns)
 		return s.notify(ctx, tx, ns)
 	})
@@ -438,7 +411,7 @@ const reportLimit = 1000
 // merged with every slot's counter. Only disagreeing slots come back.
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments
-		 WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id)
+		 WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id)
 	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) AS n
 	  FROM slots s LEFT JOIN active ON active.slot_id = s.id
 	 WHERE s.booked_count <> coalesce(active.n, 0) OR coalesce(active.n, 0) > s.capacity
@@ -467,19 +440,20 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			var capacity, booked, active int
 			err := tx.QueryRowContext(ctx,
 				`SELECT capacity, booked_count,
-				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN ('HELD', 'BOOKED'))
+				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`)
 				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&capacity, &booked, &active)
 			if err != nil {
 				return err
 			}
-			if booked == active || active > capacity {
+			r, ok := booking.RepairCounter(m.SlotID, capacity, booked, active)
+			if !ok {
 				continue
 			}
 			if _, err := tx.ExecContext(ctx,
-				`UPDATE slots SET booked_count = ? WHERE id = ? AND booked_count = ?`, active, m.SlotID, booked); err != nil {
+				`UPDATE slots SET booked_count = ? WHERE id = ? AND booked_count = ?`, r.To, m.SlotID, booked); err != nil {
 				return err
 			}
-			rep.Repaired = append(rep.Repaired, booking.CounterRepair{SlotID: m.SlotID, From: booked, To: active})
+			rep.Repaired = append(rep.Repaired, r)
 		}
 		return nil
 	})
@@ -491,17 +465,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 
 // reconcileReport reads the report in one read transaction.
 func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Reconciliation, error) {
-	rep := booking.Reconciliation{
-		CheckedAt:         now,
-		CounterMismatches: []booking.CounterMismatch{},
-		DuplicateActives:  []booking.DuplicateActive{},
-		StaleHolds:        []booking.Appointment{},
-		RefundsNeeded:     []booking.Payment{},
-		Repaired:          []booking.CounterRepair{},
-		// Reported, never repaired (as on PostgreSQL): which of the two
-		// is right needs a person.
-		RoundQuotaMismatches: []booking.RoundQuotaMismatch{},
-	}
+	rep := booking.NewReconciliation(now)
 	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return rep, err
@@ -521,7 +485,7 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 	// appointments_slot_patient_active makes this empty unless the index
 	// was bypassed; it is counted from the rows all the same.
 	if err := eachRow(ctx, tx, `SELECT slot_id, patient_id, count(*) FROM appointments
-		 WHERE status IN ('HELD', 'BOOKED') GROUP BY slot_id, patient_id HAVING count(*) > 1
+		 WHERE status IN `+booking.ActiveSQL+` GROUP BY slot_id, patient_id HAVING count(*) > 1
 		 ORDER BY slot_id, patient_id`, nil, func(rows *sql.Rows) error {
 		var d booking.DuplicateActive
 		if err := rows.Scan(&d.SlotID, &d.PatientID, &d.Count); err != nil {
@@ -561,6 +525,19 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 			return err
 		}
 		rep.RoundQuotaMismatches = append(rep.RoundQuotaMismatches, m)
+		return nil
+	}); err != nil {
+		return rep, err
+	}
+	if err := eachRow(ctx, tx, `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
+		 ORDER BY id LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
+		var c booking.PaymentConflict
+		var received int64
+		if err := rows.Scan(&c.TradeNo, &c.AppointmentID, &c.AmountCents, &received); err != nil {
+			return err
+		}
+		c.ReceivedAt = fromTS(received)
+		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	}); err != nil {
 		return rep, err

@@ -10,19 +10,6 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// An unknown patient is answered NotFound("patient") without failing the
-// other requests of its batch.
-func TestBookUnknownPatientInBatch(t *testing.T) {
-	f := newFx(t)
-	sl := f.slot(2)
-	p := f.patient()
-	res := f.book(sl.ID, rq(424242, sl.ID, "ghost"), rq(p, sl.ID, "real"))
-	if code(res[0]) != booking.CodeNotFound || code(res[1]) != "ok" || res[1].Appointment.QueueNumber != 1 {
-		t.Fatalf("answers %v / %v, want not-found then ok with number 1", res[0].Err, res[1].Err)
-	}
-	f.checkInvariants()
-}
-
 // The enqueuer runs inside the state change's transaction: its failure
 // undoes the change.
 func TestEnqueuerFailureRollsBack(t *testing.T) {
@@ -84,34 +71,6 @@ func TestClosedStoreUnavailable(t *testing.T) {
 	if err := f.s.Ping(f.ctx); booking.ErrorCode(err) != booking.CodeUnavailable {
 		t.Fatalf("Ping on a closed store: %v", err)
 	}
-}
-
-// A batch that reclaims a hold answers a replay of that hold as it is now.
-func TestReclaimAnswersReplayAsItIsNow(t *testing.T) {
-	f := newFx(t)
-	sl := f.slot(1, func(s *booking.Slot) { s.FeeCents = 100; s.HoldSeconds = 60 })
-	a, b := f.patient(), f.patient()
-	held := f.book(sl.ID, rq(a, sl.ID, "ka"))[0].Appointment
-	late := held.HoldExpiresAt.Add(time.Second)
-	res, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(a, sl.ID, "ka"), rq(b, sl.ID, "kb")}, late)
-	f.must(err)
-	if !res[0].Replayed || res[0].Appointment.Status != booking.StatusExpired || !res[0].Appointment.UpdatedAt.Equal(late) {
-		t.Fatalf("replay of the reclaimed hold: %+v", res[0])
-	}
-	if code(res[1]) != "ok" || res[1].Appointment.QueueNumber != 1 {
-		t.Fatalf("booking after the reclaim: %+v", res[1])
-	}
-	got, err := f.s.GetAppointment(f.ctx, held.ID)
-	f.must(err)
-	ans := res[0].Appointment
-	if !got.HoldExpiresAt.Equal(*ans.HoldExpiresAt) {
-		t.Fatalf("hold deadline read back %v, answered %v", got.HoldExpiresAt, ans.HoldExpiresAt)
-	}
-	got.HoldExpiresAt, ans.HoldExpiresAt = nil, nil // compared above; pointers differ
-	if got != ans {
-		t.Fatalf("read back %+v, answered %+v", got, ans)
-	}
-	f.checkInvariants()
 }
 
 // A suspension cancels started appointments too and reports the slots it

@@ -124,9 +124,7 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	if err := r.Validate(); err != nil {
 		return booking.Round{}, err
 	}
-	if r.Quota == 0 {
-		r.Quota = booking.DefaultRoundQuota
-	}
+	r = r.WithDefaults()
 	r.State = booking.RoundDraft
 	r.OpensAt, r.ClosesAt, r.TermStart, r.TermEnd = micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd)
 	r.CreatedAt = micro(orNow(r.CreatedAt))
@@ -195,12 +193,8 @@ const addRoundSlotSQL = `INSERT INTO slots (resource_id, start_at, end_at, capac
 // (this round's or another's: its beds are offered once), is a conflict and
 // adds nothing; so is an unknown room (not found).
 func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]booking.Slot, error) {
-	seen := map[int64]bool{}
-	for _, id := range roomIDs {
-		if seen[id] {
-			return nil, booking.Errorf(booking.CodeConflict, "room %d is listed twice", id)
-		}
-		seen[id] = true
+	if err := booking.RoomsTwice(roomIDs); err != nil {
+		return nil, err
 	}
 	out := []booking.Slot{}
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -208,8 +202,8 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 		if err := tx.QueryRowContext(ctx, `SELECT state FROM rounds WHERE id = ?`, roundID).Scan(&state); err != nil {
 			return notFoundAs(err, "round")
 		}
-		if state != booking.RoundDraft {
-			return booking.Errorf(booking.CodeInvalidTransition, "slots can be added only while the round is DRAFT")
+		if err := booking.RoundSlotsRefusal(state); err != nil {
+			return err
 		}
 		stmt, err := tx.PrepareContext(ctx, addRoundSlotSQL)
 		if err != nil {
@@ -225,7 +219,7 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 			case errors.Is(err, sql.ErrNoRows):
 				missing = true
 				continue
-			case constraintName(err) == conSlotResourceKey:
+			case constraintName(err) == booking.ConSlotResourceStart:
 				return booking.Errorf(booking.CodeConflict, "a room already has a slot for this term")
 			case err != nil:
 				return err
@@ -358,8 +352,7 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 		case err != nil:
 			return err
 		case out.Fingerprint != a.Fingerprint:
-			return &booking.Error{Code: booking.CodeKeyReused,
-				Message: "this Idempotency-Key was already used for a different request", SlotID: out.SlotID}
+			return booking.KeyReused(out.SlotID)
 		}
 		existed = true
 		return nil
@@ -482,30 +475,19 @@ func (s *Store) decideRun(ctx context.Context, tx *sql.Tx, slotID int64, reqs []
 	if err != nil || v == nil {
 		return res, ns, err
 	}
-	out := make([]booking.BookResult, len(reqs))
 	ns = nil
-	first := map[pairKey]int{}
-	for i, r := range reqs {
-		pk := pairKey{r.PatientID, r.IdempotencyKey}
-		if j, dup := first[pk]; dup {
-			out[i] = sameKeyOutcome(out[j], reqs[j], r)
-			continue
-		}
-		first[pk] = i
+	out, err := booking.DecideAlone(reqs, func(r booking.BookRequest) (booking.BookResult, error) {
 		one, rns, v, err := s.decideSaved(ctx, tx, slotID, []booking.BookRequest{r}, now)
-		if err != nil {
-			return nil, nil, err
+		switch {
+		case err != nil:
+			return booking.BookResult{}, err
+		case v != nil:
+			return answerViolation(ctx, tx, v, slotID, r)
 		}
-		if v != nil {
-			if out[i], err = answerViolation(ctx, tx, v, slotID, r); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		out[i] = one[0]
 		ns = append(ns, rns...)
-	}
-	return out, ns, nil
+		return one[0], nil
+	})
+	return out, ns, err
 }
 
 // decideSaved runs decideInTx under a savepoint and, on a constraint
@@ -544,7 +526,7 @@ func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allo
 		JOIN slots s ON s.id = a.slot_id
 		JOIN patients p ON p.id = a.patient_id
 		JOIN resources r ON r.id = s.resource_id
-		WHERE a.round_id = ? AND a.status IN ('HELD', 'BOOKED')
+		WHERE a.round_id = ? AND a.status IN `+booking.ActiveSQL+`
 		ORDER BY r.name, a.queue_no, a.id`, roundID)
 	if err != nil {
 		return nil, mapErr(err, "")
@@ -581,7 +563,7 @@ const roundQuotaMismatchSQL = `SELECT coalesce(q.round_id, c.round_id), coalesce
 		coalesce(q.used, 0), coalesce(c.n, 0)
 	FROM round_quotas q FULL JOIN (
 		SELECT round_id, patient_id, count(*) AS n FROM appointments
-		 WHERE round_id IS NOT NULL AND status IN ('HELD', 'BOOKED') GROUP BY round_id, patient_id) c
+		 WHERE round_id IS NOT NULL AND status IN ` + booking.ActiveSQL + ` GROUP BY round_id, patient_id) c
 		ON c.round_id = q.round_id AND c.patient_id = q.patient_id
 	WHERE coalesce(q.used, 0) <> coalesce(c.n, 0)
 	ORDER BY 1, 2`

@@ -29,17 +29,6 @@ func scanSlot(sc interface{ Scan(...any) error }) (booking.Slot, error) {
 	return sl, nil
 }
 
-// slotDefaults fills what a caller may leave zero.
-func slotDefaults(sl booking.Slot) booking.Slot {
-	if sl.Status == "" {
-		sl.Status = booking.SlotOpen
-	}
-	if sl.HoldSeconds == 0 {
-		sl.HoldSeconds = booking.DefaultHoldMinutes * 60
-	}
-	return sl
-}
-
 func nullID(id int64) any {
 	if id == 0 {
 		return nil
@@ -74,7 +63,7 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 			}
 			defer stmt.Close()
 			for _, sl := range chunk {
-				res, err := stmt.ExecContext(ctx, slotArgs(slotDefaults(sl))...)
+				res, err := stmt.ExecContext(ctx, slotArgs(sl.WithDefaults())...)
 				if err != nil {
 					return err
 				}
@@ -97,7 +86,7 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 // CreateSlot adds one slot; an existing (doctor, start) is a conflict and
 // an unknown doctor is not found.
 func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
-	sl = slotDefaults(sl)
+	sl = sl.WithDefaults()
 	sl.StartAt, sl.EndAt, sl.OpensAt = micro(sl.StartAt), micro(sl.EndAt), micro(sl.OpensAt)
 	sl.BookedCount = 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -151,34 +140,24 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Tim
 // the places taken nor below the highest queue number in use (queue numbers
 // stay within 1..capacity): either is a conflict.
 func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
-	if u.Capacity != nil && *u.Capacity < 1 {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "capacity must be at least 1")
-	}
-	if u.Status != nil && *u.Status != booking.SlotOpen && *u.Status != booking.SlotClosed {
-		return booking.Slot{}, booking.Errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")
+	if err := u.Validate(); err != nil {
+		return booking.Slot{}, err
 	}
 	var sl booking.Slot
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
 		if u.Capacity != nil {
-			// Conditional, like every decision: the write lock is held, but
-			// the condition keeps the rule in one statement.
-			res, err := tx.ExecContext(ctx,
-				`UPDATE slots SET capacity = ?1
-				  WHERE id = ?2 AND booked_count <= ?1
-				    AND NOT EXISTS (SELECT 1 FROM appointments
-				                     WHERE slot_id = ?2 AND status IN ('HELD', 'BOOKED') AND queue_no > ?1)`,
-				*u.Capacity, id)
-			if err != nil {
+			// Read under the write lock: nothing changes them before the update.
+			var booked, top int
+			if err := tx.QueryRowContext(ctx, `SELECT booked_count, coalesce((SELECT max(queue_no) FROM appointments
+				WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`), 0) FROM slots WHERE id = ?1`, id).Scan(&booked, &top); err != nil {
+				return notFoundAs(err, "slot")
+			}
+			if err := booking.CapacityRefusal(id, *u.Capacity, booked, top); err != nil {
 				return err
 			}
-			if n, err := res.RowsAffected(); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE slots SET capacity = ? WHERE id = ?`, *u.Capacity, id); err != nil {
 				return err
-			} else if n == 0 {
-				if err := exists(ctx, tx, `SELECT 1 FROM slots WHERE id = ?`, id); err != nil {
-					return notFoundAs(err, "slot")
-				}
-				return booking.Errorf(booking.CodeConflict, "capacity cannot go below the places taken")
 			}
 		}
 		if u.Status != nil {

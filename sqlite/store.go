@@ -10,9 +10,10 @@
 // pool of read-only connections that, thanks to WAL, see the last committed
 // state without waiting for the writer.
 //
-// The booking decision is the same as PostgreSQL's: a conditional update of
-// the slot's counter inside the write transaction, with CHECKs and partial
-// unique indexes as the last line of defence.
+// The booking decision is PostgreSQL's, the one of package booking
+// (booking.DecideBooking), performed as a conditional update of the slot's
+// counter inside the write transaction, with CHECKs and partial unique
+// indexes as the last line of defence.
 package sqlite
 
 import (
@@ -98,8 +99,11 @@ func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notificatio
 // pragmas are set on every connection through the DSN, so that a connection
 // the pool opens later is configured like the first. busy_timeout covers
 // other processes on the same file; in-process writers queue in the pool.
+// synchronous(FULL): in WAL mode NORMAL may lose a committed transaction on
+// power loss or an OS crash, and an answered booking must survive both; the
+// group commit of a batch amortizes the extra fsync.
 const pragmas = "_pragma=busy_timeout(5000)&_pragma=foreign_keys(ON)" +
-	"&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)"
+	"&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
 
 // dsn builds a modernc.org/sqlite DSN. The path is given without the
 // "file:" prefix so that the driver strips the query itself and the path is

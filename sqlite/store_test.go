@@ -447,7 +447,7 @@ func TestOverlapTriggerIsLastLine(t *testing.T) {
 	_, err := f.s.DB().Exec(`INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
 		idempotency_key, fingerprint, created_at, updated_at) VALUES (?, ?, 'BOOKED', 1, ?, ?, 'b', 'x', 0, 0)`,
 		s2.ID, p, ts(s2.StartAt), ts(s2.EndAt))
-	if name := constraintName(err); name != conNoOverlap {
+	if name := constraintName(err); name != booking.ConNoOverlap {
 		t.Fatalf("overlapping insert: %q (%v)", name, err)
 	}
 }
@@ -607,6 +607,45 @@ func BenchmarkInsertSlots(b *testing.B) {
 		n, err := s.InsertSlots(ctx, slots)
 		if err != nil || n != len(slots) {
 			b.Fatalf("created %d: %v", n, err)
+		}
+	}
+}
+
+// TestSynchronousFull proves that every connection, the writer's and each
+// reader's, runs with synchronous=FULL (2): in WAL mode NORMAL may lose a
+// committed booking on power loss.
+func TestSynchronousFull(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	for name, db := range map[string]*sql.DB{"writer": s.writer, "reader": s.reader} {
+		// Hold several reader connections at once so that more than the
+		// first one opened is checked.
+		var conns []*sql.Conn
+		for range 3 {
+			c, err := db.Conn(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			conns = append(conns, c)
+			if name == "writer" {
+				break
+			}
+		}
+		for _, c := range conns {
+			var sync int
+			var journal string
+			if err := c.QueryRowContext(ctx, `PRAGMA journal_mode`).Scan(&journal); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.QueryRowContext(ctx, `PRAGMA synchronous`).Scan(&sync); err != nil {
+				t.Fatal(err)
+			}
+			if journal != "wal" || sync != 2 {
+				t.Errorf("%s: journal_mode %q synchronous %d, want wal and 2 (FULL)", name, journal, sync)
+			}
+		}
+		for _, c := range conns {
+			c.Close()
 		}
 	}
 }

@@ -104,6 +104,11 @@ func printReconciliation(w io.Writer, r booking.Reconciliation, repair bool) {
 		fmt.Fprintf(w, "  trade %s for appointment %d: %d cents, %s (received %s)\n",
 			p.TradeNo, p.AppointmentID, p.AmountCents, p.Reason, p.ReceivedAt.UTC().Format(time.RFC3339))
 	}
+	fmt.Fprintf(w, "\npayment conflicts (a recorded trade number sent for another payment): %d\n", len(r.PaymentConflicts))
+	for _, c := range r.PaymentConflicts {
+		fmt.Fprintf(w, "  trade %s for appointment %d: %d cents (received %s)\n",
+			c.TradeNo, c.AppointmentID, c.AmountCents, c.ReceivedAt.UTC().Format(time.RFC3339))
+	}
 	if repair {
 		fmt.Fprintf(w, "\nrepaired: %d\n", len(r.Repaired))
 		for _, c := range r.Repaired {

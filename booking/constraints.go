@@ -1,0 +1,70 @@
+package booking
+
+// The constraints both schemas name alike: the last line of defence behind
+// every decision. A store maps its driver's error to one of these names
+// (and only that); ConstraintError says what the client is told.
+const (
+	ConDepartmentName    = "departments_name_key"
+	ConSlotResourceStart = "slots_resource_start_key"
+	ConSlotCapacity      = "slots_booked_within_capacity"
+	ConPatientKey        = "appointments_patient_key_key"
+	ConNoOverlap         = "appointments_no_overlap"
+	ConSlotPatientActive = "appointments_slot_patient_active"
+	ConSlotQueueActive   = "appointments_slot_queue_active"
+	ConPaymentTrade      = "payments_trade_no_key"
+	ConSuspensionOrder   = "suspensions_period_check"
+	ConRoundQuota        = "round_quotas_within_quota"
+	ConApplicationKey    = "round_applications_patient_key_key"
+	// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
+	ConAppointmentPatient = "appointments_patient_id_fkey"
+)
+
+// constraintErrors is the one table from a constraint to the error a
+// client sees when it fires. The messages are ours: the driver's text never
+// reaches a client.
+var constraintErrors = map[string]func() *Error{
+	ConDepartmentName: func() *Error { return Errorf(CodeConflict, "a department with this name already exists") },
+	ConSlotResourceStart: func() *Error {
+		return Errorf(CodeConflict, "the doctor already has a slot starting at this time")
+	},
+	ConPatientKey: func() *Error {
+		return Errorf(CodeKeyReused, "this Idempotency-Key was already used for a different request")
+	},
+	ConNoOverlap: func() *Error {
+		return Errorf(CodeOverlapping, "the patient has another appointment at an overlapping time")
+	},
+	ConSlotPatientActive: func() *Error {
+		return Errorf(CodeAlreadyBooked, "the patient already holds a place in this slot")
+	},
+	ConSlotCapacity: func() *Error { return Errorf(CodeSlotFull, "no place left in this slot") },
+	ConRoundQuota:   func() *Error { return Errorf(CodeQuotaExceeded, "the quota of this round is used up") },
+	ConApplicationKey: func() *Error {
+		return Errorf(CodeKeyReused, "this Idempotency-Key was already used for a different request")
+	},
+	ConPaymentTrade: func() *Error {
+		return Errorf(CodeConflict, "a payment with this trade number is being recorded")
+	},
+	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
+
+	ConAppointmentPatient:                func() *Error { return NotFound("patient") },
+	"round_applications_patient_id_fkey": func() *Error { return NotFound("patient") },
+	"resources_department_id_fkey":       func() *Error { return NotFound("department") },
+	"schedules_resource_id_fkey":         func() *Error { return NotFound("doctor") },
+	"slots_resource_id_fkey":             func() *Error { return NotFound("doctor") },
+	"slots_schedule_id_fkey":             func() *Error { return NotFound("schedule") },
+	"appointments_slot_id_fkey":          func() *Error { return NotFound("slot") },
+	"payments_appointment_id_fkey":       func() *Error { return NotFound("appointment") },
+	"suspensions_resource_id_fkey":       func() *Error { return NotFound("doctor") },
+}
+
+// ConstraintError is the error for the named constraint, naming slotID
+// when it is not 0, or nil for a constraint only a bug can violate.
+func ConstraintError(name string, slotID int64) *Error {
+	mk, ok := constraintErrors[name]
+	if !ok {
+		return nil
+	}
+	e := mk()
+	e.SlotID = slotID
+	return e
+}

@@ -1,0 +1,142 @@
+package booking
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
+
+func openSlot(capacity, booked int) Slot {
+	return Slot{ID: 7, DoctorID: 3, Capacity: capacity, BookedCount: booked, Status: SlotOpen,
+		OpensAt: t0.Add(-time.Hour), StartAt: t0.Add(time.Hour), EndAt: t0.Add(90 * time.Minute)}
+}
+
+func bookReq(patient int64, key string) BookRequest {
+	return BookRequest{PatientID: patient, IdempotencyKey: key, Fingerprint: Fingerprint(7)}
+}
+
+func codes(res []BookResult) []Code {
+	out := make([]Code, len(res))
+	for i, r := range res {
+		out[i] = ErrorCode(r.Err)
+	}
+	return out
+}
+
+// The refusals come in one order: the more specific truth first. A patient
+// who holds a place in a full slot is told already-booked, not slot-full
+// (issue 11.3); missing beats everything the patient's rows could say;
+// overlapping beats the quota; fullness comes last.
+func TestDecideBookingOrderOfRefusals(t *testing.T) {
+	round := &Round{ID: 1, State: RoundOpen, OpensAt: t0.Add(-time.Hour), ClosesAt: t0.Add(time.Hour), Quota: 1}
+	for name, tc := range map[string]struct {
+		rd   BookReads
+		want Code
+	}{
+		"holder of a full slot":  {BookReads{ActiveHere: map[int64]bool{1: true}}, CodeAlreadyBooked},
+		"missing patient":        {BookReads{Missing: map[int64]bool{1: true}, ActiveHere: map[int64]bool{1: true}}, CodeNotFound},
+		"here beats overlapping": {BookReads{ActiveHere: map[int64]bool{1: true}, Overlapping: map[int64]bool{1: true}}, CodeAlreadyBooked},
+		"overlap beats full":     {BookReads{Overlapping: map[int64]bool{1: true}}, CodeOverlapping},
+		"overlap beats quota": {BookReads{Round: round, Overlapping: map[int64]bool{1: true},
+			Used: map[int64]int{1: 1}}, CodeOverlapping},
+		"quota beats full": {BookReads{Round: round, Used: map[int64]int{1: 1}}, CodeQuotaExceeded},
+		"full":             {BookReads{}, CodeSlotFull},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rd := tc.rd
+			rd.Found, rd.Slot, rd.TopQueue = true, openSlot(2, 2), 2
+			if rd.Round != nil {
+				rd.Slot.RoundID = rd.Round.ID
+			}
+			d := DecideBooking([]BookRequest{bookReq(1, "new")}, rd, t0)
+			res, ns := d.Finish(nil)
+			if got := ErrorCode(res[0].Err); got != tc.want {
+				t.Fatalf("got %s, want %s", got, tc.want)
+			}
+			if len(d.Winners) != 0 || d.Reclaim || len(ns) != 0 {
+				t.Fatalf("a refusal decided writes: %+v", d)
+			}
+		})
+	}
+
+	// The slot's own state comes before any patient's: a closed slot is
+	// closed for its holder too, and a replay beats even that.
+	rd := BookReads{Found: true, Slot: openSlot(2, 2), ActiveHere: map[int64]bool{1: true},
+		Existing: map[PatientKey]Appointment{{1, "old"}: {ID: 9, SlotID: 7, PatientID: 1, Fingerprint: Fingerprint(7)}}}
+	rd.Slot.Status = SlotClosed
+	res, _ := DecideBooking([]BookRequest{bookReq(1, "new"), bookReq(1, "old")}, rd, t0).Finish(nil)
+	if ErrorCode(res[0].Err) != CodeSlotClosed || !res[1].Replayed || res[1].Appointment.ID != 9 {
+		t.Fatalf("closed slot: %+v", res)
+	}
+	res, _ = DecideBooking([]BookRequest{bookReq(1, "new")}, BookReads{}, t0).Finish(nil)
+	if ErrorCode(res[0].Err) != CodeNotFound {
+		t.Fatalf("no slot: %+v", res)
+	}
+}
+
+// A batch in arrival order: winners take the lowest numbers after the top,
+// a patient's later request waits on the earlier, an in-batch duplicate gets
+// its first request's outcome, and the losers are told slot-full.
+func TestDecideBookingBatch(t *testing.T) {
+	rd := BookReads{Found: true, Slot: openSlot(3, 1), TopQueue: 1}
+	reqs := []BookRequest{bookReq(1, "a"), bookReq(1, "a"), bookReq(1, "b"), bookReq(2, "c"), bookReq(3, "d"), bookReq(3, "d")}
+	reqs[5].Fingerprint = "other"
+	d := DecideBooking(reqs, rd, t0)
+	if !slices.Equal(d.Winners, []int{0, 3}) || !slices.Equal(d.Queue, []int{2, 3}) || d.Reclaim {
+		t.Fatalf("winners %v queue %v reclaim %v", d.Winners, d.Queue, d.Reclaim)
+	}
+	res, ns := d.Finish([]int64{100, 101})
+	want := []Code{"", "", CodeAlreadyBooked, "", CodeSlotFull, CodeSlotFull}
+	if got := codes(res); !slices.Equal(got, want) {
+		t.Fatalf("codes %v, want %v", got, want)
+	}
+	if !res[1].Replayed || res[1].Appointment.ID != 100 || res[3].Appointment.QueueNumber != 3 || len(ns) != 2 {
+		t.Fatalf("results %+v notifications %+v", res, ns)
+	}
+}
+
+// More takers than places and stale holds: the holds are reclaimed, their
+// numbers are free again, their patients may book again, and a replay of
+// one is answered EXPIRED.
+func TestDecideBookingReclaim(t *testing.T) {
+	rd := BookReads{Found: true, Slot: openSlot(2, 2), TopQueue: 2,
+		ActiveHere: map[int64]bool{1: true, 2: true},
+		Stale:      []StaleHold{{ID: 50, PatientID: 1, QueueNumber: 1}},
+		Existing:   map[PatientKey]Appointment{{1, "old"}: {ID: 50, SlotID: 7, PatientID: 1, Status: StatusHeld, Fingerprint: Fingerprint(7)}},
+	}
+	rd.Slot.FeeCents, rd.Slot.HoldSeconds = 100, 60
+	d := DecideBooking([]BookRequest{bookReq(1, "old"), bookReq(1, "new"), bookReq(2, "x"), bookReq(4, "y")}, rd, t0)
+	if !d.Reclaim || !slices.Equal(d.Winners, []int{1}) || d.Queue != nil || d.Status != StatusHeld {
+		t.Fatalf("decision %+v", d)
+	}
+	if err := d.QueueFrom(slices.Values([]int{1, 2})); err != nil || !slices.Equal(d.Queue, []int{1}) {
+		t.Fatalf("queue %v, %v", d.Queue, err)
+	}
+	res, ns := d.Finish([]int64{60})
+	if got := codes(res); !slices.Equal(got, []Code{"", "", CodeAlreadyBooked, CodeSlotFull}) {
+		t.Fatalf("codes %v", got)
+	}
+	if res[0].Appointment.Status != StatusExpired || res[1].Appointment.HoldExpiresAt == nil {
+		t.Fatalf("results %+v", res)
+	}
+	if fmt.Sprint(ns) != fmt.Sprint([]Notification{{Kind: NotifyExpiry, AppointmentID: 50}}) {
+		t.Fatalf("notifications %+v (a HELD appointment is announced when paid)", ns)
+	}
+}
+
+// QueueFrom fills the gaps lowest first and refuses a corrupt counter.
+func TestQueueFrom(t *testing.T) {
+	d := DecideBooking([]BookRequest{bookReq(1, "a"), bookReq(2, "b")}, BookReads{Found: true, Slot: openSlot(5, 2), TopQueue: 4}, t0)
+	if d.Queue != nil {
+		t.Fatalf("numbers below the top may be free, but Queue = %v", d.Queue)
+	}
+	if err := d.QueueFrom(slices.Values([]int{2, 4})); err != nil || !slices.Equal(d.Queue, []int{1, 3}) {
+		t.Fatalf("queue %v, %v", d.Queue, err)
+	}
+	if err := d.QueueFrom(slices.Values([]int{1, 2, 3, 4})); err == nil {
+		t.Fatal("a counter saying 2 of 5 with 4 numbers in use was not refused")
+	}
+}

@@ -1,0 +1,57 @@
+package booking
+
+import (
+	"testing"
+	"time"
+)
+
+// Why a cancel changed nothing, and what a staff click does.
+func TestCancelRefusalAndStaffTransition(t *testing.T) {
+	a := Appointment{ID: 1, PatientID: 7, Status: StatusBooked, StartAt: t0.Add(time.Hour)}
+	for name, tc := range map[string]struct {
+		a       Appointment
+		patient int64
+		at      time.Time
+		want    Code
+	}{
+		"another patient's": {a, 8, t0, CodeNotFound},
+		"started":           {a, 7, a.StartAt, CodeAlreadyStarted},
+		"completed":         {Appointment{PatientID: 7, Status: StatusCompleted, StartAt: a.StartAt}, 0, t0, CodeInvalidTransition},
+		"cancelled already": {Appointment{PatientID: 7, Status: StatusCancelled}, 7, t0, ""},
+	} {
+		if got := ErrorCode(CancelRefusal(tc.a, tc.patient, tc.at)); got != tc.want {
+			t.Errorf("%s: %s, want %s", name, got, tc.want)
+		}
+	}
+	if noop, err := StaffTransition(StatusCompleted, StatusCompleted); !noop || err != nil {
+		t.Fatalf("a repeated click: %v %v", noop, err)
+	}
+	if _, err := StaffTransition(StatusHeld, StatusCompleted); ErrorCode(err) != CodeInvalidTransition {
+		t.Fatalf("HELD -> COMPLETED: %v", err)
+	}
+	if _, err := StaffTransition(StatusBooked, StatusCancelled); ErrorCode(err) != CodeInvalidRequest {
+		t.Fatalf("staff cancel through Transition: %v", err)
+	}
+	if noop, err := StaffTransition(StatusBooked, StatusNoShow); noop || err != nil {
+		t.Fatalf("BOOKED -> NO_SHOW: %v %v", noop, err)
+	}
+}
+
+// One suspension notice per patient, naming their earliest appointment.
+func TestSuspensionNotices(t *testing.T) {
+	at := func(m int) time.Time { return t0.Add(time.Duration(m) * time.Minute) }
+	ns := SuspensionNotices(5, []Appointment{
+		{ID: 4, PatientID: 1, StartAt: at(30)}, {ID: 2, PatientID: 1, StartAt: at(10)},
+		{ID: 3, PatientID: 2, StartAt: at(10)}, {ID: 1, PatientID: 2, StartAt: at(10)},
+		{ID: 9, PatientID: 3, StartAt: at(0)},
+	})
+	want := []Notification{{NotifySuspension, 1, 5}, {NotifySuspension, 2, 5}, {NotifySuspension, 9, 5}}
+	if len(ns) != len(want) {
+		t.Fatalf("%+v", ns)
+	}
+	for i := range want {
+		if ns[i] != want[i] {
+			t.Fatalf("%+v, want %+v", ns, want)
+		}
+	}
+}
