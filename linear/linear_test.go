@@ -82,3 +82,4 @@ func TestModelConcurrencyAndUnknown(t *testing.T) {
 	}
 	t.Log(err)
 }
+
