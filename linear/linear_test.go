@@ -82,4 +82,3 @@ func TestModelConcurrencyAndUnknown(t *testing.T) {
 	}
 	t.Log(err)
 }
-
