@@ -57,6 +57,9 @@ type Report struct {
 	Checks []Check
 	// Figures of the run.
 	Cycles, Requests, Confirmed, Lost, Histories, Operations int
+	// StaleFull counts the slot-full answers left out of the histories for
+	// being concurrent with a cancel (linear.History.DropFullDuringCancel).
+	StaleFull int
 }
 
 // Check is one verdict.
@@ -86,7 +89,7 @@ func (r Report) Print(w io.Writer, store string) {
 		}
 	}
 	fmt.Fprintf(w, "%s: %d kill cycles, %d requests, %d answered 2xx, %d lost, %d histories, %d operations checked\n",
-		store, r.Cycles, r.Requests, r.Confirmed, r.Lost, r.Histories, r.Operations)
+		store, r.Cycles, r.Requests, r.Confirmed, r.Lost, r.Histories, r.Operations-r.StaleFull)
 	fmt.Fprintf(w, "%s: %d passed, %d failed\n", store, len(r.Checks)-r.Failed(), r.Failed())
 }
 

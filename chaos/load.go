@@ -340,12 +340,7 @@ func (r *rush) book(sl *slotRun, idx int, p patient, key string) *confirmed {
 			r.mu.Unlock()
 			return c
 		case a.Status == http.StatusConflict && a.Code == "slot-full":
-			// Left out of the history: the service's in-memory full gate may
-			// answer slot-full from a mark up to --full-ttl old by design
-			// (booking.GateOptions), and between a cancel's commit and the
-			// clearing of the mark; it is no evidence of the slot's state.
-			// The conformance suite checks slot-full strictly at the store.
-			done(linear.Output{Result: linear.Dropped})
+			done(linear.Output{Result: linear.Full})
 			return nil
 		case a.Status == http.StatusConflict && a.Code == "already-booked":
 			done(linear.Output{Result: linear.AlreadyBooked})

@@ -208,6 +208,47 @@ func (h *History) Call(client int, in Input) (done func(Output)) {
 	}
 }
 
+// DropFullDuringCancel leaves out the slot-full answers concurrent with a
+// cancel of the slot, and returns how many. Over HTTP the service's
+// in-memory full gate is cleared by a cancel only after the cancel has
+// committed, so a slot-full answer given meanwhile may be stale by that
+// much; any other slot-full answer must still be true.
+func (h *History) DropFullDuringCancel() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var cancels []porcupine.Operation
+	for _, op := range h.ops {
+		if op.Input.(Input).Kind == Cancel {
+			cancels = append(cancels, op)
+		}
+	}
+	sort.Slice(cancels, func(i, j int) bool { return cancels[i].Call < cancels[j].Call })
+	kept := h.ops[:0]
+	dropped := 0
+	for _, op := range h.ops {
+		if op.Input.(Input).Kind == Book && op.Output.(Output).Result == Full && overlapsAny(op, cancels) {
+			dropped++
+			continue
+		}
+		kept = append(kept, op)
+	}
+	h.ops = kept
+	return dropped
+}
+
+// overlapsAny says whether op's interval meets one of ops' (sorted by call).
+func overlapsAny(op porcupine.Operation, ops []porcupine.Operation) bool {
+	for _, o := range ops {
+		if o.Call > op.Return {
+			return false
+		}
+		if o.Return >= op.Call {
+			return true
+		}
+	}
+	return false
+}
+
 // Len is the number of operations recorded.
 func (h *History) Len() int {
 	h.mu.Lock()

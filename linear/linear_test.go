@@ -82,3 +82,18 @@ func TestModelConcurrencyAndUnknown(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+func TestDropFullDuringCancel(t *testing.T) {
+	h := NewHistory(1)
+	h.Call(0, Input{Book, 0})(Output{Result: OK, Queue: 1})
+	cancel := h.Call(0, Input{Cancel, 0})
+	h.Call(1, Input{Book, 1})(Output{Result: Full}) // while the cancel runs: may be stale
+	cancel(Output{Result: OK})
+	h.Call(2, Input{Book, 2})(Output{Result: Full}) // after it: must be true, and is not
+	if n := h.DropFullDuringCancel(); n != 1 || h.Len() != 3 {
+		t.Fatalf("dropped %d, kept %d operations; want 1 and 3", n, h.Len())
+	}
+	if h.Check() == nil {
+		t.Fatal("a slot-full answer after the only place was freed passed")
+	}
+}
