@@ -117,6 +117,10 @@ func NewService(store Store, opts Options) *Service {
 // Reader returns the store the service works on, for reading.
 func (s *Service) Reader() Reader { return s.store }
 
+// Timeout is the longest wait for one database call (--db-timeout): the
+// front ends bound their reads with it, as the Service bounds its changes.
+func (s *Service) Timeout() time.Duration { return s.timeout }
+
 // Now returns the service's clock reading.
 func (s *Service) Now() time.Time { return s.now() }
 
@@ -218,6 +222,7 @@ func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *
 // decideOne sends one request to its slot's lane, or to the store directly
 // with the direct engine, and keeps the gates and watchers informed.
 func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) BookResult {
+	since := s.gates.epoch()
 	var r BookResult
 	laned := false
 	if s.lanes != nil {
@@ -244,7 +249,7 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	case ErrorCode(r.Err) == CodeSlotFull:
 		// The decision read the key under the lock and found it unused.
 		s.refused.remember(req, s.now())
-		s.gates.markFull(slotID, s.now())
+		s.gates.markFull(slotID, s.now(), since)
 	}
 	return r
 }
