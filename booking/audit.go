@@ -202,3 +202,44 @@ func AuditGeneration(ctx context.Context, now time.Time, first Slot, n int) Audi
 	}
 	return Audit(ctx, now, entity, id, "generate-slots", nil, map[string]any{"doctorId": first.DoctorID, "created": n})
 }
+
+// The entries of the rounds' preparation and of a repair, for both stores.
+
+// AuditRoomCreated records a new room.
+func AuditRoomCreated(ctx context.Context, now time.Time, r Room) AuditEntry {
+	return Audit(ctx, now, EntityRoom, r.ID, "create", nil, map[string]any{"beds": r.Beds})
+}
+
+// AuditRoundCreated records a new DRAFT round.
+func AuditRoundCreated(ctx context.Context, now time.Time, r Round) AuditEntry {
+	return Audit(ctx, now, EntityRound, r.ID, "create", nil, map[string]any{"state": RoundDraft, "quota": r.Quota})
+}
+
+// AuditRoundState records a round moving from one state to another.
+func AuditRoundState(ctx context.Context, now time.Time, id int64, from, to string) AuditEntry {
+	return Audit(ctx, now, EntityRound, id, "set-state", map[string]any{"state": from}, map[string]any{"state": to})
+}
+
+// AuditRoundSlots records the slots added to a round, one entry each.
+func AuditRoundSlots(ctx context.Context, now time.Time, roundID int64, sls []Slot) []AuditEntry {
+	es := make([]AuditEntry, len(sls))
+	for i, sl := range sls {
+		es[i] = Audit(ctx, now, EntitySlot, sl.ID, "add-to-round", nil, map[string]any{"roundId": roundID, "roomId": sl.DoctorID, "capacity": sl.Capacity})
+	}
+	return es
+}
+
+// AuditApplication records a submitted application.
+func AuditApplication(ctx context.Context, now time.Time, a Application) AuditEntry {
+	return Audit(ctx, now, EntityApplication, a.ID, "submit", nil,
+		map[string]any{"roundId": a.RoundID, "slotId": a.SlotID, "patientId": a.PatientID, "status": a.Status})
+}
+
+// AuditRepairs records the counters a repair set.
+func AuditRepairs(ctx context.Context, now time.Time, rs []CounterRepair) []AuditEntry {
+	es := make([]AuditEntry, len(rs))
+	for i, r := range rs {
+		es[i] = Audit(ctx, now, EntitySlot, r.SlotID, "repair-counter", map[string]any{"bookedCount": r.From}, map[string]any{"bookedCount": r.To})
+	}
+	return es
+}

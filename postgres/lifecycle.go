@@ -602,8 +602,10 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 		if len(setIDs) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, sqlSetCounters, setIDs, setN)
-		return err
+		if _, err = tx.Exec(ctx, sqlSetCounters, setIDs, setN); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRepairs(ctx, now, rep.Repaired)...)
 	})
 	if err != nil {
 		return booking.Reconciliation{}, translate(err, "")

@@ -488,7 +488,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			}
 			rep.Repaired = append(rep.Repaired, r)
 		}
-		return nil
+		return writeAudit(ctx, tx, booking.AuditRepairs(ctx, now, rep.Repaired)...)
 	})
 	if err != nil {
 		return booking.Reconciliation{}, mapErr(err, "")
