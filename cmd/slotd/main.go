@@ -31,7 +31,7 @@ var commands = []command{
 	{"token", "mint a bearer token", runToken},
 	{"demo-data", "create sample departments, doctors, patients and slots", runDemoData},
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
-	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken", runReconcile},
+	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken, 3 when only actions are pending", runReconcile},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
 }
 
