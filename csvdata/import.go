@@ -39,7 +39,30 @@ const (
 	MaxImportRows  = 5000
 	MaxImportBytes = 2 << 20
 	maxCell        = 200
+	maxErrors      = 100
 )
+
+// limited reads at most n bytes and then fails with CodePayloadTooLarge,
+// rather than end the file early as io.LimitReader would.
+type limited struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limited) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, booking.Errorf(booking.CodePayloadTooLarge, "the file exceeds %d bytes", MaxImportBytes)
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n+1] // one byte more tells a file of exactly n bytes from a longer one
+	}
+	k, err := l.r.Read(p)
+	l.n -= int64(k)
+	if l.n < 0 {
+		return 0, booking.Errorf(booking.CodePayloadTooLarge, "the file exceeds %d bytes", MaxImportBytes)
+	}
+	return k, err
+}
 
 // LineError is one refused line (1 is the header).
 type LineError struct {
@@ -75,9 +98,12 @@ type Finder interface {
 // unreadable file or unknown header is an error of line 1.
 func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader, dryRun bool) (Report, error) {
 	rep := Report{DryRun: dryRun, Errors: []LineError{}}
-	cr := csv.NewReader(io.LimitReader(r, MaxImportBytes))
+	cr := csv.NewReader(&limited{r: r, n: MaxImportBytes})
 	cr.TrimLeadingSpace = true
 	head, err := cr.Read()
+	if be, ok := errors.AsType[*booking.Error](err); ok {
+		return rep, be
+	}
 	if err != nil {
 		return rep, booking.Errorf(booking.CodeInvalidRequest, "line 1: not a CSV header: %v", csvErr(err))
 	}
@@ -120,6 +146,10 @@ func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader,
 			continue
 		}
 		line, _ := cr.FieldPos(0)
+		if len(rep.Errors) >= maxErrors {
+			rep.Errors = append(rep.Errors, LineError{Line: line, Message: "too many refused lines: fix those above and run again"})
+			break
+		}
 		rep.Rows++
 		if rep.Rows > MaxImportRows {
 			return rep, booking.Errorf(booking.CodeInvalidRequest, "line %d: at most %d rows per file", line, MaxImportRows)
