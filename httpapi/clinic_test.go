@@ -159,10 +159,10 @@ func TestImportAndExportAPI(t *testing.T) {
 	csvH := map[string]string{"Content-Type": "text/csv"}
 	file := "department\nNeurology\nDermatology\n=1+1\n"
 	var rep struct {
-		Kind            string
-		DryRun          bool
+		Kind              string
+		DryRun            bool
 		Created, Existing int
-		Errors          []struct{ Line int }
+		Errors            []struct{ Line int }
 	}
 	e.do(call{method: "POST", path: "/api/admin/import?dryRun=true", token: e.admin, body: file, header: csvH, invalid: true}).expect(t, 200).decode(t, &rep)
 	if rep.Kind != "departments" || !rep.DryRun || rep.Created != 2 || len(rep.Errors) != 1 || rep.Errors[0].Line != 4 {
