@@ -28,6 +28,7 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	db.register(fs)
 	var user string
 	fs.StringVar(&user, "user", "", "staff user name (letters, digits, . - _)")
+	doctor := fs.Int64("doctor", 0, "make the user the account of this doctor id (role doctor: only that doctor's days); 0 keeps or makes it an admin")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -54,6 +55,9 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	}
 	defer store.Close()
 	if err := store.SetStaffPassword(ctx, user, hash, time.Now()); err != nil {
+		return err
+	}
+	if err := store.SetStaffDoctor(ctx, user, *doctor); err != nil {
 		return err
 	}
 	fmt.Fprintf(stdout, "password of staff user %s set\n", user)
