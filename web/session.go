@@ -34,8 +34,8 @@ type session struct {
 	DoctorID int64
 }
 
-func (s session) Patient() bool { return s.PatientID > 0 }
-func (s session) IsStaff() bool { return s.Staff != "" }
+func (s session) Patient() bool  { return s.PatientID > 0 }
+func (s session) IsStaff() bool  { return s.Staff != "" }
 func (s session) IsDoctor() bool { return s.DoctorID > 0 }
 
 // actor is who the session is, for the audit log of its changes.
