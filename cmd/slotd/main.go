@@ -1,5 +1,5 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, rush, reconcile, staff-password.
+// token, demo-data, rush, reconcile, staff-password, chaos.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
 // flag's name in upper case with dashes as underscores (--db → SLOTD_DB);
@@ -34,6 +34,7 @@ var commands = []command{
 	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken, 3 when only actions are pending", runReconcile},
 	{"import", "import a CSV file of departments, doctors, schedules or patients (--dry-run checks only)", runImport},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
+	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
 }
 
 func main() {
