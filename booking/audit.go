@@ -69,12 +69,18 @@ type AuditEntry struct {
 	Action    string    `json:"action"`
 	Before    string    `json:"before,omitempty"`
 	After     string    `json:"after,omitempty"`
+	// patientID is the appointment's patient, kept in its own column so
+	// that a patient's history is one index range (AuditPatient).
+	patientID int64
 }
 
 // Audit builds the entry of a change of entity id by ctx's actor at now;
 // before and after are marshalled as JSON (nil: absent).
 func Audit(ctx context.Context, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {
-	a := ActorOf(ctx)
+	return auditBy(ActorOf(ctx), now, entity, id, action, before, after)
+}
+
+func auditBy(a Actor, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {
 	return AuditEntry{At: now.UTC(), ActorRole: a.Role, ActorID: a.ID, Entity: entity, EntityID: id,
 		Action: action, Before: stateJSON(before), After: stateJSON(after)}
 }
@@ -100,11 +106,17 @@ type ApptState struct {
 // AuditAppointment is the entry of an appointment moving from `from` to
 // a's state ("" from: it was created).
 func AuditAppointment(ctx context.Context, now time.Time, action string, from Status, a Appointment) AuditEntry {
+	return auditAppointment(ActorOf(ctx), now, action, from, a)
+}
+
+func auditAppointment(actor Actor, now time.Time, action string, from Status, a Appointment) AuditEntry {
 	var before any
 	if from != "" {
 		before = ApptState{Status: from, SlotID: a.SlotID, PatientID: a.PatientID}
 	}
-	return Audit(ctx, now, EntityAppointment, a.ID, action, before, ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID})
+	e := auditBy(actor, now, EntityAppointment, a.ID, action, before, ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID})
+	e.patientID = a.PatientID
+	return e
 }
 
 // AuditFilter selects audit entries: every set field must match; From and
@@ -145,15 +157,17 @@ func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error
 func (d *BookDecision) AuditEntries(results []BookResult) []AuditEntry {
 	es := make([]AuditEntry, 0, len(d.Winners)+len(d.Stale))
 	for _, w := range d.Winners {
-		a := results[w].Appointment
-		ctx := WithActor(context.Background(), d.reqs[w].Actor)
-		es = append(es, AuditAppointment(ctx, d.now, "book", "", a))
+		actor := d.reqs[w].Actor
+		if actor.Role == "" {
+			actor = ActorOf(context.Background())
+		}
+		es = append(es, auditAppointment(actor, d.now, "book", "", results[w].Appointment))
 	}
 	if d.Reclaim {
-		sys := WithActor(context.Background(), Actor{Role: ActorSystem, ID: "reclaim"})
+		sys := Actor{Role: ActorSystem, ID: "reclaim"}
 		for _, h := range d.Stale {
 			a := Appointment{ID: h.ID, SlotID: d.slot.ID, PatientID: h.PatientID, Status: StatusExpired}
-			es = append(es, AuditAppointment(sys, d.now, "expire", StatusHeld, a))
+			es = append(es, auditAppointment(sys, d.now, "expire", StatusHeld, a))
 		}
 	}
 	return es
@@ -162,17 +176,7 @@ func (d *BookDecision) AuditEntries(results []BookResult) []AuditEntry {
 // AuditPatient is the patient an entry concerns (its appointment's
 // patient), 0 for entries of other entities: a patient's history is read
 // by it.
-func AuditPatient(e AuditEntry) int64 {
-	if e.Entity != EntityAppointment {
-		return 0
-	}
-	var st ApptState
-	if json.Unmarshal([]byte(e.After), &st) == nil && st.PatientID != 0 {
-		return st.PatientID
-	}
-	_ = json.Unmarshal([]byte(e.Before), &st)
-	return st.PatientID
-}
+func AuditPatient(e AuditEntry) int64 { return e.patientID }
 
 // slotState is what the log keeps of a slot.
 type slotState struct {

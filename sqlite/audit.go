@@ -12,17 +12,28 @@ import (
 )
 
 // writeAudit is the one writer of the audit log: every change calls it in
-// its own write transaction with the entries booking built for it.
+// its own write transaction with the entries booking built for it. A
+// batch's entries go in multi-row INSERTs, one statement per auditRows.
 func writeAudit(ctx context.Context, tx *sql.Tx, es ...booking.AuditEntry) error {
-	for _, e := range es {
-		if _, err := tx.ExecContext(ctx, `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, ts(e.At), e.ActorRole, e.ActorID, e.Entity, e.EntityID, e.Action,
-			nullText(e.Before), nullText(e.After), booking.AuditPatient(e)); err != nil {
+	for start := 0; start < len(es); start += auditRows {
+		chunk := es[start:min(start+auditRows, len(es))]
+		args := make([]any, 0, len(chunk)*9)
+		for _, e := range chunk {
+			args = append(args, ts(e.At), e.ActorRole, e.ActorID, e.Entity, e.EntityID, e.Action,
+				nullText(e.Before), nullText(e.After), booking.AuditPatient(e))
+		}
+		q := `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id) VALUES ` +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?, ?), ", len(chunk)), ", ")
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return fmt.Errorf("sqlite: audit: %w", err)
 		}
 	}
 	return nil
 }
+
+// auditRows bounds one INSERT's rows: 9 parameters each, under SQLite's
+// limit on bound parameters.
+const auditRows = 100
 
 // ListAudit lists the audit entries passing f, newest first.
 func (s *Store) ListAudit(ctx context.Context, f booking.AuditFilter) ([]booking.AuditEntry, error) {
