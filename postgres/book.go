@@ -17,10 +17,10 @@ import (
 const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
 	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0)`
 
-func scanAppointment(r pgx.Row) (booking.Appointment, error) {
+func scanAppointment(r pgx.Row, extra ...any) (booking.Appointment, error) {
 	var a booking.Appointment
-	err := r.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
-		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID)
+	err := r.Scan(append([]any{&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
+		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID}, extra...)...)
 	utcAppointment(&a)
 	return a, err
 }
@@ -537,11 +537,14 @@ func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.Bo
 		b.Queue(sqlQuotaTake, round.ID, patients, int32(round.Quota))
 	}
 	results, ns = d.Finish(ids)
+	// The audit rows go in the same pipeline: one statement, after the
+	// rows they describe.
+	queueAudit(b, d.AuditEntries(results)...)
 	return b, ids, ns, results, nil
 }
 
 // readTake reads the write pipeline that queueTake queued, followed by the
-// quota's statement (rd.Round), the notification statement when outbox and
+// quota's statement (rd.Round), the audit rows, the notification statement when outbox and
 // COMMIT when commit. It checks
 // that the reclaim expired the holds read under the lock, that the
 // conditional update took the places, and that COMMIT committed.
@@ -570,6 +573,9 @@ func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision
 		if _, err := br.Exec(); err != nil {
 			return err
 		}
+	}
+	if _, err := br.Exec(); err != nil { // the audit rows
+		return fmt.Errorf("postgres: audit: %w", err)
 	}
 	if outbox {
 		if _, err := br.Exec(); err != nil {
