@@ -230,7 +230,9 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 		// stalled database answers 503 rather than hanging. The request may
 		// still be decided; a retry with the same key then finds its outcome.
 		r, laned = s.lanes.submit(ctx, slotID, req)
-		if laned && r.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		// Its caller leaving (a client that gave up) is no internal error
+		// either: the answer, if anyone reads it, is a 503.
+		if laned && r.Err != nil && ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
 			r.Err = fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)
 		}
 	}
