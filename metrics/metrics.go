@@ -83,3 +83,22 @@ func (m *Metrics) GaugeFunc(name, help string, fn func() float64) {
 func (m *Metrics) Handler() http.Handler {
 	return promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{Registry: m.reg})
 }
+
+// CounterFunc registers a counter read from fn at each scrape: a total the
+// process keeps elsewhere (the pool's accumulated wait).
+func (m *Metrics) CounterFunc(name, help string, fn func() float64) {
+	m.reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{Name: name, Help: help}, fn))
+}
+
+// BuildInfo registers slotd_build_info: 1, labelled with the binary's
+// version, VCS revision and Go version, so a dashboard can tell which build
+// answers.
+func (m *Metrics) BuildInfo(version, revision, goVersion string) {
+	g := prometheus.NewGauge(prometheus.GaugeOpts{
+		Name:        "slotd_build_info",
+		Help:        "The running build: version and VCS revision as labels; always 1.",
+		ConstLabels: prometheus.Labels{"version": version, "revision": revision, "goversion": goVersion},
+	})
+	g.Set(1)
+	m.reg.MustRegister(g)
+}

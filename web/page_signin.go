@@ -56,6 +56,14 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, problem.Status(booking.CodeInvalidRequest), "signin", p)
 		return
 	}
+	if ok, wait := s.codeLimited(r); !ok {
+		p := s.newPage(w, r, "Sign in")
+		p.Problem = s.rateLimited(w, wait)
+		d.Step = "phone"
+		p.Data = d
+		s.render(w, r, problem.Status(booking.CodeRateLimited), "signin", p)
+		return
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	patient, err := s.accounts.PatientByPhone(ctx, phone)
@@ -137,6 +145,11 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	if phone == "" || len(code) != codeDigits {
 		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest)
+		return
+	}
+	if ok, wait := s.signinLimited(r, nil, ""); !ok {
+		pr := s.rateLimited(w, wait)
+		fail(pr.Title, pr.Message, booking.CodeRateLimited)
 		return
 	}
 	key := s.phoneKeyOf(phone)

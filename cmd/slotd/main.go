@@ -1,8 +1,9 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, rush, reconcile, staff-password.
+// token, demo-data, rush, reconcile, staff-password, version.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
-// flag's name in upper case with dashes as underscores (--db → SLOTD_DB);
+// flag's name in upper case with dashes as underscores (--db → SLOTD_DB),
+// or read from the file SLOTD_<NAME>_FILE names (secrets mounted as files);
 // a flag given on the command line wins.
 package main
 
@@ -33,6 +34,7 @@ var commands = []command{
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
 	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken", runReconcile},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
+	{"version", "print the version and VCS revision of this binary", runVersion},
 }
 
 func main() {
@@ -51,6 +53,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -92,7 +97,22 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		if given[f.Name] {
 			return
 		}
-		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+		v, ok := os.LookupEnv(envName(f.Name))
+		if path, isFile := os.LookupEnv(envName(f.Name) + "_FILE"); isFile {
+			if ok {
+				errs = append(errs, fmt.Errorf("both %s and %s_FILE are set", envName(f.Name), envName(f.Name)))
+				return
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s_FILE: %w", envName(f.Name), err))
+				return
+			}
+			// A file written by an editor or `echo` ends with a newline
+			// that is not part of the secret.
+			v, ok = strings.TrimRight(string(b), "\r\n"), true
+		}
+		if ok {
 			if err := fs.Set(f.Name, v); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", envName(f.Name), err))
 			}
