@@ -56,6 +56,7 @@ type serveFlags struct {
 	corsOrigins     string
 	drain           time.Duration
 	publicPerMinute int
+	reconcileEvery  time.Duration
 	codesPerAddress int
 	codesPerMinute  int
 
@@ -99,6 +100,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For/-Proto are believed (client address, https)")
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (https://app.example) whose browser apps may call /api/")
+	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the invariants are checked for slotd_reconciliation_issues (no repair)")
 	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
 	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "unauthenticated API requests allowed per client address per minute (0: no limit)")
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
@@ -177,6 +179,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	registerJobGauges(m, runner, logger)
 	// Deferred after store.Close, so it runs before it; and after the
 	// HTTP server's shutdown below, so requests finish (and enqueue their
 	// notifications) before the workers stop.
@@ -196,6 +199,10 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	processorDone := make(chan struct{})
 	go func() { defer close(processorDone); svc.RunRoundProcessor(pctx, 0) }()
 	defer func() { stopProcessor(); <-processorDone }()
+	rctx, stopReconcile := context.WithCancel(ctx)
+	reconcileDone := make(chan struct{})
+	go func() { defer close(reconcileDone); watchReconciliation(rctx, svc, m, f.reconcileEvery, logger) }()
+	defer func() { stopReconcile(); <-reconcileDone }()
 	var draining atomic.Bool
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
