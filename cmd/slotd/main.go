@@ -1,5 +1,5 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, rush, reconcile, staff-password, version.
+// token, demo-data, rush, reconcile, staff-password, version, healthcheck.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
 // flag's name in upper case with dashes as underscores (--db → SLOTD_DB),
@@ -35,6 +35,7 @@ var commands = []command{
 	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken", runReconcile},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
 	{"version", "print the version and VCS revision of this binary", runVersion},
+	{"healthcheck", "GET a running slotd's /healthz; exit 0 when it answers 200 (container HEALTHCHECK)", runHealthcheck},
 }
 
 func main() {
