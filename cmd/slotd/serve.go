@@ -74,9 +74,9 @@ type serveFlags struct {
 	interop interopFlags
 }
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// newServeFlagSet registers serve's flags into f.
+func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var f serveFlags
 	f.db.register(fs)
 	f.db.registerAuth(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address")
@@ -115,6 +115,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
+	return fs
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f serveFlags
+	fs := newServeFlagSet(&f)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
