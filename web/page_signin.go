@@ -117,7 +117,7 @@ func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient
 	}
 	if err := s.notifier.Notify(r.Context(), msg); err != nil {
 		// The code is stored; the patient may ask again within the limit.
-		s.log.Warn("web: sending a sign-in code failed", "patientId", patient.ID, "err", err)
+		s.log.WarnContext(r.Context(), "web: sending a sign-in code failed", "patientId", patient.ID, "err", err)
 		return "", booking.Errorf(booking.CodeUnavailable, "the code could not be sent")
 	}
 	return code, nil

@@ -257,7 +257,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("web: panic", "path", r.URL.Path, "panic", v)
+				s.log.ErrorContext(r.Context(), "web: panic", "path", r.URL.Path, "panic", v)
 				s.renderError(w, r, &booking.Error{Code: booking.CodeInternal, Message: "internal error"})
 			}
 		}()
