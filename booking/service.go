@@ -158,7 +158,7 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // request may still be decided, and a retry with the same key finds out.
 func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) (r BookResult) {
 	start := time.Now()
-	ctx, span := tracer.Start(ctx, "booking.Book", trace.WithAttributes(AttrSlotID.Int64(slotID)))
+	ctx, span := tracer().Start(ctx, "booking.Book", trace.WithAttributes(AttrSlotID.Int64(slotID)))
 	defer func() { span.SetAttributes(AttrOutcome.String(outcomeOf(r))); span.End() }()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()

@@ -5,11 +5,14 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 )
 
-// tracer names the booking spans; it follows the process's global
-// provider (cmd/slotd installs it, tests install an in-memory one).
-var tracer = otel.Tracer("github.com/slotd/slotd/booking")
+// tracer names the booking spans. It is asked of the global provider at
+// each use: a tracer kept from before would stay bound to the first
+// provider ever installed (OpenTelemetry's global delegation), not the one
+// serve installs now.
+func tracer() trace.Tracer { return otel.Tracer("github.com/slotd/slotd/booking") }
 
 // Attributes of the booking span: where a booking's time went.
 const (
