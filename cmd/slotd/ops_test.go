@@ -195,7 +195,7 @@ func TestServeOperations(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--log-format", "json", "--drain", "3s",
-			"--metrics-addr", metricsAddr, "--trusted-proxies", "127.0.0.1/32",
+			"--metrics-addr", metricsAddr, "--trusted-proxies", "127.0.0.1/32", "--cors-origins", "https://app.example",
 			"--db", "sqlite:" + filepath.Join(dir, "ops.db")}, &out, &errb)
 	}()
 	base := waitURL(t, &out, &errb, done)
@@ -227,6 +227,12 @@ func TestServeOperations(t *testing.T) {
 		t.Fatalf("a token of SLOTD_AUTH_SECRET_FILE's secret: %d", res.StatusCode)
 	}
 	book(t, base, tok, traceID)
+	pre, _ := http.NewRequest("OPTIONS", base+"/api/appointments", nil)
+	pre.Header.Set("Origin", "https://app.example")
+	pre.Header.Set("Access-Control-Request-Method", "POST")
+	if res, err := http.DefaultClient.Do(pre); err != nil || res.StatusCode != 204 || res.Header.Get("Access-Control-Allow-Origin") != "https://app.example" {
+		t.Fatalf("CORS preflight: %v %v", err, res)
+	}
 	if res := get(base+"/metrics", nil); res.StatusCode != 404 {
 		t.Fatalf("public /metrics with --metrics-addr: %d", res.StatusCode)
 	}
