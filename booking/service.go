@@ -216,6 +216,7 @@ func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *
 // decideOne sends one request to its slot's lane, or to the store directly
 // with the direct engine, and keeps the gates and watchers informed.
 func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) BookResult {
+	since := s.gates.epoch()
 	var r BookResult
 	laned := false
 	if s.lanes != nil {
@@ -241,7 +242,7 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	case r.Err == nil && !r.Replayed:
 		s.changed(r.Appointment)
 	case ErrorCode(r.Err) == CodeSlotFull:
-		s.gates.markFull(slotID, s.now())
+		s.gates.markFull(slotID, s.now(), since)
 	}
 	return r
 }
