@@ -196,6 +196,7 @@ func TestServeOperations(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--log-format", "json", "--drain", "3s",
 			"--metrics-addr", metricsAddr, "--trusted-proxies", "127.0.0.1/32", "--cors-origins", "https://app.example",
+			"--reconcile-interval", "100ms",
 			"--db", "sqlite:" + filepath.Join(dir, "ops.db")}, &out, &errb)
 	}()
 	base := waitURL(t, &out, &errb, done)
@@ -236,12 +237,20 @@ func TestServeOperations(t *testing.T) {
 	if res := get(base+"/metrics", nil); res.StatusCode != 404 {
 		t.Fatalf("public /metrics with --metrics-addr: %d", res.StatusCode)
 	}
-	mres, err := http.Get("http://" + metricsAddr + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	// The first periodic reconciliation runs a moment after start.
+	var exposition []byte
+	for deadline := time.Now().Add(60 * time.Second); ; {
+		mres, err := http.Get("http://" + metricsAddr + "/metrics")
+		if err != nil {
+			t.Fatal(err)
+		}
+		exposition, _ = io.ReadAll(mres.Body)
+		mres.Body.Close()
+		if strings.Contains(string(exposition), "\nslotd_reconciliation_issues{") || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
-	exposition, _ := io.ReadAll(mres.Body)
-	mres.Body.Close()
 	for _, want := range []string{`route="GET /{$}"`, "slotd_build_info{", "# TYPE slotd_db_pool_wait_seconds_total counter"} {
 		if !strings.Contains(string(exposition), want) {
 			t.Fatalf("/metrics lacks %s", want)
@@ -309,7 +318,7 @@ func keys(m map[string][]string) []string {
 func waitURL(t *testing.T, out, errb *syncBuffer, done chan error) string {
 	t.Helper()
 	urlRe := regexp.MustCompile(`running at (https?://[0-9.:]+)`)
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(180 * time.Second)
 	for {
 		if m := urlRe.FindStringSubmatch(out.String()); m != nil && strings.Contains(errb.String(), "slotd listening") {
 			return m[1]

@@ -22,10 +22,16 @@ func reconcileCounts(r booking.Reconciliation) map[string]int {
 	}
 }
 
-// watchReconciliation checks the invariants (without repairing) at start
-// and then every interval until ctx ends, so that the reconciliation alert
-// sees a breach without anyone running `slotd reconcile`.
+// watchReconciliation checks the invariants (without repairing) a little
+// after start, out of the way of the start-up work, and then every interval
+// until ctx ends, so that the reconciliation alert sees a breach without
+// anyone running `slotd reconcile`.
 func watchReconciliation(ctx context.Context, svc *booking.Service, m *metrics.Metrics, every time.Duration, logger *slog.Logger) {
+	select {
+	case <-ctx.Done():
+		return
+	case <-time.After(min(every, 30*time.Second)):
+	}
 	t := time.NewTicker(every)
 	defer t.Stop()
 	for {
