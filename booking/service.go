@@ -117,6 +117,10 @@ func NewService(store Store, opts Options) *Service {
 // Reader returns the store the service works on, for reading.
 func (s *Service) Reader() Reader { return s.store }
 
+// Timeout is the longest wait for one database call (--db-timeout): the
+// front ends bound their reads with it, as the Service bounds its changes.
+func (s *Service) Timeout() time.Duration { return s.timeout }
+
 // Now returns the service's clock reading.
 func (s *Service) Now() time.Time { return s.now() }
 
