@@ -11,6 +11,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/csvdata"
 	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/problem"
 )
@@ -27,7 +28,11 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		r = edge.WithRequestID(w, r) // kept when the edge gave one
 		id := requestID(r.Context())
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+			limit := s.maxBody
+			if r.URL.Path == importPath {
+				limit = csvdata.MaxImportBytes
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		sw := &statusWriter{ResponseWriter: w}
 

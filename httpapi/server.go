@@ -53,6 +53,9 @@ type Config struct {
 	// JSON body and answers JSON without touching the database: the ceiling
 	// the booking path is measured against. Off in production.
 	BenchEndpoints bool
+	// Clinic serves the doctors' days, the exports and the import's patient
+	// lookups; the Store's when nil and it implements ClinicReads.
+	Clinic ClinicReads
 	// PaymentSecret is the HMAC-SHA256 key the payment provider signs its
 	// callbacks with (POST /api/payments/callback). Empty refuses every
 	// callback: an unauthenticated payment endpoint would book for free.
@@ -89,6 +92,7 @@ type server struct {
 	// paySecret verifies payment callbacks; empty refuses them all.
 	paySecret []byte
 	patterns  []string
+	clinic    ClinicReads
 	// perAddr limits unauthenticated requests per client address (nil: off).
 	perAddr  *edge.KeyLimiter
 	draining func() bool
@@ -138,7 +142,11 @@ func newServer(cfg Config) *server {
 		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
 		paySecret:    []byte(cfg.PaymentSecret),
+		clinic:       cfg.Clinic,
 		draining:     cfg.Draining,
+	}
+	if s.clinic == nil {
+		s.clinic, _ = cfg.Store.(ClinicReads)
 	}
 	if cfg.PublicPerMinute > 0 {
 		s.perAddr = edge.NewKeyLimiter(cfg.PublicPerMinute, time.Minute)
@@ -205,6 +213,8 @@ func (s *server) routes() {
 	s.handle("GET /api/rounds/{id}/slots", s.public(s.listRoundSlots))
 	s.handle("POST /api/rounds/{id}/applications", s.authed(s.apply))
 	s.handle("GET /api/rounds/{id}/applications/{appId}", s.authed(s.getApplication))
+
+	s.clinicRoutes()
 }
 
 func (s *server) handle(pattern string, h http.Handler) {
@@ -287,10 +297,12 @@ func (s *server) unlimited(h handlerFunc) http.Handler {
 }
 
 // authed serves h to any caller with a valid token; h checks the role.
+// Every change h makes is audited as the token's (booking.WithActor).
 func (s *server) authed(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
 		if err == nil {
+			r = r.WithContext(booking.WithActor(r.Context(), actorOf(c)))
 			err = h(w, r, c)
 		}
 		if err != nil {

@@ -34,6 +34,13 @@ type dashboardData struct {
 	Rejections        []bar
 	Hot               []bar
 	Summary           string
+	// Reconcile is the daily reconciliation's last verdict (Ran false
+	// before its first run); only the full page shows it.
+	Reconcile struct {
+		Ran                 bool
+		At                  string
+		Violations, Pending int
+	}
 }
 
 // Chart geometry (SVG user units).
@@ -128,6 +135,10 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write(buf.Bytes())
 		return
+	}
+	if run, err := s.svc.LastReconcileRun(r.Context()); err == nil {
+		d.Reconcile.Ran, d.Reconcile.At = true, run.CheckedAt.UTC().Format("2006-01-02 15:04 UTC")
+		d.Reconcile.Violations, d.Reconcile.Pending = run.Violations, run.Pending
 	}
 	p := s.newPage(w, r, "Rush dashboard")
 	p.Data = d

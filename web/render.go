@@ -107,6 +107,8 @@ var funcs = template.FuncMap{
 	"money":     money,
 	"newKey":    newIdempotencyKey,
 	"maskPhone": notify.MaskPhone,
+	// list makes a template's own list of words (choices it shows).
+	"list": func(v ...string) []string { return v },
 	"pct": func(a, b int) int {
 		if b <= 0 {
 			return 0
