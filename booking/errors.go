@@ -15,6 +15,7 @@ type Code string
 // together (a test checks that every code has an entry).
 const (
 	CodeInvalidRequest        Code = "invalid-request"
+	CodeMethodNotAllowed      Code = "method-not-allowed"
 	CodeMissingIdempotencyKey Code = "missing-idempotency-key"
 	CodePayloadTooLarge       Code = "payload-too-large"
 	CodeUnauthorized          Code = "unauthorized"
@@ -43,7 +44,7 @@ const (
 // Codes lists every code, for tables and tests that must cover them all.
 func Codes() []Code {
 	return []Code{
-		CodeInvalidRequest, CodeMissingIdempotencyKey, CodePayloadTooLarge,
+		CodeInvalidRequest, CodeMethodNotAllowed, CodeMissingIdempotencyKey, CodePayloadTooLarge,
 		CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict,
 		CodeSlotFull, CodeAlreadyBooked, CodeOverlapping, CodeQuotaExceeded,
 		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,

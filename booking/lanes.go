@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // LaneOptions bound the group-commit lanes.
@@ -57,6 +59,10 @@ type lane struct {
 type waiter struct {
 	req  BookRequest
 	done chan BookResult
+	// span is the request's booking span: the lane records on it how long
+	// the request waited, the size of its batch and the decision's time.
+	span   trace.Span
+	queued time.Time
 }
 
 func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookRequest) ([]BookResult, error)) *lanes {
@@ -86,7 +92,7 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 // than letting latency grow without bound. It reports false, without an
 // answer, when the slot has no lane and no new one may start (MaxLanes).
 func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool) {
-	w := &waiter{req: req, done: make(chan BookResult, 1)}
+	w := &waiter{req: req, done: make(chan BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}
 	l.mu.Lock()
 	if l.pending >= l.opts.MaxPending {
 		l.mu.Unlock()
@@ -181,9 +187,12 @@ func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{},
 	for i, w := range batch {
 		reqs[i] = w.req
 	}
+	picked := time.Now()
 	res, err := l.decide(context.Background(), slotID, reqs)
+	took := time.Since(picked)
 	<-prev
 	for i, w := range batch {
+		w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(batch), took)...)
 		switch {
 		case err != nil:
 			w.done <- BookResult{Err: err}

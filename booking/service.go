@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Options configure a Service.
@@ -160,8 +162,10 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // The whole attempt (gates, lane queue, decision, key confirmation) is
 // bounded by the service's timeout, after which it is ErrUnavailable: the
 // request may still be decided, and a retry with the same key finds out.
-func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) BookResult {
+func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) (r BookResult) {
 	start := time.Now()
+	ctx, span := tracer().Start(ctx, "booking.Book", trace.WithAttributes(AttrSlotID.Int64(slotID)))
+	defer func() { span.SetAttributes(AttrOutcome.String(outcomeOf(r))); span.End() }()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{patientID, key}
@@ -182,11 +186,13 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 
 	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx)}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
-		r, gated := s.refuseOrReplay(ctx, req, g)
+		var gated bool
+		r, gated = s.refuseOrReplay(ctx, req, g)
+		span.SetAttributes(AttrGated.Bool(gated))
 		s.observe(r, gated, start)
 		return r
 	}
-	r := s.decideOne(ctx, slotID, req)
+	r = s.decideOne(ctx, slotID, req)
 	s.observe(r, false, start)
 	return r
 }
@@ -237,7 +243,9 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 		}
 	}
 	if !laned {
+		began := time.Now()
 		res, err := s.decide(ctx, slotID, []BookRequest{req})
+		trace.SpanFromContext(ctx).SetAttributes(spanBatch(0, 1, time.Since(began))...)
 		if err != nil {
 			r = BookResult{Err: err}
 		} else {
@@ -276,14 +284,19 @@ func (s *Service) observe(r BookResult, gated bool, start time.Time) {
 	if s.observer == nil {
 		return
 	}
-	outcome := "created"
+	s.observer.Booked(outcomeOf(r), gated, time.Since(start))
+}
+
+// outcomeOf names a booking's outcome for metrics and spans: created,
+// replayed or the problem code.
+func outcomeOf(r BookResult) string {
 	switch {
 	case r.Err != nil:
-		outcome = string(ErrorCode(r.Err))
+		return string(ErrorCode(r.Err))
 	case r.Replayed:
-		outcome = "replayed"
+		return "replayed"
 	}
-	s.observer.Booked(outcome, gated, time.Since(start))
+	return "created"
 }
 
 // QueueDepth returns the number of booking requests waiting in lanes.

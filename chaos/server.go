@@ -52,7 +52,8 @@ func newServer(cfg Config, secret string) (*server, error) {
 // start starts a child and waits until it is ready.
 func (s *server) start(ctx context.Context) error {
 	cmd := exec.Command(s.cfg.Binary, "serve", "--addr", s.addr, "--db", s.cfg.DB,
-		"--db-timeout", s.cfg.DBTimeout.String(), "--booking-rate", "1000000", "--quiet-access-log")
+		"--db-timeout", s.cfg.DBTimeout.String(), "--booking-rate", "1000000", "--quiet-access-log",
+		"--public-rate", "0", "--drain", "0") // a load from one address; SIGTERM stops at once
 	cmd.Env = append(os.Environ(), "SLOTD_AUTH_SECRET="+s.secret)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {

@@ -42,6 +42,7 @@ var authorization = map[string]access{
 	"GET /readyz":                                 public,
 	"GET /metrics":                                public,
 	"GET /openapi.json":                           public,
+	"GET /problems/{code}":                        public,
 	"GET /api/departments":                        public,
 	"GET /api/doctors":                            public,
 	"GET /api/doctors/{id}":                       public,
@@ -174,7 +175,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 		method, tmpl, _ := strings.Cut(op, " ")
 		path := strings.ReplaceAll(strings.ReplaceAll(tmpl, "{appId}", fmt.Sprint(app.ID)), "{id}", idFor(tmpl))
-		path = strings.NewReplacer("{date}", "2026-03-03", "{tradeNo}", "T-none").Replace(path)
+		path = strings.NewReplacer("{date}", "2026-03-03", "{tradeNo}", "T-none", "{code}", "slot-full").Replace(path)
 		for i, c := range callers {
 			cells++
 			body := any(map[string]any{})

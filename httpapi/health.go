@@ -21,8 +21,12 @@ func (s *server) healthz(w http.ResponseWriter, _ *http.Request, _ auth.Claims) 
 	return nil
 }
 
-// readyz says the database answers.
+// readyz says the database answers, and 503 while the process drains
+// before shutting down.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	if s.draining != nil && s.draining() {
+		return &booking.Error{Code: booking.CodeUnavailable, Message: "shutting down", RetryAfter: time.Second}
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), readyTimeout)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {

@@ -288,9 +288,9 @@ func (e *env) doAllow(c call, want5xx bool) answer {
 		if !ok || !strings.HasPrefix(p.Type, "/problems/") {
 			e.t.Fatalf("%s %s: unknown problem type %q", c.method, c.path, p.Type)
 		}
-		// Only the mux's 405 departs from the table.
-		if spec.Status != a.status && a.status != http.StatusMethodNotAllowed {
-			e.t.Fatalf("%s %s: %s answered with %d, table says %d", c.method, c.path, code, a.status, spec.Status)
+		// Every answer's status and title are the table's (titles are stable per type).
+		if spec.Status != a.status || spec.Title != p.Title {
+			e.t.Fatalf("%s %s: %s answered with %d %q, table says %d %q", c.method, c.path, code, a.status, p.Title, spec.Status, spec.Title)
 		}
 		if (a.status == 503 || a.status == 429) && a.header.Get("Retry-After") == "" {
 			e.t.Fatalf("%s %s: %d without Retry-After", c.method, c.path, a.status)

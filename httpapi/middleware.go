@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -14,18 +12,12 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/problem"
 )
 
-type ctxKey int
-
-const requestIDKey ctxKey = iota
-
 // requestID returns the id the middleware gave the request.
-func requestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
-}
+func requestID(ctx context.Context) string { return edge.RequestID(ctx) }
 
 // middleware wraps every request: request id, body limit, panic recovery
 // and one log line. The log line deliberately has no headers, query, body or
@@ -33,12 +25,8 @@ func requestID(ctx context.Context) string {
 func (s *server) middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
-		id := r.Header.Get("X-Request-Id")
-		if !validRequestID(id) {
-			id = newRequestID()
-		}
-		w.Header().Set("X-Request-Id", id)
-		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+		r = edge.WithRequestID(w, r) // kept when the edge gave one
+		id := requestID(r.Context())
 		if r.Body != nil {
 			limit := s.maxBody
 			if r.URL.Path == importPath {
@@ -79,6 +67,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 				slog.String("route", route),
 				slog.Int("status", sw.status),
 				slog.Duration("duration", took),
+				slog.String("client", edge.ClientAddr(r)),
 				slog.String("requestId", id))
 		}()
 		next.ServeHTTP(sw, r)
@@ -109,26 +98,6 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
-
-// validRequestID accepts a client's X-Request-Id only when it is short and
-// visible ASCII, so that it cannot forge log lines.
-func validRequestID(id string) bool {
-	if id == "" || len(id) > 64 {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		if id[i] < 0x21 || id[i] > 0x7e {
-			return false
-		}
-	}
-	return true
-}
-
-func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 // authenticate returns the verified caller of r. Why a token was refused is
 // not told to the client (it would help forgers).

@@ -71,9 +71,6 @@ func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
 		Detail: e.Message,
 		SlotID: e.SlotID,
 	}
-	if status != spec.Status {
-		p.Title = http.StatusText(status)
-	}
 	if e.OpensAt != nil {
 		p.OpensAt = e.OpensAt.UTC().Format(time.RFC3339)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/problem"
 )
@@ -59,6 +60,13 @@ type Config struct {
 	// callbacks with (POST /api/payments/callback). Empty refuses every
 	// callback: an unauthenticated payment endpoint would book for free.
 	PaymentSecret string
+	// PublicPerMinute bounds the unauthenticated requests of one client
+	// address (edge.ClientAddr) per minute; 0 is no bound. Probes and the
+	// documents (/healthz, /readyz, /openapi.json, /problems/) are exempt.
+	PublicPerMinute int
+	// Draining, when it reports true, makes /readyz answer 503 so that a
+	// load balancer stops sending requests before the listener closes.
+	Draining func() bool
 }
 
 // Defaults of Config.
@@ -85,6 +93,9 @@ type server struct {
 	paySecret []byte
 	patterns  []string
 	clinic    ClinicReads
+	// perAddr limits unauthenticated requests per client address (nil: off).
+	perAddr  *edge.KeyLimiter
+	draining func() bool
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -132,9 +143,13 @@ func newServer(cfg Config) *server {
 		mux:          http.NewServeMux(),
 		paySecret:    []byte(cfg.PaymentSecret),
 		clinic:       cfg.Clinic,
+		draining:     cfg.Draining,
 	}
 	if s.clinic == nil {
 		s.clinic, _ = cfg.Store.(ClinicReads)
+	}
+	if cfg.PublicPerMinute > 0 {
+		s.perAddr = edge.NewKeyLimiter(cfg.PublicPerMinute, time.Minute)
 	}
 	cfg.Service.Watch(func(c booking.Change) { s.lists.drop(c.DoctorID) })
 	s.routes()
@@ -145,9 +160,10 @@ func newServer(cfg Config) *server {
 // and a test compares the two.
 func (s *server) routes() {
 	// Operations.
-	s.handle("GET /healthz", s.public(s.healthz))
-	s.handle("GET /readyz", s.public(s.readyz))
-	s.handle("GET /openapi.json", s.public(s.openapi))
+	s.handle("GET /healthz", s.unlimited(s.healthz))
+	s.handle("GET /readyz", s.unlimited(s.readyz))
+	s.handle("GET /openapi.json", s.unlimited(s.openapi))
+	s.handle("GET /problems/{code}", s.unlimited(s.problemDoc))
 	s.handle("GET /metrics", s.metrics.Handler())
 	if s.bench {
 		s.handle("POST /bench/echo", s.public(s.benchEcho))
@@ -223,7 +239,7 @@ func (s *server) dispatch(w http.ResponseWriter, r *http.Request) {
 		if allow := rec.header.Get("Allow"); allow != "" {
 			w.Header().Set("Allow", allow)
 		}
-		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "method %s is not allowed here", r.Method), http.StatusMethodNotAllowed)
+		writeProblem(w, booking.Errorf(booking.CodeMethodNotAllowed, "method %s is not allowed here", r.Method), problem.Status(booking.CodeMethodNotAllowed))
 	case http.StatusBadRequest:
 		writeProblem(w, booking.Errorf(booking.CodeInvalidRequest, "bad request"), problem.Status(booking.CodeInvalidRequest))
 	default:
@@ -255,8 +271,24 @@ func (r *statusRecorder) WriteHeader(code int) {
 // c is the verified caller (zero for public routes).
 type handlerFunc func(w http.ResponseWriter, r *http.Request, c auth.Claims) error
 
-// public serves h without authentication.
+// public serves h without authentication, within the per-address limit
+// of unauthenticated callers (a caller with a valid token is not counted:
+// patients of one clinic network share an address).
 func (s *server) public(h handlerFunc) http.Handler {
+	return s.unlimited(func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+		if s.perAddr != nil {
+			if _, err := s.authenticate(r); err != nil {
+				if ok, wait := s.perAddr.Allow(edge.ClientAddr(r), s.now()); !ok {
+					return &booking.Error{Code: booking.CodeRateLimited, Message: "too many requests from this address", RetryAfter: wait}
+				}
+			}
+		}
+		return h(w, r, c)
+	})
+}
+
+// unlimited serves h without authentication or limit: probes and documents.
+func (s *server) unlimited(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := h(w, r, auth.Claims{}); err != nil {
 			s.writeError(w, r, err)

@@ -106,6 +106,7 @@ type Runner struct {
 	}
 	// jobsLeft counts jobs of the given kinds not yet finished (tests).
 	jobsLeft func(ctx context.Context, kinds ...string) (int, error)
+	backlog  func(ctx context.Context) (int, error)
 	work     *workers
 }
 
@@ -257,8 +258,20 @@ func newRunner[TTx any](h Host[TTx], rcfg *river.Config, w *workers) (*Runner, e
 		}
 		return len(res.Jobs), nil
 	}
-	return &Runner{client: c, jobsLeft: left, work: w}, nil
+	backlog := func(ctx context.Context) (int, error) {
+		p := river.NewJobListParams().First(10000).States(rivertype.JobStateAvailable, rivertype.JobStateRetryable)
+		res, err := c.JobList(ctx, p)
+		if err != nil {
+			return 0, err
+		}
+		return len(res.Jobs), nil
+	}
+	return &Runner{client: c, jobsLeft: left, backlog: backlog, work: w}, nil
 }
+
+// Backlog counts the jobs waiting to be worked now (available or to be
+// retried), up to 10000: what the job-backlog alert watches.
+func (r *Runner) Backlog(ctx context.Context) (int, error) { return r.backlog(ctx) }
 
 // Start starts working jobs. The client runs until Stop: it deliberately
 // does not end with ctx, because on a signal the HTTP server must finish

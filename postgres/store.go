@@ -78,6 +78,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
 	}
+	cfg.ConnConfig.Tracer = newTracer()
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")

@@ -20,6 +20,7 @@ type Spec struct {
 // status for an error.
 var specs = map[booking.Code]Spec{
 	booking.CodeInvalidRequest:        {http.StatusBadRequest, "Invalid request"},
+	booking.CodeMethodNotAllowed:      {http.StatusMethodNotAllowed, "Method not allowed"},
 	booking.CodeMissingIdempotencyKey: {http.StatusBadRequest, "Idempotency-Key header required"},
 	booking.CodePayloadTooLarge:       {http.StatusRequestEntityTooLarge, "Request body too large"},
 	booking.CodeUnauthorized:          {http.StatusUnauthorized, "Authentication required"},

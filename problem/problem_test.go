@@ -21,7 +21,7 @@ func TestEveryCodeHasASpec(t *testing.T) {
 
 func TestProblemStatuses(t *testing.T) {
 	want := map[booking.Code]int{
-		booking.CodeInvalidRequest: 400, booking.CodeMissingIdempotencyKey: 400, booking.CodePayloadTooLarge: 413,
+		booking.CodeInvalidRequest: 400, booking.CodeMethodNotAllowed: 405, booking.CodeMissingIdempotencyKey: 400, booking.CodePayloadTooLarge: 413,
 		booking.CodeUnauthorized: 401, booking.CodeForbidden: 403, booking.CodeNotFound: 404,
 		booking.CodeConflict: 409, booking.CodeSlotFull: 409, booking.CodeAlreadyBooked: 409, booking.CodeOverlapping: 409,
 		booking.CodeQuotaExceeded: 409, booking.CodeNotOpenYet: 409, booking.CodeSlotClosed: 409, booking.CodeAlreadyStarted: 409,
@@ -33,5 +33,16 @@ func TestProblemStatuses(t *testing.T) {
 		if Status(c) != st {
 			t.Errorf("%s: status %d, want %d", c, Status(c), st)
 		}
+	}
+}
+
+func TestEveryCodeIsDescribed(t *testing.T) {
+	for _, c := range booking.Codes() {
+		if Describe(c) == "" {
+			t.Errorf("%s has no description", c)
+		}
+	}
+	if len(descriptions) != len(booking.Codes()) {
+		t.Errorf("%d descriptions for %d codes", len(descriptions), len(booking.Codes()))
 	}
 }

@@ -17,6 +17,7 @@ type message struct {
 // problems explains every booking.Code; a test checks that none is missing.
 var problems = map[booking.Code]message{
 	booking.CodeInvalidRequest:        {"Please check the form", "Something in the form is missing or not valid. Please check it and try again."},
+	booking.CodeMethodNotAllowed:      {"Not possible here", "This page cannot be used that way. Go back and use its links and buttons."},
 	booking.CodeMissingIdempotencyKey: {"Please try again", "The booking form was incomplete. Go back to the day, reload it and press Book again."},
 	booking.CodePayloadTooLarge:       {"Too much text", "The form sent too much text. Please shorten it and try again."},
 	booking.CodeUnauthorized:          {"Please sign in", "You need to sign in to do this."},

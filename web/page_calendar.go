@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
 )
 
 // CalendarLinks manages a patient's private calendar subscription URL
@@ -113,7 +114,7 @@ func (s *server) handleCalendarRevoke(w http.ResponseWriter, r *http.Request) {
 
 // requestOrigin is the scheme and host the browser reached.
 func requestOrigin(r *http.Request) string {
-	if r.TLS != nil {
+	if edge.Secure(r) {
 		return "https://" + r.Host
 	}
 	return "http://" + r.Host

@@ -56,6 +56,14 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, problem.Status(booking.CodeInvalidRequest), "signin", p)
 		return
 	}
+	if ok, wait := s.codeLimited(r); !ok {
+		p := s.newPage(w, r, "Sign in")
+		p.Problem = s.rateLimited(w, wait)
+		d.Step = "phone"
+		p.Data = d
+		s.render(w, r, problem.Status(booking.CodeRateLimited), "signin", p)
+		return
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	patient, err := s.accounts.PatientByPhone(ctx, phone)
@@ -109,7 +117,7 @@ func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient
 	}
 	if err := s.notifier.Notify(r.Context(), msg); err != nil {
 		// The code is stored; the patient may ask again within the limit.
-		s.log.Warn("web: sending a sign-in code failed", "patientId", patient.ID, "err", err)
+		s.log.WarnContext(r.Context(), "web: sending a sign-in code failed", "patientId", patient.ID, "err", err)
 		return "", booking.Errorf(booking.CodeUnavailable, "the code could not be sent")
 	}
 	return code, nil
@@ -137,6 +145,11 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	if phone == "" || len(code) != codeDigits {
 		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest)
+		return
+	}
+	if ok, wait := s.signinLimited(r, nil, ""); !ok {
+		pr := s.rateLimited(w, wait)
+		fail(pr.Title, pr.Message, booking.CodeRateLimited)
 		return
 	}
 	key := s.phoneKeyOf(phone)

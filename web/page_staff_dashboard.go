@@ -127,7 +127,7 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 	if r.URL.Query().Get("partial") == "1" {
 		var buf bytes.Buffer
 		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", d); err != nil {
-			s.log.Error("web: template failed", "page", "staff_dashboard", "err", err)
+			s.log.ErrorContext(r.Context(), "web: template failed", "page", "staff_dashboard", "err", err)
 			http.Error(w, "internal error", problem.Status(booking.CodeInternal))
 			return
 		}

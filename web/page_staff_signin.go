@@ -45,10 +45,8 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		p.Data = d
 		s.render(w, r, problem.Status(booking.Code(v.Code)), "staff_signin", p)
 	}
-	if ok, wait := s.staffLimit.allow(strings.ToLower(name), s.now()); !ok {
-		w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-		pr := problemOf(booking.CodeRateLimited)
-		fail(&problemView{Code: string(booking.CodeRateLimited), Title: pr.Title, Message: pr.Message})
+	if ok, wait := s.signinLimited(r, s.staffLimit, strings.ToLower(name)); !ok {
+		fail(s.rateLimited(w, wait))
 		return
 	}
 	hash := dummyHash

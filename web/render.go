@@ -58,7 +58,7 @@ func (s *server) explain(r *http.Request, err error) (*problemView, int) {
 	var be *booking.Error
 	switch {
 	case code == booking.CodeInternal || code == booking.CodeUnavailable:
-		s.log.Error("web: request failed", "path", r.URL.Path, "code", string(code), "err", err)
+		s.log.ErrorContext(r.Context(), "web: request failed", "path", r.URL.Path, "code", string(code), "err", err)
 	case asError(err, &be) && be.Code == booking.CodeNotOpenYet && be.OpensAt != nil:
 		v.Detail = "Booking opens on " + be.OpensAt.UTC().Format("Mon 2 Jan 2006 at 15:04 MST") + "."
 	}
@@ -85,7 +85,7 @@ func (s *server) render(w http.ResponseWriter, r *http.Request, status int, name
 	}
 	var buf bytes.Buffer
 	if err := t.ExecuteTemplate(&buf, "layout", p); err != nil {
-		s.log.Error("web: template failed", "page", name, "err", err)
+		s.log.ErrorContext(r.Context(), "web: template failed", "page", name, "err", err)
 		http.Error(w, "internal error", problem.Status(booking.CodeInternal))
 		return
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
 )
 
 // Cookie names.
@@ -88,7 +89,7 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request, role auth.Role, 
 	}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: tok, Path: "/", MaxAge: int(s.sessionTTL / time.Second),
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: edge.Secure(r),
 	})
 	return nil
 }
@@ -96,7 +97,7 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request, role auth.Role, 
 func (s *server) signOut(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: edge.Secure(r),
 	})
 }
 
@@ -111,7 +112,7 @@ func (s *server) csrfID(w http.ResponseWriter, r *http.Request) string {
 	id := hex.EncodeToString(b)
 	http.SetCookie(w, &http.Cookie{
 		Name: csrfCookie, Value: id, Path: "/",
-		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil,
+		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: edge.Secure(r),
 	})
 	// Later reads in this request see it too.
 	r.AddCookie(&http.Cookie{Name: csrfCookie, Value: id})

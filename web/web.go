@@ -13,7 +13,8 @@
 // booking); pages read through a booking.Reader.
 //
 // Security: sessions are short-lived JWTs minted by the auth.Signer in an
-// HttpOnly, SameSite=Lax cookie (Secure under TLS); every POST form carries
+// HttpOnly, SameSite=Lax cookie (Secure under https, direct or through a
+// trusted proxy: edge.Secure); every POST form carries
 // a CSRF token (an HMAC of a per-browser cookie and the form's action); no
 // phone number, code or token is ever logged.
 package web
@@ -27,14 +28,12 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
-
-	"golang.org/x/time/rate"
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/notify"
 )
 
@@ -81,11 +80,25 @@ type Config struct {
 	// Calendar manages patients' calendar subscription links; without it
 	// the calendar page is not found.
 	Calendar CalendarLinks
+	// CodesPerAddress bounds the sign-in code requests of one client
+	// address per 15 minutes, and CodesPerMinute those of everyone (the SMS
+	// budget), beside accounts' limit per phone: together they stop one
+	// client from making the clinic text every patient (defaults
+	// DefaultCodesPerAddress, DefaultCodesPerMinute).
+	CodesPerAddress, CodesPerMinute int
+	// SigninPerMinute bounds the unauthenticated sign-in form posts (phone,
+	// code, staff password) of one client address per minute (default
+	// DefaultSigninPerMinute).
+	SigninPerMinute int
 }
 
 // Defaults of Config.
 const (
 	DefaultSessionTTL = 12 * time.Hour
+
+	DefaultCodesPerAddress = 10
+	DefaultCodesPerMinute  = 60
+	DefaultSigninPerMinute = 30
 )
 
 // server holds the wired dependencies of the pages.
@@ -111,7 +124,10 @@ type server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
-	staffLimit *keyLimiter // staff sign-in attempts per user name
+	staffLimit *edge.KeyLimiter // staff sign-in attempts per user name
+	codeAddr   *edge.KeyLimiter // sign-in code requests per client address
+	codeBudget *edge.Budget     // sign-in code requests of everyone
+	signinAddr *edge.KeyLimiter // sign-in form posts per client address
 }
 
 // New returns the web UI handler, to be mounted at "/" beside the JSON API.
@@ -143,6 +159,15 @@ func newServer(cfg Config) *server {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
+	if cfg.CodesPerAddress <= 0 {
+		cfg.CodesPerAddress = DefaultCodesPerAddress
+	}
+	if cfg.CodesPerMinute <= 0 {
+		cfg.CodesPerMinute = DefaultCodesPerMinute
+	}
+	if cfg.SigninPerMinute <= 0 {
+		cfg.SigninPerMinute = DefaultSigninPerMinute
+	}
 	s := &server{
 		svc: cfg.Service, store: cfg.Store, accounts: cfg.Accounts, signer: cfg.Signer,
 		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
@@ -151,7 +176,10 @@ func newServer(cfg Config) *server {
 		codeKey:    cfg.Signer.DeriveKey("web-login-code"),
 		phoneKey:   cfg.Signer.DeriveKey("web-login-phone"),
 		mux:        http.NewServeMux(),
-		staffLimit: newKeyLimiter(5, time.Minute),
+		staffLimit: edge.NewKeyLimiter(5, time.Minute),
+		codeAddr:   edge.NewKeyLimiter(cfg.CodesPerAddress, 15*time.Minute),
+		codeBudget: edge.NewBudget(cfg.CodesPerMinute, time.Minute),
+		signinAddr: edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
 		calendar:   cfg.Calendar,
 	}
 	s.pages = parsePages()
@@ -224,7 +252,7 @@ func (s *server) middleware(next http.Handler) http.Handler {
 				if v == http.ErrAbortHandler {
 					panic(v)
 				}
-				s.log.Error("web: panic", "path", r.URL.Path, "panic", v)
+				s.log.ErrorContext(r.Context(), "web: panic", "path", r.URL.Path, "panic", v)
 				s.renderError(w, r, &booking.Error{Code: booking.CodeInternal, Message: "internal error"})
 			}
 		}()
@@ -239,52 +267,6 @@ func (s *server) middleware(next http.Handler) http.Handler {
 // storeCtx bounds one store call of a page.
 func (s *server) storeCtx(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, s.storeTimeout)
-}
-
-// keyLimiter is a token bucket per key: burst n, refilled at n per window.
-type keyLimiter struct {
-	limit rate.Limit
-	burst int
-
-	mu      sync.Mutex
-	buckets map[string]*rate.Limiter
-}
-
-// maxKeyBuckets bounds the memory of a keyLimiter.
-const maxKeyBuckets = 100_000
-
-func newKeyLimiter(n int, window time.Duration) *keyLimiter {
-	return &keyLimiter{limit: rate.Limit(float64(n) / window.Seconds()), burst: n, buckets: map[string]*rate.Limiter{}}
-}
-
-// allow spends one attempt of key at now, or tells how long to wait.
-func (l *keyLimiter) allow(key string, now time.Time) (bool, time.Duration) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	b, ok := l.buckets[key]
-	if !ok && len(l.buckets) >= maxKeyBuckets {
-		// Forget only buckets that have refilled (their key is owed
-		// nothing): flooding with new names must not reset a name under
-		// attack. If none has, refuse the new name until one does.
-		for k, x := range l.buckets {
-			if x.TokensAt(now) >= float64(l.burst) {
-				delete(l.buckets, k)
-			}
-		}
-		if len(l.buckets) >= maxKeyBuckets {
-			return false, time.Second
-		}
-	}
-	if !ok {
-		b = rate.NewLimiter(l.limit, l.burst)
-		l.buckets[key] = b
-	}
-	res := b.ReserveN(now, 1)
-	if d := res.DelayFrom(now); d > 0 {
-		res.CancelAt(now)
-		return false, d
-	}
-	return true, 0
 }
 
 func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/fhir"
 	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/metrics"
@@ -83,6 +84,8 @@ func (i interop) mount(next http.Handler, m *metrics.Metrics, logger *slog.Logge
 	return mux
 }
 
+// observed counts and logs each request of h (the web pages, FHIR, iCal)
+// like the API does its own: by route pattern, never by path.
 func observed(h http.Handler, m *metrics.Metrics, logger *slog.Logger, quiet bool) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -101,7 +104,7 @@ func observed(h http.Handler, m *metrics.Metrics, logger *slog.Logger, quiet boo
 			return
 		}
 		logger.LogAttrs(r.Context(), level, "http", slog.String("method", r.Method), slog.String("route", route),
-			slog.Int("status", sw.status), slog.Duration("duration", took))
+			slog.Int("status", sw.status), slog.Duration("duration", took), slog.String("client", edge.ClientAddr(r)))
 	})
 }
 

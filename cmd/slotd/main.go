@@ -1,8 +1,10 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, rush, reconcile, staff-password, chaos.
+// token, demo-data, rush, reconcile, staff-password, chaos, version,
+// healthcheck.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
-// flag's name in upper case with dashes as underscores (--db → SLOTD_DB);
+// flag's name in upper case with dashes as underscores (--db → SLOTD_DB),
+// or read from the file SLOTD_<NAME>_FILE names (secrets mounted as files);
 // a flag given on the command line wins.
 package main
 
@@ -35,6 +37,8 @@ var commands = []command{
 	{"import", "import a CSV file of departments, doctors, schedules or patients (--dry-run checks only)", runImport},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
 	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
+	{"version", "print the version and VCS revision of this binary", runVersion},
+	{"healthcheck", "GET a running slotd's /healthz; exit 0 when it answers 200 (container HEALTHCHECK)", runHealthcheck},
 }
 
 func main() {
@@ -53,6 +57,9 @@ func main() {
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && (args[0] == "--version" || args[0] == "-version") {
+		return runVersion(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
 		usage(stderr)
 		if len(args) == 0 {
@@ -94,7 +101,22 @@ func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
 		if given[f.Name] {
 			return
 		}
-		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+		v, ok := os.LookupEnv(envName(f.Name))
+		if path, isFile := os.LookupEnv(envName(f.Name) + "_FILE"); isFile {
+			if ok {
+				errs = append(errs, fmt.Errorf("both %s and %s_FILE are set", envName(f.Name), envName(f.Name)))
+				return
+			}
+			b, err := os.ReadFile(path)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s_FILE: %w", envName(f.Name), err))
+				return
+			}
+			// A file written by an editor or `echo` ends with a newline
+			// that is not part of the secret.
+			v, ok = strings.TrimRight(string(b), "\r\n"), true
+		}
+		if ok {
 			if err := fs.Set(f.Name, v); err != nil {
 				errs = append(errs, fmt.Errorf("%s: %w", envName(f.Name), err))
 			}

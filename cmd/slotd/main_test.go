@@ -109,7 +109,7 @@ func TestServeDemo(t *testing.T) {
 	var out, errb syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--demo", "--addr", "127.0.0.1:0", "--db", "sqlite:" + filepath.Join(dir, "demo.db")}, &out, &errb)
+		done <- run(ctx, []string{"serve", "--demo", "--drain=0", "--addr", "127.0.0.1:0", "--db", "sqlite:" + filepath.Join(dir, "demo.db")}, &out, &errb)
 	}()
 	urlRe := regexp.MustCompile(`running at (http://[0-9.:]+)`)
 	var base string

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"database/sql"
 	"errors"
 	"flag"
@@ -11,12 +12,18 @@ import (
 	"net"
 	"net/http"
 	"net/http/pprof"
+	"os"
+	"os/signal"
 	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/metrics"
@@ -41,7 +48,17 @@ type serveFlags struct {
 	listTTL      time.Duration
 	bench        bool
 	quietLog     bool
-	pprofAddr    string
+	metricsAddr  string
+
+	// operations (deploy/)
+	tlsCert, tlsKey string
+	trustedProxies  string
+	corsOrigins     string
+	drain           time.Duration
+	publicPerMinute int
+	reconcileEvery  time.Duration
+	codesPerAddress int
+	codesPerMinute  int
 
 	// notifications and payments
 	notifier       string
@@ -57,9 +74,9 @@ type serveFlags struct {
 	interop interopFlags
 }
 
-func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+// newServeFlagSet registers serve's flags into f.
+func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
-	var f serveFlags
 	f.db.register(fs)
 	f.db.registerAuth(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address")
@@ -79,7 +96,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.listTTL, "list-cache-ttl", httpapi.DefaultListCacheTTL, "how long slot lists are served from memory (negative: off)")
 	fs.BoolVar(&f.bench, "bench-endpoints", false, "serve POST /bench/echo, the no-database ceiling for `slotd rush --scenario echo`")
 	fs.BoolVar(&f.quietLog, "quiet-access-log", false, "log only failed requests, not one line per request")
-	fs.StringVar(&f.pprofAddr, "pprof-addr", "", "serve Go's /debug/pprof on this address (e.g. 127.0.0.1:6060); off when empty")
+	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /metrics and Go's /debug/pprof on this other address (e.g. 127.0.0.1:9090) instead of the public one")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve https with this PEM certificate (chain) file, reloaded on SIGHUP (with --tls-key)")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
+	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For/-Proto are believed (client address, https)")
+	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (https://app.example) whose browser apps may call /api/")
+	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the invariants are checked for slotd_reconciliation_issues (no repair)")
+	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
+	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "unauthenticated API requests allowed per client address per minute (0: no limit)")
+	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
+	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in code requests allowed per minute in all (the SMS budget)")
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
@@ -90,6 +116,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
+	return fs
+}
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var f serveFlags
+	fs := newServeFlagSet(&f)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -97,6 +129,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return errors.New("--tls-cert and --tls-key go together")
+	}
+	proxies, err := edge.ParseProxies(f.trustedProxies)
+	if err != nil {
+		return err
+	}
+	build := readBuildInfo()
+	stopTracing, err := edge.SetupTracing(ctx, build.Version, nil)
+	if err != nil {
+		return err
+	}
+	defer func() { _ = stopTracing(context.Background()) }()
 	if err := mkdirFor(f.db.url); err != nil {
 		return err
 	}
@@ -128,6 +173,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 	m := metrics.New()
+	m.BuildInfo(build.Version, build.Revision, build.GoVersion)
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
 	svc := booking.NewService(store, booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
@@ -147,6 +193,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	registerJobGauges(m, runner, logger)
 	// Deferred after store.Close, so it runs before it; and after the
 	// HTTP server's shutdown below, so requests finish (and enqueue their
 	// notifications) before the workers stop.
@@ -166,11 +213,27 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	processorDone := make(chan struct{})
 	go func() { defer close(processorDone); svc.RunRoundProcessor(pctx, 0) }()
 	defer func() { stopProcessor(); <-processorDone }()
+	rctx, stopReconcile := context.WithCancel(ctx)
+	reconcileDone := make(chan struct{})
+	go func() { defer close(reconcileDone); watchReconciliation(rctx, svc, m, f.reconcileEvery, logger) }()
+	defer func() { stopReconcile(); <-reconcileDone }()
+	var draining atomic.Bool
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
 		return err
 	}
-	url := "http://" + ln.Addr().String()
+	scheme := "http"
+	var certs *certReloader
+	if f.tlsCert != "" {
+		if certs, err = newCertReloader(f.tlsCert, f.tlsKey); err != nil {
+			ln.Close()
+			return err
+		}
+		ln = tls.NewListener(ln, certs.config())
+		scheme = "https"
+		go reloadOnHangup(ctx, certs, logger)
+	}
+	url := scheme + "://" + ln.Addr().String()
 	if f.demo {
 		if err := loadDemo(ctx, store, signer, url, stdout); err != nil {
 			ln.Close()
@@ -193,17 +256,23 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handler := httpapi.New(httpapi.Config{
 		Service: svc, Store: store, Signer: signer, Logger: logger,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret,
+		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: draining.Load,
 	})
+	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	if f.paymentSecret == "" {
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
-	handler = withWeb(handler, web.Config{
+	handler = withWeb(handler, observed(web.New(web.Config{
 		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
-		Calendar: inter.ical,
-	})
+		Calendar:        inter.ical,
+		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
+	}), m, logger, f.quietLog))
 	handler = inter.mount(handler, m, logger, f.quietLog)
+	if f.metricsAddr != "" {
+		handler = withoutMetrics(handler)
+	}
+	handler = edge.Traced(proxies.Handler(handler))
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
@@ -213,8 +282,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
 	logger.Info("slotd listening", "url", url, "db", dbKind(f.db.url), "engine", f.engine)
-	if f.pprofAddr != "" {
-		go servePprof(f.pprofAddr, logger)
+	if f.metricsAddr != "" {
+		go serveMetrics(f.metricsAddr, m, logger)
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -222,6 +291,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case err := <-errc:
 		return err
 	case <-ctx.Done():
+	}
+	// Not ready any more, but still serving: the load balancer sees the
+	// 503 and stops sending before the listener closes.
+	draining.Store(true)
+	logger.Info("draining: /readyz answers 503", "drain", f.drain)
+	select {
+	case <-time.After(f.drain):
+	case err := <-errc:
+		return err
 	}
 	logger.Info("shutting down: letting requests finish", "timeout", f.shutdownWait)
 	sctx, cancel := context.WithTimeout(context.Background(), f.shutdownWait)
@@ -265,12 +343,14 @@ func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url
 	return nil
 }
 
+// newLogger logs in format to w, every line of a request with its request
+// and trace ids (edge.LogHandler).
 func newLogger(format string, w io.Writer) (*slog.Logger, error) {
 	switch format {
 	case "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(edge.LogHandler(slog.NewTextHandler(w, nil))), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(edge.LogHandler(slog.NewJSONHandler(w, nil))), nil
 	}
 	return nil, fmt.Errorf("--log-format must be text or json")
 }
@@ -294,19 +374,61 @@ func registerPoolGauges(m *metrics.Metrics, p poolStats) {
 	m.GaugeFunc("slotd_db_pool_acquired_conns", "Database connections in use (SQLite: its single writer).", func() float64 { return float64(p.PoolStats().InUse) })
 	m.GaugeFunc("slotd_db_pool_idle_conns", "Database connections idle.", func() float64 { return float64(p.PoolStats().Idle) })
 	m.GaugeFunc("slotd_db_pool_max_conns", "Database pool size (SQLite: the writer, 1).", func() float64 { return float64(p.PoolStats().MaxOpenConnections) })
-	m.GaugeFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for a busy database connection.", func() float64 { return p.PoolStats().WaitDuration.Seconds() })
+	m.CounterFunc("slotd_db_pool_wait_seconds_total", "Time spent waiting for a busy database connection.", func() float64 { return p.PoolStats().WaitDuration.Seconds() })
 }
 
-// servePprof serves the profiler on its own listener, so that it is never
-// exposed on the public address by accident.
-func servePprof(addr string, logger *slog.Logger) {
+// serveMetrics serves /metrics and the profiler on their own listener,
+// so that neither is exposed on the public address.
+func serveMetrics(addr string, m *metrics.Metrics, logger *slog.Logger) {
 	mux := http.NewServeMux()
+	mux.Handle("/metrics", m.Handler())
 	mux.HandleFunc("/debug/pprof/", pprof.Index)
 	mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
 	mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
-	logger.Info("pprof listening", "addr", addr)
+	logger.Info("metrics and pprof listening", "addr", addr)
 	srv := &http.Server{Addr: addr, Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	if err := srv.ListenAndServe(); err != nil {
-		logger.Error("pprof", "err", err)
+		logger.Error("metrics listener", "err", err)
 	}
+}
+
+// withoutMetrics hides the public /metrics when --metrics-addr serves it.
+func withoutMetrics(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/metrics" {
+			http.NotFound(w, r)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// reloadOnHangup reloads the TLS certificate on every SIGHUP until ctx ends.
+func reloadOnHangup(ctx context.Context, certs *certReloader, logger *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := certs.reload(); err != nil {
+				logger.Error("SIGHUP: keeping the old TLS certificate", "err", err)
+				continue
+			}
+			logger.Info("SIGHUP: TLS certificate reloaded")
+		}
+	}
+}
+
+// splitList reads a comma-separated flag value.
+func splitList(v string) []string {
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		if s = strings.TrimSpace(s); s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
 }

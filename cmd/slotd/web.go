@@ -9,19 +9,18 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/web"
 )
 
 // apiPaths are the paths the JSON API keeps; the web UI serves the rest.
-var apiPaths = []string{"/api/", "/healthz", "/readyz", "/openapi.json", "/metrics", "/bench/"}
+var apiPaths = []string{"/api/", "/healthz", "/readyz", "/openapi.json", "/problems/", "/metrics", "/bench/"}
 
 // withWeb mounts the web UI at "/" beside the API handler api.
-func withWeb(api http.Handler, cfg web.Config) http.Handler {
+func withWeb(api, ui http.Handler) http.Handler {
 	mux := http.NewServeMux()
 	for _, p := range apiPaths {
 		mux.Handle(p, api)
 	}
-	mux.Handle("/", web.New(cfg))
+	mux.Handle("/", ui)
 	return mux
 }
 

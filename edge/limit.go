@@ -1,0 +1,72 @@
+package edge
+
+import (
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+)
+
+// KeyLimiter is a token bucket per key (a client address, a user name):
+// burst n, refilled at n per window.
+type KeyLimiter struct {
+	limit rate.Limit
+	burst int
+
+	mu      sync.Mutex
+	buckets map[string]*rate.Limiter
+}
+
+// maxKeyBuckets bounds the memory of a KeyLimiter.
+const maxKeyBuckets = 100_000
+
+// NewKeyLimiter allows n per window to each key.
+func NewKeyLimiter(n int, window time.Duration) *KeyLimiter {
+	return &KeyLimiter{limit: rate.Limit(float64(n) / window.Seconds()), burst: n, buckets: map[string]*rate.Limiter{}}
+}
+
+// Allow spends one attempt of key at now, or tells how long to wait.
+func (l *KeyLimiter) Allow(key string, now time.Time) (bool, time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	b, ok := l.buckets[key]
+	if !ok && len(l.buckets) >= maxKeyBuckets {
+		// Forget only buckets that have refilled (their key is owed
+		// nothing): flooding with new keys must not reset a key under
+		// attack. If none has, refuse the new key until one does.
+		for k, x := range l.buckets {
+			if x.TokensAt(now) >= float64(l.burst) {
+				delete(l.buckets, k)
+			}
+		}
+		if len(l.buckets) >= maxKeyBuckets {
+			return false, time.Second
+		}
+	}
+	if !ok {
+		b = rate.NewLimiter(l.limit, l.burst)
+		l.buckets[key] = b
+	}
+	return spend(b, now)
+}
+
+// Budget is one token bucket shared by everyone: a global budget (sign-in
+// codes sent per minute, whoever asks).
+type Budget struct{ b *rate.Limiter }
+
+// NewBudget allows n per window in all.
+func NewBudget(n int, window time.Duration) *Budget {
+	return &Budget{rate.NewLimiter(rate.Limit(float64(n)/window.Seconds()), n)}
+}
+
+// Allow spends one of the budget at now, or tells how long to wait.
+func (g *Budget) Allow(now time.Time) (bool, time.Duration) { return spend(g.b, now) }
+
+func spend(b *rate.Limiter, now time.Time) (bool, time.Duration) {
+	res := b.ReserveN(now, 1)
+	if d := res.DelayFrom(now); d > 0 {
+		res.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}

@@ -1,0 +1,36 @@
+package problem
+
+import "github.com/slotd/slotd/booking"
+
+// descriptions say what each problem type means and what a client should
+// do: the page GET /problems/{code} answers, the type URI's target.
+var descriptions = map[booking.Code]string{
+	booking.CodeInvalidRequest:        "The request is malformed or a value is out of range: fix it before sending it again. detail names what is wrong.",
+	booking.CodeMethodNotAllowed:      "The resource exists but does not answer this method; the Allow header lists those it does.",
+	booking.CodeMissingIdempotencyKey: "A booking needs an Idempotency-Key header (1 to 64 visible ASCII characters), so that a retry cannot book twice.",
+	booking.CodePayloadTooLarge:       "The request body is larger than the service accepts (16 KiB).",
+	booking.CodeUnauthorized:          "No valid credentials: send a bearer token that is not expired (WWW-Authenticate names the scheme).",
+	booking.CodeForbidden:             "The credentials are valid but do not allow this operation (for example an admin-only one, or another patient's appointment).",
+	booking.CodeNotFound:              "There is no such resource, or it is not visible to this caller.",
+	booking.CodeConflict:              "The change conflicts with the current state, for example a name that is taken.",
+	booking.CodeSlotFull:              "Every place of the slot is taken. Choose another slot; retrying the same one does not help.",
+	booking.CodeAlreadyBooked:         "The patient already holds a place in this slot.",
+	booking.CodeOverlapping:           "The patient already has an appointment at an overlapping time.",
+	booking.CodeQuotaExceeded:         "The patient has used every place the rules allow (per round or per period).",
+	booking.CodeNotOpenYet:            "Booking for this slot has not opened; opensAt says when it does.",
+	booking.CodeSlotClosed:            "The slot cannot be booked: it started, or the clinic suspended or closed it.",
+	booking.CodeAlreadyStarted:        "The appointment has started and can no longer be changed online.",
+	booking.CodeInvalidTransition:     "The appointment's state does not allow this change (it may be cancelled or completed already).",
+	booking.CodePaymentRejected:       "The payment arrived too late or for another amount; it is recorded for a refund and does not confirm the booking.",
+	booking.CodePaymentConflict:       "The trade number was already recorded for another appointment or amount; the clinic reconciles it.",
+	booking.CodeBadSignature:          "The payment callback's HMAC signature is missing or does not verify.",
+	booking.CodeKeyInUse:              "A request with this Idempotency-Key is still being processed: retry after Retry-After with the same key.",
+	booking.CodeKeyReused:             "This Idempotency-Key was used for a different request; use a new key for a new request.",
+	booking.CodeRateLimited:           "Too many requests from this caller or address: wait Retry-After seconds before trying again.",
+	booking.CodeOverloaded:            "The service is shedding load: retry after Retry-After seconds, with the same Idempotency-Key for a booking.",
+	booking.CodeUnavailable:           "A dependency (the database) is not answering: retry after Retry-After seconds; a booking retried with its key is never made twice.",
+	booking.CodeInternal:              "A bug in the service: it was logged with the request id (X-Request-Id). Retrying may not help.",
+}
+
+// Describe says what code means and what to do about it ("" when unknown).
+func Describe(code booking.Code) string { return descriptions[code] }
