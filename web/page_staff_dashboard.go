@@ -48,7 +48,8 @@ const (
 // ?partial=1 it answers only the charts, for the script's refresh.
 func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ session) {
 	st := s.stats.Snapshot()
-	d := dashboardData{At: st.At.UTC().Format("15:04:05 UTC"), Created: st.Created, Replayed: st.Replayed}
+	pr := s.printer(r)
+	d := dashboardData{At: pr.Clock(st.At.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")", Created: st.Created, Replayed: st.Replayed}
 
 	// Bookings per second.
 	for _, v := range st.PerSecond {
@@ -63,7 +64,7 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		for i, v := range st.PerSecond {
 			h := float64(v) / float64(d.RateMax) * (rateH - 20)
 			d.Rate = append(d.Rate, bar{X: float64(i) * step, Y: rateH - 20 - h, W: step * 0.8, H: h,
-				Label: fmt.Sprintf("%d s ago", n-1-i), Value: fmt.Sprint(v)})
+				Label: pr.T("%d s ago", n-1-i), Value: fmt.Sprint(v)})
 		}
 	}
 
@@ -87,7 +88,7 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 	})
 	for i, e := range rej {
 		d.Rejections = append(d.Rejections, bar{Y: float64(i) * rowH, W: max(2, float64(e.n)/float64(most)*barsW), H: 16,
-			Label: problemOf(booking.Code(e.code)).Title + " (" + e.code + ")", Value: fmt.Sprint(e.n)})
+			Label: pr.T(problemOf(booking.Code(e.code)).Title) + " (" + e.code + ")", Value: fmt.Sprint(e.n)})
 	}
 
 	// Fill of the hottest slots.
@@ -111,10 +112,10 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		}
 		i := len(d.Hot)
 		d.Hot = append(d.Hot, bar{Y: float64(i) * rowH, W: max(0, frac*barsW), H: 16,
-			Label: doc.Name + ", " + sl.StartAt.In(loc).Format("Mon 2 Jan 15:04"),
+			Label: doc.Name + ", " + pr.ShortDate(sl.StartAt.In(loc)) + " " + pr.Clock(sl.StartAt.In(loc)),
 			Value: fmt.Sprintf("%d/%d", sl.BookedCount, sl.Capacity), Full: sl.BookedCount >= sl.Capacity})
 	}
-	d.Summary = fmt.Sprintf("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
+	d.Summary = pr.T("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
 		d.LastSecond, d.PeakSecond, d.Created, d.Rejected)
 
 	if r.URL.Query().Get("partial") == "1" {

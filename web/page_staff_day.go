@@ -68,14 +68,15 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
 			Status: string(a.Status), Booked: a.Status == booking.StatusBooked})
 	}
+	p := s.newPage(w, r, "")
 	rows := make([]daySlot, 0, len(slots))
 	for _, sl := range slots {
-		rows = append(rows, daySlot{Time: fmtClock(sl.StartAt, loc) + "–" + fmtClock(sl.EndAt, loc), Capacity: sl.Capacity,
+		rows = append(rows, daySlot{Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
 			Booked: sl.BookedCount, Status: sl.Status, Appts: bySlot[sl.ID]})
 	}
-	p := s.newPage(w, r, doc.Name+", "+dayTitle(day))
+	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	if r.URL.Query().Has("done") {
-		p.Notice = "Appointment updated."
+		p.Notice = p.T("Appointment updated.")
 	}
 	p.Data = struct {
 		Doctor     booking.Doctor
@@ -84,7 +85,7 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 		Prev, Next string
 		Slots      []daySlot
 		Self       string
-	}{doc, dayTitle(day), day.String(), day.AddDays(-1).String(), day.AddDays(1).String(), rows,
+	}{doc, dayTitle(p.pr, day), day.String(), day.AddDays(-1).String(), day.AddDays(1).String(), rows,
 		"/staff/doctors/" + itoa(doc.ID) + "/days/" + day.String()}
 	s.render(w, r, http.StatusOK, "staff_day", p)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -35,7 +36,12 @@ type scheduleRow struct {
 	Opens    string
 }
 
-var weekdayNames = []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+// weekdayNames are the short day names of the language, Sunday first as
+// time.Weekday counts.
+func weekdayNames(pr *i18n.Printer) []string {
+	mon := pr.Weekdays()
+	return append([]string{mon[6]}, mon[:6]...)
+}
 
 // handleStaffDoctor shows a doctor's schedules and the slots of one day,
 // with forms to create a schedule (generating its slots) and to suspend a
@@ -66,6 +72,8 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		s.renderError(w, r, err)
 		return
 	}
+	p := s.newPage(w, r, "")
+	p.Title = doc.Name
 	data := struct {
 		Doctor    booking.Doctor
 		Date      string
@@ -73,28 +81,27 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		Schedules []scheduleRow
 		Slots     []staffSlotRow
 		Weekdays  []string
-	}{Doctor: doc, Date: day.String(), Day: dayTitle(day), Weekdays: weekdayNames}
+	}{Doctor: doc, Date: day.String(), Day: dayTitle(p.pr, day), Weekdays: weekdayNames(p.pr)}
 	for _, sc := range scheds {
 		var days []string
 		for _, wd := range sc.Weekdays {
-			days = append(days, weekdayNames[wd])
+			days = append(days, data.Weekdays[wd])
 		}
 		data.Schedules = append(data.Schedules, scheduleRow{Days: strings.Join(days, " "), Hours: sc.StartTime + "–" + sc.EndTime,
 			Minutes: sc.SlotMinutes, Capacity: sc.Capacity, Fee: sc.FeeCents, Horizon: sc.HorizonDays, Opens: sc.OpensAtTime})
 	}
 	for _, sl := range slots {
-		data.Slots = append(data.Slots, staffSlotRow{ID: sl.ID, Time: fmtClock(sl.StartAt, loc) + "–" + fmtClock(sl.EndAt, loc),
+		data.Slots = append(data.Slots, staffSlotRow{ID: sl.ID, Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc),
 			Capacity: sl.Capacity, Booked: sl.BookedCount, Remaining: max(sl.Remaining(), 0), Status: sl.Status,
-			OpensAt: fmtDateTime(sl.OpensAt, loc), Fee: sl.FeeCents, Full: sl.Remaining() <= 0})
+			OpensAt: fmtDateTime(p.pr, sl.OpensAt, loc), Fee: sl.FeeCents, Full: sl.Remaining() <= 0})
 	}
-	p := s.newPage(w, r, doc.Name)
 	switch {
 	case q.Has("slots"):
-		p.Notice = "Schedule created: " + q.Get("slots") + " slots generated. The first day with slots is shown below."
+		p.Notice = p.T("Schedule created: %s slots generated. The first day with slots is shown below.", q.Get("slots"))
 	case q.Has("suspended"):
-		p.Notice = "Period suspended: " + q.Get("suspended") + " slots closed, " + q.Get("cancelled") + " appointments cancelled, " + q.Get("told") + " patients notified."
+		p.Notice = p.T("Period suspended: %s slots closed, %s appointments cancelled, %s patients notified.", q.Get("suspended"), q.Get("cancelled"), q.Get("told"))
 	case q.Has("created"):
-		p.Notice = "Doctor added. Create a schedule to generate slots."
+		p.Notice = p.T("Doctor added. Create a schedule to generate slots.")
 	}
 	p.Data = data
 	s.render(w, r, http.StatusOK, "staff_doctor", p)
@@ -133,8 +140,8 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		}
 		*in.dst = n
 	}
-	fee, err := parseEuros(f.Get("fee"))
-	if err != nil || len(sc.Weekdays) == 0 {
+	fee, ok := s.currency.ParseAmount(f.Get("fee"))
+	if !ok || fee > booking.MaxFeeCents || len(sc.Weekdays) == 0 {
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "fee or weekdays"))
 		return
 	}
@@ -163,30 +170,6 @@ func containsWeekday(ds []time.Weekday, d time.Weekday) bool {
 		}
 	}
 	return false
-}
-
-// parseEuros parses "25", "25.5" or "25,50" euros into cents; "" is 0.
-func parseEuros(v string) (int64, error) {
-	v = strings.ReplaceAll(strings.TrimSpace(v), ",", ".")
-	if v == "" {
-		return 0, nil
-	}
-	whole, frac, _ := strings.Cut(v, ".")
-	if len(frac) > 2 {
-		return 0, fmt.Errorf("too many decimals")
-	}
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || w < 0 || w > 1_000_000 {
-		return 0, fmt.Errorf("bad amount")
-	}
-	c, err := strconv.ParseInt(frac, 10, 64)
-	if err != nil || c < 0 {
-		return 0, fmt.Errorf("bad amount")
-	}
-	return w*100 + c, nil
 }
 
 // handleStaffSuspend suspends a period of the doctor: its slots close,
