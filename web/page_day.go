@@ -69,7 +69,8 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		Month      string
 		Slots      []slotRow
 		Self       string
-	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path}
+		HasFee     bool
+	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows)}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 
@@ -99,4 +100,13 @@ func slotRowOf(pr *i18n.Printer, sl booking.Slot, loc *time.Location, now time.T
 
 func dayTitle(pr *i18n.Printer, d schedule.Date) string {
 	return pr.Date(time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, time.UTC))
+}
+
+func hasFee(rows []slotRow) bool {
+	for _, r := range rows {
+		if r.Fee > 0 {
+			return true
+		}
+	}
+	return false
 }

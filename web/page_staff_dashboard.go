@@ -118,9 +118,11 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 	d.Summary = pr.T("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
 		d.LastSecond, d.PeakSecond, d.Created, d.Rejected)
 
+	p := s.newPage(w, r, "Rush dashboard")
+	p.Data = d
 	if r.URL.Query().Get("partial") == "1" {
 		var buf bytes.Buffer
-		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", d); err != nil {
+		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", p); err != nil {
 			s.log.Error("web: template failed", "page", "staff_dashboard", "err", err)
 			http.Error(w, "internal error", problem.Status(booking.CodeInternal))
 			return
@@ -130,8 +132,6 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		_, _ = w.Write(buf.Bytes())
 		return
 	}
-	p := s.newPage(w, r, "Rush dashboard")
-	p.Data = d
 	s.render(w, r, http.StatusOK, "staff_dashboard", p)
 }
 

@@ -166,3 +166,6 @@ func fmtDateTime(pr *i18n.Printer, t time.Time, loc *time.Location) string { ret
 func fmtClock(pr *i18n.Printer, t time.Time, loc *time.Location) string { return pr.Clock(t.In(loc)) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Currency is the clinic currency's ISO 4217 code, for fee inputs.
+func (p *page) Currency() string { return p.srv.currency.Code }
