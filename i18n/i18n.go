@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/go-playground/locales"
-	"github.com/go-playground/locales/en"
+	"github.com/go-playground/locales/en_GB"
 	"github.com/go-playground/locales/fr"
 	"github.com/go-playground/locales/vi"
 	"github.com/go-playground/locales/zh_Hans"
@@ -43,7 +43,7 @@ var (
 	cat     = catalog.NewBuilder(catalog.Fallback(language.English))
 	tags    []language.Tag
 	matcher language.Matcher
-	cldr    = map[string]locales.Translator{"en": en.New(), "zh-Hans": zh_Hans.New(), "vi": vi.New(), "fr": fr.New()}
+	cldr    = map[string]locales.Translator{"en": en_GB.New(), "zh-Hans": zh_Hans.New(), "vi": vi.New(), "fr": fr.New()}
 	// Translations holds every catalog (language → key → text), for the
 	// completeness test.
 	Translations = map[string]map[string]string{}

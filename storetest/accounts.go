@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/phone"
 )
 
 // accountsStore is a store seen as both: accounts.Store and the
@@ -38,7 +39,7 @@ func testAccounts(t *testing.T, h Harness) {
 		must(t, err)
 		_, err = s.CreatePatient(ctx, booking.Patient{Name: "Later twin", Phone: "+33612345678"})
 		must(t, err)
-		got, err := s.PatientByPhone(ctx, accounts.NormalizePhone("+33 (6) 12 34 56 78"))
+		got, err := s.PatientByPhone(ctx, phone.Normalize("+33 (6) 12 34 56 78", "FR"))
 		must(t, err)
 		if got.ID != p.ID || got.Name != "Anh" {
 			t.Fatalf("found %+v, want the oldest patient %d", got, p.ID)

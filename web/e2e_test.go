@@ -28,6 +28,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
 	"github.com/slotd/slotd/web"
@@ -43,16 +44,16 @@ type codeBox struct {
 func (c *codeBox) Notify(_ context.Context, m notify.Message) error {
 	if m.Kind == notify.KindLoginCode {
 		c.mu.Lock()
-		c.codes[accounts.NormalizePhone(m.Phone)] = m.Code
+		c.codes[phone.Normalize(m.Phone, "FR")] = m.Code
 		c.mu.Unlock()
 	}
 	return nil
 }
 
-func (c *codeBox) code(phone string) string {
+func (c *codeBox) code(number string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.codes[accounts.NormalizePhone(phone)]
+	return c.codes[phone.Normalize(number, "FR")]
 }
 
 // site is a running slotd with sample data.

@@ -46,7 +46,7 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := accounts.NormalizePhone(raw)
+	phone := s.svc.NormalizePhone(raw)
 	if phone == "" {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"
@@ -122,7 +122,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := accounts.NormalizePhone(raw)
+	phone := s.svc.NormalizePhone(raw)
 	code := strings.TrimSpace(r.PostFormValue("code"))
 	// fail shows the code step again with a problem; its status is the
 	// problem table's for code.

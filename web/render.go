@@ -134,7 +134,6 @@ var funcs = template.FuncMap{
 	},
 }
 
-
 // parsePages parses each page template together with the layout.
 func parsePages() map[string]*template.Template {
 	names, err := fs.Glob(templateFS, "templates/*.html")
@@ -161,7 +160,9 @@ func zone(tz string) *time.Location {
 	return time.UTC
 }
 
-func fmtDateTime(pr *i18n.Printer, t time.Time, loc *time.Location) string { return pr.DateTime(t.In(loc)) }
+func fmtDateTime(pr *i18n.Printer, t time.Time, loc *time.Location) string {
+	return pr.DateTime(t.In(loc))
+}
 
 func fmtClock(pr *i18n.Printer, t time.Time, loc *time.Location) string { return pr.Clock(t.In(loc)) }
 
