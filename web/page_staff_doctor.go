@@ -52,6 +52,24 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		s.renderError(w, r, err)
 		return
 	}
+	s.renderStaffDoctor(w, r, doc, loc, http.StatusOK, newScheduleForm())
+}
+
+// scheduleForm is the schedule form as typed, with the field in error and
+// why, so that a mistake keeps everything else the clerk entered.
+type scheduleForm struct {
+	Start, End, Minutes, Capacity, Fee, Horizon, Opens, Hold string
+	Weekdays                                                 [7]bool
+	Error                                                    string // the field's name
+	Problem                                                  *problemView
+}
+
+func newScheduleForm() scheduleForm {
+	return scheduleForm{Start: "08:00", End: "12:00", Minutes: "15", Capacity: "1", Fee: "0", Horizon: "14", Opens: "07:00", Hold: "15",
+		Weekdays: [7]bool{false, true, true, true, true, true, false}}
+}
+
+func (s *server) renderStaffDoctor(w http.ResponseWriter, r *http.Request, doc booking.Doctor, loc *time.Location, status int, form scheduleForm) {
 	q := r.URL.Query()
 	day := schedule.DateOf(s.now(), loc)
 	if v := q.Get("date"); v != "" {
@@ -81,7 +99,8 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		Schedules []scheduleRow
 		Slots     []staffSlotRow
 		Weekdays  []string
-	}{Doctor: doc, Date: day.String(), Day: dayTitle(p.pr, day), Weekdays: weekdayNames(p.pr)}
+		Form      scheduleForm
+	}{Form: form, Doctor: doc, Date: day.String(), Day: dayTitle(p.pr, day), Weekdays: weekdayNames(p.pr)}
 	for _, sc := range scheds {
 		var days []string
 		for _, wd := range sc.Weekdays {
@@ -103,8 +122,9 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 	case q.Has("created"):
 		p.Notice = p.T("Doctor added. Create a schedule to generate slots.")
 	}
+	p.Problem = form.Problem
 	p.Data = data
-	s.render(w, r, http.StatusOK, "staff_doctor", p)
+	s.render(w, r, status, "staff_doctor", p)
 }
 
 // handleStaffCreateSchedule creates a schedule from the form, which
@@ -117,6 +137,20 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	f := r.PostForm
+	form := scheduleForm{Start: f.Get("start"), End: f.Get("end"), Minutes: f.Get("minutes"), Capacity: f.Get("capacity"),
+		Fee: f.Get("fee"), Horizon: f.Get("horizon"), Opens: f.Get("opens"), Hold: f.Get("hold")}
+	pr := s.printer(r)
+	// fail shows the form again as typed, the field marked.
+	fail := func(field string, err error) {
+		form.Error = field
+		v, status := s.explain(r, err)
+		var be *booking.Error
+		if asError(err, &be) {
+			v.Detail = be.Message
+		}
+		form.Problem = v
+		s.renderStaffDoctor(w, r, doc, loc, status, form)
+	}
 	sc := booking.Schedule{DoctorID: doc.ID, StartTime: f.Get("start"), EndTime: f.Get("end"), OpensAtTime: f.Get("opens")}
 	for _, v := range f["weekday"] {
 		d, err := strconv.Atoi(v)
@@ -124,6 +158,7 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "weekday"))
 			return
 		}
+		form.Weekdays[d] = true
 		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
 	}
 	ints := []struct {
@@ -135,19 +170,27 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 	for _, in := range ints {
 		n, err := strconv.Atoi(strings.TrimSpace(f.Get(in.name)))
 		if err != nil || n < in.min || n > in.max {
-			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "%s", in.name))
+			fail(in.name, booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter a whole number from %d to %d.", in.min, in.max)))
 			return
 		}
 		*in.dst = n
 	}
 	fee, ok := s.currency.ParseAmount(f.Get("fee"))
-	if !ok || fee > booking.MaxFeeCents || len(sc.Weekdays) == 0 {
-		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "fee or weekdays"))
+	if !ok || fee > booking.MaxFeeCents {
+		fail("fee", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter an amount in %s with at most %d decimals.", s.currency.Code, s.currency.Digits)))
+		return
+	}
+	if len(sc.Weekdays) == 0 {
+		fail("weekday", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Choose at least one day.")))
 		return
 	}
 	sc.FeeCents = fee
 	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
 	if err != nil {
+		if booking.ErrorCode(err) == booking.CodeInvalidRequest {
+			fail(scheduleField(err), err)
+			return
+		}
 		s.renderError(w, r, err)
 		return
 	}
@@ -161,6 +204,19 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		}
 	}
 	redirect(w, r, fmt.Sprintf("/staff/doctors/%d?slots=%d&date=%s", doc.ID, created, first))
+}
+
+// scheduleField names the form field a refused schedule's message is
+// about (the Service names the JSON field: startTime, endTime…).
+func scheduleField(err error) string {
+	msg := err.Error()
+	for _, f := range []struct{ json, form string }{{"startTime", "start"}, {"endTime", "end"}, {"opensAtTime", "opens"},
+		{"slotMinutes", "minutes"}, {"capacity", "capacity"}, {"horizonDays", "horizon"}, {"holdMinutes", "hold"}, {"fee", "fee"}} {
+		if strings.Contains(msg, f.json) {
+			return f.form
+		}
+	}
+	return ""
 }
 
 func containsWeekday(ds []time.Weekday, d time.Weekday) bool {
