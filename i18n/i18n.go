@@ -13,6 +13,7 @@ import (
 	"embed"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/go-playground/locales"
@@ -138,7 +139,8 @@ func (p *Printer) DateTime(t time.Time) string { return p.T("%s, %s", p.Date(t),
 
 // Month is a month's heading, e.g. "décembre 2026".
 func (p *Printer) Month(year int, m time.Month) string {
-	return p.T("%[1]s %[2]d", p.l.MonthWide(m), year)
+	// The year as text: a number verb would group it ("2 026").
+	return p.T("%[1]s %[2]s", p.l.MonthWide(m), strconv.Itoa(year))
 }
 
 // Weekdays are the short names of Monday to Sunday.

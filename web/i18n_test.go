@@ -17,12 +17,9 @@ import (
 // states.
 var statusWords = []string{"HELD", "BOOKED", "CANCELLED", "COMPLETED", "NO_SHOW", "EXPIRED", "OPEN", "CLOSED"}
 
-var (
-	templateKey = regexp.MustCompile(`\$\.T "((?:[^"\\]|\\.)*)"`)
-	// Go code translates with p.T/pr.T, names a page's title in newPage and
-	// a sign-in failure in fail.
-	goKey = regexp.MustCompile(`(?:\.T\(|newPage\(w, r, |fail\()"((?:[^"\\]|\\.)*)"`)
-)
+// Besides .T("…") (i18n.KeysInGo), Go code names a page's title in
+// newPage and a sign-in failure in fail.
+var goKey = regexp.MustCompile(`(?:newPage\(w, r, |fail\()"((?:[^"\\]|\\.)*)"`)
 
 // catalogKeys are every sentence the pages can show: the keys in the
 // templates, in the Go code, the problems and the status words.
@@ -45,7 +42,9 @@ func catalogKeys(t *testing.T) []string {
 			return err
 		}
 		b, err := templateFS.ReadFile(p)
-		add(templateKey, string(b))
+		for _, k := range i18n.KeysInTemplate(string(b)) {
+			keys[k] = true
+		}
 		return err
 	})
 	if err != nil {
@@ -61,6 +60,9 @@ func catalogKeys(t *testing.T) []string {
 			t.Fatal(err)
 		}
 		add(goKey, string(b))
+		for _, k := range i18n.KeysInGo(string(b)) {
+			keys[k] = true
+		}
 	}
 	for _, m := range problems {
 		keys[m.Title], keys[m.Message] = true, true
@@ -83,36 +85,7 @@ func TestCatalogsComplete(t *testing.T) {
 	if len(keys) < 100 {
 		t.Fatalf("found only %d keys: the key patterns no longer match the code", len(keys))
 	}
-	for _, l := range i18n.Languages[1:] {
-		cat := i18n.Translations[l.Tag]
-		var missing []string
-		for _, k := range keys {
-			v, ok := cat[k]
-			if !ok || v == "" {
-				missing = append(missing, strconv.Quote(k))
-				continue
-			}
-			if a, b := verbs(k), verbs(v); !slices.Equal(a, b) {
-				t.Errorf("%s: %q has verbs %v, its translation %q has %v", l.Tag, k, a, v, b)
-			}
-		}
-		if len(missing) > 0 {
-			t.Errorf("%s lacks %d keys:\n%s", l.Tag, len(missing), strings.Join(missing, "\n"))
-		}
+	for _, p := range i18n.Check(keys) {
+		t.Error(p)
 	}
-}
-
-var verbRE = regexp.MustCompile(`%(?:\[\d+\])?[a-z%]`)
-
-// verbs are the fmt verbs of s, sorted (a translation may reorder them
-// with %[n]s).
-func verbs(s string) []string {
-	v := verbRE.FindAllString(s, -1)
-	for i, x := range v {
-		if strings.HasPrefix(x, "%[") {
-			v[i] = "%" + x[strings.Index(x, "]")+1:]
-		}
-	}
-	slices.Sort(v)
-	return v
 }

@@ -141,7 +141,7 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		Fee: f.Get("fee"), Horizon: f.Get("horizon"), Opens: f.Get("opens"), Hold: f.Get("hold")}
 	pr := s.printer(r)
 	// fail shows the form again as typed, the field marked.
-	fail := func(field string, err error) {
+	refuse := func(field string, err error) {
 		form.Error = field
 		v, status := s.explain(r, err)
 		var be *booking.Error
@@ -170,25 +170,25 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 	for _, in := range ints {
 		n, err := strconv.Atoi(strings.TrimSpace(f.Get(in.name)))
 		if err != nil || n < in.min || n > in.max {
-			fail(in.name, booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter a whole number from %d to %d.", in.min, in.max)))
+			refuse(in.name, booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter a whole number from %d to %d.", in.min, in.max)))
 			return
 		}
 		*in.dst = n
 	}
 	fee, ok := s.currency.ParseAmount(f.Get("fee"))
 	if !ok || fee > booking.MaxFeeCents {
-		fail("fee", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter an amount in %s with at most %d decimals.", s.currency.Code, s.currency.Digits)))
+		refuse("fee", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter an amount in %s with at most %d decimals.", s.currency.Code, s.currency.Digits)))
 		return
 	}
 	if len(sc.Weekdays) == 0 {
-		fail("weekday", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Choose at least one day.")))
+		refuse("weekday", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Choose at least one day.")))
 		return
 	}
 	sc.FeeCents = fee
 	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
 	if err != nil {
 		if booking.ErrorCode(err) == booking.CodeInvalidRequest {
-			fail(scheduleField(err), err)
+			refuse(scheduleField(err), err)
 			return
 		}
 		s.renderError(w, r, err)
