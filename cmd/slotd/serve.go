@@ -55,6 +55,7 @@ type serveFlags struct {
 	paymentSecret  string
 
 	interop interopFlags
+	locale  localeFlags
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -89,7 +90,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
+	f.locale.register(fs)
 	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := f.locale.check(); err != nil {
 		return err
 	}
 	logger, err := newLogger(f.logFormat, stderr)
@@ -104,7 +109,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	notifier, err := notify.New(notify.Config{
-		Kind: f.notifier, Logger: logger, ShowCodes: f.demo,
+		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
 		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
 	})
@@ -126,6 +131,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
+		PhoneRegion: f.locale.phoneRegion,
 	})
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
@@ -193,7 +199,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handler = withWeb(handler, web.Config{
 		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
-		Calendar: inter.ical,
+		Calendar: inter.ical, AppointmentICS: inter.ical,
+		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
 	})
 	handler = inter.mount(handler, m, logger, f.quietLog)
 	srv := &http.Server{
