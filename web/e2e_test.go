@@ -27,6 +27,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
@@ -97,9 +98,11 @@ func newSite(t *testing.T) *site {
 	for _, p := range []string{"/api/", "/healthz", "/readyz", "/openapi.json"} {
 		mux.Handle(p, api)
 	}
+	cal := ical.New(ical.Config{Service: svc, Tokens: st, Days: st, Signer: signer, PublicURL: "http://slotd.test"})
+	mux.Handle("/ical/", cal)
 	mux.Handle("/", web.New(web.Config{
 		Service: svc, Store: st, Accounts: st, Signer: signer, Notifier: codes,
-		Stats: rec,
+		Stats: rec, Calendar: cal, AppointmentICS: cal, Place: "12 rue de la Paix, Paris",
 	}))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
@@ -320,9 +323,12 @@ func TestE2EPatientBooksSeesAndCancels(t *testing.T) {
 	}
 
 	s.openDay(t, ctx)
-	// The full 09:00 slot is greyed with a disabled button; the others can be booked.
-	full := fmt.Sprintf(`li.slot.full[data-slot="%d"] button[disabled]`, s.slots[0].ID)
+	// The full 09:00 slot is greyed, struck through and has no button; the others are Book buttons.
+	full := fmt.Sprintf(`li.slot.full[data-slot="%d"]`, s.slots[0].ID)
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(full)))
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll('%s button').length`, full))); err != nil || n != 0 {
+		t.Fatalf("the full slot has %d buttons (%v)", n, err)
+	}
 	screenshot(t, ctx, "day")
 	dayURL := location(t, ctx)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/doctors/"][href*="month="]`)), chromedp.WaitVisible(chromedp.CSS("table.calendar")))
@@ -340,17 +346,34 @@ func TestE2EPatientBooksSeesAndCancels(t *testing.T) {
 	if st := text(t, ctx, "[data-status]"); st != "BOOKED" {
 		t.Fatalf("status %q", st)
 	}
+	// The confirmation names the date, start–end, zone, doctor, department, place and offers the .ics.
+	facts := text(t, ctx, "dl.facts")
+	for _, want := range []string{"09:30–10:00", "(Europe/Paris)", "Dr Camille Martin", "Cardiology", "12 rue de la Paix"} {
+		if !strings.Contains(facts, want) {
+			t.Errorf("confirmation lacks %q: %q", want, facts)
+		}
+	}
+	ics, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector('a[href$="/ics"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+	must(t, err)
+	if !strings.Contains(ics, "BEGIN:VCALENDAR") || !strings.Contains(ics, "BEGIN:VEVENT") {
+		t.Errorf("the .ics download is %.200q", ics)
+	}
 	screenshot(t, ctx, "confirmation")
 
-	// My appointments lists it; cancel it from there.
-	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/appointments"]`)), chromedp.WaitVisible(chromedp.CSS("table.list")))
-	row := `tr[data-appointment]`
+	// My appointments lists it as a card; cancel it from there, through the confirmation step.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/appointments"]`)), chromedp.WaitVisible(chromedp.CSS("ul.cards")))
+	row := `li[data-appointment]`
 	if got := text(t, ctx, row); !strings.Contains(got, "BOOKED") || !strings.Contains(got, "Dr Camille Martin") {
 		t.Fatalf("my appointments row %q", got)
 	}
 	screenshot(t, ctx, "appointments")
+	do(t, ctx, chromedp.Click(chromedp.CSS(row+` a.danger`)), chromedp.WaitVisible(chromedp.CSS(`form[action$="/cancel"] button.danger`)))
+	if sl, err := s.store.GetSlot(context.Background(), target.ID); err != nil || sl.BookedCount != 1 {
+		t.Fatalf("the confirmation step cancelled already: %+v %v", sl, err)
+	}
+	screenshot(t, ctx, "cancel")
 	do(t, ctx,
-		chromedp.Click(chromedp.CSS(row+` button.danger`)),
+		chromedp.Click(chromedp.CSS(`form[action$="/cancel"] button.danger`)),
 		chromedp.WaitVisible(chromedp.CSS(".notice")),
 	)
 	if got := text(t, ctx, row); !strings.Contains(got, "CANCELLED") {

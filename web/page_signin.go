@@ -50,8 +50,8 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	if phone == "" {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"
-		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: "Please check the phone number",
-			Message: "Enter your phone number with its country code, for example +33 6 12 34 56 78."}
+		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: p.T("Please check the phone number"),
+			Message: p.T("Enter your phone number, as you would dial it from here or with its country code (+…).")}
 		p.Data = d
 		s.render(w, r, problem.Status(booking.CodeInvalidRequest), "signin", p)
 		return
@@ -124,6 +124,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
 	phone := s.svc.NormalizePhone(raw)
 	code := strings.TrimSpace(r.PostFormValue("code"))
+	pr := s.printer(r)
 	// fail shows the code step again with a problem; its status is the
 	// problem table's for code.
 	fail := func(title, msg string, code booking.Code) {
@@ -136,7 +137,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, problem.Status(code), "signin", p)
 	}
 	if phone == "" || len(code) != codeDigits {
-		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest)
+		fail(pr.T("Please check the code"), pr.T("Enter the 6-digit code we sent to your phone."), booking.CodeInvalidRequest)
 		return
 	}
 	key := s.phoneKeyOf(phone)
@@ -146,13 +147,13 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	switch booking.ErrorCode(err) {
 	case "":
 	case booking.CodeInvalidRequest:
-		fail("That code is not right", "The code does not match the one we sent. Check the message and try again.", booking.CodeInvalidRequest)
+		fail(pr.T("That code is not right"), pr.T("The code does not match the one we sent. Check the message and try again."), booking.CodeInvalidRequest)
 		return
 	case booking.CodeNotFound:
-		fail("The code has expired", "This code has expired or was already used. Ask for a new code.", booking.CodeNotFound)
+		fail(pr.T("The code has expired"), pr.T("This code has expired or was already used. Ask for a new code."), booking.CodeNotFound)
 		return
 	case booking.CodeRateLimited:
-		fail("Too many wrong codes", "You entered too many wrong codes. Ask for a new code.", booking.CodeRateLimited)
+		fail(pr.T("Too many wrong codes"), pr.T("You entered too many wrong codes. Ask for a new code."), booking.CodeRateLimited)
 		return
 	default:
 		s.renderError(w, r, err)
