@@ -74,7 +74,7 @@ type site struct {
 
 const staffPassword = "correct horse battery"
 
-func newSite(t *testing.T) *site {
+func newSite(t *testing.T, opts ...func(*web.Config)) *site {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
@@ -100,10 +100,14 @@ func newSite(t *testing.T) *site {
 	}
 	cal := ical.New(ical.Config{Service: svc, Tokens: st, Days: st, Signer: signer, PublicURL: "http://slotd.test"})
 	mux.Handle("/ical/", cal)
-	mux.Handle("/", web.New(web.Config{
+	cfg := web.Config{
 		Service: svc, Store: st, Accounts: st, Signer: signer, Notifier: codes,
 		Stats: rec, Calendar: cal, AppointmentICS: cal, Place: "12 rue de la Paix, Paris",
-	}))
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	mux.Handle("/", web.New(cfg))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
