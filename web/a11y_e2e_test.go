@@ -166,7 +166,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 					}
 				}
 				if shots && pg.shot && (w.name == "phone" || pg.name == "day" || pg.name == "confirmation") {
-					png, err := chromedp.Run(pg.ctx, chromedp.FullScreenshot(90))
+					png, err := chromedp.Run(pg.ctx, chromedp.FullScreenshot(100))
 					must(t, err)
 					must(t, os.WriteFile(filepath.Join(dir, l.Tag+"-"+pg.name+"-"+w.name+".png"), png, 0o644))
 				}

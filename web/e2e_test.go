@@ -519,7 +519,7 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 	if got := text(t, ctx, `[data-kpi="created"]`); got != "2" {
 		t.Fatalf("dashboard counts %q bookings, want 2", got)
 	}
-	rej, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#c-rej + svg")))
+	rej, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#c-rej + ul")))
 	must(t, err)
 	if got := rej; !strings.Contains(got, "slot-full") {
 		t.Fatalf("rejections chart shows %q", got)

@@ -20,6 +20,7 @@ type bar struct {
 	Label      string
 	Value      string
 	Full       bool
+	N, Max     int64 // a bar chart's row as a <meter>: N of Max
 }
 
 // dashboardData is what the charts template draws.
@@ -39,8 +40,6 @@ type dashboardData struct {
 // Chart geometry (SVG user units).
 const (
 	rateW, rateH = 600.0, 180.0
-	rowH         = 44.0  // one bar chart row: its label above, the bar below
-	barsW        = 400.0 // the longest bar
 )
 
 // handleStaffDashboard is the live rush dashboard: bookings per second,
@@ -86,8 +85,8 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		}
 		return rej[i].code < rej[j].code
 	})
-	for i, e := range rej {
-		d.Rejections = append(d.Rejections, bar{Y: float64(i) * rowH, W: max(2, float64(e.n)/float64(most)*barsW), H: 16,
+	for _, e := range rej {
+		d.Rejections = append(d.Rejections, bar{N: e.n, Max: most,
 			Label: pr.T(problemOf(booking.Code(e.code)).Title) + " (" + e.code + ")", Value: fmt.Sprint(e.n)})
 	}
 
@@ -106,14 +105,10 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 			docs[sl.DoctorID] = doc
 		}
 		loc := zone(doc.TimeZone)
-		frac := 0.0
-		if sl.Capacity > 0 {
-			frac = float64(sl.BookedCount) / float64(sl.Capacity)
-		}
-		i := len(d.Hot)
-		d.Hot = append(d.Hot, bar{Y: float64(i) * rowH, W: max(0, frac*barsW), H: 16,
+		d.Hot = append(d.Hot, bar{
 			Label: doc.Name + ", " + pr.ShortDate(sl.StartAt.In(loc)) + " " + pr.Clock(sl.StartAt.In(loc)),
-			Value: fmt.Sprintf("%d/%d", sl.BookedCount, sl.Capacity), Full: sl.BookedCount >= sl.Capacity})
+			Value: fmt.Sprintf("%d/%d", sl.BookedCount, sl.Capacity), Full: sl.BookedCount >= sl.Capacity,
+			N: int64(sl.BookedCount), Max: int64(sl.Capacity)})
 	}
 	d.Summary = pr.T("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
 		d.LastSecond, d.PeakSecond, d.Created, d.Rejected)
@@ -148,7 +143,3 @@ func niceMax(v int) int {
 		}
 	}
 }
-
-// Heights of the bar charts, for the templates.
-func (d dashboardData) RejH() float64 { return max(1, float64(len(d.Rejections))) * rowH }
-func (d dashboardData) HotH() float64 { return max(1, float64(len(d.Hot))) * rowH }
