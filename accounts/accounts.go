@@ -47,6 +47,10 @@ type Store interface {
 	// once maxAttempts were used.
 	UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error
 
+	// SetPatientLanguage remembers the language a patient chose (an
+	// i18n.Languages tag), which Patient.Language then returns.
+	SetPatientLanguage(ctx context.Context, patientID int64, lang string) error
+
 	// SetStaffPassword creates a staff user or replaces its password hash
 	// (a bcrypt hash, see HashPassword).
 	SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error

@@ -31,6 +31,23 @@ func testAccounts(t *testing.T, h Harness) {
 		}
 		return acc
 	}
+	t.Run("PatientLanguage", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		p, err := s.CreatePatient(ctx, booking.Patient{Name: "Minh", Phone: "+84901234567"})
+		must(t, err)
+		if got, err := s.GetPatient(ctx, p.ID); err != nil || got.Language != "" {
+			t.Fatalf("a new patient's language is %q (%v), want the clinic's (\"\")", got.Language, err)
+		}
+		must(t, s.SetPatientLanguage(ctx, p.ID, "vi"))
+		if got, err := s.GetPatient(ctx, p.ID); err != nil || got.Language != "vi" {
+			t.Fatalf("language %q (%v), want vi", got.Language, err)
+		}
+		if err := s.SetPatientLanguage(ctx, p.ID+1000, "fr"); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown patient: %v, want not-found", err)
+		}
+	})
 	t.Run("PatientByPhone", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

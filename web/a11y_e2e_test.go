@@ -173,6 +173,10 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 			}
 		}
 	}
+	// The patient's last choice is kept for their notifications.
+	if got, err := s.store.GetPatient(context.Background(), p.ID); err != nil || got.Language != i18n.Languages[len(i18n.Languages)-1].Tag {
+		t.Errorf("the patient's language is %q (%v) after switching to %s", got.Language, err, i18n.Languages[len(i18n.Languages)-1].Tag)
+	}
 	t.Logf("axe ran %d times (%d pages × %d languages × 2 widths)", runs, len(pages), len(i18n.Languages))
 }
 

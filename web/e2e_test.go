@@ -467,6 +467,21 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#schedule-form")),
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#schedule-form input[name=weekday]').forEach(c => c.checked = true)`),
 		chromedp.SetValue(chromedp.CSS("#s-cap"), "3"),
+		chromedp.SetValue(chromedp.CSS("#s-fee"), "12.345"), // more decimals than EUR has
+		chromedp.Click(chromedp.CSS(`#schedule-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#s-fee[aria-invalid="true"]`)),
+	)
+	// The refused form keeps what was typed and names the field.
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#s-cap').value + ' ' + document.querySelector('#s-fee').value + ' ' + document.querySelectorAll('#schedule-form input[name=weekday]:checked').length`))
+	must(t, err)
+	if kept != "3 12.345 7" {
+		t.Fatalf("the refused form kept %q, want capacity 3, fee 12.345 and 7 days", kept)
+	}
+	if p := text(t, ctx, ".problem"); !strings.Contains(p, "EUR") {
+		t.Errorf("the problem does not say what the fee needs: %q", p)
+	}
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS("#s-fee"), "0"),
 		chromedp.Click(chromedp.CSS(`#schedule-form button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(".notice")),
 	)

@@ -32,5 +32,18 @@ func (s *server) handleLanguage(w http.ResponseWriter, r *http.Request) {
 	}
 	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: to, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
+	if sess := s.sessionOf(r); sess.Patient() {
+		s.rememberLanguage(r, sess.PatientID, to)
+	}
 	http.Redirect(w, r, safeNext(r.URL.Query().Get("next"), "/"), http.StatusSeeOther)
+}
+
+// rememberLanguage stores a signed-in patient's language for their
+// notifications. A failure only logs: the pages keep the cookie's choice.
+func (s *server) rememberLanguage(r *http.Request, patientID int64, lang string) {
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	if err := s.accounts.SetPatientLanguage(ctx, patientID, lang); err != nil {
+		s.log.Warn("web: remembering a patient's language failed", "patientId", patientID, "err", err)
+	}
 }

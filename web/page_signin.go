@@ -104,7 +104,7 @@ func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient
 		return "", err
 	}
 	msg := notify.Message{
-		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name,
+		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: s.printer(r).Lang,
 		Phone: patient.Phone, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
 	}
 	if err := s.notifier.Notify(r.Context(), msg); err != nil {
@@ -168,6 +168,9 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
+	// The language the patient reads the pages in is the one their
+	// notifications will speak.
+	s.rememberLanguage(r, patient.ID, pr.Lang)
 	redirect(w, r, safeNext(d.Next, "/appointments?welcome=1"))
 }
 
