@@ -21,7 +21,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
+	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/web"
 )
 
@@ -98,10 +100,13 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	booked := s.svc.Book(context.Background(), p.ID, s.slots[2].ID, "axe-booked")
 	must(t, booked.Err)
 
-	patient := tab(t, b)
+	// 136 axe runs: minutes under -race on a busy machine (a liveness
+	// bound, not a speed assertion).
+	const walk = 10 * time.Minute
+	patient := tabFor(t, b, walk)
 	s.signIn(t, patient, p, "", false)
-	visitor := tab(t, b)
-	staff := tab(t, b)
+	visitor := tabFor(t, b, walk)
+	staff := tabFor(t, b, walk)
 	do(t, staff, chromedp.Navigate(s.url+"/staff/signin"), chromedp.WaitVisible(chromedp.CSS("#password")),
 		chromedp.SendKeys(chromedp.CSS("#name"), "admin"), chromedp.SendKeys(chromedp.CSS("#password"), staffPassword),
 		chromedp.Click(chromedp.CSS(`form[action="/staff/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS("#h-docs")))
@@ -284,6 +289,19 @@ func TestLanguageChoice(t *testing.T) {
 	// Dates: the calendar's month and weekdays in French.
 	if _, body := get(plain, fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow), "fr"); !strings.Contains(body, frenchWeekday(s.tomorrow.Weekday())) {
 		t.Errorf("the day page in French lacks the weekday %q", frenchWeekday(s.tomorrow.Weekday()))
+	}
+
+	// A day whose slots are published but not open yet says when it opens,
+	// in the clinic's zone, rather than looking full.
+	day := s.tomorrow.AddDays(2)
+	start, _ := schedule.DayBounds(day, s.loc)
+	opens := start.Add(-24 * time.Hour).Add(7 * time.Hour) // the day before, 07:00 in Paris
+	_, err := s.store.InsertSlots(context.Background(), []booking.Slot{{DoctorID: s.doctor.ID, StartAt: start.Add(9 * time.Hour),
+		EndAt: start.Add(9*time.Hour + 30*time.Minute), Capacity: 2, OpensAt: opens, Status: booking.SlotOpen, HoldSeconds: 900}})
+	must(t, err)
+	month := fmt.Sprintf("%d-%02d", day.Year, day.Month)
+	if _, body := get(plain, fmt.Sprintf("/doctors/%d?month=%s", s.doctor.ID, month), "en"); !strings.Contains(body, "opens on") || !strings.Contains(body, "07:00") {
+		t.Errorf("the calendar does not say when %s opens", day)
 	}
 
 	// The clinic's default applies when the browser asks for nothing we have.

@@ -209,8 +209,14 @@ func browser(t *testing.T) context.Context {
 // tab opens an isolated browser context (its own cookies) with a deadline.
 func tab(t *testing.T, b context.Context) context.Context {
 	t.Helper()
+	return tabFor(t, b, 90*time.Second)
+}
+
+// tabFor is tab with a deadline of d, for a test that walks many pages.
+func tabFor(t *testing.T, b context.Context, d time.Duration) context.Context {
+	t.Helper()
 	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
-	ctx, cancel2 := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel2 := context.WithTimeout(ctx, d)
 	t.Cleanup(func() { cancel2(); cancel() })
 	return ctx
 }
