@@ -56,6 +56,12 @@ type Store interface {
 	SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error
 	// StaffPasswordHash returns a staff user's password hash, or not found.
 	StaffPasswordHash(ctx context.Context, name string) ([]byte, error)
+	// SetStaffDoctor makes a staff user the account of a doctor (role
+	// doctor: it sees only that doctor's days), or an admin with 0; an
+	// unknown user or doctor is not found.
+	SetStaffDoctor(ctx context.Context, name string, doctorID int64) error
+	// StaffDoctor returns the doctor a staff user is, 0 for an admin.
+	StaffDoctor(ctx context.Context, name string) (int64, error)
 }
 
 // Sign-in code policy.

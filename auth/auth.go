@@ -220,3 +220,17 @@ func readSecret(path string) ([]byte, error) {
 	}
 	return secret, nil
 }
+
+// DoctorID returns the doctor id of a doctor token (its subject), false for
+// other roles and malformed subjects: a doctor reaches only that doctor's
+// data.
+func (c Claims) DoctorID() (int64, bool) {
+	if c.Role != RoleDoctor {
+		return 0, false
+	}
+	id, err := strconv.ParseInt(c.Subject, 10, 64)
+	if err != nil || id <= 0 {
+		return 0, false
+	}
+	return id, true
+}

@@ -50,6 +50,10 @@ type Payment struct {
 	// it arrived too late or did not match and must be paid back.
 	Outcome string `json:"outcome"`
 	Reason  string `json:"reason,omitempty"`
+	// RefundedAt and RefundRef are set once staff have paid a needs-refund
+	// payment back (Service.MarkRefunded), with the provider's reference.
+	RefundedAt *time.Time `json:"refundedAt,omitempty"`
+	RefundRef  string     `json:"refundRef,omitempty"`
 }
 
 // Payment outcomes.
@@ -150,8 +154,20 @@ func RepairCounter(slotID int64, capacity, booked, active int) (CounterRepair, b
 	return CounterRepair{SlotID: slotID, From: booked, To: active}, true
 }
 
-// Clean reports whether the report found nothing that breaks an invariant.
-// Stale holds, refunds and payment conflicts are work to do, not breaches.
-func (r Reconciliation) Clean() bool {
-	return len(r.CounterMismatches) == 0 && len(r.DuplicateActives) == 0 && len(r.RoundQuotaMismatches) == 0
+// Violations counts the invariant breaches the report found.
+func (r Reconciliation) Violations() int {
+	return len(r.CounterMismatches) + len(r.DuplicateActives) + len(r.RoundQuotaMismatches)
 }
+
+// Pending counts the work the report found that breaks no invariant but
+// needs doing: stale holds to expire, refunds to pay, payment conflicts to
+// settle with the provider.
+func (r Reconciliation) Pending() int {
+	return len(r.StaleHolds) + len(r.RefundsNeeded) + len(r.PaymentConflicts)
+}
+
+// Sound reports whether every invariant holds (pending work aside).
+func (r Reconciliation) Sound() bool { return r.Violations() == 0 }
+
+// Clean reports whether nothing needs doing: no breach and no pending work.
+func (r Reconciliation) Clean() bool { return r.Violations() == 0 && r.Pending() == 0 }

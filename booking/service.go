@@ -193,7 +193,7 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 		s.mu.Unlock()
 	}()
 
-	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID}
+	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx)}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		r, gated := s.refuseOrReplay(ctx, req, g)
 		s.observe(r, gated, start)

@@ -15,6 +15,9 @@ type BookRequest struct {
 	// SlotID is the slot asked for. Book is given it apart (a batch is for
 	// one slot); FindByKeys uses it to find the patient's place there.
 	SlotID int64
+	// Actor is who asked (the patient, or staff acting for one), for the
+	// audit log; the Service sets it from the request's context.
+	Actor Actor
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -114,6 +117,19 @@ type Store interface {
 	// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
 	// sets counters from the rows.
 	Reconcile(ctx context.Context, now time.Time, repair bool) (Reconciliation, error)
+	// MarkRefunded settles a needs-refund payment with the provider's
+	// refund reference. Repeating it with the same reference returns the
+	// payment unchanged; another reference, or a payment that needs no
+	// refund, is CodeInvalidTransition; an unknown trade is not found.
+	MarkRefunded(ctx context.Context, tradeNo, ref string, now time.Time) (Payment, error)
+	// RecordReconcileRun keeps a scheduled reconciliation's verdict;
+	// LastReconcileRun returns the newest (not found before the first).
+	RecordReconcileRun(ctx context.Context, run ReconcileRun) error
+	LastReconcileRun(ctx context.Context) (ReconcileRun, error)
+
+	// AuditLog reads the audit log; every change above writes its rows in
+	// its own transaction, with the actor of its context (ActorOf).
+	AuditLog
 
 	// Rounds (docs/contracts/rounds.md). A round's slots are booked through
 	// Book like any other, which adds the round's clock and the patient's

@@ -142,7 +142,9 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 	if err := h.svc.AttemptBooking(patient).Err(); err != nil {
 		return err
 	}
-	res := h.svc.Book(r.Context(), patient, slotID, key)
+	// Audited as the token's caller, like the API's bookings.
+	ctx := booking.WithActor(r.Context(), booking.Actor{Role: string(c.Role), ID: c.Subject})
+	res := h.svc.Book(ctx, patient, slotID, key)
 	if res.Err != nil {
 		return res.Err
 	}

@@ -30,6 +30,9 @@ const (
 	patientOnly
 	// signed: the payment provider, authenticated by its signature alone.
 	signed
+	// doctorOnly: a doctor token for its own doctor's data; patients and
+	// admins are forbidden (clinic_test.go proves another doctor's ids).
+	doctorOnly
 )
 
 // authorization classifies every operation of openapi.json. A new operation
@@ -73,6 +76,18 @@ var authorization = map[string]access{
 	"GET /api/rounds/{id}/applications/{appId}":   ownerOrAdmin,
 	"GET /api/me/appointments":                    patientOnly,
 	"POST /api/payments/callback":                 signed,
+
+	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
+	"GET /api/admin/reconciliation/last":             adminOnly,
+	"GET /api/admin/audit":                           adminOnly,
+	"POST /api/admin/import":                         adminOnly,
+	"GET /api/admin/appointments/export":             adminOnly,
+	"GET /api/admin/doctors/{id}/days/{date}/export": adminOnly,
+	"GET /api/me/history":                            patientOnly,
+	"GET /api/doctor/days/{date}":                    doctorOnly,
+	"GET /api/doctor/days/{date}/export":             doctorOnly,
+	"POST /api/doctor/appointments/{id}/complete":    doctorOnly,
+	"POST /api/doctor/appointments/{id}/no-show":     doctorOnly,
 }
 
 // servedElsewhere are the path prefixes of openapi.json that another
@@ -159,6 +174,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 		method, tmpl, _ := strings.Cut(op, " ")
 		path := strings.ReplaceAll(strings.ReplaceAll(tmpl, "{appId}", fmt.Sprint(app.ID)), "{id}", idFor(tmpl))
+		path = strings.NewReplacer("{date}", "2026-03-03", "{tradeNo}", "T-none").Replace(path)
 		for i, c := range callers {
 			cells++
 			body := any(map[string]any{})
@@ -240,6 +256,11 @@ func judge(class access, caller, status int) string {
 		switch caller {
 		case owner, other:
 			return want(status == http.StatusOK, "200")
+		}
+		return want(status == http.StatusForbidden, "403")
+	case doctorOnly:
+		if caller == doctor {
+			return want(!denied, "neither 401 nor 403")
 		}
 		return want(status == http.StatusForbidden, "403")
 	}

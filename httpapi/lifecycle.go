@@ -69,7 +69,8 @@ func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.
 	case in.Amount <= 0 || in.Amount > booking.MaxFeeCents:
 		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", booking.MaxFeeCents)
 	}
-	res, err := s.svc.ConfirmPayment(r.Context(), booking.Payment{
+	ctx := booking.WithActor(r.Context(), booking.Actor{Role: booking.ActorProvider, ID: "callback"})
+	res, err := s.svc.ConfirmPayment(ctx, booking.Payment{
 		TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount,
 	})
 	if err != nil {
@@ -157,9 +158,13 @@ func (s *server) transition(w http.ResponseWriter, r *http.Request, to booking.S
 }
 
 // reconciliationAnswer is the invariant report with its verdict.
+// Clean is true only when nothing needs doing: Violations counts broken
+// invariants, Pending the work to do (refunds, stale holds, conflicts).
 type reconciliationAnswer struct {
 	booking.Reconciliation
-	Clean bool `json:"clean"`
+	Clean      bool `json:"clean"`
+	Violations int  `json:"violations"`
+	Pending    int  `json:"pending"`
 }
 
 // reconciliation reports the invariant breaches (SPEC §6) without
@@ -176,7 +181,9 @@ func (s *server) reconciliation(w http.ResponseWriter, r *http.Request, _ auth.C
 	rep.RefundsNeeded = orEmpty(rep.RefundsNeeded)
 	rep.Repaired = orEmpty(rep.Repaired)
 	rep.RoundQuotaMismatches = orEmpty(rep.RoundQuotaMismatches)
-	writeJSON(w, http.StatusOK, reconciliationAnswer{Reconciliation: rep, Clean: rep.Clean()})
+	rep.PaymentConflicts = orEmpty(rep.PaymentConflicts)
+	writeJSON(w, http.StatusOK, reconciliationAnswer{Reconciliation: rep, Clean: rep.Clean(),
+		Violations: rep.Violations(), Pending: rep.Pending()})
 	return nil
 }
 

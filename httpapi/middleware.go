@@ -13,6 +13,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/csvdata"
 	"github.com/slotd/slotd/problem"
 )
 
@@ -39,7 +40,11 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		w.Header().Set("X-Request-Id", id)
 		r = r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
 		if r.Body != nil {
-			r.Body = http.MaxBytesReader(w, r.Body, s.maxBody)
+			limit := s.maxBody
+			if r.URL.Path == importPath {
+				limit = csvdata.MaxImportBytes
+			}
+			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}
 		sw := &statusWriter{ResponseWriter: w}
 

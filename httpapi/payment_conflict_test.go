@@ -36,7 +36,7 @@ func TestPaymentConflict(t *testing.T) {
 	var rep reconciliationAnswer
 	e.do(call{method: "GET", path: "/api/admin/reconciliation", token: e.admin}).expect(t, 200).decode(t, &rep)
 	if len(rep.PaymentConflicts) != 2 || rep.PaymentConflicts[0].AppointmentID != b.ID ||
-		rep.PaymentConflicts[1].AmountCents != 100 || !rep.Clean {
+		rep.PaymentConflicts[1].AmountCents != 100 || rep.Clean || rep.Pending != 2 || rep.Violations != 0 {
 		t.Fatalf("reconciliation: %+v", rep)
 	}
 }

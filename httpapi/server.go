@@ -52,6 +52,9 @@ type Config struct {
 	// JSON body and answers JSON without touching the database: the ceiling
 	// the booking path is measured against. Off in production.
 	BenchEndpoints bool
+	// Clinic serves the doctors' days, the exports and the import's patient
+	// lookups; the Store's when nil and it implements ClinicReads.
+	Clinic ClinicReads
 	// PaymentSecret is the HMAC-SHA256 key the payment provider signs its
 	// callbacks with (POST /api/payments/callback). Empty refuses every
 	// callback: an unauthenticated payment endpoint would book for free.
@@ -81,6 +84,7 @@ type server struct {
 	// paySecret verifies payment callbacks; empty refuses them all.
 	paySecret []byte
 	patterns  []string
+	clinic    ClinicReads
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -127,6 +131,10 @@ func newServer(cfg Config) *server {
 		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
 		paySecret:    []byte(cfg.PaymentSecret),
+		clinic:       cfg.Clinic,
+	}
+	if s.clinic == nil {
+		s.clinic, _ = cfg.Store.(ClinicReads)
 	}
 	cfg.Service.Watch(func(c booking.Change) { s.lists.drop(c.DoctorID) })
 	s.routes()
@@ -189,6 +197,8 @@ func (s *server) routes() {
 	s.handle("GET /api/rounds/{id}/slots", s.public(s.listRoundSlots))
 	s.handle("POST /api/rounds/{id}/applications", s.authed(s.apply))
 	s.handle("GET /api/rounds/{id}/applications/{appId}", s.authed(s.getApplication))
+
+	s.clinicRoutes()
 }
 
 func (s *server) handle(pattern string, h http.Handler) {
@@ -255,10 +265,12 @@ func (s *server) public(h handlerFunc) http.Handler {
 }
 
 // authed serves h to any caller with a valid token; h checks the role.
+// Every change h makes is audited as the token's (booking.WithActor).
 func (s *server) authed(h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c, err := s.authenticate(r)
 		if err == nil {
+			r = r.WithContext(booking.WithActor(r.Context(), actorOf(c)))
 			err = h(w, r, c)
 		}
 		if err != nil {

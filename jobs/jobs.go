@@ -164,6 +164,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 	river.AddWorker(ws, &notifyBatchWorker{w: w})
 	river.AddWorker(ws, &expireWorker{w: w})
 	river.AddWorker(ws, &generateWorker{w: w})
+	river.AddWorker(ws, &reconcileWorker{w: w})
 
 	// A periodic job is not enqueued again while the previous one is still
 	// waiting or running, so a slow pass never piles up copies of itself.
@@ -195,6 +196,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 			// downtime, since generation is idempotent.
 			periodic("generate-slots", cfg.GenerateInterval, false, GenerateArgs{}),
 			periodic("generate-slots-full", 24*time.Hour, true, GenerateArgs{Full: true}),
+			periodic("reconcile", ReconcileInterval, true, ReconcileArgs{}),
 		},
 	}
 }

@@ -186,7 +186,7 @@ func (ew *expireWorker) Work(ctx context.Context, _ *river.Job[ExpireArgs]) erro
 func (w *workers) expire(ctx context.Context) (int, error) {
 	total := 0
 	for {
-		as, err := w.svc.ExpireHolds(ctx, ExpireBatch) // releases the places in its gates
+		as, err := w.svc.ExpireHolds(jobActor(ctx, ExpireArgs{}.Kind()), ExpireBatch) // releases the places in its gates
 		if err != nil {
 			return total, fmt.Errorf("expire holds: %w", err)
 		}
@@ -223,7 +223,7 @@ func (gw *generateWorker) Work(ctx context.Context, job *river.Job[GenerateArgs]
 // doctor's zone), through the Service. Generation is idempotent, so a pass
 // that fails half-way is simply run again.
 func (w *workers) generate(ctx context.Context, full bool) (int, error) {
-	created, err := w.svc.ExtendSchedules(ctx, full)
+	created, err := w.svc.ExtendSchedules(jobActor(ctx, GenerateArgs{}.Kind()), full)
 	if created > 0 {
 		w.logger.Info("slots generated", "created", created, "full", full)
 	}

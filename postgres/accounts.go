@@ -159,3 +159,31 @@ func (s *Store) StaffPasswordHash(ctx context.Context, name string) ([]byte, err
 	}
 	return []byte(h), nil
 }
+
+// SetStaffDoctor makes staff user name the account of doctor doctorID
+// (role doctor), or an admin again with 0; an unknown user or doctor is
+// not found.
+func (s *Store) SetStaffDoctor(ctx context.Context, name string, doctorID int64) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE staff_users SET role = CASE WHEN $2::bigint = 0 THEN 'admin' ELSE 'doctor' END,
+		doctor_id = NULLIF($2::bigint, 0) WHERE name = $1
+		AND ($2::bigint = 0 OR EXISTS (SELECT 1 FROM resources WHERE id = $2 AND kind = 'doctor'))`, name, doctorID)
+	if err != nil {
+		return translate(err, "")
+	}
+	if tag.RowsAffected() == 0 {
+		return booking.NotFound("staff user or doctor")
+	}
+	return nil
+}
+
+// StaffDoctor returns the doctor a staff user signs in as, 0 for an admin.
+func (s *Store) StaffDoctor(ctx context.Context, name string) (int64, error) {
+	var id *int64
+	if err := s.pool.QueryRow(ctx, `SELECT doctor_id FROM staff_users WHERE name = $1`, name).Scan(&id); err != nil {
+		return 0, translate(err, "staff user")
+	}
+	if id == nil {
+		return 0, nil
+	}
+	return *id, nil
+}

@@ -16,7 +16,7 @@ import (
 // a concurrent second cancel waits for the lock and then matches nothing,
 // so the place is released once.
 var sqlCancel = `WITH l AS MATERIALIZED (
-		SELECT s.id FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1 FOR UPDATE OF s),
+		SELECT s.id, a.status AS old FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1 FOR UPDATE OF s),
 	a AS (
 		UPDATE appointments a SET status = 'CANCELLED', updated_at = $3 FROM l
 		WHERE a.id = $1 AND a.slot_id = l.id AND a.status IN ` + cancelFrom + `
@@ -25,7 +25,7 @@ var sqlCancel = `WITH l AS MATERIALIZED (
 	s AS (
 		UPDATE slots SET booked_count = booked_count - 1 FROM a WHERE slots.id = a.slot_id
 		RETURNING slots.resource_id)
-	SELECT ` + apptColumns + ` FROM a, s`
+	SELECT ` + apptColumns + `, l.old FROM a, s, l`
 
 // Cancel moves an active appointment to CANCELLED and releases its place,
 // once, announcing it to the enqueuer in the same transaction. Cancelling a
@@ -37,7 +37,11 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 	var a booking.Appointment
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
-		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now)); err != nil {
+		var old booking.Status
+		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now), &old); err != nil {
+			return err
+		}
+		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", old, a)); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})

@@ -17,10 +17,10 @@ import (
 const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
 	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0)`
 
-func scanAppointment(r pgx.Row) (booking.Appointment, error) {
+func scanAppointment(r pgx.Row, extra ...any) (booking.Appointment, error) {
 	var a booking.Appointment
-	err := r.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
-		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID)
+	err := r.Scan(append([]any{&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
+		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID}, extra...)...)
 	utcAppointment(&a)
 	return a, err
 }
@@ -291,6 +291,9 @@ func (s *Store) decide(ctx context.Context, tx pgx.Tx, reqs []booking.BookReques
 	}
 	results, ns := d.Finish(ids)
 	if err := s.notify(ctx, tx, ns); err != nil {
+		return nil, false, err
+	}
+	if err := writeAudit(ctx, tx, d.AuditEntries(results)...); err != nil {
 		return nil, false, err
 	}
 	return results, true, nil

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -137,7 +138,7 @@ func lockAppointment(ctx context.Context, tx pgx.Tx, id int64, extra func(*pgx.B
 // transition moves the locked appointment a to `to` by a conditional update
 // on its current state, releasing its place when it leaves an active state
 // for an inactive one, once, in the same statement.
-func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booking.Status, now time.Time) error {
+func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booking.Status, now time.Time, action string) error {
 	if !booking.CanTransition(a.Status, to) {
 		return fmt.Errorf("postgres: appointment %d: %s -> %s is not in the transition table", a.ID, a.Status, to)
 	}
@@ -150,8 +151,9 @@ func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booki
 		// The rows are locked, so the update cannot miss: a bug.
 		return fmt.Errorf("postgres: appointment %d: %s -> %s changed %d rows and released %d places", a.ID, a.Status, to, changed, released)
 	}
+	from := a.Status
 	a.Status, a.UpdatedAt = to, now
-	return nil
+	return writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, action, from, *a))
 }
 
 // --- payments -----------------------------------------------------------------
@@ -160,7 +162,7 @@ const (
 	paymentColumns    = `trade_no, appointment_id, amount_cents, received_at, outcome, COALESCE(reason, '')`
 	sqlPaymentByTrade = `SELECT ` + paymentColumns + ` FROM payments WHERE trade_no = $1`
 	sqlInsertPayment  = `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
-		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6)`
+		VALUES ($1, $2, $3, $4, NULLIF($5, ''), $6) RETURNING id`
 	// sqlInsertConflict keeps a conflicting callback once (payment_conflicts_key).
 	sqlInsertConflict = `INSERT INTO payment_conflicts (trade_no, appointment_id, amount_cents, received_at)
 		VALUES ($1, $2, $3, $4) ON CONFLICT (trade_no, appointment_id, amount_cents) DO NOTHING`
@@ -243,13 +245,18 @@ func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.
 		}
 		var ns []booking.Notification
 		if d.To != "" {
-			if err := transition(ctx, tx, &a, d.To, now); err != nil {
+			if err := transition(ctx, tx, &a, d.To, now, "payment"); err != nil {
 				return err
 			}
 			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
 		r := d.Record
-		if _, err := tx.Exec(ctx, sqlInsertPayment, r.TradeNo, r.AppointmentID, r.AmountCents, r.Outcome, r.Reason, r.ReceivedAt); err != nil {
+		var pid int64
+		if err := tx.QueryRow(ctx, sqlInsertPayment, r.TradeNo, r.AppointmentID, r.AmountCents, r.Outcome, r.Reason, r.ReceivedAt).Scan(&pid); err != nil {
+			return err
+		}
+		if err := writeAudit(ctx, tx, booking.Audit(ctx, now, booking.EntityPayment, pid, "record", nil,
+			map[string]any{"appointmentId": r.AppointmentID, "outcome": r.Outcome})); err != nil {
 			return err
 		}
 		if err := s.notify(ctx, tx, ns); err != nil {
@@ -308,8 +315,13 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 			return err
 		}
 		ns := make([]booking.Notification, len(out))
+		es := make([]booking.AuditEntry, len(out))
 		for i, a := range out {
 			ns[i] = booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID}
+			es[i] = booking.AuditAppointment(ctx, now, "expire", booking.StatusHeld, a)
+		}
+		if err := writeAudit(ctx, tx, es...); err != nil {
+			return err
 		}
 		return s.notify(ctx, tx, ns)
 	})
@@ -343,7 +355,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
 			return err
 		}
-		if err := transition(ctx, tx, &a, to, now); err != nil {
+		if err := transition(ctx, tx, &a, to, now, strings.ToLower(string(to))); err != nil {
 			return err
 		}
 		out = a
@@ -379,16 +391,18 @@ const (
 // sqlCancelPeriod cancels the active appointments of the (locked) slots of
 // a period by a conditional update and releases their places, one counter
 // update per slot.
-var sqlCancelPeriod = `WITH x AS (
-		UPDATE appointments a SET status = 'CANCELLED', updated_at = $4 FROM slots s
-		WHERE s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3
-		  AND a.slot_id = s.id AND a.status IN ` + cancelFrom + `
-		RETURNING a.id, a.slot_id, a.patient_id, a.start_at),
+var sqlCancelPeriod = `WITH o AS MATERIALIZED (
+		SELECT a.id, a.status FROM appointments a JOIN slots s ON a.slot_id = s.id
+		WHERE s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3 AND a.status IN ` + cancelFrom + `),
+	x AS (
+		UPDATE appointments a SET status = 'CANCELLED', updated_at = $4 FROM o
+		WHERE a.id = o.id AND a.status IN ` + cancelFrom + `
+		RETURNING a.id, a.slot_id, a.patient_id, a.start_at, o.status AS old),
 	d AS (
 		UPDATE slots s SET booked_count = s.booked_count - g.n
 		FROM (SELECT slot_id, count(*)::integer AS n FROM x GROUP BY slot_id) g
 		WHERE s.id = g.slot_id)
-	SELECT id, patient_id, start_at FROM x`
+	SELECT id, patient_id, start_at, slot_id, old FROM x`
 
 func scanSuspension(r pgx.Row) (booking.Suspension, error) {
 	var s booking.Suspension
@@ -444,14 +458,22 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		}
 		var cancelled []booking.Appointment
 		var a booking.Appointment
-		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt}, func() error {
+		var old booking.Status
+		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, rec.ID, "suspend", nil,
+			map[string]any{"doctorId": rec.DoctorID, "from": rec.From, "to": rec.To})}
+		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt, &a.SlotID, &old}, func() error {
 			cancelled = append(cancelled, a)
+			a.Status = booking.StatusCancelled
+			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old, a))
 			return nil
 		})
 		if cerr := br.Close(); err == nil {
 			err = cerr
 		}
 		if err != nil {
+			return err
+		}
+		if err := writeAudit(ctx, tx, es...); err != nil {
 			return err
 		}
 		res.Cancelled = len(cancelled)
@@ -496,7 +518,7 @@ const (
 		ORDER BY slot_id, patient_id`
 	sqlStaleHolds = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
 		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
-	sqlRefunds = `SELECT ` + paymentColumns + ` FROM payments WHERE outcome = 'needs-refund'
+	sqlRefunds = `SELECT ` + paymentColumns + ` FROM payments WHERE outcome = 'needs-refund' AND refunded_at IS NULL
 		ORDER BY id DESC LIMIT $1`
 	sqlPaymentConflicts = `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
 		ORDER BY id LIMIT $1`
@@ -580,8 +602,10 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 		if len(setIDs) == 0 {
 			return nil
 		}
-		_, err = tx.Exec(ctx, sqlSetCounters, setIDs, setN)
-		return err
+		if _, err = tx.Exec(ctx, sqlSetCounters, setIDs, setN); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRepairs(ctx, now, rep.Repaired)...)
 	})
 	if err != nil {
 		return booking.Reconciliation{}, translate(err, "")

@@ -103,7 +103,7 @@ func TestExpireHoldsConcurrently(t *testing.T) {
 	}
 	rep, err := f.s.Reconcile(f.ctx, deadline, false)
 	must(t, err)
-	if !rep.Clean() || len(rep.StaleHolds) != 0 {
+	if !rep.Sound() || len(rep.StaleHolds) != 0 {
 		t.Fatalf("after concurrent expiry: %+v", rep)
 	}
 }

@@ -45,10 +45,12 @@ func (s *Store) CreateRoom(ctx context.Context, room booking.Room) (booking.Room
 	if room.TimeZone == "" {
 		room.TimeZone = "UTC"
 	}
-	out, err := scanRoom(s.pool.QueryRow(ctx, `INSERT INTO resources AS r (kind, name, timezone, attributes)
+	out, err := createAudited(s, ctx, booking.EntityRoom, scanRoom,
+		func(r booking.Room) (int64, any) { return r.ID, map[string]any{"beds": r.Beds} },
+		`INSERT INTO resources AS r (kind, name, timezone, attributes)
 		VALUES ('room', $1, $2, jsonb_build_object('building', $3::text, 'floor', $4::integer,
 			'nearDoor', $5::boolean, 'beds', $6::integer))
-		RETURNING `+roomColumns, room.Name, room.TimeZone, room.Building, room.Floor, room.NearDoor, room.Beds))
+		RETURNING `+roomColumns, room.Name, room.TimeZone, room.Building, room.Floor, room.NearDoor, room.Beds)
 	return out, translate(err, "")
 }
 
@@ -77,9 +79,11 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 		return booking.Round{}, err
 	}
 	r = r.WithDefaults()
-	out, err := scanRound(s.pool.QueryRow(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state)
+	out, err := createAudited(s, ctx, booking.EntityRound, scanRound,
+		func(r booking.Round) (int64, any) { return r.ID, map[string]any{"state": r.State, "quota": r.Quota} },
+		`INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state)
 		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT') RETURNING `+roundColumns,
-		r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota))
+		r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota)
 	return out, translate(err, "")
 }
 
@@ -103,8 +107,10 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 			out = r
 			return err
 		}
-		out, err = scanRound(tx.QueryRow(ctx, `UPDATE rounds SET state = $2 WHERE id = $1 RETURNING `+roundColumns, id, state))
-		return err
+		if out, err = scanRound(tx.QueryRow(ctx, `UPDATE rounds SET state = $2 WHERE id = $1 RETURNING `+roundColumns, id, state)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRoundState(ctx, now, id, r.State, state))
 	})
 	if err != nil {
 		return booking.Round{}, translate(err, "round")
@@ -159,7 +165,7 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 			pos[id] = i
 		}
 		slices.SortFunc(out, func(a, b booking.Slot) int { return pos[a.DoctorID] - pos[b.DoctorID] })
-		return nil
+		return writeAudit(ctx, tx, booking.AuditRoundSlots(ctx, time.Now(), roundID, out)...)
 	})
 	if err != nil {
 		return nil, translate(err, "")
@@ -225,11 +231,19 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 	if a.Fingerprint == "" {
 		a.Fingerprint = booking.ApplicationFingerprint(a.RoundID, a.SlotID)
 	}
-	out, err := scanApplication(s.pool.QueryRow(ctx, `INSERT INTO round_applications
+	var out booking.Application
+	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
+		var err error
+		out, err = scanApplication(tx.QueryRow(ctx, `INSERT INTO round_applications
 			(round_id, patient_id, slot_id, idempotency_key, fingerprint, status, created_at)
 		SELECT s.round_id, $2, s.id, $4, $5, 'PENDING', $6 FROM slots s WHERE s.id = $3 AND s.round_id = $1
 		ON CONFLICT ON CONSTRAINT round_applications_patient_key_key DO NOTHING
 		RETURNING `+appColumns, a.RoundID, a.PatientID, a.SlotID, a.IdempotencyKey, a.Fingerprint, micro(now)))
+		if err != nil {
+			return nil, err
+		}
+		return []booking.AuditEntry{booking.AuditApplication(ctx, now, out)}, nil
+	})
 	if err == nil {
 		return out, false, nil
 	}

@@ -74,6 +74,11 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 	if err != nil {
 		return 0, translate(err, "")
 	}
+	if n := tag.RowsAffected(); n > 0 {
+		if err := writeAudit(ctx, tx, booking.AuditGeneration(ctx, time.Now(), slots[0], int(n))); err != nil {
+			return 0, translate(err, "")
+		}
+	}
 	if err := tx.Commit(ctx); err != nil {
 		return 0, translate(err, "")
 	}
@@ -84,11 +89,11 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 // unknown doctor is not found.
 func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
 	sl = sl.WithDefaults()
-	out, err := scanSlot(s.pool.QueryRow(ctx,
+	out, err := createAudited(s, ctx, booking.EntitySlot, scanSlot, booking.SlotAudit,
 		`INSERT INTO slots (resource_id, schedule_id, start_at, end_at, capacity, opens_at, status, fee_cents, hold_seconds)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
 		 RETURNING `+slotColumns,
-		sl.DoctorID, nullID(sl.ScheduleID), sl.StartAt, sl.EndAt, sl.Capacity, sl.OpensAt, sl.Status, sl.FeeCents, sl.HoldSeconds))
+		sl.DoctorID, nullID(sl.ScheduleID), sl.StartAt, sl.EndAt, sl.Capacity, sl.OpensAt, sl.Status, sl.FeeCents, sl.HoldSeconds)
 	return out, translate(err, "")
 }
 
@@ -120,8 +125,9 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		return booking.Slot{}, translate(err, "")
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-	var booked, maxQueue int
-	if err := tx.QueryRow(ctx, `SELECT booked_count FROM slots WHERE id = $1 FOR UPDATE`, id).Scan(&booked); err != nil {
+	var booked, maxQueue, capBefore int
+	var statusBefore string
+	if err := tx.QueryRow(ctx, `SELECT booked_count, capacity, status FROM slots WHERE id = $1 FOR UPDATE`, id).Scan(&booked, &capBefore, &statusBefore); err != nil {
 		return booking.Slot{}, translate(err, "slot")
 	}
 	// A statement of its own, so that its snapshot is taken after the lock
@@ -146,6 +152,9 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		 WHERE id = $1 RETURNING `+slotColumns, id, capacity, u.Status))
 	if err != nil {
 		return booking.Slot{}, translate(err, "slot")
+	}
+	if err := writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), capBefore, statusBefore, out)); err != nil {
+		return booking.Slot{}, translate(err, "")
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return booking.Slot{}, translate(err, "")

@@ -139,10 +139,12 @@ func (s *Store) Close() error {
 
 // CreateDepartment adds a department; a taken name is a conflict.
 func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
-	err := s.pool.QueryRow(ctx,
-		`INSERT INTO departments (name) VALUES ($1) RETURNING id, name, created_at`, d.Name,
-	).Scan(&d.ID, &d.Name, &d.CreatedAt)
-	d.CreatedAt = d.CreatedAt.UTC()
+	d, err := createAudited(s, ctx, booking.EntityDepartment, func(r pgx.Row) (booking.Department, error) {
+		err := r.Scan(&d.ID, &d.Name, &d.CreatedAt)
+		d.CreatedAt = d.CreatedAt.UTC()
+		return d, err
+	}, func(d booking.Department) (int64, any) { return d.ID, map[string]any{"name": d.Name} },
+		`INSERT INTO departments (name) VALUES ($1) RETURNING id, name, created_at`, d.Name)
 	return d, translate(err, "")
 }
 
@@ -169,9 +171,10 @@ func scanDoctor(r pgx.Row) (booking.Doctor, error) {
 
 // CreateDoctor adds a doctor resource; an unknown department is not found.
 func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doctor, error) {
-	d, err := scanDoctor(s.pool.QueryRow(ctx,
+	d, err := createAudited(s, ctx, booking.EntityDoctor, scanDoctor,
+		func(d booking.Doctor) (int64, any) { return d.ID, map[string]any{"departmentId": d.DepartmentID} },
 		`INSERT INTO resources (kind, name, department_id, timezone) VALUES ('doctor', $1, $2, $3)
-		 RETURNING `+doctorColumns, d.Name, d.DepartmentID, d.TimeZone))
+		 RETURNING `+doctorColumns, d.Name, d.DepartmentID, d.TimeZone)
 	return d, translate(err, "")
 }
 
@@ -194,9 +197,10 @@ func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.
 
 // CreatePatient adds a patient. Empty phone or e-mail are stored as NULL.
 func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
-	p, err := scanPatient(s.pool.QueryRow(ctx,
+	p, err := createAudited(s, ctx, booking.EntityPatient, scanPatient,
+		func(p booking.Patient) (int64, any) { return p.ID, map[string]any{"id": p.ID} },
 		`INSERT INTO patients (name, phone, email) VALUES ($1, NULLIF($2, ''), NULLIF($3, ''))
-		 RETURNING `+patientColumns, p.Name, p.Phone, p.Email))
+		 RETURNING `+patientColumns, p.Name, p.Phone, p.Email)
 	return p, translate(err, "")
 }
 
@@ -238,13 +242,14 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 		return booking.Schedule{}, err
 	}
 	sc = sc.WithDefaults()
-	out, err := scanSchedule(s.pool.QueryRow(ctx,
+	out, err := createAudited(s, ctx, booking.EntitySchedule, scanSchedule,
+		func(sc booking.Schedule) (int64, any) { return sc.ID, map[string]any{"doctorId": sc.DoctorID} },
 		`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 			fee_cents, horizon_days, opens_at_time, hold_minutes)
 		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 		 RETURNING `+scheduleColumns,
 		sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
-		sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes))
+		sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes)
 	return out, translate(err, "")
 }
 

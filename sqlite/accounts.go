@@ -196,3 +196,33 @@ func (s *Store) StaffPasswordHash(ctx context.Context, name string) ([]byte, err
 	}
 	return []byte(h), nil
 }
+
+// SetStaffDoctor makes staff user name the account of doctor doctorID
+// (role doctor), or an admin again with 0; an unknown user or doctor is
+// not found.
+func (s *Store) SetStaffDoctor(ctx context.Context, name string, doctorID int64) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE staff_users SET role = CASE WHEN ?2 = 0 THEN 'admin' ELSE 'doctor' END,
+			doctor_id = NULLIF(?2, 0) WHERE name = ?1
+			AND (?2 = 0 OR EXISTS (SELECT 1 FROM resources WHERE id = ?2 AND kind = 'doctor'))`, name, doctorID)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return booking.NotFound("staff user or doctor")
+		}
+		return nil
+	})
+	return mapErr(err, "")
+}
+
+// StaffDoctor returns the doctor a staff user signs in as, 0 for an admin.
+func (s *Store) StaffDoctor(ctx context.Context, name string) (int64, error) {
+	var id sql.NullInt64
+	if err := s.reader.QueryRowContext(ctx, `SELECT doctor_id FROM staff_users WHERE name = ?`, name).Scan(&id); err != nil {
+		return 0, mapErr(err, "staff user")
+	}
+	return id.Int64, nil
+}

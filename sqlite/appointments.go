@@ -59,9 +59,17 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 	var a booking.Appointment
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var slotID int64
+		before, berr := getAppt(ctx, tx, appointmentID)
 		err := tx.QueryRowContext(ctx, cancelSQL, ts(now), appointmentID, patientID).Scan(&slotID)
 		switch {
+		case err == nil && berr != nil:
+			return berr
 		case err == nil:
+			after := before
+			after.Status = booking.StatusCancelled
+			if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", before.Status, after)); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx,
 				`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, slotID); err != nil {
 				return err

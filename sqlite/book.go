@@ -310,6 +310,11 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 		}
 	}
 	out, ns := d.Finish(ids)
+	if len(d.Winners) > 0 {
+		if err := writeAudit(ctx, tx, d.AuditEntries(out)...); err != nil {
+			return nil, nil, err
+		}
+	}
 	return out, ns, nil
 }
 

@@ -12,9 +12,12 @@ import (
 func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
 	d.CreatedAt = micro(orNow(d.CreatedAt))
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx,
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO departments (name, created_at) VALUES (?, ?) RETURNING id`,
-			d.Name, ts(d.CreatedAt)).Scan(&d.ID)
+			d.Name, ts(d.CreatedAt)).Scan(&d.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.EntityDepartment, d.ID, "create", nil, map[string]any{"name": d.Name}))
 	})
 	if err != nil {
 		return booking.Department{}, mapErr(err, "department")
@@ -51,10 +54,13 @@ func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doc
 		if err := exists(ctx, tx, `SELECT 1 FROM departments WHERE id = ?`, d.DepartmentID); err != nil {
 			return notFoundAs(err, "department")
 		}
-		return tx.QueryRowContext(ctx,
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO resources (kind, name, department_id, timezone, created_at)
 			 VALUES ('doctor', ?, ?, ?, ?) RETURNING id`,
-			d.Name, d.DepartmentID, d.TimeZone, ts(d.CreatedAt)).Scan(&d.ID)
+			d.Name, d.DepartmentID, d.TimeZone, ts(d.CreatedAt)).Scan(&d.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.EntityDoctor, d.ID, "create", nil, map[string]any{"departmentId": d.DepartmentID}))
 	})
 	if err != nil {
 		return booking.Doctor{}, mapErr(err, "department")
@@ -110,9 +116,12 @@ func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.
 func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
 	p.CreatedAt = micro(orNow(p.CreatedAt))
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx,
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO patients (name, phone, email, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
-			p.Name, nullText(p.Phone), nullText(p.Email), ts(p.CreatedAt)).Scan(&p.ID)
+			p.Name, nullText(p.Phone), nullText(p.Email), ts(p.CreatedAt)).Scan(&p.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.EntityPatient, p.ID, "create", nil, map[string]any{"id": p.ID}))
 	})
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
@@ -148,12 +157,15 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 		if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sc.DoctorID); err != nil {
 			return notFoundAs(err, "doctor")
 		}
-		return tx.QueryRowContext(ctx,
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 			                        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
-			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, ts(sc.CreatedAt)).Scan(&sc.ID)
+			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, ts(sc.CreatedAt)).Scan(&sc.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.Audit(ctx, sc.CreatedAt, booking.EntitySchedule, sc.ID, "create", nil, map[string]any{"doctorId": sc.DoctorID}))
 	})
 	if err != nil {
 		return booking.Schedule{}, mapErr(err, "doctor")

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -28,7 +29,7 @@ import (
 // when the old state occupied one and the new does not. a is updated to the
 // new state. Under the write lock the row cannot have changed since it was
 // read, so an update that changes nothing is a bug, not a lost race.
-func moveTo(ctx context.Context, tx *sql.Tx, a *booking.Appointment, to booking.Status, now time.Time) error {
+func moveTo(ctx context.Context, tx *sql.Tx, a *booking.Appointment, to booking.Status, now time.Time, action string) error {
 	if !booking.CanTransition(a.Status, to) {
 		return booking.Errorf(booking.CodeInvalidTransition, "a %s appointment cannot become %s", a.Status, to)
 	}
@@ -49,8 +50,9 @@ func moveTo(ctx context.Context, tx *sql.Tx, a *booking.Appointment, to booking.
 			return err
 		}
 	}
+	from := a.Status
 	a.Status, a.UpdatedAt = to, now
-	return nil
+	return writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, action, from, *a))
 }
 
 // releasePlaces lowers each slot's counter by the number of its
@@ -163,16 +165,21 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 		}
 		var ns []booking.Notification
 		if d.To != "" {
-			if err := moveTo(ctx, tx, &a, d.To, now); err != nil {
+			if err := moveTo(ctx, tx, &a, d.To, now, "payment"); err != nil {
 				return err
 			}
 			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
 		rec := d.Record
-		if _, err := tx.ExecContext(ctx,
+		var pid int64
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
-			 VALUES (?, ?, ?, ?, ?, ?)`,
-			rec.TradeNo, rec.AppointmentID, rec.AmountCents, rec.Outcome, nullText(rec.Reason), ts(rec.ReceivedAt)); err != nil {
+			 VALUES (?, ?, ?, ?, ?, ?) RETURNING id`,
+			rec.TradeNo, rec.AppointmentID, rec.AmountCents, rec.Outcome, nullText(rec.Reason), ts(rec.ReceivedAt)).Scan(&pid); err != nil {
+			return err
+		}
+		if err := writeAudit(ctx, tx, booking.Audit(ctx, now, booking.EntityPayment, pid, "record", nil,
+			map[string]any{"appointmentId": rec.AppointmentID, "outcome": rec.Outcome})); err != nil {
 			return err
 		}
 		res, rejected = booking.PaymentResult{Payment: rec, Appointment: a}, d.Err
@@ -244,8 +251,13 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 			return err
 		}
 		ns := make([]booking.Notification, len(out))
+		es := make([]booking.AuditEntry, len(out))
 		for i, a := range out {
 			ns[i] = booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID}
+			es[i] = booking.AuditAppointment(ctx, now, "expire", booking.StatusHeld, a)
+		}
+		if err := writeAudit(ctx, tx, es...); err != nil {
+			return err
 		}
 		return s.notify(ctx, tx, ns)
 	})
@@ -275,7 +287,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
 			return err
 		}
-		return moveTo(ctx, tx, &a, to, now)
+		return moveTo(ctx, tx, &a, to, now, strings.ToLower(string(to)))
 	})
 	if err != nil {
 		return booking.Appointment{}, mapErr(err, "appointment")
@@ -353,6 +365,18 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		}
 		res.SlotsClosed = int(n)
 
+		old := map[int64]booking.Status{}
+		if err := eachRow(ctx, tx, `SELECT id, status FROM appointments WHERE slot_id IN
+			(SELECT id FROM slots WHERE resource_id = ? AND start_at >= ? AND start_at < ?) AND status IN `+booking.ActiveSQL,
+			[]any{sus.DoctorID, ts(sus.From), ts(sus.To)}, func(rows *sql.Rows) error {
+				var id int64
+				var st booking.Status
+				err := rows.Scan(&id, &st)
+				old[id] = st
+				return err
+			}); err != nil {
+			return err
+		}
 		rows, err := tx.QueryContext(ctx, suspendCancelSQL, ts(now), sus.DoctorID, ts(sus.From), ts(sus.To))
 		if err != nil {
 			return err
@@ -379,6 +403,15 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 			return err
 		}
 		if err := releasePlaces(ctx, tx, perSlot); err != nil {
+			return err
+		}
+		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, sus.ID, "suspend", nil,
+			map[string]any{"doctorId": sus.DoctorID, "from": sus.From, "to": sus.To})}
+		for _, a := range cancelled {
+			a.Status = booking.StatusCancelled
+			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old[a.ID], a))
+		}
+		if err := writeAudit(ctx, tx, es...); err != nil {
 			return err
 		}
 		res.Cancelled = len(cancelled)
@@ -455,7 +488,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			}
 			rep.Repaired = append(rep.Repaired, r)
 		}
-		return nil
+		return writeAudit(ctx, tx, booking.AuditRepairs(ctx, now, rep.Repaired)...)
 	})
 	if err != nil {
 		return booking.Reconciliation{}, mapErr(err, "")
@@ -509,7 +542,7 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		return rep, err
 	}
 	if err := eachRow(ctx, tx, `SELECT `+paymentCols+` FROM payments
-		 WHERE outcome = 'needs-refund' ORDER BY id DESC LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
+		 WHERE outcome = 'needs-refund' AND refunded_at IS NULL ORDER BY id DESC LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
 		p, err := scanPayment(rows)
 		if err != nil {
 			return err

@@ -77,9 +77,12 @@ func (s *Store) CreateRoom(ctx context.Context, room booking.Room) (booking.Room
 		return booking.Room{}, err
 	}
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO resources (kind, name, timezone, attributes, created_at)
+		if err := tx.QueryRowContext(ctx, `INSERT INTO resources (kind, name, timezone, attributes, created_at)
 			VALUES ('room', ?, ?, ?, ?) RETURNING id`,
-			room.Name, room.TimeZone, string(attrs), ts(room.CreatedAt)).Scan(&room.ID)
+			room.Name, room.TimeZone, string(attrs), ts(room.CreatedAt)).Scan(&room.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRoomCreated(ctx, room.CreatedAt, room))
 	})
 	if err != nil {
 		return booking.Room{}, mapErr(err, "")
@@ -129,9 +132,12 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	r.OpensAt, r.ClosesAt, r.TermStart, r.TermEnd = micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd)
 	r.CreatedAt = micro(orNow(r.CreatedAt))
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state, created_at)
+		if err := tx.QueryRowContext(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?) RETURNING id`,
-			r.Name, ts(r.OpensAt), ts(r.ClosesAt), ts(r.TermStart), ts(r.TermEnd), r.Quota, ts(r.CreatedAt)).Scan(&r.ID)
+			r.Name, ts(r.OpensAt), ts(r.ClosesAt), ts(r.TermStart), ts(r.TermEnd), r.Quota, ts(r.CreatedAt)).Scan(&r.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRoundCreated(ctx, r.CreatedAt, r))
 	})
 	if err != nil {
 		return booking.Round{}, mapErr(err, "")
@@ -173,7 +179,7 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 			return fmt.Errorf("sqlite: round %d changed under the write lock", id)
 		}
 		out.State = state
-		return nil
+		return writeAudit(ctx, tx, booking.AuditRoundState(ctx, now, id, r.State, state))
 	})
 	if err != nil {
 		return booking.Round{}, mapErr(err, "round")
@@ -229,7 +235,7 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 		if missing {
 			return booking.NotFound("room")
 		}
-		return nil
+		return writeAudit(ctx, tx, booking.AuditRoundSlots(ctx, time.Now(), roundID, out)...)
 	})
 	if err != nil {
 		return nil, mapErr(err, "")
@@ -340,6 +346,9 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 		var err error
 		out, err = scanApplication(tx.QueryRowContext(ctx, submitSQL,
 			a.RoundID, a.PatientID, a.SlotID, a.IdempotencyKey, a.Fingerprint, ts(now)))
+		if err == nil {
+			return writeAudit(ctx, tx, booking.AuditApplication(ctx, now, out))
+		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}

@@ -142,7 +142,7 @@ func TestRoundSingleBedArrivalOrder(t *testing.T) {
 	}
 	rep, err := f.s.Reconcile(f.ctx, testNow, false)
 	f.must(err)
-	if !rep.Clean() {
+	if !rep.Sound() {
 		t.Fatalf("reconciliation: %+v", rep)
 	}
 	f.checkInvariants()

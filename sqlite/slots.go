@@ -73,7 +73,10 @@ func (s *Store) InsertSlots(ctx context.Context, slots []booking.Slot) (int, err
 				}
 				n += int(k)
 			}
-			return nil
+			if n == 0 {
+				return nil
+			}
+			return writeAudit(ctx, tx, booking.AuditGeneration(ctx, time.Now(), chunk[0], n))
 		})
 		if err != nil {
 			return created, mapErr(err, "doctor")
@@ -98,7 +101,11 @@ func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, 
 				return notFoundAs(err, "schedule")
 			}
 		}
-		return tx.QueryRowContext(ctx, insertSlotSQL+` RETURNING id`, slotArgs(sl)...).Scan(&sl.ID)
+		if err := tx.QueryRowContext(ctx, insertSlotSQL+` RETURNING id`, slotArgs(sl)...).Scan(&sl.ID); err != nil {
+			return err
+		}
+		id, after := booking.SlotAudit(sl)
+		return writeAudit(ctx, tx, booking.Audit(ctx, time.Now(), booking.EntitySlot, id, "create", nil, after))
 	})
 	if err != nil {
 		return booking.Slot{}, mapErr(err, "doctor")
@@ -145,7 +152,10 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	}
 	var sl booking.Slot
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var err error
+		before, err := scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, id))
+		if err != nil {
+			return notFoundAs(err, "slot")
+		}
 		if u.Capacity != nil {
 			// Read under the write lock: nothing changes them before the update.
 			var booked, top int
@@ -165,8 +175,10 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 				return err
 			}
 		}
-		sl, err = scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, id))
-		return err
+		if sl, err = scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, id)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), before.Capacity, before.Status, sl))
 	})
 	if err != nil {
 		return booking.Slot{}, mapErr(err, "slot")

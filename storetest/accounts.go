@@ -185,6 +185,32 @@ func testAccounts(t *testing.T, h Harness) {
 		if string(h) != "$2a$10$second" {
 			t.Fatalf("hash %q, want the replaced one", h)
 		}
+		// A doctor's account: role doctor with its doctor; 0 makes it an
+		// admin again; unknown users and doctors are not found.
+		if id, err := s.StaffDoctor(ctx, "admin"); err != nil || id != 0 {
+			t.Fatalf("a new staff user is an admin: %d, %v", id, err)
+		}
+		dep, err := s.CreateDepartment(ctx, booking.Department{Name: "GP"})
+		must(t, err)
+		doc, err := s.CreateDoctor(ctx, booking.Doctor{Name: "Dr A", DepartmentID: dep.ID, TimeZone: "UTC"})
+		must(t, err)
+		must(t, s.SetStaffDoctor(ctx, "admin", doc.ID))
+		if id, err := s.StaffDoctor(ctx, "admin"); err != nil || id != doc.ID {
+			t.Fatalf("doctor account: %d, %v", id, err)
+		}
+		if err := s.SetStaffDoctor(ctx, "admin", doc.ID+100); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown doctor: %v", err)
+		}
+		if err := s.SetStaffDoctor(ctx, "nobody", doc.ID); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown user: %v", err)
+		}
+		must(t, s.SetStaffDoctor(ctx, "admin", 0))
+		if id, _ := s.StaffDoctor(ctx, "admin"); id != 0 {
+			t.Fatalf("back to admin: %d", id)
+		}
+		if _, err := s.StaffDoctor(ctx, "nobody"); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown user: %v", err)
+		}
 	})
 
 	t.Run("DoctorAppointments", func(t *testing.T) {

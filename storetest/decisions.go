@@ -101,7 +101,7 @@ func testPaymentConflict(t *testing.T, h Harness) {
 			t.Fatalf("conflict %d = %+v, want %+v", i, c, w)
 		}
 	}
-	if !rep.Clean() || len(rep.RefundsNeeded) != 0 {
+	if !rep.Sound() || len(rep.RefundsNeeded) != 0 {
 		t.Fatalf("conflicts are work to do, not breaches or refunds: %+v", rep)
 	}
 	checkInvariants(t, h, s)

@@ -353,7 +353,7 @@ func testReconcile(t *testing.T, h Harness) {
 
 	rep, err := s.Reconcile(f.ctx, now, false)
 	must(t, err)
-	if !rep.Clean() || len(rep.Repaired) != 0 {
+	if !rep.Sound() || len(rep.Repaired) != 0 {
 		t.Fatalf("a consistent store reported %+v", rep)
 	}
 	ins := h.Inspect(t, s)
@@ -361,7 +361,7 @@ func testReconcile(t *testing.T, h Harness) {
 	ins.SetBookedCount(t, b.ID, 2)
 	rep, err = s.Reconcile(f.ctx, held.HoldExpiresAt.Add(time.Second), false)
 	must(t, err)
-	if rep.Clean() || len(rep.CounterMismatches) != 2 || len(rep.StaleHolds) != 1 || rep.StaleHolds[0].ID != held.ID {
+	if rep.Sound() || len(rep.CounterMismatches) != 2 || len(rep.StaleHolds) != 1 || rep.StaleHolds[0].ID != held.ID {
 		t.Fatalf("corrupted counters: report %+v", rep)
 	}
 	if len(Violations(t, ins)) == 0 {
@@ -388,7 +388,7 @@ func testReconcile(t *testing.T, h Harness) {
 	}
 	rep, err = s.Reconcile(f.ctx, now, false)
 	must(t, err)
-	if !rep.Clean() {
+	if !rep.Sound() {
 		t.Fatalf("after repair: %+v", rep)
 	}
 	checkInvariants(t, h, s)

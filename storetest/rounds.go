@@ -306,7 +306,7 @@ func rushCheck(t *testing.T, h Harness, s booking.Store, r booking.Round, slots 
 	}
 	rep, err := s.Reconcile(context.Background(), now, false)
 	must(t, err)
-	if !rep.Clean() {
+	if !rep.Sound() {
 		t.Fatalf("reconciliation after the rush: %+v", rep)
 	}
 	checkInvariants(t, h, s)
@@ -407,7 +407,7 @@ func testRoundQuotaRace(t *testing.T, h Harness) {
 	}
 	rep, err := s.Reconcile(f.ctx, now, false)
 	must(t, err)
-	if !rep.Clean() {
+	if !rep.Sound() {
 		t.Fatalf("reconciliation: %+v", rep)
 	}
 	checkInvariants(t, h, s)
@@ -464,7 +464,7 @@ func testRoundCancel(t *testing.T, h Harness) {
 	}
 	rep, err := s.Reconcile(f.ctx, now, false)
 	must(t, err)
-	if !rep.Clean() {
+	if !rep.Sound() {
 		t.Fatalf("reconciliation: %+v", rep)
 	}
 	checkInvariants(t, h, s)
@@ -676,14 +676,14 @@ func testRoundReconcile(t *testing.T, h Harness) {
 	wantOK(t, f.book(slots[0].ID, req(p, slots[0].ID, "a")))
 	rep, err := s.Reconcile(f.ctx, now, false)
 	must(t, err)
-	if !rep.Clean() || len(rep.RoundQuotaMismatches) != 0 {
+	if !rep.Sound() || len(rep.RoundQuotaMismatches) != 0 {
 		t.Fatalf("clean round reported: %+v", rep)
 	}
 	h.Inspect(t, s).SetRoundQuotaUsed(t, r.ID, p.ID, 0)
 	rep, err = s.Reconcile(f.ctx, now, false)
 	must(t, err)
 	want := booking.RoundQuotaMismatch{RoundID: r.ID, PatientID: p.ID, Used: 0, Active: 1}
-	if rep.Clean() || len(rep.RoundQuotaMismatches) != 1 || rep.RoundQuotaMismatches[0] != want {
+	if rep.Sound() || len(rep.RoundQuotaMismatches) != 1 || rep.RoundQuotaMismatches[0] != want {
 		t.Fatalf("corrupted quota reported as %+v", rep.RoundQuotaMismatches)
 	}
 }

@@ -407,7 +407,7 @@ func testServiceChanges(t *testing.T, h Harness) {
 	}
 	rep, err := svc.Reconcile(ctx, false)
 	must(t, err)
-	if !rep.Clean() {
+	if !rep.Sound() {
 		t.Fatalf("reconciliation after the Service's changes: %+v", rep)
 	}
 	checkInvariants(t, h, s)

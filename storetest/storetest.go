@@ -51,6 +51,9 @@ func Run(t *testing.T, h Harness) {
 		fn   func(*testing.T, Harness)
 	}{
 		{"Catalog", testCatalog},
+		{"AuditEveryChange", testAuditEveryChange},
+		{"AuditLog", testAuditLog},
+		{"Refunds", testRefunds},
 		{"Slots", testSlots},
 		{"BookBasics", testBookBasics},
 		{"BookRefusals", testBookRefusals},

@@ -35,6 +35,13 @@ type dashboardData struct {
 	Rejections        []bar
 	Hot               []bar
 	Summary           string
+	// Reconcile is the daily reconciliation's last verdict (Ran false
+	// before its first run); only the full page shows it.
+	Reconcile struct {
+		Ran                 bool
+		At                  string
+		Violations, Pending int
+	}
 }
 
 // Chart geometry (SVG user units).
@@ -126,6 +133,10 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		w.Header().Set("Cache-Control", "no-store")
 		_, _ = w.Write(buf.Bytes())
 		return
+	}
+	if run, err := s.svc.LastReconcileRun(r.Context()); err == nil {
+		d.Reconcile.Ran, d.Reconcile.At = true, pr.DateTime(run.CheckedAt.In(s.clinicZone))+" ("+s.clinicZone.String()+")"
+		d.Reconcile.Violations, d.Reconcile.Pending = run.Violations, run.Pending
 	}
 	s.render(w, r, http.StatusOK, "staff_dashboard", p)
 }

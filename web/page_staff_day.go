@@ -2,8 +2,10 @@ package web
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/csvdata"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -34,9 +36,25 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 		s.renderError(w, r, err)
 		return
 	}
+	s.renderDay(w, r, doc, loc, dayView{Base: "/staff/doctors/" + itoa(doc.ID) + "/days/", Action: "/staff/appointments/", Staff: true})
+}
+
+// dayView says where a day page's links and forms go: the staff's view of
+// any doctor, or a doctor's own (/doctor).
+type dayView struct {
+	Base   string // the day pages' path, before the date
+	Action string // the status forms' path, before the appointment id
+	Staff  bool
+}
+
+// renderDay renders the doctor's day of the {date} path value (or today),
+// as the staff_day page, or with ?print=1 the printable day list and with
+// ?csv=1 the same list as CSV.
+func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.Doctor, loc *time.Location, v dayView) {
 	day := schedule.DateOf(s.now(), loc)
-	if v := r.PathValue("date"); v != "today" {
-		if day, err = schedule.ParseDate(v); err != nil {
+	if d := r.PathValue("date"); d != "today" {
+		var err error
+		if day, err = schedule.ParseDate(d); err != nil {
 			s.renderError(w, r, booking.NotFound("day"))
 			return
 		}
@@ -56,6 +74,7 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 	}
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
+	var csvRows []csvdata.DayRow
 	for _, a := range appts {
 		name, ok := names[a.PatientID]
 		if !ok {
@@ -67,6 +86,15 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 		}
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
 			Status: string(a.Status), Booked: a.Status == booking.StatusBooked})
+		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
+	}
+	if r.URL.Query().Has("csv") {
+		w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+		w.Header().Set("Content-Disposition", `attachment; filename="day-`+day.String()+`.csv"`)
+		if err := csvdata.WriteAppointments(w, csvRows, loc); err != nil {
+			s.log.Error("web: day CSV", "err", err)
+		}
+		return
 	}
 	p := s.newPage(w, r, "")
 	rows := make([]daySlot, 0, len(slots))
@@ -85,9 +113,14 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 		Prev, Next string
 		Slots      []daySlot
 		Self       string
+		View       dayView
 	}{doc, dayTitle(p.pr, day), day.String(), day.AddDays(-1).String(), day.AddDays(1).String(), rows,
-		"/staff/doctors/" + itoa(doc.ID) + "/days/" + day.String()}
-	s.render(w, r, http.StatusOK, "staff_day", p)
+		v.Base + day.String(), v}
+	tmpl := "staff_day"
+	if r.URL.Query().Has("print") {
+		tmpl = "day_print"
+	}
+	s.render(w, r, http.StatusOK, tmpl, p)
 }
 
 // handleStaffTransition marks an appointment COMPLETED or NO_SHOW.

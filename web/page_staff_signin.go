@@ -71,6 +71,22 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 			Message: pr.T("The user name or the password is not right. Passwords are set with `slotd staff-password`.")})
 		return
 	}
+	ctx, cancel := s.storeCtx(r.Context())
+	doctorID, err := s.accounts.StaffDoctor(ctx, name)
+	cancel()
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	if doctorID > 0 {
+		// A doctor's account signs in as that doctor only.
+		if err := s.signIn(w, r, auth.RoleDoctor, strconv.FormatInt(doctorID, 10)); err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+		redirect(w, r, "/doctor/days/today")
+		return
+	}
 	if err := s.signIn(w, r, auth.RoleAdmin, staffPrefix+name); err != nil {
 		s.renderError(w, r, err)
 		return

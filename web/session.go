@@ -29,10 +29,27 @@ const (
 type session struct {
 	PatientID int64
 	Staff     string
+	// DoctorID is set for a staff account of role doctor: it reaches only
+	// that doctor's days (/doctor), never the admin pages.
+	DoctorID int64
 }
 
-func (s session) Patient() bool { return s.PatientID > 0 }
-func (s session) IsStaff() bool { return s.Staff != "" }
+func (s session) Patient() bool  { return s.PatientID > 0 }
+func (s session) IsStaff() bool  { return s.Staff != "" }
+func (s session) IsDoctor() bool { return s.DoctorID > 0 }
+
+// actor is who the session is, for the audit log of its changes.
+func (s session) actor() booking.Actor {
+	switch {
+	case s.Patient():
+		return booking.Actor{Role: string(auth.RolePatient), ID: strconv.FormatInt(s.PatientID, 10)}
+	case s.IsStaff():
+		return booking.Actor{Role: string(auth.RoleAdmin), ID: s.Staff}
+	case s.IsDoctor():
+		return booking.Actor{Role: string(auth.RoleDoctor), ID: strconv.FormatInt(s.DoctorID, 10)}
+	}
+	return booking.Actor{}
+}
 
 // sessionOf reads and verifies the session cookie. A missing, expired or
 // forged cookie is no session.
@@ -53,6 +70,10 @@ func (s *server) sessionOf(r *http.Request) session {
 	case auth.RoleAdmin:
 		if name, ok := strings.CutPrefix(claims.Subject, staffPrefix); ok && accounts.StaffNameOK(name) {
 			return session{Staff: name}
+		}
+	case auth.RoleDoctor:
+		if id, ok := claims.DoctorID(); ok {
+			return session{DoctorID: id}
 		}
 	}
 	return session{}
@@ -151,6 +172,26 @@ func (s *server) staff(h func(http.ResponseWriter, *http.Request, session)) http
 				return
 			}
 			s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "staff sign-in required"))
+			return
+		}
+		if r.Method == http.MethodPost && !s.postForm(w, r) {
+			return
+		}
+		h(w, r, sess)
+	}
+}
+
+// doctorPage wraps a doctor's page like staff does for admins: only a
+// doctor's session reaches it, and it reaches only that doctor.
+func (s *server) doctorPage(h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		sess := s.sessionOf(r)
+		if !sess.IsDoctor() {
+			if r.Method == http.MethodGet {
+				http.Redirect(w, r, "/staff/signin?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+				return
+			}
+			s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "a doctor's sign-in is required"))
 			return
 		}
 		if r.Method == http.MethodPost && !s.postForm(w, r) {

@@ -227,6 +227,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /staff/doctors/{id}/days/{date}", s.staff(s.handleStaffDay))
 	s.mux.HandleFunc("POST /staff/appointments/{id}/status", s.staff(s.handleStaffTransition))
 	s.mux.HandleFunc("GET /staff/dashboard", s.staff(s.handleStaffDashboard))
+	s.clinicRoutes()
 
 	s.mux.HandleFunc("/", s.handleNotFound)
 }
@@ -257,6 +258,10 @@ func (s *server) middleware(next http.Handler) http.Handler {
 				s.renderError(w, r, &booking.Error{Code: booking.CodeInternal, Message: "internal error"})
 			}
 		}()
+		// Every change a page makes is audited as its session's.
+		if a := s.sessionOf(r).actor(); a.Role != "" {
+			r = r.WithContext(booking.WithActor(r.Context(), a))
+		}
 		next.ServeHTTP(w, r)
 	})
 }

@@ -31,7 +31,8 @@ var commands = []command{
 	{"token", "mint a bearer token", runToken},
 	{"demo-data", "create sample departments, doctors, patients and slots", runDemoData},
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
-	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken", runReconcile},
+	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken, 3 when only actions are pending", runReconcile},
+	{"import", "import a CSV file of departments, doctors, schedules or patients (--dry-run checks only)", runImport},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
 	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
 }

@@ -13,12 +13,19 @@ import (
 // exitStatus is an error that carries the process's exit status: a command
 // whose outcome is a verdict (reconcile: breaches found) exits 1 after it
 // has printed its report, keeping 2 for failures to run at all.
+//
+// reconcile exits 0 when nothing needs doing, 1 when an invariant is
+// broken, 3 when every invariant holds but work is pending (refunds to pay,
+// stale holds to expire, payment conflicts to settle).
 type exitStatus struct {
 	code int
 	msg  string
 }
 
 func (e *exitStatus) Error() string { return e.msg }
+
+// ExitPending is reconcile's status when only pending actions were found.
+const ExitPending = 3
 
 func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("reconcile", flag.ContinueOnError)
@@ -43,14 +50,18 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	printReconciliation(stdout, rep, *repair)
-	if rep.Clean() {
-		return nil
+	broken := rep.Violations() > 0
+	if *repair {
+		// Every breach the repair fixed no longer counts.
+		broken = remaining(rep) > 0
 	}
-	if *repair && remaining(rep) == 0 {
-		// Every breach was a counter the repair fixed.
-		return nil
+	switch {
+	case broken:
+		return &exitStatus{code: 1, msg: "reconcile: invariants are broken (see the report)"}
+	case rep.Pending() > 0:
+		return &exitStatus{code: ExitPending, msg: "reconcile: every invariant holds; actions are pending (see the report)"}
 	}
-	return &exitStatus{code: 1, msg: "reconcile: invariants are broken (see the report)"}
+	return nil
 }
 
 // remaining counts the breaches a repair did not fix: duplicate actives,
@@ -115,14 +126,17 @@ func printReconciliation(w io.Writer, r booking.Reconciliation, repair bool) {
 			fmt.Fprintf(w, "  slot %d: booked_count %d -> %d\n", c.SlotID, c.From, c.To)
 		}
 	}
+	fmt.Fprintf(w, "\nviolations: %d, pending actions: %d\n", r.Violations(), r.Pending())
 	switch {
 	case r.Clean():
-		fmt.Fprintln(w, "\nclean: every invariant holds")
-	case repair && remaining(r) == 0:
-		fmt.Fprintln(w, "\nrepaired: every invariant holds again")
-	case repair:
-		fmt.Fprintf(w, "\nNOT CLEAN: %d breaches remain after the repair\n", remaining(r))
+		fmt.Fprintln(w, "clean: every invariant holds and nothing is pending")
+	case repair && remaining(r) > 0:
+		fmt.Fprintf(w, "NOT CLEAN: %d breaches remain after the repair\n", remaining(r))
+	case !repair && r.Violations() > 0:
+		fmt.Fprintln(w, "NOT CLEAN: run with --repair to set the counters from the rows")
+	case repair && r.Violations() > 0 && r.Pending() == 0:
+		fmt.Fprintln(w, "repaired: every invariant holds again")
 	default:
-		fmt.Fprintln(w, "\nNOT CLEAN: run with --repair to set the counters from the rows")
+		fmt.Fprintln(w, "PENDING: every invariant holds; settle the refunds (POST /api/admin/payments/{tradeNo}/refund), payment conflicts and holds above")
 	}
 }

@@ -60,6 +60,32 @@ func TestReconcile(t *testing.T) {
 	if out, err := reconcile(); err != nil || !strings.Contains(out, "clean") {
 		t.Fatalf("after repair: %v\n%s", err, out)
 	}
+
+	// A payment that needs a refund is pending work, not a breach: exit 3
+	// until staff record the refund, then clean again.
+	s, err = sqlite.Open(ctx, path)
+	mustNil(t, err)
+	p, err := s.CreatePatient(ctx, booking.Patient{Name: "P"})
+	mustNil(t, err)
+	_, err = s.DB().ExecContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+		idempotency_key, fingerprint, created_at, updated_at) VALUES (?, ?, 'CANCELLED', 1, 0, 0, 'k', 'f', 0, 0)`, sl.ID, p.ID)
+	mustNil(t, err)
+	_, err = s.DB().ExecContext(ctx, `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, reason, received_at)
+		SELECT 'T9', max(id), 500, 'needs-refund', 'cancelled', 0 FROM appointments`)
+	mustNil(t, err)
+	mustNil(t, s.Close())
+	out, err = reconcile()
+	if !errors.As(err, &st) || st.code != ExitPending || !strings.Contains(out, "violations: 0, pending actions: 1") {
+		t.Fatalf("pending refund: want exit status %d, got %v\n%s", ExitPending, err, out)
+	}
+	s, err = sqlite.Open(ctx, path)
+	mustNil(t, err)
+	_, err = booking.NewService(s, booking.Options{}).MarkRefunded(ctx, "T9", "RF-1")
+	mustNil(t, err)
+	mustNil(t, s.Close())
+	if out, err := reconcile(); err != nil || !strings.Contains(out, "clean: every invariant holds and nothing is pending") {
+		t.Fatalf("after the refund: %v\n%s", err, out)
+	}
 }
 
 func mustNil(t *testing.T, err error) {

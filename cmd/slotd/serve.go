@@ -136,6 +136,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	registerPoolGauges(m, store)
+	registerReconcileGauges(m, svc)
 	// Jobs start before the first request: from then on every booking
 	// writes its confirmation job in its own transaction.
 	runner, err := jobs.Start(ctx, jobs.Config{

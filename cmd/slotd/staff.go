@@ -28,6 +28,7 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	db.register(fs)
 	var user string
 	fs.StringVar(&user, "user", "", "staff user name (letters, digits, . - _)")
+	doctor := fs.Int64("doctor", 0, "make the user the account of this doctor id (role doctor: only that doctor's days); 0 makes it an admin; without it the role stays")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -55,6 +56,13 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	defer store.Close()
 	if err := store.SetStaffPassword(ctx, user, hash, time.Now()); err != nil {
 		return err
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "doctor" })
+	if given {
+		if err := store.SetStaffDoctor(ctx, user, *doctor); err != nil {
+			return err
+		}
 	}
 	fmt.Fprintf(stdout, "password of staff user %s set\n", user)
 	return nil

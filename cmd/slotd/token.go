@@ -17,7 +17,7 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	db.register(fs)
 	db.registerAuth(fs)
 	role := fs.String("role", "", "patient, doctor or admin")
-	sub := fs.String("sub", "", "subject: the patient id for role patient")
+	sub := fs.String("sub", "", "subject: the patient id for role patient, the doctor id for role doctor")
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -28,7 +28,11 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if id, err := strconv.ParseInt(*sub, 10, 64); err != nil || id <= 0 {
 			return fmt.Errorf("--sub must be a patient id for role patient")
 		}
-	case auth.RoleDoctor, auth.RoleAdmin:
+	case auth.RoleDoctor:
+		if id, err := strconv.ParseInt(*sub, 10, 64); err != nil || id <= 0 {
+			return fmt.Errorf("--sub must be a doctor id for role doctor: the token reaches only that doctor's days")
+		}
+	case auth.RoleAdmin:
 		if *sub == "" {
 			return fmt.Errorf("--sub is required")
 		}

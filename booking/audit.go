@@ -1,0 +1,249 @@
+package booking
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// The audit log: every change a Service method makes is recorded by the
+// store in the same transaction, with who made it (an Actor carried in the
+// context from the front end through the Service into the store), what
+// entity it touched and the entity's state before and after. States carry
+// ids and states only, never personal data (names, phones, e-mails).
+
+// Actor roles beyond auth's patient, doctor and admin.
+const (
+	ActorJob      = "job"      // a background job (expiry, reconciliation, generation)
+	ActorProvider = "provider" // the payment provider's signed callback
+	ActorSystem   = "system"   // the command line or a caller that named nobody
+)
+
+// Actor is who makes a change: a role and the id within it (a patient id,
+// a staff user name, a job's kind).
+type Actor struct {
+	Role string `json:"role"`
+	ID   string `json:"id"`
+}
+
+type actorKey struct{}
+
+// WithActor returns ctx carrying a, for every change made under it.
+func WithActor(ctx context.Context, a Actor) context.Context {
+	return context.WithValue(ctx, actorKey{}, a)
+}
+
+// ActorOf returns the actor ctx carries, or the system actor: a change is
+// never recorded as made by nobody.
+func ActorOf(ctx context.Context) Actor {
+	if a, ok := ctx.Value(actorKey{}).(Actor); ok && a.Role != "" {
+		return a
+	}
+	return Actor{Role: ActorSystem, ID: "-"}
+}
+
+// Audited entities.
+const (
+	EntityAppointment = "appointment"
+	EntitySlot        = "slot"
+	EntityPayment     = "payment"
+	EntitySuspension  = "suspension"
+	EntityDepartment  = "department"
+	EntityDoctor      = "doctor"
+	EntityPatient     = "patient"
+	EntitySchedule    = "schedule"
+	EntityRoom        = "room"
+	EntityRound       = "round"
+	EntityApplication = "application"
+)
+
+// AuditEntry is one recorded change. Before and After are JSON objects of
+// ids and states ("" when the entity did not exist before or after).
+type AuditEntry struct {
+	ID        int64     `json:"id"`
+	At        time.Time `json:"at"`
+	ActorRole string    `json:"actorRole"`
+	ActorID   string    `json:"actorId"`
+	Entity    string    `json:"entity"`
+	EntityID  int64     `json:"entityId"`
+	Action    string    `json:"action"`
+	Before    string    `json:"before,omitempty"`
+	After     string    `json:"after,omitempty"`
+	// patientID is the appointment's patient, kept in its own column so
+	// that a patient's history is one index range (AuditPatient).
+	patientID int64
+}
+
+// Audit builds the entry of a change of entity id by ctx's actor at now;
+// before and after are marshalled as JSON (nil: absent).
+func Audit(ctx context.Context, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {
+	return auditBy(ActorOf(ctx), now, entity, id, action, before, after)
+}
+
+func auditBy(a Actor, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {
+	return AuditEntry{At: now.UTC(), ActorRole: a.Role, ActorID: a.ID, Entity: entity, EntityID: id,
+		Action: action, Before: stateJSON(before), After: stateJSON(after)}
+}
+
+func stateJSON(v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
+
+// ApptState is what the log keeps of an appointment: ids and its state.
+type ApptState struct {
+	Status    Status `json:"status"`
+	SlotID    int64  `json:"slotId"`
+	PatientID int64  `json:"patientId"`
+}
+
+// AuditAppointment is the entry of an appointment moving from `from` to
+// a's state ("" from: it was created).
+func AuditAppointment(ctx context.Context, now time.Time, action string, from Status, a Appointment) AuditEntry {
+	return auditAppointment(ActorOf(ctx), now, action, from, a)
+}
+
+func auditAppointment(actor Actor, now time.Time, action string, from Status, a Appointment) AuditEntry {
+	var before any
+	if from != "" {
+		before = ApptState{Status: from, SlotID: a.SlotID, PatientID: a.PatientID}
+	}
+	e := auditBy(actor, now, EntityAppointment, a.ID, action, before, ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID})
+	e.patientID = a.PatientID
+	return e
+}
+
+// AuditFilter selects audit entries: every set field must match; From and
+// To bound At as [From, To). Entries come newest first, below BeforeID
+// when set (the page cursor), at most Limit (1 to MaxAuditPage).
+type AuditFilter struct {
+	Entity    string
+	EntityID  int64
+	ActorRole string
+	ActorID   string
+	From, To  time.Time
+	// PatientID selects the entries of that patient's appointments.
+	PatientID int64
+	BeforeID  int64
+	Limit     int
+}
+
+// MaxAuditPage bounds one page of the audit log.
+const MaxAuditPage = 500
+
+// AuditLog is the store's side of the log: reading it. The rows are
+// written by each change's own transaction.
+type AuditLog interface {
+	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
+}
+
+// Audit lists audit entries (see AuditFilter), newest first.
+func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
+	if f.Limit <= 0 || f.Limit > MaxAuditPage {
+		f.Limit = MaxAuditPage
+	}
+	return bounded(s, ctx, func(ctx context.Context) ([]AuditEntry, error) { return s.store.ListAudit(ctx, f) })
+}
+
+// AuditEntries lists what a booking decision changed, once Finish has
+// answered it: each new appointment, by the actor of its request, and each
+// stale hold the reclaim expired (by the system, on the booking's behalf).
+func (d *BookDecision) AuditEntries(results []BookResult) []AuditEntry {
+	es := make([]AuditEntry, 0, len(d.Winners)+len(d.Stale))
+	for _, w := range d.Winners {
+		actor := d.reqs[w].Actor
+		if actor.Role == "" {
+			actor = ActorOf(context.Background())
+		}
+		es = append(es, auditAppointment(actor, d.now, "book", "", results[w].Appointment))
+	}
+	if d.Reclaim {
+		sys := Actor{Role: ActorSystem, ID: "reclaim"}
+		for _, h := range d.Stale {
+			a := Appointment{ID: h.ID, SlotID: d.slot.ID, PatientID: h.PatientID, Status: StatusExpired}
+			es = append(es, auditAppointment(sys, d.now, "expire", StatusHeld, a))
+		}
+	}
+	return es
+}
+
+// AuditPatient is the patient an entry concerns (its appointment's
+// patient), 0 for entries of other entities: a patient's history is read
+// by it.
+func AuditPatient(e AuditEntry) int64 { return e.patientID }
+
+// slotState is what the log keeps of a slot.
+type slotState struct {
+	DoctorID int64  `json:"doctorId"`
+	Capacity int    `json:"capacity"`
+	Status   string `json:"status"`
+}
+
+// SlotAudit is the id and state of a created slot (createAudited's shape).
+func SlotAudit(sl Slot) (int64, any) {
+	return sl.ID, slotState{DoctorID: sl.DoctorID, Capacity: sl.Capacity, Status: sl.Status}
+}
+
+// AuditSlotUpdate is the entry of a slot's capacity or status change.
+func AuditSlotUpdate(ctx context.Context, now time.Time, capBefore int, statusBefore string, after Slot) AuditEntry {
+	return Audit(ctx, now, EntitySlot, after.ID, "update",
+		slotState{DoctorID: after.DoctorID, Capacity: capBefore, Status: statusBefore},
+		slotState{DoctorID: after.DoctorID, Capacity: after.Capacity, Status: after.Status})
+}
+
+// AuditGeneration is the one entry of a generation that created n slots
+// like first (of its schedule, or of its doctor when it has none).
+func AuditGeneration(ctx context.Context, now time.Time, first Slot, n int) AuditEntry {
+	entity, id := EntitySchedule, first.ScheduleID
+	if id == 0 {
+		entity, id = EntityDoctor, first.DoctorID
+	}
+	return Audit(ctx, now, entity, id, "generate-slots", nil, map[string]any{"doctorId": first.DoctorID, "created": n})
+}
+
+// The entries of the rounds' preparation and of a repair, for both stores.
+
+// AuditRoomCreated records a new room.
+func AuditRoomCreated(ctx context.Context, now time.Time, r Room) AuditEntry {
+	return Audit(ctx, now, EntityRoom, r.ID, "create", nil, map[string]any{"beds": r.Beds})
+}
+
+// AuditRoundCreated records a new DRAFT round.
+func AuditRoundCreated(ctx context.Context, now time.Time, r Round) AuditEntry {
+	return Audit(ctx, now, EntityRound, r.ID, "create", nil, map[string]any{"state": RoundDraft, "quota": r.Quota})
+}
+
+// AuditRoundState records a round moving from one state to another.
+func AuditRoundState(ctx context.Context, now time.Time, id int64, from, to string) AuditEntry {
+	return Audit(ctx, now, EntityRound, id, "set-state", map[string]any{"state": from}, map[string]any{"state": to})
+}
+
+// AuditRoundSlots records the slots added to a round, one entry each.
+func AuditRoundSlots(ctx context.Context, now time.Time, roundID int64, sls []Slot) []AuditEntry {
+	es := make([]AuditEntry, len(sls))
+	for i, sl := range sls {
+		es[i] = Audit(ctx, now, EntitySlot, sl.ID, "add-to-round", nil, map[string]any{"roundId": roundID, "roomId": sl.DoctorID, "capacity": sl.Capacity})
+	}
+	return es
+}
+
+// AuditApplication records a submitted application.
+func AuditApplication(ctx context.Context, now time.Time, a Application) AuditEntry {
+	return Audit(ctx, now, EntityApplication, a.ID, "submit", nil,
+		map[string]any{"roundId": a.RoundID, "slotId": a.SlotID, "patientId": a.PatientID, "status": a.Status})
+}
+
+// AuditRepairs records the counters a repair set.
+func AuditRepairs(ctx context.Context, now time.Time, rs []CounterRepair) []AuditEntry {
+	es := make([]AuditEntry, len(rs))
+	for i, r := range rs {
+		es[i] = Audit(ctx, now, EntitySlot, r.SlotID, "repair-counter", map[string]any{"bookedCount": r.From}, map[string]any{"bookedCount": r.To})
+	}
+	return es
+}

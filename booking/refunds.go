@@ -1,0 +1,71 @@
+package booking
+
+import (
+	"context"
+	"time"
+)
+
+// ReconcileRun is the verdict of one scheduled reconciliation, kept for the
+// dashboard and the metrics.
+type ReconcileRun struct {
+	CheckedAt  time.Time `json:"checkedAt"`
+	Violations int       `json:"violations"`
+	Pending    int       `json:"pending"`
+}
+
+// MaxRefundRefLen bounds a provider's refund reference.
+const MaxRefundRefLen = 64
+
+// RefundDecision decides the settlement of payment p with reference ref:
+// noop when it is already settled with ref, an error when it needs no
+// refund or was settled with another reference.
+func RefundDecision(p Payment, ref string) (noop bool, err error) {
+	switch {
+	case p.Outcome != PaymentRefund:
+		return false, Errorf(CodeInvalidTransition, "payment %s was applied: it needs no refund", p.TradeNo)
+	case p.RefundedAt != nil && p.RefundRef == ref:
+		return true, nil
+	case p.RefundedAt != nil:
+		return false, Errorf(CodeInvalidTransition, "payment %s was already refunded with another reference", p.TradeNo)
+	}
+	return false, nil
+}
+
+// refundState is what the audit log keeps of a payment.
+type refundState struct {
+	Outcome   string `json:"outcome"`
+	Refunded  bool   `json:"refunded"`
+	RefundRef string `json:"refundRef,omitempty"`
+}
+
+// AuditRefund is the entry of payment p (id: its row id) being settled.
+func AuditRefund(ctx context.Context, now time.Time, id int64, p Payment) AuditEntry {
+	return Audit(ctx, now, EntityPayment, id, "refund",
+		refundState{Outcome: p.Outcome}, refundState{Outcome: p.Outcome, Refunded: true, RefundRef: p.RefundRef})
+}
+
+// MarkRefunded settles a needs-refund payment with the provider's refund
+// reference (see Store.MarkRefunded).
+func (s *Service) MarkRefunded(ctx context.Context, tradeNo, ref string) (Payment, error) {
+	if ref == "" || len(ref) > MaxRefundRefLen {
+		return Payment{}, Errorf(CodeInvalidRequest, "the refund reference must be 1 to %d characters", MaxRefundRefLen)
+	}
+	return bounded(s, ctx, func(ctx context.Context) (Payment, error) { return s.store.MarkRefunded(ctx, tradeNo, ref, s.now()) })
+}
+
+// RunReconciliation is the scheduled reconciliation: a report without
+// repair whose verdict is kept (Store.RecordReconcileRun) for the
+// dashboard and the metrics of every instance.
+func (s *Service) RunReconciliation(ctx context.Context) (ReconcileRun, error) {
+	rep, err := s.Reconcile(ctx, false)
+	if err != nil {
+		return ReconcileRun{}, err
+	}
+	run := ReconcileRun{CheckedAt: rep.CheckedAt, Violations: rep.Violations(), Pending: rep.Pending()}
+	return run, s.storeErr(ctx, s.store.RecordReconcileRun(ctx, run))
+}
+
+// LastReconcileRun returns the newest scheduled reconciliation's verdict.
+func (s *Service) LastReconcileRun(ctx context.Context) (ReconcileRun, error) {
+	return bounded(s, ctx, func(ctx context.Context) (ReconcileRun, error) { return s.store.LastReconcileRun(ctx) })
+}

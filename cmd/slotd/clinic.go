@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/csvdata"
+	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/schedule"
+)
+
+// runImport imports one CSV file of departments, doctors, schedules or
+// patients (told by its header) through the Service; --dry-run checks and
+// counts without changing anything. It exits 1 when a line was refused.
+func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("import", flag.ContinueOnError)
+	var db dbFlags
+	db.register(fs)
+	dry := fs.Bool("dry-run", false, "check every line and count what would be created, changing nothing")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: slotd import [--db URL] [--dry-run] FILE\n\nFILE is CSV with one of these headers:")
+		kinds := csvdata.Kinds()
+		names := make([]string, 0, len(kinds))
+		for k := range kinds {
+			names = append(names, k)
+		}
+		sort.Strings(names)
+		for _, k := range names {
+			fmt.Fprintf(stderr, "  %-12s %s\n", k, kinds[k])
+		}
+		fs.PrintDefaults()
+	}
+	// FILE comes last; the flags before it take parse's usual checks.
+	if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
+		fs.SetOutput(stderr)
+		fs.Usage()
+		return fmt.Errorf("import takes one FILE, last")
+	}
+	file := args[len(args)-1]
+	if err := parse(fs, args[:len(args)-1], stderr); err != nil {
+		return err
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := mkdirFor(db.url); err != nil {
+		return err
+	}
+	store, err := db.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	svc := booking.NewService(store, booking.Options{Timeout: time.Minute, Planner: schedule.Planner{}})
+	ctx = booking.WithActor(ctx, booking.Actor{Role: booking.ActorSystem, ID: "slotd-import"})
+	rep, err := csvdata.Import(ctx, svc, store, f, *dry)
+	if err != nil {
+		return err
+	}
+	verb := "created"
+	if rep.DryRun {
+		verb = "would create"
+	}
+	fmt.Fprintf(stdout, "%s: %d rows, %s %d, %d existing, %d refused\n", rep.Kind, rep.Rows, verb, rep.Create, rep.Exist, len(rep.Errors))
+	for _, e := range rep.Errors {
+		fmt.Fprintf(stdout, "  line %d: %s\n", e.Line, e.Message)
+	}
+	if len(rep.Errors) > 0 {
+		return &exitStatus{code: 1, msg: "import: some lines were refused (see above)"}
+	}
+	return nil
+}
+
+// registerReconcileGauges exports the last scheduled reconciliation's
+// verdict, read at each scrape (one row); NaN before the first run or
+// when the database does not answer.
+func registerReconcileGauges(m *metrics.Metrics, svc *booking.Service) {
+	read := func(f func(booking.ReconcileRun) float64) func() float64 {
+		return func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			run, err := svc.LastReconcileRun(ctx)
+			if err != nil {
+				return math.NaN()
+			}
+			return f(run)
+		}
+	}
+	m.GaugeFunc("slotd_reconcile_violations", "Invariant violations found by the last scheduled reconciliation.",
+		read(func(r booking.ReconcileRun) float64 { return float64(r.Violations) }))
+	m.GaugeFunc("slotd_reconcile_pending", "Pending actions (refunds, stale holds, payment conflicts) found by the last scheduled reconciliation.",
+		read(func(r booking.ReconcileRun) float64 { return float64(r.Pending) }))
+	m.GaugeFunc("slotd_reconcile_last_run_timestamp_seconds", "When the last scheduled reconciliation ran.",
+		read(func(r booking.ReconcileRun) float64 { return float64(r.CheckedAt.Unix()) }))
+}

@@ -1,0 +1,297 @@
+package storetest
+
+import (
+	"context"
+	"reflect"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// serviceReads are the Service's methods that change nothing the audit log
+// records: reads, wiring, the limiter's in-memory budget, the report-only
+// reconciliation and its verdict (reconcile_runs is itself the record), and
+// the round processor, whose decisions are bookings and audited as such.
+var serviceReads = map[string]bool{
+	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true,
+	"Application": true, "AttemptBooking": true, "Audit": true, "LastReconcileRun": true,
+	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
+	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
+	"Timeout":         true,
+}
+
+// testAuditEveryChange fails when a Service method that is not a read
+// leaves no audit row with the actor of its context: a state change added
+// later must either be audited or be listed above with a reason. Every
+// method of *booking.Service must appear in one of the two tables.
+func testAuditEveryChange(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	// The lanes read the clock while the test moves it.
+	var clockNS atomic.Int64
+	setClock := func(t time.Time) { clockNS.Store(t.UnixNano()) }
+	setClock(now)
+	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() }, Planner: schedule.Planner{}})
+	actor := booking.Actor{Role: "admin", ID: "auditor"}
+	ctx := booking.WithActor(context.Background(), actor)
+
+	sl := f.slot(5, withFee(1000))
+	free := f.slot(5)
+	p := f.patient()
+	var held, booked booking.Appointment
+	var round booking.Round
+	var room booking.Room
+	var roundSlot booking.Slot
+
+	changes := []struct {
+		name string
+		do   func() error
+	}{
+		{"CreateDepartment", func() error { _, err := svc.CreateDepartment(ctx, booking.Department{Name: "Audit"}); return err }},
+		{"CreateDoctor", func() error {
+			_, err := svc.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Audit", DepartmentID: f.dept.ID, TimeZone: "UTC"})
+			return err
+		}},
+		{"CreatePatient", func() error { _, err := svc.CreatePatient(ctx, booking.Patient{Name: "P"}); return err }},
+		{"CreateSlot", func() error {
+			_, err := svc.CreateSlot(ctx, booking.Slot{DoctorID: f.doctor2.ID, StartAt: now.Add(400 * time.Hour),
+				EndAt: now.Add(401 * time.Hour), Capacity: 1, OpensAt: now.Add(-time.Hour)})
+			return err
+		}},
+		{"UpdateSlot", func() error {
+			c := 6
+			_, err := svc.UpdateSlot(ctx, free.ID, booking.SlotUpdate{Capacity: &c})
+			return err
+		}},
+		{"CreateSchedule", func() error {
+			_, _, err := svc.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doctor2.ID, Weekdays: []time.Weekday{time.Tuesday},
+				StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+			return err
+		}},
+		{"GenerateSlots", func() error {
+			// A schedule stored without its slots; the generation makes them.
+			_, err := s.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doctor.ID, Weekdays: []time.Weekday{time.Wednesday},
+				StartTime: "13:00", EndTime: "14:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+			if err != nil {
+				return err
+			}
+			_, _, err = svc.GenerateSlots(ctx, f.doctor.ID, now.Truncate(24*time.Hour), now.Add(7*24*time.Hour).Truncate(24*time.Hour))
+			return err
+		}},
+		{"Book", func() error {
+			r := svc.Book(ctx, p.ID, sl.ID, "audit-1")
+			held = r.Appointment
+			return r.Err
+		}},
+		{"ConfirmPayment", func() error {
+			_, err := svc.ConfirmPayment(ctx, booking.Payment{TradeNo: "AUD1", AppointmentID: held.ID, AmountCents: 1000})
+			return err
+		}},
+		{"MarkRefunded", func() error {
+			// A second payment for the paid appointment needs a refund.
+			_, err := svc.ConfirmPayment(ctx, booking.Payment{TradeNo: "AUD2", AppointmentID: held.ID, AmountCents: 1000})
+			if booking.ErrorCode(err) != booking.CodePaymentRejected {
+				return err
+			}
+			_, err = svc.MarkRefunded(ctx, "AUD2", "RF-1")
+			return err
+		}},
+		{"Cancel", func() error { _, err := svc.Cancel(ctx, held.ID, 0); return err }},
+		{"Transition", func() error {
+			r := svc.Book(ctx, p.ID, free.ID, "audit-2")
+			if r.Err != nil {
+				return r.Err
+			}
+			booked = r.Appointment
+			setClock(booked.StartAt.Add(time.Minute))
+			defer setClock(now)
+			_, err := svc.Transition(ctx, booked.ID, booking.StatusCompleted)
+			return err
+		}},
+		{"ExpireHolds", func() error {
+			r := svc.Book(ctx, f.patient().ID, sl.ID, "audit-3")
+			if r.Err != nil {
+				return r.Err
+			}
+			setClock(r.Appointment.HoldExpiresAt.Add(time.Second))
+			defer setClock(now)
+			_, err := svc.ExpireHolds(ctx, 10)
+			return err
+		}},
+		{"Suspend", func() error {
+			_, err := svc.Suspend(ctx, booking.Suspension{DoctorID: f.doctor2.ID, From: now.Add(399 * time.Hour), To: now.Add(402 * time.Hour), Reason: "training"})
+			return err
+		}},
+		{"Reconcile", func() error {
+			// Only the repair changes anything.
+			h.Inspect(t, s).SetBookedCount(t, free.ID, 3)
+			_, err := svc.Reconcile(ctx, true)
+			return err
+		}},
+		{"CreateRoom", func() error {
+			var err error
+			room, err = svc.CreateRoom(ctx, booking.Room{Name: "A-1", TimeZone: "UTC", Building: "A", Beds: 2})
+			return err
+		}},
+		{"CreateRound", func() error {
+			var err error
+			round, err = svc.CreateRound(ctx, booking.Round{Name: "audit", OpensAt: roundOpens, ClosesAt: roundCloses,
+				TermStart: roundTermStart, TermEnd: roundTermEnd})
+			return err
+		}},
+		{"AddRoundSlots", func() error {
+			sls, err := svc.AddRoundSlots(ctx, round.ID, []int64{room.ID})
+			if len(sls) > 0 {
+				roundSlot = sls[0]
+			}
+			return err
+		}},
+		{"SetRoundState", func() error { _, err := svc.SetRoundState(ctx, round.ID, booking.RoundOpen); return err }},
+		{"SubmitApplication", func() error {
+			setClock(roundOpens.Add(time.Minute))
+			defer setClock(now)
+			_, _, err := svc.SubmitApplication(ctx, round.ID, p.ID, roundSlot.ID, "audit-app")
+			return err
+		}},
+	}
+
+	classified := map[string]bool{}
+	for _, c := range changes {
+		classified[c.name] = true
+		before := lastAuditID(t, svc)
+		if err := c.do(); err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		es, err := svc.Audit(ctx, booking.AuditFilter{BeforeID: 0, Limit: booking.MaxAuditPage})
+		must(t, err)
+		found := false
+		for _, e := range es {
+			if e.ID > before && e.ActorRole == actor.Role && e.ActorID == actor.ID {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("Service.%s changed state but wrote no audit row by %+v", c.name, actor)
+		}
+	}
+	typ := reflect.TypeOf(svc)
+	for i := range typ.NumMethod() {
+		name := typ.Method(i).Name
+		if !classified[name] && !serviceReads[name] {
+			t.Errorf("Service.%s is neither audited in this test nor listed as a read: audit its change and add it here", name)
+		}
+	}
+}
+
+func lastAuditID(t *testing.T, svc *booking.Service) int64 {
+	t.Helper()
+	es, err := svc.Audit(context.Background(), booking.AuditFilter{Limit: 1})
+	must(t, err)
+	if len(es) == 0 {
+		return 0
+	}
+	return es[0].ID
+}
+
+// testAuditLog checks what the log keeps: the before and after states of
+// an appointment's life, the filters, the page cursor and a patient's own
+// history.
+func testAuditLog(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }})
+	sl := f.slot(3)
+	p, q := f.patient(), f.patient()
+	pctx := booking.WithActor(context.Background(), booking.Actor{Role: "patient", ID: "p"})
+	a := wantOK(t, svc.Book(pctx, p.ID, sl.ID, "k1"))
+	wantOK(t, svc.Book(context.Background(), q.ID, sl.ID, "k2"))
+	_, err := svc.Cancel(pctx, a.ID, p.ID)
+	must(t, err)
+
+	es, err := svc.Audit(context.Background(), booking.AuditFilter{Entity: booking.EntityAppointment, EntityID: a.ID})
+	must(t, err)
+	if len(es) != 2 || es[0].Action != "cancel" || es[1].Action != "book" {
+		t.Fatalf("appointment history = %+v", es)
+	}
+	if es[0].Before == "" || es[0].After == "" || es[1].Before != "" || es[0].ActorRole != "patient" {
+		t.Fatalf("cancel entry = %+v", es[0])
+	}
+	mine, err := svc.Audit(context.Background(), booking.AuditFilter{PatientID: p.ID})
+	must(t, err)
+	if len(mine) != 2 {
+		t.Fatalf("patient %d's history has %d entries, want 2", p.ID, len(mine))
+	}
+	sys, err := svc.Audit(context.Background(), booking.AuditFilter{ActorRole: booking.ActorSystem, Entity: booking.EntityAppointment})
+	must(t, err)
+	if len(sys) != 1 {
+		t.Fatalf("a booking without an actor must be the system's: %+v", sys)
+	}
+	page, err := svc.Audit(context.Background(), booking.AuditFilter{Limit: 1, BeforeID: es[0].ID})
+	must(t, err)
+	if len(page) != 1 || page[0].ID >= es[0].ID {
+		t.Fatalf("page below %d = %+v", es[0].ID, page)
+	}
+	none, err := svc.Audit(context.Background(), booking.AuditFilter{Entity: booking.EntityAppointment, From: now.Add(time.Hour)})
+	must(t, err)
+	if len(none) != 0 {
+		t.Fatalf("entries after the clock: %+v", none)
+	}
+}
+
+// testRefunds settles a needs-refund payment: reconciliation then stops
+// listing it and is clean; settling again with the same reference changes
+// nothing, with another it is refused; an applied payment needs none.
+func testRefunds(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	sl := f.slot(3, withFee(2500))
+	a := wantOK(t, svc.Book(ctx, f.patient().ID, sl.ID, "r"))
+	_, err := svc.ConfirmPayment(ctx, booking.Payment{TradeNo: "R1", AppointmentID: a.ID, AmountCents: 2500})
+	must(t, err)
+	_, err = svc.ConfirmPayment(ctx, booking.Payment{TradeNo: "R2", AppointmentID: a.ID, AmountCents: 2500})
+	wantCode(t, err, booking.CodePaymentRejected)
+
+	rep, err := svc.Reconcile(ctx, false)
+	must(t, err)
+	if rep.Clean() || !rep.Sound() || rep.Pending() != 1 || rep.Violations() != 0 {
+		t.Fatalf("a pending refund: clean %v, sound %v, pending %d", rep.Clean(), rep.Sound(), rep.Pending())
+	}
+	_, err = svc.MarkRefunded(ctx, "R1", "X")
+	wantCode(t, err, booking.CodeInvalidTransition)
+	_, err = svc.MarkRefunded(ctx, "NOPE", "X")
+	wantCode(t, err, booking.CodeNotFound)
+	_, err = svc.MarkRefunded(ctx, "R2", "")
+	wantCode(t, err, booking.CodeInvalidRequest)
+	p, err := svc.MarkRefunded(ctx, "R2", "RF-9")
+	must(t, err)
+	if p.RefundedAt == nil || p.RefundRef != "RF-9" {
+		t.Fatalf("refunded payment = %+v", p)
+	}
+	again, err := svc.MarkRefunded(ctx, "R2", "RF-9")
+	must(t, err)
+	if again.RefundRef != "RF-9" {
+		t.Fatalf("repeat = %+v", again)
+	}
+	_, err = svc.MarkRefunded(ctx, "R2", "RF-10")
+	wantCode(t, err, booking.CodeInvalidTransition)
+	rep, err = svc.Reconcile(ctx, false)
+	must(t, err)
+	if !rep.Clean() {
+		t.Fatalf("after the refund the report is not clean: %+v", rep)
+	}
+
+	_, err = svc.LastReconcileRun(ctx)
+	wantCode(t, err, booking.CodeNotFound)
+	run, err := svc.RunReconciliation(ctx)
+	must(t, err)
+	last, err := svc.LastReconcileRun(ctx)
+	must(t, err)
+	if last.Violations != 0 || last.Pending != 0 || !last.CheckedAt.Equal(run.CheckedAt) {
+		t.Fatalf("last run = %+v, ran %+v", last, run)
+	}
+}
