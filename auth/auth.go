@@ -79,6 +79,7 @@ var ErrInvalidToken = errors.New("invalid token")
 type Signer struct {
 	secret []byte
 	now    func() time.Time
+	seen   verified
 }
 
 // NewSigner returns a Signer over secret, refusing secrets shorter than
@@ -128,6 +129,10 @@ func (s *Signer) Mint(role Role, sub string, ttl time.Duration) (string, error) 
 // cannot bypass the signature; a token without exp, or with an unknown role
 // or empty subject, is refused.
 func (s *Signer) Verify(token string) (Claims, error) {
+	now := s.now()
+	if c, ok := s.seen.get(token, now); ok {
+		return c, nil
+	}
 	var c tokenClaims
 	_, err := jwt.ParseWithClaims(token, &c,
 		func(*jwt.Token) (any, error) { return s.secret, nil },
@@ -146,7 +151,13 @@ func (s *Signer) Verify(token string) (Claims, error) {
 	if c.Subject == "" {
 		return Claims{}, fmt.Errorf("%w: empty subject", ErrInvalidToken)
 	}
-	return Claims{Role: c.Role, Subject: c.Subject}, nil
+	claims := Claims{Role: c.Role, Subject: c.Subject}
+	from := time.Time{}
+	if c.IssuedAt != nil {
+		from = c.IssuedAt.Add(-leeway)
+	}
+	s.seen.put(token, claims, from, c.ExpiresAt.Add(leeway), now)
+	return claims, nil
 }
 
 // DeriveKey returns a 32-byte key for one purpose (such as "web-csrf"),

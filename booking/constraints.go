@@ -52,7 +52,6 @@ var constraintErrors = map[string]func() *Error{
 	"schedules_resource_id_fkey":         func() *Error { return NotFound("doctor") },
 	"slots_resource_id_fkey":             func() *Error { return NotFound("doctor") },
 	"slots_schedule_id_fkey":             func() *Error { return NotFound("schedule") },
-	"appointments_slot_id_fkey":          func() *Error { return NotFound("slot") },
 	"payments_appointment_id_fkey":       func() *Error { return NotFound("appointment") },
 	"suspensions_resource_id_fkey":       func() *Error { return NotFound("doctor") },
 }

@@ -26,6 +26,13 @@ type LaneOptions struct {
 	// direct engine does: lanes pay off on hot slots, and a flood of
 	// distinct cold slots must not grow memory without bound.
 	MaxLanes int
+	// Depth is how many batches of one lane are decided at once (default
+	// 1). At 2 the next batch is already sent, on a connection of its own,
+	// and waits for the slot's row lock while the current one commits, so
+	// the lock passes from one to the next without a round trip to the
+	// application in between. Answers stay in arrival order: a batch
+	// answers only after the one before it has.
+	Depth int
 }
 
 // lanes coalesces concurrent booking requests for the same slot into one
@@ -67,6 +74,9 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 	}
 	if opts.MaxLanes <= 0 {
 		opts.MaxLanes = 4096
+	}
+	if opts.Depth <= 0 {
+		opts.Depth = 1
 	}
 	return &lanes{opts: opts, decide: decide, bySlot: map[int64]*lane{}}
 }
@@ -122,19 +132,26 @@ func (l *lanes) QueueDepth() int {
 	return l.pending
 }
 
-// run is a lane's goroutine: take what has queued (up to MaxBatch), decide
-// it in one transaction, answer each waiter, repeat; end when idle.
+// run is a lane's goroutine: take what has queued (up to MaxBatch), hand it
+// to a decision of its own (at most Depth at once), repeat; end when idle
+// with nothing in flight.
 func (l *lanes) run(ln *lane) {
 	idle := time.NewTimer(l.opts.Idle)
 	defer idle.Stop()
-	batch := make([]*waiter, 0, l.opts.MaxBatch)
+	slots := make(chan struct{}, l.opts.Depth) // one token per batch in flight
+	prev := make(chan struct{})                // closed once the previous batch has answered
+	close(prev)
 	for {
+		// A place in flight first: requests queue (and the queue's bound
+		// holds) while every place is taken.
+		slots <- struct{}{}
+		var first *waiter
 		select {
-		case w := <-ln.queue:
-			batch = append(batch[:0], w)
+		case first = <-ln.queue:
 		case <-idle.C:
+			<-slots
 			l.mu.Lock()
-			if len(ln.queue) == 0 {
+			if len(ln.queue) == 0 && len(slots) == 0 {
 				delete(l.bySlot, ln.slotID)
 				l.mu.Unlock()
 				return
@@ -143,27 +160,38 @@ func (l *lanes) run(ln *lane) {
 			idle.Reset(l.opts.Idle)
 			continue
 		}
-		batch = l.fill(ln, batch)
+		batch := l.fill(ln, append(make([]*waiter, 0, l.opts.MaxBatch), first))
 		l.mu.Lock()
 		l.pending -= len(batch)
 		l.mu.Unlock()
-
-		reqs := make([]BookRequest, len(batch))
-		for i, w := range batch {
-			reqs[i] = w.req
-		}
-		res, err := l.decide(context.Background(), ln.slotID, reqs)
-		for i, w := range batch {
-			switch {
-			case err != nil:
-				w.done <- BookResult{Err: err}
-			case i < len(res):
-				w.done <- res[i]
-			default:
-				w.done <- BookResult{Err: Errorf(CodeInternal, "no answer for request %d of the batch", i)}
-			}
-		}
+		done := make(chan struct{})
+		go l.decideBatch(ln.slotID, batch, prev, done, slots)
+		prev = done
 		idle.Reset(l.opts.Idle) // since Go 1.23 Reset discards a stale expiry
+	}
+}
+
+// decideBatch decides one batch and answers its waiters once the batch
+// before it (prev) has answered: each waiter gets its own batch's result,
+// never another's, even when a batch fails.
+func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{}, done chan<- struct{}, slots <-chan struct{}) {
+	defer func() { <-slots }()
+	defer close(done)
+	reqs := make([]BookRequest, len(batch))
+	for i, w := range batch {
+		reqs[i] = w.req
+	}
+	res, err := l.decide(context.Background(), slotID, reqs)
+	<-prev
+	for i, w := range batch {
+		switch {
+		case err != nil:
+			w.done <- BookResult{Err: err}
+		case i < len(res):
+			w.done <- res[i]
+		default:
+			w.done <- BookResult{Err: Errorf(CodeInternal, "no answer for request %d of the batch", i)}
+		}
 	}
 }
 

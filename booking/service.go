@@ -63,6 +63,7 @@ type Service struct {
 	lanes    *lanes // nil for the direct engine
 	gates    *gates
 	keys     *keyLookups
+	refused  *recentKeys
 	observer Observer
 	planner  Planner
 	limiter  *RateLimiter
@@ -109,6 +110,7 @@ func NewService(store Store, opts Options) *Service {
 		s.region = phone.DefaultRegion
 	}
 	s.gates = newGates(opts.Gates, s.loadSlot)
+	s.refused = newRecentKeys(s.gates.opts.FullTTL)
 	s.keys = newKeyLookups(func(ctx context.Context, reqs []BookRequest) ([]Appointment, error) {
 		return s.store.FindByKeys(ctx, reqs)
 	}, opts.Timeout)
@@ -213,7 +215,13 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // patient already holds a place in a slot known full: already-booked is the
 // more specific truth, and it is what the database would have said.
 func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) (r BookResult, gated bool) {
+	if refusal.Code == CodeSlotFull && s.refused.refused(req, s.now()) {
+		return BookResult{Err: refusal}, true
+	}
 	ans := s.keys.lookup(ctx, req)
+	if ans.err == nil && !ans.found && !ans.holding && refusal.Code == CodeSlotFull {
+		s.refused.remember(req, s.now())
+	}
 	switch {
 	case ans.err != nil:
 		return BookResult{Err: s.storeErr(ctx, ans.err)}, false
@@ -251,8 +259,11 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	}
 	switch {
 	case r.Err == nil && !r.Replayed:
+		s.refused.booked(req.PatientID)
 		s.changed(r.Appointment)
 	case ErrorCode(r.Err) == CodeSlotFull:
+		// The decision read the key under the lock and found it unused.
+		s.refused.remember(req, s.now())
 		s.gates.markFull(slotID, s.now(), since)
 	}
 	return r

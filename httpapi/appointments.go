@@ -58,7 +58,7 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 		return bookingAttempt{}, err
 	}
 	var in bookRequest
-	if err := decodeJSON(r, &in); err != nil {
+	if err := decodeBookRequest(r, &in); err != nil {
 		return bookingAttempt{}, err
 	}
 	if !validID(in.SlotID) {

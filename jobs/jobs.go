@@ -18,6 +18,7 @@ package jobs
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -234,6 +235,9 @@ func newRunner[TTx any](h Host[TTx], rcfg *river.Config, w *workers) (*Runner, e
 		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
 		return err
 	})
+	if o, ok := any(h).(statementOutbox); ok {
+		o.SetOutboxStatement(outboxStatement)
+	}
 	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
 		return h.InTx(ctx, func(tx TTx) error {
 			if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
@@ -289,6 +293,33 @@ func (r *Runner) ExpireHolds(ctx context.Context) (int, error) {
 // horizon; otherwise its newest days) and reports how many slots it created.
 func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
 	return r.work.generate(ctx, full)
+}
+
+// statementOutbox is a store whose booking batch sends its job row as one
+// statement in its commit pipeline (postgres), saving the round trip of
+// River's own insert.
+type statementOutbox interface {
+	SetOutboxStatement(fn func(ns []booking.Notification) (string, []any, error))
+}
+
+// sqlInsertJob writes one job row as River's InsertManyTx does (River's
+// river_job, pinned by the River version in go.mod and migrated by
+// MigrateRiver) and wakes the queue's producers the way River's client
+// does, so the job is fetched at once rather than at the next poll.
+const sqlInsertJob = `WITH j AS (
+		INSERT INTO river_job (args, kind, max_attempts, queue, priority, state, scheduled_at, metadata, tags)
+		VALUES ($1::jsonb, $2::text, $3::smallint, $4::text, 1, 'available', now(), '{}', '{}') RETURNING queue)
+	SELECT pg_notify(coalesce(current_schema(), 'public') || '.river_insert', json_build_object('queue', j.queue)::text) FROM j`
+
+// outboxStatement is enqueueParams as one statement: the same job (one
+// notification, or one batch of them) with River's defaults.
+func outboxStatement(ns []booking.Notification) (string, []any, error) {
+	p := enqueueParams(ns)[0]
+	args, err := json.Marshal(p.Args)
+	if err != nil {
+		return "", nil, err
+	}
+	return sqlInsertJob, []any{string(args), p.Args.Kind(), int16(river.MaxAttemptsDefault), QueueNotify}, nil
 }
 
 // enqueueParams is what a state change's transaction inserts: one

@@ -105,7 +105,7 @@ func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]b
 }
 
 // sqlByKeysOrHolding finds what a key made (appointments' unique key
-// index) or what the patient holds in the slot (appointments_patient_idx).
+// index) or what the patient holds in the slot (appointments_patient_key_key).
 const sqlByKeysOrHolding = `SELECT ` + apptColumns + `
 	FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS k(patient_id, idem_key, slot_id)
 	JOIN appointments a ON a.patient_id = k.patient_id

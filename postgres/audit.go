@@ -19,6 +19,18 @@ func writeAudit(ctx context.Context, tx pgx.Tx, es ...booking.AuditEntry) error 
 	if len(es) == 0 {
 		return nil
 	}
+	b := &pgx.Batch{}
+	queueAudit(b, es...)
+	if err := tx.SendBatch(ctx, b).Close(); err != nil {
+		return fmt.Errorf("postgres: audit: %w", err)
+	}
+	return nil
+}
+
+// queueAudit queues the one statement that writes es (always one, so that
+// a pipeline's results keep their places; with no entries it inserts
+// nothing).
+func queueAudit(b *pgx.Batch, es ...booking.AuditEntry) {
 	n := len(es)
 	at, roles, ids, ents, eids, acts, bef, aft, pats :=
 		make([]time.Time, n), make([]string, n), make([]string, n), make([]string, n), make([]int64, n),
@@ -27,13 +39,9 @@ func writeAudit(ctx context.Context, tx pgx.Tx, es ...booking.AuditEntry) error 
 		at[i], roles[i], ids[i], ents[i], eids[i], acts[i] = e.At, e.ActorRole, e.ActorID, e.Entity, e.EntityID, e.Action
 		bef[i], aft[i], pats[i] = nullText(e.Before), nullText(e.After), booking.AuditPatient(e)
 	}
-	_, err := tx.Exec(ctx, `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id)
+	b.Queue(`INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id)
 		SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::jsonb[], $9::bigint[])`,
 		at, roles, ids, ents, eids, acts, bef, aft, pats)
-	if err != nil {
-		return fmt.Errorf("postgres: audit: %w", err)
-	}
-	return nil
 }
 
 func nullText(s string) *string {

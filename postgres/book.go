@@ -90,10 +90,25 @@ const (
 	// may reclaim), through appointments_slot_held.
 	sqlSlotStaleHolds = `SELECT id, patient_id, queue_no FROM appointments
 		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2`
-	// sqlTakenQueue lists every queue number in use: read only when numbers
-	// below the top may be free (after cancels, expiries, or a reclaim).
-	sqlTakenQueue = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL + `
+	// sqlTakenIfHoles lists every queue number in use, but only when
+	// numbers below the top may be free (after cancels or expiries: the
+	// counter differs from the top number; or a stale hold may be
+	// reclaimed), which is exactly when DecideBooking leaves Queue nil. It
+	// is in the read pipeline so that the rare case costs no round trip
+	// and the common one an index probe.
+	sqlTakenIfHoles = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL + `
+		  AND ((SELECT booked_count FROM slots WHERE id = $1) <> (` + sqlTopQueue + `)
+		    OR EXISTS (SELECT 1 FROM appointments WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2))
 		ORDER BY queue_no`
+	// sqlNewIDs draws the ids of the batch's new appointments before the
+	// decision (as many as could win: the free places plus the reclaimable
+	// holds), so that the notifications naming them are known before the
+	// write pipeline is sent and go into it with the COMMIT. Unused ids
+	// are gaps in the sequence, which nothing reads.
+	sqlNewIDs = `SELECT nextval(pg_get_serial_sequence('appointments', 'id'))
+		FROM generate_series(1, LEAST($2::integer,
+			(SELECT capacity - booked_count FROM slots WHERE id = $1)
+			+ (SELECT count(*) FROM appointments WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $3)::integer))`
 
 	// sqlTake is the decision and the inserts in one statement: the
 	// conditional update takes g places or matches no row, and then the
@@ -111,12 +126,13 @@ const (
 			UPDATE slots SET booked_count = $2::integer WHERE id = $1
 			RETURNING id, start_at, end_at, round_id)
 		` + sqlInsertFromU
-	sqlInsertFromU = `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+	sqlInsertFromU = `INSERT INTO appointments (id, slot_id, patient_id, status, queue_no, start_at, end_at,
 			idempotency_key, fingerprint, hold_expires_at, created_at, updated_at, round_id)
-		SELECT u.id, r.patient_id, $4::text, r.queue_no, u.start_at, u.end_at, r.idem_key, r.fingerprint,
+		OVERRIDING SYSTEM VALUE
+		SELECT r.id, u.id, r.patient_id, $4::text, r.queue_no, u.start_at, u.end_at, r.idem_key, r.fingerprint,
 			$5::timestamptz, $3::timestamptz, $3::timestamptz, u.round_id
-		FROM u, unnest($6::bigint[], $7::integer[], $8::text[], $9::text[]) AS r(patient_id, queue_no, idem_key, fingerprint)
-		RETURNING id, queue_no`
+		FROM u, unnest($6::bigint[], $7::integer[], $8::text[], $9::text[], $10::bigint[])
+			AS r(patient_id, queue_no, idem_key, fingerprint, id)`
 )
 
 // sqlReclaim expires the slot's holds past their deadline by a conditional
@@ -197,43 +213,112 @@ func (s *Store) bookOne(ctx context.Context, slotID int64, r booking.BookRequest
 	return booking.BookResult{}, translate(err, "")
 }
 
+// batchSender is what a booking batch's pipelines are sent on: a pooled
+// connection holding the transaction that its own BEGIN and COMMIT
+// delimit, or a pgx.Tx (DecidePending's, or Book's when only a pgx.Tx
+// enqueuer is installed).
+type batchSender interface {
+	SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults
+}
+
+const sqlBegin = `BEGIN ISOLATION LEVEL READ COMMITTED`
+
 // bookBatch runs the one-transaction decision. It returns a driver error
 // (untranslated, so that Book can tell constraint violations apart) when
 // any statement fails; the transaction is then rolled back.
 //
-// Round trips: one pipeline begins the transaction, locks the slot and makes
-// every read; one takes the places (reclaiming expired holds first when
-// needed) and inserts the appointments; the enqueuer, when there is
-// something to announce, makes its own; and the commit is the last.
+// Round trips: two. One pipeline begins the transaction, locks the slot and
+// makes every read (and draws the new appointments' ids); the other writes
+// the decision (reclaim, counter, rows, quota), the notification job row
+// (SetOutboxStatement) and COMMIT. A statement that fails makes the server
+// skip the rest of its pipeline, COMMIT included, so nothing is committed
+// half. A batch that writes nothing is answered before its ROLLBACK, which
+// only releases the lock. With an enqueuer that needs a pgx.Tx
+// (SetEnqueuer without SetOutboxStatement) it takes two more: BEGIN and
+// the enqueuer's own.
 func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
-	b := &pgx.Batch{}
-	b.BeginTx(pgx.TxOptions{IsoLevel: pgx.ReadCommitted})
-	s.queueReads(b, slotID, reqs, now)
-	br := s.pool.SendBatch(ctx, b)
-	tx := br.Tx()
-	defer rollback(ctx, tx)
-	_, err := br.Exec() // BEGIN
-	var rd booking.BookReads
-	if err == nil {
-		rd, err = readBatch(br, slotID)
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
 	}
+	var tx pgx.Tx // set only for a pgx.Tx enqueuer
+	var on batchSender = c
+	b := &pgx.Batch{}
+	if s.enqueue != nil && s.outboxStmt == nil {
+		if tx, err = c.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.ReadCommitted}); err != nil {
+			c.Release()
+			return nil, err
+		}
+		on = tx
+	} else {
+		b.Queue(sqlBegin)
+	}
+	// The connection goes back to the pool after ROLLBACK (or COMMIT); one
+	// left inside a transaction is destroyed by the pool, never reused.
+	done := func() {
+		if c.Conn().PgConn().TxStatus() != 'I' {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			_, _ = c.Exec(rctx, "ROLLBACK")
+			cancel()
+		}
+		c.Release()
+	}
+	s.queueReads(b, slotID, reqs, now)
+	br := on.SendBatch(ctx, b)
+	if tx == nil {
+		_, err = br.Exec() // BEGIN
+	}
+	var rd booking.BookReads
+	var got pipelineReads
+	if err == nil {
+		rd, got, err = readBatch(br, slotID)
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		done()
+		return nil, err
+	}
+	d := booking.DecideBooking(reqs, rd, now)
+	if len(d.Winners) == 0 {
+		// Nothing to write: answer now; the rollback only ends the
+		// transaction and releases the slot's lock.
+		results, _ := d.Finish(nil)
+		go done()
+		return results, nil
+	}
+	defer done()
+	b, ids, ns, results, err := s.queueTake(rd, got, d, now)
+	if err != nil {
+		return nil, err
+	}
+	if tx == nil && len(ns) > 0 && s.outboxStmt != nil {
+		q, args, err := s.outboxStmt(ns)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: enqueue notifications: %w", err)
+		}
+		b.Queue(q, args...)
+	}
+	if tx == nil {
+		b.Queue("COMMIT")
+	}
+	br = on.SendBatch(ctx, b)
+	err = readTake(br, rd, d, len(ids), tx == nil && len(ns) > 0 && s.outboxStmt != nil, tx == nil)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return nil, err
 	}
-	results, wrote, err := s.decide(ctx, tx, reqs, rd, now)
-	if err != nil {
-		return nil, err
-	}
-	if wrote {
+	if tx != nil {
+		if err := s.notify(ctx, tx, ns); err != nil {
+			return nil, err
+		}
 		if err := tx.Commit(ctx); err != nil {
 			return nil, err
 		}
 	}
-	// Without a write the transaction did nothing: the deferred rollback
-	// ends it, at the cost a commit would have had.
 	return results, nil
 }
 
@@ -244,15 +329,34 @@ func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []
 	b := &pgx.Batch{}
 	s.queueReads(b, slotID, reqs, now)
 	br := tx.SendBatch(ctx, b)
-	rd, err := readBatch(br, slotID)
+	rd, got, err := readBatch(br, slotID)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return nil, err
 	}
-	results, _, err := s.decide(ctx, tx, reqs, rd, now)
-	return results, err
+	d := booking.DecideBooking(reqs, rd, now)
+	if len(d.Winners) == 0 {
+		results, _ := d.Finish(nil)
+		return results, nil
+	}
+	b, ids, ns, results, err := s.queueTake(rd, got, d, now)
+	if err != nil {
+		return nil, err
+	}
+	br = tx.SendBatch(ctx, b)
+	err = readTake(br, rd, d, len(ids), false, false)
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := s.notify(ctx, tx, ns); err != nil {
+		return nil, err
+	}
+	return results, nil
 }
 
 // queueReads queues the statements of the read pipeline: the slot's lock
@@ -274,29 +378,8 @@ func (s *Store) queueReads(b *pgx.Batch, slotID int64, reqs []booking.BookReques
 	b.Queue(sqlTopQueue, slotID)
 	b.Queue(sqlSlotStaleHolds, slotID, now)
 	b.Queue(sqlQuotaUse, slotID, patients)
-}
-
-// decide decides reqs (booking.DecideBooking) from what the read pipeline
-// found under the slot's lock, writes the decision and hands the enqueuer
-// its notifications, all in tx; wrote says whether it changed anything.
-func (s *Store) decide(ctx context.Context, tx pgx.Tx, reqs []booking.BookRequest, rd booking.BookReads, now time.Time) (results []booking.BookResult, wrote bool, err error) {
-	d := booking.DecideBooking(reqs, rd, now)
-	if len(d.Winners) == 0 {
-		results, _ = d.Finish(nil)
-		return results, false, nil
-	}
-	ids, err := s.take(ctx, tx, rd.Slot, rd.Round, d, now)
-	if err != nil {
-		return nil, false, err
-	}
-	results, ns := d.Finish(ids)
-	if err := s.notify(ctx, tx, ns); err != nil {
-		return nil, false, err
-	}
-	if err := writeAudit(ctx, tx, d.AuditEntries(results)...); err != nil {
-		return nil, false, err
-	}
-	return results, true, nil
+	b.Queue(sqlTakenIfHoles, slotID, now)
+	b.Queue(sqlNewIDs, slotID, int32(len(reqs)), now)
 }
 
 // scanSlotRound reads sqlLockSlot's row: the slot and its round, if any.
@@ -322,7 +405,7 @@ func scanSlotRound(row pgx.Row) (booking.Slot, *booking.Round, error) {
 // readBatch reads the answers of the read pipeline that queueReads queued.
 // A patient that does not exist is left to appointments_patient_id_fkey:
 // reading for it would cost every batch a statement.
-func readBatch(br pgx.BatchResults, slotID int64) (rd booking.BookReads, err error) {
+func readBatch(br pgx.BatchResults, slotID int64) (rd booking.BookReads, got pipelineReads, err error) {
 	rd.Slot, rd.Round, err = scanSlotRound(br.QueryRow())
 	switch {
 	case errors.Is(err, pgx.ErrNoRows):
@@ -389,27 +472,44 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd booking.BookReads, err err
 		rd.Used[patientID] = used
 		return nil
 	})
+	if err != nil {
+		return
+	}
+	rows, _ = br.Query()
+	if got.taken, err = pgx.CollectRows(rows, pgx.RowTo[int]); err != nil {
+		return
+	}
+	rows, _ = br.Query()
+	got.ids, err = pgx.CollectRows(rows, pgx.RowTo[int64])
 	return
 }
 
-// take writes decision d in one pipeline: the reclaim of the slot's expired
-// holds when d says so, then the conditional update with the inserts, then
-// the round's quota. It returns the new appointments' ids, in the order of
-// d.Winners.
-func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *booking.Round, d *booking.BookDecision, now time.Time) ([]int64, error) {
+// pipelineReads is what the read pipeline found besides booking.BookReads:
+// the queue numbers in use when some below the top may be free (else
+// nothing), and the ids drawn for the new appointments.
+type pipelineReads struct {
+	taken []int
+	ids   []int64
+}
+
+// queueTake queues decision d's writes in a new batch: the reclaim of the
+// slot's expired holds when d says so, then the conditional update with
+// the inserts, then the round's quota. It returns the batch, the new
+// appointments' ids (in the order of d.Winners), and the answers and
+// notifications they make.
+func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.BookDecision, now time.Time) (
+	b *pgx.Batch, ids []int64, ns []booking.Notification, results []booking.BookResult, err error) {
+	slot, round := rd.Slot, rd.Round
 	if d.Queue == nil {
-		// Numbers below the top may be free: read those in use, under the
-		// slot's lock (a hold changes state only under it).
-		rows, _ := tx.Query(ctx, sqlTakenQueue, slot.ID)
-		taken, err := pgx.CollectRows(rows, pgx.RowTo[int])
-		if err != nil {
-			return nil, err
-		}
-		if err := d.QueueFrom(slices.Values(taken)); err != nil {
-			return nil, err
+		if err := d.QueueFrom(slices.Values(got.taken)); err != nil {
+			return nil, nil, nil, nil, err
 		}
 	}
 	g := len(d.Winners)
+	if len(got.ids) < g {
+		return nil, nil, nil, nil, fmt.Errorf("postgres: slot %d: %d ids drawn for %d new appointments", slot.ID, len(got.ids), g)
+	}
+	ids = got.ids[:g]
 	patients := make([]int64, g)
 	keys := make([]string, g)
 	prints := make([]string, g)
@@ -418,8 +518,7 @@ func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *b
 		a := d.Appointment(k, 0)
 		patients[k], keys[k], prints[k], queue[k] = a.PatientID, a.IdempotencyKey, a.Fingerprint, int32(a.QueueNumber)
 	}
-
-	b := &pgx.Batch{}
+	b = &pgx.Batch{}
 	if d.Reclaim {
 		b.Queue(sqlReclaim, slot.ID, now)
 	}
@@ -428,57 +527,69 @@ func (s *Store) take(ctx context.Context, tx pgx.Tx, slot booking.Slot, round *b
 		if d.Reclaim {
 			counter -= len(d.Stale)
 		}
-		b.Queue(sqlTakeRacy, slot.ID, int32(counter), now, string(d.Status), d.HoldExpiresAt, patients, queue, keys, prints)
+		b.Queue(sqlTakeRacy, slot.ID, int32(counter), now, string(d.Status), d.HoldExpiresAt, patients, queue, keys, prints, ids)
 	} else {
-		b.Queue(sqlTake, slot.ID, int32(g), now, string(d.Status), d.HoldExpiresAt, patients, queue, keys, prints)
+		b.Queue(sqlTake, slot.ID, int32(g), now, string(d.Status), d.HoldExpiresAt, patients, queue, keys, prints, ids)
 	}
 	if round != nil {
 		// Last, after the conditional update: the round's quota. The
 		// winners are distinct patients, so each counts 1.
 		b.Queue(sqlQuotaTake, round.ID, patients, int32(round.Quota))
 	}
-	br := tx.SendBatch(ctx, b)
-	reclaimed, byQueue, err := readTake(br, d.Reclaim)
-	if err == nil && round != nil {
-		_, err = br.Exec()
-	}
-	if cerr := br.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return nil, err
-	}
-	if d.Reclaim && reclaimed != len(d.Stale) {
-		return nil, fmt.Errorf("postgres: slot %d: reclaimed %d expired holds of the %d read under the lock", slot.ID, reclaimed, len(d.Stale))
-	}
-	if len(byQueue) != g {
-		return nil, fmt.Errorf("postgres: slot %d: the conditional update took no places although %d were free",
-			slot.ID, slot.Capacity-slot.BookedCount+reclaimed)
-	}
-	ids := make([]int64, g)
-	for k, q := range queue {
-		ids[k] = byQueue[int(q)]
-	}
-	return ids, nil
+	results, ns = d.Finish(ids)
+	// The audit rows go in the same pipeline: one statement, after the
+	// rows they describe.
+	queueAudit(b, d.AuditEntries(results)...)
+	return b, ids, ns, results, nil
 }
 
-// readTake reads take's pipeline: how many holds the reclaim expired and
-// the new appointments' ids by queue number.
-func readTake(br pgx.BatchResults, reclaim bool) (reclaimed int, byQueue map[int]int64, err error) {
-	if reclaim {
+// readTake reads the write pipeline that queueTake queued, followed by the
+// quota's statement (rd.Round), the audit rows, the notification statement when outbox and
+// COMMIT when commit. It checks
+// that the reclaim expired the holds read under the lock, that the
+// conditional update took the places, and that COMMIT committed.
+func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision, g int, outbox, commit bool) error {
+	slot := rd.Slot
+	reclaimed := 0
+	if d.Reclaim {
 		tag, err := br.Exec()
 		if err != nil {
-			return 0, nil, err
+			return err
 		}
 		reclaimed = int(tag.RowsAffected())
+		if reclaimed != len(d.Stale) {
+			return fmt.Errorf("postgres: slot %d: reclaimed %d expired holds of the %d read under the lock", slot.ID, reclaimed, len(d.Stale))
+		}
 	}
-	rows, _ := br.Query()
-	byQueue = map[int]int64{}
-	var id int64
-	var q int
-	_, err = pgx.ForEachRow(rows, []any{&id, &q}, func() error {
-		byQueue[q] = id
-		return nil
-	})
-	return
+	tag, err := br.Exec()
+	if err != nil {
+		return err
+	}
+	if int(tag.RowsAffected()) != g {
+		return fmt.Errorf("postgres: slot %d: the conditional update took no places although %d were free",
+			slot.ID, slot.Capacity-slot.BookedCount+reclaimed)
+	}
+	if rd.Round != nil {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	if _, err := br.Exec(); err != nil { // the audit rows
+		return fmt.Errorf("postgres: audit: %w", err)
+	}
+	if outbox {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("postgres: enqueue notifications: %w", err)
+		}
+	}
+	if commit {
+		tag, err := br.Exec()
+		if err != nil {
+			return err
+		}
+		if tag.String() != "COMMIT" {
+			return fmt.Errorf("postgres: slot %d: COMMIT answered %q", slot.ID, tag.String())
+		}
+	}
+	return nil
 }

@@ -32,6 +32,15 @@ func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx pgx.Tx, ns []booking
 	s.enqueue = fn
 }
 
+// SetOutboxStatement installs fn as the booking batch's transactional
+// outbox: fn returns the one statement that writes ns's job row, which
+// Book sends with its writes and COMMIT in one pipeline instead of calling
+// the enqueuer in a round trip of its own. Other state changes keep using
+// the enqueuer (SetEnqueuer); Book falls back to it when fn is nil.
+func (s *Store) SetOutboxStatement(fn func(ns []booking.Notification) (string, []any, error)) {
+	s.outboxStmt = fn
+}
+
 // notify hands ns to the enqueuer inside tx; nothing to announce, or no
 // enqueuer, costs no round trip.
 func (s *Store) notify(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {

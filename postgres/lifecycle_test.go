@@ -28,6 +28,15 @@ func TestEnqueuerFailureRollsBack(t *testing.T) {
 	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(ps[1], sl.ID, "b")}, testNow); !errors.Is(err, boom) {
 		t.Fatalf("book with a failing enqueuer: %v", err)
 	}
+	f.s.SetOutboxStatement(func([]booking.Notification) (string, []any, error) { return "", nil, boom })
+	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(ps[1], sl.ID, "b")}, testNow); !errors.Is(err, boom) {
+		t.Fatalf("book with a failing outbox statement: %v", err)
+	}
+	// A statement that fails in the commit pipeline skips its COMMIT.
+	f.s.SetOutboxStatement(func([]booking.Notification) (string, []any, error) { return "SELECT 1/0", nil, nil })
+	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(ps[1], sl.ID, "b")}, testNow); err == nil {
+		t.Fatalf("book with a failing outbox statement committed")
+	}
 	if _, err := f.s.Cancel(f.ctx, a.ID, 0, testNow); !errors.Is(err, boom) {
 		t.Fatalf("cancel with a failing enqueuer: %v", err)
 	}

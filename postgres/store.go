@@ -51,6 +51,10 @@ type Store struct {
 	// change they announce (the transactional outbox); nil enqueues
 	// nothing. See SetEnqueuer.
 	enqueue func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
+	// outboxStmt is the booking batch's enqueuer: the statement that writes
+	// ns's job row, sent in the batch's commit pipeline. See
+	// SetOutboxStatement.
+	outboxStmt func(ns []booking.Notification) (string, []any, error)
 }
 
 var _ booking.Store = (*Store)(nil)

@@ -48,18 +48,30 @@ func newOutboxStore(t testing.TB) *Store {
 			t.Errorf("the enqueuer was called with nothing to enqueue")
 			return nil
 		}
-		kinds := make([]string, len(ns))
-		appts := make([]int64, len(ns))
-		susps := make([]int64, len(ns))
-		for i, n := range ns {
-			kinds[i], appts[i], susps[i] = string(n.Kind), n.AppointmentID, n.SuspensionID
-		}
-		_, err := tx.Exec(ctx, `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id)
-			SELECT k, a, NULLIF(s, 0) FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(k, a, s, o)
-			ORDER BY o`, kinds, appts, susps)
+		kinds, appts, susps := testOutboxArgs(ns)
+		_, err := tx.Exec(ctx, sqlTestOutbox, kinds, appts, susps)
 		return err
 	})
+	// Book sends its notifications as a statement in its commit pipeline.
+	s.SetOutboxStatement(func(ns []booking.Notification) (string, []any, error) {
+		if len(ns) == 0 {
+			t.Errorf("the outbox statement was asked for nothing to enqueue")
+		}
+		kinds, appts, susps := testOutboxArgs(ns)
+		return sqlTestOutbox, []any{kinds, appts, susps}, nil
+	})
 	return s
+}
+
+const sqlTestOutbox = `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id)
+	SELECT k, a, NULLIF(s, 0) FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(k, a, s, o)
+	ORDER BY o`
+
+func testOutboxArgs(ns []booking.Notification) (kinds []string, appts, susps []int64) {
+	for _, n := range ns {
+		kinds, appts, susps = append(kinds, string(n.Kind)), append(appts, n.AppointmentID), append(susps, n.SuspensionID)
+	}
+	return
 }
 
 func TestConformance(t *testing.T) {

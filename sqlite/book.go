@@ -37,7 +37,7 @@ var (
 		  AND a.idempotency_key IN (SELECT value FROM json_each(?))`
 	// checkPatientsSQL answers, per distinct patient of the batch: missing,
 	// already holding a place in this slot (appointments_slot_patient_active),
-	// holding an overlapping place elsewhere (appointments_patient_idx), and
+	// holding an overlapping place elsewhere (appointments_patient_key_key), and
 	// the allocations counted in the slot's round ?5 (round_quotas' primary
 	// key; nothing to find for an ordinary slot, whose ?5 is NULL). Round
 	// allocations take no part in the overlap rule, on either side: the
@@ -421,7 +421,7 @@ func keyLookup(ctx context.Context, q querier, reqs []booking.BookRequest) (map[
 // exists (patients' primary key: answered by the decision rather than left
 // to the foreign key, which would fail the whole batch), holds a place in
 // the slot, holds an active appointment in another slot overlapping it
-// (appointments_patient_idx; never for a round's slot), and, for a round's
+// (appointments_patient_key_key; never for a round's slot), and, for a round's
 // slot, how many allocations round_quotas counts for it.
 func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest) error {
 	rd.Missing, rd.ActiveHere, rd.Overlapping, rd.Used = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]int{}

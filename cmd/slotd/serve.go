@@ -73,6 +73,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&f.engine, "engine", booking.EngineBatched, "booking engine: batched (group commit per slot) or direct (one transaction per request)")
 	fs.IntVar(&f.lanes.MaxBatch, "batch-max", 128, "most booking requests decided in one transaction")
 	fs.DurationVar(&f.lanes.MaxWait, "batch-wait", 0, "how long a lane waits for more requests before deciding (0: only what queued meanwhile)")
+	fs.IntVar(&f.lanes.Depth, "batch-depth", 0, "batches of one slot decided at once (0: 2 on PostgreSQL, whose next batch waits for the row lock; 1 on SQLite, whose one writer serializes anyway)")
 	fs.IntVar(&f.lanes.MaxQueue, "lane-queue", 1024, "requests waiting per slot before 503 overloaded")
 	fs.IntVar(&f.lanes.MaxPending, "max-pending", 20000, "requests waiting in all lanes before 503 overloaded")
 	fs.DurationVar(&f.fullTTL, "full-ttl", time.Second, "how long a slot found full is refused from memory")
@@ -124,6 +125,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	if f.engine != booking.EngineBatched && f.engine != booking.EngineDirect {
 		return fmt.Errorf("--engine must be %s or %s", booking.EngineBatched, booking.EngineDirect)
+	}
+	if f.lanes.Depth == 0 {
+		f.lanes.Depth = 2
+		if sqlitePath(f.db.url) != "" {
+			f.lanes.Depth = 1
+		}
 	}
 	m := metrics.New()
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard

@@ -1,0 +1,58 @@
+package auth
+
+import (
+	"sync"
+	"time"
+)
+
+// maxVerified bounds the tokens remembered: beyond it the expired ones are
+// dropped, and if none had expired, all (the next requests verify again).
+const maxVerified = 10000
+
+// verified remembers the tokens Verify accepted, until they expire (with
+// the leeway Verify allows), so that a client's every request does not
+// parse and check its token again: on the hot booking path verification
+// was a ninth of the server's CPU. Only tokens whose signature checked are
+// kept, so an attacker cannot fill it; a token's claims never change, and
+// tokens are not revocable, so a remembered answer is the one Verify would
+// give until the token expires.
+type verified struct {
+	mu sync.Mutex
+	m  map[string]verifiedToken
+}
+
+type verifiedToken struct {
+	claims      Claims
+	from, until time.Time // the window in which Verify accepts it
+}
+
+// get returns token's claims if it was verified and has not expired at now.
+func (v *verified) get(token string, now time.Time) (Claims, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.m[token]
+	if !ok || now.Before(e.from) || !now.Before(e.until) {
+		return Claims{}, false
+	}
+	return e.claims, true
+}
+
+// put remembers token's claims for the window [from, until).
+func (v *verified) put(token string, c Claims, from, until, now time.Time) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.m == nil {
+		v.m = map[string]verifiedToken{}
+	}
+	if len(v.m) >= maxVerified {
+		for t, e := range v.m {
+			if !now.Before(e.until) {
+				delete(v.m, t)
+			}
+		}
+		if len(v.m) >= maxVerified {
+			clear(v.m)
+		}
+	}
+	v.m[token] = verifiedToken{claims: c, from: from, until: until}
+}
