@@ -8,7 +8,6 @@ package accounts
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -26,8 +25,9 @@ import (
 // never log them, and store codes only as the keyed hashes they are given.
 type Store interface {
 	// PatientByPhone finds the patient whose phone, with spaces, dashes,
-	// dots and brackets removed, equals phone (as NormalizePhone returns
-	// it); the oldest such patient if several. Not found otherwise.
+	// dots and brackets removed, equals phone (E.164, as
+	// booking.Service.NormalizePhone returns it); the oldest such patient
+	// if several. Not found otherwise.
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)
 	// ListPatients lists up to limit patients with ids above afterID, by id.
 	ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error)
@@ -46,6 +46,10 @@ type Store interface {
 	// no valid code, CodeInvalidRequest for a wrong code and CodeRateLimited
 	// once maxAttempts were used.
 	UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error
+
+	// SetPatientLanguage remembers the language a patient chose (an
+	// i18n.Languages tag), which Patient.Language then returns.
+	SetPatientLanguage(ctx context.Context, patientID int64, lang string) error
 
 	// SetStaffPassword creates a staff user or replaces its password hash
 	// (a bcrypt hash, see HashPassword).
@@ -67,30 +71,6 @@ const (
 	CodeMaxPerPhone = 3                // codes sent per phone per CodeWindow
 	CodeWindow      = 15 * time.Minute // the window of CodeMaxPerPhone
 )
-
-// NormalizePhone removes spaces, dashes, dots and brackets from a phone
-// number and checks what is left: an optional leading "+" and 6 to 20
-// digits. It returns "" for anything else.
-func NormalizePhone(p string) string {
-	var b strings.Builder
-	for i, c := range strings.TrimSpace(p) {
-		switch {
-		case c >= '0' && c <= '9':
-			b.WriteRune(c)
-		case c == '+' && i == 0:
-			b.WriteRune(c)
-		case c == ' ' || c == '-' || c == '.' || c == '(' || c == ')':
-		default:
-			return ""
-		}
-	}
-	out := b.String()
-	digits := len(strings.TrimPrefix(out, "+"))
-	if digits < 6 || digits > 20 {
-		return ""
-	}
-	return out
-}
 
 // StaffNameOK reports whether name is a usable staff user name: 1 to 64
 // letters, digits, dots, dashes or underscores.

@@ -5,17 +5,6 @@ import (
 	"testing"
 )
 
-func TestNormalizePhone(t *testing.T) {
-	for in, want := range map[string]string{
-		"+33 6 12 34 56 78": "+33612345678", "06.12.34.56.78": "0612345678", "(06) 12-34": "061234",
-		"12345": "", "+33 6 12 34 56 7x": "", "6+3312345678": "", "": "",
-	} {
-		if got := NormalizePhone(in); got != want {
-			t.Errorf("NormalizePhone(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestStaffNameOK(t *testing.T) {
 	for in, want := range map[string]bool{
 		"admin": true, "dr.martin-2_b": true, strings.Repeat("a", 64): true,

@@ -60,6 +60,13 @@ func (s *Service) CreateDoctor(ctx context.Context, d Doctor) (Doctor, error) {
 
 // CreatePatient adds a patient.
 func (s *Service) CreatePatient(ctx context.Context, p Patient) (Patient, error) {
+	// Stored in E.164, so that a look-up of the same number typed in any
+	// format finds it.
+	if p.Phone != "" {
+		if p.Phone = s.NormalizePhone(p.Phone); p.Phone == "" {
+			return Patient{}, Errorf(CodeInvalidRequest, "phone must be a telephone number")
+		}
+	}
 	return bounded(s, ctx, func(ctx context.Context) (Patient, error) { return s.store.CreatePatient(ctx, p) })
 }
 

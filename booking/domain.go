@@ -34,10 +34,13 @@ func (d Doctor) Location() (*time.Location, error) { return time.LoadLocation(d.
 // Patient is the person who books. Phone and Email are personal data: they
 // are never logged.
 type Patient struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`
-	Phone     string    `json:"phone,omitempty"`
-	Email     string    `json:"email,omitempty"`
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Phone string `json:"phone,omitempty"`
+	Email string `json:"email,omitempty"`
+	// Language is the language the patient chose on the pages (an i18n
+	// tag), "" for the clinic's; notifications speak it.
+	Language  string    `json:"language,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 

@@ -8,10 +8,16 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/slotd/slotd/phone"
 )
 
 // Options configure a Service.
 type Options struct {
+	// PhoneRegion is the clinic's default region of phone numbers ("FR",
+	// "CN", "VN"): national numbers are read in it (phone.DefaultRegion
+	// when empty).
+	PhoneRegion string
 	// Now is the clock; time.Now when nil. Read once per decision.
 	Now func() time.Time
 	// Timeout bounds each database call so that a database that does not
@@ -63,6 +69,7 @@ type Service struct {
 	observer Observer
 	planner  Planner
 	limiter  *RateLimiter
+	region   string
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -100,7 +107,10 @@ func NewService(store Store, opts Options) *Service {
 	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
 		limiter:  NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters),
-		inflight: map[inflightKey]struct{}{}}
+		inflight: map[inflightKey]struct{}{}, region: opts.PhoneRegion}
+	if s.region == "" {
+		s.region = phone.DefaultRegion
+	}
 	s.gates = newGates(opts.Gates, s.loadSlot)
 	s.refused = newRecentKeys(s.gates.opts.FullTTL)
 	s.keys = newKeyLookups(func(ctx context.Context, reqs []BookRequest) ([]Appointment, error) {
@@ -115,6 +125,11 @@ func NewService(store Store, opts Options) *Service {
 	}
 	return s
 }
+
+// NormalizePhone is the one normalization of a phone number: E.164, a
+// national number read in the clinic's region; "" when raw is not a phone
+// number. Patient creation, sign-in and look-up all use it.
+func (s *Service) NormalizePhone(raw string) string { return phone.Normalize(raw, s.region) }
 
 // Reader returns the store the service works on, for reading.
 func (s *Service) Reader() Reader { return s.store }

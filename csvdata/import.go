@@ -12,7 +12,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
 )
@@ -412,11 +411,11 @@ func (im *importer) patient(ctx context.Context, rec []string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	// NormalizePhone keeps digits and a leading + only: nothing a
-	// spreadsheet runs (exports quote the +).
-	phone := accounts.NormalizePhone(rec[1])
+	// The one normalization (E.164, national numbers in the clinic's
+	// region): nothing a spreadsheet runs (exports quote the +).
+	phone := im.svc.NormalizePhone(rec[1])
 	if phone == "" {
-		return false, invalid("phone must be 6 to 20 digits, optionally with a leading +")
+		return false, invalid("phone must be a telephone number (national in the clinic's region, or with +country code)")
 	}
 	email, err := cell(rec[2], "email", false)
 	if err != nil {

@@ -36,8 +36,16 @@ func TestAdminCatalog(t *testing.T) {
 	var p booking.Patient
 	a = e.do(post("/api/admin/patients", e.admin, map[string]any{"name": "Anna", "phone": "+49 30 1234567", "email": "anna@example.org"})).expect(t, 201)
 	a.decode(t, &p)
-	if p.ID == 0 || p.Phone != "+49 30 1234567" || p.Email != "anna@example.org" {
+	// Stored in E.164, the one normalization (booking.Service.NormalizePhone).
+	if p.ID == 0 || p.Phone != "+49301234567" || p.Email != "anna@example.org" {
 		t.Fatalf("%+v", p)
+	}
+	// A national number is read in the clinic's region (FR by default).
+	a = e.do(post("/api/admin/patients", e.admin, map[string]any{"name": "Chloé", "phone": "06 00 00 00 00"})).expect(t, 201)
+	var fr booking.Patient
+	a.decode(t, &fr)
+	if fr.Phone != "+33600000000" {
+		t.Fatalf("national number stored as %q", fr.Phone)
 	}
 	e.do(call{method: "GET", path: a.header.Get("Location"), token: e.admin}).expect(t, 200)
 	e.do(post("/api/admin/patients", e.admin, map[string]any{"name": "Ben"})).expect(t, 201)

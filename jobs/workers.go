@@ -128,6 +128,7 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		AppointmentID: a.ID,
 		PatientID:     p.ID,
 		PatientName:   p.Name,
+		Language:      p.Language,
 		Phone:         p.Phone,
 		Email:         p.Email,
 		DoctorName:    d.Name,

@@ -66,6 +66,15 @@ type Message struct {
 	// Code is a one-time login code (login-code only). It is a secret: it
 	// is never logged, except by the Log notifier with ShowCodes set.
 	Code string `json:"code,omitempty"`
+	// Language is the patient's language (an i18n.Languages tag); the
+	// notifier's Config.Language when empty.
+	Language string `json:"language,omitempty"`
+	// Subject, Text and SMS are the message as people read it, in
+	// Language (Text and SMS, notify.SMS: one SMS segment); the Webhook
+	// notifier fills them in so that an SMS or mail gateway need not.
+	Subject string `json:"subject,omitempty"`
+	Text    string `json:"text,omitempty"`
+	SMS     string `json:"sms,omitempty"`
 	// IdempotencyKey is a stable id of this message (e.g.
 	// "appt-42-confirmation"), sent along so that receivers can drop the
 	// duplicates that at-least-once delivery produces.
@@ -113,6 +122,9 @@ const DefaultTimeout = 10 * time.Second
 type Config struct {
 	// Kind is "log" (the default when empty), "webhook" or "smtp".
 	Kind string
+	// Language is the clinic's language, for messages without their own
+	// (an i18n.Languages tag; English when empty).
+	Language string
 	// Logger is where the log notifier writes; nil means slog.Default().
 	Logger *slog.Logger
 	// ShowCodes makes the log notifier log login codes, so that a demo user
@@ -142,6 +154,27 @@ type Config struct {
 // missing or malformed. Errors name settings, never their values, since the
 // values include secrets.
 func New(cfg Config) (Notifier, error) {
+	n, err := newNotifier(cfg)
+	if err != nil || cfg.Language == "" {
+		return n, err
+	}
+	return &inLanguage{next: n, lang: cfg.Language}, nil
+}
+
+// inLanguage gives messages without a language the clinic's.
+type inLanguage struct {
+	next Notifier
+	lang string
+}
+
+func (l *inLanguage) Notify(ctx context.Context, m Message) error {
+	if m.Language == "" {
+		m.Language = l.lang
+	}
+	return l.next.Notify(ctx, m)
+}
+
+func newNotifier(cfg Config) (Notifier, error) {
 	if cfg.Timeout < 0 {
 		return nil, errors.New("notify: timeout must not be negative")
 	}

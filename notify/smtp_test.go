@@ -241,7 +241,7 @@ func TestSMTPHappyPathWithSTARTTLSAndAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "Appointment confirmed: Mon 7 Dec 2026 09:30 (Europe/Paris)"; subject != want {
+	if want := "Appointment confirmed: Monday, 7 December 2026, 09:30 (Europe/Paris)"; subject != want {
 		t.Errorf("Subject = %q, want %q", subject, want)
 	}
 	to, err := msg.Header.AddressList("To")
@@ -257,7 +257,7 @@ func TestSMTPHappyPathWithSTARTTLSAndAuth(t *testing.T) {
 	if ct := msg.Header.Get("Content-Type"); ct != "text/plain; charset=utf-8" {
 		t.Errorf("Content-Type = %q", ct)
 	}
-	for _, s := range []string{"Hello Jane Doe,", "Dr Amélie Martin", "Mon 7 Dec 2026 09:30 (Europe/Paris)", "No. 3", "Appointment reference: 42"} {
+	for _, s := range []string{"Hello Jane Doe,", "Dr Amélie Martin", "Monday, 7 December 2026, 09:30 (Europe/Paris)", "No. 3", "Appointment reference: 42"} {
 		if !strings.Contains(body, s) {
 			t.Errorf("body lacks %q:\n%s", s, body)
 		}

@@ -1,9 +1,11 @@
 package notify
 
 import (
-	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/i18n"
 )
 
 // localLayout shows a time as a patient reads it: "Mon 7 Dec 2026 09:30".
@@ -23,71 +25,157 @@ func LocalTime(t time.Time, tz string) string {
 }
 
 // Text renders a message for people: a subject and a plain-text body in
-// English, with times in the doctor's zone. SMTP sends both; the log
-// notifier logs the subject only, because the body of a login-code message
-// carries the code. Subjects therefore never contain codes or contact data.
+// the message's Language (Config.Language when the message has none), with
+// times in the doctor's zone in that language's CLDR format. SMTP sends
+// both; the log notifier logs the subject only, because the body of a
+// login-code message carries the code. Subjects therefore never contain
+// codes or contact data.
 func Text(m Message) (subject, body string) {
+	pr := i18n.New(m.Language)
 	// A message without a time (which should not happen outside login
 	// codes) says less rather than showing "1 Jan 0001".
-	when, onWhen, dash := "", "", ""
+	when := ""
 	if !m.StartAt.IsZero() {
-		when = LocalTime(m.StartAt, m.TimeZone)
-		onWhen, dash = " on "+when, ": "+when
+		when = localTime(pr, m.StartAt, m.TimeZone)
 	}
 	// Names are one line each: they come from admin input and a line
 	// break would garble the text.
 	doctor, patient := headerSafe(m.DoctorName), headerSafe(m.PatientName)
 	if doctor == "" {
-		doctor = "your doctor"
+		doctor = pr.T("your doctor")
+	}
+	// on picks the sentence with the time, or without it.
+	on := func(without, with string) string {
+		if when == "" {
+			return without
+		}
+		return with
+	}
+	dash := func(s string) string {
+		if when == "" {
+			return s
+		}
+		return pr.T("%s: %s", s, when)
 	}
 
 	var b strings.Builder
 	if patient != "" {
-		fmt.Fprintf(&b, "Hello %s,\n\n", patient)
+		b.WriteString(pr.T("Hello %s,", patient) + "\n\n")
 	} else {
-		b.WriteString("Hello,\n\n")
+		b.WriteString(pr.T("Hello,") + "\n\n")
 	}
+	line := func(s string) { b.WriteString(s + "\n") }
 
 	switch m.Kind {
 	case KindConfirmation:
-		subject = "Appointment confirmed" + dash
-		fmt.Fprintf(&b, "Your appointment with %s%s is confirmed.\n", doctor, onWhen)
+		subject = dash(pr.T("Appointment confirmed"))
+		line(on(pr.T("Your appointment with %s is confirmed.", doctor), pr.T("Your appointment with %s on %s is confirmed.", doctor, when)))
 		if m.QueueNumber > 0 {
-			fmt.Fprintf(&b, "Your number in the queue is No. %d.\n", m.QueueNumber)
+			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
-		b.WriteString("If you cannot come, please cancel it so that someone else can have the place.\n")
+		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
+	case kindReminder:
+		subject = dash(pr.T("Appointment reminder"))
+		line(on(pr.T("This is a reminder of your appointment with %s.", doctor), pr.T("This is a reminder of your appointment with %s on %s.", doctor, when)))
+		if m.QueueNumber > 0 {
+			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
+		}
+		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindCancellation:
-		subject = "Appointment cancelled" + dash
-		fmt.Fprintf(&b, "Your appointment with %s%s", doctor, onWhen)
+		subject = dash(pr.T("Appointment cancelled"))
+		line(on(pr.T("Your appointment with %s has been cancelled.", doctor), pr.T("Your appointment with %s on %s has been cancelled.", doctor, when)))
 		if m.QueueNumber > 0 {
-			fmt.Fprintf(&b, " (No. %d)", m.QueueNumber)
+			line(pr.T("Queue number: No. %d.", m.QueueNumber))
 		}
-		b.WriteString(" has been cancelled.\n")
 	case KindExpiry:
-		subject = "Appointment hold expired" + dash
-		fmt.Fprintf(&b, "Your hold on the appointment with %s%s expired before the payment was confirmed, so the place has been released.\n", doctor, onWhen)
-		b.WriteString("You can book again if places remain.\n")
+		subject = dash(pr.T("Appointment hold expired"))
+		line(on(pr.T("Your hold on the appointment with %s expired before the payment was confirmed, so the place has been released.", doctor), pr.T("Your hold on the appointment with %s on %s expired before the payment was confirmed, so the place has been released.", doctor, when)))
+		line(pr.T("You can book again if places remain."))
 	case KindSuspension:
-		subject = "Appointment cancelled by the clinic" + dash
-		fmt.Fprintf(&b, "We are sorry: the clinic has cancelled your appointment with %s%s", doctor, onWhen)
+		subject = dash(pr.T("Appointment cancelled by the clinic"))
+		line(on(pr.T("We are sorry: the clinic has cancelled your appointment with %s.", doctor), pr.T("We are sorry: the clinic has cancelled your appointment with %s on %s.", doctor, when)))
 		if m.QueueNumber > 0 {
-			fmt.Fprintf(&b, " (No. %d)", m.QueueNumber)
+			line(pr.T("Queue number: No. %d.", m.QueueNumber))
 		}
-		b.WriteString(".\n")
 		if m.Reason != "" {
-			fmt.Fprintf(&b, "Reason: %s\n", m.Reason)
+			line(pr.T("Reason: %s", m.Reason))
 		}
-		b.WriteString("Please book another time.\n")
+		line(pr.T("Please book another time."))
 	case KindLoginCode:
-		subject = "Your sign-in code"
-		fmt.Fprintf(&b, "Your sign-in code is %s.\n", m.Code)
-		b.WriteString("It works once and expires soon. If you did not ask for it, ignore this message.\n")
+		subject = pr.T("Your sign-in code")
+		line(pr.T("Your sign-in code is %s.", m.Code))
+		line(pr.T("It works once and expires soon. If you did not ask for it, ignore this message."))
 	default:
-		subject = "About your appointment"
-		fmt.Fprintf(&b, "There is news about your appointment with %s%s.\n", doctor, onWhen)
+		subject = pr.T("About your appointment")
+		line(on(pr.T("There is news about your appointment with %s.", doctor), pr.T("There is news about your appointment with %s on %s.", doctor, when)))
 	}
 	if m.AppointmentID > 0 {
-		fmt.Fprintf(&b, "\nAppointment reference: %d\n", m.AppointmentID)
+		b.WriteString("\n" + pr.T("Appointment reference: %d", m.AppointmentID) + "\n")
 	}
 	return subject, b.String()
+}
+
+// kindReminder is the reminder a day before (sent by the reminders'
+// job); its text lives here with the others.
+const kindReminder = "reminder"
+
+// SMSMaxRunes is the longest SMS text: one UCS-2 segment, since Chinese
+// and Vietnamese need UCS-2 (70 characters), and one GSM-7 segment for
+// Latin text (160).
+func SMSMaxRunes(lang string) int {
+	if lang == "zh-Hans" || lang == "vi" {
+		return 70
+	}
+	return 160
+}
+
+// SMS is the one-segment variant of a message: the essentials only (what,
+// when, number), within SMSMaxRunes of its language.
+func SMS(m Message) string {
+	pr := i18n.New(m.Language)
+	when := ""
+	if !m.StartAt.IsZero() {
+		loc := zoneOf(m.TimeZone)
+		when = pr.ShortDate(m.StartAt.In(loc)) + " " + pr.Clock(m.StartAt.In(loc))
+	}
+	var s string
+	switch m.Kind {
+	case KindConfirmation:
+		s = pr.T("Confirmed: %s, No. %d.", when, m.QueueNumber)
+	case kindReminder:
+		s = pr.T("Reminder: %s, No. %d.", when, m.QueueNumber)
+	case KindCancellation:
+		s = pr.T("Cancelled: %s.", when)
+	case KindExpiry:
+		s = pr.T("Hold expired, place released: %s.", when)
+	case KindSuspension:
+		s = pr.T("The clinic cancelled your appointment of %s.", when)
+	case KindLoginCode:
+		s = pr.T("Your sign-in code: %s", m.Code)
+	default:
+		s = pr.T("News about your appointment of %s.", when)
+	}
+	if d := headerSafe(m.DoctorName); d != "" && m.Kind != KindLoginCode {
+		if t := s + " " + d; utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang) {
+			s = t
+		}
+	}
+	if r := []rune(s); len(r) > SMSMaxRunes(pr.Lang) {
+		s = string(r[:SMSMaxRunes(pr.Lang)-1]) + "…"
+	}
+	return s
+}
+
+// localTime is t in zone tz in pr's language followed by the zone's name,
+// as LocalTime.
+func localTime(pr *i18n.Printer, t time.Time, tz string) string {
+	loc := zoneOf(tz)
+	return pr.DateTime(t.In(loc)) + " (" + loc.String() + ")"
+}
+
+func zoneOf(tz string) *time.Location {
+	if loc, err := time.LoadLocation(tz); tz != "" && err == nil {
+		return loc
+	}
+	return time.UTC
 }

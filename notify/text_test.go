@@ -47,7 +47,7 @@ func sampleMessage(kind string) notify.Message {
 
 func TestText(t *testing.T) {
 	t.Parallel()
-	const when = "Mon 7 Dec 2026 09:30 (Europe/Paris)"
+	const when = "Monday, 7 December 2026, 09:30 (Europe/Paris)"
 	for _, tc := range []struct {
 		kind    string
 		edit    func(*notify.Message)
@@ -57,7 +57,7 @@ func TestText(t *testing.T) {
 		{kind: notify.KindConfirmation, subject: "Appointment confirmed: " + when,
 			body: []string{"Hello Jane Doe,", "with Dr Amélie Martin on " + when + " is confirmed", "No. 3", "Appointment reference: 42"}},
 		{kind: notify.KindCancellation, subject: "Appointment cancelled: " + when,
-			body: []string{"on " + when + " (No. 3) has been cancelled"}},
+			body: []string{"on " + when + " has been cancelled", "Queue number: No. 3."}},
 		{kind: notify.KindExpiry, subject: "Appointment hold expired: " + when,
 			body: []string{"expired before the payment was confirmed", when}},
 		{kind: notify.KindSuspension, edit: func(m *notify.Message) { m.Reason = "the doctor is ill" },
@@ -106,5 +106,33 @@ func TestTextWithoutOptionalFields(t *testing.T) {
 		if strings.Contains(body, s) {
 			t.Errorf("body contains %q:\n%s", s, body)
 		}
+	}
+}
+
+// TestTextInEveryLanguage renders every kind in every language: the
+// catalogs have its sentences (TestNotifyCatalogComplete), the date is the
+// language's, and the SMS fits one segment.
+func TestTextInEveryLanguage(t *testing.T) {
+	t.Parallel()
+	kinds := []string{notify.KindConfirmation, notify.KindCancellation, notify.KindExpiry, notify.KindSuspension, notify.KindLoginCode, "reminder"}
+	want := map[string]string{"en": "December", "zh-Hans": "2026年12月7日", "vi": "tháng 12", "fr": "décembre"}
+	for lang, month := range want {
+		for _, k := range kinds {
+			m := sampleMessage(k)
+			m.Language, m.Code, m.Reason = lang, "123456", "grève"
+			subject, body := notify.Text(m)
+			if k != notify.KindLoginCode && (!strings.Contains(subject, month) || !strings.Contains(body, month)) {
+				t.Errorf("%s %s: no %q in %q / %q", lang, k, month, subject, body)
+			}
+			sms := notify.SMS(m)
+			if n := len([]rune(sms)); n == 0 || n > notify.SMSMaxRunes(lang) {
+				t.Errorf("%s %s: SMS of %d characters: %q", lang, k, n, sms)
+			}
+		}
+	}
+	fr := sampleMessage(notify.KindConfirmation)
+	fr.Language = "fr"
+	if _, body := notify.Text(fr); !strings.Contains(body, "Bonjour Jane Doe") || !strings.Contains(body, "est confirmé") {
+		t.Errorf("French confirmation:\n%s", body)
 	}
 }

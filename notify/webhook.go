@@ -97,6 +97,8 @@ func VerifySignature(secret, timestamp string, body []byte, header string) bool 
 
 // Notify sends m in one signed POST.
 func (w *Webhook) Notify(ctx context.Context, m Message) error {
+	m.Subject, m.Text = Text(m)
+	m.SMS = SMS(m)
 	body, err := json.Marshal(m)
 	if err != nil {
 		return permanent(fmt.Errorf("webhook: encode message: %w", err))

@@ -86,6 +86,11 @@ func TestWebhookSignedPost(t *testing.T) {
 		t.Errorf("startAt %v, want %v", back.StartAt, m.StartAt)
 	}
 	back.StartAt = m.StartAt
+	// The webhook adds the texts people read, in the message's language.
+	if back.Subject == "" || !strings.Contains(back.Text, "Dr Amélie Martin") || back.SMS == "" || len([]rune(back.SMS)) > 160 {
+		t.Errorf("texts: subject %q, text %q, sms %q", back.Subject, back.Text, back.SMS)
+	}
+	back.Subject, back.Text, back.SMS = "", "", ""
 	if back != m {
 		t.Errorf("round trip:\n got %+v\nwant %+v", back, m)
 	}

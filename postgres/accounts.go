@@ -130,6 +130,16 @@ func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now
 	return nil
 }
 
+// SetPatientLanguage remembers the patient's language; an unknown patient
+// is not found.
+func (s *Store) SetPatientLanguage(ctx context.Context, patientID int64, lang string) error {
+	tag, err := s.pool.Exec(ctx, `UPDATE patients SET language = $2 WHERE id = $1`, patientID, lang)
+	if err == nil && tag.RowsAffected() == 0 {
+		return booking.NotFound("patient")
+	}
+	return translate(err, "")
+}
+
 // SetStaffPassword creates staff user name or replaces its password hash.
 func (s *Store) SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error {
 	_, err := s.pool.Exec(ctx,

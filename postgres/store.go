@@ -209,11 +209,11 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 	return p, translate(err, "")
 }
 
-const patientColumns = `id, name, COALESCE(phone, ''), COALESCE(email, ''), created_at`
+const patientColumns = `id, name, COALESCE(phone, ''), COALESCE(email, ''), language, created_at`
 
 func scanPatient(r pgx.Row) (booking.Patient, error) {
 	var p booking.Patient
-	err := r.Scan(&p.ID, &p.Name, &p.Phone, &p.Email, &p.CreatedAt)
+	err := r.Scan(&p.ID, &p.Name, &p.Phone, &p.Email, &p.Language, &p.CreatedAt)
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, err
 }

@@ -158,6 +158,22 @@ func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now
 	return mapErr(err, "")
 }
 
+// SetPatientLanguage remembers the patient's language; an unknown patient
+// is not found.
+func (s *Store) SetPatientLanguage(ctx context.Context, patientID int64, lang string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `UPDATE patients SET language = ? WHERE id = ?`, lang, patientID)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return booking.NotFound("patient")
+		}
+		return nil
+	})
+	return mapErr(err, "")
+}
+
 // SetStaffPassword creates staff user name or replaces its password hash.
 func (s *Store) SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {

@@ -135,8 +135,8 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 	var phone, email sql.NullString
 	var created int64
 	err := s.reader.QueryRowContext(ctx,
-		`SELECT id, name, phone, email, created_at FROM patients WHERE id = ?`, id).
-		Scan(&p.ID, &p.Name, &phone, &email, &created)
+		`SELECT id, name, phone, email, language, created_at FROM patients WHERE id = ?`, id).
+		Scan(&p.ID, &p.Name, &phone, &email, &p.Language, &created)
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/phone"
 )
 
 // accountsStore is a store seen as both: accounts.Store and the
@@ -30,6 +31,23 @@ func testAccounts(t *testing.T, h Harness) {
 		}
 		return acc
 	}
+	t.Run("PatientLanguage", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		p, err := s.CreatePatient(ctx, booking.Patient{Name: "Minh", Phone: "+84901234567"})
+		must(t, err)
+		if got, err := s.GetPatient(ctx, p.ID); err != nil || got.Language != "" {
+			t.Fatalf("a new patient's language is %q (%v), want the clinic's (\"\")", got.Language, err)
+		}
+		must(t, s.SetPatientLanguage(ctx, p.ID, "vi"))
+		if got, err := s.GetPatient(ctx, p.ID); err != nil || got.Language != "vi" {
+			t.Fatalf("language %q (%v), want vi", got.Language, err)
+		}
+		if err := s.SetPatientLanguage(ctx, p.ID+1000, "fr"); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("unknown patient: %v, want not-found", err)
+		}
+	})
 	t.Run("PatientByPhone", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
@@ -38,7 +56,7 @@ func testAccounts(t *testing.T, h Harness) {
 		must(t, err)
 		_, err = s.CreatePatient(ctx, booking.Patient{Name: "Later twin", Phone: "+33612345678"})
 		must(t, err)
-		got, err := s.PatientByPhone(ctx, accounts.NormalizePhone("+33 (6) 12 34 56 78"))
+		got, err := s.PatientByPhone(ctx, phone.Normalize("+33 (6) 12 34 56 78", "FR"))
 		must(t, err)
 		if got.ID != p.ID || got.Name != "Anh" {
 			t.Fatalf("found %+v, want the oldest patient %d", got, p.ID)

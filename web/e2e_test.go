@@ -27,7 +27,9 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
 	"github.com/slotd/slotd/web"
@@ -43,16 +45,16 @@ type codeBox struct {
 func (c *codeBox) Notify(_ context.Context, m notify.Message) error {
 	if m.Kind == notify.KindLoginCode {
 		c.mu.Lock()
-		c.codes[accounts.NormalizePhone(m.Phone)] = m.Code
+		c.codes[phone.Normalize(m.Phone, "FR")] = m.Code
 		c.mu.Unlock()
 	}
 	return nil
 }
 
-func (c *codeBox) code(phone string) string {
+func (c *codeBox) code(number string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.codes[accounts.NormalizePhone(phone)]
+	return c.codes[phone.Normalize(number, "FR")]
 }
 
 // site is a running slotd with sample data.
@@ -72,7 +74,7 @@ type site struct {
 
 const staffPassword = "correct horse battery"
 
-func newSite(t *testing.T) *site {
+func newSite(t *testing.T, opts ...func(*web.Config)) *site {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
@@ -96,10 +98,16 @@ func newSite(t *testing.T) *site {
 	for _, p := range []string{"/api/", "/healthz", "/readyz", "/openapi.json"} {
 		mux.Handle(p, api)
 	}
-	mux.Handle("/", web.New(web.Config{
+	cal := ical.New(ical.Config{Service: svc, Tokens: st, Days: st, Signer: signer, PublicURL: "http://slotd.test"})
+	mux.Handle("/ical/", cal)
+	cfg := web.Config{
 		Service: svc, Store: st, Accounts: st, Signer: signer, Notifier: codes,
-		Stats: rec,
-	}))
+		Stats: rec, Calendar: cal, AppointmentICS: cal, Place: "12 rue de la Paix, Paris",
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	mux.Handle("/", web.New(cfg))
 	srv := httptest.NewServer(mux)
 	t.Cleanup(srv.Close)
 
@@ -201,8 +209,14 @@ func browser(t *testing.T) context.Context {
 // tab opens an isolated browser context (its own cookies) with a deadline.
 func tab(t *testing.T, b context.Context) context.Context {
 	t.Helper()
+	return tabFor(t, b, 90*time.Second)
+}
+
+// tabFor is tab with a deadline of d, for a test that walks many pages.
+func tabFor(t *testing.T, b context.Context, d time.Duration) context.Context {
+	t.Helper()
 	ctx, cancel := chromedp.NewContext(b, chromedp.WithNewBrowserContext())
-	ctx, cancel2 := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancel2 := context.WithTimeout(ctx, d)
 	t.Cleanup(func() { cancel2(); cancel() })
 	return ctx
 }
@@ -319,9 +333,12 @@ func TestE2EPatientBooksSeesAndCancels(t *testing.T) {
 	}
 
 	s.openDay(t, ctx)
-	// The full 09:00 slot is greyed with a disabled button; the others can be booked.
-	full := fmt.Sprintf(`li.slot.full[data-slot="%d"] button[disabled]`, s.slots[0].ID)
+	// The full 09:00 slot is greyed, struck through and has no button; the others are Book buttons.
+	full := fmt.Sprintf(`li.slot.full[data-slot="%d"]`, s.slots[0].ID)
 	do(t, ctx, chromedp.WaitVisible(chromedp.CSS(full)))
+	if n, err := chromedp.Run(ctx, chromedp.Evaluate[int](fmt.Sprintf(`document.querySelectorAll('%s button').length`, full))); err != nil || n != 0 {
+		t.Fatalf("the full slot has %d buttons (%v)", n, err)
+	}
 	screenshot(t, ctx, "day")
 	dayURL := location(t, ctx)
 	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href^="/doctors/"][href*="month="]`)), chromedp.WaitVisible(chromedp.CSS("table.calendar")))
@@ -339,17 +356,34 @@ func TestE2EPatientBooksSeesAndCancels(t *testing.T) {
 	if st := text(t, ctx, "[data-status]"); st != "BOOKED" {
 		t.Fatalf("status %q", st)
 	}
+	// The confirmation names the date, start–end, zone, doctor, department, place and offers the .ics.
+	facts := text(t, ctx, "dl.facts")
+	for _, want := range []string{"09:30–10:00", "(Europe/Paris)", "Dr Camille Martin", "Cardiology", "12 rue de la Paix"} {
+		if !strings.Contains(facts, want) {
+			t.Errorf("confirmation lacks %q: %q", want, facts)
+		}
+	}
+	ics, err := chromedp.Run(ctx, chromedp.Evaluate[string](`fetch(document.querySelector('a[href$="/ics"]').href).then(r => r.text())`, chromedp.EvalAwaitPromise))
+	must(t, err)
+	if !strings.Contains(ics, "BEGIN:VCALENDAR") || !strings.Contains(ics, "BEGIN:VEVENT") {
+		t.Errorf("the .ics download is %.200q", ics)
+	}
 	screenshot(t, ctx, "confirmation")
 
-	// My appointments lists it; cancel it from there.
-	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/appointments"]`)), chromedp.WaitVisible(chromedp.CSS("table.list")))
-	row := `tr[data-appointment]`
+	// My appointments lists it as a card; cancel it from there, through the confirmation step.
+	do(t, ctx, chromedp.Click(chromedp.CSS(`a[href="/appointments"]`)), chromedp.WaitVisible(chromedp.CSS("ul.cards")))
+	row := `li[data-appointment]`
 	if got := text(t, ctx, row); !strings.Contains(got, "BOOKED") || !strings.Contains(got, "Dr Camille Martin") {
 		t.Fatalf("my appointments row %q", got)
 	}
 	screenshot(t, ctx, "appointments")
+	do(t, ctx, chromedp.Click(chromedp.CSS(row+` a.danger`)), chromedp.WaitVisible(chromedp.CSS(`form[action$="/cancel"] button.danger`)))
+	if sl, err := s.store.GetSlot(context.Background(), target.ID); err != nil || sl.BookedCount != 1 {
+		t.Fatalf("the confirmation step cancelled already: %+v %v", sl, err)
+	}
+	screenshot(t, ctx, "cancel")
 	do(t, ctx,
-		chromedp.Click(chromedp.CSS(row+` button.danger`)),
+		chromedp.Click(chromedp.CSS(`form[action$="/cancel"] button.danger`)),
 		chromedp.WaitVisible(chromedp.CSS(".notice")),
 	)
 	if got := text(t, ctx, row); !strings.Contains(got, "CANCELLED") {
@@ -439,6 +473,21 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS("#schedule-form")),
 		chromedp.Evaluate[chromedp.Void](`document.querySelectorAll('#schedule-form input[name=weekday]').forEach(c => c.checked = true)`),
 		chromedp.SetValue(chromedp.CSS("#s-cap"), "3"),
+		chromedp.SetValue(chromedp.CSS("#s-fee"), "12.345"), // more decimals than EUR has
+		chromedp.Click(chromedp.CSS(`#schedule-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#s-fee[aria-invalid="true"]`)),
+	)
+	// The refused form keeps what was typed and names the field.
+	kept, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('#s-cap').value + ' ' + document.querySelector('#s-fee').value + ' ' + document.querySelectorAll('#schedule-form input[name=weekday]:checked').length`))
+	must(t, err)
+	if kept != "3 12.345 7" {
+		t.Fatalf("the refused form kept %q, want capacity 3, fee 12.345 and 7 days", kept)
+	}
+	if p := text(t, ctx, ".problem"); !strings.Contains(p, "EUR") {
+		t.Errorf("the problem does not say what the fee needs: %q", p)
+	}
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS("#s-fee"), "0"),
 		chromedp.Click(chromedp.CSS(`#schedule-form button[type=submit]`)),
 		chromedp.WaitVisible(chromedp.CSS(".notice")),
 	)
@@ -491,7 +540,7 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 	if got := text(t, ctx, `[data-kpi="created"]`); got != "2" {
 		t.Fatalf("dashboard counts %q bookings, want 2", got)
 	}
-	rej, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#c-rej + svg")))
+	rej, err := chromedp.Run(ctx, chromedp.TextContent(chromedp.CSS("#c-rej + ul")))
 	must(t, err)
 	if got := rej; !strings.Contains(got, "slot-full") {
 		t.Fatalf("rejections chart shows %q", got)

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 )
 
 // apptView is an appointment as the patient pages show it.
@@ -14,7 +15,13 @@ type apptView struct {
 	Queue     int
 	Doctor    string
 	DoctorID  int64
-	When      string
+	When      string // date and start–end, in the doctor's zone
+	Date      string
+	Hours     string // "09:00–09:30"
+	Zone      string // the zone, named once on the page
+	Dept      string
+	Place     string
+	ICS       bool // an "Add to calendar" download exists
 	Status    string
 	Fee       int64
 	CanCancel bool
@@ -26,13 +33,24 @@ type apptView struct {
 
 // apptViewOf loads what the view needs besides the appointment: its doctor
 // and slot (for the fee).
-func (s *server) apptViewOf(ctx context.Context, a booking.Appointment) apptView {
-	v := apptView{ID: a.ID, Queue: a.QueueNumber, Status: string(a.Status), DoctorID: a.DoctorID, Doctor: "Doctor"}
-	loc := time.UTC
+func (s *server) apptViewOf(ctx context.Context, pr *i18n.Printer, a booking.Appointment) apptView {
+	v := apptView{ID: a.ID, Queue: a.QueueNumber, Status: string(a.Status), DoctorID: a.DoctorID, Doctor: pr.T("Doctor"),
+		Place: s.place, ICS: s.ics != nil}
+	loc := s.clinicZone
 	if d, err := s.store.GetDoctor(ctx, a.DoctorID); err == nil {
 		v.Doctor, loc = d.Name, zone(d.TimeZone)
+		if deps, err := s.store.ListDepartments(ctx); err == nil {
+			for _, dep := range deps {
+				if dep.ID == d.DepartmentID {
+					v.Dept = dep.Name
+				}
+			}
+		}
 	}
-	v.When = fmtDateTime(a.StartAt, loc)
+	v.Zone = loc.String()
+	v.Date = pr.Date(a.StartAt.In(loc))
+	v.Hours = fmtClock(pr, a.StartAt, loc) + "–" + fmtClock(pr, a.EndAt, loc)
+	v.When = v.Date + ", " + v.Hours
 	if sl, err := s.store.GetSlot(ctx, a.SlotID); err == nil {
 		v.Fee = sl.FeeCents
 	}
@@ -41,7 +59,7 @@ func (s *server) apptViewOf(ctx context.Context, a booking.Appointment) apptView
 	if a.Status == booking.StatusHeld && a.HoldExpiresAt != nil && now.Before(*a.HoldExpiresAt) {
 		v.Held = true
 		v.HoldDeadline = a.HoldExpiresAt.UTC().Format(time.RFC3339)
-		v.HoldLocal = fmtClock(*a.HoldExpiresAt, loc)
+		v.HoldLocal = fmtClock(pr, *a.HoldExpiresAt, loc)
 	}
 	return v
 }
@@ -59,23 +77,76 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	v := s.apptViewOf(ctx, a)
-	p := s.newPage(w, r, "Appointment No. "+itoa(int64(a.QueueNumber)))
+	p := s.newPage(w, r, "")
+	p.Title = p.T("Appointment No. %d", a.QueueNumber)
+	v := s.apptViewOf(ctx, p.pr, a)
 	q := r.URL.Query()
 	switch {
 	case q.Has("booked") && a.Status == booking.StatusHeld:
-		p.Notice = "Your place is held. Pay before the timer runs out to confirm it."
+		p.Notice = p.T("Your place is held. Pay before the timer runs out to confirm it.")
 	case q.Has("booked"):
-		p.Notice = "You are booked."
+		p.Notice = p.T("You are booked.")
 	case q.Has("replayed"):
-		p.Notice = "You were already booked by this button: this is your appointment."
+		p.Notice = p.T("You were already booked by this button: this is your appointment.")
 	case q.Has("cancelled"):
-		p.Notice = "Your appointment is cancelled."
+		p.Notice = p.T("Your appointment is cancelled.")
 	case q.Has("paid"):
-		p.Notice = "Payment received: you are booked."
+		p.Notice = p.T("Payment received: you are booked.")
 	}
 	p.Data = v
 	s.render(w, r, http.StatusOK, "appointment", p)
+}
+
+// handleCancelConfirm is the step before cancelling: what will be
+// cancelled, and one button that does it (booking has no such step: one
+// tap books during a rush).
+func (s *server) handleCancelConfirm(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.requirePatient(w, r, r.URL.Path)
+	if !ok {
+		return
+	}
+	a, ok := s.ownAppointment(w, r, sess.PatientID)
+	if !ok {
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	p := s.newPage(w, r, "Cancel this appointment?")
+	v := s.apptViewOf(ctx, p.pr, a)
+	if !v.CanCancel {
+		redirect(w, r, "/appointments/"+itoa(a.ID))
+		return
+	}
+	p.Data = struct {
+		apptView
+		Next string
+	}{v, safeNext(r.URL.Query().Get("next"), "")}
+	s.render(w, r, http.StatusOK, "cancel", p)
+}
+
+// handleAppointmentICS is "Add to calendar": the patient's own appointment
+// as the .ics document of package ical.
+func (s *server) handleAppointmentICS(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.requirePatient(w, r, r.URL.Path)
+	if !ok {
+		return
+	}
+	if s.ics == nil {
+		s.handleNotFound(w, r)
+		return
+	}
+	a, ok := s.ownAppointment(w, r, sess.PatientID)
+	if !ok {
+		return
+	}
+	if err := s.ics.WriteAppointment(w, r, a); err != nil {
+		s.renderError(w, r, err)
+	}
+}
+
+// AppointmentICS writes one authorized appointment as an .ics document.
+type AppointmentICS interface {
+	WriteAppointment(w http.ResponseWriter, r *http.Request, a booking.Appointment) error
 }
 
 // handleCancel cancels one of the patient's appointments; repeating it

@@ -18,16 +18,16 @@ func (s *server) handleAppointments(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
+	p := s.newPage(w, r, "My appointments")
 	views := make([]apptView, 0, len(as))
 	for _, a := range as {
-		views = append(views, s.apptViewOf(ctx, a))
+		views = append(views, s.apptViewOf(ctx, p.pr, a))
 	}
-	p := s.newPage(w, r, "My appointments")
 	if r.URL.Query().Has("cancelled") {
-		p.Notice = "Your appointment is cancelled."
+		p.Notice = p.T("Your appointment is cancelled.")
 	}
 	if r.URL.Query().Has("welcome") {
-		p.Notice = "You are signed in."
+		p.Notice = p.T("You are signed in.")
 	}
 	p.Data = views
 	s.render(w, r, http.StatusOK, "appointments", p)

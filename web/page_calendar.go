@@ -51,17 +51,17 @@ func (s *server) renderCalendar(w http.ResponseWriter, r *http.Request, patientI
 		return
 	}
 	v := calendarView{Active: active, URL: url}
-	if active {
-		v.Since = since.UTC().Format("2 Jan 2006 15:04 UTC")
-	}
 	p := s.newPage(w, r, "Calendar subscription")
+	if active {
+		v.Since = p.pr.DateTime(since.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")"
+	}
 	if r.URL.Query().Has("revoked") {
-		p.Notice = "Your calendar link no longer works."
+		p.Notice = p.T("Your calendar link no longer works.")
 	}
 	if url != "" {
 		// The page carries a secret: keep it out of caches and history.
 		w.Header().Set("Cache-Control", "no-store")
-		p.Notice = "Your new calendar link is below; any older link no longer works."
+		p.Notice = p.T("Your new calendar link is below; any older link no longer works.")
 	}
 	p.Data = v
 	s.render(w, r, http.StatusOK, "calendar", p)

@@ -1,11 +1,11 @@
 package web
 
 import (
-	"fmt"
 	"net/http"
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -46,10 +46,11 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
+	p := s.newPage(w, r, "")
 	now := s.now()
 	rows := make([]slotRow, 0, len(slots))
 	for _, sl := range slots {
-		rows = append(rows, slotRowOf(sl, loc, now))
+		rows = append(rows, slotRowOf(p.pr, sl, loc, now))
 	}
 	dep := "Department"
 	if deps, err := s.store.ListDepartments(ctx); err == nil {
@@ -59,7 +60,7 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	p := s.newPage(w, r, doc.Name+", "+dayTitle(day))
+	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	p.Data = struct {
 		Doctor     booking.Doctor
 		Department string
@@ -68,36 +69,44 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		Month      string
 		Slots      []slotRow
 		Self       string
-	}{doc, dep, dayTitle(day), day.String(), monthParam(day), rows, r.URL.Path}
+		HasFee     bool
+	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows)}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 
-func slotRowOf(sl booking.Slot, loc *time.Location, now time.Time) slotRow {
-	row := slotRow{ID: sl.ID, Time: fmtClock(sl.StartAt, loc), End: fmtClock(sl.EndAt, loc),
+func slotRowOf(pr *i18n.Printer, sl booking.Slot, loc *time.Location, now time.Time) slotRow {
+	row := slotRow{ID: sl.ID, Time: fmtClock(pr, sl.StartAt, loc), End: fmtClock(pr, sl.EndAt, loc),
 		Capacity: sl.Capacity, Remaining: max(sl.Remaining(), 0), Fee: sl.FeeCents, State: "open"}
 	switch {
 	case sl.Status != booking.SlotOpen:
-		row.State, row.Note = "closed", "Closed"
+		row.State, row.Note = "closed", pr.T("Closed")
 	case !now.Before(sl.StartAt):
-		row.State, row.Note = "closed", "Already started"
+		row.State, row.Note = "closed", pr.T("Already started")
 	case row.Remaining == 0:
-		row.State, row.Note = "full", "No place left"
+		row.State, row.Note = "full", pr.T("Full")
 	case now.Before(sl.OpensAt):
-		row.State, row.Note = "soon", "Opens "+fmtDateTime(sl.OpensAt, loc)
+		row.State, row.Note = "soon", pr.T("Opens on %s", fmtDateTime(pr, sl.OpensAt, loc))
 	}
 	if row.State == "open" {
 		row.Key = newIdempotencyKey()
 	}
 	if row.Note == "" {
-		if row.Capacity == 1 {
-			row.Note = "1 place left"
-		} else {
-			row.Note = fmt.Sprintf("%d of %d places left", row.Remaining, row.Capacity)
+		if row.Capacity > 1 {
+			row.Note = pr.T("%d of %d left", row.Remaining, row.Capacity)
 		}
 	}
 	return row
 }
 
-func dayTitle(d schedule.Date) string {
-	return time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, time.UTC).Format("Monday 2 January 2006")
+func dayTitle(pr *i18n.Printer, d schedule.Date) string {
+	return pr.Date(time.Date(d.Year, d.Month, d.Day, 12, 0, 0, 0, time.UTC))
+}
+
+func hasFee(rows []slotRow) bool {
+	for _, r := range rows {
+		if r.Fee > 0 {
+			return true
+		}
+	}
+	return false
 }

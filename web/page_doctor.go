@@ -21,6 +21,9 @@ type calDay struct {
 	Total     int // places in open slots
 	Remaining int
 	Label     string // for screen readers
+	// Opens is when booking opens, for a day not open yet (its slots not
+	// published, or published but not open).
+	Opens string
 }
 
 // Full reports a day with slots but no place left: greyed, not a link.
@@ -57,7 +60,13 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	now := s.now()
-	type agg struct{ total, remaining int }
+	p := s.newPage(w, r, doc.Name)
+	// Schedules tell when a day not published yet will open.
+	scheds, _ := s.store.ListSchedules(ctx, doc.ID)
+	type agg struct {
+		total, remaining int
+		opens            time.Time
+	}
 	days := map[schedule.Date]*agg{}
 	for _, sl := range slots {
 		if sl.Status != booking.SlotOpen || !now.Before(sl.StartAt) {
@@ -71,6 +80,9 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 		}
 		a.total += sl.Capacity
 		a.remaining += max(sl.Remaining(), 0)
+		if now.Before(sl.OpensAt) && (a.opens.IsZero() || sl.OpensAt.Before(a.opens)) {
+			a.opens = sl.OpensAt
+		}
 	}
 	// Weeks start on Monday.
 	start := month.AddDays(-((int(month.Weekday()) + 6) % 7))
@@ -79,16 +91,24 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 		var week []calDay
 		for i := 0; i < 7; i++ {
 			c := calDay{Date: d.String(), Day: d.Day, InMonth: d.Month == month.Month, Today: d == today}
+			var opens time.Time
 			if a := days[d]; a != nil && c.InMonth {
-				c.Total, c.Remaining = a.total, a.remaining
+				c.Total, c.Remaining, opens = a.total, a.remaining, a.opens
+			} else if c.InMonth && !d.Before(today) {
+				opens = unpublishedOpens(scheds, loc, d, now)
+			}
+			if !opens.IsZero() {
+				c.Opens = p.pr.ShortDate(opens.In(loc)) + " " + p.pr.Clock(opens.In(loc))
 			}
 			switch {
 			case c.Full():
-				c.Label = "fully booked"
+				c.Label = p.T("fully booked")
+			case c.Opens != "":
+				c.Label = p.T("opens on %s", c.Opens)
 			case c.Total > 0:
-				c.Label = fmt.Sprintf("%d places left", c.Remaining)
+				c.Label = p.T("%d places left", c.Remaining)
 			default:
-				c.Label = "no appointments"
+				c.Label = p.T("no appointments")
 			}
 			week = append(week, c)
 			d = d.AddDays(1)
@@ -102,8 +122,9 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 		Prev, Next string
 		Weeks      [][]calDay
 		Weekdays   []string
-	}{Doctor: doc, Month: time.Date(month.Year, month.Month, 1, 0, 0, 0, 0, time.UTC).Format("January 2006"), Weeks: weeks,
-		Weekdays: []string{"Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}}
+		Zone       string
+	}{Doctor: doc, Month: p.pr.Month(month.Year, month.Month), Weeks: weeks,
+		Weekdays: p.pr.Weekdays(), Zone: loc.String()}
 	if first.Before(month) {
 		data.Prev = monthParam(addMonths(month, -1))
 	}
@@ -117,7 +138,6 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	p := s.newPage(w, r, doc.Name)
 	p.Data = data
 	s.render(w, r, http.StatusOK, "doctor", p)
 }
@@ -142,4 +162,19 @@ func (s *server) doctor(r *http.Request) (booking.Doctor, *time.Location, error)
 		return booking.Doctor{}, nil, err
 	}
 	return d, zone(d.TimeZone), nil
+}
+
+// unpublishedOpens is when booking opens for day d, which has no slots yet:
+// the earliest opening of the slots the doctor's schedules will publish
+// for it (zero when none will, or it is past).
+func unpublishedOpens(scheds []booking.Schedule, loc *time.Location, d schedule.Date, now time.Time) time.Time {
+	var first time.Time
+	for _, sc := range scheds {
+		for _, sl := range schedule.Slots(sc, loc, d, d) {
+			if now.Before(sl.OpensAt) && (first.IsZero() || sl.OpensAt.Before(first)) {
+				first = sl.OpensAt
+			}
+		}
+	}
+	return first
 }

@@ -26,7 +26,7 @@ func (s *server) handlePay(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	p := s.newPage(w, r, "Pay (simulated)")
-	p.Data = s.apptViewOf(ctx, a)
+	p.Data = s.apptViewOf(ctx, p.pr, a)
 	s.render(w, r, http.StatusOK, "pay", p)
 }
 

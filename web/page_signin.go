@@ -46,12 +46,12 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := accounts.NormalizePhone(raw)
+	phone := s.svc.NormalizePhone(raw)
 	if phone == "" {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"
-		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: "Please check the phone number",
-			Message: "Enter your phone number with its country code, for example +33 6 12 34 56 78."}
+		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: p.T("Please check the phone number"),
+			Message: p.T("Enter your phone number, as you would dial it from here or with its country code (+…).")}
 		p.Data = d
 		s.render(w, r, problem.Status(booking.CodeInvalidRequest), "signin", p)
 		return
@@ -112,7 +112,7 @@ func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient
 		return "", err
 	}
 	msg := notify.Message{
-		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name,
+		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: s.printer(r).Lang,
 		Phone: patient.Phone, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
 	}
 	if err := s.notifier.Notify(r.Context(), msg); err != nil {
@@ -130,8 +130,9 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := accounts.NormalizePhone(raw)
+	phone := s.svc.NormalizePhone(raw)
 	code := strings.TrimSpace(r.PostFormValue("code"))
+	pr := s.printer(r)
 	// fail shows the code step again with a problem; its status is the
 	// problem table's for code.
 	fail := func(title, msg string, code booking.Code) {
@@ -144,7 +145,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 		s.render(w, r, problem.Status(code), "signin", p)
 	}
 	if phone == "" || len(code) != codeDigits {
-		fail("Please check the code", "Enter the 6-digit code we sent to your phone.", booking.CodeInvalidRequest)
+		fail(pr.T("Please check the code"), pr.T("Enter the 6-digit code we sent to your phone."), booking.CodeInvalidRequest)
 		return
 	}
 	if ok, wait := s.signinLimited(r, nil, ""); !ok {
@@ -159,13 +160,13 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	switch booking.ErrorCode(err) {
 	case "":
 	case booking.CodeInvalidRequest:
-		fail("That code is not right", "The code does not match the one we sent. Check the message and try again.", booking.CodeInvalidRequest)
+		fail(pr.T("That code is not right"), pr.T("The code does not match the one we sent. Check the message and try again."), booking.CodeInvalidRequest)
 		return
 	case booking.CodeNotFound:
-		fail("The code has expired", "This code has expired or was already used. Ask for a new code.", booking.CodeNotFound)
+		fail(pr.T("The code has expired"), pr.T("This code has expired or was already used. Ask for a new code."), booking.CodeNotFound)
 		return
 	case booking.CodeRateLimited:
-		fail("Too many wrong codes", "You entered too many wrong codes. Ask for a new code.", booking.CodeRateLimited)
+		fail(pr.T("Too many wrong codes"), pr.T("You entered too many wrong codes. Ask for a new code."), booking.CodeRateLimited)
 		return
 	default:
 		s.renderError(w, r, err)
@@ -180,6 +181,9 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
+	// The language the patient reads the pages in is the one their
+	// notifications will speak.
+	s.rememberLanguage(r, patient.ID, pr.Lang)
 	redirect(w, r, safeNext(d.Next, "/appointments?welcome=1"))
 }
 

@@ -20,6 +20,7 @@ type bar struct {
 	Label      string
 	Value      string
 	Full       bool
+	N, Max     int64 // a bar chart's row as a <meter>: N of Max
 }
 
 // dashboardData is what the charts template draws.
@@ -46,8 +47,6 @@ type dashboardData struct {
 // Chart geometry (SVG user units).
 const (
 	rateW, rateH = 600.0, 180.0
-	rowH         = 44.0  // one bar chart row: its label above, the bar below
-	barsW        = 400.0 // the longest bar
 )
 
 // handleStaffDashboard is the live rush dashboard: bookings per second,
@@ -55,7 +54,8 @@ const (
 // ?partial=1 it answers only the charts, for the script's refresh.
 func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ session) {
 	st := s.stats.Snapshot()
-	d := dashboardData{At: st.At.UTC().Format("15:04:05 UTC"), Created: st.Created, Replayed: st.Replayed}
+	pr := s.printer(r)
+	d := dashboardData{At: pr.Clock(st.At.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")", Created: st.Created, Replayed: st.Replayed}
 
 	// Bookings per second.
 	for _, v := range st.PerSecond {
@@ -70,7 +70,7 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		for i, v := range st.PerSecond {
 			h := float64(v) / float64(d.RateMax) * (rateH - 20)
 			d.Rate = append(d.Rate, bar{X: float64(i) * step, Y: rateH - 20 - h, W: step * 0.8, H: h,
-				Label: fmt.Sprintf("%d s ago", n-1-i), Value: fmt.Sprint(v)})
+				Label: pr.T("%d s ago", n-1-i), Value: fmt.Sprint(v)})
 		}
 	}
 
@@ -92,9 +92,9 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		}
 		return rej[i].code < rej[j].code
 	})
-	for i, e := range rej {
-		d.Rejections = append(d.Rejections, bar{Y: float64(i) * rowH, W: max(2, float64(e.n)/float64(most)*barsW), H: 16,
-			Label: problemOf(booking.Code(e.code)).Title + " (" + e.code + ")", Value: fmt.Sprint(e.n)})
+	for _, e := range rej {
+		d.Rejections = append(d.Rejections, bar{N: e.n, Max: most,
+			Label: pr.T(problemOf(booking.Code(e.code)).Title) + " (" + e.code + ")", Value: fmt.Sprint(e.n)})
 	}
 
 	// Fill of the hottest slots.
@@ -112,21 +112,19 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 			docs[sl.DoctorID] = doc
 		}
 		loc := zone(doc.TimeZone)
-		frac := 0.0
-		if sl.Capacity > 0 {
-			frac = float64(sl.BookedCount) / float64(sl.Capacity)
-		}
-		i := len(d.Hot)
-		d.Hot = append(d.Hot, bar{Y: float64(i) * rowH, W: max(0, frac*barsW), H: 16,
-			Label: doc.Name + ", " + sl.StartAt.In(loc).Format("Mon 2 Jan 15:04"),
-			Value: fmt.Sprintf("%d/%d", sl.BookedCount, sl.Capacity), Full: sl.BookedCount >= sl.Capacity})
+		d.Hot = append(d.Hot, bar{
+			Label: doc.Name + ", " + pr.ShortDate(sl.StartAt.In(loc)) + " " + pr.Clock(sl.StartAt.In(loc)),
+			Value: fmt.Sprintf("%d/%d", sl.BookedCount, sl.Capacity), Full: sl.BookedCount >= sl.Capacity,
+			N: int64(sl.BookedCount), Max: int64(sl.Capacity)})
 	}
-	d.Summary = fmt.Sprintf("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
+	d.Summary = pr.T("%d bookings in the last second, peak %d per second over the last minute; %d created, %d rejected in all.",
 		d.LastSecond, d.PeakSecond, d.Created, d.Rejected)
 
+	p := s.newPage(w, r, "Rush dashboard")
+	p.Data = d
 	if r.URL.Query().Get("partial") == "1" {
 		var buf bytes.Buffer
-		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", d); err != nil {
+		if err := s.pages["staff_dashboard"].ExecuteTemplate(&buf, "charts", p); err != nil {
 			s.log.ErrorContext(r.Context(), "web: template failed", "page", "staff_dashboard", "err", err)
 			http.Error(w, "internal error", problem.Status(booking.CodeInternal))
 			return
@@ -137,11 +135,9 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		return
 	}
 	if run, err := s.svc.LastReconcileRun(r.Context()); err == nil {
-		d.Reconcile.Ran, d.Reconcile.At = true, run.CheckedAt.UTC().Format("2006-01-02 15:04 UTC")
+		d.Reconcile.Ran, d.Reconcile.At = true, pr.DateTime(run.CheckedAt.In(s.clinicZone))+" ("+s.clinicZone.String()+")"
 		d.Reconcile.Violations, d.Reconcile.Pending = run.Violations, run.Pending
 	}
-	p := s.newPage(w, r, "Rush dashboard")
-	p.Data = d
 	s.render(w, r, http.StatusOK, "staff_dashboard", p)
 }
 
@@ -158,7 +154,3 @@ func niceMax(v int) int {
 		}
 	}
 }
-
-// Heights of the bar charts, for the templates.
-func (d dashboardData) RejH() float64 { return max(1, float64(len(d.Rejections))) * rowH }
-func (d dashboardData) HotH() float64 { return max(1, float64(len(d.Hot))) * rowH }

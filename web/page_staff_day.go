@@ -96,14 +96,15 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		}
 		return
 	}
+	p := s.newPage(w, r, "")
 	rows := make([]daySlot, 0, len(slots))
 	for _, sl := range slots {
-		rows = append(rows, daySlot{Time: fmtClock(sl.StartAt, loc) + "–" + fmtClock(sl.EndAt, loc), Capacity: sl.Capacity,
+		rows = append(rows, daySlot{Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
 			Booked: sl.BookedCount, Status: sl.Status, Appts: bySlot[sl.ID]})
 	}
-	p := s.newPage(w, r, doc.Name+", "+dayTitle(day))
+	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	if r.URL.Query().Has("done") {
-		p.Notice = "Appointment updated."
+		p.Notice = p.T("Appointment updated.")
 	}
 	p.Data = struct {
 		Doctor     booking.Doctor
@@ -113,7 +114,7 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		Slots      []daySlot
 		Self       string
 		View       dayView
-	}{doc, dayTitle(day), day.String(), day.AddDays(-1).String(), day.AddDays(1).String(), rows,
+	}{doc, dayTitle(p.pr, day), day.String(), day.AddDays(-1).String(), day.AddDays(1).String(), rows,
 		v.Base + day.String(), v}
 	tmpl := "staff_day"
 	if r.URL.Query().Has("print") {

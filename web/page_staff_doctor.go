@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -35,7 +36,12 @@ type scheduleRow struct {
 	Opens    string
 }
 
-var weekdayNames = []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+// weekdayNames are the short day names of the language, Sunday first as
+// time.Weekday counts.
+func weekdayNames(pr *i18n.Printer) []string {
+	mon := pr.Weekdays()
+	return append([]string{mon[6]}, mon[:6]...)
+}
 
 // handleStaffDoctor shows a doctor's schedules and the slots of one day,
 // with forms to create a schedule (generating its slots) and to suspend a
@@ -46,6 +52,24 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		s.renderError(w, r, err)
 		return
 	}
+	s.renderStaffDoctor(w, r, doc, loc, http.StatusOK, newScheduleForm())
+}
+
+// scheduleForm is the schedule form as typed, with the field in error and
+// why, so that a mistake keeps everything else the clerk entered.
+type scheduleForm struct {
+	Start, End, Minutes, Capacity, Fee, Horizon, Opens, Hold string
+	Weekdays                                                 [7]bool
+	Error                                                    string // the field's name
+	Problem                                                  *problemView
+}
+
+func newScheduleForm() scheduleForm {
+	return scheduleForm{Start: "08:00", End: "12:00", Minutes: "15", Capacity: "1", Fee: "0", Horizon: "14", Opens: "07:00", Hold: "15",
+		Weekdays: [7]bool{false, true, true, true, true, true, false}}
+}
+
+func (s *server) renderStaffDoctor(w http.ResponseWriter, r *http.Request, doc booking.Doctor, loc *time.Location, status int, form scheduleForm) {
 	q := r.URL.Query()
 	day := schedule.DateOf(s.now(), loc)
 	if v := q.Get("date"); v != "" {
@@ -66,6 +90,8 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		s.renderError(w, r, err)
 		return
 	}
+	p := s.newPage(w, r, "")
+	p.Title = doc.Name
 	data := struct {
 		Doctor    booking.Doctor
 		Date      string
@@ -73,31 +99,32 @@ func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ ses
 		Schedules []scheduleRow
 		Slots     []staffSlotRow
 		Weekdays  []string
-	}{Doctor: doc, Date: day.String(), Day: dayTitle(day), Weekdays: weekdayNames}
+		Form      scheduleForm
+	}{Form: form, Doctor: doc, Date: day.String(), Day: dayTitle(p.pr, day), Weekdays: weekdayNames(p.pr)}
 	for _, sc := range scheds {
 		var days []string
 		for _, wd := range sc.Weekdays {
-			days = append(days, weekdayNames[wd])
+			days = append(days, data.Weekdays[wd])
 		}
 		data.Schedules = append(data.Schedules, scheduleRow{Days: strings.Join(days, " "), Hours: sc.StartTime + "–" + sc.EndTime,
 			Minutes: sc.SlotMinutes, Capacity: sc.Capacity, Fee: sc.FeeCents, Horizon: sc.HorizonDays, Opens: sc.OpensAtTime})
 	}
 	for _, sl := range slots {
-		data.Slots = append(data.Slots, staffSlotRow{ID: sl.ID, Time: fmtClock(sl.StartAt, loc) + "–" + fmtClock(sl.EndAt, loc),
+		data.Slots = append(data.Slots, staffSlotRow{ID: sl.ID, Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc),
 			Capacity: sl.Capacity, Booked: sl.BookedCount, Remaining: max(sl.Remaining(), 0), Status: sl.Status,
-			OpensAt: fmtDateTime(sl.OpensAt, loc), Fee: sl.FeeCents, Full: sl.Remaining() <= 0})
+			OpensAt: fmtDateTime(p.pr, sl.OpensAt, loc), Fee: sl.FeeCents, Full: sl.Remaining() <= 0})
 	}
-	p := s.newPage(w, r, doc.Name)
 	switch {
 	case q.Has("slots"):
-		p.Notice = "Schedule created: " + q.Get("slots") + " slots generated. The first day with slots is shown below."
+		p.Notice = p.T("Schedule created: %s slots generated. The first day with slots is shown below.", q.Get("slots"))
 	case q.Has("suspended"):
-		p.Notice = "Period suspended: " + q.Get("suspended") + " slots closed, " + q.Get("cancelled") + " appointments cancelled, " + q.Get("told") + " patients notified."
+		p.Notice = p.T("Period suspended: %s slots closed, %s appointments cancelled, %s patients notified.", q.Get("suspended"), q.Get("cancelled"), q.Get("told"))
 	case q.Has("created"):
-		p.Notice = "Doctor added. Create a schedule to generate slots."
+		p.Notice = p.T("Doctor added. Create a schedule to generate slots.")
 	}
+	p.Problem = form.Problem
 	p.Data = data
-	s.render(w, r, http.StatusOK, "staff_doctor", p)
+	s.render(w, r, status, "staff_doctor", p)
 }
 
 // handleStaffCreateSchedule creates a schedule from the form, which
@@ -110,6 +137,20 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		return
 	}
 	f := r.PostForm
+	form := scheduleForm{Start: f.Get("start"), End: f.Get("end"), Minutes: f.Get("minutes"), Capacity: f.Get("capacity"),
+		Fee: f.Get("fee"), Horizon: f.Get("horizon"), Opens: f.Get("opens"), Hold: f.Get("hold")}
+	pr := s.printer(r)
+	// fail shows the form again as typed, the field marked.
+	refuse := func(field string, err error) {
+		form.Error = field
+		v, status := s.explain(r, err)
+		var be *booking.Error
+		if asError(err, &be) {
+			v.Detail = be.Message
+		}
+		form.Problem = v
+		s.renderStaffDoctor(w, r, doc, loc, status, form)
+	}
 	sc := booking.Schedule{DoctorID: doc.ID, StartTime: f.Get("start"), EndTime: f.Get("end"), OpensAtTime: f.Get("opens")}
 	for _, v := range f["weekday"] {
 		d, err := strconv.Atoi(v)
@@ -117,6 +158,7 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "weekday"))
 			return
 		}
+		form.Weekdays[d] = true
 		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
 	}
 	ints := []struct {
@@ -128,19 +170,27 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 	for _, in := range ints {
 		n, err := strconv.Atoi(strings.TrimSpace(f.Get(in.name)))
 		if err != nil || n < in.min || n > in.max {
-			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "%s", in.name))
+			refuse(in.name, booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter a whole number from %d to %d.", in.min, in.max)))
 			return
 		}
 		*in.dst = n
 	}
-	fee, err := parseEuros(f.Get("fee"))
-	if err != nil || len(sc.Weekdays) == 0 {
-		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "fee or weekdays"))
+	fee, ok := s.currency.ParseAmount(f.Get("fee"))
+	if !ok || fee > booking.MaxFeeCents {
+		refuse("fee", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Enter an amount in %s with at most %d decimals.", s.currency.Code, s.currency.Digits)))
+		return
+	}
+	if len(sc.Weekdays) == 0 {
+		refuse("weekday", booking.Errorf(booking.CodeInvalidRequest, "%s", pr.T("Choose at least one day.")))
 		return
 	}
 	sc.FeeCents = fee
 	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
 	if err != nil {
+		if booking.ErrorCode(err) == booking.CodeInvalidRequest {
+			refuse(scheduleField(err), err)
+			return
+		}
 		s.renderError(w, r, err)
 		return
 	}
@@ -156,6 +206,19 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 	redirect(w, r, fmt.Sprintf("/staff/doctors/%d?slots=%d&date=%s", doc.ID, created, first))
 }
 
+// scheduleField names the form field a refused schedule's message is
+// about (the Service names the JSON field: startTime, endTime…).
+func scheduleField(err error) string {
+	msg := err.Error()
+	for _, f := range []struct{ json, form string }{{"startTime", "start"}, {"endTime", "end"}, {"opensAtTime", "opens"},
+		{"slotMinutes", "minutes"}, {"capacity", "capacity"}, {"horizonDays", "horizon"}, {"holdMinutes", "hold"}, {"fee", "fee"}} {
+		if strings.Contains(msg, f.json) {
+			return f.form
+		}
+	}
+	return ""
+}
+
 func containsWeekday(ds []time.Weekday, d time.Weekday) bool {
 	for _, x := range ds {
 		if x == d {
@@ -163,30 +226,6 @@ func containsWeekday(ds []time.Weekday, d time.Weekday) bool {
 		}
 	}
 	return false
-}
-
-// parseEuros parses "25", "25.5" or "25,50" euros into cents; "" is 0.
-func parseEuros(v string) (int64, error) {
-	v = strings.ReplaceAll(strings.TrimSpace(v), ",", ".")
-	if v == "" {
-		return 0, nil
-	}
-	whole, frac, _ := strings.Cut(v, ".")
-	if len(frac) > 2 {
-		return 0, fmt.Errorf("too many decimals")
-	}
-	for len(frac) < 2 {
-		frac += "0"
-	}
-	w, err := strconv.ParseInt(whole, 10, 64)
-	if err != nil || w < 0 || w > 1_000_000 {
-		return 0, fmt.Errorf("bad amount")
-	}
-	c, err := strconv.ParseInt(frac, 10, 64)
-	if err != nil || c < 0 {
-		return 0, fmt.Errorf("bad amount")
-	}
-	return w*100 + c, nil
 }
 
 // handleStaffSuspend suspends a period of the doctor: its slots close,

@@ -47,9 +47,9 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 	p := s.newPage(w, r, "Clinic catalog")
 	switch q := r.URL.Query(); {
 	case q.Has("department"):
-		p.Notice = "Department added."
+		p.Notice = p.T("Department added.")
 	case q.Has("doctor"):
-		p.Notice = "Doctor added. Open it to create a schedule."
+		p.Notice = p.T("Doctor added. Open it to create a schedule.")
 	}
 	p.Data = staffHomeData{Departments: deps, Doctors: rows}
 	s.render(w, r, http.StatusOK, "staff_home", p)

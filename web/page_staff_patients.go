@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 )
 
@@ -15,6 +14,17 @@ const patientsPerPage = 50
 // handleStaffPatients lists patients, a page at a time, with a form to
 // register one. Phone numbers are shown masked.
 func (s *server) handleStaffPatients(w http.ResponseWriter, r *http.Request, _ session) {
+	s.renderStaffPatients(w, r, http.StatusOK, patientForm{})
+}
+
+// patientForm is the registration form as typed, with the field in error,
+// so that a mistake does not lose the rest.
+type patientForm struct {
+	Name, Phone, Email string
+	Error              string // "name", "phone" or "email"
+}
+
+func (s *server) renderStaffPatients(w http.ResponseWriter, r *http.Request, status int, form patientForm) {
 	after, _ := strconv.ParseInt(r.URL.Query().Get("after"), 10, 64)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
@@ -26,17 +36,28 @@ func (s *server) handleStaffPatients(w http.ResponseWriter, r *http.Request, _ s
 	data := struct {
 		Patients []booking.Patient
 		Next     int64
-	}{Patients: ps}
+		Form     patientForm
+	}{Patients: ps, Form: form}
 	if len(ps) > patientsPerPage {
 		data.Patients = ps[:patientsPerPage]
 		data.Next = ps[patientsPerPage-1].ID
 	}
 	p := s.newPage(w, r, "Patients")
 	if r.URL.Query().Has("created") {
-		p.Notice = "Patient registered. They can now sign in with their phone number."
+		p.Notice = p.T("Patient registered. They can now sign in with their phone number.")
+	}
+	if form.Error != "" {
+		msg := p.T("Please enter the patient's name.")
+		switch form.Error {
+		case "phone":
+			msg = p.T("This is not a phone number.")
+		case "email":
+			msg = p.T("This is not an e-mail address.")
+		}
+		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: p.T("Please check the form"), Message: msg}
 	}
 	p.Data = data
-	s.render(w, r, http.StatusOK, "staff_patients", p)
+	s.render(w, r, status, "staff_patients", p)
 }
 
 // handleStaffCreatePatient registers a patient (name and phone, optional
@@ -45,8 +66,17 @@ func (s *server) handleStaffCreatePatient(w http.ResponseWriter, r *http.Request
 	name, ok := cleanName(r.PostFormValue("name"))
 	phone := strings.TrimSpace(r.PostFormValue("phone"))
 	email := strings.TrimSpace(r.PostFormValue("email"))
-	if !ok || accounts.NormalizePhone(phone) == "" || len(email) > 254 || (email != "" && !strings.Contains(email, "@")) {
-		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "patient"))
+	form := patientForm{Name: r.PostFormValue("name"), Phone: phone, Email: email}
+	switch {
+	case !ok:
+		form.Error = "name"
+	case s.svc.NormalizePhone(phone) == "":
+		form.Error = "phone"
+	case len(email) > 254 || (email != "" && !strings.Contains(email, "@")):
+		form.Error = "email"
+	}
+	if form.Error != "" {
+		s.renderStaffPatients(w, r, http.StatusBadRequest, form)
 		return
 	}
 	if _, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email}); err != nil {

@@ -64,8 +64,9 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		}
 	}
 	if !accounts.PasswordMatches(hash, password) || !known {
-		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: "Wrong name or password",
-			Message: "The user name or the password is not right. Passwords are set with `slotd staff-password`."})
+		pr := s.printer(r)
+		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: pr.T("Wrong name or password"),
+			Message: pr.T("The user name or the password is not right. Passwords are set with `slotd staff-password`.")})
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())

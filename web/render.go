@@ -2,7 +2,6 @@ package web
 
 import (
 	"bytes"
-	"fmt"
 	"html/template"
 	"io/fs"
 	"net/http"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/problem"
 )
@@ -28,9 +28,23 @@ type page struct {
 	Problem *problemView
 	Data    any
 
+	// Lang is the page's language (its lang attribute); Languages and
+	// Here feed the language switch.
+	Lang      string
+	Languages []i18n.Language
+	Here      string
+
 	srv    *server
+	pr     *i18n.Printer
 	csrfID string
 }
+
+// T translates a sentence of a template: {{$.T "Book %s" .Time}}. Its key is
+// the English text; i18n/catalog holds the other languages.
+func (p *page) T(key string, args ...any) string { return p.pr.T(key, args...) }
+
+// Money formats a fee in the clinic's currency and the page's language.
+func (p *page) Money(minor int64) string { return p.pr.Money(p.srv.currency, minor) }
 
 // problemView is a problem as a page shows it.
 type problemView struct {
@@ -45,8 +59,11 @@ type problemView struct {
 func (p *page) CSRF(action string) string { return p.srv.csrfToken(p.csrfID, action) }
 
 // newPage starts a page for r, setting the CSRF cookie when missing.
+// title is an English key, translated here.
 func (s *server) newPage(w http.ResponseWriter, r *http.Request, title string) *page {
-	return &page{Title: title, Session: s.sessionOf(r), Demo: s.demo, srv: s, csrfID: s.csrfID(w, r)}
+	pr := s.printer(r)
+	return &page{Title: pr.T(title), Session: s.sessionOf(r), Demo: s.demo, srv: s, pr: pr, csrfID: s.csrfID(w, r),
+		Lang: pr.Lang, Languages: i18n.Languages, Here: r.URL.RequestURI()}
 }
 
 // explain turns an error into what a page shows. Internal errors are logged
@@ -54,13 +71,15 @@ func (s *server) newPage(w http.ResponseWriter, r *http.Request, title string) *
 func (s *server) explain(r *http.Request, err error) (*problemView, int) {
 	code := errorCode(err)
 	p := problemOf(code)
-	v := &problemView{Code: string(code), Title: p.Title, Message: p.Message}
+	pr := s.printer(r)
+	v := &problemView{Code: string(code), Title: pr.T(p.Title), Message: pr.T(p.Message)}
 	var be *booking.Error
 	switch {
 	case code == booking.CodeInternal || code == booking.CodeUnavailable:
 		s.log.ErrorContext(r.Context(), "web: request failed", "path", r.URL.Path, "code", string(code), "err", err)
 	case asError(err, &be) && be.Code == booking.CodeNotOpenYet && be.OpensAt != nil:
-		v.Detail = "Booking opens on " + be.OpensAt.UTC().Format("Mon 2 Jan 2006 at 15:04 MST") + "."
+		// In the clinic's zone, as every time on the pages.
+		v.Detail = pr.T("Booking opens on %s (%s).", pr.DateTime(be.OpensAt.In(s.clinicZone)), s.clinicZone.String())
 	}
 	return v, problem.Status(code)
 }
@@ -68,7 +87,8 @@ func (s *server) explain(r *http.Request, err error) (*problemView, int) {
 // renderError renders the error page for err.
 func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error) {
 	v, status := s.explain(r, err)
-	p := s.newPage(w, r, v.Title)
+	p := s.newPage(w, r, "")
+	p.Title = v.Title
 	p.Problem = v
 	if v.Code == string(booking.CodeRateLimited) || v.Code == string(booking.CodeUnavailable) || v.Code == string(booking.CodeOverloaded) {
 		w.Header().Set("Retry-After", "2")
@@ -104,7 +124,6 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 
 // funcs are the template helpers.
 var funcs = template.FuncMap{
-	"money":     money,
 	"newKey":    newIdempotencyKey,
 	"maskPhone": notify.MaskPhone,
 	// list makes a template's own list of words (choices it shows).
@@ -115,11 +134,6 @@ var funcs = template.FuncMap{
 		}
 		return a * 100 / b
 	},
-}
-
-// money formats cents as euros.
-func money(cents int64) string {
-	return fmt.Sprintf("€%d.%02d", cents/100, cents%100)
 }
 
 // parsePages parses each page template together with the layout.
@@ -148,10 +162,13 @@ func zone(tz string) *time.Location {
 	return time.UTC
 }
 
-func fmtDateTime(t time.Time, loc *time.Location) string {
-	return t.In(loc).Format("Mon 2 Jan 2006, 15:04")
+func fmtDateTime(pr *i18n.Printer, t time.Time, loc *time.Location) string {
+	return pr.DateTime(t.In(loc))
 }
 
-func fmtClock(t time.Time, loc *time.Location) string { return t.In(loc).Format("15:04") }
+func fmtClock(pr *i18n.Printer, t time.Time, loc *time.Location) string { return pr.Clock(t.In(loc)) }
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// Currency is the clinic currency's ISO 4217 code, for fee inputs.
+func (p *page) Currency() string { return p.srv.currency.Code }

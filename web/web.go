@@ -34,6 +34,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/edge"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/notify"
 )
 
@@ -90,6 +91,20 @@ type Config struct {
 	// code, staff password) of one client address per minute (default
 	// DefaultSigninPerMinute).
 	SigninPerMinute int
+	// DefaultLanguage is the clinic's language for people whose browser
+	// asks for none of i18n.Languages ("en" when empty).
+	DefaultLanguage string
+	// Currency is the clinic's; fees are its minor units (EUR when zero).
+	Currency i18n.Currency
+	// ClinicZone is the clinic's IANA zone, for times not tied to a doctor
+	// (Europe/Paris when empty).
+	ClinicZone string
+	// AppointmentICS writes one appointment's .ics (ical.Handler); no "Add
+	// to calendar" link without it.
+	AppointmentICS AppointmentICS
+	// Place is where appointments happen (the clinic's address), shown on
+	// the confirmation page.
+	Place string
 }
 
 // Defaults of Config.
@@ -116,6 +131,11 @@ type server struct {
 	sessionTTL   time.Duration
 	storeTimeout time.Duration
 	calendar     CalendarLinks
+	defaultLang  string
+	currency     i18n.Currency
+	clinicZone   *time.Location
+	ics          AppointmentICS
+	place        string
 
 	csrfKey  []byte // CSRF tokens
 	codeKey  []byte // sign-in code hashes
@@ -172,15 +192,22 @@ func newServer(cfg Config) *server {
 		svc: cfg.Service, store: cfg.Store, accounts: cfg.Accounts, signer: cfg.Signer,
 		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
-		csrfKey:    cfg.Signer.DeriveKey("web-csrf"),
-		codeKey:    cfg.Signer.DeriveKey("web-login-code"),
-		phoneKey:   cfg.Signer.DeriveKey("web-login-phone"),
-		mux:        http.NewServeMux(),
-		staffLimit: edge.NewKeyLimiter(5, time.Minute),
-		codeAddr:   edge.NewKeyLimiter(cfg.CodesPerAddress, 15*time.Minute),
-		codeBudget: edge.NewBudget(cfg.CodesPerMinute, time.Minute),
-		signinAddr: edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
-		calendar:   cfg.Calendar,
+		csrfKey:     cfg.Signer.DeriveKey("web-csrf"),
+		codeKey:     cfg.Signer.DeriveKey("web-login-code"),
+		phoneKey:    cfg.Signer.DeriveKey("web-login-phone"),
+		mux:         http.NewServeMux(),
+		staffLimit:  edge.NewKeyLimiter(5, time.Minute),
+		codeAddr:    edge.NewKeyLimiter(cfg.CodesPerAddress, 15*time.Minute),
+		codeBudget:  edge.NewBudget(cfg.CodesPerMinute, time.Minute),
+		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
+		calendar:    cfg.Calendar,
+		defaultLang: cfg.DefaultLanguage, currency: cfg.Currency, clinicZone: zone(cfg.ClinicZone), ics: cfg.AppointmentICS, place: cfg.Place,
+	}
+	if s.currency.Code == "" {
+		s.currency = i18n.MustCurrency("EUR")
+	}
+	if cfg.ClinicZone == "" {
+		s.clinicZone = zone("Europe/Paris")
 	}
 	s.pages = parsePages()
 	s.routes()
@@ -206,6 +233,9 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /calendar", s.handleCalendar)
 	s.mux.HandleFunc("POST /calendar", s.handleCalendarSubscribe)
 	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)
+	s.mux.HandleFunc("GET /lang", s.handleLanguage)
+	s.mux.HandleFunc("GET /appointments/{id}/cancel", s.handleCancelConfirm)
+	s.mux.HandleFunc("GET /appointments/{id}/ics", s.handleAppointmentICS)
 	s.mux.HandleFunc("GET /signin", s.handleSignin)
 	s.mux.HandleFunc("POST /signin", s.handleSigninPhone)
 	s.mux.HandleFunc("POST /signin/verify", s.handleSigninVerify)

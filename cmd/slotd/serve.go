@@ -72,6 +72,7 @@ type serveFlags struct {
 	paymentSecret  string
 
 	interop interopFlags
+	locale  localeFlags
 }
 
 // newServeFlagSet registers serve's flags into f.
@@ -116,6 +117,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
+	f.locale.register(fs)
 	return fs
 }
 
@@ -123,6 +125,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var f serveFlags
 	fs := newServeFlagSet(&f)
 	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if err := f.locale.check(); err != nil {
 		return err
 	}
 	logger, err := newLogger(f.logFormat, stderr)
@@ -150,7 +155,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	notifier, err := notify.New(notify.Config{
-		Kind: f.notifier, Logger: logger, ShowCodes: f.demo,
+		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
 		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
 	})
@@ -179,6 +184,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
+		PhoneRegion: f.locale.phoneRegion,
 	})
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
@@ -265,8 +271,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	handler = withWeb(handler, observed(web.New(web.Config{
 		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
-		Calendar:        inter.ical,
+		Calendar: inter.ical, AppointmentICS: inter.ical,
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
+		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
 	}), m, logger, f.quietLog))
 	handler = inter.mount(handler, m, logger, f.quietLog)
 	if f.metricsAddr != "" {

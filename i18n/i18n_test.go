@@ -1,0 +1,117 @@
+package i18n
+
+import (
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The package's own formats are translated too.
+func TestOwnKeysComplete(t *testing.T) {
+	b, err := os.ReadFile("i18n.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	keys := KeysInGo(string(b))
+	if len(keys) < 2 {
+		t.Fatalf("found %d keys", len(keys))
+	}
+	for _, p := range Check(keys) {
+		t.Error(p)
+	}
+}
+
+// Check catches a missing key and a translation that lost a verb.
+func TestCheckFails(t *testing.T) {
+	if p := Check([]string{"no such sentence %d"}); len(p) != len(Languages)-1 {
+		t.Errorf("a missing key gave %v", p)
+	}
+	Translations["fr"]["x %d y %s"] = "x y %s"
+	defer delete(Translations["fr"], "x %d y %s")
+	found := false
+	for _, p := range Check([]string{"x %d y %s"}) {
+		found = found || strings.Contains(p, "has verbs")
+	}
+	if !found {
+		t.Error("a lost verb was not found")
+	}
+}
+
+func TestPick(t *testing.T) {
+	for _, c := range []struct{ choice, accept, fallback, want string }{
+		{"", "zh-CN,zh;q=0.9,en;q=0.5", "en", "zh-Hans"},
+		{"", "zh", "en", "zh-Hans"},
+		{"", "vi-VN", "fr", "vi"},
+		{"", "fr-CA,fr;q=0.8", "en", "fr"},
+		{"", "de-DE", "fr", "fr"},
+		{"", "", "vi", "vi"},
+		{"fr", "zh", "en", "fr"},
+		{"xx", "vi", "en", "vi"},
+		{"", "garbage;;", "zh-Hans", "zh-Hans"},
+		{"", "", "", "en"},
+	} {
+		if got := Pick(c.choice, c.accept, c.fallback); got != c.want {
+			t.Errorf("Pick(%q, %q, %q) = %q, want %q", c.choice, c.accept, c.fallback, got, c.want)
+		}
+	}
+}
+
+func TestFormats(t *testing.T) {
+	at := time.Date(2026, 12, 7, 9, 5, 0, 0, time.UTC)
+	for lang, want := range map[string][]string{
+		"en":      {"Monday", "December", "09:05", "1,234,567", "décembre"},
+		"fr":      {"lundi", "décembre", "09:05", "1\u202f234\u202f567", ""},
+		"vi":      {"Thứ Hai", "tháng 12", "09:05", "1.234.567", ""},
+		"zh-Hans": {"星期一", "2026年12月7日", "9:05", "1,234,567", ""},
+	} {
+		p := New(lang)
+		got := p.Date(at) + " " + p.Month(2026, time.December) + " " + p.Clock(at) + " " + p.Number(1234567)
+		for _, w := range want[:4] {
+			if !strings.Contains(got, w) {
+				t.Errorf("%s: %q lacks %q", lang, got, w)
+			}
+		}
+	}
+}
+
+func TestMoney(t *testing.T) {
+	vnd, eur, cny := MustCurrency("VND"), MustCurrency("EUR"), MustCurrency("CNY")
+	if vnd.Digits != 0 || eur.Digits != 2 || cny.Digits != 2 {
+		t.Fatalf("minor units: VND %d EUR %d CNY %d", vnd.Digits, eur.Digits, cny.Digits)
+	}
+	for _, c := range []struct {
+		lang  string
+		cur   Currency
+		minor int64
+		want  string
+	}{
+		{"fr", eur, 123450, "1\u00a0234,50"},
+		{"en", eur, 2500, "€"},
+		{"vi", vnd, 150000, "150.000"},
+		{"vi", vnd, 150000, "₫"},
+		{"zh-Hans", cny, 5000, "50.00"},
+	} {
+		if got := New(c.lang).Money(c.cur, c.minor); !strings.Contains(got, c.want) {
+			t.Errorf("Money(%s, %s, %d) = %q, want it to contain %q", c.lang, c.cur.Code, c.minor, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		cur  Currency
+		in   string
+		want int64
+		ok   bool
+	}{
+		{eur, "25", 2500, true}, {eur, "25,5", 2550, true}, {eur, "0.05", 5, true}, {eur, "", 0, true},
+		{eur, "1.234", 0, false}, {eur, "-1", 0, false}, {eur, "abc", 0, false},
+		{vnd, "150000", 150000, true}, {vnd, "150000.5", 0, false},
+	} {
+		got, ok := c.cur.ParseAmount(c.in)
+		if got != c.want || ok != c.ok {
+			t.Errorf("%s.ParseAmount(%q) = %d, %v; want %d, %v", c.cur.Code, c.in, got, ok, c.want, c.ok)
+		}
+	}
+	if _, err := ParseCurrency("XYZW"); err == nil {
+		t.Error("a bad currency was accepted")
+	}
+}
