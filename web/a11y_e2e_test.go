@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
@@ -100,9 +101,9 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	booked := s.svc.Book(context.Background(), p.ID, s.slots[2].ID, "axe-booked")
 	must(t, booked.Err)
 
-	// 136 axe runs: minutes under -race on a busy machine (a liveness
+	// 184 axe runs: minutes under -race on a busy machine (a liveness
 	// bound, not a speed assertion).
-	const walk = 10 * time.Minute
+	const walk = 15 * time.Minute
 	patient := tabFor(t, b, walk)
 	s.signIn(t, patient, p, "", false)
 	visitor := tabFor(t, b, walk)
@@ -110,6 +111,13 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	do(t, staff, chromedp.Navigate(s.url+"/staff/signin"), chromedp.WaitVisible(chromedp.CSS("#password")),
 		chromedp.SendKeys(chromedp.CSS("#name"), "admin"), chromedp.SendKeys(chromedp.CSS("#password"), staffPassword),
 		chromedp.Click(chromedp.CSS(`form[action="/staff/signin"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS("#h-docs")))
+	// A staff account of role doctor, for the doctor's own day.
+	hash, err := accounts.HashPassword(staffPassword)
+	must(t, err)
+	must(t, s.store.SetStaffPassword(context.Background(), "drmartin", hash, time.Now()))
+	must(t, s.store.SetStaffDoctor(context.Background(), "drmartin", s.doctor.ID))
+	doctor := tabFor(t, b, walk)
+	s.staffSignIn(t, doctor, "drmartin", `form[action="/signout"]`)
 
 	appt := fmt.Sprintf("/appointments/%d", booked.Appointment.ID)
 	pages := []struct {
@@ -135,6 +143,12 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-doctor", fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow), true},
 		{staff, "staff-day", fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow), false},
 		{staff, "staff-dashboard", "/staff/dashboard", true},
+		{staff, "staff-day-print", fmt.Sprintf("/staff/doctors/%d/days/%s?print=1", s.doctor.ID, s.tomorrow), false},
+		{staff, "staff-audit", "/staff/audit", false},
+		{staff, "staff-import", "/staff/import", false},
+		{staff, "staff-reconciliation", "/staff/reconciliation", false},
+		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), false},
+		{patient, "history", "/history", false},
 	}
 	dir := filepath.Join("..", "docs", "screenshots")
 	if shots {
@@ -142,7 +156,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	}
 	runs := 0
 	for _, l := range i18n.Languages {
-		for _, ctx := range []context.Context{patient, visitor, staff} {
+		for _, ctx := range []context.Context{patient, visitor, staff, doctor} {
 			do(t, ctx, chromedp.Navigate(s.url+"/lang?to="+url.QueryEscape(l.Tag)+"&next=/"), chromedp.WaitReady(chromedp.CSS("body")))
 		}
 		for _, pg := range pages {

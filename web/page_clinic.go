@@ -101,7 +101,7 @@ func (s *server) handleStaffReconciliation(w http.ResponseWriter, r *http.Reques
 	last, lerr := s.svc.LastReconcileRun(r.Context())
 	p := s.newPage(w, r, "Refunds and reconciliation")
 	if r.URL.Query().Has("done") {
-		p.Notice = "Refund recorded."
+		p.Notice = p.T("Refund recorded.")
 	}
 	p.Data = struct {
 		Report     booking.Reconciliation
