@@ -38,13 +38,20 @@ type auditRow struct {
 	When string
 }
 
-func auditRows(es []booking.AuditEntry) []auditRow {
+// auditRows shows each entry's time in the clinic's zone, in the page's
+// language; the table's header names the zone once.
+func (s *server) auditRows(p *page, es []booking.AuditEntry) []auditRow {
 	out := make([]auditRow, len(es))
 	for i, e := range es {
-		out[i] = auditRow{AuditEntry: e, When: e.At.UTC().Format("2006-01-02 15:04:05 UTC")}
+		at := e.At.In(s.clinicZone)
+		out[i] = auditRow{AuditEntry: e, When: p.pr.DateTime(at) + at.Format(":05")}
 	}
 	return out
 }
+
+// ClinicZone names the clinic's zone, for pages that show times not tied
+// to one doctor.
+func (p *page) ClinicZone() string { return p.srv.clinicZone.String() }
 
 const auditPageSize = 50
 
@@ -86,7 +93,7 @@ func (s *server) handleStaffAudit(w http.ResponseWriter, r *http.Request, _ sess
 		Entity, ID, Actor string
 		Rows              []auditRow
 		Next              string
-	}{f.Entity, q.Get("id"), actor, auditRows(es), next}
+	}{f.Entity, q.Get("id"), actor, s.auditRows(p, es), next}
 	s.render(w, r, http.StatusOK, "staff_audit", p)
 }
 
@@ -250,6 +257,6 @@ func (s *server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.newPage(w, r, "History")
-	p.Data = auditRows(es)
+	p.Data = s.auditRows(p, es)
 	s.render(w, r, http.StatusOK, "history", p)
 }
