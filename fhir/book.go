@@ -132,7 +132,7 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 		patient = named
 		ctx, cancel := h.ctx(r)
 		_, err := h.store.GetPatient(ctx, patient)
-		err = storeErr(ctx, err)
+		err = booking.Classify(ctx, err)
 		cancel()
 		if err != nil {
 			return err
@@ -245,7 +245,7 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	all, err := h.schedules(ctx)
 	if err != nil {
-		return storeErr(ctx, err)
+		return booking.Classify(ctx, err)
 	}
 	now := h.svc.Now()
 	var ids []string
@@ -256,7 +256,7 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 		}
 		slots, err := h.store.ListSlots(ctx, sc.doctor.ID, p.From, p.To)
 		if err != nil {
-			return storeErr(ctx, err)
+			return booking.Classify(ctx, err)
 		}
 		for _, s := range slots {
 			if out := slot(s, now, h.links(s, sc.doctor, sc.zone)); out.Status == "free" {

@@ -241,7 +241,7 @@ func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
 	}
 	s, err := h.bulk.current(r.Context())
 	if err != nil {
-		return storeErr(r.Context(), err)
+		return booking.Classify(r.Context(), err)
 	}
 	type output struct {
 		Type string `json:"type"`
@@ -283,7 +283,7 @@ func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	s, err := h.bulk.current(r.Context())
 	if err != nil {
-		return storeErr(r.Context(), err)
+		return booking.Classify(r.Context(), err)
 	}
 	if h.cacheable(w, r, s, kind+"|"+raw) {
 		return nil

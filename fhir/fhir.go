@@ -136,21 +136,6 @@ func (h *Handler) ctx(r *http.Request) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(r.Context(), h.timeout)
 }
 
-// storeErr turns a timeout of our own deadline into unavailable.
-func storeErr(ctx context.Context, err error) error {
-	if err == nil {
-		return nil
-	}
-	var be *booking.Error
-	if errors.As(err, &be) {
-		return err
-	}
-	if ctx.Err() != nil || errors.Is(err, booking.ErrUnavailable) {
-		return &booking.Error{Code: booking.CodeUnavailable, Message: "the database did not answer in time; retry later", Err: err}
-	}
-	return err
-}
-
 // caller verifies the bearer token.
 func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
 	c, err := h.signer.FromRequest(r)
