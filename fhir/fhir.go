@@ -137,16 +137,7 @@ func (h *Handler) ctx(r *http.Request) (context.Context, context.CancelFunc) {
 }
 
 // caller verifies the bearer token.
-func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
-	c, err := h.signer.FromRequest(r)
-	switch {
-	case errors.Is(err, auth.ErrNoToken):
-		return c, booking.Errorf(booking.CodeUnauthorized, "a bearer token is required")
-	case err != nil:
-		return c, booking.Errorf(booking.CodeUnauthorized, "the bearer token is invalid or expired")
-	}
-	return c, nil
-}
+func (h *Handler) caller(r *http.Request) (auth.Claims, error) { return h.signer.Caller(r) }
 
 func writeResource(w http.ResponseWriter, status int, v any) {
 	b, err := marshal(v)

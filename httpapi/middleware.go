@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime/debug"
-	"strings"
 	"time"
 
 	"github.com/slotd/slotd/auth"
@@ -102,22 +101,5 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 // authenticate returns the verified caller of r. Why a token was refused is
 // not told to the client (it would help forgers).
 func (s *server) authenticate(r *http.Request) (auth.Claims, error) {
-	h := r.Header.Values("Authorization")
-	if len(h) == 0 {
-		return auth.Claims{}, errorf(booking.CodeUnauthorized, "a bearer token is required")
-	}
-	scheme, token, ok := strings.Cut(h[0], " ")
-	if len(h) != 1 || !ok || !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-		return auth.Claims{}, errorf(booking.CodeUnauthorized, "the Authorization header must be \"Bearer <token>\"")
-	}
-	c, err := s.signer.Verify(strings.TrimSpace(token))
-	if err != nil {
-		return auth.Claims{}, errorf(booking.CodeUnauthorized, "the bearer token is invalid or expired")
-	}
-	if c.Role == auth.RolePatient {
-		if _, ok := c.PatientID(); !ok {
-			return auth.Claims{}, errorf(booking.CodeUnauthorized, "the bearer token is invalid or expired")
-		}
-	}
-	return c, nil
+	return s.signer.Caller(r)
 }

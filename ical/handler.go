@@ -363,16 +363,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 	return err
 }
 
-func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
-	c, err := h.signer.FromRequest(r)
-	switch {
-	case errors.Is(err, auth.ErrNoToken):
-		return c, booking.Errorf(booking.CodeUnauthorized, "a bearer token is required")
-	case err != nil:
-		return c, booking.Errorf(booking.CodeUnauthorized, "the bearer token is invalid or expired")
-	}
-	return c, nil
-}
+func (h *Handler) caller(r *http.Request) (auth.Claims, error) { return h.signer.Caller(r) }
 
 // patient returns the calling patient's id; subscriptions are a
 // patient's own.
