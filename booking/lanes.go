@@ -50,6 +50,9 @@ type lane struct {
 type waiter struct {
 	req  BookRequest
 	done chan BookResult
+	// do, when set, is another change of the slot (a reschedule into it)
+	// that the lane runs on its own between batches, instead of req.
+	do func(ctx context.Context) BookResult
 }
 
 func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookRequest) ([]BookResult, error)) *lanes {
@@ -76,14 +79,25 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 // than letting latency grow without bound. It reports false, without an
 // answer, when the slot has no lane and no new one may start (MaxLanes).
 func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool) {
-	w := &waiter{req: req, done: make(chan BookResult, 1)}
+	return l.enqueue(ctx, slotID, &waiter{req: req, done: make(chan BookResult, 1)}, true)
+}
+
+// through runs do in the slot's lane when the slot has one (it is hot: its
+// bookings are being batched), so that the change queues with them instead
+// of contending for the slot's row; it reports false, having run nothing,
+// when the slot has no lane.
+func (l *lanes) through(ctx context.Context, slotID int64, do func(ctx context.Context) BookResult) (BookResult, bool) {
+	return l.enqueue(ctx, slotID, &waiter{do: do, done: make(chan BookResult, 1)}, false)
+}
+
+func (l *lanes) enqueue(ctx context.Context, slotID int64, w *waiter, start bool) (BookResult, bool) {
 	l.mu.Lock()
 	if l.pending >= l.opts.MaxPending {
 		l.mu.Unlock()
 		return BookResult{Err: overloaded()}, true
 	}
 	ln := l.bySlot[slotID]
-	if ln == nil && len(l.bySlot) >= l.opts.MaxLanes {
+	if ln == nil && (!start || len(l.bySlot) >= l.opts.MaxLanes) {
 		l.mu.Unlock()
 		return BookResult{}, false
 	}
@@ -148,12 +162,25 @@ func (l *lanes) run(ln *lane) {
 		l.pending -= len(batch)
 		l.mu.Unlock()
 
-		reqs := make([]BookRequest, len(batch))
-		for i, w := range batch {
-			reqs[i] = w.req
+		var reqs []BookRequest
+		var books, others []*waiter
+		for _, w := range batch {
+			if w.do != nil {
+				others = append(others, w)
+				continue
+			}
+			books = append(books, w)
+			reqs = append(reqs, w.req)
 		}
-		res, err := l.decide(context.Background(), ln.slotID, reqs)
-		for i, w := range batch {
+		var res []BookResult
+		var err error
+		if len(reqs) > 0 {
+			res, err = l.decide(context.Background(), ln.slotID, reqs)
+		}
+		for _, w := range others {
+			w.done <- w.do(context.Background())
+		}
+		for i, w := range books {
 			switch {
 			case err != nil:
 				w.done <- BookResult{Err: err}

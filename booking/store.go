@@ -79,6 +79,12 @@ type Store interface {
 	// once. Cancelling a cancelled appointment returns it unchanged. With
 	// patientID != 0 only that patient's appointment is found.
 	Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (Appointment, error)
+	// Reschedule moves an active appointment to another slot in one
+	// transaction, as DecideReschedule decides under the locks of both
+	// slots (in id order): the new place is taken before the old one is
+	// released, and one NotifyRescheduled is enqueued. The same (patient,
+	// key) again returns the moved appointment as Replayed.
+	Reschedule(ctx context.Context, r RescheduleRequest, now time.Time) (RescheduleResult, error)
 	GetAppointment(ctx context.Context, id int64) (Appointment, error)
 	// FindByKey returns the appointment a patient's Idempotency-Key made, or
 	// not found. It is a read: it takes no lock.

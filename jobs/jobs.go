@@ -294,7 +294,7 @@ func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
 func enqueueParams(ns []booking.Notification) []river.InsertManyParams {
 	args := make([]NotifyArgs, len(ns))
 	for i, n := range ns {
-		args[i] = NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID}
+		args[i] = NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID, Ref: n.Ref}
 	}
 	if len(args) == 1 {
 		return []river.InsertManyParams{{Args: args[0]}}

@@ -40,6 +40,8 @@ const (
 	KindExpiry       = "expiry"
 	KindSuspension   = "suspension"
 	KindLoginCode    = "login-code"
+	KindRescheduled  = "rescheduled"
+	KindReminder     = "reminder"
 )
 
 // Message is one notification to a patient about an appointment.

@@ -78,6 +78,20 @@ func Text(m Message) (subject, body string) {
 			fmt.Fprintf(&b, "Reason: %s\n", m.Reason)
 		}
 		b.WriteString("Please book another time.\n")
+	case KindRescheduled:
+		subject = "Appointment moved" + dash
+		fmt.Fprintf(&b, "Your appointment has been moved: it is now with %s%s.\n", doctor, onWhen)
+		if m.QueueNumber > 0 {
+			fmt.Fprintf(&b, "Your number in the queue is No. %d.\n", m.QueueNumber)
+		}
+		b.WriteString("Your previous time is no longer reserved.\n")
+	case KindReminder:
+		subject = "Appointment reminder" + dash
+		fmt.Fprintf(&b, "A reminder: your appointment with %s is%s.\n", doctor, onWhen)
+		if m.QueueNumber > 0 {
+			fmt.Fprintf(&b, "Your number in the queue is No. %d.\n", m.QueueNumber)
+		}
+		b.WriteString("If you cannot come, please cancel it so that someone else can have the place.\n")
 	case KindLoginCode:
 		subject = "Your sign-in code"
 		fmt.Fprintf(&b, "Your sign-in code is %s.\n", m.Code)
