@@ -30,10 +30,10 @@ const (
 	sqlTakenNumbers = `SELECT COALESCE(array_agg(queue_no), '{}') FROM appointments WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL
 	// The writes, in the order the issue asks: the new place is taken
 	// before the old one is released.
-	sqlTakeOne   = `UPDATE slots SET booked_count = booked_count + 1 WHERE id = $1 AND booked_count < capacity`
-	sqlMoveAppt  = `UPDATE appointments a SET slot_id = t.id, queue_no = $2, start_at = t.start_at, end_at = t.end_at, updated_at = $3
+	sqlTakeOne  = `UPDATE slots SET booked_count = booked_count + 1 WHERE id = $1 AND booked_count < capacity`
+	sqlMoveAppt = `UPDATE appointments a SET slot_id = t.id, queue_no = $2, start_at = t.start_at, end_at = t.end_at, updated_at = $3
 		FROM slots t WHERE a.id = $1 AND t.id = $4 AND a.status = $5`
-	sqlReleaseOne = `UPDATE slots SET booked_count = booked_count - 1 WHERE id = $1`
+	sqlReleaseOne       = `UPDATE slots SET booked_count = booked_count - 1 WHERE id = $1`
 	sqlInsertReschedule = `INSERT INTO reschedules (patient_id, idempotency_key, fingerprint, appointment_id, from_slot_id, to_slot_id, created_at)
 		VALUES ($1, $2, $3, $4, $5, $6, $7)`
 )
