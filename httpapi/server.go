@@ -183,6 +183,7 @@ func (s *server) routes() {
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
+	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
 
 	// Rounds (SPEC §7): admin preparation and results, public listings,
 	// applications and their polls.
