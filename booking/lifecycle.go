@@ -34,8 +34,11 @@ func (k NotificationKind) Announces() Status {
 // appointment in state st: a move is true of a place still held (HELD
 // awaiting payment or BOOKED), every other kind of its one state.
 func (k NotificationKind) Still(st Status) bool {
-	if k == NotifyRescheduled {
+	switch k {
+	case NotifyRescheduled:
 		return st.Active()
+	case NotifyOffer:
+		return st == StatusHeld
 	}
 	return st == k.Announces()
 }
@@ -52,6 +55,8 @@ type Notification struct {
 	// Ref tells apart messages of one kind for one appointment: the slot
 	// moved to (rescheduled), the offset in minutes (reminder).
 	Ref string `json:"ref,omitempty"`
+	// SlotID is set for NotifyOfferDue, which is about a slot.
+	SlotID int64 `json:"slotId,omitempty"`
 }
 
 // Payment is a payment provider's confirmation for a HELD appointment,

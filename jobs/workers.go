@@ -91,6 +91,7 @@ var notifyKinds = map[booking.NotificationKind]string{
 	booking.NotifySuspension:   notify.KindSuspension,
 	booking.NotifyRescheduled:  notify.KindRescheduled,
 	booking.NotifyReminder:     notify.KindReminder,
+	booking.NotifyOffer:        notify.KindOffer,
 }
 
 type notifyWorker struct {
@@ -150,6 +151,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 	if n.Ref != "" {
 		// A second move, or another reminder offset, is another message.
 		m.IdempotencyKey += "-" + n.Ref
+	}
+	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
+		m.OfferExpiresAt = *a.HoldExpiresAt
 	}
 	if n.SuspensionID != 0 {
 		sus, err := w.store.GetSuspension(ctx, n.SuspensionID)

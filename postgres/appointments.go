@@ -40,6 +40,9 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now)); err != nil {
 			return err
 		}
+		if err := s.afterRelease(ctx, tx, []booking.Appointment{a}, now); err != nil {
+			return err
+		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})
 	})
 	if err == nil {

@@ -165,6 +165,9 @@ func (s *Store) writeReschedule(ctx context.Context, tx pgx.Tx, r booking.Resche
 	if err := br.Close(); err != nil {
 		return err
 	}
+	if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: 1}, now); err != nil {
+		return err
+	}
 	return s.notify(ctx, tx, []booking.Notification{d.Notification})
 }
 

@@ -120,8 +120,8 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		return booking.Slot{}, translate(err, "")
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
-	var booked, maxQueue int
-	if err := tx.QueryRow(ctx, `SELECT booked_count FROM slots WHERE id = $1 FOR UPDATE`, id).Scan(&booked); err != nil {
+	var booked, maxQueue, oldCapacity int
+	if err := tx.QueryRow(ctx, `SELECT booked_count, capacity FROM slots WHERE id = $1 FOR UPDATE`, id).Scan(&booked, &oldCapacity); err != nil {
 		return booking.Slot{}, translate(err, "slot")
 	}
 	// A statement of its own, so that its snapshot is taken after the lock
@@ -146,6 +146,14 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		 WHERE id = $1 RETURNING `+slotColumns, id, capacity, u.Status))
 	if err != nil {
 		return booking.Slot{}, translate(err, "slot")
+	}
+	if raised := out.Capacity - oldCapacity; raised > 0 {
+		// New places are released places: the waitlist is offered them
+		// first. No clock here: the offer job decides, at its own, whether
+		// the slot is still bookable and returns the places if not.
+		if err := s.reserve(ctx, tx, map[int64]int{id: raised}, time.Time{}); err != nil {
+			return booking.Slot{}, translate(err, "")
+		}
 	}
 	if err := tx.Commit(ctx); err != nil {
 		return booking.Slot{}, translate(err, "")

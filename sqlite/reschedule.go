@@ -48,6 +48,9 @@ func (s *Store) Reschedule(ctx context.Context, r booking.RescheduleRequest, now
 				return fmt.Errorf("sqlite: reschedule of appointment %d: write %d changed %d rows", a.ID, i, n)
 			}
 		}
+		if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: 1}, now); err != nil {
+			return err
+		}
 		return s.notify(ctx, tx, []booking.Notification{d.Notification})
 	})
 	if err != nil {

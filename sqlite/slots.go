@@ -146,11 +146,12 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	var sl booking.Slot
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
+		var oldCapacity int
 		if u.Capacity != nil {
 			// Read under the write lock: nothing changes them before the update.
 			var booked, top int
 			if err := tx.QueryRowContext(ctx, `SELECT booked_count, coalesce((SELECT max(queue_no) FROM appointments
-				WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`), 0) FROM slots WHERE id = ?1`, id).Scan(&booked, &top); err != nil {
+				WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`), 0), capacity FROM slots WHERE id = ?1`, id).Scan(&booked, &top, &oldCapacity); err != nil {
 				return notFoundAs(err, "slot")
 			}
 			if err := booking.CapacityRefusal(id, *u.Capacity, booked, top); err != nil {
@@ -162,6 +163,13 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		}
 		if u.Status != nil {
 			if _, err := tx.ExecContext(ctx, `UPDATE slots SET status = ? WHERE id = ?`, *u.Status, id); err != nil {
+				return err
+			}
+		}
+		if u.Capacity != nil && *u.Capacity > oldCapacity {
+			// New places are released places: the waitlist is offered them
+			// first (no clock here: the offer job decides at its own).
+			if err := s.reserve(ctx, tx, map[int64]int{id: *u.Capacity - oldCapacity}, time.Time{}); err != nil {
 				return err
 			}
 		}

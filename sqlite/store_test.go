@@ -95,7 +95,7 @@ func (in inspector) BlockSlot(t testing.TB, _ int64) func() {
 
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()
-	rows, err := in.db.Query(`SELECT id, capacity, booked_count FROM slots`)
+	rows, err := in.db.Query(`SELECT id, capacity, booked_count - offer_pending FROM slots`)
 	if err != nil {
 		t.Fatal(err)
 	}
