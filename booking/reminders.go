@@ -55,8 +55,9 @@ type ReminderCandidate struct {
 
 // ReminderDecision is what the scan records for one appointment: Send is
 // the offset (minutes) whose message is enqueued now, 0 for none; Passed
-// are earlier offsets recorded without a message (a booking made 3 h
-// before the start gets the 2 h reminder, not a late 24 h one).
+// are earlier offsets recorded without a message (a scan that first sees
+// an appointment 1 h before its start, after a booking that late or an
+// outage, sends the 2 h reminder and never a stale 24 h one).
 type ReminderDecision struct {
 	Send   int
 	Passed []int

@@ -40,7 +40,8 @@ func newOutboxStore(t testing.TB) *Store {
 	t.Helper()
 	s := newStore(t)
 	if _, err := s.Pool().Exec(context.Background(), `CREATE TABLE storetest_outbox (
-		id bigserial PRIMARY KEY, kind text NOT NULL, appointment_id bigint NOT NULL, suspension_id bigint)`); err != nil {
+		id bigserial PRIMARY KEY, kind text NOT NULL, appointment_id bigint NOT NULL, suspension_id bigint,
+		ref text NOT NULL DEFAULT '', slot_id bigint NOT NULL DEFAULT 0)`); err != nil {
 		t.Fatalf("create storetest_outbox: %v", err)
 	}
 	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
@@ -51,12 +52,14 @@ func newOutboxStore(t testing.TB) *Store {
 		kinds := make([]string, len(ns))
 		appts := make([]int64, len(ns))
 		susps := make([]int64, len(ns))
+		refs := make([]string, len(ns))
+		slots := make([]int64, len(ns))
 		for i, n := range ns {
-			kinds[i], appts[i], susps[i] = string(n.Kind), n.AppointmentID, n.SuspensionID
+			kinds[i], appts[i], susps[i], refs[i], slots[i] = string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID
 		}
-		_, err := tx.Exec(ctx, `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id)
-			SELECT k, a, NULLIF(s, 0) FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(k, a, s, o)
-			ORDER BY o`, kinds, appts, susps)
+		_, err := tx.Exec(ctx, `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id)
+			SELECT k, a, NULLIF(s, 0), r, sl FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[]) WITH ORDINALITY AS n(k, a, s, r, sl, o)
+			ORDER BY o`, kinds, appts, susps, refs, slots)
 		return err
 	})
 	return s
@@ -118,10 +121,10 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	t.Helper()
 	rows, _ := in.pool.Query(context.Background(),
-		`SELECT kind, appointment_id, COALESCE(suspension_id, 0) FROM storetest_outbox ORDER BY id`)
+		`SELECT kind, appointment_id, COALESCE(suspension_id, 0), ref, slot_id FROM storetest_outbox ORDER BY id`)
 	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Notification, error) {
 		var n booking.Notification
-		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID)
+		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID)
 		return n, err
 	})
 	if err != nil {
