@@ -14,6 +14,8 @@ type dayAppt struct {
 	Patient string
 	Status  string
 	Booked  bool // complete / no-show apply
+	// Offer is the local deadline of a waitlist offer this HELD place is.
+	Offer string
 }
 
 // daySlot is one slot with who holds its places.
@@ -54,6 +56,14 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 		s.renderError(w, r, err)
 		return
 	}
+	offers := map[int64]string{}
+	if es, err := s.store.ListOffers(ctx, doc.ID, from, to); err == nil {
+		for _, e := range es {
+			if e.OfferExpiresAt != nil {
+				offers[e.AppointmentID] = fmtClock(*e.OfferExpiresAt, loc)
+			}
+		}
+	}
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
 	for _, a := range appts {
@@ -66,7 +76,7 @@ func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ sessio
 			names[a.PatientID] = name
 		}
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
-			Status: string(a.Status), Booked: a.Status == booking.StatusBooked})
+			Status: string(a.Status), Booked: a.Status == booking.StatusBooked, Offer: offers[a.ID]})
 	}
 	rows := make([]daySlot, 0, len(slots))
 	for _, sl := range slots {
