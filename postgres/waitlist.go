@@ -263,6 +263,9 @@ func (s *Store) reserve(ctx context.Context, tx pgx.Tx, released map[int64]int, 
 		if err != nil {
 			return err
 		}
+		if sl.RoundID != 0 {
+			continue // a round's places are allocated by its round, not waited for
+		}
 		if err := tx.QueryRow(ctx, `SELECT offer_pending FROM slots WHERE id = $1`, slotID).Scan(&sl.OfferPending); err != nil {
 			return err
 		}

@@ -243,6 +243,9 @@ func (s *Store) reserve(ctx context.Context, tx *sql.Tx, released map[int64]int,
 		if err != nil {
 			return err
 		}
+		if sl.RoundID != 0 {
+			continue // a round's places are allocated by its round, not waited for
+		}
 		if err := tx.QueryRowContext(ctx, `SELECT offer_pending FROM slots WHERE id = ?`, slotID).Scan(&sl.OfferPending); err != nil {
 			return err
 		}

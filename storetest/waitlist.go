@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -28,10 +29,11 @@ func (f *fixture) entry(p booking.Patient) booking.WaitlistEntry {
 	return es[0]
 }
 
-// offerInvariants: every offer belongs to exactly one entry, an OFFERED
+// offerViolations: every offer belongs to exactly one entry, an OFFERED
 // entry's offer is a live HELD appointment of its patient in its slot.
-func offerInvariants(t testing.TB, f *fixture, ps []booking.Patient) {
+func offerViolations(t testing.TB, f *fixture, ps []booking.Patient) []string {
 	t.Helper()
+	var out []string
 	owner := map[int64]int64{}
 	for _, p := range ps {
 		es, err := f.s.ListWaitlist(f.ctx, p.ID)
@@ -41,7 +43,7 @@ func offerInvariants(t testing.TB, f *fixture, ps []booking.Patient) {
 				continue
 			}
 			if other, ok := owner[e.AppointmentID]; ok {
-				t.Fatalf("offer %d belongs to entries %d and %d", e.AppointmentID, other, e.ID)
+				out = append(out, fmt.Sprintf("offer %d belongs to entries %d and %d", e.AppointmentID, other, e.ID))
 			}
 			owner[e.AppointmentID] = e.ID
 			if e.State != booking.EntryOffered {
@@ -50,7 +52,81 @@ func offerInvariants(t testing.TB, f *fixture, ps []booking.Patient) {
 			a, err := f.s.GetAppointment(f.ctx, e.AppointmentID)
 			must(t, err)
 			if a.Status != booking.StatusHeld || a.PatientID != e.PatientID || a.SlotID != e.SlotID {
-				t.Fatalf("entry %d is OFFERED but its offer is %+v", e.ID, a)
+				out = append(out, fmt.Sprintf("entry %d is OFFERED but its offer is %+v", e.ID, a))
+			}
+		}
+	}
+	return out
+}
+
+func offerInvariants(t testing.TB, f *fixture, ps []booking.Patient) {
+	t.Helper()
+	if v := offerViolations(t, f, ps); len(v) > 0 {
+		t.Fatal(v)
+	}
+}
+
+// stressWaitlistOp is one of the stress test's reschedule and waitlist
+// operations, chosen by x (78..99): move one of the worker's appointments,
+// join the waitlist, run a slot's offer job, answer an offer or leave.
+func stressWaitlistOp(f *fixture, x, r int, p booking.Patient, sl booking.Slot, slots []booking.Slot, w, op int,
+	note func(string), mu *sync.Mutex, counts map[string]int, pick func() (apptID int64, own bool)) {
+	count := func(k string) { mu.Lock(); counts[k]++; mu.Unlock() }
+	switch {
+	case x < 86: // reschedule
+		id, own := pick()
+		if id == 0 || !own {
+			return
+		}
+		_, err := f.s.Reschedule(f.ctx, booking.RescheduleRequest{AppointmentID: id, PatientID: p.ID, SlotID: sl.ID,
+			IdempotencyKey: fmt.Sprintf("r%d-%d", w, op), Fingerprint: booking.RescheduleFingerprint(id, sl.ID)}, now)
+		switch c := booking.ErrorCode(err); {
+		case err == nil:
+			count("rescheduled")
+		case c == booking.CodeSlotFull, c == booking.CodeAlreadyBooked, c == booking.CodeOverlapping, c == booking.CodeInvalidRequest,
+			c == booking.CodeInvalidTransition, c == booking.CodeFeeDiffers:
+			count("reschedule-" + string(c))
+		default:
+			note(fmt.Sprintf("reschedule %d: %v", id, err))
+		}
+	case x < 91: // join the waitlist
+		e := booking.WaitlistEntry{PatientID: p.ID, DoctorID: sl.DoctorID, From: now, To: now.Add(10 * 24 * time.Hour),
+			IdempotencyKey: fmt.Sprintf("j%d-%d", w, op)}
+		if err := booking.CheckWaitlistEntry(&e, now); err != nil {
+			note(err.Error())
+			return
+		}
+		if _, _, err := f.s.JoinWaitlist(f.ctx, e, now); err != nil {
+			note(fmt.Sprintf("join: %v", err))
+			return
+		}
+		count("joined")
+	case x < 95: // the offer job of a slot
+		if _, err := f.s.MakeOffers(f.ctx, slots[r%len(slots)].ID, now); err != nil {
+			note(fmt.Sprintf("offers: %v", err))
+			return
+		}
+		count("offer-job")
+	default: // answer the patient's newest entry: accept, decline or leave
+		es, err := f.s.ListWaitlist(f.ctx, p.ID)
+		if err != nil || len(es) == 0 {
+			return
+		}
+		e := es[0]
+		switch r % 3 {
+		case 2:
+			if _, err := f.s.LeaveWaitlist(f.ctx, e.ID, p.ID, now); err != nil {
+				note(fmt.Sprintf("leave: %v", err))
+			}
+			count("left")
+		default:
+			_, _, err := f.s.AnswerOffer(f.ctx, booking.OfferAnswer{EntryID: e.ID, PatientID: p.ID, Accept: r%3 == 0}, now)
+			switch c := booking.ErrorCode(err); {
+			case err == nil:
+				count("answered")
+			case c == booking.CodeInvalidTransition:
+			default:
+				note(fmt.Sprintf("answer: %v", err))
 			}
 		}
 	}
