@@ -33,6 +33,7 @@ func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slot
 	r := RescheduleRequest{AppointmentID: appointmentID, PatientID: patientID, SlotID: slotID,
 		IdempotencyKey: key, Fingerprint: RescheduleFingerprint(appointmentID, slotID)}
 	var res RescheduleResult
+	since := s.gates.epoch()
 	run := func(ctx context.Context) BookResult {
 		ctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
@@ -54,7 +55,7 @@ func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slot
 	if out.Err != nil {
 		// res is not read: a lane that timed out may still be writing it.
 		if ErrorCode(out.Err) == CodeSlotFull {
-			s.gates.markFull(slotID, s.now())
+			s.gates.markFull(slotID, s.now(), since)
 		}
 		return RescheduleResult{}, out.Err
 	}

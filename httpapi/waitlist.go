@@ -17,8 +17,8 @@ type waitlistRequest struct {
 	PartOfDay    string    `json:"partOfDay"`
 }
 
-// patientOnly returns the token's patient, or forbidden.
-func patientOnly(c auth.Claims) (int64, error) {
+// waitlistPatient returns the token's patient, or forbidden.
+func waitlistPatient(c auth.Claims) (int64, error) {
 	id, ok := c.PatientID()
 	if !ok {
 		return 0, errorf(booking.CodeForbidden, "only patients have a waitlist")
@@ -28,7 +28,7 @@ func patientOnly(c auth.Claims) (int64, error) {
 
 // joinWaitlist adds an entry: 201 with its position, 200 for a retry.
 func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	patient, err := patientOnly(c)
+	patient, err := waitlistPatient(c)
 	if err != nil {
 		return err
 	}
@@ -58,7 +58,7 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 }
 
 func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	patient, err := patientOnly(c)
+	patient, err := waitlistPatient(c)
 	if err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claim
 }
 
 func (s *server) leaveWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	patient, err := patientOnly(c)
+	patient, err := waitlistPatient(c)
 	if err != nil {
 		return err
 	}
@@ -105,7 +105,7 @@ type offerAnswer struct {
 
 func (s *server) answerOffer(accept bool) func(http.ResponseWriter, *http.Request, auth.Claims) error {
 	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-		patient, err := patientOnly(c)
+		patient, err := waitlistPatient(c)
 		if err != nil {
 			return err
 		}
