@@ -78,6 +78,27 @@ func Text(m Message) (subject, body string) {
 			fmt.Fprintf(&b, "Reason: %s\n", m.Reason)
 		}
 		b.WriteString("Please book another time.\n")
+	case KindRescheduled:
+		subject = "Appointment moved" + dash
+		fmt.Fprintf(&b, "Your appointment has been moved: it is now with %s%s.\n", doctor, onWhen)
+		if m.QueueNumber > 0 {
+			fmt.Fprintf(&b, "Your number in the queue is No. %d.\n", m.QueueNumber)
+		}
+		b.WriteString("Your previous time is no longer reserved.\n")
+	case KindReminder:
+		subject = "Appointment reminder" + dash
+		fmt.Fprintf(&b, "A reminder: your appointment with %s is%s.\n", doctor, onWhen)
+		if m.QueueNumber > 0 {
+			fmt.Fprintf(&b, "Your number in the queue is No. %d.\n", m.QueueNumber)
+		}
+		b.WriteString("If you cannot come, please cancel it so that someone else can have the place.\n")
+	case KindOffer:
+		subject = "A place is held for you" + dash
+		fmt.Fprintf(&b, "A place with %s%s has become free and is held for you", doctor, onWhen)
+		if !m.OfferExpiresAt.IsZero() {
+			fmt.Fprintf(&b, " until %s", LocalTime(m.OfferExpiresAt, m.TimeZone))
+		}
+		b.WriteString(".\nAccept or decline it under My waitlist; after that it goes to the next person waiting.\n")
 	case KindLoginCode:
 		subject = "Your sign-in code"
 		fmt.Fprintf(&b, "Your sign-in code is %s.\n", m.Code)

@@ -71,6 +71,8 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 		p.Notice = "You were already booked by this button: this is your appointment."
 	case q.Has("cancelled"):
 		p.Notice = "Your appointment is cancelled."
+	case q.Has("moved"):
+		p.Notice = "Your appointment is moved."
 	case q.Has("paid"):
 		p.Notice = "Payment received: you are booked."
 	}

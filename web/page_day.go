@@ -48,8 +48,16 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.now()
 	rows := make([]slotRow, 0, len(slots))
+	full := false // a day whose upcoming places are all taken offers the waitlist
 	for _, sl := range slots {
-		rows = append(rows, slotRowOf(sl, loc, now))
+		row := slotRowOf(sl, loc, now)
+		full = full || row.State == "full"
+		rows = append(rows, row)
+	}
+	for _, row := range rows {
+		if row.State == "open" {
+			full = false
+		}
 	}
 	dep := "Department"
 	if deps, err := s.store.ListDepartments(ctx); err == nil {
@@ -68,7 +76,9 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		Month      string
 		Slots      []slotRow
 		Self       string
-	}{doc, dep, dayTitle(day), day.String(), monthParam(day), rows, r.URL.Path}
+		Full       bool
+		WaitKey    string
+	}{doc, dep, dayTitle(day), day.String(), monthParam(day), rows, r.URL.Path, full, newIdempotencyKey()}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 
