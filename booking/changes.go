@@ -99,6 +99,9 @@ func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 	if err := s.planner.Normalize(&sc); err != nil {
 		return sc, 0, err
 	}
+	if err := CheckScheduleWaitlist(sc); err != nil {
+		return sc, 0, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	loc, err := s.doctorZone(ctx, sc.DoctorID)
