@@ -76,6 +76,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaceRescheduleLastPlace", testRaceRescheduleLastPlace},
 		{"RaceRescheduleCrossed", testRaceRescheduleCrossed},
 		{"WaitlistOffers", testWaitlistOffers},
+		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},

@@ -358,3 +358,66 @@ func testReminders(t *testing.T, h Harness) {
 		t.Fatalf("late, again: %d (the passed 24h one)", got)
 	}
 }
+
+// A timed-out offer is not reclaimed by an open booking: the rush finds
+// the slot full while the offer is OFFERED, and the expiry ends the entry
+// EXPIRED and passes the place to the next entry; with nobody left
+// waiting the place returns to open booking.
+func testStaleOfferNotReclaimed(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(1)
+	holder := f.patient()
+	a := f.mustBook(sl.ID, holder)
+	ps := f.patients(2)
+	for _, p := range ps {
+		f.join(p, "w")
+	}
+	_, err := s.Cancel(f.ctx, a.ID, holder.ID, now)
+	must(t, err)
+	offers, err := s.MakeOffers(f.ctx, sl.ID, now)
+	must(t, err)
+	if len(offers) != 1 || offers[0].PatientID != ps[0].ID {
+		t.Fatalf("offers %+v", offers)
+	}
+	stale := now.Add((booking.DefaultOfferMinutes + 1) * time.Minute)
+	rush := f.patients(3)
+	for _, p := range rush {
+		wantCode(t, f.bookAt(sl.ID, req(p, sl.ID, "rush"), stale).Err, booking.CodeSlotFull)
+	}
+	if e := f.entry(ps[0]); e.State != booking.EntryOffered {
+		t.Fatalf("stale offer's entry: %s", e.State)
+	}
+	offerInvariants(t, f, ps)
+	checkInvariants(t, h, s)
+
+	// The expiry ends the offer: entry 0 EXPIRED, the place kept for entry 1.
+	_, err = s.ExpireHolds(f.ctx, stale, 100)
+	must(t, err)
+	if e := f.entry(ps[0]); e.State != booking.EntryExpired {
+		t.Fatalf("expired offer's entry: %s", e.State)
+	}
+	wantCode(t, f.bookAt(sl.ID, req(rush[0], sl.ID, "rush2"), stale).Err, booking.CodeSlotFull)
+	next, err := s.MakeOffers(f.ctx, sl.ID, stale)
+	must(t, err)
+	if len(next) != 1 || next[0].PatientID != ps[1].ID {
+		t.Fatalf("the expired offer's place went to %+v", next)
+	}
+	// Entry 1's offer times out too, and a booking comes before the expiry
+	// job: still not reclaimed; after it, nobody waits and the place is open.
+	later := stale.Add((booking.DefaultOfferMinutes + 1) * time.Minute)
+	wantCode(t, f.bookAt(sl.ID, req(rush[1], sl.ID, "rush3"), later).Err, booking.CodeSlotFull)
+	if e := f.entry(ps[1]); e.State != booking.EntryOffered {
+		t.Fatalf("second stale offer's entry: %s", e.State)
+	}
+	_, err = s.ExpireHolds(f.ctx, later, 100)
+	must(t, err)
+	if e := f.entry(ps[1]); e.State != booking.EntryExpired {
+		t.Fatalf("second expired offer's entry: %s", e.State)
+	}
+	if r := f.bookAt(sl.ID, req(rush[2], sl.ID, "rush4"), later); r.Err != nil {
+		t.Fatalf("the place did not return to open booking: %v", r.Err)
+	}
+	offerInvariants(t, f, ps)
+	checkInvariants(t, h, s)
+}
