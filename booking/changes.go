@@ -278,9 +278,14 @@ func (s *Service) Suspend(ctx context.Context, sus Suspension) (SuspensionResult
 // Store.ExpireHolds) and releases their places in the gates.
 func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]Appointment, error) {
 	as, err := bounded(s, ctx, func(ctx context.Context) ([]Appointment, error) { return s.store.ExpireHolds(ctx, s.now(), limit) })
+	offers := 0
 	for _, a := range as {
 		s.released(a)
+		if IsOffer(a) {
+			offers++
+		}
 	}
+	s.observeOffers(OfferExpired, offers)
 	return as, err
 }
 

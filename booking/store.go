@@ -167,8 +167,11 @@ type Store interface {
 	// DecideReminder decides (defaults, or the schedule's own), and
 	// enqueues one NotifyReminder per offset sent (Ref: its minutes) in the
 	// same transaction; a recorded offset is never sent again. It reports
-	// the messages enqueued.
-	SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (int, error)
+	// the messages enqueued and the offsets passed over.
+	SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (ReminderScan, error)
+	// WaitlistCounts counts the live waitlist entries by state (WAITING,
+	// OFFERED), for the metrics.
+	WaitlistCounts(ctx context.Context) (map[string]int, error)
 
 	// Rounds (docs/contracts/rounds.md). A round's slots are booked through
 	// Book like any other, which adds the round's clock and the patient's

@@ -182,8 +182,10 @@ type OfferDecision struct {
 // OfferKey is the Idempotency-Key of an offer's appointment: unique per
 // entry and slot, so a repeated job cannot offer one place twice.
 func OfferKey(entryID, slotID int64) string {
-	return fmt.Sprintf("waitlist-%d-slot-%d", entryID, slotID)
+	return fmt.Sprintf(offerKeyPrefix+"%d-slot-%d", entryID, slotID)
 }
+
+const offerKeyPrefix = "waitlist-"
 
 // DecideOffers gives the slot's pending places to the earliest matching
 // waiting entries, one each and one per patient, at now.

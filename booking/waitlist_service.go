@@ -49,6 +49,11 @@ func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept b
 	})
 	if err == nil {
 		s.slotChanged(r.a.SlotID, r.a.DoctorID)
+		if accept {
+			s.observeOffers(OfferAccepted, 1)
+		} else {
+			s.observeOffers(OfferDeclined, 1)
+		}
 	}
 	return r.e, r.a, err
 }
@@ -58,6 +63,7 @@ func (s *Service) MakeOffers(ctx context.Context, slotID int64) ([]Appointment, 
 	as, err := bounded(s, ctx, func(ctx context.Context) ([]Appointment, error) { return s.store.MakeOffers(ctx, slotID, s.now()) })
 	if err == nil {
 		s.slotChanged(slotID, 0)
+		s.observeOffers(OfferMade, len(as))
 	}
 	return as, err
 }

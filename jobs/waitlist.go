@@ -56,9 +56,9 @@ type reminderWorker struct {
 
 // Work runs one reminder scan (booking.Service.SendReminders).
 func (rw *reminderWorker) Work(ctx context.Context, _ *river.Job[ReminderArgs]) error {
-	n, err := rw.w.svc.SendReminders(ctx)
-	if n > 0 {
-		rw.w.logger.Info("reminders enqueued", "count", n)
+	scan, err := rw.w.svc.SendReminders(ctx)
+	if scan.Sent > 0 || scan.Passed > 0 {
+		rw.w.logger.Info("reminders enqueued", "count", scan.Sent, "passed", scan.Passed)
 	}
 	return err
 }

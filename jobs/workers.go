@@ -112,17 +112,22 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 	if err != nil {
 		return permanentIfNotFound(err)
 	}
+	reminder := n.Notification == booking.NotifyReminder
 	if want := n.Notification.Announces(); !n.Notification.Still(a.Status) {
 		// The appointment moved on (a confirmation for one cancelled
 		// since): the message would be false, so it is dropped, not sent.
 		w.logger.Info("notification dropped: appointment no longer in its state",
 			"kind", n.Notification, "appointment", a.ID, "status", a.Status, "want", want)
+		if reminder {
+			w.svc.CountReminder(booking.ReminderDropped)
+		}
 		return nil
 	}
-	if n.Notification == booking.NotifyReminder && !w.svc.Now().Before(a.StartAt) {
+	if reminder && !w.svc.Now().Before(a.StartAt) {
 		// A reminder delivered late (a backlog, an outage) is never sent
 		// after the start: it would remind of the past.
 		w.logger.Info("reminder dropped: the appointment has started", "appointment", a.ID)
+		w.svc.CountReminder(booking.ReminderDropped)
 		return nil
 	}
 	p, err := w.store.GetPatient(ctx, a.PatientID)
@@ -170,6 +175,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 			return river.JobCancel(err)
 		}
 		return err // River retries with exponential backoff
+	}
+	if reminder {
+		w.svc.CountReminder(booking.ReminderDelivered)
 	}
 	return nil
 }

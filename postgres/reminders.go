@@ -15,9 +15,9 @@ import (
 // the offsets recorded in reminders (ON CONFLICT DO NOTHING: a concurrent
 // scan that recorded one first wins, and only the inserting transaction
 // enqueues its message).
-func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (int, error) {
+func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (booking.ReminderScan, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	sent := 0
+	var scan booking.ReminderScan
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		rows, err := tx.Query(ctx, `SELECT DISTINCT reminders FROM schedules WHERE reminders IS NOT NULL`)
 		own, err := collectStrings(rows, err)
@@ -57,10 +57,12 @@ func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now
 				continue
 			}
 			for _, m := range d.Passed {
-				if _, err := tx.Exec(ctx, `INSERT INTO reminders (appointment_id, offset_minutes, sent, created_at)
-					VALUES ($1, $2, false, $3) ON CONFLICT DO NOTHING`, c.AppointmentID, m, now); err != nil {
+				tag, err := tx.Exec(ctx, `INSERT INTO reminders (appointment_id, offset_minutes, sent, created_at)
+					VALUES ($1, $2, false, $3) ON CONFLICT DO NOTHING`, c.AppointmentID, m, now)
+				if err != nil {
 					return err
 				}
+				scan.Passed += int(tag.RowsAffected())
 			}
 			tag, err := tx.Exec(ctx, `INSERT INTO reminders (appointment_id, offset_minutes, sent, created_at)
 				VALUES ($1, $2, true, $3) ON CONFLICT DO NOTHING`, c.AppointmentID, d.Send, now)
@@ -71,13 +73,13 @@ func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now
 				ns = append(ns, booking.Notification{Kind: booking.NotifyReminder, AppointmentID: c.AppointmentID, Ref: fmt.Sprintf("%dm", d.Send)})
 			}
 		}
-		sent = len(ns)
+		scan.Sent = len(ns)
 		return s.notify(ctx, tx, ns)
 	})
 	if err != nil {
-		return 0, translate(err, "")
+		return booking.ReminderScan{}, translate(err, "")
 	}
-	return sent, nil
+	return scan, nil
 }
 
 func collectStrings(rows pgx.Rows, err error) ([]string, error) {

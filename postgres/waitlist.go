@@ -474,3 +474,20 @@ func slotScanTargets(sl *booking.Slot) []any {
 	return []any{&sl.ID, &sl.DoctorID, &sl.ScheduleID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount,
 		&sl.OpensAt, &sl.Status, &sl.FeeCents, &sl.HoldSeconds, &sl.RoundID}
 }
+
+// WaitlistCounts counts the live entries by state, through the partial
+// indexes of live entries.
+func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.pool.Query(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN ('WAITING', 'OFFERED') GROUP BY state`)
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	out := map[string]int{booking.EntryWaiting: 0, booking.EntryOffered: 0}
+	var st string
+	var n int
+	_, err = pgx.ForEachRow(rows, []any{&st, &n}, func() error { out[st] = n; return nil })
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
+}

@@ -13,9 +13,9 @@ import (
 
 // SendReminders is one reminder scan in one write transaction; see
 // postgres.Store.SendReminders.
-func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (int, error) {
+func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (booking.ReminderScan, error) {
 	now = micro(now)
-	sent := 0
+	var scan booking.ReminderScan
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var own []string
 		if err := eachRow(ctx, tx, `SELECT DISTINCT reminders FROM schedules WHERE reminders IS NOT NULL`, nil, func(r *sql.Rows) error {
@@ -62,9 +62,13 @@ func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now
 				continue
 			}
 			for _, m := range d.Passed {
-				if _, err := tx.ExecContext(ctx, `INSERT INTO reminders (appointment_id, offset_minutes, sent, created_at)
-					VALUES (?, ?, 0, ?) ON CONFLICT DO NOTHING`, c.AppointmentID, m, ts(now)); err != nil {
+				res, err := tx.ExecContext(ctx, `INSERT INTO reminders (appointment_id, offset_minutes, sent, created_at)
+					VALUES (?, ?, 0, ?) ON CONFLICT DO NOTHING`, c.AppointmentID, m, ts(now))
+				if err != nil {
 					return err
+				}
+				if n, _ := res.RowsAffected(); n == 1 {
+					scan.Passed++
 				}
 			}
 			res, err := tx.ExecContext(ctx, `INSERT INTO reminders (appointment_id, offset_minutes, sent, created_at)
@@ -76,11 +80,11 @@ func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now
 				ns = append(ns, booking.Notification{Kind: booking.NotifyReminder, AppointmentID: c.AppointmentID, Ref: fmt.Sprintf("%dm", d.Send)})
 			}
 		}
-		sent = len(ns)
+		scan.Sent = len(ns)
 		return s.notify(ctx, tx, ns)
 	})
 	if err != nil {
-		return 0, mapErr(err, "")
+		return booking.ReminderScan{}, mapErr(err, "")
 	}
-	return sent, nil
+	return scan, nil
 }

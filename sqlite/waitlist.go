@@ -454,3 +454,22 @@ func (s *Store) SettleWaitlist(ctx context.Context, as []booking.Appointment, no
 		return nil
 	}), "")
 }
+
+// WaitlistCounts counts the live entries by state.
+func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN ('WAITING', 'OFFERED') GROUP BY state`)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := map[string]int{booking.EntryWaiting: 0, booking.EntryOffered: 0}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, mapErr(err, "")
+		}
+		out[st] = n
+	}
+	return out, mapErr(rows.Err(), "")
+}

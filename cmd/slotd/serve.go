@@ -197,6 +197,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	})
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
+	m.WaitlistEntries(func() (map[string]int, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return svc.WaitlistCounts(ctx)
+	})
 	registerPoolGauges(m, store)
 	registerReconcileGauges(m, svc)
 	// Jobs start before the first request: from then on every booking
