@@ -33,12 +33,15 @@ func collectEntries(rows pgx.Rows, err error) ([]booking.WaitlistEntry, error) {
 	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.WaitlistEntry, error) { return scanEntry(r) })
 }
 
-// sqlEntryPosition is an entry's position: 1 + the live entries for the
-// same doctor or department made before it. Its own state decides whether
-// it has one (0 when it is not waiting).
+// sqlEntryPosition is an entry's position: 1 + other patients' live
+// entries for the same doctor or department whose period overlaps it, made
+// before it (the ones that compete with it for a place). Its own state
+// decides whether it has one (0 when it is not waiting).
 const sqlEntryPosition = `SELECT CASE WHEN w.state = 'WAITING' THEN 1 + (SELECT count(*) FROM waitlist_entries o
 		WHERE o.state IN ('WAITING', 'OFFERED') AND o.doctor_id IS NOT DISTINCT FROM w.doctor_id
-		  AND o.department_id IS NOT DISTINCT FROM w.department_id AND (o.created_at, o.id) < (w.created_at, w.id))
+		  AND o.department_id IS NOT DISTINCT FROM w.department_id
+		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
+		  AND (o.created_at, o.id) < (w.created_at, w.id))
 	ELSE 0 END FROM waitlist_entries w WHERE w.id = $1`
 
 // JoinWaitlist adds a WAITING entry; the same (patient, key) returns the

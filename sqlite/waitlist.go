@@ -50,10 +50,12 @@ func queryEntries(ctx context.Context, q querier, query string, args ...any) ([]
 	return out, rows.Err()
 }
 
-// positionSQL: 1 + the live entries for the same doctor or department made
-// before it, 0 when the entry is not waiting.
+// positionSQL: 1 + other patients' live entries for the same doctor or
+// department whose period overlaps it, made before it (the ones that
+// compete with it for a place); 0 when the entry is not waiting.
 const positionSQL = `SELECT CASE WHEN w.state = 'WAITING' THEN 1 + (SELECT count(*) FROM waitlist_entries o
 		WHERE o.state IN ('WAITING', 'OFFERED') AND o.doctor_id IS w.doctor_id AND o.department_id IS w.department_id
+		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
 		  AND (o.created_at < w.created_at OR (o.created_at = w.created_at AND o.id < w.id)))
 	ELSE 0 END FROM waitlist_entries w WHERE w.id = ?`
 

@@ -161,6 +161,18 @@ func testWaitlistOffers(t *testing.T, h Harness) {
 	if !existed || again.ID != f.entry(ps[0]).ID {
 		t.Fatal("a repeated join made another entry")
 	}
+	// The position counts other patients' entries whose period overlaps:
+	// a later period, and the patient's own second entry, are first.
+	q := f.patient()
+	for _, key := range []string{"far-1", "far-2"} {
+		e := booking.WaitlistEntry{PatientID: q.ID, DoctorID: f.doctor.ID, From: now.Add(40 * 24 * time.Hour), To: now.Add(41 * 24 * time.Hour), IdempotencyKey: key}
+		must(t, booking.CheckWaitlistEntry(&e, now))
+		got, _, err := s.JoinWaitlist(f.ctx, e, now)
+		must(t, err)
+		if got.Position != 1 {
+			t.Fatalf("entry %s of a later period is at position %d, want 1", key, got.Position)
+		}
+	}
 
 	release(3, func(i int) { _, err := s.Cancel(f.ctx, held[i].ID, holders[i].ID, now); must(t, err) })
 	if got := f.getSlot(sl.ID); got.BookedCount != 3 {
