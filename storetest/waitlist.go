@@ -371,6 +371,21 @@ func testReminders(t *testing.T, h Harness) {
 	if got := scan(late.StartAt.Add(-30 * time.Minute)); got != 0 {
 		t.Fatalf("late, again: %d (the passed 24h one)", got)
 	}
+	// A schedule's own offsets replace the server's for its slots.
+	sc, err := s.CreateSchedule(f.ctx, booking.Schedule{DoctorID: f.doctor.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 1, OpensAtTime: "07:00", HoldMinutes: 15,
+		Reminders: "30m"})
+	must(t, err)
+	own := f.slot(1, startsAt(now.Add(50*time.Hour)), func(sl *booking.Slot) { sl.ScheduleID = sc.ID })
+	f.mustBook(own.ID, f.patient())
+	for _, step := range []struct {
+		before time.Duration
+		want   int
+	}{{24 * time.Hour, 0}, {2 * time.Hour, 0}, {30 * time.Minute, 1}, {10 * time.Minute, 0}} {
+		if got := scan(own.StartAt.Add(-step.before)); got != step.want {
+			t.Fatalf("schedule's own offsets, %v before: %d reminders, want %d", step.before, got, step.want)
+		}
+	}
 }
 
 // A timed-out offer is not reclaimed by an open booking: the rush finds
