@@ -126,8 +126,6 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 var funcs = template.FuncMap{
 	"newKey":    newIdempotencyKey,
 	"maskPhone": notify.MaskPhone,
-	// list makes a template's own list of words (choices it shows).
-	"list": func(v ...string) []string { return v },
 	"pct": func(a, b int) int {
 		if b <= 0 {
 			return 0
