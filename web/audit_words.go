@@ -2,9 +2,10 @@ package web
 
 import "github.com/slotd/slotd/booking"
 
-// The audit log stores stable codes (action, entity, actor role): the pages
-// show them in the reader's language. Each value is the English key of
-// i18n's catalogs; a code not listed here (a newer one) shows as stored.
+// The audit log stores stable codes (action, entity, actor role), and
+// csvdata names its kinds of file by code: the pages show them in the
+// reader's language. Each value is the English key of i18n's catalogs; a
+// code not listed here (a newer one) shows as stored.
 var (
 	auditActions = map[string]string{
 		"book":              "booked",
@@ -39,6 +40,13 @@ var (
 		booking.EntityRound:       "round",
 		booking.EntityApplication: "application",
 	}
+	// importKinds are csvdata's file kinds.
+	importKinds = map[string]string{
+		"departments": "Departments",
+		"doctors":     "Doctors",
+		"schedules":   "Schedules",
+		"patients":    "Patients",
+	}
 	auditRoles = map[string]string{
 		"patient":             "patient", // auth's roles
 		"doctor":              "doctor",
@@ -71,6 +79,9 @@ func (p *page) AuditEntities() []string {
 		booking.EntityDepartment, booking.EntityDoctor, booking.EntityPatient, booking.EntitySchedule,
 		booking.EntityRoom, booking.EntityRound, booking.EntityApplication}
 }
+
+// ImportKind is the name of a kind of import file in the page's language.
+func (p *page) ImportKind(code string) string { return word(p, importKinds, code) }
 
 // LineError is a refused import line's sentence in the page's language.
 func (p *page) LineError(key string, args []any) string { return p.T(key, args...) }
