@@ -3,6 +3,10 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/slotd/slotd/booking"
@@ -59,5 +63,40 @@ func TestProblemInTheAskedLanguage(t *testing.T) {
 		if c.lang != "" && p.Title == problem.Of(booking.ErrorCode(c.err)).Title {
 			t.Errorf("%s: the title stayed English", c.lang)
 		}
+	}
+}
+
+// patientDetail finds the sentences of the refusals a patient's booking or cancelling meets.
+var patientDetail = regexp.MustCompile(`Code(?:SlotFull|AlreadyBooked|Overlapping|QuotaExceeded|NotOpenYet|SlotClosed|RateLimited|Overloaded|KeyInUse|KeyReused|MissingIdempotencyKey|AlreadyStarted|InvalidTransition), (?:Message: )?"((?:[^"\\]|\\.)*)"\s*[,)}]`)
+
+// TestPatientDetailsTranslated fails when the detail of a refusal a
+// patient meets (a booking decision's sentence) has no translation.
+func TestPatientDetailsTranslated(t *testing.T) {
+	files, _ := filepath.Glob("../booking/*.go")
+	keys := map[string]bool{}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range patientDetail.FindAllStringSubmatch(string(b), -1) {
+			keys[m[1]] = true
+		}
+	}
+	if len(keys) < 10 {
+		t.Fatalf("found %d sentences: the pattern no longer matches booking's code", len(keys))
+	}
+	var list []string
+	for k := range keys {
+		// Staff-side transitions (rounds, refunds) are not a patient's.
+		if !strings.Contains(k, "round cannot") && !strings.Contains(k, "payment ") && !strings.Contains(k, "cannot become") && !strings.Contains(k, "while the round") {
+			list = append(list, k)
+		}
+	}
+	for _, p := range i18n.Check(list) {
+		t.Error(p)
 	}
 }
