@@ -100,3 +100,28 @@ func TestPatientDetailsTranslated(t *testing.T) {
 		t.Error(p)
 	}
 }
+
+// clientDetail finds httpapi's own sentences in the files every booking
+// client meets: the body and query decoding and the appointments.
+var clientDetail = regexp.MustCompile(`errorf\(booking\.Code[A-Za-z]+, "((?:[^"\\]|\\.)*)"`)
+
+// TestClientDetailsTranslated fails when a sentence of bad input to the
+// booking API has no translation.
+func TestClientDetailsTranslated(t *testing.T) {
+	var keys []string
+	for _, f := range []string{"decode.go", "appointments.go"} {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range clientDetail.FindAllStringSubmatch(string(b), -1) {
+			keys = append(keys, m[1])
+		}
+	}
+	if len(keys) < 10 {
+		t.Fatalf("found %d sentences: the pattern no longer matches the code", len(keys))
+	}
+	for _, p := range i18n.Check(keys) {
+		t.Error(p)
+	}
+}
