@@ -103,6 +103,14 @@ func TestClinicPagesInTheReadersLanguage(t *testing.T) {
 		t.Errorf("an unknown header in Vietnamese: %d, the page keeps the paste and says why: %v", status, strings.Contains(page, "tiêu đề không rõ"))
 	}
 
+	// A schedule the decision refuses: its own sentence, in French.
+	path := fmt.Sprintf("/staff/doctors/%d/schedules", doc.ID)
+	status, page = do("POST", path, "fr", url.Values{"weekday": {"1"}, "start": {"10:00"}, "end": {"09:00"}, "minutes": {"15"},
+		"capacity": {"1"}, "fee": {"0"}, "horizon": {"7"}, "hold": {"10"}, "opens": {"07:00"}})
+	if status != http.StatusBadRequest || !strings.Contains(page, "endTime : 09:00 n’est pas après startTime 10:00") {
+		t.Errorf("a refused schedule in French: %d, the sentence shown: %v", status, strings.Contains(page, "endTime"))
+	}
+
 	// The export's dates are the clinic's: the appointment at 20:00 UTC is
 	// on the next day in Ho Chi Minh City, its times written in that zone.
 	loc, _ := time.LoadLocation(tz)

@@ -148,10 +148,7 @@ func (s *server) handleStaffImport(w http.ResponseWriter, r *http.Request, _ ses
 		if be, ok := errors.AsType[*booking.Error](err); ok && (be.Code == booking.CodeInvalidRequest || be.Code == booking.CodePayloadTooLarge) {
 			// A refused file: on the form, with what was pasted, in the page's language.
 			v, status := s.explain(r, err)
-			v.Detail = p.T(be.Message)
-			if be.Format != "" {
-				v.Detail = p.T(be.Format, be.Args...)
-			}
+			v.Detail = detail(p.pr, be)
 			p.Problem, p.Data = v, data
 			s.render(w, r, status, "staff_import", p)
 			return
