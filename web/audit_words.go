@@ -12,7 +12,7 @@ var (
 		"cancel":            "cancelled by the patient",
 		"cancel-suspension": "cancelled by a suspension",
 		"expire":            "hold expired",
-		"payment":           "paid",
+		"payment":           "changed by a payment", // booked, or expired when late
 		"completed":         "marked completed",
 		"no_show":           "marked no-show",
 		"cancelled":         "cancelled by staff",
