@@ -25,7 +25,10 @@ type Doctor struct {
 	Name         string    `json:"name"`
 	DepartmentID int64     `json:"departmentId"`
 	TimeZone     string    `json:"timezone"`
-	CreatedAt    time.Time `json:"createdAt"`
+	// Active is false once deactivated: hidden from listings, no new
+	// slots; existing appointments stay.
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // Location loads the doctor's time zone.
@@ -38,6 +41,8 @@ type Patient struct {
 	Name      string    `json:"name"`
 	Phone     string    `json:"phone,omitempty"`
 	Email     string    `json:"email,omitempty"`
+	// Active is false once deactivated: the patient books no more.
+	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
@@ -107,8 +112,13 @@ type Schedule struct {
 	// OpensAtTime is the local time "HH:MM" at which a day's slots open for
 	// booking, HorizonDays before that day (default "07:00").
 	OpensAtTime string    `json:"opensAtTime"`
-	HoldMinutes int       `json:"holdMinutes"`
-	CreatedAt   time.Time `json:"createdAt"`
+	HoldMinutes int `json:"holdMinutes"`
+	// EndDate ends the schedule: no slots after this local day
+	// ("YYYY-MM-DD", "" for none).
+	EndDate string `json:"endDate,omitempty"`
+	// Policy overrides the clinic's policy for the schedule's slots.
+	Policy    PolicyOverride `json:"policy"`
+	CreatedAt time.Time      `json:"createdAt"`
 }
 
 // Schedule defaults.

@@ -155,6 +155,12 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // bounded by the service's timeout, after which it is ErrUnavailable: the
 // request may still be decided, and a retry with the same key finds out.
 func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) BookResult {
+	return s.BookFor(ctx, patientID, slotID, key, false)
+}
+
+// BookFor is Book, by staff for the patient when staff (the no-show block
+// does not apply to them; the caps do).
+func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) BookResult {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -174,7 +180,7 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 		s.mu.Unlock()
 	}()
 
-	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID}
+	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Staff: staff}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		r, gated := s.refuseOrReplay(ctx, req, g)
 		s.observe(r, gated, start)

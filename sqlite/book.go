@@ -272,6 +272,11 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 			if err := staleHolds(ctx, q, &rd, now); err != nil {
 				return nil, nil, err
 			}
+			if rd.Round == nil {
+				if err := patientLoad(ctx, q, &rd, reqs, now); err != nil {
+					return nil, nil, err
+				}
+			}
 		}
 	}
 	d := booking.DecideBooking(reqs, rd, now)
