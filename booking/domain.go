@@ -21,10 +21,10 @@ type Department struct {
 // Doctor is a resource that has slots, defined in its own IANA time zone
 // (rooms, the other kind, are in rounds.go).
 type Doctor struct {
-	ID           int64     `json:"id"`
-	Name         string    `json:"name"`
-	DepartmentID int64     `json:"departmentId"`
-	TimeZone     string    `json:"timezone"`
+	ID           int64  `json:"id"`
+	Name         string `json:"name"`
+	DepartmentID int64  `json:"departmentId"`
+	TimeZone     string `json:"timezone"`
 	// Active is false once deactivated: hidden from listings, no new
 	// slots; existing appointments stay.
 	Active    bool      `json:"active"`
@@ -37,10 +37,10 @@ func (d Doctor) Location() (*time.Location, error) { return time.LoadLocation(d.
 // Patient is the person who books. Phone and Email are personal data: they
 // are never logged.
 type Patient struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`
-	Phone     string    `json:"phone,omitempty"`
-	Email     string    `json:"email,omitempty"`
+	ID    int64  `json:"id"`
+	Name  string `json:"name"`
+	Phone string `json:"phone,omitempty"`
+	Email string `json:"email,omitempty"`
 	// Active is false once deactivated: the patient books no more.
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
@@ -111,8 +111,8 @@ type Schedule struct {
 	HorizonDays int `json:"horizonDays"`
 	// OpensAtTime is the local time "HH:MM" at which a day's slots open for
 	// booking, HorizonDays before that day (default "07:00").
-	OpensAtTime string    `json:"opensAtTime"`
-	HoldMinutes int `json:"holdMinutes"`
+	OpensAtTime string `json:"opensAtTime"`
+	HoldMinutes int    `json:"holdMinutes"`
 	// EndDate ends the schedule: no slots after this local day
 	// ("YYYY-MM-DD", "" for none).
 	EndDate string `json:"endDate,omitempty"`

@@ -79,10 +79,10 @@ type Suspension struct {
 	// LiftedAt is when it was lifted (its slots reopened), nil while it
 	// stands.
 	LiftedAt  *time.Time `json:"liftedAt,omitempty"`
-	From      time.Time `json:"from"`
-	To        time.Time `json:"to"`
-	Reason    string    `json:"reason"`
-	CreatedAt time.Time `json:"createdAt"`
+	From      time.Time  `json:"from"`
+	To        time.Time  `json:"to"`
+	Reason    string     `json:"reason"`
+	CreatedAt time.Time  `json:"createdAt"`
 }
 
 // SuspensionResult is what a suspension did. Repeating a suspension (same
