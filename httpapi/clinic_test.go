@@ -121,8 +121,18 @@ func (c *clinic) book(token string, slot int64, patient int64) answer {
 		body["patientId"] = patient
 	}
 	c.next++
+	c.e.clock.add(2 * time.Second) // within the per-patient booking rate
 	return c.e.do(call{method: "POST", path: "/api/appointments", token: token, body: body,
 		header: map[string]string{"Idempotency-Key": fmt.Sprintf("k-%d-%d", slot, c.next)}})
+}
+
+// day lists a doctor's slots of a local day.
+func (c *clinic) day(doctor int64, date string) []slotView {
+	var d struct {
+		Slots []slotView `json:"slots"`
+	}
+	c.e.do(call{method: "GET", path: fmt.Sprintf("/api/doctors/%d/slots?date=%s", doctor, date)}).expect(c.e.t, 200).decode(c.e.t, &d)
+	return d.Slots
 }
 
 func (c *clinic) policy(p booking.Policy) {
@@ -209,9 +219,7 @@ func TestClosures(t *testing.T) {
 		// While it stands, generation skips the period.
 		e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/doctors/%d/schedules", c.doc2), token: e.admin,
 			body: map[string]any{"weekdays": []int{4}, "startTime": "14:00", "endTime": "15:00", "slotMinutes": 30, "capacity": 1}}).expect(t, 201)
-		var sls []slotView
-		e.do(call{method: "GET", path: fmt.Sprintf("/api/doctors/%d/slots?date=2026-03-05", c.doc2)}).expect(t, 200).decode(t, &sls)
-		for _, sl := range sls {
+		for _, sl := range c.day(c.doc2, "2026-03-05") {
 			if sl.ID != b {
 				t.Fatalf("a slot was generated inside the closure: %+v", sl)
 			}
@@ -260,8 +268,8 @@ func TestPolicies(t *testing.T) {
 		e.do(call{method: "PUT", path: "/api/admin/policy", token: e.admin, body: map[string]any{"maxActive": -1,
 			"maxPerDay": 0, "cancelCutoffHours": 0, "noShowLimit": 0, "noShowBlockDays": 0}, invalid: true}).expect(t, 400)
 
-		// Cancel cutoff: patients until 48 h before, staff always.
-		c.policy(booking.Policy{CancelCutoffHours: 48})
+		// Cancel cutoff: patients until 80 h before, staff always.
+		c.policy(booking.Policy{CancelCutoffHours: 80}) // the appointment starts in 74 h
 		path := fmt.Sprintf("/api/appointments/%d", first.ID)
 		e.do(call{method: "DELETE", path: path, token: pt}).expect(t, 409, booking.CodeCancelCutoff)
 		e.do(call{method: "DELETE", path: path, token: e.admin}).expect(t, 200)
@@ -309,6 +317,7 @@ func TestEditing(t *testing.T) {
 		}
 		e.do(call{method: "PATCH", path: fmt.Sprintf("/api/admin/patients/%d", p), token: e.admin,
 			body: map[string]any{"phone": "not a phone"}}).expect(t, 400)
+		pat = booking.Patient{}
 		e.do(call{method: "PATCH", path: fmt.Sprintf("/api/admin/patients/%d", p), token: e.admin,
 			body: map[string]any{"email": ""}}).expect(t, 200).decode(t, &pat)
 		if pat.Email != "" {
@@ -323,8 +332,7 @@ func TestEditing(t *testing.T) {
 		if sc.SlotsCreated != 8 {
 			t.Fatalf("%d slots, want 4 on each of the two Thursdays in the horizon", sc.SlotsCreated)
 		}
-		var sls []slotView
-		e.do(call{method: "GET", path: fmt.Sprintf("/api/doctors/%d/slots?date=2026-03-05", c.doc)}).expect(t, 200).decode(t, &sls)
+		sls := c.day(c.doc, "2026-03-05")
 		var booked booking.Appointment
 		c.book(e.patientToken(p), sls[0].ID, 0).expect(t, 201).decode(t, &booked)
 		var up scheduleUpdateAnswer
@@ -334,12 +342,11 @@ func TestEditing(t *testing.T) {
 		if up.SlotsDeleted != 7 || up.EndDate != "2026-03-10" || up.Policy.MaxPerDay == nil || *up.Policy.MaxPerDay != 1 {
 			t.Fatalf("update = %+v, want the 7 slots without appointments deleted, ended on 10 March", up)
 		}
-		e.do(call{method: "GET", path: fmt.Sprintf("/api/doctors/%d/slots?date=2026-03-05", c.doc)}).expect(t, 200).decode(t, &sls)
+		sls = c.day(c.doc, "2026-03-05")
 		if len(sls) != 2 || sls[0].ID != booked.SlotID {
 			t.Fatalf("5 March after the edit: %+v; want the booked slot kept and one new hour after it", sls)
 		}
-		e.do(call{method: "GET", path: fmt.Sprintf("/api/doctors/%d/slots?date=2026-03-12", c.doc)}).expect(t, 200).decode(t, &sls)
-		if len(sls) != 0 {
+		if sls = c.day(c.doc, "2026-03-12"); len(sls) != 0 {
 			t.Fatalf("slots after the schedule's end: %+v", sls)
 		}
 		e.do(call{method: "PUT", path: "/api/admin/schedules/999999", token: e.admin, body: map[string]any{

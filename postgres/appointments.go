@@ -20,7 +20,7 @@ var sqlCancel = `WITH l AS MATERIALIZED (
 	a AS (
 		UPDATE appointments a SET status = 'CANCELLED', updated_at = $3 FROM l
 		WHERE a.id = $1 AND a.slot_id = l.id AND a.status IN ` + cancelFrom + `
-		  AND a.start_at > $3 + make_interval(hours => $4::integer) AND ($2::bigint = 0 OR a.patient_id = $2)
+		  AND a.start_at > $3::timestamptz + make_interval(hours => $4::integer) AND ($2::bigint = 0 OR a.patient_id = $2)
 		RETURNING a.*),
 	s AS (
 		UPDATE slots SET booked_count = booked_count - 1 FROM a WHERE slots.id = a.slot_id

@@ -88,7 +88,7 @@ func (s *Store) saveSchedule(ctx context.Context, sc booking.Schedule, update bo
 			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, nullText(sc.EndDate),
 			o.MaxActive, o.MaxPerDay, o.CancelCutoffHours, o.NoShowLimit, o.NoShowBlockDays}
 		if update {
-			out, err = scanSchedule(tx.QueryRow(ctx, `UPDATE schedules SET weekdays = $2, start_time = $3, end_time = $4,
+			out, err = scanSchedule(tx.QueryRow(ctx, `UPDATE schedules SET resource_id = $1, weekdays = $2, start_time = $3, end_time = $4,
 				slot_minutes = $5, capacity = $6, fee_cents = $7, horizon_days = $8, opens_at_time = $9,
 				hold_minutes = $10, end_date = $11::date, max_active = $12, max_per_day = $13,
 				cancel_cutoff_hours = $14, no_show_limit = $15, no_show_block_days = $16
