@@ -101,6 +101,13 @@ func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 	if err != nil {
 		return sc, 0, s.storeErr(ctx, err)
 	}
+	if ins != nil {
+		// Report an overlap with the doctor's existing slots instead of
+		// storing a schedule whose generation the database would refuse.
+		if err := s.overlapsExisting(ctx, sc, loc); err != nil {
+			return sc, 0, s.storeErr(ctx, err)
+		}
+	}
 	sc, err = s.store.CreateSchedule(ctx, sc)
 	if err != nil || ins == nil {
 		return sc, 0, s.storeErr(ctx, err)

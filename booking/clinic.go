@@ -1,6 +1,8 @@
 package booking
 
 import (
+	"context"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -273,4 +275,41 @@ func DayBounds(t time.Time, loc *time.Location) (from, to time.Time) {
 	l := t.In(loc)
 	d := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
 	return d.UTC(), d.AddDate(0, 0, 1).UTC()
+}
+
+// SlotOverlap refuses planned slots of a resource that overlap its
+// existing ordinary slots (which never overlap each other, so sorted by
+// start their ends are sorted too). A planned slot equal to an existing one
+// is that one, found again.
+func SlotOverlap(planned, existing []Slot) error {
+	ex := make([]Slot, 0, len(existing))
+	for _, e := range existing {
+		if e.RoundID == 0 {
+			ex = append(ex, e)
+		}
+	}
+	slices.SortFunc(ex, func(a, b Slot) int { return a.StartAt.Compare(b.StartAt) })
+	for _, p := range planned {
+		i, _ := slices.BinarySearchFunc(ex, p.EndAt, func(e Slot, t time.Time) int { return e.StartAt.Compare(t) })
+		if i == 0 {
+			continue
+		}
+		e := ex[i-1]
+		if e.StartAt.Equal(p.StartAt) && e.EndAt.Equal(p.EndAt) {
+			continue
+		}
+		if e.EndAt.After(p.StartAt) {
+			return Errorf(CodeSlotOverlap, "the schedule's slot at %s overlaps the doctor's slot %d (%s-%s)",
+				p.StartAt.Format(time.RFC3339), e.ID, e.StartAt.Format(time.RFC3339), e.EndAt.Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// slotCollector collects the slots a generation would insert.
+type slotCollector struct{ slots []Slot }
+
+func (c *slotCollector) InsertSlots(_ context.Context, s []Slot) (int, error) {
+	c.slots = append(c.slots, s...)
+	return len(s), nil
 }

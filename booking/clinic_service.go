@@ -164,3 +164,41 @@ type closedSkipper struct {
 func (c closedSkipper) InsertSlots(ctx context.Context, slots []Slot) (int, error) {
 	return c.ins.InsertSlots(ctx, Unclosed(slots, c.closures, c.dept))
 }
+
+// overlapsExisting plans sc's slots over its window and refuses them when
+// they overlap the doctor's existing slots (SlotOverlap); the constraint
+// slots_no_overlap stays the last line for a slot added meanwhile.
+func (s *Service) overlapsExisting(ctx context.Context, sc Schedule, loc *time.Location) error {
+	first, last, ok := s.window(sc, loc)
+	if !ok {
+		return nil
+	}
+	var plan slotCollector
+	if _, _, err := s.planner.Generate(ctx, &plan, sc, loc, first, last); err != nil || len(plan.slots) == 0 {
+		return err
+	}
+	from, to := plan.slots[0].StartAt, plan.slots[0].EndAt
+	for _, sl := range plan.slots {
+		from, to = minTime(from, sl.StartAt), maxTime(to, sl.EndAt)
+	}
+	// Existing slots start at most a day (MaxSlotMinutes) before a planned one ends.
+	existing, err := s.store.ListSlots(ctx, sc.DoctorID, from.Add(-24*time.Hour), to)
+	if err != nil {
+		return err
+	}
+	return SlotOverlap(plan.slots, existing)
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
+}

@@ -164,6 +164,16 @@ func TestSlotsNeverOverlap(t *testing.T) {
 		e.do(call{method: "POST", path: path, token: e.admin, body: sched("08:00", "12:00")}).expect(t, 201)
 		e.do(call{method: "POST", path: path, token: e.admin, body: sched("11:30", "13:00")}).expect(t, 409, booking.CodeSlotOverlap)
 		e.do(call{method: "POST", path: path, token: e.admin, body: sched("12:00", "13:00")}).expect(t, 201)
+		// A schedule over an existing slot is reported, not stored.
+		c.slotAt(c.doc, time.Date(2026, 3, 9, 8, 15, 0, 0, time.UTC), 15)
+		e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/doctors/%d/schedules", c.doc), token: e.admin,
+			body: map[string]any{"weekdays": []int{1}, "startTime": "09:00", "endTime": "10:00", "slotMinutes": 30, "capacity": 1}}).
+			expect(t, 409, booking.CodeSlotOverlap)
+		var none []booking.Schedule
+		e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/doctors/%d/schedules", c.doc), token: e.admin}).expect(t, 200).decode(t, &none)
+		if len(none) != 0 {
+			t.Fatalf("the overlapping schedule was stored: %+v", none)
+		}
 		var ss []booking.Schedule
 		e.do(call{method: "GET", path: path, token: e.admin}).expect(t, 200).decode(t, &ss)
 		if len(ss) != 2 {
