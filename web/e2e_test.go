@@ -534,7 +534,7 @@ func TestE2EStaffClosesAndReopensTheClinic(t *testing.T) {
 	screenshot(t, ctx, "staff-clinic")
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(`[data-closure] button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(".notice")),
+		chromedp.WaitVisible(`//p[@class="notice" and starts-with(., "Lifted")]`),
 	)
 	if got := text(t, ctx, ".notice"); !strings.Contains(got, "6 slots reopened") {
 		t.Fatalf("notice after lifting %q", got)
@@ -547,7 +547,7 @@ func TestE2EStaffClosesAndReopensTheClinic(t *testing.T) {
 	do(t, ctx,
 		chromedp.SetValue(chromedp.CSS("#p-cut"), "24"),
 		chromedp.Click(chromedp.CSS(`#policy-form button[type=submit]`)),
-		chromedp.WaitVisible(chromedp.CSS(".notice")),
+		chromedp.WaitVisible(`//p[@class="notice" and contains(., "policy saved")]`),
 	)
 	if got := text(t, ctx, ".notice"); !strings.Contains(got, "policy saved") {
 		t.Fatalf("notice after saving the policy %q", got)
