@@ -71,7 +71,7 @@ var (
 
 // bookSQL lists them for the cache.
 var bookSQL = []string{slotStateSQL, takenQueueSQL, keyLookupSQL, checkPatientsSQL, staleHoldsSQL, takePlacesSQL,
-	insertOneSQL, reclaimSQL, takeQuotaSQL}
+	insertOneSQL, reclaimSQL, takeQuotaSQL, slotPolicySQL, resourceZoneSQL, patientLoadSQL}
 
 // readState reads the slot, its round (nil for an ordinary slot) and its
 // top queue number into rd.

@@ -229,6 +229,9 @@ func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, e
 	return p.With(ov), nil
 }
 
+// resourceZoneSQL reads a resource's zone, for the slot's local day.
+const resourceZoneSQL = `SELECT timezone FROM resources WHERE id = ?`
+
 // patientLoadSQL reads what the slot's policy needs of the batch's
 // patients (booking.PatientLoad) through the partial indexes on active
 // appointments and no-shows: ?2..?3 is the slot's local day, ?4 the start
@@ -249,7 +252,7 @@ func patientLoad(ctx context.Context, q querier, rd *booking.BookReads, reqs []b
 		return err
 	}
 	var tz string
-	if err := q.QueryRowContext(ctx, `SELECT timezone FROM resources WHERE id = ?`, rd.Slot.DoctorID).Scan(&tz); err != nil {
+	if err := q.QueryRowContext(ctx, resourceZoneSQL, rd.Slot.DoctorID).Scan(&tz); err != nil {
 		return err
 	}
 	from, to := booking.DayBounds(rd.Slot.StartAt, zone(tz))
