@@ -35,6 +35,9 @@ type gates struct {
 
 	mu    sync.Mutex
 	slots map[int64]gateSlot
+	// releases counts this instance's releases, so that a decision that
+	// found a slot full can tell whether a place was freed while it ran.
+	releases uint64
 	// loads makes the requests that find a slot unknown at the same moment
 	// (at 7:00 thousands do) wait for one read instead of each making one.
 	loads singleflight.Group
@@ -44,6 +47,7 @@ type gateSlot struct {
 	slot      Slot
 	loadedAt  time.Time
 	fullUntil time.Time
+	released  uint64 // the releases count at the slot's last release
 }
 
 func newGates(opts GateOptions, load func(context.Context, int64) (Slot, error)) *gates {
@@ -103,11 +107,21 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	return nil
 }
 
-// markFull records that a decision found slotID full at now.
-func (g *gates) markFull(slotID int64, now time.Time) {
+// epoch returns the releases count; a decision takes it before it starts.
+func (g *gates) epoch() uint64 {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if e, ok := g.slots[slotID]; ok {
+	return g.releases
+}
+
+// markFull records that a decision, started at epoch since, found slotID
+// full at now. A place this instance released meanwhile may have come too
+// late for that decision to see: the slot is then not marked, or the mark
+// would refuse for FullTTL a place known free.
+func (g *gates) markFull(slotID int64, now time.Time, since uint64) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if e, ok := g.slots[slotID]; ok && e.released <= since {
 		e.fullUntil = now.Add(g.opts.FullTTL)
 		g.slots[slotID] = e
 	}
@@ -117,8 +131,9 @@ func (g *gates) markFull(slotID int64, now time.Time) {
 func (g *gates) released(slotID int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.releases++
 	if e, ok := g.slots[slotID]; ok {
-		e.fullUntil = time.Time{}
+		e.fullUntil, e.released = time.Time{}, g.releases
 		g.slots[slotID] = e
 	}
 }
