@@ -512,12 +512,13 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 		t.Fatalf("day view shows %q", got)
 	}
 	screenshot(t, ctx, "staff-day")
+	// Tomorrow's appointment has not started: it cannot be completed yet.
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(`[data-appointment] button[value=COMPLETED]`)),
-		chromedp.WaitVisible(chromedp.CSS(".notice")),
+		chromedp.WaitVisible(chromedp.CSS(`.problem[data-code="appointment-not-started"]`)),
 	)
-	if got := text(t, ctx, "[data-appointment]"); !strings.Contains(got, "COMPLETED") {
-		t.Fatalf("after complete the day view shows %q", got)
+	if a, err := s.store.FindByKey(context.Background(), s.patients[2].ID, "seed"); err != nil || a.Status != booking.StatusBooked {
+		t.Fatalf("the appointment became %s (%v) before its start", a.Status, err)
 	}
 
 	// A small rush for the dashboard: bookings, retries and refusals.
@@ -546,4 +547,63 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 		t.Fatalf("rejections chart shows %q", got)
 	}
 	screenshot(t, ctx, "staff-dashboard")
+}
+
+// The clinic page: close the whole clinic tomorrow (the booked appointment
+// is cancelled), see the closure, lift it (the slots reopen), and save
+// the booking policy.
+func TestE2EStaffClosesAndReopensTheClinic(t *testing.T) {
+	b := browser(t)
+	s := newSite(t)
+	ctx := tab(t, b)
+	do(t, ctx, chromedp.Navigate(s.url+"/staff/clinic"), chromedp.WaitVisible(chromedp.CSS("#password")),
+		chromedp.SendKeys(chromedp.CSS("#name"), "admin"),
+		chromedp.SendKeys(chromedp.CSS("#password"), staffPassword),
+		chromedp.Click(chromedp.CSS(`form[action="/staff/signin"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#closure-form")),
+	)
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS("#c-from"), s.tomorrow.String()+"T00:00"),
+		chromedp.SetValue(chromedp.CSS("#c-to"), s.tomorrow.AddDays(1).String()+"T00:00"),
+		chromedp.SendKeys(chromedp.CSS("#c-reason"), "Public holiday"),
+		chromedp.Click(chromedp.CSS(`#closure-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "6 slots closed") {
+		t.Fatalf("notice %q", got)
+	}
+	if got := text(t, ctx, "[data-closure]"); !strings.Contains(got, "Public holiday") || !strings.Contains(got, "Lift") {
+		t.Fatalf("closure row %q", got)
+	}
+	a, err := s.store.FindByKey(context.Background(), s.patients[2].ID, "seed")
+	must(t, err)
+	if a.Status != booking.StatusCancelled {
+		t.Fatalf("the closed day's appointment is %s", a.Status)
+	}
+	screenshot(t, ctx, "staff-clinic")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`[data-closure] button[type=submit]`)),
+		chromedp.WaitVisible(`//p[@class="notice" and starts-with(., "Lifted")]`),
+	)
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "6 slots reopened") {
+		t.Fatalf("notice after lifting %q", got)
+	}
+	sl, err := s.store.GetSlot(context.Background(), s.slots[1].ID)
+	must(t, err)
+	if sl.Status != booking.SlotOpen {
+		t.Fatalf("a lifted closure's slot is %s", sl.Status)
+	}
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS("#p-cut"), "24"),
+		chromedp.Click(chromedp.CSS(`#policy-form button[type=submit]`)),
+		chromedp.WaitVisible(`//p[@class="notice" and contains(., "policy saved")]`),
+	)
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "policy saved") {
+		t.Fatalf("notice after saving the policy %q", got)
+	}
+	p, err := s.svc.ClinicPolicy(context.Background())
+	must(t, err)
+	if p.CancelCutoffHours != 24 || p.MaxActive != booking.DefaultMaxActive {
+		t.Fatalf("policy %+v", p)
+	}
 }

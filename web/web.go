@@ -256,6 +256,10 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/appointments/{id}/status", s.staff(s.handleStaffTransition))
 	s.mux.HandleFunc("GET /staff/dashboard", s.staff(s.handleStaffDashboard))
 	s.clinicRoutes()
+	s.mux.HandleFunc("GET /staff/clinic", s.staff(s.handleStaffClinic))
+	s.mux.HandleFunc("POST /staff/clinic/policy", s.staff(s.handleStaffPolicy))
+	s.mux.HandleFunc("POST /staff/clinic/closures", s.staff(s.handleStaffClosure))
+	s.mux.HandleFunc("POST /staff/clinic/closures/{id}/lift", s.staff(s.handleStaffLift))
 
 	s.mux.HandleFunc("/", s.handleNotFound)
 }
