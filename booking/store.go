@@ -125,8 +125,9 @@ type Store interface {
 	// payment unchanged; another reference, or a payment that needs no
 	// refund, is CodeInvalidTransition; an unknown trade is not found.
 	MarkRefunded(ctx context.Context, tradeNo, ref string, now time.Time) (Payment, error)
-	// RecordReconcileRun keeps a scheduled reconciliation's verdict;
-	// LastReconcileRun returns the newest (not found before the first).
+	// RecordReconcileRun keeps a scheduled reconciliation's verdict (the
+	// newest KeptReconcileRuns of them); LastReconcileRun returns the newest
+	// (not found before the first).
 	RecordReconcileRun(ctx context.Context, run ReconcileRun) error
 	LastReconcileRun(ctx context.Context) (ReconcileRun, error)
 

@@ -58,7 +58,12 @@ INSERT INTO clinic_policy VALUES (1, 10, 3, 0, 0, 0);
 -- 00012_lean_rows.sql removed.
 CREATE INDEX appointments_patient_noshow_idx ON appointments (patient_id, start_at) WHERE status = 'NO_SHOW';
 
+-- One reconciliation schedule (the job, every --reconcile-interval) whose
+-- verdict every instance exports: its findings by kind.
+ALTER TABLE reconcile_runs ADD COLUMN kinds jsonb;
+
 -- +goose Down
+ALTER TABLE reconcile_runs DROP COLUMN kinds;
 DROP INDEX appointments_patient_noshow_idx;
 DROP TABLE clinic_policy;
 ALTER TABLE schedules DROP COLUMN end_date, DROP COLUMN max_active, DROP COLUMN max_per_day,

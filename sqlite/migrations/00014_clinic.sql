@@ -73,5 +73,8 @@ INSERT INTO clinic_policy VALUES (1, 10, 3, 0, 0, 0);
 -- booking would pay for it); the caps read appointments_patient_key_key.
 CREATE INDEX appointments_patient_noshow_idx ON appointments (patient_id, start_at) WHERE status = 'NO_SHOW';
 
+-- As in PostgreSQL: a reconciliation's findings by kind (JSON).
+ALTER TABLE reconcile_runs ADD COLUMN kinds TEXT;
+
 -- +goose Down
 SELECT 1;
