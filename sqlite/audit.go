@@ -2,8 +2,8 @@ package sqlite
 
 import (
 	"context"
-	"encoding/json"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"

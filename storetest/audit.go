@@ -21,8 +21,8 @@ var serviceReads = map[string]bool{
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true,
-	"Timeout":         true,
-	"NormalizePhone":  true, // a pure function of its argument and the clinic region
+	"Timeout":        true,
+	"NormalizePhone": true, // a pure function of its argument and the clinic region
 }
 
 // testAuditEveryChange fails when a Service method that is not a read
