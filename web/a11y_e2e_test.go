@@ -147,6 +147,10 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-audit", "/staff/audit", false},
 		{staff, "staff-import", "/staff/import", false},
 		{staff, "staff-reconciliation", "/staff/reconciliation", false},
+		{staff, "staff-clinic", "/staff/clinic", true},
+		{staff, "staff-edit-doctor", fmt.Sprintf("/staff/doctors/%d/edit", s.doctor.ID), true},
+		{staff, "staff-edit-patient", fmt.Sprintf("/staff/patients/%d/edit", p.ID), false},
+		{staff, "staff-edit-department", fmt.Sprintf("/staff/departments/%d/edit", s.dept.ID), false},
 		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), false},
 		{patient, "history", "/history", false},
 	}
