@@ -47,7 +47,7 @@ func (w *workers) reconcile(ctx context.Context) (booking.ReconcileRun, error) {
 	return run, nil
 }
 
-// Reconcile runs the scheduled reconciliation now (the daily job's work).
+// Reconcile runs the scheduled reconciliation now (the scheduled job's work).
 func (r *Runner) Reconcile(ctx context.Context) (booking.ReconcileRun, error) {
 	return r.work.reconcile(ctx)
 }
