@@ -329,4 +329,8 @@ func testRefunds(t *testing.T, h Harness) {
 	if last.Violations != 0 || last.Pending != 0 || !last.CheckedAt.Equal(run.CheckedAt) {
 		t.Fatalf("last run = %+v, ran %+v", last, run)
 	}
+	// The kept verdict has its findings by kind, which the metrics export.
+	if len(last.Kinds) != 6 || last.Kinds["refund_needed"] != 0 || !booking.ViolationKind("counter_mismatch") || booking.ViolationKind("refund_needed") {
+		t.Fatalf("last run's kinds = %v", last.Kinds)
+	}
 }
