@@ -83,8 +83,7 @@ const (
 	// sqlPatientLoad reads what the slot's policy needs of the batch's
 	// patients (booking.PatientLoad): active ordinary appointments in all
 	// and on the slot's local day in its doctor's zone, and no-shows since
-	// $3, through appointments_patient_key_key (a patient has few rows)
-	// and the partial index of no-shows.
+	// $3, through the partial indexes on active appointments and no-shows.
 	sqlPatientLoad = `SELECT p.id, NOT p.active,
 		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
 			AND a.round_id IS NULL)::integer,

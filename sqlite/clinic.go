@@ -263,9 +263,9 @@ func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, e
 const resourceZoneSQL = `SELECT timezone FROM resources WHERE id = ?`
 
 // patientLoadSQL reads what the slot's policy needs of the batch's
-// patients (booking.PatientLoad) through appointments_patient_key_key (a
-// patient has few rows) and the partial index of no-shows: ?2..?3 is the
-// slot's local day, ?4 the start of the no-show window.
+// patients (booking.PatientLoad) through the partial indexes on active
+// appointments and no-shows: ?2..?3 is the slot's local day, ?4 the start
+// of the no-show window.
 const patientLoadSQL = `SELECT p.id, NOT p.active,
 		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
 			AND a.round_id IS NULL),

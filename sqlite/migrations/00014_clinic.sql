@@ -3,18 +3,24 @@
 -- names. SQLite cannot relax NOT NULL in place, so suspensions is rebuilt.
 
 -- SQLite has no exclusion constraint: the writer (one connection, BEGIN
--- IMMEDIATE) checks a resource's slots for overlap in these triggers,
--- under PostgreSQL's constraint name. A slot with the same start is
+-- IMMEDIATE) checks a resource's slots for overlap in this trigger, under
+-- PostgreSQL's constraint name. A slot with the same start is
 -- slots_resource_start_key's case (generation's ON CONFLICT DO NOTHING),
--- so it is left to it. Slots last at most a day (booking.MaxSlotMinutes),
--- which bounds the index range searched.
+-- so it is left to it. Since the resource's slots do not overlap, only two
+-- can collide with a new one: one starting inside it, or the last one
+-- starting before it, if it ends after the new one starts; both are one
+-- seek of slots_resource_start_key (scanning the day before, each row
+-- looked up in the table, made generating slots 7 times slower).
 -- +goose StatementBegin
 CREATE TRIGGER slots_no_overlap_insert
 BEFORE INSERT ON slots
-WHEN NEW.round_id IS NULL AND EXISTS (
-    SELECT 1 FROM slots o
-     WHERE o.resource_id = NEW.resource_id AND o.round_id IS NULL AND o.start_at <> NEW.start_at
-       AND o.start_at > NEW.start_at - 86400000000 AND o.start_at < NEW.end_at AND o.end_at > NEW.start_at
+WHEN NEW.round_id IS NULL AND (
+    EXISTS (SELECT 1 FROM slots o
+             WHERE o.resource_id = NEW.resource_id AND o.start_at > NEW.start_at AND o.start_at < NEW.end_at
+               AND o.round_id IS NULL)
+    OR coalesce((SELECT o.end_at > NEW.start_at FROM slots o
+                  WHERE o.resource_id = NEW.resource_id AND o.start_at < NEW.start_at AND o.round_id IS NULL
+                  ORDER BY o.start_at DESC LIMIT 1), 0)
 )
 BEGIN
     SELECT RAISE(ABORT, 'slots_no_overlap');
@@ -69,9 +75,11 @@ CREATE TABLE clinic_policy (
 ) STRICT;
 INSERT INTO clinic_policy VALUES (1, 10, 3, 0, 0, 0);
 
--- As in PostgreSQL: no index of a patient's active appointments (every
--- booking would pay for it); the caps read appointments_patient_key_key.
+-- As in PostgreSQL: a patient's no-shows and active appointments, for the
+-- policy's reads.
 CREATE INDEX appointments_patient_noshow_idx ON appointments (patient_id, start_at) WHERE status = 'NO_SHOW';
+CREATE INDEX appointments_patient_active_idx ON appointments (patient_id, start_at)
+    WHERE status IN ('HELD', 'BOOKED') AND round_id IS NULL;
 
 -- As in PostgreSQL: a reconciliation's findings by kind (JSON).
 ALTER TABLE reconcile_runs ADD COLUMN kinds TEXT;
