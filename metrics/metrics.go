@@ -22,8 +22,6 @@ type Metrics struct {
 	batchSize prometheus.Histogram
 	decision  prometheus.Histogram
 	requests  *prometheus.HistogramVec
-	reconcile *prometheus.GaugeVec
-	reconAt   prometheus.Gauge
 	offers    *prometheus.CounterVec
 	reminders *prometheus.CounterVec
 }
@@ -57,14 +55,6 @@ func New() *Metrics {
 		Help:    "HTTP requests by route pattern and status code.",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 	}, []string{"route", "code"})
-	m.reconcile = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "slotd_reconciliation_issues",
-		Help: "What the last periodic reconciliation found, by kind (counter_mismatch, duplicate_active and round_quota_mismatch break an invariant; stale_hold, refund_needed and payment_conflict are work to do).",
-	}, []string{"kind"})
-	m.reconAt = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "slotd_reconciliation_last_success_timestamp_seconds",
-		Help: "When the last periodic reconciliation finished (Unix time).",
-	})
 	m.offers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_waitlist_offers_total",
 		Help: "Waitlist offers by outcome: made (a HELD offer given to an entry), accepted, declined, expired (an offer, or an accepted one awaiting payment, timed out).",
@@ -79,7 +69,7 @@ func New() *Metrics {
 	for _, o := range booking.ReminderOutcomes {
 		m.reminders.WithLabelValues(o)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.reconcile, m.reconAt, m.offers, m.reminders)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders)
 	return m
 }
 
@@ -166,10 +156,45 @@ func (m *Metrics) BuildInfo(version, revision, goVersion string) {
 	m.reg.MustRegister(g)
 }
 
-// Reconciled records a reconciliation's findings, count per kind, at.
-func (m *Metrics) Reconciled(at time.Time, counts map[string]int) {
-	for kind, n := range counts {
-		m.reconcile.WithLabelValues(kind).Set(float64(n))
+// Reconciliation is a reconciliation's verdict as the metrics export it:
+// when it ran and what it found by kind, each kind a violation (an
+// invariant broken) or pending (work to do).
+type Reconciliation struct {
+	At        time.Time
+	Kinds     map[string]int
+	Violation func(kind string) bool
+}
+
+var (
+	reconIssues = prometheus.NewDesc("slotd_reconciliation_issues",
+		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
+		[]string{"kind", "class"}, nil)
+	reconAt = prometheus.NewDesc("slotd_reconciliation_last_success_timestamp_seconds",
+		"When the last scheduled reconciliation ran (Unix time).", nil, nil)
+)
+
+// ReconciliationFrom exports the verdict read reads at each scrape (the
+// newest kept in the database, so that every instance exports the same
+// one, whichever ran it); nothing before the first run or when read fails.
+func (m *Metrics) ReconciliationFrom(read func() (Reconciliation, bool)) {
+	m.reg.MustRegister(reconCollector(read))
+}
+
+type reconCollector func() (Reconciliation, bool)
+
+func (c reconCollector) Describe(ch chan<- *prometheus.Desc) { ch <- reconIssues; ch <- reconAt }
+
+func (c reconCollector) Collect(ch chan<- prometheus.Metric) {
+	r, ok := c()
+	if !ok {
+		return
 	}
-	m.reconAt.Set(float64(at.Unix()))
+	for kind, n := range r.Kinds {
+		class := "pending"
+		if r.Violation(kind) {
+			class = "violation"
+		}
+		ch <- prometheus.MustNewConstMetric(reconIssues, prometheus.GaugeValue, float64(n), kind, class)
+	}
+	ch <- prometheus.MustNewConstMetric(reconAt, prometheus.GaugeValue, float64(r.At.Unix()))
 }

@@ -104,7 +104,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For/-Proto are believed (client address, https)")
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (https://app.example) whose browser apps may call /api/")
-	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the invariants are checked for slotd_reconciliation_issues (no repair)")
+	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the scheduled reconciliation (a job, no repair) checks the invariants and pending actions for the dashboard and slotd_reconciliation_issues")
 	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
 	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "unauthenticated API requests allowed per client address per minute (0: no limit)")
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
@@ -208,7 +208,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// writes its confirmation job in its own transaction.
 	runner, err := jobs.Start(ctx, jobs.Config{
 		Store: store, Service: svc, Notifier: notifier, Logger: logger,
-		ExpiryInterval: f.expiryInterval,
+		ExpiryInterval: f.expiryInterval, ReconcileInterval: f.reconcileEvery,
 	})
 	if err != nil {
 		return err
@@ -233,10 +233,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	processorDone := make(chan struct{})
 	go func() { defer close(processorDone); svc.RunRoundProcessor(pctx, 0) }()
 	defer func() { stopProcessor(); <-processorDone }()
-	rctx, stopReconcile := context.WithCancel(ctx)
-	reconcileDone := make(chan struct{})
-	go func() { defer close(reconcileDone); watchReconciliation(rctx, svc, m, f.reconcileEvery, logger) }()
-	defer func() { stopReconcile(); <-reconcileDone }()
 	var draining atomic.Bool
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
