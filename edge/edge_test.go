@@ -140,14 +140,14 @@ func TestLimitsPerKeyAndInAll(t *testing.T) {
 // carries the trace and request ids.
 func TestTracingHonoursTraceparentAndStampsLogs(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
-	shutdown, err := SetupTracing(context.Background(), "test", exp)
+	tr, err := SetupTracing(context.Background(), "test", exp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer shutdown(context.Background())
+	defer tr.Shutdown(context.Background())
 	var buf bytes.Buffer
 	log := slog.New(LogHandler(slog.NewJSONHandler(&buf, nil)))
-	h := Traced(Proxies{}.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := tr.Handler(Proxies{}.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, span := otel.Tracer("t").Start(r.Context(), "inner")
 		span.End()
 		log.InfoContext(r.Context(), "served")

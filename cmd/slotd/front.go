@@ -24,6 +24,7 @@ type frontParts struct {
 	dash     *web.Recorder
 	inter    interop
 	proxies  edge.Proxies
+	tracing  *edge.Tracing
 	draining func() bool
 }
 
@@ -37,16 +38,20 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
-	handler = withWeb(handler, observed(web.New(web.Config{
+	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
+	// the way was a routing pass and allocations per request.
+	mux := http.NewServeMux()
+	withWeb(mux, handler, observed(web.New(web.Config{
 		Service: p.svc, Store: p.store, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
 	}), p.metrics, p.logger, f.quietLog))
-	handler = p.inter.mount(handler, p.metrics, p.logger, f.quietLog)
+	p.inter.mount(mux, p.metrics, p.logger, f.quietLog)
+	handler = mux
 	if f.metricsAddr != "" {
 		handler = withoutMetrics(handler)
 	}
-	return edge.Traced(p.proxies.Handler(handler))
+	return p.tracing.Handler(p.proxies.Handler(handler))
 }

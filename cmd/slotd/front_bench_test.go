@@ -32,11 +32,11 @@ type front struct {
 func newFront(b *testing.B, args ...string) front {
 	b.Helper()
 	ctx := context.Background()
-	shutdown, err := edge.SetupTracing(ctx, "bench", nil)
+	tracing, err := edge.SetupTracing(ctx, "bench", nil)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { shutdown(ctx) })
+	b.Cleanup(func() { tracing.Shutdown(ctx) })
 	var f serveFlags
 	fs := newServeFlagSet(&f)
 	fs.SetOutput(io.Discard)
@@ -70,7 +70,7 @@ func newFront(b *testing.B, args ...string) front {
 		b.Fatal(err)
 	}
 	h := frontDoor(&f, frontParts{svc: svc, store: st, signer: signer, notifier: notifier, logger: logger,
-		metrics: m, dash: web.NewRecorder(nil), inter: inter, proxies: edge.Proxies{}, draining: func() bool { return false }})
+		metrics: m, dash: web.NewRecorder(nil), inter: inter, proxies: edge.Proxies{}, tracing: tracing, draining: func() bool { return false }})
 	return front{h: h, store: st, signer: signer}
 }
 

@@ -142,11 +142,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	build := readBuildInfo()
-	stopTracing, err := edge.SetupTracing(ctx, build.Version, nil)
+	tracing, err := edge.SetupTracing(ctx, build.Version, nil)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = stopTracing(context.Background()) }()
+	defer func() { _ = tracing.Shutdown(context.Background()) }()
 	if err := mkdirFor(f.db.url); err != nil {
 		return err
 	}
@@ -264,7 +264,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	handler := frontDoor(&f, frontParts{
 		svc: svc, store: store, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
-		inter: inter, proxies: proxies, draining: draining.Load,
+		inter: inter, proxies: proxies, tracing: tracing, draining: draining.Load,
 	})
 	srv := &http.Server{
 		Handler:           handler,
