@@ -192,7 +192,9 @@ func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{},
 	took := time.Since(picked)
 	<-prev
 	for i, w := range batch {
-		w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(batch), took)...)
+		if w.span.IsRecording() {
+			w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(batch), took)...)
+		}
 		switch {
 		case err != nil:
 			w.done <- BookResult{Err: err}
