@@ -194,8 +194,19 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // does not apply to them; the caps do).
 func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) (r BookResult) {
 	start := time.Now()
-	ctx, span := tracer().Start(ctx, "booking.Book", trace.WithAttributes(AttrSlotID.Int64(slotID)))
-	defer func() { span.SetAttributes(AttrOutcome.String(outcomeOf(r))); span.End() }()
+	// Attributes only for a span that is recorded: with tracing off each
+	// was an allocation per booking for nothing.
+	ctx, span := tracer().Start(ctx, "booking.Book")
+	recording := span.IsRecording()
+	if recording {
+		span.SetAttributes(AttrSlotID.Int64(slotID))
+	}
+	defer func() {
+		if recording {
+			span.SetAttributes(AttrOutcome.String(outcomeOf(r)))
+		}
+		span.End()
+	}()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{patientID, key}
@@ -218,7 +229,9 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		var gated bool
 		r, gated = s.refuseOrReplay(ctx, req, g)
-		span.SetAttributes(AttrGated.Bool(gated))
+		if recording {
+			span.SetAttributes(AttrGated.Bool(gated))
+		}
 		s.observe(r, gated, start)
 		return r
 	}
@@ -275,7 +288,9 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	if !laned {
 		began := time.Now()
 		res, err := s.decide(ctx, slotID, []BookRequest{req})
-		trace.SpanFromContext(ctx).SetAttributes(spanBatch(0, 1, time.Since(began))...)
+		if span := trace.SpanFromContext(ctx); span.IsRecording() {
+			span.SetAttributes(spanBatch(0, 1, time.Since(began))...)
+		}
 		if err != nil {
 			r = BookResult{Err: err}
 		} else {

@@ -5,6 +5,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -24,6 +25,25 @@ type Metrics struct {
 	requests  *prometheus.HistogramVec
 	offers    *prometheus.CounterVec
 	reminders *prometheus.CounterVec
+
+	// The observers of requests, booking outcomes and booking times by
+	// their labels: WithLabelValues hashes the labels and allocates on
+	// every call, which every request paid.
+	reqMu    sync.RWMutex
+	reqObs   map[routeCode]prometheus.Observer
+	bookMu   sync.RWMutex
+	bookObs  map[outcomeGated]prometheus.Counter
+	bookTime [2]prometheus.Observer // by gated
+}
+
+type routeCode struct {
+	route string
+	code  int
+}
+
+type outcomeGated struct {
+	outcome string
+	gated   bool
 }
 
 // New returns a registry with the process and Go collectors and slotd's own
@@ -70,6 +90,9 @@ func New() *Metrics {
 		m.reminders.WithLabelValues(o)
 	}
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders)
+	m.reqObs = map[routeCode]prometheus.Observer{}
+	m.bookObs = map[outcomeGated]prometheus.Counter{}
+	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
 	return m
 }
 
@@ -110,9 +133,22 @@ func (c *entriesCollector) Collect(ch chan<- prometheus.Metric) {
 
 // Booked records one booking attempt (booking.Observer).
 func (m *Metrics) Booked(outcome string, gated bool, took time.Duration) {
-	g := strconv.FormatBool(gated)
-	m.bookings.WithLabelValues(outcome, g).Inc()
-	m.booking.WithLabelValues(g).Observe(took.Seconds())
+	k := outcomeGated{outcome, gated}
+	m.bookMu.RLock()
+	c, ok := m.bookObs[k]
+	m.bookMu.RUnlock()
+	if !ok {
+		c = m.bookings.WithLabelValues(outcome, strconv.FormatBool(gated))
+		m.bookMu.Lock()
+		m.bookObs[k] = c
+		m.bookMu.Unlock()
+	}
+	c.Inc()
+	g := 0
+	if gated {
+		g = 1
+	}
+	m.bookTime[g].Observe(took.Seconds())
 }
 
 // Batch records one decision transaction (booking.Observer).
@@ -122,8 +158,20 @@ func (m *Metrics) Batch(size int, took time.Duration) {
 }
 
 // Request records one HTTP request.
+// The routes are the handlers' patterns and the codes few, so the map of
+// observers stays small.
 func (m *Metrics) Request(route string, code int, took time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(code)).Observe(took.Seconds())
+	k := routeCode{route, code}
+	m.reqMu.RLock()
+	o, ok := m.reqObs[k]
+	m.reqMu.RUnlock()
+	if !ok {
+		o = m.requests.WithLabelValues(route, strconv.Itoa(code))
+		m.reqMu.Lock()
+		m.reqObs[k] = o
+		m.reqMu.Unlock()
+	}
+	o.Observe(took.Seconds())
 }
 
 // GaugeFunc registers a gauge read from fn at each scrape (lane queue depth,

@@ -144,11 +144,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	build := readBuildInfo()
-	stopTracing, err := edge.SetupTracing(ctx, build.Version, nil)
+	tracing, err := edge.SetupTracing(ctx, build.Version, nil)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = stopTracing(context.Background()) }()
+	defer func() { _ = tracing.Shutdown(context.Background()) }()
 	if err := mkdirFor(f.db.url); err != nil {
 		return err
 	}
@@ -269,27 +269,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	interopDone := make(chan struct{})
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
-	handler := httpapi.New(httpapi.Config{
-		Service: svc, Store: store, Signer: signer, Logger: logger,
-		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: draining.Load,
-	})
-	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	if f.paymentSecret == "" {
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
-	handler = withWeb(handler, observed(web.New(web.Config{
-		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
-		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
-		Calendar: inter.ical, AppointmentICS: inter.ical,
-		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
-		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
-	}), m, logger, f.quietLog))
-	handler = inter.mount(handler, m, logger, f.quietLog)
-	if f.metricsAddr != "" {
-		handler = withoutMetrics(handler)
-	}
-	handler = edge.Traced(proxies.Handler(handler))
+	handler := frontDoor(&f, frontParts{
+		svc: svc, store: store, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
+		inter: inter, proxies: proxies, tracing: tracing, draining: draining.Load,
+	})
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,
