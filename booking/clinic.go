@@ -26,13 +26,7 @@ func (c Suspension) Covers(sl Slot, dept int64) bool {
 	if c.LiftedAt != nil || sl.RoundID != 0 || sl.StartAt.Before(c.From) || !sl.StartAt.Before(c.To) {
 		return false
 	}
-	switch c.Scope {
-	case ScopeClinic:
-		return true
-	case ScopeDepartment:
-		return c.DepartmentID == dept
-	}
-	return c.DoctorID == sl.DoctorID
+	return c.Concerns(sl.DoctorID, dept)
 }
 
 // Unclosed drops the slots that a standing closure covers: generation

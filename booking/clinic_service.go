@@ -2,6 +2,8 @@ package booking
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 )
 
@@ -63,9 +65,50 @@ func (s *Service) LiftSuspension(ctx context.Context, id int64) (LiftResult, err
 	res, err := bounded(s, ctx, func(ctx context.Context) (LiftResult, error) { return s.store.LiftSuspension(ctx, id, s.now()) })
 	if err == nil {
 		s.gates.forgetAll()
+		err = s.generateLifted(ctx, res.Suspension)
 		s.changedScope(ctx, res.Suspension)
 	}
 	return res, err
+}
+
+// generateLifted generates the slots a lifted closure made generation
+// skip: the passes' marks have moved past those days (LiftedDays).
+func (s *Service) generateLifted(ctx context.Context, c Suspension) error {
+	ss, err := bounded(s, ctx, func(ctx context.Context) ([]Schedule, error) {
+		if c.Scope == ScopeDoctor || c.Scope == "" {
+			return s.store.ListSchedules(ctx, c.DoctorID)
+		}
+		return s.store.ListSchedules(ctx, 0)
+	})
+	if err != nil {
+		return err
+	}
+	var errs []error
+	for _, sc := range ss {
+		_, err := bounded(s, ctx, func(ctx context.Context) (int, error) {
+			d, err := s.store.GetDoctor(ctx, sc.DoctorID)
+			if err != nil || !c.Concerns(d.ID, d.DepartmentID) {
+				return 0, err
+			}
+			loc, ins, err := s.generation(ctx, sc.DoctorID)
+			if err != nil || ins == nil {
+				return 0, err
+			}
+			first, last, ok := s.window(sc, loc)
+			if ok {
+				first, last, ok = LiftedDays(c, first, last)
+			}
+			if !ok {
+				return 0, nil
+			}
+			n, _, err := s.planner.Generate(ctx, ins, sc, loc, first, last)
+			return n, err
+		})
+		if err != nil {
+			errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // changedScope tells the watchers of every doctor a suspension concerns.
@@ -125,7 +168,9 @@ func (s *Service) UpdateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 	if !ok {
 		return sc, deleted, 0, nil
 	}
-	created, _, err := s.planner.Generate(ctx, ins, sc, loc, first, last)
+	// The new pattern's window is generated whole; the mark then says so
+	// (set, not advanced: a shortened window marks its new end).
+	created, err := s.generateMarked(ctx, ins, sc, loc, first, last)
 	return sc, deleted, created, s.storeErr(ctx, err)
 }
 

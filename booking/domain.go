@@ -130,6 +130,10 @@ type Schedule struct {
 	// its slots is held (0: DefaultOfferMinutes).
 	Reminders    string `json:"reminders,omitempty"`
 	OfferMinutes int    `json:"offerMinutes,omitempty"`
+	// GeneratedThrough is the last local day ("YYYY-MM-DD", "" for none)
+	// through which the rolling passes generated the schedule's slots; they
+	// generate only the days after it (see DueDays).
+	GeneratedThrough string `json:"-"`
 }
 
 // Schedule defaults.

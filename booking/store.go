@@ -61,6 +61,9 @@ type Store interface {
 	CreateSchedule(ctx context.Context, s Schedule) (Schedule, error)
 	// ListSchedules lists a doctor's schedules, or all with doctorID 0.
 	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
+	// MarkGenerated records that schedule id's slots exist through the
+	// local day through ("YYYY-MM-DD"); a missing schedule is not an error.
+	MarkGenerated(ctx context.Context, id int64, through string) error
 
 	// InsertSlots adds the slots whose (doctor, start) does not exist yet and
 	// reports how many it created; running it twice adds nothing.

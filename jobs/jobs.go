@@ -205,11 +205,12 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 		},
 		PeriodicJobs: []*river.PeriodicJob{
 			periodic("expire-holds", cfg.ExpiryInterval, true, ExpireArgs{}),
-			// The hourly pass generates only the newest days; the daily
-			// full pass (and the one at start) fills any gap left by
-			// downtime, since generation is idempotent.
-			periodic("generate-slots", cfg.GenerateInterval, false, GenerateArgs{}),
-			periodic("generate-slots-full", 24*time.Hour, true, GenerateArgs{Full: true}),
+			// The pass at start and every hour generates each schedule's
+			// days after its generated-through mark: the new day, or the
+			// days missed while down; nothing when nothing is due. Edits
+			// and lifted closures generate their own days (booking), so no
+			// full pass over every schedule's window runs beside bookings.
+			periodic("generate-slots", cfg.GenerateInterval, true, GenerateArgs{}),
 			periodic("reconcile", cfg.ReconcileInterval, true, ReconcileArgs{}),
 			periodic("send-reminders", ReminderInterval, true, ReminderArgs{}),
 		},
@@ -316,7 +317,7 @@ func (r *Runner) ExpireHolds(ctx context.Context) (int, error) {
 }
 
 // GenerateSlots runs one rolling-generation pass now (full: the whole
-// horizon; otherwise its newest days) and reports how many slots it created.
+// window; otherwise the days after each schedule's mark) and reports how many slots it created.
 func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
 	return r.work.generate(ctx, full)
 }

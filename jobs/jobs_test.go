@@ -526,7 +526,7 @@ func TestRollingGeneration(t *testing.T) {
 			t.Fatalf("%d slots beyond the horizon before the clock moved", n)
 		}
 
-		// A day later the full pass at start extends the horizon by a day.
+		// A day later the pass at start extends the horizon by a day.
 		rec := &recorder{}
 		var now atomic.Int64 // the workers read the clock while the test moves it
 		now.Store(t0.Add(24 * time.Hour).UnixNano())

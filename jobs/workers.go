@@ -74,8 +74,9 @@ type ExpireArgs struct{}
 // Kind names the job kind in River's table.
 func (ExpireArgs) Kind() string { return "slotd.expire_holds" }
 
-// GenerateArgs is the periodic rolling slot generation. Full generates each
-// schedule's whole horizon; otherwise only its newest two days.
+// GenerateArgs is the periodic rolling slot generation: each schedule's
+// days after its generated-through mark. Full (on demand only) generates
+// each schedule's whole window.
 type GenerateArgs struct {
 	Full bool `json:"full,omitempty"`
 }

@@ -175,3 +175,9 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	}
 	return out, nil
 }
+
+// MarkGenerated records the last local day schedule id was generated through.
+func (s *Store) MarkGenerated(ctx context.Context, id int64, through string) error {
+	_, err := s.pool.Exec(ctx, `UPDATE schedules SET generated_through = $2::date WHERE id = $1`, id, through)
+	return translate(err, "")
+}

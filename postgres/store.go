@@ -227,7 +227,7 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 const scheduleColumns = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 	fee_cents, horizon_days, opens_at_time, hold_minutes, COALESCE(to_char(end_date, 'YYYY-MM-DD'), ''),
 	max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days, created_at,
-	COALESCE(reminders, ''), COALESCE(offer_minutes, 0)`
+	COALESCE(reminders, ''), COALESCE(offer_minutes, 0), COALESCE(to_char(generated_through, 'YYYY-MM-DD'), '')`
 
 func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	var (
@@ -238,7 +238,7 @@ func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes, &sc.Capacity,
 		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.EndDate,
 		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays, &sc.CreatedAt,
-		&sc.Reminders, &sc.OfferMinutes)
+		&sc.Reminders, &sc.OfferMinutes, &sc.GeneratedThrough)
 	sc.Weekdays = booking.WeekdaysOf(mask)
 	sc.CreatedAt = sc.CreatedAt.UTC()
 	return sc, err

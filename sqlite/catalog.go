@@ -165,7 +165,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 const scheduleCols = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 	fee_cents, horizon_days, opens_at_time, hold_minutes, coalesce(end_date, ''),
 	max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days, created_at,
-	coalesce(reminders, ''), coalesce(offer_minutes, 0)`
+	coalesce(reminders, ''), coalesce(offer_minutes, 0), coalesce(generated_through, '')`
 
 func scanSchedule(r interface{ Scan(...any) error }) (booking.Schedule, error) {
 	var sc booking.Schedule
@@ -174,7 +174,7 @@ func scanSchedule(r interface{ Scan(...any) error }) (booking.Schedule, error) {
 	var o [5]sql.NullInt64
 	if err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
 		&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.EndDate,
-		&o[0], &o[1], &o[2], &o[3], &o[4], &created, &sc.Reminders, &sc.OfferMinutes); err != nil {
+		&o[0], &o[1], &o[2], &o[3], &o[4], &created, &sc.Reminders, &sc.OfferMinutes, &sc.GeneratedThrough); err != nil {
 		return sc, err
 	}
 	p := &sc.Policy

@@ -199,3 +199,11 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	}
 	return sl, nil
 }
+
+// MarkGenerated records the last local day schedule id was generated through.
+func (s *Store) MarkGenerated(ctx context.Context, id int64, through string) error {
+	return mapErr(s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `UPDATE schedules SET generated_through = ? WHERE id = ?`, through, id)
+		return err
+	}), "")
+}

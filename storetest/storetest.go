@@ -83,6 +83,7 @@ func Run(t *testing.T, h Harness) {
 		{"ServiceGates", testServiceGates},
 		{"ServiceHungDatabase", testServiceHungDatabase},
 		{"ServiceChanges", testServiceChanges},
+		{"GeneratedThrough", testGeneratedThrough},
 		{"FindByKey", testFindByKey},
 		{"NotificationsOnBookAndCancel", testNotificationsOnBookAndCancel},
 		{"Payments", testPayments},
