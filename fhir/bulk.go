@@ -28,10 +28,18 @@ type BulkOptions struct {
 	// rebuilt, gathering the changes of a burst (default 1s).
 	Debounce time.Duration
 	// Refresh rebuilds them at least this often, for other instances'
-	// changes and slots that start or open as time passes (default 10s).
+	// changes and slots that start or open as time passes (default 5m).
 	Refresh time.Duration
+	// MinInterval bounds the rebuilds to one per interval whatever the
+	// rate of changes (default 5m): a rebuild reads every published slot,
+	// and during a rush changes come many times a second.
+	MinInterval time.Duration
 	// Days of slots published from now (default 28).
 	Days int
+	// MaxSlots bounds the Slot file (default 200,000 lines): the reading
+	// stops there, so a rebuild's rows and memory do not grow with the
+	// number of slots in the database; the cut is logged.
+	MaxSlots int
 }
 
 // bulkTypes are the files of the manifest, in order.
@@ -61,6 +69,21 @@ type publisher struct {
 	gen  sync.Mutex // one generation at a time
 	mu   sync.Mutex // guards snap
 	snap *snapshot
+
+	// wait sleeps d unless ctx ends first (reporting whether it slept);
+	// tests replace it to see the bound.
+	wait func(ctx context.Context, d time.Duration) bool
+}
+
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }
 
 func newPublisher(h *Handler, opts BulkOptions) *publisher {
@@ -68,12 +91,18 @@ func newPublisher(h *Handler, opts BulkOptions) *publisher {
 		opts.Debounce = time.Second
 	}
 	if opts.Refresh <= 0 {
-		opts.Refresh = 10 * time.Second
+		opts.Refresh = 5 * time.Minute
+	}
+	if opts.MinInterval <= 0 {
+		opts.MinInterval = 5 * time.Minute
 	}
 	if opts.Days <= 0 {
 		opts.Days = 28
 	}
-	return &publisher{h: h, opts: opts, kick: make(chan struct{}, 1)}
+	if opts.MaxSlots <= 0 {
+		opts.MaxSlots = 200_000
+	}
+	return &publisher{h: h, opts: opts, kick: make(chan struct{}, 1), wait: sleep}
 }
 
 // changed is called by the Service's watcher: it must not block.
@@ -85,28 +114,31 @@ func (p *publisher) changed() {
 }
 
 func (p *publisher) run(ctx context.Context) {
-	t := time.NewTicker(p.opts.Refresh)
-	defer t.Stop()
 	for {
+		built := time.Now()
 		if _, err := p.regenerate(ctx); err != nil && ctx.Err() == nil {
 			p.h.log.LogAttrs(ctx, slog.LevelWarn, "fhir bulk publication", slog.String("err", err.Error()))
 		}
+		t := time.NewTimer(p.opts.Refresh)
 		select {
 		case <-ctx.Done():
+			t.Stop()
 			return
 		case <-t.C:
 		case <-p.kick:
-			d := time.NewTimer(p.opts.Debounce)
-			select {
-			case <-ctx.Done():
-				d.Stop()
+			t.Stop()
+			if !p.wait(ctx, p.opts.Debounce) {
 				return
-			case <-d.C:
 			}
-			select { // the changes of the debounce window are in this generation
-			case <-p.kick:
-			default:
-			}
+		}
+		// At most one rebuild per MinInterval: the changes meanwhile are
+		// all in the next one.
+		if d := p.opts.MinInterval - time.Since(built); d > 0 && !p.wait(ctx, d) {
+			return
+		}
+		select {
+		case <-p.kick:
+		default:
 		}
 	}
 }
@@ -166,6 +198,7 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 	if err != nil {
 		return nil, err
 	}
+	cut := 0
 	for _, sc := range scheds {
 		if sc.doctor == nil {
 			continue // rooms are allocated in rounds, not booked by the public
@@ -178,11 +211,16 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		if err := add("Schedule", sr.ID, &sr, func(m *Meta) { sr.Meta = m }); err != nil {
 			return nil, err
 		}
+		room := p.opts.MaxSlots - len(s.files["Slot"])
+		if room <= 0 {
+			cut++ // every Schedule is published, its slots not
+			continue
+		}
 		slots, err := p.h.store.ListSlots(ctx, sc.doctor.ID, now, now.AddDate(0, 0, p.opts.Days))
 		if err != nil {
 			return nil, err
 		}
-		for _, bs := range slots {
+		for _, bs := range slots[:min(room, len(slots))] {
 			sl := slot(bs, now, p.h.links(bs, sc.doctor, sc.zone))
 			if sl.Status == "busy-unavailable" {
 				sl.Status = "busy" // SMART Scheduling Links knows only free and busy
@@ -191,6 +229,10 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 				return nil, err
 			}
 		}
+	}
+	if cut > 0 {
+		p.h.log.LogAttrs(ctx, slog.LevelWarn, "fhir bulk publication cut at its bound",
+			slog.Int("maxSlots", p.opts.MaxSlots), slog.Int("schedulesWithoutSlots", cut))
 	}
 	tag := sha256.New()
 	for _, kind := range bulkTypes {

@@ -681,6 +681,7 @@ func TestBulkRunRegeneratesAfterAChange(t *testing.T) {
 	f := newFixture(t)
 	f.h.bulk.opts.Debounce = time.Millisecond
 	f.h.bulk.opts.Refresh = time.Hour
+	f.h.bulk.opts.MinInterval = time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); f.h.Run(ctx) }()
