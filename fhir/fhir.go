@@ -128,7 +128,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) { h.mux.Serv
 
 // Run keeps the bulk publication fresh until ctx ends: it regenerates
 // shortly after this instance's changes and every BulkOptions.Refresh for
-// the others'.
+// the others', at most once per BulkOptions.MinInterval.
 func (h *Handler) Run(ctx context.Context) { h.bulk.run(ctx) }
 
 // ctx bounds a store call.

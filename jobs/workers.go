@@ -235,8 +235,8 @@ type generateWorker struct {
 	w *workers
 }
 
-// Timeout leaves a full pass over every schedule (about a million slots at
-// the source scale) time to finish.
+// Timeout leaves a pass with no marks yet (a new database's first, or an
+// on-demand full one) time to generate every schedule's window.
 func (*generateWorker) Timeout(*river.Job[GenerateArgs]) time.Duration { return 30 * time.Minute }
 
 // Work runs one generation pass.
