@@ -14,6 +14,7 @@ const (
 	ConPaymentTrade      = "payments_trade_no_key"
 	ConSuspensionOrder   = "suspensions_period_check"
 	ConRoundQuota        = "round_quotas_within_quota"
+	ConPatientPhone      = "patients_phone_index_key"
 	ConApplicationKey    = "round_applications_patient_key_key"
 	// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
 	ConAppointmentPatient = "appointments_patient_id_fkey"
@@ -45,6 +46,7 @@ var constraintErrors = map[string]func() *Error{
 		return Errorf(CodeConflict, "a payment with this trade number is being recorded")
 	},
 	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
+	ConPatientPhone:    func() *Error { return Errorf(CodeConflict, "a patient with this phone number already exists") },
 
 	ConAppointmentPatient:                func() *Error { return NotFound("patient") },
 	"round_applications_patient_id_fkey": func() *Error { return NotFound("patient") },

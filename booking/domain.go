@@ -42,6 +42,9 @@ type Patient struct {
 	// tag), "" for the clinic's; notifications speak it.
 	Language  string    `json:"language,omitempty"`
 	CreatedAt time.Time `json:"createdAt"`
+	// ErasedAt is when the patient's personal fields were erased (name,
+	// phone, e-mail and language are then empty); nil for a patient.
+	ErasedAt *time.Time `json:"erasedAt,omitempty"`
 }
 
 // Slot status values as stored. A slot is bookable only when OPEN, after its

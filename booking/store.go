@@ -130,6 +130,8 @@ type Store interface {
 	// AuditLog reads the audit log; every change above writes its rows in
 	// its own transaction, with the actor of its context (ActorOf).
 	AuditLog
+	// PatientStore exports and erases a patient's personal data.
+	PatientStore
 
 	// Rounds (docs/contracts/rounds.md). A round's slots are booked through
 	// Book like any other, which adds the round's clock and the patient's

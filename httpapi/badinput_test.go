@@ -13,6 +13,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
@@ -213,7 +214,7 @@ func TestNumbersOutOfRange(t *testing.T) {
 			if err := postgres.Migrate(ctx, dsn); err != nil {
 				t.Fatal(err)
 			}
-			s, err := postgres.Open(ctx, dsn, postgres.Options{})
+			s, err := postgres.Open(ctx, dsn, postgres.Options{Keys: pii.New()})
 			if err != nil {
 				t.Fatal(err)
 			}

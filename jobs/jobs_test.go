@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/postgres"
@@ -48,7 +49,7 @@ var backends = []backend{
 		dsn := pgtest.DSN(t)
 		must(t, postgres.Migrate(context.Background(), dsn))
 		open := func() booking.Store {
-			s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: pii.New()})
 			must(t, err)
 			t.Cleanup(func() { s.Close() })
 			return s

@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/storetest"
 )
@@ -25,7 +26,7 @@ func newStore(t testing.TB) *Store {
 	if err := Migrate(ctx, dsn); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	s, err := Open(ctx, dsn, Options{})
+	s, err := Open(ctx, dsn, Options{Keys: pii.New()})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -457,7 +458,7 @@ func closedPort(t *testing.T) string {
 
 func TestOpenUnreachable(t *testing.T) {
 	t0 := time.Now()
-	_, err := Open(context.Background(), "postgres://postgres@"+closedPort(t)+"/x?sslmode=disable", Options{ConnectTimeout: 2 * time.Second})
+	_, err := Open(context.Background(), "postgres://postgres@"+closedPort(t)+"/x?sslmode=disable", Options{ConnectTimeout: 2 * time.Second, Keys: pii.New()})
 	if !errors.Is(err, booking.ErrUnavailable) || booking.ErrorCode(err) != booking.CodeUnavailable {
 		t.Fatalf("want ErrUnavailable, got %v", err)
 	}
@@ -466,7 +467,7 @@ func TestOpenUnreachable(t *testing.T) {
 	}
 	// A DSN that routes nowhere: bounded by the connect timeout.
 	t0 = time.Now()
-	_, err = Open(context.Background(), "postgres://postgres@10.255.255.1:5432/x?sslmode=disable", Options{ConnectTimeout: time.Second})
+	_, err = Open(context.Background(), "postgres://postgres@10.255.255.1:5432/x?sslmode=disable", Options{ConnectTimeout: time.Second, Keys: pii.New()})
 	if !errors.Is(err, booking.ErrUnavailable) {
 		t.Fatalf("want ErrUnavailable, got %v", err)
 	}

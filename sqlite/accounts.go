@@ -18,49 +18,6 @@ import (
 
 var _ accounts.Store = (*Store)(nil)
 
-// phoneDigits is the SQL form of a stored phone with its separators removed;
-// migrations/00003_accounts.sql indexes the same expression.
-const phoneDigits = `replace(replace(replace(replace(replace(phone, ' ', ''), '-', ''), '.', ''), '(', ''), ')', '')`
-
-// PatientByPhone returns the patient (the oldest, if several) whose phone
-// equals phone once separators are removed; phone must already be in that
-// form ("+33600000001").
-func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
-	var p booking.Patient
-	var ph, email sql.NullString
-	var created int64
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT id, name, phone, email, created_at FROM patients WHERE `+phoneDigits+` = ? ORDER BY id LIMIT 1`, phone).
-		Scan(&p.ID, &p.Name, &ph, &email, &created)
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	p.Phone, p.Email, p.CreatedAt = ph.String, email.String, fromTS(created)
-	return p, nil
-}
-
-// ListPatients lists up to limit patients with ids above afterID, by id.
-func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT id, name, phone, email, created_at FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	var out []booking.Patient
-	for rows.Next() {
-		var p booking.Patient
-		var ph, email sql.NullString
-		var created int64
-		if err := rows.Scan(&p.ID, &p.Name, &ph, &email, &created); err != nil {
-			return nil, mapErr(err, "")
-		}
-		p.Phone, p.Email, p.CreatedAt = ph.String, email.String, fromTS(created)
-		out = append(out, p)
-	}
-	return out, mapErr(rows.Err(), "")
-}
-
 // DoctorAppointments lists the appointments in a doctor's slots starting in
 // [from, to), by start and queue number: the staff's day view.
 func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.Appointment, error) {

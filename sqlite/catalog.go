@@ -112,38 +112,6 @@ func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.
 	return out, mapErr(rows.Err(), "")
 }
 
-// CreatePatient adds a patient.
-func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
-	p.CreatedAt = micro(orNow(p.CreatedAt))
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO patients (name, phone, email, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
-			p.Name, nullText(p.Phone), nullText(p.Email), ts(p.CreatedAt)).Scan(&p.ID); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.EntityPatient, p.ID, "create", nil, map[string]any{"id": p.ID}))
-	})
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	return p, nil
-}
-
-// GetPatient returns one patient.
-func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
-	var p booking.Patient
-	var phone, email sql.NullString
-	var created int64
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT id, name, phone, email, language, created_at FROM patients WHERE id = ?`, id).
-		Scan(&p.ID, &p.Name, &phone, &email, &p.Language, &created)
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	p.Phone, p.Email, p.CreatedAt = phone.String, email.String, fromTS(created)
-	return p, nil
-}
-
 // CreateSchedule adds a doctor's working pattern; an unknown doctor is not
 // found. Zero horizon, opening time and hold time take the defaults.
 func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {

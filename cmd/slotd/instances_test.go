@@ -144,7 +144,7 @@ func TestTwoInstancesNeverOversell(t *testing.T) {
 	const patients = 80
 	tokens := make([]string, patients)
 	for i := range tokens {
-		pid := id(call(t, "POST", a.url+"/api/admin/patients", admin, "", map[string]any{"name": fmt.Sprint("P", i), "phone": "+33600000000", "email": "p@example.org"}))
+		pid := id(call(t, "POST", a.url+"/api/admin/patients", admin, "", map[string]any{"name": fmt.Sprint("P", i), "phone": fmt.Sprintf("+336000%05d", i), "email": "p@example.org"}))
 		tokens[i], _ = signer.Mint(auth.RolePatient, fmt.Sprint(pid), time.Hour)
 	}
 
