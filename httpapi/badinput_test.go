@@ -13,8 +13,8 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"

@@ -13,8 +13,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/storetest"
 )
 

@@ -42,8 +42,8 @@ var migrations embed.FS
 type Store struct {
 	path   string
 	keys   *pii.Keys // seal the patients' personal data (pii.go)
-	writer *sql.DB // one connection: every write transaction, serialized
-	reader *sql.DB // read-only pool for everything that does not write
+	writer *sql.DB   // one connection: every write transaction, serialized
+	reader *sql.DB   // read-only pool for everything that does not write
 
 	// racy makes Book read-then-write, for the conformance suite's proof
 	// that its stress test catches races. Tests only (export_test.go).
