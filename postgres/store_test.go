@@ -535,3 +535,22 @@ func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, us
 		t.Fatalf("set round quota: %v", err)
 	}
 }
+
+func (in inspector) PatientBytes(t testing.TB) []byte {
+	t.Helper()
+	rows, err := in.pool.Query(context.Background(), `SELECT * FROM patients`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []byte
+	for rows.Next() {
+		for _, v := range rows.RawValues() {
+			out = append(out, v...)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}

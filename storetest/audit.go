@@ -151,6 +151,13 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			return err
 		}},
 		{"SetRoundState", func() error { _, err := svc.SetRoundState(ctx, round.ID, booking.RoundOpen); return err }},
+		// An export changes nothing but is recorded: who read whose data.
+		{"ExportPatient", func() error { _, err := svc.ExportPatient(ctx, p.ID); return err }},
+		{"ErasePatient", func() error {
+			q := f.patient()
+			_, err := svc.ErasePatient(ctx, q.ID, "the patient asked (audit test)")
+			return err
+		}},
 		{"SubmitApplication", func() error {
 			setClock(roundOpens.Add(time.Minute))
 			defer setClock(now)

@@ -33,8 +33,6 @@ type store interface {
 	// MigrateRiver applies River's own migrations to the database; the
 	// store owns its River driver, so it knows how.
 	MigrateRiver(ctx context.Context) error
-	// PatientsByEmail finds patients by e-mail (staff look-up).
-	PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error)
 	// Rekey and SealedWith are `slotd rekey`'s (rekey.go).
 	Rekey(ctx context.Context, limit int) (int, error)
 	SealedWith(ctx context.Context) (map[uint16]int, error)
