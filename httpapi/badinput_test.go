@@ -61,6 +61,8 @@ func TestBadInputNeverServerError(t *testing.T) {
 		{method: "POST", path: "/api/admin/doctors", admin: true, body: true},
 		{method: "POST", path: "/api/admin/patients", admin: true, body: true},
 		{method: "GET", path: "/api/admin/patients/%s", admin: true, hasID: true},
+		{method: "DELETE", path: "/api/admin/patients/%s", admin: true, hasID: true, body: true},
+		{method: "GET", path: "/api/admin/patients/%s/data", admin: true, hasID: true},
 		{method: "POST", path: "/api/admin/doctors/%s/schedules", admin: true, hasID: true, body: true},
 		{method: "GET", path: "/api/admin/doctors/%s/schedules", admin: true, hasID: true},
 		{method: "POST", path: "/api/admin/doctors/%s/slots/generate", admin: true, hasID: true, body: true},

@@ -182,6 +182,8 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
+	s.handle("DELETE /api/admin/patients/{id}", s.admin(s.erasePatient))
+	s.handle("GET /api/admin/patients/{id}/data", s.admin(s.patientData))
 	s.handle("POST /api/admin/doctors/{id}/schedules", s.admin(s.createSchedule))
 	s.handle("GET /api/admin/doctors/{id}/schedules", s.admin(s.listSchedules))
 	s.handle("POST /api/admin/doctors/{id}/slots/generate", s.admin(s.generateSlots))
@@ -200,6 +202,7 @@ func (s *server) routes() {
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
+	s.handle("GET /api/me/data", s.authed(s.myData))
 
 	// Rounds (SPEC §7): admin preparation and results, public listings,
 	// applications and their polls.
