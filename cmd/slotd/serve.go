@@ -64,6 +64,7 @@ type serveFlags struct {
 	notifier       string
 	webhookURL     string
 	webhookSecret  string
+	webhookContact string
 	smtpAddr       string
 	smtpFrom       string
 	smtpUser       string
@@ -110,6 +111,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
+	fs.StringVar(&f.webhookContact, "webhook-contact", "none", "webhook notifier: the contact data its receiver delivers to and is sent: none, phone (an SMS gateway), email (a mail gateway) or both")
 	fs.StringVar(&f.smtpAddr, "smtp-addr", "", "smtp notifier: mail server host:port")
 	fs.StringVar(&f.smtpFrom, "smtp-from", "", "smtp notifier: From address")
 	fs.StringVar(&f.smtpUser, "smtp-user", "", "smtp notifier: AUTH PLAIN user (with --smtp-password)")
@@ -156,7 +158,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	notifier, err := notify.New(notify.Config{
 		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
-		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret,
+		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
 	})
 	if err != nil {
