@@ -46,6 +46,9 @@ func (s *server) renderStaffPatients(w http.ResponseWriter, r *http.Request, sta
 	if r.URL.Query().Has("created") {
 		p.Notice = p.T("Patient registered. They can now sign in with their phone number.")
 	}
+	if r.URL.Query().Has("erased") {
+		p.Notice = p.T("The patient's personal data was erased.")
+	}
 	if form.Error != "" {
 		msg := p.T("Please enter the patient's name.")
 		switch form.Error {
@@ -53,6 +56,8 @@ func (s *server) renderStaffPatients(w http.ResponseWriter, r *http.Request, sta
 			msg = p.T("This is not a phone number.")
 		case "email":
 			msg = p.T("This is not an e-mail address.")
+		case "phone-taken":
+			msg = p.T("A patient with this phone number is already registered.")
 		}
 		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: p.T("Please check the form"), Message: msg}
 	}
@@ -80,6 +85,12 @@ func (s *server) handleStaffCreatePatient(w http.ResponseWriter, r *http.Request
 		return
 	}
 	if _, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email}); err != nil {
+		if booking.ErrorCode(err) == booking.CodeConflict {
+			// A phone is one patient's (its keyed hash is unique).
+			form.Error = "phone-taken"
+			s.renderStaffPatients(w, r, http.StatusConflict, form)
+			return
+		}
 		s.renderError(w, r, err)
 		return
 	}
