@@ -315,14 +315,18 @@ func (k *Keys) CheckStored(stored map[uint16][]byte, sealedWith []uint16) (map[u
 	return add, nil
 }
 
-// LegacyPhone is a phone stored before sealing with the separators removed
-// that the look-up of migration 00003 ignored (spaces, dashes, dots,
-// brackets): the form sign-in matched it in, so its index is made of it.
-func LegacyPhone(phone string) string {
-	return strings.Map(func(r rune) rune {
+// PhoneIndex is the index of a phone: of its E.164 form (as the Service
+// normalizes it) with any spaces, dashes, dots and brackets removed, the
+// form the plain look-up of migration 00003 compared, so that the phones
+// stored before sealing are found as they were.
+func (k *Keys) PhoneIndex(phone string) []byte {
+	return k.Index(FieldPhone, strings.Map(func(r rune) rune {
 		if strings.ContainsRune(" -.()", r) {
 			return -1
 		}
 		return r
-	}, phone)
+	}, phone))
 }
+
+// EmailIndex is the index of an e-mail address, in any case.
+func (k *Keys) EmailIndex(email string) []byte { return k.Index(FieldEmail, NormalizeEmail(email)) }

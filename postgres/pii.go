@@ -78,7 +78,7 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 				return errors.New("migration 00016 seals the patients' personal data: give the data keys (SLOTD_DATA_KEYS)")
 			}
 			for _, p := range batch {
-				phoneIx, emailIx := keys.Index(pii.FieldPhone, pii.LegacyPhone(p.phone)), keys.Index(pii.FieldEmail, pii.NormalizeEmail(p.email))
+				phoneIx, emailIx := keys.PhoneIndex(p.phone), keys.EmailIndex(p.email)
 				// Two patients with one phone: only the oldest was ever found
 				// by it (sign-in took the oldest), so only it keeps the index.
 				if seen[string(phoneIx)] {
@@ -197,7 +197,7 @@ func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 // sealed, their indexes and the sealing key's id.
 func (s *Store) sealedPatient(p booking.Patient) []any {
 	return []any{s.keys.Seal(pii.FieldName, p.Name), s.keys.Seal(pii.FieldPhone, p.Phone), s.keys.Seal(pii.FieldEmail, p.Email),
-		s.keys.Index(pii.FieldPhone, p.Phone), s.keys.Index(pii.FieldEmail, pii.NormalizeEmail(p.Email)), int(s.keys.Newest())}
+		s.keys.PhoneIndex(p.Phone), s.keys.EmailIndex(p.Email), int(s.keys.Newest())}
 }
 
 // CreatePatient adds a patient, sealed; a phone another patient has is a
@@ -220,7 +220,7 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 // booking.Service.NormalizePhone returns it) is phone, by its keyed hash.
 func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
 	p, err := s.scanPatient(s.pool.QueryRow(ctx,
-		`SELECT `+patientColumns+` FROM patients WHERE phone_index = $1`, s.keys.Index(pii.FieldPhone, phone)))
+		`SELECT `+patientColumns+` FROM patients WHERE phone_index = $1`, s.keys.PhoneIndex(phone)))
 	return p, translate(err, "patient")
 }
 
@@ -228,7 +228,7 @@ func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patie
 // by its keyed hash, oldest first.
 func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+patientColumns+` FROM patients WHERE email_index = $1 ORDER BY id LIMIT 50`,
-		s.keys.Index(pii.FieldEmail, pii.NormalizeEmail(email)))
+		s.keys.EmailIndex(email))
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return s.scanPatient(r) })
 	return ps, translate(err, "")
 }

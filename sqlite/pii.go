@@ -85,7 +85,7 @@ func migrateSeal(keys *pii.Keys, converted *int) *goose.Migration {
 				return errors.New("migration 00016 seals the patients' personal data: give the data keys")
 			}
 			for _, p := range batch {
-				phoneIx, emailIx := keys.Index(pii.FieldPhone, pii.LegacyPhone(p.phone)), keys.Index(pii.FieldEmail, pii.NormalizeEmail(p.email))
+				phoneIx, emailIx := keys.PhoneIndex(p.phone), keys.EmailIndex(p.email)
 				// Two patients with one phone: only the oldest was ever found
 				// by it (sign-in took the oldest), so only it keeps the index.
 				if seen[string(phoneIx)] {
@@ -228,7 +228,7 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 			`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key, created_at)
 			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email),
-			k.Index(pii.FieldPhone, p.Phone), k.Index(pii.FieldEmail, pii.NormalizeEmail(p.Email)), int(k.Newest()),
+			k.PhoneIndex(p.Phone), k.EmailIndex(p.Email), int(k.Newest()),
 			ts(p.CreatedAt)).Scan(&p.ID); err != nil {
 			return err
 		}
@@ -253,7 +253,7 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 // booking.Service.NormalizePhone returns it) is phone, by its keyed hash.
 func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
 	p, err := s.scanPatient(s.reader.QueryRowContext(ctx,
-		`SELECT `+patientColumns+` FROM patients WHERE phone_index = ?`, s.keys.Index(pii.FieldPhone, phone)))
+		`SELECT `+patientColumns+` FROM patients WHERE phone_index = ?`, s.keys.PhoneIndex(phone)))
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
 	}
@@ -282,7 +282,7 @@ func (s *Store) queryPatients(ctx context.Context, q string, args ...any) ([]boo
 // by its keyed hash, oldest first.
 func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error) {
 	return s.queryPatients(ctx, `SELECT `+patientColumns+` FROM patients WHERE email_index = ? ORDER BY id LIMIT 50`,
-		s.keys.Index(pii.FieldEmail, pii.NormalizeEmail(email)))
+		s.keys.EmailIndex(email))
 }
 
 // ListPatients lists up to limit patients with ids above afterID, by id.

@@ -140,6 +140,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{visitor, "staff-signin", "/staff/signin", false},
 		{staff, "staff-catalog", "/staff", false},
 		{staff, "staff-patients", "/staff/patients", false},
+		{staff, "staff-erase", fmt.Sprintf("/staff/patients/%d/erase", s.patients[len(s.patients)-1].ID), true},
 		{staff, "staff-doctor", fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow), true},
 		{staff, "staff-day", fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow), false},
 		{staff, "staff-dashboard", "/staff/dashboard", true},
@@ -148,7 +149,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-import", "/staff/import", false},
 		{staff, "staff-reconciliation", "/staff/reconciliation", false},
 		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), false},
-		{patient, "history", "/history", false},
+		{patient, "history", "/history", true},
 	}
 	dir := filepath.Join("..", "docs", "screenshots")
 	if shots {
