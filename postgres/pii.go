@@ -273,11 +273,12 @@ func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 		if err != nil {
 			return err
 		}
+		k := s.keys
 		for _, p := range ps {
-			args := s.sealedPatient(p)
-			if _, err := tx.Exec(ctx, `UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4,
-			     phone_index = $5, email_index = $6, seal_key = $7 WHERE id = $1`,
-				append([]any{p.ID}, args...)...); err != nil {
+			// The indexes stay: the index key does not rotate, and a phone
+			// migration 00016 left unindexed (a later twin) stays so.
+			if _, err := tx.Exec(ctx, `UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, seal_key = $5 WHERE id = $1`,
+				p.ID, k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest())); err != nil {
 				return err
 			}
 		}

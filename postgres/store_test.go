@@ -23,10 +23,11 @@ func newStore(t testing.TB) *Store {
 	t.Helper()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
-	if err := Migrate(ctx, dsn); err != nil {
+	keys := pii.New()
+	if err := MigrateKeys(ctx, dsn, keys); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	s, err := Open(ctx, dsn, Options{Keys: pii.New()})
+	s, err := Open(ctx, dsn, Options{Keys: keys})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
