@@ -18,8 +18,10 @@ import (
 
 const plainPatients = 2*sealBatch + 7
 
-func plainName(i int) string  { return fmt.Sprintf("Plainname Person%04d", i) }
-func plainPhone(i int) string { return fmt.Sprintf("+33 6 %02d %02d %02d %02d", i/1000000%100, i/10000%100, i/100%100, i%100) }
+func plainName(i int) string { return fmt.Sprintf("Plainname Person%04d", i) }
+func plainPhone(i int) string {
+	return fmt.Sprintf("+33 6 %02d %02d %02d %02d", i/1000000%100, i/10000%100, i/100%100, i%100)
+}
 func plainEmail(i int) string { return fmt.Sprintf("plain.person%04d@clinic.example", i) }
 
 func without(text string, id int) string {
