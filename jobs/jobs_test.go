@@ -141,9 +141,12 @@ func (f *fixture) slot(capacity int, fee int64) booking.Slot {
 	return s
 }
 
+// phones numbers the test patients: a phone is one patient's.
+var phones atomic.Int64
+
 func (f *fixture) patient() booking.Patient {
 	f.t.Helper()
-	p, err := f.s.CreatePatient(f.ctx, booking.Patient{Name: "Ada", Phone: "+33600000001", Email: "ada@example.org"})
+	p, err := f.s.CreatePatient(f.ctx, booking.Patient{Name: "Ada", Phone: fmt.Sprintf("+336%08d", phones.Add(1)), Email: "ada@example.org"})
 	must(f.t, err)
 	return p
 }

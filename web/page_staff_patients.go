@@ -17,11 +17,41 @@ func (s *server) handleStaffPatients(w http.ResponseWriter, r *http.Request, _ s
 	s.renderStaffPatients(w, r, http.StatusOK, patientForm{})
 }
 
+// handleStaffFindPatient finds patients by phone (in any format of the
+// clinic's region) or e-mail, through their keyed hashes. A POST, so that
+// the number is in no URL, history or log.
+func (s *server) handleStaffFindPatient(w http.ResponseWriter, r *http.Request, _ session) {
+	q := strings.TrimSpace(r.PostFormValue("find"))
+	form := patientForm{Find: q, Searched: true}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	var err error
+	if strings.Contains(q, "@") {
+		form.Found, err = s.accounts.PatientsByEmail(ctx, q)
+	} else if ph := s.svc.NormalizePhone(q); ph != "" {
+		var p booking.Patient
+		if p, err = s.accounts.PatientByPhone(ctx, ph); err == nil {
+			form.Found = []booking.Patient{p}
+		} else if booking.ErrorCode(err) == booking.CodeNotFound {
+			err = nil
+		}
+	}
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	s.renderStaffPatients(w, r, http.StatusOK, form)
+}
+
 // patientForm is the registration form as typed, with the field in error,
 // so that a mistake does not lose the rest.
 type patientForm struct {
 	Name, Phone, Email string
-	Error              string // "name", "phone" or "email"
+	Error              string // "name", "phone", "phone-taken" or "email"
+	// Find is a look-up as typed, Found what it found.
+	Find     string
+	Searched bool
+	Found    []booking.Patient
 }
 
 func (s *server) renderStaffPatients(w http.ResponseWriter, r *http.Request, status int, form patientForm) {

@@ -35,6 +35,14 @@ func TestE2EMyDataAndErasure(t *testing.T) {
 
 	staff := tab(t, b)
 	s.staffSignIn(t, staff, "admin", "#h-docs")
+	// Staff find the patient by the national form of the phone (its keyed
+	// hash), in a POST: the number is in no URL.
+	do(t, staff, chromedp.Navigate(s.url+"/staff/patients"), chromedp.WaitVisible(chromedp.CSS("#p-find")),
+		chromedp.SendKeys(chromedp.CSS("#p-find"), "06 12 34 56 00"),
+		chromedp.Click(chromedp.CSS(`form[action="/staff/patients/find"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS("#found")))
+	if got := text(t, staff, "#found"); !strings.Contains(got, p.Name) {
+		t.Fatalf("find by phone: %q, want %s", got, p.Name)
+	}
 	erase := fmt.Sprintf(`a[href="/staff/patients/%d/erase"]`, p.ID)
 	do(t, staff, chromedp.Navigate(s.url+"/staff/patients"), chromedp.WaitVisible(chromedp.CSS(erase)),
 		chromedp.Click(chromedp.CSS(erase)), chromedp.WaitVisible(chromedp.CSS("#e-reason")))

@@ -249,6 +249,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/doctors", s.staff(s.handleStaffCreateDoctor))
 	s.mux.HandleFunc("GET /staff/patients", s.staff(s.handleStaffPatients))
 	s.mux.HandleFunc("POST /staff/patients", s.staff(s.handleStaffCreatePatient))
+	s.mux.HandleFunc("POST /staff/patients/find", s.staff(s.handleStaffFindPatient))
 	s.mux.HandleFunc("GET /staff/patients/{id}/data", s.staff(s.handleStaffPatientData))
 	s.mux.HandleFunc("GET /staff/patients/{id}/erase", s.staff(s.handleStaffEraseConfirm))
 	s.mux.HandleFunc("POST /staff/patients/{id}/erase", s.staff(s.handleStaffErase))

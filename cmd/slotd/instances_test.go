@@ -18,6 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 )
 
 // TestMain lets a test start this binary as `slotd` itself, in a process of
@@ -116,9 +117,10 @@ func call(t *testing.T, method, url, token, key string, body any) (int, []byte) 
 func TestTwoInstancesNeverOversell(t *testing.T) {
 	dsn := pgtest.DSN(t)
 	const secret = "two-instances-test-secret-0123456789abcdef"
-	env := []string{"SLOTD_DB=" + dsn, "SLOTD_AUTH_SECRET=" + secret, "SLOTD_BOOKING_RATE=1000"}
+	keys := pii.Generate() // one set for both instances, as the secret
+	env := []string{"SLOTD_DB=" + dsn, "SLOTD_AUTH_SECRET=" + secret, "SLOTD_BOOKING_RATE=1000", "SLOTD_DATA_KEYS=" + keys}
 	var out, errb syncBuffer
-	if err := run(context.Background(), []string{"migrate", "--db", dsn}, &out, &errb); err != nil {
+	if err := run(context.Background(), []string{"migrate", "--db", dsn, "--data-keys", keys}, &out, &errb); err != nil {
 		t.Fatalf("migrate: %v %s", err, errb.String())
 	}
 	a := startInstance(t, env)
