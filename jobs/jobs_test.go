@@ -47,9 +47,10 @@ var backends = []backend{
 	}},
 	{"postgres", func(t *testing.T) (booking.Store, func() booking.Store) {
 		dsn := pgtest.DSN(t)
-		must(t, postgres.Migrate(context.Background(), dsn))
+		keys := pii.New() // every instance of one database has its keys
+		must(t, postgres.MigrateKeys(context.Background(), dsn, keys))
 		open := func() booking.Store {
-			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: pii.New()})
+			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: keys})
 			must(t, err)
 			t.Cleanup(func() { s.Close() })
 			return s
