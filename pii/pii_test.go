@@ -168,3 +168,19 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkSealOpenIndex: what one patient's write (three seals, two
+// indexes) and read (three opens) cost; the booking path pays neither.
+func BenchmarkSealOpenIndex(b *testing.B) {
+	k := New()
+	for b.Loop() {
+		n, p, e := k.Seal(FieldName, "Anh Nguyen"), k.Seal(FieldPhone, "+33612345678"), k.Seal(FieldEmail, "anh@example.org")
+		k.PhoneIndex("+33612345678")
+		k.EmailIndex("anh@example.org")
+		for f, v := range map[string][]byte{FieldName: n, FieldPhone: p, FieldEmail: e} {
+			if _, err := k.Open(f, v); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}
