@@ -122,31 +122,38 @@ func New() *Keys {
 
 // LoadOrCreate reads the key file at path, or creates it (mode 0600, in a
 // directory of mode 0700) with fresh keys. Two processes creating it at
-// once agree: the loser reads the winner's file.
+// once agree: the file appears whole (written aside, then linked into
+// place), and the loser reads the winner's.
 func LoadOrCreate(path string) (*Keys, error) {
 	k, err := load(path)
 	if err == nil || !errors.Is(err, os.ErrNotExist) {
 		return k, err
 	}
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("pii: create key directory: %w", err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if errors.Is(err, os.ErrExist) {
-		return load(path)
-	}
+	f, err := os.CreateTemp(dir, ".data-keys-*")
 	if err != nil {
 		return nil, fmt.Errorf("pii: create key file: %w", err)
 	}
+	defer os.Remove(f.Name())
 	text := Generate()
-	if _, err := f.WriteString(text + "\n"); err != nil {
-		f.Close()
-		os.Remove(path)
+	_, err = f.WriteString(text + "\n")
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return nil, fmt.Errorf("pii: write key file: %w", err)
 	}
-	if err := f.Close(); err != nil {
-		os.Remove(path)
-		return nil, fmt.Errorf("pii: write key file: %w", err)
+	// CreateTemp made it 0600; Link fails if another process won.
+	if err := os.Link(f.Name(), path); errors.Is(err, os.ErrExist) {
+		return load(path)
+	} else if err != nil {
+		return nil, fmt.Errorf("pii: create key file: %w", err)
 	}
 	return Parse(text)
 }

@@ -110,16 +110,17 @@ func TestLoadOrCreate(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "sub", "data-keys")
 	var wg sync.WaitGroup
 	keys := make([]*Keys, 4)
+	errs := make([]error, len(keys))
 	for i := range keys {
 		wg.Add(1)
-		go func() { defer wg.Done(); keys[i], _ = LoadOrCreate(path) }()
+		go func() { defer wg.Done(); keys[i], errs[i] = LoadOrCreate(path) }()
 	}
 	wg.Wait()
+	for _, err := range errs {
+		must(t, err)
+	}
 	c := keys[0].Seal(FieldName, "x")
 	for _, k := range keys {
-		if k == nil {
-			t.Fatal("a concurrent LoadOrCreate failed")
-		}
 		if got, err := k.Open(FieldName, c); err != nil || got != "x" {
 			t.Fatal("concurrent creators disagree on the keys")
 		}
