@@ -30,6 +30,8 @@ type PatientExport struct {
 	ExportedAt   time.Time     `json:"exportedAt"`
 	Patient      Patient       `json:"patient"`
 	Appointments []Appointment `json:"appointments"`
+	// Waitlist is the patient's waiting-list entries.
+	Waitlist []WaitlistEntry `json:"waitlist"`
 	// History is the audit log of the patient and its appointments,
 	// newest first.
 	History []AuditEntry `json:"history"`
@@ -56,6 +58,10 @@ func (s *Service) ExportPatient(ctx context.Context, id int64) (PatientExport, e
 		if err != nil {
 			return PatientExport{}, err
 		}
+		ws, err := s.store.ListWaitlist(ctx, id)
+		if err != nil {
+			return PatientExport{}, err
+		}
 		appts, err := s.store.ListAudit(ctx, AuditFilter{PatientID: id, Limit: MaxAuditPage})
 		if err != nil {
 			return PatientExport{}, err
@@ -68,7 +74,7 @@ func (s *Service) ExportPatient(ctx context.Context, id int64) (PatientExport, e
 		if err := s.store.AppendAudit(ctx, Audit(ctx, now, EntityPatient, id, "export", nil, map[string]any{"id": id})); err != nil {
 			return PatientExport{}, err
 		}
-		return PatientExport{ExportedAt: now.UTC(), Patient: p, Appointments: nonNil(as), History: mergeNewestFirst(appts, own)}, nil
+		return PatientExport{ExportedAt: now.UTC(), Patient: p, Appointments: nonNil(as), Waitlist: nonNil(ws), History: mergeNewestFirst(appts, own)}, nil
 	})
 }
 
@@ -93,8 +99,8 @@ func mergeNewestFirst(a, b []AuditEntry) []AuditEntry {
 }
 
 // ErasePatient erases a patient's personal data for reason (required:
-// the audit log keeps it). The patient's active appointments that have not
-// started are cancelled first, through Cancel like any cancellation, so
+// the audit log keeps it). The patient leaves every waiting list, and the
+// active appointments that have not started are cancelled first, through Cancel like any cancellation, so
 // that their places are released and counted as any other; every other
 // appointment stays, anonymized with its patient, so that capacity history
 // and reconciliation stay true. The phone is then free: a patient
@@ -106,6 +112,19 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (Pa
 	}
 	if _, err := bounded(s, ctx, func(ctx context.Context) (Patient, error) { return s.store.GetPatient(ctx, id) }); err != nil {
 		return Patient{}, err
+	}
+	// Waiting entries first (an offer they hold is declined, its place
+	// passed on), so that no new offer goes to the patient meanwhile.
+	ws, err := s.Waitlist(ctx, id)
+	if err != nil {
+		return Patient{}, err
+	}
+	for _, e := range ws {
+		if e.State == EntryWaiting || e.State == EntryOffered {
+			if _, err := s.LeaveWaitlist(ctx, e.ID, id); err != nil {
+				return Patient{}, err
+			}
+		}
 	}
 	as, err := s.Appointments(ctx, id, "")
 	if err != nil {

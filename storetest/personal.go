@@ -58,16 +58,22 @@ func testPersonal(t *testing.T, h Harness) {
 
 	// History: a future booking (cancelled by the erasure, its place
 	// released) and a cancelled one (kept as it is).
-	future, kept := f.slot(2), f.slot(2)
+	future, kept, full := f.slot(2), f.slot(2), f.slot(1)
 	a := f.mustBook(future.ID, p)
 	b := f.mustBook(kept.ID, p)
 	if _, err := svc.Cancel(ctx, b.ID, p.ID); err != nil {
 		t.Fatal(err)
 	}
 
+	// A waiting-list entry for a full slot's doctor: erasure leaves it.
+	f.mustBook(full.ID, f.patient())
+	w, _, err := svc.JoinWaitlist(ctx, booking.WaitlistEntry{PatientID: p.ID, DoctorID: f.doctor.ID,
+		From: full.StartAt.Add(-time.Hour), To: full.EndAt.Add(time.Hour), IdempotencyKey: "erase-wait"})
+	must(t, err)
+
 	ex, err := svc.ExportPatient(ctx, p.ID)
 	must(t, err)
-	if ex.Patient.Name != name || ex.Patient.Phone != "+33612345678" || len(ex.Appointments) != 2 || len(ex.History) < 4 {
+	if ex.Patient.Name != name || ex.Patient.Phone != "+33612345678" || len(ex.Appointments) != 2 || len(ex.Waitlist) != 1 || len(ex.History) < 4 {
 		t.Fatalf("export: %+v", ex)
 	}
 	if _, err := svc.ErasePatient(ctx, p.ID, "  "); booking.ErrorCode(err) != booking.CodeInvalidRequest {
@@ -90,6 +96,9 @@ func testPersonal(t *testing.T, h Harness) {
 	}
 	if got := f.getSlot(future.ID); got.BookedCount != 0 {
 		t.Fatalf("the future slot counts %d booked after erasure, want its place released", got.BookedCount)
+	}
+	if ws, err := svc.Waitlist(ctx, p.ID); err != nil || len(ws) != 1 || ws[0].ID != w.ID || ws[0].State == booking.EntryWaiting {
+		t.Fatalf("the waiting-list entry after erasure: %+v (%v), want left", ws, err)
 	}
 	if got, err := s.GetAppointment(ctx, b.ID); err != nil || got.Status != booking.StatusCancelled {
 		t.Fatalf("the kept appointment: %+v (%v)", got, err)
