@@ -167,14 +167,14 @@ func checkKeys(ctx context.Context, db *sql.DB, keys *pii.Keys) error {
 	return nil
 }
 
-const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, erased_at, created_at`
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 	var p booking.Patient
 	var name, phone, email []byte
 	var erased *time.Time
-	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &erased, &p.CreatedAt); err != nil {
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &p.CreatedAt); err != nil {
 		return p, err
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
@@ -216,6 +216,32 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 	return p, translate(err, "patient")
 }
 
+// UpdatePatient changes a patient's name, contact details or activity
+// (booking.PatientUpdate.Apply), sealed again with the newest key and
+// indexed again; a phone another patient has is a conflict, and an erased
+// patient's data cannot be given back.
+func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
+	var p booking.Patient
+	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
+		before, err := s.scanPatient(tx.QueryRow(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = $1 FOR UPDATE`, id))
+		if err != nil {
+			return nil, err
+		}
+		if before.ErasedAt != nil {
+			return nil, booking.Errorf(booking.CodeInvalidTransition, "this patient's personal data was erased")
+		}
+		next := u.Apply(before)
+		if p, err = s.scanPatient(tx.QueryRow(ctx,
+			`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, phone_index = $5, email_index = $6,
+			     seal_key = $7, active = $8
+			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active)...)); err != nil {
+			return nil, err
+		}
+		return []booking.AuditEntry{booking.AuditPatientUpdate(ctx, time.Now(), before, p)}, nil
+	})
+	return p, translate(err, "patient")
+}
+
 // PatientByPhone returns the patient whose phone (E.164, as
 // booking.Service.NormalizePhone returns it) is phone, by its keyed hash.
 func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
@@ -234,7 +260,8 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 }
 
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
-// their indexes, language), keeping the row and its appointments, so that
+// their indexes, language) and deactivates it (it books no more), keeping
+// the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
 func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
@@ -250,7 +277,7 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 		}
 		out, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
-			     email_index = NULL, seal_key = 0, language = '', erased_at = $2
+			     email_index = NULL, seal_key = 0, language = '', active = false, erased_at = $2
 			 WHERE id = $1 RETURNING `+patientColumns, id, now))
 		if err != nil {
 			return nil, err

@@ -191,7 +191,7 @@ func (s *Store) checkKeys(ctx context.Context) error {
 	})
 }
 
-const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, erased_at, created_at`
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient, error) {
@@ -199,7 +199,7 @@ func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient,
 	var name, phone, email []byte
 	var erased sql.NullInt64
 	var created int64
-	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &erased, &created); err != nil {
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created); err != nil {
 		return p, err
 	}
 	p.CreatedAt = fromTS(created)
@@ -237,12 +237,45 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
 	}
+	p.Active = true
 	return p, nil
 }
 
 // GetPatient returns one patient.
 func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
 	p, err := s.scanPatient(s.reader.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
+// UpdatePatient changes a patient's name, contact details or activity
+// (booking.PatientUpdate.Apply), sealed again with the newest key and
+// indexed again; a phone another patient has is a conflict, and an erased
+// patient's data cannot be given back.
+func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
+	var p booking.Patient
+	k := s.keys
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		before, err := s.scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
+		if err != nil {
+			return notFoundAs(err, "patient")
+		}
+		if before.ErasedAt != nil {
+			return booking.Errorf(booking.CodeInvalidTransition, "this patient's personal data was erased")
+		}
+		n := u.Apply(before)
+		if p, err = s.scanPatient(tx.QueryRowContext(ctx,
+			`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, phone_index = ?, email_index = ?,
+			     seal_key = ?, active = ?
+			 WHERE id = ? RETURNING `+patientColumns,
+			k.Seal(pii.FieldName, n.Name), k.Seal(pii.FieldPhone, n.Phone), k.Seal(pii.FieldEmail, n.Email),
+			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()), n.Active, id)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditPatientUpdate(ctx, time.Now(), before, p))
+	})
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
 	}
@@ -291,7 +324,8 @@ func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]b
 }
 
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
-// their indexes, language), keeping the row and its appointments, so that
+// their indexes, language) and deactivates it (it books no more), keeping
+// the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
 func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
@@ -304,7 +338,7 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 		}
 		if out, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
-			     email_index = NULL, seal_key = 0, language = '', erased_at = ?
+			     email_index = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
 			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
 			return err
 		}
