@@ -12,6 +12,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
@@ -38,10 +39,11 @@ func onBothStores(t *testing.T, fn func(t *testing.T, e *env)) {
 		"postgres": func(t *testing.T) booking.Store {
 			dsn := pgtest.DSN(t)
 			ctx := context.Background()
-			if err := postgres.Migrate(ctx, dsn); err != nil {
+			keys := pii.New()
+			if err := postgres.MigrateKeys(ctx, dsn, keys); err != nil {
 				t.Fatal(err)
 			}
-			s, err := postgres.Open(ctx, dsn, postgres.Options{})
+			s, err := postgres.Open(ctx, dsn, postgres.Options{Keys: keys})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -56,6 +56,26 @@ func testPersonal(t *testing.T, h Harness) {
 		}
 	}
 
+	// Editing seals and indexes again: the new phone finds the patient, the
+	// old one nobody, and neither is stored plain.
+	newPhone := "+33698765432"
+	if _, err := svc.UpdatePatient(ctx, p.ID, booking.PatientUpdate{Phone: &newPhone}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ps.PatientByPhone(ctx, newPhone); err != nil || got.ID != p.ID || got.Name != name {
+		t.Fatalf("by the edited phone: %+v (%v)", got, err)
+	}
+	if _, err := ps.PatientByPhone(ctx, "+33612345678"); booking.ErrorCode(err) != booking.CodeNotFound {
+		t.Fatalf("the old phone after editing: %v, want not-found", err)
+	}
+	if bytes.Contains(h.Inspect(t, s).PatientBytes(t), []byte("98765432")) {
+		t.Fatal("the edited phone is stored plain")
+	}
+	old := "+33612345678"
+	if _, err := svc.UpdatePatient(ctx, p.ID, booking.PatientUpdate{Phone: &old}); err != nil {
+		t.Fatal(err)
+	}
+
 	// History: a future booking (cancelled by the erasure, its place
 	// released) and a cancelled one (kept as it is).
 	future, kept, full := f.slot(2), f.slot(2), f.slot(1)
@@ -113,6 +133,13 @@ func testPersonal(t *testing.T, h Harness) {
 	}
 	if got, err := ps.PatientsByEmail(ctx, email); err != nil || len(got) != 0 {
 		t.Fatalf("the erased patient's e-mail still finds %+v (%v)", got, err)
+	}
+	again2 := name
+	if _, err := svc.UpdatePatient(ctx, p.ID, booking.PatientUpdate{Name: &again2}); booking.ErrorCode(err) != booking.CodeInvalidTransition {
+		t.Fatalf("editing an erased patient: %v, want invalid-transition", err)
+	}
+	if er.Active {
+		t.Fatal("an erased patient is still active (it could book)")
 	}
 	// The phone is free: registering it again makes a new patient.
 	fresh, err := svc.CreatePatient(ctx, booking.Patient{Name: "New", Phone: "0612345678"})
