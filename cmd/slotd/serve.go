@@ -263,6 +263,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Service: svc, Store: store, Signer: signer, Logger: logger,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: draining.Load,
+		ClinicZone: f.interop.clinicZone,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	if f.paymentSecret == "" {
