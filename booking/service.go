@@ -39,6 +39,10 @@ type Options struct {
 	// every front end together (default 5 per 10s); see AttemptBooking.
 	BookingRate   int
 	BookingWindow time.Duration
+	// Reminders are the offsets before a BOOKED appointment at which a
+	// reminder is sent (default DefaultReminders; a schedule may have its
+	// own). An empty non-nil slice sends none.
+	Reminders []time.Duration
 }
 
 // Booking engines.
@@ -59,17 +63,18 @@ type Observer interface {
 
 // Service decides bookings and cancellations on top of a Store.
 type Service struct {
-	store    Store
-	now      func() time.Time
-	timeout  time.Duration
-	lanes    *lanes // nil for the direct engine
-	gates    *gates
-	keys     *keyLookups
-	refused  *recentKeys
-	observer Observer
-	planner  Planner
-	limiter  *RateLimiter
-	region   string
+	store     Store
+	now       func() time.Time
+	timeout   time.Duration
+	lanes     *lanes // nil for the direct engine
+	gates     *gates
+	keys      *keyLookups
+	refused   *recentKeys
+	observer  Observer
+	planner   Planner
+	limiter   *RateLimiter
+	region    string
+	reminders []time.Duration
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -105,9 +110,13 @@ func NewService(store Store, opts Options) *Service {
 	if opts.BookingWindow <= 0 {
 		opts.BookingWindow = DefaultBookingWindow
 	}
+	if opts.Reminders == nil {
+		opts.Reminders = DefaultReminders
+	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
-		limiter:  NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters),
-		inflight: map[inflightKey]struct{}{}, region: opts.PhoneRegion}
+		reminders: opts.Reminders,
+		limiter:   NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters),
+		inflight:  map[inflightKey]struct{}{}, region: opts.PhoneRegion}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}
@@ -291,6 +300,9 @@ func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) 
 	}
 	if err == nil && len(res) != len(reqs) {
 		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
+	}
+	if err == nil {
+		s.settleWaitlist(ctx, res)
 	}
 	return res, s.storeErr(ctx, err)
 }
