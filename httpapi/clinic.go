@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -219,6 +220,17 @@ func (s *server) importCSV(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	rep, err := csvdata.Import(r.Context(), s.svc, importFinder{s.store, s.clinic}, r.Body, dry)
 	if err != nil {
 		return bodyOrErr(err)
+	}
+	// A refused line's message follows Accept-Language, as a problem's
+	// detail does; its line number is what programs read.
+	lang := i18n.Pick("", r.Header.Get("Accept-Language"), "en")
+	w.Header().Add("Vary", "Accept-Language")
+	if lang != "en" {
+		pr := i18n.New(lang)
+		for i, le := range rep.Errors {
+			rep.Errors[i].Message = pr.Sentence(le.Message, le.Key, le.Args, s.zone)
+		}
+		w.Header().Set("Content-Language", lang)
 	}
 	writeJSON(w, http.StatusOK, rep)
 	return nil

@@ -171,6 +171,13 @@ func TestImportAndExportAPI(t *testing.T) {
 	if ds, _ := e.db.ListDepartments(t.Context()); len(ds) != 0 {
 		t.Fatal("the dry run created departments")
 	}
+	// A refused line's message follows Accept-Language.
+	var fr struct{ Errors []struct{ Message string } }
+	e.do(call{method: "POST", path: "/api/admin/import?dryRun=true", token: e.admin, body: file,
+		header: map[string]string{"Content-Type": "text/csv", "Accept-Language": "fr"}, invalid: true}).expect(t, 200).decode(t, &fr)
+	if len(fr.Errors) != 1 || !strings.Contains(fr.Errors[0].Message, "ne doit pas commencer par") {
+		t.Fatalf("a French dry run's line error = %+v", fr.Errors)
+	}
 	e.do(call{method: "POST", path: "/api/admin/import", token: e.admin, body: file, header: csvH, invalid: true}).expect(t, 200).decode(t, &rep)
 	if rep.Created != 2 {
 		t.Fatalf("run = %+v", rep)
