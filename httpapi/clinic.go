@@ -351,7 +351,8 @@ func (s *server) exportAppointments(w http.ResponseWriter, r *http.Request, _ au
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
-	docs, err := s.store.ListDoctors(ctx, 0)
+	// Deactivated doctors too: their appointments stay.
+	docs, err := s.store.ListAllDoctors(ctx, 0)
 	if err != nil {
 		return storeErr(ctx, err)
 	}

@@ -202,6 +202,13 @@ func TestImportAndExportAPI(t *testing.T) {
 	if !strings.Contains(string(out.body), `"'=HYPERLINK(""http://x"")"`) {
 		t.Fatalf("export:\n%s", out.body)
 	}
+	// A deactivated doctor's appointments stay, and so in the export.
+	e.do(call{method: "PATCH", path: fmt.Sprintf("/api/admin/doctors/%d", f.doctor.ID), token: e.admin,
+		body: map[string]any{"active": false}}).expect(t, 200)
+	out = e.do(call{method: "GET", path: "/api/admin/appointments/export?from=2026-03-01T00:00:00Z&to=2026-03-10T00:00:00Z", token: e.admin}).expect(t, 200)
+	if !strings.Contains(string(out.body), `"'=HYPERLINK(""http://x"")"`) {
+		t.Fatalf("export with the doctor deactivated:\n%s", out.body)
+	}
 	for _, bad := range []string{"", "?from=2026-03-01T00:00:00Z", "?from=2026-03-01T00:00:00Z&to=2026-12-01T00:00:00Z"} {
 		e.do(call{method: "GET", path: "/api/admin/appointments/export" + bad, token: e.admin, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
 	}

@@ -188,6 +188,7 @@ func (s *server) routes() {
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
+	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
 	s.handle("POST /api/admin/doctors/{id}/schedules", s.admin(s.createSchedule))
