@@ -103,14 +103,18 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	return nil
 }
 
-// markFull records that a decision found slotID full at now.
+// markFull records that a decision (here or, through Receive, on another
+// instance) found slotID full at now. A slot not known yet gets an entry
+// that still loads the slot on its first check, keeping the mark.
 func (g *gates) markFull(slotID int64, now time.Time) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if e, ok := g.slots[slotID]; ok {
-		e.fullUntil = now.Add(g.opts.FullTTL)
-		g.slots[slotID] = e
+	e, ok := g.slots[slotID]
+	if !ok && len(g.slots) >= maxGateSlots {
+		g.sweepLocked(now)
 	}
+	e.fullUntil = now.Add(g.opts.FullTTL)
+	g.slots[slotID] = e
 }
 
 // released clears slotID's full mark: this instance just freed a place.
