@@ -34,6 +34,9 @@ func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx pgx.Tx, ns []booking
 // notify hands ns to the enqueuer inside tx; nothing to announce, or no
 // enqueuer, costs no round trip.
 func (s *Store) notify(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
+	if err := s.writeEvents(ctx, tx, ns); err != nil {
+		return err
+	}
 	if s.enqueue == nil || len(ns) == 0 {
 		return nil
 	}
@@ -347,7 +350,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 			return err
 		}
 		out = a
-		return nil
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, to))
 	})
 	if err != nil {
 		return booking.Appointment{}, translate(err, "")

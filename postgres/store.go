@@ -14,6 +14,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -51,6 +52,8 @@ type Store struct {
 	// change they announce (the transactional outbox); nil enqueues
 	// nothing. See SetEnqueuer.
 	enqueue func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
+	// events turns the domain events' outbox on (events.go).
+	events atomic.Bool
 }
 
 var _ booking.Store = (*Store)(nil)

@@ -51,6 +51,8 @@ type Store struct {
 	// change they announce (the transactional outbox); nil enqueues nothing.
 	// Atomic so that installing it never races a request in flight.
 	enqueue atomic.Pointer[enqueueFunc]
+	// events turns the domain events' outbox on (events.go).
+	events atomic.Bool
 
 	// stmts holds Book's statements prepared on the writer.
 	stmts stmtCache
@@ -86,6 +88,9 @@ func (e *enqueueError) Unwrap() error { return e.err }
 // notify hands ns to the enqueuer inside tx, if there is both an enqueuer
 // and something to enqueue.
 func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
+	if err := s.writeEvents(ctx, tx, ns); err != nil {
+		return &enqueueError{err}
+	}
 	fn := s.enqueue.Load()
 	if fn == nil || len(ns) == 0 {
 		return nil

@@ -55,6 +55,7 @@ type serveFlags struct {
 	paymentSecret  string
 
 	interop interopFlags
+	cluster clusterFlags
 }
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -89,6 +90,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
+	f.cluster.register(fs)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -122,11 +124,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	m := metrics.New()
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
-	svc := booking.NewService(store, booking.Options{
+	shared, err := f.cluster.sharedState(&f, logger)
+	if err != nil {
+		return err
+	}
+	opts := booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
-	})
+	}
+	useShared(&opts, shared)
+	svc := booking.NewService(store, opts)
+	defer runShared(ctx, shared, svc, m)()
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	registerPoolGauges(m, store)
