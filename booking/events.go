@@ -21,6 +21,18 @@ func (k NotificationKind) Delivered() bool {
 	return false
 }
 
+// Messages keeps the notifications of ns that are messages to patients:
+// what the stores hand their enqueuer (the rest are events only).
+func Messages(ns []Notification) []Notification {
+	out := ns[:0:0]
+	for _, n := range ns {
+		if n.Kind.Delivered() {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Domain event types (CloudEvents "type"), one per kind of state change.
 // A type is a contract with consumers: never renamed, only added.
 const (

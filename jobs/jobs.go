@@ -226,7 +226,6 @@ func newRunner[TTx any](h Host[TTx], rcfg *river.Config, w *workers) (*Runner, e
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	h.SetEnqueuer(func(ctx context.Context, tx TTx, ns []booking.Notification) error {
-		ns = delivered(ns)
 		if len(ns) == 0 {
 			return nil // River refuses an empty insert
 		}
@@ -253,18 +252,6 @@ func newRunner[TTx any](h Host[TTx], rcfg *river.Config, w *workers) (*Runner, e
 		return len(res.Jobs), nil
 	}
 	return &Runner{client: c, jobsLeft: left, work: w}, nil
-}
-
-// delivered keeps the notifications that are messages (the others are
-// domain events only, booking.NotificationKind.Delivered).
-func delivered(ns []booking.Notification) []booking.Notification {
-	out := ns[:0:0]
-	for _, n := range ns {
-		if n.Kind.Delivered() {
-			out = append(out, n)
-		}
-	}
-	return out
 }
 
 // Start starts working jobs. The client runs until Stop: it deliberately

@@ -31,12 +31,14 @@ func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx pgx.Tx, ns []booking
 	s.enqueue = fn
 }
 
-// notify hands ns to the enqueuer inside tx; nothing to announce, or no
+// notify writes ns's domain events (when the outbox is on, events.go) and
+// hands the messages among ns to the enqueuer inside tx; nothing to announce, or no
 // enqueuer, costs no round trip.
 func (s *Store) notify(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
 	if err := s.writeEvents(ctx, tx, ns); err != nil {
 		return err
 	}
+	ns = booking.Messages(ns)
 	if s.enqueue == nil || len(ns) == 0 {
 		return nil
 	}

@@ -83,6 +83,7 @@ func Run(t *testing.T, h Harness) {
 		{"ExpiryRacesPayment", testExpiryRacesPayment},
 		{"ReclaimWhenFull", testReclaimWhenFull},
 		{"Transitions", testTransitions},
+		{"Events", testEvents},
 		{"Suspend", testSuspend},
 		{"Reconcile", testReconcile},
 		{"Rooms", testRooms},

@@ -136,6 +136,20 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	useShared(&opts, shared)
 	svc := booking.NewService(store, opts)
 	defer runShared(ctx, shared, svc, m)()
+	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	replica, err := f.db.openReplica(ctx, f.cluster.dbRead)
+	if err != nil {
+		return err
+	}
+	var listings booking.Reader = store
+	if replica != nil {
+		defer replica.Close()
+		listings = replica
+	}
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	registerPoolGauges(m, store)
@@ -192,7 +206,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
 	handler := httpapi.New(httpapi.Config{
-		Service: svc, Store: store, Signer: signer, Logger: logger,
+		Service: svc, Store: store, Listings: listings, Signer: signer, Logger: logger,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret,
 	})
