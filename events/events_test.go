@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,10 +208,13 @@ func rabbitURL(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(dir, "plugins"), []byte("[].\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	// Its own process group: the script starts the Erlang VM as a child,
+	// which must end with the test too.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	url := fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", port)
 	deadline := time.Now().Add(2 * time.Minute)
 	for {
