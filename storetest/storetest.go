@@ -70,6 +70,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaceDoubleCancel", testRaceDoubleCancel},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
+		{"ServicePeers", testServicePeers},
 		{"ServiceHungDatabase", testServiceHungDatabase},
 		{"ServiceChanges", testServiceChanges},
 		{"FindByKey", testFindByKey},
