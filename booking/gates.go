@@ -35,6 +35,9 @@ type gates struct {
 
 	mu    sync.Mutex
 	slots map[int64]gateSlot
+	// releases counts this instance's releases, so that a decision that
+	// found a slot full can tell whether a place was freed while it ran.
+	releases uint64
 	// loads makes the requests that find a slot unknown at the same moment
 	// (at 7:00 thousands do) wait for one read instead of each making one.
 	loads singleflight.Group
@@ -44,6 +47,7 @@ type gateSlot struct {
 	slot      Slot
 	loadedAt  time.Time
 	fullUntil time.Time
+	released  uint64 // the releases count at the slot's last release
 }
 
 func newGates(opts GateOptions, load func(context.Context, int64) (Slot, error)) *gates {
@@ -103,26 +107,42 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	return nil
 }
 
+// epoch returns the releases count; a decision takes it before it starts.
+func (g *gates) epoch() uint64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.releases
+}
+
 // markFull records that a decision (here or, through Receive, on another
-// instance) found slotID full at now. A slot not known yet gets an entry
-// that still loads the slot on its first check, keeping the mark.
-func (g *gates) markFull(slotID int64, now time.Time) {
+// instance), started at epoch since, found slotID full at now, and says
+// whether it did. A place this instance released meanwhile may have come
+// too late for that decision to see: the slot is then not marked, or the
+// mark would refuse for FullTTL a place known free. A slot not known yet
+// gets an entry that still loads the slot on its first check, keeping the
+// mark.
+func (g *gates) markFull(slotID int64, now time.Time, since uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	e, ok := g.slots[slotID]
+	if ok && e.released > since {
+		return false
+	}
 	if !ok && len(g.slots) >= maxGateSlots {
 		g.sweepLocked(now)
 	}
 	e.fullUntil = now.Add(g.opts.FullTTL)
 	g.slots[slotID] = e
+	return true
 }
 
 // released clears slotID's full mark: this instance just freed a place.
 func (g *gates) released(slotID int64) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.releases++
 	if e, ok := g.slots[slotID]; ok {
-		e.fullUntil = time.Time{}
+		e.fullUntil, e.released = time.Time{}, g.releases
 		g.slots[slotID] = e
 	}
 }

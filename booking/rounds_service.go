@@ -120,12 +120,13 @@ func (s *Service) Application(ctx context.Context, id, patientID int64) (Applica
 func (s *Service) ProcessRound(ctx context.Context, roundID int64) (int, error) {
 	total := 0
 	for {
+		since := s.gates.epoch()
 		decided, err := s.decidePending(ctx, roundID)
 		total += len(decided)
 		if err != nil {
 			return total, err
 		}
-		s.afterDecisions(ctx, decided)
+		s.afterDecisions(ctx, decided, since)
 		if len(decided) < DecideBatch {
 			return total, nil
 		}
@@ -146,12 +147,12 @@ func (s *Service) decidePending(ctx context.Context, roundID int64) ([]Applicati
 // afterDecisions keeps the gates and watchers as informed as a synchronous
 // booking would: a slot that refused for lack of room is marked full, a
 // slot that gave a place drops from the caches.
-func (s *Service) afterDecisions(ctx context.Context, decided []Application) {
+func (s *Service) afterDecisions(ctx context.Context, decided []Application, since uint64) {
 	seen := map[int64]bool{}
 	for _, a := range decided {
 		switch {
 		case a.Status == ApplicationRejected && a.Reason == CodeSlotFull:
-			s.gates.markFull(a.SlotID, s.now())
+			s.gates.markFull(a.SlotID, s.now(), since)
 		case a.Status == ApplicationAllocated && !seen[a.SlotID]:
 			seen[a.SlotID] = true
 			s.changed(Appointment{ID: a.AppointmentID, SlotID: a.SlotID, DoctorID: s.resourceOf(ctx, a)})

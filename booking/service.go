@@ -124,6 +124,10 @@ func NewService(store Store, opts Options) *Service {
 // Reader returns the store the service works on, for reading.
 func (s *Service) Reader() Reader { return s.store }
 
+// Timeout is the longest wait for one database call (--db-timeout): the
+// front ends bound their reads with it, as the Service bounds its changes.
+func (s *Service) Timeout() time.Duration { return s.timeout }
+
 // Now returns the service's clock reading.
 func (s *Service) Now() time.Time { return s.now() }
 
@@ -232,6 +236,7 @@ func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *
 // decideOne sends one request to its slot's lane, or to the store directly
 // with the direct engine, and keeps the gates and watchers informed.
 func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) BookResult {
+	since := s.gates.epoch()
 	var r BookResult
 	laned := false
 	if s.lanes != nil {
@@ -255,8 +260,9 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	case r.Err == nil && !r.Replayed:
 		s.changed(r.Appointment)
 	case ErrorCode(r.Err) == CodeSlotFull:
-		s.gates.markFull(slotID, s.now())
-		s.publish(Signal{Kind: SignalFull, SlotID: slotID})
+		if s.gates.markFull(slotID, s.now(), since) {
+			s.publish(Signal{Kind: SignalFull, SlotID: slotID})
+		}
 	}
 	return r
 }

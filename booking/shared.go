@@ -56,7 +56,7 @@ type Signal struct {
 func (s *Service) Receive(sig Signal) {
 	switch sig.Kind {
 	case SignalFull:
-		s.gates.markFull(sig.SlotID, s.now())
+		s.gates.markFull(sig.SlotID, s.now(), s.gates.epoch())
 		return
 	case SignalReleased:
 		s.gates.released(sig.SlotID)

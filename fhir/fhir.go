@@ -40,8 +40,6 @@ type Config struct {
 	// Zone reads dates without a time (start=ge2026-12-02) for appointment
 	// searches; slot searches use the schedule's own zone. UTC when nil.
 	Zone *time.Location
-	// StoreTimeout bounds each store call (default 5s).
-	StoreTimeout time.Duration
 	// Bulk tunes the SMART Scheduling Links publication.
 	Bulk   BulkOptions
 	Logger *slog.Logger
@@ -78,9 +76,6 @@ func New(cfg Config) *Handler {
 	if cfg.Zone == nil {
 		cfg.Zone = time.UTC
 	}
-	if cfg.StoreTimeout <= 0 {
-		cfg.StoreTimeout = 5 * time.Second
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -89,7 +84,7 @@ func New(cfg Config) *Handler {
 	}
 	web := strings.TrimSuffix(cfg.PublicURL, "/")
 	h := &Handler{svc: cfg.Service, store: cfg.Service.Reader(), signer: cfg.Signer, base: web + "/fhir", web: web,
-		clinic: cfg.Clinic, zone: cfg.Zone, timeout: cfg.StoreTimeout, log: cfg.Logger, mux: http.NewServeMux()}
+		clinic: cfg.Clinic, zone: cfg.Zone, timeout: cfg.Service.Timeout(), log: cfg.Logger, mux: http.NewServeMux()}
 	h.bulk = newPublisher(h, cfg.Bulk)
 	cfg.Service.Watch(func(booking.Change) { h.bulk.changed() })
 	h.routes()

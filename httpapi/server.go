@@ -39,9 +39,6 @@ type Config struct {
 	Logger *slog.Logger
 	// MaxBodyBytes bounds request bodies (default 16 KiB).
 	MaxBodyBytes int64
-	// StoreTimeout bounds each read of the catalog and admin endpoints, as
-	// booking.Options.Timeout does for the Service (default 5s).
-	StoreTimeout time.Duration
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 	// Metrics records every request and serves GET /metrics; a private
@@ -67,7 +64,6 @@ type Config struct {
 // Defaults of Config.
 const (
 	DefaultMaxBodyBytes = 16 << 10
-	DefaultStoreTimeout = 5 * time.Second
 	DefaultListCacheTTL = 2 * time.Second
 )
 
@@ -118,9 +114,6 @@ func newServer(cfg Config) *server {
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
-	if cfg.StoreTimeout <= 0 {
-		cfg.StoreTimeout = DefaultStoreTimeout
-	}
 	if cfg.Metrics == nil {
 		cfg.Metrics = metrics.New()
 	}
@@ -135,7 +128,7 @@ func newServer(cfg Config) *server {
 		log:          cfg.Logger,
 		now:          cfg.Now,
 		maxBody:      cfg.MaxBodyBytes,
-		storeTimeout: cfg.StoreTimeout,
+		storeTimeout: cfg.Service.Timeout(), // the Service owns the bound of every database call
 		metrics:      cfg.Metrics,
 		lists:        newListCache(cfg.ListCacheTTL),
 		quietLog:     cfg.QuietAccessLog,

@@ -54,10 +54,7 @@ type Config struct {
 	PublicURL string
 	// Domain ends every UID; it must never change (default "slotd").
 	Domain string
-	// Timeout bounds each request's database work (default 5s); past it
-	// the answer is 503.
-	Timeout time.Duration
-	Logger  *slog.Logger
+	Logger *slog.Logger
 }
 
 // Limits of a doctor's calendar.
@@ -95,10 +92,7 @@ func New(cfg Config) *Handler {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 5 * time.Second
-	}
-	h := &Handler{timeout: cfg.Timeout, svc: cfg.Service, store: cfg.Service.Reader(), tokens: cfg.Tokens, days: cfg.Days,
+	h := &Handler{timeout: cfg.Service.Timeout(), svc: cfg.Service, store: cfg.Service.Reader(), tokens: cfg.Tokens, days: cfg.Days,
 		signer: cfg.Signer, base: strings.TrimSuffix(cfg.PublicURL, "/"), domain: cfg.Domain,
 		log: cfg.Logger, mux: http.NewServeMux()}
 	h.handle("GET /ical/feed/{token}", h.feed)

@@ -25,6 +25,9 @@ import (
 // (2026-10-25 03:00 CEST becomes 02:00 CET).
 var now = time.Date(2026, 10, 20, 8, 0, 0, 0, time.UTC)
 
+// testSecret signs the fixture's tokens.
+const testSecret = "0123456789abcdef0123456789abcdef"
+
 type fixture struct {
 	t       *testing.T
 	store   *sqlite.Store
@@ -47,7 +50,7 @@ func newFixture(t *testing.T) *fixture {
 	must(t, err)
 	t.Cleanup(func() { st.Close() })
 	must(t, st.Migrate(ctx))
-	signer, err := auth.NewSigner([]byte("0123456789abcdef0123456789abcdef"))
+	signer, err := auth.NewSigner([]byte(testSecret))
 	must(t, err)
 	f := &fixture{t: t, store: st, signer: signer}
 	f.paris, err = time.LoadLocation("Europe/Paris")
@@ -439,22 +442,9 @@ func TestSequenceGrowsAlongEveryPath(t *testing.T) {
 // TestOpenAPIDescribesTheRoutes compares the routes with the /ical/ paths of
 // the API's OpenAPI document, both ways.
 func TestOpenAPIDescribesTheRoutes(t *testing.T) {
-	raw, err := os.ReadFile("../httpapi/openapi.json")
-	must(t, err)
-	var doc struct {
-		Paths map[string]map[string]json.RawMessage `json:"paths"`
-	}
-	must(t, json.Unmarshal(raw, &doc))
 	var inDoc []string
-	for p, item := range doc.Paths {
-		if !strings.HasPrefix(p, "/ical/") {
-			continue
-		}
-		for m := range item {
-			if m != "parameters" {
-				inDoc = append(inDoc, strings.ToUpper(m)+" "+p)
-			}
-		}
+	for op := range openAPIOperations(t) {
+		inDoc = append(inDoc, op)
 	}
 	f := newFixture(t)
 	inMux := f.h.Patterns()
@@ -463,6 +453,30 @@ func TestOpenAPIDescribesTheRoutes(t *testing.T) {
 	if strings.Join(inDoc, "\n") != strings.Join(inMux, "\n") {
 		t.Fatalf("routes differ\nopenapi.json:\n%s\n\nmux:\n%s", strings.Join(inDoc, "\n"), strings.Join(inMux, "\n"))
 	}
+}
+
+// openAPIOperations reads the /ical/ operations of the API's OpenAPI
+// document, keyed "METHOD /path".
+func openAPIOperations(t *testing.T) map[string]json.RawMessage {
+	t.Helper()
+	raw, err := os.ReadFile("../httpapi/openapi.json")
+	must(t, err)
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	must(t, json.Unmarshal(raw, &doc))
+	ops := map[string]json.RawMessage{}
+	for p, item := range doc.Paths {
+		if !strings.HasPrefix(p, "/ical/") {
+			continue
+		}
+		for m, op := range item {
+			if m != "parameters" {
+				ops[strings.ToUpper(m)+" "+p] = op
+			}
+		}
+	}
+	return ops
 }
 
 func must(t testing.TB, err error) {

@@ -100,6 +100,8 @@ func Run(t *testing.T, h Harness) {
 		{"Accounts", testAccounts},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
+		{"Linearizable", testLinearizable},
+		{"LinearizabilityCatchesRacyStore", testLinearCatchesRacy},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -78,8 +78,6 @@ type Config struct {
 	Now func() time.Time
 	// SessionTTL is how long a sign-in lasts (default 12h).
 	SessionTTL time.Duration
-	// StoreTimeout bounds each read of a page (default 5s).
-	StoreTimeout time.Duration
 	// Calendar manages patients' calendar subscription links; without it
 	// the calendar page is not found.
 	Calendar CalendarLinks
@@ -87,8 +85,7 @@ type Config struct {
 
 // Defaults of Config.
 const (
-	DefaultSessionTTL   = 12 * time.Hour
-	DefaultStoreTimeout = 5 * time.Second
+	DefaultSessionTTL = 12 * time.Hour
 )
 
 // server holds the wired dependencies of the pages.
@@ -146,13 +143,10 @@ func newServer(cfg Config) *server {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
-	if cfg.StoreTimeout <= 0 {
-		cfg.StoreTimeout = DefaultStoreTimeout
-	}
 	s := &server{
 		svc: cfg.Service, store: cfg.Store, accounts: cfg.Accounts, signer: cfg.Signer,
 		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
-		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.StoreTimeout,
+		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
 		csrfKey:    cfg.Signer.DeriveKey("web-csrf"),
 		codeKey:    cfg.Signer.DeriveKey("web-login-code"),
 		phoneKey:   cfg.Signer.DeriveKey("web-login-phone"),

@@ -1,5 +1,5 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, rush, reconcile, staff-password.
+// token, demo-data, rush, reconcile, staff-password, chaos.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
 // flag's name in upper case with dashes as underscores (--db → SLOTD_DB);
@@ -33,6 +33,7 @@ var commands = []command{
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
 	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken", runReconcile},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
+	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
 }
 
 func main() {

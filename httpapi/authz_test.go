@@ -1,0 +1,256 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+)
+
+// access is who may call an operation.
+type access int
+
+const (
+	// public: anyone; a token, even an expired or forged one, changes nothing.
+	public access = iota + 1
+	// adminOnly: admins; patients and doctors are forbidden.
+	adminOnly
+	// patientOrAdmin: a patient for themselves (another patient's id in the
+	// body is forbidden), an admin for anyone; doctors are forbidden.
+	patientOrAdmin
+	// ownerOrAdmin: the path names patient A's object: A and admins find it,
+	// another patient is told it does not exist, doctors are forbidden.
+	ownerOrAdmin
+	// patientOnly: a patient's own list; doctors and admins are forbidden.
+	patientOnly
+	// signed: the payment provider, authenticated by its signature alone.
+	signed
+)
+
+// authorization classifies every operation of openapi.json. A new operation
+// without an entry fails TestAuthorizationMatrix: classify it here.
+var authorization = map[string]access{
+	"GET /healthz":                                public,
+	"GET /readyz":                                 public,
+	"GET /metrics":                                public,
+	"GET /openapi.json":                           public,
+	"GET /api/departments":                        public,
+	"GET /api/doctors":                            public,
+	"GET /api/doctors/{id}":                       public,
+	"GET /api/doctors/{id}/slots":                 public,
+	"GET /api/doctors/{id}/availability":          public,
+	"GET /api/slots/{id}":                         public,
+	"GET /api/rounds/{id}":                        public,
+	"GET /api/rounds/{id}/slots":                  public,
+	"POST /api/admin/departments":                 adminOnly,
+	"POST /api/admin/doctors":                     adminOnly,
+	"POST /api/admin/patients":                    adminOnly,
+	"GET /api/admin/patients/{id}":                adminOnly,
+	"POST /api/admin/doctors/{id}/schedules":      adminOnly,
+	"GET /api/admin/doctors/{id}/schedules":       adminOnly,
+	"POST /api/admin/doctors/{id}/slots/generate": adminOnly,
+	"POST /api/admin/slots":                       adminOnly,
+	"PATCH /api/admin/slots/{id}":                 adminOnly,
+	"POST /api/admin/doctors/{id}/suspensions":    adminOnly,
+	"POST /api/admin/appointments/{id}/complete":  adminOnly,
+	"POST /api/admin/appointments/{id}/no-show":   adminOnly,
+	"GET /api/admin/reconciliation":               adminOnly,
+	"POST /api/admin/rooms":                       adminOnly,
+	"POST /api/admin/rounds":                      adminOnly,
+	"POST /api/admin/rounds/{id}/slots":           adminOnly,
+	"POST /api/admin/rounds/{id}/open":            adminOnly,
+	"POST /api/admin/rounds/{id}/close":           adminOnly,
+	"GET /api/admin/rounds/{id}/results":          adminOnly,
+	"POST /api/appointments":                      patientOrAdmin,
+	"POST /api/rounds/{id}/applications":          patientOrAdmin,
+	"GET /api/appointments/{id}":                  ownerOrAdmin,
+	"DELETE /api/appointments/{id}":               ownerOrAdmin,
+	"GET /api/rounds/{id}/applications/{appId}":   ownerOrAdmin,
+	"GET /api/me/appointments":                    patientOnly,
+	"POST /api/payments/callback":                 signed,
+}
+
+// servedElsewhere are the path prefixes of openapi.json that another
+// handler serves, with the test holding their operations to a matrix.
+var servedElsewhere = map[string]string{"/ical/": "ical/authz_test.go"}
+
+// caller is one column of the matrix.
+type caller struct {
+	name  string
+	token string
+}
+
+// TestAuthorizationMatrix sends every operation of /openapi.json as every
+// kind of caller — no token, an expired one, a forged one, patient A (the
+// owner of the ids in the paths), patient B (another owner), a doctor and
+// an admin — and checks the answer against the operation's class.
+func TestAuthorizationMatrix(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	pa, pb := e.patient(), e.patient()
+	ta, tb := e.patientToken(pa.ID), e.patientToken(pb.ID)
+	sl := e.slot(f, 3)
+	var appt struct{ ID int64 }
+	e.do(call{method: "POST", path: "/api/appointments", token: ta, header: map[string]string{"Idempotency-Key": "a-1"}, body: slotBody(sl.ID)}).
+		expect(t, 201).decode(t, &appt)
+	rd, rslots := e.makeRound("Autumn", 0, true, e.makeRoom("A-101", "A", 1, true, 2))
+	e.clock.set(roundOpens.Add(time.Minute))
+	var app struct{ ID int64 }
+	e.do(apply(ta, rd.ID, "app-1", rslots[0].ID, true)).expect(t, 202).decode(t, &app)
+
+	// The document, as served.
+	var doc struct {
+		Paths map[string]map[string]json.RawMessage `json:"paths"`
+	}
+	e.do(call{method: "GET", path: "/openapi.json"}).expect(t, 200).decode(t, &doc)
+	var ops []string
+	for path, methods := range doc.Paths {
+		if elsewhere(path) {
+			continue
+		}
+		for m := range methods {
+			if m != "parameters" {
+				ops = append(ops, strings.ToUpper(m)+" "+path)
+			}
+		}
+	}
+	sort.Strings(ops)
+	for op := range authorization {
+		if _, ok := doc.Paths[strings.SplitN(op, " ", 2)[1]]; !ok {
+			t.Errorf("%s is in the authorization table but not in openapi.json", op)
+		}
+	}
+
+	callers := []caller{
+		{"no token", ""},
+		{"expired token", expiredToken(t, auth.RoleAdmin, "1")},
+		{"forged token", forgedToken(t, auth.RoleAdmin, "1")},
+		{"doctor", e.token(auth.RoleDoctor, fmt.Sprint(f.doctor.ID))},
+		{"patient B (another owner)", tb},
+		{"patient A (the owner)", ta},
+		{"admin", e.admin},
+	}
+	idFor := func(path string) string {
+		switch {
+		case strings.Contains(path, "/doctors/"):
+			return fmt.Sprint(f.doctor.ID)
+		case strings.Contains(path, "/slots/"):
+			return fmt.Sprint(sl.ID)
+		case strings.Contains(path, "/appointments/"):
+			return fmt.Sprint(appt.ID)
+		case strings.Contains(path, "/patients/"):
+			return fmt.Sprint(pa.ID)
+		case strings.Contains(path, "/rounds/"):
+			return fmt.Sprint(rd.ID)
+		}
+		return "1"
+	}
+	cells := 0
+	for _, op := range ops {
+		class, ok := authorization[op]
+		if !ok {
+			t.Errorf("%s has no entry in the authorization table (httpapi/authz_test.go): classify it", op)
+			continue
+		}
+		method, tmpl, _ := strings.Cut(op, " ")
+		path := strings.ReplaceAll(strings.ReplaceAll(tmpl, "{appId}", fmt.Sprint(app.ID)), "{id}", idFor(tmpl))
+		for i, c := range callers {
+			cells++
+			body := any(map[string]any{})
+			h := map[string]string{"Idempotency-Key": fmt.Sprintf("authz-%d-%d", cells, i)}
+			switch op {
+			case "POST /api/appointments", "POST /api/rounds/{id}/applications":
+				target := sl.ID
+				if strings.Contains(op, "rounds") {
+					target = rslots[0].ID
+				}
+				b := map[string]any{"slotId": target}
+				if c.name == "patient B (another owner)" || c.name == "admin" {
+					b["patientId"] = pa.ID // B books for A: forbidden; an admin for A: allowed
+				}
+				body = b
+			case "POST /api/payments/callback":
+				body = map[string]any{"tradeNo": "t-1", "appointmentId": appt.ID, "amount": 500}
+			}
+			if method == "GET" || method == "DELETE" {
+				body = nil
+			}
+			a := e.do(call{method: method, path: path, token: c.token, body: body, header: h, invalid: true})
+			if why := judge(class, i, a.status); why != "" {
+				t.Errorf("%s as %s: %d, want %s: %s", op, c.name, a.status, why, a.body)
+			}
+			if op == "GET /api/me/appointments" && c.name == "patient B (another owner)" && strings.Contains(string(a.body), fmt.Sprintf(`"id":%d,`, appt.ID)) {
+				t.Errorf("patient B's list shows patient A's appointment: %s", a.body)
+			}
+		}
+	}
+	t.Logf("authorization matrix: %d operations × %d callers = %d requests", len(ops), len(callers), cells)
+	if len(ops) < len(authorization) {
+		t.Errorf("openapi.json has %d operations, the table %d", len(ops), len(authorization))
+	}
+}
+
+// judge says what is wrong with status for the class and the caller (its
+// index in the matrix), or "".
+func judge(class access, caller, status int) string {
+	const (
+		none, expired, forged, doctor, other, owner, admin = 0, 1, 2, 3, 4, 5, 6
+	)
+	denied := status == http.StatusUnauthorized || status == http.StatusForbidden
+	want := func(ok bool, what string) string {
+		if ok {
+			return ""
+		}
+		return what
+	}
+	switch {
+	case class == public:
+		return want(!denied, "neither 401 nor 403")
+	case class == signed:
+		return want(status == http.StatusUnauthorized, "401 (no provider signature)")
+	case caller == none || caller == expired || caller == forged:
+		return want(status == http.StatusUnauthorized, "401")
+	}
+	switch class {
+	case adminOnly:
+		if caller == admin {
+			return want(!denied, "neither 401 nor 403")
+		}
+		return want(status == http.StatusForbidden, "403")
+	case patientOrAdmin:
+		switch caller {
+		case owner, admin:
+			return want(!denied, "neither 401 nor 403")
+		}
+		return want(status == http.StatusForbidden, "403")
+	case ownerOrAdmin:
+		switch caller {
+		case owner, admin:
+			return want(!denied && status != http.StatusNotFound, "found and allowed")
+		case other:
+			return want(status == http.StatusNotFound, "404 (another owner's object does not exist for them)")
+		}
+		return want(status == http.StatusForbidden, "403")
+	case patientOnly:
+		switch caller {
+		case owner, other:
+			return want(status == http.StatusOK, "200")
+		}
+		return want(status == http.StatusForbidden, "403")
+	}
+	return "an unknown class"
+}
+
+func elsewhere(path string) bool {
+	for prefix := range servedElsewhere {
+		if strings.HasPrefix(path, prefix) {
+			return true
+		}
+	}
+	return false
+}
