@@ -49,7 +49,8 @@ type Options struct {
 	Window time.Duration
 	// Fallback answers while Redis cannot (the in-process limiter).
 	Fallback booking.Limiter
-	// Timeout bounds each Redis call (default 100ms).
+	// Timeout bounds each Redis call (default 250ms: a loaded Redis still
+	// answers, a stopped one is left within it).
 	Timeout time.Duration
 	// Backoff is how long Redis is left alone after a failure (default 1s).
 	Backoff time.Duration
@@ -81,7 +82,7 @@ func New(url string, opts Options) (*State, error) {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = 100 * time.Millisecond
+		opts.Timeout = 250 * time.Millisecond
 	}
 	if opts.Backoff <= 0 {
 		opts.Backoff = time.Second
@@ -95,6 +96,9 @@ func New(url string, opts Options) (*State, error) {
 	// Every wait is bounded by Timeout; retries would multiply it.
 	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout, ro.PoolTimeout = opts.Timeout, opts.Timeout, opts.Timeout, opts.Timeout
 	ro.MaxRetries = -1
+	// Every booking makes a call or two; the default (10 per CPU) queues a
+	// rush's attempts behind each other into the timeout.
+	ro.PoolSize = max(ro.PoolSize, 128)
 	rdb := redis.NewClient(ro)
 	var b [8]byte
 	_, _ = rand.Read(b[:])
