@@ -73,6 +73,7 @@ type serveFlags struct {
 
 	interop interopFlags
 	locale  localeFlags
+	cluster clusterFlags
 }
 
 // newServeFlagSet registers serve's flags into f.
@@ -118,6 +119,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
 	f.locale.register(fs)
+	f.cluster.register(fs)
 	return fs
 }
 
@@ -180,12 +182,34 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	m := metrics.New()
 	m.BuildInfo(build.Version, build.Revision, build.GoVersion)
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
-	svc := booking.NewService(store, booking.Options{
+	shared, err := f.cluster.sharedState(&f, logger)
+	if err != nil {
+		return err
+	}
+	opts := booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion,
-	})
+	}
+	useShared(&opts, shared)
+	svc := booking.NewService(store, opts)
+	defer runShared(ctx, shared, svc, m)()
+	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	replica, err := f.db.openReplica(ctx, f.cluster.dbRead)
+	if err != nil {
+		return err
+	}
+	var listings booking.Reader = store
+	if replica != nil {
+		defer replica.Close()
+		listings = replica
+	}
+	registerQueryCounters(m, store, replica)
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	registerPoolGauges(m, store)
@@ -260,7 +284,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
 	handler := httpapi.New(httpapi.Config{
-		Service: svc, Store: store, Signer: signer, Logger: logger,
+		Service: svc, Store: store, Listings: listings, Signer: signer, Logger: logger,
 		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: draining.Load,
 	})
@@ -269,7 +293,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	handler = withWeb(handler, observed(web.New(web.Config{
-		Service: svc, Store: store, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
+		Service: svc, Store: store, Listings: listings, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
 		Calendar: inter.ical, AppointmentICS: inter.ical,
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
