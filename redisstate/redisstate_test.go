@@ -9,8 +9,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
+	"sync"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/slotd/slotd/booking"
 )
@@ -208,5 +212,94 @@ func TestRedisDownFallsBackAndRecovers(t *testing.T) {
 	}
 	if d := b.Allow(2, now); d.Allowed {
 		t.Fatalf("after recovery the budget is not shared: %+v", d)
+	}
+}
+
+// lockedBuffer is a log sink the State writes from several goroutines.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// A Redis that answers nothing (CLIENT PAUSE WRITE holds every write and
+// script, for ten minutes) is left within Options.Timeout: the limit and the key claim
+// are answered in-process, counted and logged once, and the shared state
+// comes back by itself once Redis answers again, logged too.
+func TestRedisSlowFallsBackAndRecovers(t *testing.T) {
+	r := startRedis(t)
+	var logs lockedBuffer
+	s, err := New(r.url(), Options{Rate: 5, Window: 10 * time.Second,
+		Fallback: booking.NewRateLimiter(5, 10*time.Second, 1000),
+		Timeout:  100 * time.Millisecond, Backoff: 50 * time.Millisecond,
+		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	now := time.Now()
+	if d := s.Allow(1, now); !d.Allowed || s.Fallbacks(LayerLimit) != 0 {
+		t.Fatalf("before the pause: %+v, fallbacks %v", d, s.Fallbacks(LayerLimit))
+	}
+
+	// UNPAUSE is no write: the pausing connection can still send it.
+	rc := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", r.port)})
+	defer rc.Close()
+	ctx := context.Background()
+	admin := rc.Conn()
+	defer admin.Close()
+	if err := admin.Do(ctx, "CLIENT", "PAUSE", 600000, "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	paused := true
+	defer func() {
+		if paused {
+			admin.Do(ctx, "CLIENT", "UNPAUSE")
+		}
+	}()
+	if d := s.Allow(1, now); !d.Allowed || s.Fallbacks(LayerLimit) != 1 || s.Up() {
+		t.Fatalf("with Redis paused: %+v, fallbacks %v, up %v", d, s.Fallbacks(LayerLimit), s.Up())
+	}
+	// Past the backoff, Redis is tried (and given up on) again.
+	time.Sleep(60 * time.Millisecond)
+	if _, ok := s.ClaimKey(ctx, 1, "k", time.Minute); !ok {
+		t.Fatal("a key claim failed because Redis is slow")
+	}
+	if s.Fallbacks(LayerKey) < 1 {
+		t.Fatalf("the key claim did not fall back: %v", s.Fallbacks(LayerKey))
+	}
+	if err := admin.Do(ctx, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	paused = false
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		before := s.Fallbacks(LayerLimit)
+		s.Allow(2, now)
+		if s.Fallbacks(LayerLimit) == before {
+			break // answered by Redis again
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("never recovered")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	out := logs.String()
+	if n := strings.Count(out, "redis unavailable: falling back to in-process admission state"); n != 1 {
+		t.Errorf("%d outage lines, want 1 for one outage:\n%s", n, out)
+	}
+	if !strings.Contains(out, "redis available again") {
+		t.Errorf("no recovery line:\n%s", out)
 	}
 }

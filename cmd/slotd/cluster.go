@@ -51,8 +51,17 @@ func useShared(opts *booking.Options, st *redisstate.State) {
 }
 
 // runShared exposes st's health and fallbacks and relays its signals until
-// ctx ends.
+// ctx ends. The fallback counters exist without --redis too (nothing falls
+// back then), so that the dashboard and alert always find them.
 func runShared(ctx context.Context, st *redisstate.State, svc *booking.Service, m *metrics.Metrics) func() {
+	for _, layer := range []string{redisstate.LayerLimit, redisstate.LayerKey, redisstate.LayerPublish} {
+		fn := func() float64 { return 0 }
+		if st != nil {
+			fn = func() float64 { return st.Fallbacks(layer) }
+		}
+		m.LabelledCounterFunc("slotd_redis_fallbacks_total", "Calls answered in-process because Redis was slow or down, by layer.",
+			prometheus.Labels{"layer": layer}, fn)
+	}
 	if st == nil {
 		return func() {}
 	}
@@ -62,10 +71,6 @@ func runShared(ctx context.Context, st *redisstate.State, svc *booking.Service, 
 		}
 		return 0
 	})
-	for _, layer := range []string{redisstate.LayerLimit, redisstate.LayerKey, redisstate.LayerPublish} {
-		m.LabelledCounterFunc("slotd_redis_fallbacks_total", "Calls answered in-process because Redis was slow or down, by layer.",
-			prometheus.Labels{"layer": layer}, func() float64 { return st.Fallbacks(layer) })
-	}
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); st.Run(rctx, svc) }()
@@ -92,7 +97,12 @@ func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metri
 		}
 		pubs = append(pubs, k)
 	}
+	const backlog, backlogHelp = "slotd_events_backlog", "Domain events written but not yet confirmed by every broker (0 without --amqp/--kafka-brokers)."
+	const published, publishedHelp = "slotd_events_published_total", "Domain events this instance published and removed from the outbox."
 	if len(pubs) == 0 {
+		zero := func() float64 { return 0 }
+		m.GaugeFunc(backlog, backlogHelp, zero)
+		m.CounterFunc(published, publishedHelp, zero)
 		return func() {}, nil
 	}
 	es, ok := st.(eventStore)
@@ -101,8 +111,8 @@ func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metri
 	}
 	es.SetEvents(true)
 	r := &events.Relay{Outbox: es, Publishers: pubs, Logger: logger}
-	m.GaugeFunc("slotd_events_backlog", "Domain events written but not yet confirmed by every broker.", r.Backlog)
-	m.CounterFunc("slotd_events_published_total", "Domain events this instance published and removed from the outbox.", r.Published)
+	m.GaugeFunc(backlog, backlogHelp, r.Backlog)
+	m.CounterFunc(published, publishedHelp, r.Published)
 	rctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(rctx) }()
