@@ -91,12 +91,15 @@ func TransitionNotices(appointmentID int64, to Status) []Notification {
 // once, in ID order, by the event relay. ID is stable: a republished event
 // carries the same one, which is what a consumer dedupes on.
 type Event struct {
-	ID            int64     `json:"id"`
-	Type          string    `json:"type"`
-	AppointmentID int64     `json:"appointmentId"`
-	SlotID        int64     `json:"slotId"`
-	PatientID     int64     `json:"patientId"`
-	Status        Status    `json:"status"`
-	SuspensionID  int64     `json:"suspensionId,omitempty"`
-	Time          time.Time `json:"time"`
+	ID            int64  `json:"id"`
+	Type          string `json:"type"`
+	AppointmentID int64  `json:"appointmentId"`
+	SlotID        int64  `json:"slotId"`
+	PatientID     int64  `json:"patientId"`
+	Status        Status `json:"status"`
+	SuspensionID  int64  `json:"suspensionId,omitempty"`
+	// HoldExpiresAt is when a HELD place lapses unless paid or answered
+	// (Held, OfferMade): what the receiver must show the patient.
+	HoldExpiresAt *time.Time `json:"holdExpiresAt,omitempty"`
+	Time          time.Time  `json:"time"`
 }

@@ -65,13 +65,15 @@ type cloudEvent struct {
 	Data            eventData `json:"data"`
 }
 
-// eventData holds ids and the state only: never a patient's contact data.
+// eventData holds ids, the state and a hold's deadline only: never a
+// patient's name or contact data (a receiver that needs them reads the API).
 type eventData struct {
 	AppointmentID int64          `json:"appointmentId"`
 	SlotID        int64          `json:"slotId"`
 	PatientID     int64          `json:"patientId"`
 	Status        booking.Status `json:"status"`
 	SuspensionID  int64          `json:"suspensionId,omitempty"`
+	HoldExpiresAt *time.Time     `json:"holdExpiresAt,omitempty"`
 }
 
 // Encode turns e into its message. The id is the outbox row's, so a
@@ -82,9 +84,17 @@ func Encode(e booking.Event) Message {
 	b, _ := json.Marshal(cloudEvent{
 		SpecVersion: "1.0", ID: id, Source: Source, Type: e.Type,
 		Subject: "appointments/" + appt, Time: e.Time.UTC(), DataContentType: "application/json",
-		Data: eventData{AppointmentID: e.AppointmentID, SlotID: e.SlotID, PatientID: e.PatientID, Status: e.Status, SuspensionID: e.SuspensionID},
+		Data: eventData{AppointmentID: e.AppointmentID, SlotID: e.SlotID, PatientID: e.PatientID, Status: e.Status, SuspensionID: e.SuspensionID, HoldExpiresAt: utc(e.HoldExpiresAt)},
 	})
 	return Message{ID: id, Type: e.Type, AppointmentID: appt, Body: b}
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // Relay moves events from an Outbox to its publishers until ctx ends.

@@ -17,8 +17,9 @@ func (s *Store) SetEvents(on bool) { s.events.Store(on) }
 
 // sqlInsertEvents records one event per notification, in order, from the
 // appointments as the transaction just left them.
-const sqlInsertEvents = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, occurred_at)
-	SELECT n.type, a.id, a.slot_id, a.patient_id, a.status, NULLIF(n.sus, 0), a.updated_at
+const sqlInsertEvents = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
+	SELECT n.type, a.id, a.slot_id, a.patient_id, a.status, NULLIF(n.sus, 0),
+		CASE WHEN a.status = 'HELD' THEN a.hold_expires_at END, a.updated_at
 	FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(type, id, sus, ord)
 	JOIN appointments a ON a.id = n.id
 	ORDER BY n.ord`
@@ -75,11 +76,11 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 			conn.Conn().Close(ctx) // closing the session drops the lock
 		}
 	}()
-	rows, _ := conn.Query(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), occurred_at
+	rows, _ := conn.Query(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), hold_expires_at, occurred_at
 		FROM outbox_events ORDER BY id LIMIT $1`, limit)
 	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Event, error) {
 		var e booking.Event
-		err := r.Scan(&e.ID, &e.Type, &e.AppointmentID, &e.SlotID, &e.PatientID, &e.Status, &e.SuspensionID, &e.Time)
+		err := r.Scan(&e.ID, &e.Type, &e.AppointmentID, &e.SlotID, &e.PatientID, &e.Status, &e.SuspensionID, &e.HoldExpiresAt, &e.Time)
 		return e, err
 	})
 	if err != nil || len(evs) == 0 {

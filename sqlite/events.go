@@ -12,8 +12,9 @@ import (
 // SetEvents turns the domain events' outbox on (postgres.Store.SetEvents).
 func (s *Store) SetEvents(on bool) { s.events.Store(on) }
 
-const sqlInsertEvent = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, occurred_at)
-	SELECT ?1, id, slot_id, patient_id, status, NULLIF(?2, 0), updated_at FROM appointments WHERE id = ?3`
+const sqlInsertEvent = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
+	SELECT ?1, id, slot_id, patient_id, status, NULLIF(?2, 0), CASE WHEN status = 'HELD' THEN hold_expires_at END, updated_at
+	FROM appointments WHERE id = ?3`
 
 // writeEvents writes ns's events inside tx when the outbox is on.
 func (s *Store) writeEvents(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
@@ -46,7 +47,7 @@ var relayMu sync.Mutex
 func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booking.Event) (int, error)) (int, error) {
 	relayMu.Lock()
 	defer relayMu.Unlock()
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), occurred_at
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), hold_expires_at, occurred_at
 		FROM outbox_events ORDER BY id LIMIT ?1`, limit)
 	if err != nil {
 		return 0, mapErr(err, "")
@@ -55,11 +56,16 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 	for rows.Next() {
 		var e booking.Event
 		var at int64
-		if err := rows.Scan(&e.ID, &e.Type, &e.AppointmentID, &e.SlotID, &e.PatientID, &e.Status, &e.SuspensionID, &at); err != nil {
+		var hold sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.Type, &e.AppointmentID, &e.SlotID, &e.PatientID, &e.Status, &e.SuspensionID, &hold, &at); err != nil {
 			rows.Close()
 			return 0, mapErr(err, "")
 		}
 		e.Time = fromTS(at)
+		if hold.Valid {
+			t := fromTS(hold.Int64)
+			e.HoldExpiresAt = &t
+		}
 		evs = append(evs, e)
 	}
 	if err := rows.Close(); err != nil {

@@ -5,6 +5,10 @@
 //	clustercheck count AMQP-URL QUEUE KAFKA WANT
 //	                                         consume both until WANT distinct event ids arrived on each
 //	                                         (dedupe by CloudEvents id), then check that no other id follows
+//	clustercheck replica BASE REPLICA-DSN INSTANCES
+//	                                         internal/replicacheck through BASE (HAProxy), with the
+//	                                         comma-separated instance URLs' metrics; tokens are signed
+//	                                         with SLOTD_AUTH_SECRET
 //
 // Debian packages no Kafka server, so the reference deployment runs kfake:
 // slotd's producer speaks the real protocol to it.
@@ -17,6 +21,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -24,7 +29,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 
+	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/events"
+	"github.com/slotd/slotd/internal/replicacheck"
 )
 
 func main() {
@@ -65,6 +72,20 @@ func run(args []string) error {
 			return err
 		}
 		return events.DeclareQueue(ch, args[2])
+	case args[0] == "replica" && len(args) == 4:
+		signer, err := auth.NewSigner([]byte(os.Getenv("SLOTD_AUTH_SECRET")))
+		if err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		defer cancel()
+		saw, err := replicacheck.Run(ctx, replicacheck.Config{Base: args[1], Replica: args[2],
+			Instances: strings.Split(args[3], ","), Signer: signer})
+		if err != nil {
+			return err
+		}
+		fmt.Println(saw)
+		return nil
 	case args[0] == "count" && len(args) == 5:
 		want, err := strconv.Atoi(args[4])
 		if err != nil {

@@ -12,6 +12,7 @@ CREATE TABLE outbox_events (
     patient_id     bigint NOT NULL,
     status         text NOT NULL,
     suspension_id  bigint,
+    hold_expires_at timestamptz,
     occurred_at    timestamptz NOT NULL
 );
 

@@ -11,6 +11,7 @@ CREATE TABLE outbox_events (
     patient_id     INTEGER NOT NULL,
     status         TEXT NOT NULL,
     suspension_id  INTEGER,
+    hold_expires_at INTEGER,
     occurred_at    INTEGER NOT NULL
 ) STRICT;
 
