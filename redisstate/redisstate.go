@@ -113,8 +113,9 @@ func New(url string, opts Options) (*State, error) {
 // Close ends the connections.
 func (s *State) Close() error { return s.rdb.Close() }
 
-// Up says whether Redis answered the last call (for a gauge).
-func (s *State) Up() bool { return time.Now().UnixNano() >= s.downUntil.Load() }
+// Up says whether Redis answered the last call or probe (for a gauge):
+// false from a failure until Redis answers again.
+func (s *State) Up() bool { return !s.outage.Load() }
 
 // Fallbacks returns how often each layer fell back to its in-process form.
 func (s *State) Fallbacks(layer string) float64 {
@@ -253,10 +254,26 @@ func (s *State) Run(ctx context.Context, svc interface{ Receive(booking.Signal) 
 }
 
 func (s *State) publishLoop(ctx context.Context) {
+	// During an outage Redis is probed each second, so that it is known
+	// (gauge, log line) to be back even while no request calls it.
+	probe := time.NewTicker(time.Second)
+	defer probe.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
+		case <-probe.C:
+			if !s.outage.Load() || !s.usable() {
+				continue
+			}
+			pctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+			err := s.rdb.Ping(pctx).Err()
+			cancel()
+			if err != nil {
+				s.downUntil.Store(time.Now().Add(s.opts.Backoff).UnixNano())
+				continue
+			}
+			s.ok()
 		case sig := <-s.out:
 			if !s.usable() {
 				s.fellBack(LayerPublish)

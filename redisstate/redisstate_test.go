@@ -295,11 +295,42 @@ func TestRedisSlowFallsBackAndRecovers(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+	if !s.Up() {
+		t.Fatal("answered by Redis again, but Up is false")
+	}
 	out := logs.String()
 	if n := strings.Count(out, "redis unavailable: falling back to in-process admission state"); n != 1 {
 		t.Errorf("%d outage lines, want 1 for one outage:\n%s", n, out)
 	}
 	if !strings.Contains(out, "redis available again") {
 		t.Errorf("no recovery line:\n%s", out)
+	}
+}
+
+type nopReceiver struct{}
+
+func (nopReceiver) Receive(booking.Signal) {}
+
+// After an outage, Run's probe finds Redis back without any request
+// calling it: Up (the slotd_redis_up gauge) turns true by itself.
+func TestRedisBackByItself(t *testing.T) {
+	r := startRedis(t)
+	s := newState(t, r.url())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); s.Run(ctx, nopReceiver{}) }()
+	defer func() { cancel(); <-done }()
+	r.stop()
+	s.Allow(1, time.Now())
+	if s.Up() {
+		t.Fatal("Up with Redis stopped")
+	}
+	r.start()
+	deadline := time.Now().Add(60 * time.Second)
+	for !s.Up() {
+		if time.Now().After(deadline) {
+			t.Fatal("Up never turned true with Redis back and no calls")
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
