@@ -60,6 +60,11 @@ func Codes() []Code {
 type Error struct {
 	Code    Code
 	Message string
+	// Format and Args are what Errorf made Message from, so that a front
+	// end can show the sentence in its reader's language (the key of
+	// i18n's catalogs is the English format).
+	Format string
+	Args   []any
 	// Optional details surfaced as problem+json members.
 	SlotID     int64
 	OpensAt    *time.Time
@@ -79,7 +84,7 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Errorf makes an *Error with a formatted message.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // ErrorCode returns the code of err: its *Error's code, CodeUnavailable for

@@ -3,6 +3,7 @@ package csvdata_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -70,6 +71,15 @@ func TestImport(t *testing.T) {
 	}
 	if !strings.Contains(r.Errors[2].Message, "formula") {
 		t.Fatalf("a formula is refused as one: %+v", r.Errors[2])
+	}
+	// Each error carries its sentence and arguments, for a front end to
+	// translate; Message is that sentence in English.
+	if e := r.Errors[0]; e.Key != "no department %q: import the departments first" || fmt.Sprint(e.Args) != "[Nowhere]" ||
+		e.Message != `no department "Nowhere": import the departments first` {
+		t.Fatalf("a booking error's sentence: %+v", e)
+	}
+	if e := r.Errors[3]; e.Key != "expected %d columns (%s)" || fmt.Sprintf(e.Key, e.Args...) != e.Message {
+		t.Fatalf("a CSV error's sentence: %+v", e)
 	}
 
 	sched := "doctor,department,weekdays,start,end,slot_minutes,capacity,fee_cents,horizon_days\nDr. Roux,Cardiology,mon;thu,08:00,10:00,30,2,0,7\nDr. Roux,Cardiology,funday,08:00,10:00,30,2,0,7\n"

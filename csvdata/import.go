@@ -63,10 +63,21 @@ func (l *limited) Read(p []byte) (int, error) {
 	return k, err
 }
 
-// LineError is one refused line (1 is the header).
+// LineError is one refused line (1 is the header). Message is English (the
+// API and `slotd import` show it); Key and Args are the sentence it was
+// made from, for a front end to show in its reader's language (the key of
+// i18n's catalogs is the English format), so this package needs no
+// knowledge of languages.
 type LineError struct {
 	Line    int    `json:"line"`
 	Message string `json:"message"`
+	Key     string `json:"-"`
+	Args    []any  `json:"-"`
+}
+
+// lineError makes the LineError of line from a sentence and its arguments.
+func lineError(line int, key string, args ...any) LineError {
+	return LineError{Line: line, Message: fmt.Sprintf(key, args...), Key: key, Args: args}
 }
 
 // Report is what an import did, or with DryRun would do.
@@ -104,7 +115,7 @@ func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader,
 		return rep, be
 	}
 	if err != nil {
-		return rep, booking.Errorf(booking.CodeInvalidRequest, "line 1: not a CSV header: %v", csvErr(err))
+		return rep, booking.Errorf(booking.CodeInvalidRequest, "line 1: not a CSV header: %s", csvErr(err))
 	}
 	for i := range head {
 		head[i] = strings.ToLower(strings.TrimSpace(strings.TrimPrefix(head[i], "\ufeff")))
@@ -134,11 +145,12 @@ func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader,
 			if !errors.As(err, &pe) {
 				return rep, err
 			}
-			msg := csvErr(err)
+			k := csvErr(err)
+			le := LineError{Line: pe.StartLine, Message: k, Key: k}
 			if pe.Err == csv.ErrFieldCount {
-				msg = fmt.Sprintf("expected %d columns (%s)", len(head), strings.Join(head, ","))
+				le = lineError(pe.StartLine, "expected %d columns (%s)", len(head), strings.Join(head, ","))
 			}
-			rep.Errors = append(rep.Errors, LineError{Line: pe.StartLine, Message: msg})
+			rep.Errors = append(rep.Errors, le)
 			if pe.Err != csv.ErrFieldCount {
 				break // the rest cannot be read reliably
 			}
@@ -146,7 +158,7 @@ func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader,
 		}
 		line, _ := cr.FieldPos(0)
 		if len(rep.Errors) >= maxErrors {
-			rep.Errors = append(rep.Errors, LineError{Line: line, Message: "too many refused lines: fix those above and run again"})
+			rep.Errors = append(rep.Errors, lineError(line, "too many refused lines: fix those above and run again"))
 			break
 		}
 		rep.Rows++
@@ -156,7 +168,7 @@ func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader,
 		created, err := im.row(ctx, rec)
 		switch {
 		case err != nil:
-			rep.Errors = append(rep.Errors, LineError{Line: line, Message: message(err)})
+			rep.Errors = append(rep.Errors, lineErrorOf(line, err))
 		case created:
 			rep.Create++
 		default:
@@ -169,23 +181,33 @@ func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader,
 	return rep, nil
 }
 
+// csvErr is the sentence of a CSV syntax error.
 func csvErr(err error) string {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		return pe.Err.Error()
+		switch pe.Err {
+		case csv.ErrBareQuote:
+			return "a \" inside a cell that is not quoted"
+		case csv.ErrQuote:
+			return "a quoted cell lacks its closing \" or has a stray one"
+		}
 	}
 	return "unreadable CSV"
 }
 
-// message is what a line's error tells the person importing.
-func message(err error) string {
+// lineErrorOf is what a line's error tells the person importing: a
+// booking.Error's sentence (with its arguments, as made), else a generic one.
+func lineErrorOf(line int, err error) LineError {
 	if e, ok := errors.AsType[*booking.Error](err); ok {
-		return e.Message
+		if e.Format == "" {
+			return LineError{Line: line, Message: e.Message, Key: e.Message}
+		}
+		return LineError{Line: line, Message: e.Message, Key: e.Format, Args: e.Args}
 	}
 	if errors.Is(err, booking.ErrUnavailable) {
-		return "the database is unavailable; run the import again"
+		return lineError(line, "the database is unavailable; run the import again")
 	}
-	return "internal error"
+	return lineError(line, "internal error")
 }
 
 // importer holds what exists, updated as lines create (or, in a dry run,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/problem"
 )
 
@@ -58,11 +59,21 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.String("code", string(e.Code)),
 			slog.Any("error", err))
 	}
-	writeProblem(w, e, spec.Status)
+	writeProblemIn(w, e, spec.Status, i18n.Pick("", r.Header.Get("Accept-Language"), "en"))
 }
 
-// writeProblem writes e with the given status (normally the table's).
+// writeProblem writes e with the given status (normally the table's), in
+// English.
 func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
+	writeProblemIn(w, e, status, "en")
+}
+
+// writeProblemIn writes e in lang, the language the request's
+// Accept-Language asked for (English when it asks for none we have, never
+// the clinic's default: a program that sends no header gets the stable
+// English title). RFC 9457 lets title be localized; type is what programs
+// match. The detail is translated when the catalogs hold its sentence.
+func writeProblemIn(w http.ResponseWriter, e *booking.Error, status int, lang string) {
 	spec := problem.Of(e.Code) // an unknown code reads as internal
 	p := problemDetails{
 		Type:   "/problems/" + string(e.Code),
@@ -70,6 +81,17 @@ func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
 		Status: status,
 		Detail: e.Message,
 		SlotID: e.SlotID,
+	}
+	w.Header().Add("Vary", "Accept-Language")
+	if lang != "en" {
+		pr := i18n.New(lang)
+		p.Title = pr.T(spec.Title)
+		if _, ok := i18n.Translations[lang][e.Format]; ok {
+			p.Detail = pr.T(e.Format, e.Args...)
+		} else if _, ok := i18n.Translations[lang][e.Message]; ok {
+			p.Detail = pr.T(e.Message)
+		}
+		w.Header().Set("Content-Language", lang)
 	}
 	if e.OpensAt != nil {
 		p.OpensAt = e.OpensAt.UTC().Format(time.RFC3339)

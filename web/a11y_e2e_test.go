@@ -98,7 +98,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 
 	// A booked appointment to show and a held one (a fee) for the pay step.
 	p := s.patients[0]
-	booked := s.svc.Book(context.Background(), p.ID, s.slots[2].ID, "axe-booked")
+	booked := s.svc.Book(booking.WithActor(context.Background(), booking.Actor{Role: "patient", ID: fmt.Sprint(p.ID)}), p.ID, s.slots[2].ID, "axe-booked")
 	must(t, booked.Err)
 
 	// 184 axe runs: minutes under -race on a busy machine (a liveness
@@ -143,12 +143,12 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-doctor", fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow), true},
 		{staff, "staff-day", fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow), false},
 		{staff, "staff-dashboard", "/staff/dashboard", true},
-		{staff, "staff-day-print", fmt.Sprintf("/staff/doctors/%d/days/%s?print=1", s.doctor.ID, s.tomorrow), false},
-		{staff, "staff-audit", "/staff/audit", false},
-		{staff, "staff-import", "/staff/import", false},
-		{staff, "staff-reconciliation", "/staff/reconciliation", false},
-		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), false},
-		{patient, "history", "/history", false},
+		{staff, "staff-day-print", fmt.Sprintf("/staff/doctors/%d/days/%s?print=1", s.doctor.ID, s.tomorrow), true},
+		{staff, "staff-audit", "/staff/audit", true},
+		{staff, "staff-import", "/staff/import", true},
+		{staff, "staff-reconciliation", "/staff/reconciliation", true},
+		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), true},
+		{patient, "history", "/history", true},
 	}
 	dir := filepath.Join("..", "docs", "screenshots")
 	if shots {
@@ -190,6 +190,21 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 					must(t, os.WriteFile(filepath.Join(dir, l.Tag+"-"+pg.name+"-"+w.name+".png"), png, 0o644))
 				}
 			}
+		}
+		// The import's report of refused lines, in this language.
+		do(t, staff, chromedp.EmulateViewport(390, 844), chromedp.Navigate(s.url+"/staff/import"), chromedp.WaitVisible(chromedp.CSS("#csv")),
+			chromedp.SetValue(chromedp.CSS("#csv"), "patient,phone,email\nAnne,+33600000010,not-an-address\nBen,12,\n=cmd,+33600000011,\n"),
+			chromedp.Click(chromedp.CSS(`form[action="/staff/import"] button[type=submit]`)), chromedp.WaitVisible(chromedp.CSS("#import-report")))
+		_, err = chromedp.Run(staff, chromedp.Evaluate[bool](axe+";true"))
+		must(t, err)
+		runs++
+		for _, v := range runAxe(t, staff) {
+			t.Errorf("import report in %s at phone: %s %s: %s %+v", l.Tag, v.Impact, v.ID, v.Help, v.Nodes)
+		}
+		if shots {
+			png, err := chromedp.Run(staff, chromedp.FullScreenshot(100))
+			must(t, err)
+			must(t, os.WriteFile(filepath.Join(dir, l.Tag+"-staff-import-report-phone.png"), png, 0o644))
 		}
 	}
 	// The patient's last choice is kept for their notifications.

@@ -46,7 +46,7 @@ func TestE2EStaffAuditImportRefund(t *testing.T) {
 
 	s.staffSignIn(t, ctx, "admin", "#h-docs")
 	do(t, ctx, chromedp.Navigate(s.url+"/staff/audit?entity=appointment"), chromedp.WaitVisible(chromedp.CSS("#audit")))
-	if got := text(t, ctx, "#audit tbody"); !strings.Contains(got, "book appointment") || !strings.Contains(got, "payment appointment") {
+	if got := text(t, ctx, "#audit tbody"); !strings.Contains(got, "appointment 1: booked") || !strings.Contains(got, "appointment 2: changed by a payment") {
 		t.Fatalf("audit log shows %q", got)
 	}
 	screenshot(t, ctx, "staff-audit")
@@ -125,7 +125,7 @@ func TestE2EDoctorSeesOwnDay(t *testing.T) {
 	pctx := tab(t, b)
 	s.signIn(t, pctx, s.patients[2], "", false)
 	do(t, pctx, chromedp.Navigate(s.url+"/history"), chromedp.WaitVisible(chromedp.CSS("#history")))
-	if got := text(t, pctx, "#history tbody"); !strings.Contains(got, "no_show") || !strings.Contains(got, "doctor") || !strings.Contains(got, "book") {
+	if got := text(t, pctx, "#history tbody"); !strings.Contains(got, "marked no-show") || !strings.Contains(got, "doctor") || !strings.Contains(got, "booked") {
 		t.Fatalf("the patient's history shows %q", got)
 	}
 	screenshot(t, pctx, "patient-history")

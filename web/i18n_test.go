@@ -21,8 +21,14 @@ var statusWords = []string{"HELD", "BOOKED", "CANCELLED", "COMPLETED", "NO_SHOW"
 // newPage and a sign-in failure in fail.
 var goKey = regexp.MustCompile(`(?:newPage\(w, r, |fail\()"((?:[^"\\]|\\.)*)"`)
 
+// lineKey finds the sentences of the import's line errors, which the
+// import page translates: csvdata's own (lineError, invalid, a booking
+// error, csvErr's) and schedule.Normalize's.
+var lineKey = regexp.MustCompile(`(?:lineError\(\w+(?:\.\w+)?, |invalid\(|Errorf\(booking\.Code\w+, |return |bad\()"((?:[^"\\]|\\.)*)"`)
+
 // catalogKeys are every sentence the pages can show: the keys in the
-// templates, in the Go code, the problems and the status words.
+// templates, in the Go code, the problems, the status and audit words and
+// the import's line errors.
 func catalogKeys(t *testing.T) []string {
 	t.Helper()
 	keys := map[string]bool{}
@@ -69,6 +75,21 @@ func catalogKeys(t *testing.T) []string {
 	}
 	for _, w := range statusWords {
 		keys[w] = true
+	}
+	for _, words := range []map[string]string{auditActions, auditEntities, auditRoles, importKinds} {
+		for _, w := range words {
+			keys[w] = true
+		}
+	}
+	for _, p := range []string{"../csvdata/import.go", "../schedule/schedule.go"} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := len(keys)
+		if add(lineKey, string(b)); len(keys) == n {
+			t.Fatalf("%s: no sentence found: the pattern no longer matches the code", p)
+		}
 	}
 	out := make([]string, 0, len(keys))
 	for k := range keys {

@@ -2,11 +2,11 @@ package web
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
@@ -118,7 +118,7 @@ func (s *server) handleStaffReconciliation(w http.ResponseWriter, r *http.Reques
 		HasLast    bool
 		Last       booking.ReconcileRun
 		LastAt     string
-	}{rep, rep.Violations(), rep.Pending(), rep.Clean(), lerr == nil, last, last.CheckedAt.UTC().Format("2006-01-02 15:04 UTC")}
+	}{rep, rep.Violations(), rep.Pending(), rep.Clean(), lerr == nil, last, p.pr.DateTime(last.CheckedAt.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")"}
 	s.render(w, r, http.StatusOK, "staff_reconciliation", p)
 }
 
@@ -145,6 +145,14 @@ func (s *server) handleStaffImport(w http.ResponseWriter, r *http.Request, _ ses
 	if r.Method == http.MethodPost {
 		data.Posted, data.DryRun, data.CSV = true, r.PostFormValue("dryrun") != "", r.PostFormValue("csv")
 		rep, err := csvdata.Import(r.Context(), s.svc, importFinder{s.store, s.accounts}, strings.NewReader(data.CSV), data.DryRun)
+		if be, ok := errors.AsType[*booking.Error](err); ok && (be.Code == booking.CodeInvalidRequest || be.Code == booking.CodePayloadTooLarge) {
+			// A refused file: on the form, with what was pasted, in the page's language.
+			v, status := s.explain(r, err)
+			v.Detail = detail(p.pr, be)
+			p.Problem, p.Data = v, data
+			s.render(w, r, status, "staff_import", p)
+			return
+		}
 		if err != nil {
 			s.renderError(w, r, err)
 			return
@@ -162,7 +170,8 @@ type importFinder struct {
 }
 
 // handleStaffExport writes the appointments of the days from through to
-// (UTC dates, to included) as CSV.
+// (dates in the clinic's zone, as every page's, to included) as CSV, times
+// in that zone.
 func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ session) {
 	from, ferr := schedule.ParseDate(r.URL.Query().Get("from"))
 	to, terr := schedule.ParseDate(r.URL.Query().Get("to"))
@@ -177,10 +186,12 @@ func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ ses
 		s.renderError(w, r, err)
 		return
 	}
+	start, _ := schedule.DayBounds(from, s.clinicZone)
+	_, end := schedule.DayBounds(to, s.clinicZone)
 	var rows []csvdata.DayRow
 	names := map[int64]string{}
 	for _, d := range docs {
-		as, err := s.accounts.DoctorAppointments(ctx, d.ID, from.Midnight(), to.AddDays(1).Midnight())
+		as, err := s.accounts.DoctorAppointments(ctx, d.ID, start, end)
 		if err != nil {
 			s.renderError(w, r, err)
 			return
@@ -200,7 +211,7 @@ func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ ses
 	}
 	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
 	w.Header().Set("Content-Disposition", `attachment; filename="appointments-`+from.String()+`-`+to.String()+`.csv"`)
-	if err := csvdata.WriteAppointments(w, rows, time.UTC); err != nil {
+	if err := csvdata.WriteAppointments(w, rows, s.clinicZone); err != nil {
 		s.log.Error("web: appointments CSV", "err", err)
 	}
 }

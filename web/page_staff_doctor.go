@@ -146,7 +146,7 @@ func (s *server) handleStaffCreateSchedule(w http.ResponseWriter, r *http.Reques
 		v, status := s.explain(r, err)
 		var be *booking.Error
 		if asError(err, &be) {
-			v.Detail = be.Message
+			v.Detail = detail(pr, be)
 		}
 		form.Problem = v
 		s.renderStaffDoctor(w, r, doc, loc, status, form)

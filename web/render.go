@@ -84,6 +84,16 @@ func (s *server) explain(r *http.Request, err error) (*problemView, int) {
 	return v, problem.Status(code)
 }
 
+// detail is a booking error's own sentence in pr's language: the sentence
+// Errorf was given, with its arguments (the catalogs' key is the English
+// format), else its message; a sentence the catalogs lack stays English.
+func detail(pr *i18n.Printer, be *booking.Error) string {
+	if be.Format != "" {
+		return pr.T(be.Format, be.Args...)
+	}
+	return pr.T(be.Message)
+}
+
 // renderError renders the error page for err.
 func (s *server) renderError(w http.ResponseWriter, r *http.Request, err error) {
 	v, status := s.explain(r, err)
@@ -126,8 +136,6 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 var funcs = template.FuncMap{
 	"newKey":    newIdempotencyKey,
 	"maskPhone": notify.MaskPhone,
-	// list makes a template's own list of words (choices it shows).
-	"list": func(v ...string) []string { return v },
 	"pct": func(a, b int) int {
 		if b <= 0 {
 			return 0
