@@ -55,6 +55,7 @@ const (
 	EntityRoom        = "room"
 	EntityRound       = "round"
 	EntityApplication = "application"
+	EntityWaitlist    = "waitlist"
 )
 
 // AuditEntry is one recorded change. Before and After are JSON objects of
@@ -244,6 +245,50 @@ func AuditRepairs(ctx context.Context, now time.Time, rs []CounterRepair) []Audi
 	es := make([]AuditEntry, len(rs))
 	for i, r := range rs {
 		es[i] = Audit(ctx, now, EntitySlot, r.SlotID, "repair-counter", map[string]any{"bookedCount": r.From}, map[string]any{"bookedCount": r.To})
+	}
+	return es
+}
+
+// waitlistState is what the log keeps of a waitlist entry.
+type waitlistState struct {
+	State         string `json:"state"`
+	PatientID     int64  `json:"patientId"`
+	AppointmentID int64  `json:"appointmentId,omitempty"`
+}
+
+// AuditWaitlist is the entry of a waitlist entry moving from `from` to e's
+// state ("" from: it was created); it is in its patient's history.
+func AuditWaitlist(ctx context.Context, now time.Time, action, from string, e WaitlistEntry) AuditEntry {
+	var before any
+	if from != "" {
+		before = waitlistState{State: from, PatientID: e.PatientID, AppointmentID: e.AppointmentID}
+	}
+	a := Audit(ctx, now, EntityWaitlist, e.ID, action, before, waitlistState{State: e.State, PatientID: e.PatientID, AppointmentID: e.AppointmentID})
+	a.patientID = e.PatientID
+	return a
+}
+
+// AuditReschedule is the entry of appointment a moved from slot fromSlot
+// to its current one.
+func AuditReschedule(ctx context.Context, now time.Time, fromSlot int64, a Appointment) AuditEntry {
+	e := Audit(ctx, now, EntityAppointment, a.ID, "reschedule",
+		ApptState{Status: a.Status, SlotID: fromSlot, PatientID: a.PatientID},
+		ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID})
+	e.patientID = a.PatientID
+	return e
+}
+
+// AuditEndedEntries are the entries of the waiting entries ended (ids, read
+// in waiting) by an offer run: their patient is served or the period passed.
+func AuditEndedEntries(ctx context.Context, now time.Time, waiting []WaitlistEntry, ended []int64) []AuditEntry {
+	var es []AuditEntry
+	for _, id := range ended {
+		for _, e := range waiting {
+			if e.ID == id {
+				e.State = EntryFulfilled
+				es = append(es, AuditWaitlist(ctx, now, "fulfil", EntryWaiting, e))
+			}
+		}
 	}
 	return es
 }

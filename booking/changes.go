@@ -99,6 +99,9 @@ func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 	if err := s.planner.Normalize(&sc); err != nil {
 		return sc, 0, err
 	}
+	if err := CheckScheduleWaitlist(sc); err != nil {
+		return sc, 0, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	loc, err := s.doctorZone(ctx, sc.DoctorID)
@@ -275,9 +278,14 @@ func (s *Service) Suspend(ctx context.Context, sus Suspension) (SuspensionResult
 // Store.ExpireHolds) and releases their places in the gates.
 func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]Appointment, error) {
 	as, err := bounded(s, ctx, func(ctx context.Context) ([]Appointment, error) { return s.store.ExpireHolds(ctx, s.now(), limit) })
+	offers := 0
 	for _, a := range as {
 		s.released(a)
+		if IsOffer(a) {
+			offers++
+		}
 	}
+	s.observeOffers(OfferExpired, offers)
 	return as, err
 }
 

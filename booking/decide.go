@@ -48,7 +48,8 @@ type BookReads struct {
 	Used map[int64]int
 	// TopQueue is the highest queue number in use (0 for none).
 	TopQueue int
-	// Stale are the slot's holds past their deadline at now.
+	// Stale are the slot's holds past their deadline at now, waitlist
+	// offers aside: the expiry job ends those, so that they pass on.
 	Stale []StaleHold
 }
 

@@ -69,6 +69,9 @@ type Slot struct {
 	HoldSeconds int `json:"holdSeconds"`
 	// RoundID is the round the slot belongs to, 0 for an ordinary slot.
 	RoundID int64 `json:"roundId,omitempty"`
+	// OfferPending counts places released and kept for the waitlist until
+	// the offer job gives them out (they are in BookedCount).
+	OfferPending int `json:"offerPending,omitempty"`
 }
 
 // Remaining is the number of free places.
@@ -112,6 +115,11 @@ type Schedule struct {
 	OpensAtTime string    `json:"opensAtTime"`
 	HoldMinutes int       `json:"holdMinutes"`
 	CreatedAt   time.Time `json:"createdAt"`
+	// Reminders are the schedule's own reminder offsets ("24h,2h"; empty:
+	// the server's --reminders); OfferMinutes how long a waitlist offer of
+	// its slots is held (0: DefaultOfferMinutes).
+	Reminders    string `json:"reminders,omitempty"`
+	OfferMinutes int    `json:"offerMinutes,omitempty"`
 }
 
 // Schedule defaults.

@@ -50,7 +50,7 @@ func Codes() []Code {
 		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
-		CodeUnavailable, CodeInternal,
+		CodeUnavailable, CodeInternal, CodeFeeDiffers,
 	}
 }
 

@@ -9,13 +9,16 @@ const (
 	NotifyHeld      NotificationKind = "held"      // a place is held until paid
 	NotifyCompleted NotificationKind = "completed" // staff marked it COMPLETED
 	NotifyNoShow    NotificationKind = "no-show"   // staff marked it NO_SHOW
+	// NotifyDeclined: the patient declined a waiting-list offer (its HELD
+	// place is cancelled); they need no message about their own answer.
+	NotifyDeclined NotificationKind = "declined"
 )
 
 // Delivered says whether a notification of kind k goes to the enqueuer (a
 // message to the patient, or a job): every kind but the event-only ones.
 func (k NotificationKind) Delivered() bool {
 	switch k {
-	case NotifyHeld, NotifyCompleted, NotifyNoShow:
+	case NotifyHeld, NotifyCompleted, NotifyNoShow, NotifyDeclined:
 		return false
 	}
 	return true
@@ -61,7 +64,7 @@ func EventType(k NotificationKind) string {
 		return EventBooked
 	case NotifyHeld:
 		return EventHeld
-	case NotifyCancellation:
+	case NotifyCancellation, NotifyDeclined:
 		return EventCancelled
 	case NotifyExpiry:
 		return EventExpired
@@ -71,6 +74,10 @@ func EventType(k NotificationKind) string {
 		return EventNoShow
 	case NotifySuspension:
 		return EventSlotSuspended
+	case NotifyRescheduled:
+		return EventRescheduled
+	case NotifyOffer:
+		return EventOfferMade
 	}
 	return ""
 }

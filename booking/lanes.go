@@ -63,6 +63,9 @@ type waiter struct {
 	// the request waited, the size of its batch and the decision's time.
 	span   trace.Span
 	queued time.Time
+	// do, when set, is another change of the slot (a reschedule into it)
+	// that the lane runs on its own between batches, instead of req.
+	do func(ctx context.Context) BookResult
 }
 
 func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookRequest) ([]BookResult, error)) *lanes {
@@ -92,14 +95,25 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 // than letting latency grow without bound. It reports false, without an
 // answer, when the slot has no lane and no new one may start (MaxLanes).
 func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool) {
-	w := &waiter{req: req, done: make(chan BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}
+	return l.enqueue(ctx, slotID, &waiter{req: req, done: make(chan BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}, true)
+}
+
+// through runs do in the slot's lane when the slot has one (it is hot: its
+// bookings are being batched), so that the change queues with them instead
+// of contending for the slot's row; it reports false, having run nothing,
+// when the slot has no lane.
+func (l *lanes) through(ctx context.Context, slotID int64, do func(ctx context.Context) BookResult) (BookResult, bool) {
+	return l.enqueue(ctx, slotID, &waiter{do: do, done: make(chan BookResult, 1)}, false)
+}
+
+func (l *lanes) enqueue(ctx context.Context, slotID int64, w *waiter, start bool) (BookResult, bool) {
 	l.mu.Lock()
 	if l.pending >= l.opts.MaxPending {
 		l.mu.Unlock()
 		return BookResult{Err: overloaded()}, true
 	}
 	ln := l.bySlot[slotID]
-	if ln == nil && len(l.bySlot) >= l.opts.MaxLanes {
+	if ln == nil && (!start || len(l.bySlot) >= l.opts.MaxLanes) {
 		l.mu.Unlock()
 		return BookResult{}, false
 	}
@@ -183,16 +197,35 @@ func (l *lanes) run(ln *lane) {
 func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{}, done chan<- struct{}, slots <-chan struct{}) {
 	defer func() { <-slots }()
 	defer close(done)
-	reqs := make([]BookRequest, len(batch))
-	for i, w := range batch {
-		reqs[i] = w.req
+	var reqs []BookRequest
+	var books, others []*waiter
+	for _, w := range batch {
+		if w.do != nil {
+			others = append(others, w)
+			continue
+		}
+		books = append(books, w)
+		reqs = append(reqs, w.req)
 	}
+	var res []BookResult
+	var err error
 	picked := time.Now()
-	res, err := l.decide(context.Background(), slotID, reqs)
+	if len(reqs) > 0 {
+		res, err = l.decide(context.Background(), slotID, reqs)
+	}
 	took := time.Since(picked)
+	// The other changes (reschedules into the slot) run after the batch's
+	// decision, one at a time, in this batch's turn.
+	answers := make([]BookResult, len(others))
+	for i, w := range others {
+		answers[i] = w.do(context.Background())
+	}
 	<-prev
-	for i, w := range batch {
-		w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(batch), took)...)
+	for i, w := range others {
+		w.done <- answers[i]
+	}
+	for i, w := range books {
+		w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(books), took)...)
 		switch {
 		case err != nil:
 			w.done <- BookResult{Err: err}

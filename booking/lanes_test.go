@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -144,5 +145,53 @@ func TestLanesBounded(t *testing.T) {
 	close(gate)
 	if !<-done {
 		t.Fatal("the first slot's request was not laned")
+	}
+}
+
+// A reschedule into a hot slot queues in its lane behind the batch being
+// decided and runs after that batch, in its turn; into a slot without a
+// lane it is not run there (the caller runs it alone).
+func TestLanesRunOtherChangesInTurn(t *testing.T) {
+	var mu sync.Mutex
+	var order []string
+	gate := make(chan struct{})
+	entered := make(chan struct{}, 4)
+	l := newLanes(LaneOptions{MaxBatch: 64}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+		entered <- struct{}{}
+		<-gate
+		mu.Lock()
+		for _, r := range reqs {
+			order = append(order, r.IdempotencyKey)
+		}
+		mu.Unlock()
+		return make([]BookResult, len(reqs)), nil
+	})
+	if _, ok := l.through(context.Background(), 9, func(context.Context) BookResult { return BookResult{} }); ok {
+		t.Fatal("a slot without a lane ran the change in a lane")
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); l.submit(context.Background(), 9, BookRequest{IdempotencyKey: "book-1"}) }()
+	<-entered
+	var moved BookResult
+	var laned bool
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		moved, laned = l.through(context.Background(), 9, func(context.Context) BookResult {
+			mu.Lock()
+			order = append(order, "move")
+			mu.Unlock()
+			return BookResult{Appointment: Appointment{ID: 42}}
+		})
+	}()
+	waitFor(t, func() bool { return l.QueueDepth() == 1 })
+	close(gate)
+	wg.Wait()
+	if !laned || moved.Appointment.ID != 42 {
+		t.Fatalf("the change through the lane answered %+v (laned %v)", moved, laned)
+	}
+	if got := fmt.Sprint(order); got != "[book-1 move]" {
+		t.Fatalf("order %s, want the batch first and the move in its turn", got)
 	}
 }

@@ -13,19 +13,34 @@ const (
 	NotifyCancellation NotificationKind = "cancellation" // cancelled by the patient or staff
 	NotifyExpiry       NotificationKind = "expiry"       // the unpaid hold expired
 	NotifySuspension   NotificationKind = "suspension"   // cancelled because the doctor's period was suspended
+	NotifyRescheduled  NotificationKind = "rescheduled"  // moved to another slot (HELD or BOOKED)
+	NotifyReminder     NotificationKind = "reminder"     // a BOOKED appointment starts soon
 )
 
 // Announces is the state an appointment must be in for a notification of
 // kind k to still be true.
 func (k NotificationKind) Announces() Status {
 	switch k {
-	case NotifyConfirmation:
+	case NotifyConfirmation, NotifyReminder:
 		return StatusBooked
 	case NotifyExpiry:
 		return StatusExpired
 	default:
 		return StatusCancelled
 	}
+}
+
+// Still reports whether a notification of kind k is still true of an
+// appointment in state st: a move is true of a place still held (HELD
+// awaiting payment or BOOKED), every other kind of its one state.
+func (k NotificationKind) Still(st Status) bool {
+	switch k {
+	case NotifyRescheduled:
+		return st.Active()
+	case NotifyOffer:
+		return st == StatusHeld
+	}
+	return st == k.Announces()
 }
 
 // Notification is a side effect written in the same transaction as the
@@ -37,6 +52,11 @@ type Notification struct {
 	// SuspensionID is set for NotifySuspension: one message per patient and
 	// suspension, naming one of the cancelled appointments.
 	SuspensionID int64 `json:"suspensionId,omitempty"`
+	// Ref tells apart messages of one kind for one appointment: the slot
+	// moved to (rescheduled), the offset in minutes (reminder).
+	Ref string `json:"ref,omitempty"`
+	// SlotID is set for NotifyOfferDue, which is about a slot.
+	SlotID int64 `json:"slotId,omitempty"`
 }
 
 // Payment is a payment provider's confirmation for a HELD appointment,

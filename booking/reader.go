@@ -24,6 +24,9 @@ type Reader interface {
 	GetRound(ctx context.Context, id int64) (Round, error)
 	ListRoundSlots(ctx context.Context, roundID int64, f RoomFilter) ([]RoundSlot, error)
 	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
+
+	ListWaitlist(ctx context.Context, patientID int64) ([]WaitlistEntry, error)
+	ListOffers(ctx context.Context, doctorID int64, from, to time.Time) ([]WaitlistEntry, error)
 }
 
 var _ Reader = Store(nil)

@@ -45,6 +45,10 @@ type Options struct {
 	// Peers, when set, share known-full marks, cache invalidations and
 	// in-flight Idempotency-Keys with the other instances (shared.go).
 	Peers Peers
+	// Reminders are the offsets before a BOOKED appointment at which a
+	// reminder is sent (default DefaultReminders; a schedule may have its
+	// own). An empty non-nil slice sends none.
+	Reminders []time.Duration
 }
 
 // Booking engines.
@@ -65,18 +69,19 @@ type Observer interface {
 
 // Service decides bookings and cancellations on top of a Store.
 type Service struct {
-	store    Store
-	now      func() time.Time
-	timeout  time.Duration
-	lanes    *lanes // nil for the direct engine
-	gates    *gates
-	keys     *keyLookups
-	refused  *recentKeys
-	observer Observer
-	planner  Planner
-	limiter  Limiter
-	peers    Peers
-	region   string
+	store     Store
+	now       func() time.Time
+	timeout   time.Duration
+	lanes     *lanes // nil for the direct engine
+	gates     *gates
+	keys      *keyLookups
+	refused   *recentKeys
+	observer  Observer
+	planner   Planner
+	limiter   Limiter
+	peers     Peers
+	region    string
+	reminders []time.Duration
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -115,8 +120,12 @@ func NewService(store Store, opts Options) *Service {
 	if opts.Limiter == nil {
 		opts.Limiter = NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters)
 	}
+	if opts.Reminders == nil {
+		opts.Reminders = DefaultReminders
+	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
-		limiter: opts.Limiter, peers: opts.Peers, inflight: map[inflightKey]struct{}{}, region: opts.PhoneRegion}
+		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
+		inflight: map[inflightKey]struct{}{}, region: opts.PhoneRegion}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}
@@ -315,6 +324,9 @@ func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) 
 	}
 	if err == nil && len(res) != len(reqs) {
 		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
+	}
+	if err == nil {
+		s.settleWaitlist(ctx, res)
 	}
 	return res, s.storeErr(ctx, err)
 }

@@ -82,6 +82,12 @@ type Store interface {
 	// once. Cancelling a cancelled appointment returns it unchanged. With
 	// patientID != 0 only that patient's appointment is found.
 	Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (Appointment, error)
+	// Reschedule moves an active appointment to another slot in one
+	// transaction, as DecideReschedule decides under the locks of both
+	// slots (in id order): the new place is taken before the old one is
+	// released, and one NotifyRescheduled is enqueued. The same (patient,
+	// key) again returns the moved appointment as Replayed.
+	Reschedule(ctx context.Context, r RescheduleRequest, now time.Time) (RescheduleResult, error)
 	GetAppointment(ctx context.Context, id int64) (Appointment, error)
 	// FindByKey returns the appointment a patient's Idempotency-Key made, or
 	// not found. It is a read: it takes no lock.
@@ -130,6 +136,42 @@ type Store interface {
 	// AuditLog reads the audit log; every change above writes its rows in
 	// its own transaction, with the actor of its context (ActorOf).
 	AuditLog
+
+	// The waitlist (booking/waitlist.go). Every transaction that releases
+	// places (Cancel, ExpireHolds, Reschedule, a capacity raised in
+	// UpdateSlot, a declined offer) keeps those that waiting entries match
+	// as offer_pending (ToReserve) and enqueues NotifyOfferDue for the slot.
+
+	// JoinWaitlist adds a WAITING entry with its position; the same
+	// (patient, key) returns the existing one with existed set.
+	JoinWaitlist(ctx context.Context, e WaitlistEntry, now time.Time) (entry WaitlistEntry, existed bool, err error)
+	// ListWaitlist lists a patient's entries, newest first, with positions.
+	ListWaitlist(ctx context.Context, patientID int64) ([]WaitlistEntry, error)
+	// ListOffers lists the OFFERED entries of a doctor's slots starting in
+	// [from, to), by slot start.
+	ListOffers(ctx context.Context, doctorID int64, from, to time.Time) ([]WaitlistEntry, error)
+	// LeaveWaitlist cancels a patient's live entry, declining its offer.
+	LeaveWaitlist(ctx context.Context, id, patientID int64, now time.Time) (WaitlistEntry, error)
+	// AnswerOffer accepts or declines an entry's running offer (DecideAnswer).
+	AnswerOffer(ctx context.Context, ans OfferAnswer, now time.Time) (WaitlistEntry, Appointment, error)
+	// MakeOffers turns a slot's pending places into HELD offers for the
+	// earliest matching entries (DecideOffers) under the slot's lock, and
+	// returns the rest to open booking; repeating it changes nothing.
+	MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]Appointment, error)
+	// SettleWaitlist ends the WAITING entries that new appointments of
+	// their patients match (FULFILLED).
+	SettleWaitlist(ctx context.Context, as []Appointment, now time.Time) error
+
+	// SendReminders records, for up to limit BOOKED appointments starting
+	// within the largest offset, the offsets whose time has come, as
+	// DecideReminder decides (defaults, or the schedule's own), and
+	// enqueues one NotifyReminder per offset sent (Ref: its minutes) in the
+	// same transaction; a recorded offset is never sent again. It reports
+	// the messages enqueued and the offsets passed over.
+	SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (ReminderScan, error)
+	// WaitlistCounts counts the live waitlist entries by state (WAITING,
+	// OFFERED), for the metrics.
+	WaitlistCounts(ctx context.Context) (map[string]int, error)
 
 	// Rounds (docs/contracts/rounds.md). A round's slots are booked through
 	// Book like any other, which adds the round's clock and the patient's

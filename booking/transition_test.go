@@ -45,7 +45,7 @@ func TestSuspensionNotices(t *testing.T) {
 		{ID: 3, PatientID: 2, StartAt: at(10)}, {ID: 1, PatientID: 2, StartAt: at(10)},
 		{ID: 9, PatientID: 3, StartAt: at(0)},
 	})
-	want := []Notification{{NotifySuspension, 1, 5}, {NotifySuspension, 2, 5}, {NotifySuspension, 9, 5}}
+	want := []Notification{{Kind: NotifySuspension, AppointmentID: 1, SuspensionID: 5}, {Kind: NotifySuspension, AppointmentID: 2, SuspensionID: 5}, {Kind: NotifySuspension, AppointmentID: 9, SuspensionID: 5}}
 	if len(ns) != len(want) {
 		t.Fatalf("%+v", ns)
 	}

@@ -171,6 +171,9 @@ type scheduleRequest struct {
 	HorizonDays int    `json:"horizonDays"`
 	OpensAtTime string `json:"opensAtTime"`
 	HoldMinutes int    `json:"holdMinutes"`
+	// Reminders ("24h,2h") and OfferMinutes override the server's.
+	Reminders    string `json:"reminders"`
+	OfferMinutes int    `json:"offerMinutes"`
 }
 
 // scheduleAnswer is a created schedule with the number of slots generated.
@@ -195,6 +198,7 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 		DoctorID: id, StartTime: in.StartTime, EndTime: in.EndTime, SlotMinutes: in.SlotMinutes,
 		Capacity: in.Capacity, FeeCents: in.Fee, HorizonDays: in.HorizonDays,
 		OpensAtTime: in.OpensAtTime, HoldMinutes: in.HoldMinutes,
+		Reminders: in.Reminders, OfferMinutes: in.OfferMinutes,
 	}
 	for _, d := range in.Weekdays {
 		if d < 0 || d > 6 {

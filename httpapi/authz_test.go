@@ -33,6 +33,13 @@ const (
 	// doctorOnly: a doctor token for its own doctor's data; patients and
 	// admins are forbidden (clinic_test.go proves another doctor's ids).
 	doctorOnly
+	// patientWrite: a patient acting for themselves only (the waitlist);
+	// doctors and admins are forbidden.
+	patientWrite
+	// ownerOnly: the path names patient A's object that only its patient
+	// may act on: A finds it, another patient is told it does not exist,
+	// doctors and admins are forbidden.
+	ownerOnly
 )
 
 // authorization classifies every operation of openapi.json. A new operation
@@ -89,6 +96,13 @@ var authorization = map[string]access{
 	"GET /api/doctor/days/{date}/export":             doctorOnly,
 	"POST /api/doctor/appointments/{id}/complete":    doctorOnly,
 	"POST /api/doctor/appointments/{id}/no-show":     doctorOnly,
+	"POST /api/appointments/{id}/reschedule":         ownerOrAdmin,
+	"POST /api/waitlist":                             patientWrite,
+	"GET /api/me/waitlist":                           patientOnly,
+	"DELETE /api/waitlist/{id}":                      ownerOnly,
+	"POST /api/waitlist/{id}/accept":                 ownerOnly,
+	"POST /api/waitlist/{id}/decline":                ownerOnly,
+	"GET /api/admin/doctors/{id}/offers":             adminOnly,
 }
 
 // servedElsewhere are the path prefixes of openapi.json that another
@@ -118,6 +132,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 	e.clock.set(roundOpens.Add(time.Minute))
 	var app struct{ ID int64 }
 	e.do(apply(ta, rd.ID, "app-1", rslots[0].ID, true)).expect(t, 202).decode(t, &app)
+	waitBody := map[string]any{"doctorId": f.doctor.ID, "from": e.clock.Now().Format(time.RFC3339), "to": e.clock.Now().Add(24 * time.Hour).Format(time.RFC3339)}
+	var entry struct{ ID int64 }
+	e.do(call{method: "POST", path: "/api/waitlist", token: ta, header: map[string]string{"Idempotency-Key": "w-1"}, body: waitBody}).
+		expect(t, 201).decode(t, &entry)
 
 	// The document, as served.
 	var doc struct {
@@ -153,6 +171,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 	}
 	idFor := func(path string) string {
 		switch {
+		case strings.Contains(path, "/waitlist/"):
+			return fmt.Sprint(entry.ID)
 		case strings.Contains(path, "/doctors/"):
 			return fmt.Sprint(f.doctor.ID)
 		case strings.Contains(path, "/slots/"):
@@ -193,6 +213,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = b
 			case "POST /api/payments/callback":
 				body = map[string]any{"tradeNo": "t-1", "appointmentId": appt.ID, "amount": 500}
+			case "POST /api/appointments/{id}/reschedule":
+				body = map[string]any{"slotId": sl.ID} // its own slot: refused, but only once found and allowed
+			case "POST /api/waitlist":
+				body = waitBody
 			}
 			if method == "GET" || method == "DELETE" {
 				body = nil
@@ -262,6 +286,20 @@ func judge(class access, caller, status int) string {
 	case doctorOnly:
 		if caller == doctor {
 			return want(!denied, "neither 401 nor 403")
+		}
+		return want(status == http.StatusForbidden, "403")
+	case patientWrite:
+		switch caller {
+		case owner, other:
+			return want(!denied, "neither 401 nor 403")
+		}
+		return want(status == http.StatusForbidden, "403")
+	case ownerOnly:
+		switch caller {
+		case owner:
+			return want(!denied && status != http.StatusNotFound, "found and allowed")
+		case other:
+			return want(status == http.StatusNotFound, "404 (another owner's object does not exist for them)")
 		}
 		return want(status == http.StatusForbidden, "403")
 	}

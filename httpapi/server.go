@@ -208,6 +208,13 @@ func (s *server) routes() {
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
+	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
+	s.handle("POST /api/waitlist", s.authed(s.joinWaitlist))
+	s.handle("GET /api/me/waitlist", s.authed(s.myWaitlist))
+	s.handle("DELETE /api/waitlist/{id}", s.authed(s.leaveWaitlist))
+	s.handle("POST /api/waitlist/{id}/accept", s.authed(s.answerOffer(true)))
+	s.handle("POST /api/waitlist/{id}/decline", s.authed(s.answerOffer(false)))
+	s.handle("GET /api/admin/doctors/{id}/offers", s.admin(s.doctorOffers))
 
 	// Rounds (SPEC §7): admin preparation and results, public listings,
 	// applications and their polls.

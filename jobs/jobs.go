@@ -167,6 +167,8 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 	river.AddWorker(ws, &expireWorker{w: w})
 	river.AddWorker(ws, &generateWorker{w: w})
 	river.AddWorker(ws, &reconcileWorker{w: w})
+	river.AddWorker(ws, &offerWorker{w: w})
+	river.AddWorker(ws, &reminderWorker{w: w})
 
 	// A periodic job is not enqueued again while the previous one is still
 	// waiting or running, so a slow pass never piles up copies of itself.
@@ -199,6 +201,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 			periodic("generate-slots", cfg.GenerateInterval, false, GenerateArgs{}),
 			periodic("generate-slots-full", 24*time.Hour, true, GenerateArgs{Full: true}),
 			periodic("reconcile", ReconcileInterval, true, ReconcileArgs{}),
+			periodic("send-reminders", ReminderInterval, true, ReminderArgs{}),
 		},
 	}
 }
@@ -338,14 +341,24 @@ func outboxStatement(ns []booking.Notification) (string, []any, error) {
 // enqueueParams is what a state change's transaction inserts: one
 // notification job, or one batch job for several (see NotifyBatchArgs).
 func enqueueParams(ns []booking.Notification) []river.InsertManyParams {
-	args := make([]NotifyArgs, len(ns))
-	for i, n := range ns {
-		args[i] = NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID}
+	var ps []river.InsertManyParams
+	args := make([]NotifyArgs, 0, len(ns))
+	for _, n := range ns {
+		if n.Kind == booking.NotifyOfferDue {
+			// Not a message: the waitlist's offer job for the slot.
+			ps = append(ps, river.InsertManyParams{Args: OfferArgs{SlotID: n.SlotID}})
+			continue
+		}
+		args = append(args, NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID, Ref: n.Ref})
 	}
-	if len(args) == 1 {
-		return []river.InsertManyParams{{Args: args[0]}}
+	switch len(args) {
+	case 0:
+	case 1:
+		ps = append(ps, river.InsertManyParams{Args: args[0]})
+	default:
+		ps = append(ps, river.InsertManyParams{Args: NotifyBatchArgs{Notifications: args}})
 	}
-	return []river.InsertManyParams{{Args: NotifyBatchArgs{Notifications: args}}}
+	return ps
 }
 
 // insertParams turns notifications into job rows. The args carry ids only:

@@ -31,6 +31,7 @@ type NotifyArgs struct {
 	Notification  booking.NotificationKind `json:"kind"`
 	AppointmentID int64                    `json:"appointmentId"`
 	SuspensionID  int64                    `json:"suspensionId,omitempty"`
+	Ref           string                   `json:"ref,omitempty"`
 }
 
 // Kind names the job kind in River's table.
@@ -88,6 +89,9 @@ var notifyKinds = map[booking.NotificationKind]string{
 	booking.NotifyCancellation: notify.KindCancellation,
 	booking.NotifyExpiry:       notify.KindExpiry,
 	booking.NotifySuspension:   notify.KindSuspension,
+	booking.NotifyRescheduled:  notify.KindRescheduled,
+	booking.NotifyReminder:     notify.KindReminder,
+	booking.NotifyOffer:        notify.KindOffer,
 }
 
 type notifyWorker struct {
@@ -108,11 +112,22 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 	if err != nil {
 		return permanentIfNotFound(err)
 	}
-	if want := n.Notification.Announces(); a.Status != want {
+	reminder := n.Notification == booking.NotifyReminder
+	if want := n.Notification.Announces(); !n.Notification.Still(a.Status) {
 		// The appointment moved on (a confirmation for one cancelled
 		// since): the message would be false, so it is dropped, not sent.
 		w.logger.Info("notification dropped: appointment no longer in its state",
 			"kind", n.Notification, "appointment", a.ID, "status", a.Status, "want", want)
+		if reminder {
+			w.svc.CountReminder(booking.ReminderDropped)
+		}
+		return nil
+	}
+	if reminder && !w.svc.Now().Before(a.StartAt) {
+		// A reminder delivered late (a backlog, an outage) is never sent
+		// after the start: it would remind of the past.
+		w.logger.Info("reminder dropped: the appointment has started", "appointment", a.ID)
+		w.svc.CountReminder(booking.ReminderDropped)
 		return nil
 	}
 	p, err := w.store.GetPatient(ctx, a.PatientID)
@@ -139,6 +154,13 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		// duplicates that at-least-once delivery produces by this key.
 		IdempotencyKey: fmt.Sprintf("appt-%d-%s", a.ID, kind),
 	}
+	if n.Ref != "" {
+		// A second move, or another reminder offset, is another message.
+		m.IdempotencyKey += "-" + n.Ref
+	}
+	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
+		m.OfferExpiresAt = *a.HoldExpiresAt
+	}
 	if n.SuspensionID != 0 {
 		sus, err := w.store.GetSuspension(ctx, n.SuspensionID)
 		if err != nil {
@@ -153,6 +175,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 			return river.JobCancel(err)
 		}
 		return err // River retries with exponential backoff
+	}
+	if reminder {
+		w.svc.CountReminder(booking.ReminderDelivered)
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // Metrics is the registry and the recorders of one process.
@@ -22,6 +24,8 @@ type Metrics struct {
 	requests  *prometheus.HistogramVec
 	reconcile *prometheus.GaugeVec
 	reconAt   prometheus.Gauge
+	offers    *prometheus.CounterVec
+	reminders *prometheus.CounterVec
 }
 
 // New returns a registry with the process and Go collectors and slotd's own
@@ -61,8 +65,57 @@ func New() *Metrics {
 		Name: "slotd_reconciliation_last_success_timestamp_seconds",
 		Help: "When the last periodic reconciliation finished (Unix time).",
 	})
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.reconcile, m.reconAt)
+	m.offers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_waitlist_offers_total",
+		Help: "Waitlist offers by outcome: made (a HELD offer given to an entry), accepted, declined, expired (an offer, or an accepted one awaiting payment, timed out).",
+	}, []string{"outcome"})
+	m.reminders = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_reminders_total",
+		Help: "Reminders by outcome: enqueued and passed (an offset whose time had gone by) by the scans, delivered and dropped (no longer BOOKED, or started) by the notification worker.",
+	}, []string{"outcome"})
+	for _, o := range booking.OfferOutcomes {
+		m.offers.WithLabelValues(o)
+	}
+	for _, o := range booking.ReminderOutcomes {
+		m.reminders.WithLabelValues(o)
+	}
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.reconcile, m.reconAt, m.offers, m.reminders)
 	return m
+}
+
+// Offers counts waitlist offers (booking.WaitlistObserver).
+func (m *Metrics) Offers(outcome string, n int) { m.offers.WithLabelValues(outcome).Add(float64(n)) }
+
+// Reminders counts reminders (booking.WaitlistObserver).
+func (m *Metrics) Reminders(outcome string, n int) {
+	m.reminders.WithLabelValues(outcome).Add(float64(n))
+}
+
+// WaitlistEntries registers slotd_waitlist_entries, the live entries by
+// state, read from count at each scrape (the database's, so every
+// instance reports the same: aggregate with max, not sum).
+func (m *Metrics) WaitlistEntries(count func() (map[string]int, error)) {
+	m.reg.MustRegister(&entriesCollector{count: count, desc: prometheus.NewDesc("slotd_waitlist_entries",
+		"Live waitlist entries by state (WAITING, OFFERED), from the database; the same on every instance.", []string{"state"}, nil)})
+}
+
+type entriesCollector struct {
+	count func() (map[string]int, error)
+	desc  *prometheus.Desc
+}
+
+func (c *entriesCollector) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+
+// Collect reports nothing when the count fails: no series is better than
+// a false zero.
+func (c *entriesCollector) Collect(ch chan<- prometheus.Metric) {
+	counts, err := c.count()
+	if err != nil {
+		return
+	}
+	for st, n := range counts {
+		ch <- prometheus.MustNewConstMetric(c.desc, prometheus.GaugeValue, float64(n), st)
+	}
 }
 
 // Booked records one booking attempt (booking.Observer).

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"errors"
 	"io"
 	"net/http/httptest"
 	"strings"
@@ -30,5 +31,43 @@ func TestMetricsExposed(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+func TestWaitlistAndReminderMetrics(t *testing.T) {
+	m := New()
+	m.Offers("made", 3)
+	m.Offers("expired", 1)
+	m.Reminders("delivered", 2)
+	fail := false
+	m.WaitlistEntries(func() (map[string]int, error) {
+		if fail {
+			return nil, errors.New("down")
+		}
+		return map[string]int{"WAITING": 4, "OFFERED": 1}, nil
+	})
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		b, _ := io.ReadAll(rec.Body)
+		return string(b)
+	}
+	body := scrape()
+	for _, want := range []string{
+		`slotd_waitlist_offers_total{outcome="made"} 3`,
+		`slotd_waitlist_offers_total{outcome="expired"} 1`,
+		`slotd_waitlist_offers_total{outcome="accepted"} 0`, // every outcome exists from the start
+		`slotd_reminders_total{outcome="delivered"} 2`,
+		`slotd_reminders_total{outcome="passed"} 0`,
+		`slotd_waitlist_entries{state="WAITING"} 4`,
+		`slotd_waitlist_entries{state="OFFERED"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	fail = true
+	if body := scrape(); strings.Contains(body, "slotd_waitlist_entries{") {
+		t.Error("a failed count is reported as a value")
 	}
 }

@@ -40,6 +40,9 @@ const (
 	KindExpiry       = "expiry"
 	KindSuspension   = "suspension"
 	KindLoginCode    = "login-code"
+	KindRescheduled  = "rescheduled"
+	KindReminder     = "reminder"
+	KindOffer        = "waitlist-offer"
 )
 
 // Message is one notification to a patient about an appointment.
@@ -61,6 +64,8 @@ type Message struct {
 	// TimeZone is the doctor's IANA zone, in which times are shown.
 	TimeZone    string `json:"timeZone,omitempty"`
 	QueueNumber int    `json:"queueNumber,omitempty"`
+	// OfferExpiresAt is when a waitlist offer lapses (waitlist-offer only).
+	OfferExpiresAt time.Time `json:"offerExpiresAt,omitzero"`
 	// Reason is the clinic's reason for a suspension.
 	Reason string `json:"reason,omitempty"`
 	// Code is a one-time login code (login-code only). It is a secret: it

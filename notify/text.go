@@ -74,7 +74,7 @@ func Text(m Message) (subject, body string) {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
-	case kindReminder:
+	case KindReminder:
 		subject = dash(pr.T("Appointment reminder"))
 		line(on(pr.T("This is a reminder of your appointment with %s.", doctor), pr.T("This is a reminder of your appointment with %s on %s.", doctor, when)))
 		if m.QueueNumber > 0 {
@@ -101,6 +101,22 @@ func Text(m Message) (subject, body string) {
 			line(pr.T("Reason: %s", m.Reason))
 		}
 		line(pr.T("Please book another time."))
+	case KindRescheduled:
+		subject = dash(pr.T("Appointment moved"))
+		line(on(pr.T("Your appointment has been moved: it is now with %s.", doctor), pr.T("Your appointment has been moved: it is now with %s on %s.", doctor, when)))
+		if m.QueueNumber > 0 {
+			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
+		}
+		line(pr.T("Your previous time is no longer reserved."))
+	case KindOffer:
+		subject = dash(pr.T("A place is held for you"))
+		held := on(pr.T("A place with %s has become free and is held for you.", doctor), pr.T("A place with %s on %s has become free and is held for you.", doctor, when))
+		if !m.OfferExpiresAt.IsZero() {
+			held = on(pr.T("A place with %s has become free and is held for you until %s.", doctor, localTime(pr, m.OfferExpiresAt, m.TimeZone)),
+				pr.T("A place with %s on %s has become free and is held for you until %s.", doctor, when, localTime(pr, m.OfferExpiresAt, m.TimeZone)))
+		}
+		line(held)
+		line(pr.T("Accept or decline it under My waitlist; after that it goes to the next person waiting."))
 	case KindLoginCode:
 		subject = pr.T("Your sign-in code")
 		line(pr.T("Your sign-in code is %s.", m.Code))
@@ -114,10 +130,6 @@ func Text(m Message) (subject, body string) {
 	}
 	return subject, b.String()
 }
-
-// kindReminder is the reminder a day before (sent by the reminders'
-// job); its text lives here with the others.
-const kindReminder = "reminder"
 
 // SMSMaxRunes is the longest SMS text: one UCS-2 segment, since Chinese
 // and Vietnamese need UCS-2 (70 characters), and one GSM-7 segment for
@@ -142,7 +154,7 @@ func SMS(m Message) string {
 	switch m.Kind {
 	case KindConfirmation:
 		s = pr.T("Confirmed: %s, No. %d.", when, m.QueueNumber)
-	case kindReminder:
+	case KindReminder:
 		s = pr.T("Reminder: %s, No. %d.", when, m.QueueNumber)
 	case KindCancellation:
 		s = pr.T("Cancelled: %s.", when)
@@ -150,6 +162,10 @@ func SMS(m Message) string {
 		s = pr.T("Hold expired, place released: %s.", when)
 	case KindSuspension:
 		s = pr.T("The clinic cancelled your appointment of %s.", when)
+	case KindRescheduled:
+		s = pr.T("Moved to %s, No. %d.", when, m.QueueNumber)
+	case KindOffer:
+		s = pr.T("A place is held for you: %s. Accept under My waitlist.", when)
 	case KindLoginCode:
 		s = pr.T("Your sign-in code: %s", m.Code)
 	default:

@@ -44,6 +44,9 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", old, a)); err != nil {
 			return err
 		}
+		if err := s.afterRelease(ctx, tx, []booking.Appointment{a}, now); err != nil {
+			return err
+		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})
 	})
 	if err == nil {

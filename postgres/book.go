@@ -87,9 +87,16 @@ const (
 	sqlTopQueue = `SELECT coalesce(max(queue_no), 0) FROM appointments
 		WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL
 	// sqlSlotStaleHolds lists the slot's holds past their deadline (that Book
-	// may reclaim), through appointments_slot_held.
+	// may reclaim), through appointments_slot_held. A waitlist offer is not
+	// one (sqlNotOffer).
 	sqlSlotStaleHolds = `SELECT id, patient_id, queue_no FROM appointments
-		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2`
+		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2` + sqlNotOffer
+	// sqlNotOffer keeps the reclaim off a timed-out waitlist offer: the
+	// expiry job ends it, so that its entry ends EXPIRED and the place
+	// passes to the next entry before it returns to open booking
+	// (booking/waitlist.go). Evaluated only for the slot's stale holds.
+	sqlNotOffer = `
+		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = 'OFFERED')`
 	// sqlTakenIfHoles lists every queue number in use, but only when
 	// numbers below the top may be free (after cancels or expiries: the
 	// counter differs from the top number; or a stale hold may be
@@ -135,13 +142,13 @@ const (
 			AS r(patient_id, queue_no, idem_key, fingerprint, id)`
 )
 
-// sqlReclaim expires the slot's holds past their deadline by a conditional
-// update (HELD is the only source of EXPIRED) and releases their places,
-// under the slot's lock that Book holds. Nothing else can hold those
+// sqlReclaim expires the slot's holds past their deadline (waitlist offers
+// aside, sqlNotOffer) by a conditional update (HELD is the only source of
+// EXPIRED) and releases their places, under the slot's lock that Book holds. Nothing else can hold those
 // appointments' locks: they change only under their slot's lock.
 var sqlReclaim = `WITH x AS (
 		UPDATE appointments SET status = 'EXPIRED', updated_at = $2
-		WHERE slot_id = $1 AND status IN ` + expireFrom + ` AND hold_expires_at <= $2
+		WHERE slot_id = $1 AND status IN ` + expireFrom + ` AND hold_expires_at <= $2` + sqlNotOffer + `
 		RETURNING id),
 	d AS (
 		UPDATE slots SET booked_count = booked_count - (SELECT count(*) FROM x)::integer WHERE id = $1)

@@ -337,6 +337,9 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 		if err := writeAudit(ctx, tx, es...); err != nil {
 			return err
 		}
+		if err := s.afterRelease(ctx, tx, out, now); err != nil {
+			return err
+		}
 		return s.notify(ctx, tx, ns)
 	})
 	if err != nil {
@@ -519,11 +522,12 @@ const (
 	// the slots. It has no ORDER BY (Reconcile sorts the few rows it
 	// returns): ordering by id makes the planner walk all of slots_pkey
 	// for a merge join, over ten times the pages of the sequential scan.
-	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0)
+	// Places kept for the waitlist (offer_pending) are taken places too.
+	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0) + s.offer_pending
 		FROM slots s LEFT JOIN (
 			SELECT slot_id, count(*)::integer AS n FROM appointments
 			WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id) c ON c.slot_id = s.id
-		WHERE s.booked_count <> COALESCE(c.n, 0) OR COALESCE(c.n, 0) > s.capacity`
+		WHERE s.booked_count <> COALESCE(c.n, 0) + s.offer_pending OR COALESCE(c.n, 0) + s.offer_pending > s.capacity`
 	// sqlDuplicateActives finds patients holding a slot twice, which the
 	// partial unique index should make impossible; the check is there for
 	// when it was dropped or corrupted, so it reads the table, not the index.
@@ -542,8 +546,9 @@ const (
 	// locks were granted; every change of a counter or of an appointment's
 	// activity holds the slot's lock, so the count is exact), then set.
 	sqlLockSlots   = `SELECT id, capacity, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
-	sqlCountActive = `SELECT slot_id, count(*)::integer FROM appointments
-		WHERE slot_id = ANY($1) AND status IN ` + booking.ActiveSQL + ` GROUP BY slot_id`
+	sqlCountActive = `SELECT s.id, (SELECT count(*) FROM appointments a
+			WHERE a.slot_id = s.id AND a.status IN ` + booking.ActiveSQL + `)::integer + s.offer_pending
+		FROM slots s WHERE s.id = ANY($1)`
 	sqlSetCounters = `UPDATE slots SET booked_count = v.n FROM unnest($1::bigint[], $2::integer[]) AS v(id, n)
 		WHERE slots.id = v.id`
 )

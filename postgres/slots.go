@@ -153,6 +153,14 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	if err != nil {
 		return booking.Slot{}, translate(err, "slot")
 	}
+	if raised := out.Capacity - capBefore; raised > 0 {
+		// New places are released places: the waitlist is offered them
+		// first. No clock here: the offer job decides, at its own, whether
+		// the slot is still bookable and returns the places if not.
+		if err := s.reserve(ctx, tx, map[int64]int{id: raised}, time.Time{}); err != nil {
+			return booking.Slot{}, translate(err, "")
+		}
+	}
 	if err := writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), capBefore, statusBefore, out)); err != nil {
 		return booking.Slot{}, translate(err, "")
 	}

@@ -236,7 +236,7 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 }
 
 const scheduleColumns = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-	fee_cents, horizon_days, opens_at_time, hold_minutes, created_at`
+	fee_cents, horizon_days, opens_at_time, hold_minutes, created_at, COALESCE(reminders, ''), COALESCE(offer_minutes, 0)`
 
 func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	var (
@@ -244,7 +244,7 @@ func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 		mask int16
 	)
 	err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes, &sc.Capacity,
-		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.CreatedAt)
+		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.CreatedAt, &sc.Reminders, &sc.OfferMinutes)
 	sc.Weekdays = booking.WeekdaysOf(mask)
 	sc.CreatedAt = sc.CreatedAt.UTC()
 	return sc, err
@@ -261,11 +261,11 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 	out, err := createAudited(s, ctx, booking.EntitySchedule, scanSchedule,
 		func(sc booking.Schedule) (int64, any) { return sc.ID, map[string]any{"doctorId": sc.DoctorID} },
 		`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-			fee_cents, horizon_days, opens_at_time, hold_minutes)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+			fee_cents, horizon_days, opens_at_time, hold_minutes, reminders, offer_minutes)
+		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), NULLIF($12, 0))
 		 RETURNING `+scheduleColumns,
 		sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
-		sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes)
+		sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, sc.Reminders, sc.OfferMinutes)
 	return out, translate(err, "")
 }
 

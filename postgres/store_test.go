@@ -40,7 +40,8 @@ func newOutboxStore(t testing.TB) *Store {
 	t.Helper()
 	s := newStore(t)
 	if _, err := s.Pool().Exec(context.Background(), `CREATE TABLE storetest_outbox (
-		id bigserial PRIMARY KEY, kind text NOT NULL, appointment_id bigint NOT NULL, suspension_id bigint)`); err != nil {
+		id bigserial PRIMARY KEY, kind text NOT NULL, appointment_id bigint NOT NULL, suspension_id bigint,
+		ref text NOT NULL DEFAULT '', slot_id bigint NOT NULL DEFAULT 0)`); err != nil {
 		t.Fatalf("create storetest_outbox: %v", err)
 	}
 	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
@@ -48,8 +49,7 @@ func newOutboxStore(t testing.TB) *Store {
 			t.Errorf("the enqueuer was called with nothing to enqueue")
 			return nil
 		}
-		kinds, appts, susps := testOutboxArgs(ns)
-		_, err := tx.Exec(ctx, sqlTestOutbox, kinds, appts, susps)
+		_, err := tx.Exec(ctx, sqlTestOutbox, testOutboxArgs(ns)...)
 		return err
 	})
 	// Book sends its notifications as a statement in its commit pipeline.
@@ -57,21 +57,27 @@ func newOutboxStore(t testing.TB) *Store {
 		if len(ns) == 0 {
 			t.Errorf("the outbox statement was asked for nothing to enqueue")
 		}
-		kinds, appts, susps := testOutboxArgs(ns)
-		return sqlTestOutbox, []any{kinds, appts, susps}, nil
+		return sqlTestOutbox, testOutboxArgs(ns), nil
 	})
 	return s
 }
 
-const sqlTestOutbox = `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id)
-	SELECT k, a, NULLIF(s, 0) FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(k, a, s, o)
+const sqlTestOutbox = `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id)
+	SELECT k, a, NULLIF(s, 0), r, sl FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[])
+	WITH ORDINALITY AS n(k, a, s, r, sl, o)
 	ORDER BY o`
 
-func testOutboxArgs(ns []booking.Notification) (kinds []string, appts, susps []int64) {
-	for _, n := range ns {
-		kinds, appts, susps = append(kinds, string(n.Kind)), append(appts, n.AppointmentID), append(susps, n.SuspensionID)
+// testOutboxArgs returns sqlTestOutbox's arguments: one array per column.
+func testOutboxArgs(ns []booking.Notification) []any {
+	kinds := make([]string, len(ns))
+	appts := make([]int64, len(ns))
+	susps := make([]int64, len(ns))
+	refs := make([]string, len(ns))
+	slots := make([]int64, len(ns))
+	for i, n := range ns {
+		kinds[i], appts[i], susps[i], refs[i], slots[i] = string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID
 	}
-	return
+	return []any{kinds, appts, susps, refs, slots}
 }
 
 func TestConformance(t *testing.T) {
@@ -106,7 +112,7 @@ func (in inspector) BlockSlot(t testing.TB, slotID int64) func() {
 
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()
-	rows, _ := in.pool.Query(context.Background(), `SELECT id, capacity, booked_count FROM slots`)
+	rows, _ := in.pool.Query(context.Background(), `SELECT id, capacity, booked_count - offer_pending FROM slots`)
 	m := map[int64][2]int{}
 	var id int64
 	var c, b int
@@ -130,10 +136,10 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	t.Helper()
 	rows, _ := in.pool.Query(context.Background(),
-		`SELECT kind, appointment_id, COALESCE(suspension_id, 0) FROM storetest_outbox ORDER BY id`)
+		`SELECT kind, appointment_id, COALESCE(suspension_id, 0), ref, slot_id FROM storetest_outbox ORDER BY id`)
 	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Notification, error) {
 		var n booking.Notification
-		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID)
+		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID)
 		return n, err
 	})
 	if err != nil {

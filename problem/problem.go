@@ -50,6 +50,8 @@ var specs = map[booking.Code]Spec{
 	booking.CodeOverloaded:   {http.StatusServiceUnavailable, "Overloaded"},
 	booking.CodeUnavailable:  {http.StatusServiceUnavailable, "Service unavailable"},
 	booking.CodeInternal:     {http.StatusInternalServerError, "Internal error"},
+	// A reschedule keeps the price paid or awaited (booking/reschedule.go).
+	booking.CodeFeeDiffers: {http.StatusConflict, "The new slot has another fee"},
 }
 
 // Of returns code's spec; an unknown code is internal.

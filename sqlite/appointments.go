@@ -74,6 +74,10 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 				`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, slotID); err != nil {
 				return err
 			}
+			if err := s.afterRelease(ctx, tx, []booking.Appointment{
+				{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}, now); err != nil {
+				return err
+			}
 			// Only the real transition announces anything: a repeated
 			// cancel finds no row above and enqueues nothing.
 			if err := s.notify(ctx, tx, []booking.Notification{

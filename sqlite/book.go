@@ -62,7 +62,13 @@ var (
 	// staleHoldsSQL lists the slot's holds past their deadline, through
 	// appointments_slot_held_idx (its WHERE repeated so that SQLite uses it).
 	staleHoldsSQL = `SELECT id, patient_id, queue_no FROM appointments
-		  WHERE slot_id = ?1 AND status = 'HELD' AND hold_expires_at <= ?2`
+		  WHERE slot_id = ?1 AND status = 'HELD' AND hold_expires_at <= ?2` + notOfferSQL
+	// notOfferSQL keeps the reclaim off a timed-out waitlist offer: the
+	// expiry job ends it, so that its entry ends EXPIRED and the place
+	// passes to the next entry before it returns to open booking
+	// (booking/waitlist.go). Evaluated only for the slot's stale holds.
+	notOfferSQL = `
+		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = 'OFFERED')`
 	takePlacesSQL = `UPDATE slots SET booked_count = booked_count + ?1
 		  WHERE id = ?2 AND status = 'OPEN' AND opens_at <= ?3 AND start_at > ?3
 		    AND booked_count + ?1 <= capacity`
@@ -330,14 +336,15 @@ func takeQuota(ctx context.Context, q execer, round *booking.Round, reqs []booki
 	return err
 }
 
-// reclaimSQL expires the slot's holds past their deadline: the transition
+// reclaimSQL expires the slot's holds past their deadline (waitlist offers
+// aside, notOfferSQL): the transition
 // HELD → EXPIRED as a conditional update from the table's sources. The
 // first status term repeats the partial index's WHERE so that SQLite walks
 // appointments_slot_held_idx (only this slot's stale holds): a full slot's
 // every batch tries it, so it must not cost a scan of the slot's places.
 var reclaimSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
 	WHERE slot_id = ?2 AND status = 'HELD' AND hold_expires_at <= ?1
-	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired))
+	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired)) + notOfferSQL
 
 // reclaim expires the slot's holds past their deadline and releases their
 // places; want is how many the decision read, under the same write lock.

@@ -159,10 +159,10 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 		}
 		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-			                        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			                        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at, reminders, offer_minutes)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, 0)) RETURNING id`,
 			sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
-			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, ts(sc.CreatedAt)).Scan(&sc.ID); err != nil {
+			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, ts(sc.CreatedAt), sc.Reminders, sc.OfferMinutes).Scan(&sc.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.Audit(ctx, sc.CreatedAt, booking.EntitySchedule, sc.ID, "create", nil, map[string]any{"doctorId": sc.DoctorID}))
@@ -177,7 +177,7 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 func (s *Store) ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error) {
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-		        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at
+		        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at, coalesce(reminders, ''), coalesce(offer_minutes, 0)
 		   FROM schedules WHERE (?1 = 0 OR resource_id = ?1) ORDER BY id`, doctorID)
 	if err != nil {
 		return nil, mapErr(err, "")
@@ -189,7 +189,7 @@ func (s *Store) ListSchedules(ctx context.Context, doctorID int64) ([]booking.Sc
 		var mask int16
 		var created int64
 		if err := rows.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
-			&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &created); err != nil {
+			&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &created, &sc.Reminders, &sc.OfferMinutes); err != nil {
 			return nil, mapErr(err, "")
 		}
 		sc.Weekdays = booking.WeekdaysOf(mask)

@@ -259,6 +259,9 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 		if err := writeAudit(ctx, tx, es...); err != nil {
 			return err
 		}
+		if err := s.afterRelease(ctx, tx, out, now); err != nil {
+			return err
+		}
 		return s.notify(ctx, tx, ns)
 	})
 	if err != nil {
@@ -448,9 +451,9 @@ const reportLimit = 1000
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments
 		 WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id)
-	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) AS n
+	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) + s.offer_pending AS n
 	  FROM slots s LEFT JOIN active ON active.slot_id = s.id
-	 WHERE s.booked_count <> coalesce(active.n, 0) OR coalesce(active.n, 0) > s.capacity
+	 WHERE s.booked_count <> coalesce(active.n, 0) + s.offer_pending OR coalesce(active.n, 0) + s.offer_pending > s.capacity
 	 ORDER BY s.id`
 
 // Reconcile builds the invariant report of SPEC §6 from one read
@@ -476,7 +479,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			var capacity, booked, active int
 			err := tx.QueryRowContext(ctx,
 				`SELECT capacity, booked_count,
-				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`)
+				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`) + offer_pending
 				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&capacity, &booked, &active)
 			if err != nil {
 				return err

@@ -175,6 +175,13 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 				return err
 			}
 		}
+		if u.Capacity != nil && *u.Capacity > before.Capacity {
+			// New places are released places: the waitlist is offered them
+			// first (no clock here: the offer job decides at its own).
+			if err := s.reserve(ctx, tx, map[int64]int{id: *u.Capacity - before.Capacity}, time.Time{}); err != nil {
+				return err
+			}
+		}
 		if sl, err = scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, id)); err != nil {
 			return err
 		}

@@ -35,14 +35,14 @@ func newStore(t testing.TB) *Store {
 func withOutbox(t testing.TB, s *Store) *Store {
 	t.Helper()
 	if _, err := s.DB().Exec(`CREATE TABLE storetest_outbox (id INTEGER PRIMARY KEY, kind TEXT,
-		appointment_id INTEGER, suspension_id INTEGER)`); err != nil {
+		appointment_id INTEGER, suspension_id INTEGER, ref TEXT, slot_id INTEGER)`); err != nil {
 		t.Fatal(err)
 	}
 	s.SetEnqueuer(func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
 		for _, n := range ns {
 			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO storetest_outbox (kind, appointment_id, suspension_id) VALUES (?, ?, ?)`,
-				string(n.Kind), n.AppointmentID, n.SuspensionID); err != nil {
+				`INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id) VALUES (?, ?, ?, ?, ?)`,
+				string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID); err != nil {
 				return err
 			}
 		}
@@ -95,7 +95,7 @@ func (in inspector) BlockSlot(t testing.TB, _ int64) func() {
 
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()
-	rows, err := in.db.Query(`SELECT id, capacity, booked_count FROM slots`)
+	rows, err := in.db.Query(`SELECT id, capacity, booked_count - offer_pending FROM slots`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 // Notifications reads the harness's outbox in insertion order.
 func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	t.Helper()
-	rows, err := in.db.Query(`SELECT kind, appointment_id, suspension_id FROM storetest_outbox ORDER BY id`)
+	rows, err := in.db.Query(`SELECT kind, appointment_id, suspension_id, ref, slot_id FROM storetest_outbox ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +148,7 @@ func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	for rows.Next() {
 		var n booking.Notification
 		var kind string
-		if err := rows.Scan(&kind, &n.AppointmentID, &n.SuspensionID); err != nil {
+		if err := rows.Scan(&kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID); err != nil {
 			t.Fatal(err)
 		}
 		n.Kind = booking.NotificationKind(kind)

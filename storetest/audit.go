@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -23,6 +24,11 @@ var serviceReads = map[string]bool{
 	"Timeout":         true,
 	"NormalizePhone":  true, // a pure function of its argument and the clinic region
 	"Receive":         true, // another instance's signal: this process's marks and caches only, no row
+	"Waitlist":        true,
+	// Reminders change no state: their rows only record which messages went.
+	"SendReminders":  true,
+	"CountReminder":  true, // a metric, no state
+	"WaitlistCounts": true,
 }
 
 // testAuditEveryChange fails when a Service method that is not a read
@@ -47,6 +53,17 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	var round booking.Round
 	var room booking.Room
 	var roundSlot booking.Slot
+	target, full := f.slot(5), f.slot(1)
+	waiter := f.patient()
+	var entry booking.WaitlistEntry
+	// The waitlist cases' own setup runs as the system, so that only the
+	// change under test can leave a row by the auditor.
+	bg := context.Background()
+	wantEntry := func(ctx context.Context, p booking.Patient, key string) (booking.WaitlistEntry, error) {
+		e, _, err := svc.JoinWaitlist(ctx, booking.WaitlistEntry{PatientID: p.ID, DoctorID: f.doctor.ID, From: now,
+			To: now.Add(30 * 24 * time.Hour), PartOfDay: booking.PartAny, IdempotencyKey: key})
+		return e, err
+	}
 
 	changes := []struct {
 		name string
@@ -156,6 +173,44 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			setClock(roundOpens.Add(time.Minute))
 			defer setClock(now)
 			_, _, err := svc.SubmitApplication(ctx, round.ID, p.ID, roundSlot.ID, "audit-app")
+			return err
+		}},
+		{"Reschedule", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-r")
+			if r.Err != nil {
+				return r.Err
+			}
+			_, err := svc.Reschedule(ctx, r.Appointment.ID, 0, target.ID, "audit-r")
+			return err
+		}},
+		{"JoinWaitlist", func() error {
+			var err error
+			entry, err = wantEntry(ctx, waiter, "audit-w")
+			return err
+		}},
+		{"MakeOffers", func() error {
+			// A place released in a matching slot is kept for the entry.
+			r := svc.Book(bg, f.patient().ID, full.ID, "audit-x")
+			if r.Err != nil {
+				return r.Err
+			}
+			if _, err := svc.Cancel(bg, r.Appointment.ID, 0); err != nil {
+				return err
+			}
+			offers, err := svc.MakeOffers(ctx, full.ID)
+			if err == nil && len(offers) != 1 {
+				return fmt.Errorf("%d offers, want 1", len(offers))
+			}
+			return err
+		}},
+		{"AnswerOffer", func() error { _, _, err := svc.AnswerOffer(ctx, entry.ID, waiter.ID, false); return err }},
+		{"LeaveWaitlist", func() error {
+			other := f.patient()
+			e, err := wantEntry(bg, other, "audit-w2")
+			if err != nil {
+				return err
+			}
+			_, err = svc.LeaveWaitlist(ctx, e.ID, other.ID)
 			return err
 		}},
 	}

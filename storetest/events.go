@@ -73,3 +73,54 @@ func testEvents(t *testing.T, h Harness) {
 		t.Fatalf("backlog %d after everything was confirmed", n)
 	}
 }
+
+// testEventsOfMovesAndOffers: a reschedule, a waiting-list offer and its
+// decline are domain events too, in the transactions that make them; an
+// offer job (no change of an appointment) is none.
+func testEventsOfMovesAndOffers(t *testing.T, h Harness) {
+	s := h.New(t)
+	o, ok := s.(eventOutbox)
+	if !ok {
+		t.Fatalf("%T keeps no event outbox", s)
+	}
+	f := newFixture(t, s)
+	o.SetEvents(true)
+	from, to := f.slot(1), f.slot(1)
+	p, q := f.patient(), f.patient()
+	a := f.mustBook(from.ID, p)
+	_, err := reschedule(f, a, to.ID, "ev-r")
+	must(t, err)
+	f.join(q, "ev-w")
+	_, err = s.Cancel(f.ctx, a.ID, p.ID, now)
+	must(t, err)
+	offers, err := s.MakeOffers(f.ctx, to.ID, now)
+	must(t, err)
+	if len(offers) != 1 {
+		t.Fatalf("%d offers, want 1", len(offers))
+	}
+	_, _, err = s.AnswerOffer(f.ctx, booking.OfferAnswer{EntryID: f.entry(q).ID, PatientID: q.ID}, now)
+	must(t, err)
+	var got []booking.Event
+	_, err = o.RelayEvents(f.ctx, 100, func(evs []booking.Event) (int, error) { got = evs; return len(evs), nil })
+	must(t, err)
+	want := []struct {
+		typ  string
+		appt int64
+		slot int64
+	}{
+		{booking.EventBooked, a.ID, from.ID}, {booking.EventRescheduled, a.ID, to.ID},
+		{booking.EventCancelled, a.ID, to.ID}, {booking.EventOfferMade, offers[0].ID, to.ID},
+		{booking.EventCancelled, offers[0].ID, to.ID},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("events %+v, want %d", got, len(want))
+	}
+	for i, e := range got {
+		if e.Type != want[i].typ || e.AppointmentID != want[i].appt || e.SlotID != want[i].slot {
+			t.Fatalf("event %d = %+v, want %s of appointment %d in slot %d", i, e, want[i].typ, want[i].appt, want[i].slot)
+		}
+	}
+	if got[3].HoldExpiresAt == nil || got[3].Status != booking.StatusHeld || got[3].PatientID != q.ID {
+		t.Fatalf("the offer's event %+v: want HELD for patient %d with its deadline", got[3], q.ID)
+	}
+}

@@ -99,7 +99,17 @@ func stress(t testing.TB, h Harness, s booking.Store, opsPerWorker int, seed uin
 			p := workers[w].patients[rng.IntN(2)]
 			sl := slots[rng.IntN(len(slots))]
 			switch x := rng.IntN(100); {
-			case x < 45: // a new booking attempt
+			case x >= 78:
+				stressWaitlistOp(f, x, rng.IntN(1000), p, sl, slots, w, op, note, &mu, rep.counts, func() (int64, bool) {
+					mu.Lock()
+					defer mu.Unlock()
+					if len(mine) == 0 {
+						return 0, false
+					}
+					k := mine[rng.IntN(len(mine))]
+					return k.apptID, k.patient.ID == p.ID
+				})
+			case x < 40: // a new booking attempt
 				k := keyed{slotID: sl.ID, patient: p, key: fmt.Sprintf("w%d-op%d", w, op)}
 				res, err := s.Book(f.ctx, sl.ID, []booking.BookRequest{req(p, sl.ID, k.key)}, now)
 				if err != nil {
@@ -107,7 +117,7 @@ func stress(t testing.TB, h Harness, s booking.Store, opsPerWorker int, seed uin
 					continue
 				}
 				answer(k, res[0])
-			case x < 60: // both patients of this worker in one batch
+			case x < 52: // both patients of this worker in one batch
 				ks := []keyed{}
 				var reqs []booking.BookRequest
 				for i, bp := range workers[w].patients {
@@ -123,7 +133,7 @@ func stress(t testing.TB, h Harness, s booking.Store, opsPerWorker int, seed uin
 				for i, r := range res {
 					answer(ks[i], r)
 				}
-			case x < 80: // a retry of a key that succeeded: must replay it
+			case x < 66: // a retry of a key that succeeded: must replay it
 				if len(mine) == 0 {
 					continue
 				}
@@ -139,7 +149,7 @@ func stress(t testing.TB, h Harness, s booking.Store, opsPerWorker int, seed uin
 				mu.Lock()
 				rep.counts["replay"]++
 				mu.Unlock()
-			default: // cancel one of this worker's appointments
+			default: // x < 78: cancel one of this worker's appointments
 				if len(mine) == 0 {
 					continue
 				}
@@ -160,6 +170,11 @@ func stress(t testing.TB, h Harness, s booking.Store, opsPerWorker int, seed uin
 
 	ins := h.Inspect(t, s)
 	rep.violations = Violations(t, ins)
+	var everyone []booking.Patient
+	for _, w := range workers {
+		everyone = append(everyone, w.patients[:]...)
+	}
+	rep.violations = append(rep.violations, offerViolations(t, f, everyone)...)
 	// No lost confirmation: every appointment answered as created still
 	// exists, active unless a client cancelled it.
 	active := map[int64]bool{}

@@ -120,6 +120,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	s.staffSignIn(t, doctor, "drmartin", `form[action="/signout"]`)
 
 	appt := fmt.Sprintf("/appointments/%d", booked.Appointment.ID)
+	offerDay := waitlistWithOffer(t, s, p)
 	pages := []struct {
 		ctx  context.Context
 		name string
@@ -149,6 +150,10 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-reconciliation", "/staff/reconciliation", true},
 		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), true},
 		{patient, "history", "/history", true},
+		{patient, "reschedule", appt + "/reschedule", true},
+		{patient, "day-waitlist", fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, offerDay), true},
+		{patient, "waitlist", "/waitlist", true},
+		{staff, "staff-day-offers", fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, offerDay), true},
 	}
 	dir := filepath.Join("..", "docs", "screenshots")
 	if shots {
@@ -212,6 +217,39 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		t.Errorf("the patient's language is %q (%v) after switching to %s", got.Language, err, i18n.Languages[len(i18n.Languages)-1].Tag)
 	}
 	t.Logf("axe ran %d times (%d pages × %d languages × 2 widths)", runs, len(pages), len(i18n.Languages))
+}
+
+// waitlistWithOffer gives p, on the waitlist of a full day two days
+// ahead, the offer of a place freed there, and a second entry still waiting
+// behind another patient; it returns that day.
+func waitlistWithOffer(t *testing.T, s *site, p booking.Patient) schedule.Date {
+	t.Helper()
+	bg := context.Background()
+	day := s.tomorrow.AddDays(1)
+	start, end := schedule.DayBounds(day, s.loc)
+	at := start.Add(10 * time.Hour)
+	_, err := s.store.InsertSlots(bg, []booking.Slot{{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute), Capacity: 1,
+		OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900}})
+	must(t, err)
+	sls, err := s.store.ListSlots(bg, s.doctor.ID, start, end)
+	must(t, err)
+	holder := s.svc.Book(bg, s.patients[1].ID, sls[0].ID, "axe-holder")
+	must(t, holder.Err)
+	join := func(pid int64, key string, from, to time.Time) {
+		_, _, err := s.svc.JoinWaitlist(bg, booking.WaitlistEntry{PatientID: pid, DoctorID: s.doctor.ID, From: from, To: to,
+			PartOfDay: booking.PartAny, IdempotencyKey: key})
+		must(t, err)
+	}
+	join(p.ID, "axe-wait", start, end)
+	_, err = s.svc.Cancel(bg, holder.Appointment.ID, 0)
+	must(t, err)
+	_, err = s.svc.MakeOffers(bg, sls[0].ID)
+	must(t, err)
+	// A later day, full too: p waits behind patient 2.
+	later, laterEnd := schedule.DayBounds(day.AddDays(1), s.loc)
+	join(s.patients[2].ID, "axe-first", later, laterEnd)
+	join(p.ID, "axe-second", later, laterEnd)
+	return day
 }
 
 // TestE2EKeyboardOnlyBooking books with the keyboard alone, from the start

@@ -14,8 +14,9 @@ import (
 )
 
 // statusWords are shown through {{$.T .Status}}: the appointment and slot
-// states.
-var statusWords = []string{"HELD", "BOOKED", "CANCELLED", "COMPLETED", "NO_SHOW", "EXPIRED", "OPEN", "CLOSED"}
+// states, and the waitlist entries' states.
+var statusWords = []string{"HELD", "BOOKED", "CANCELLED", "COMPLETED", "NO_SHOW", "EXPIRED", "OPEN", "CLOSED",
+	"WAITING", "OFFERED", "ACCEPTED", "DECLINED", "FULFILLED", "LAPSED"}
 
 // Besides .T("…") (i18n.KeysInGo), Go code names a page's title in
 // newPage and a sign-in failure in fail.

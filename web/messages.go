@@ -34,6 +34,7 @@ var problems = map[booking.Code]message{
 	booking.CodeInvalidTransition:     {"Not possible now", "This appointment is no longer in a state that allows this (it may have been cancelled or completed)."},
 	booking.CodePaymentRejected:       {"Payment not applied", "The payment could not be applied (the hold may have expired). It will be refunded."},
 	booking.CodePaymentConflict:       {"Payment not applied", "This payment conflicts with one already recorded under its trade number. The clinic will look into it."},
+	booking.CodeFeeDiffers:            {"Another fee", "That time has a different fee, so your appointment cannot be moved there. Choose a time with the same fee, or cancel and book anew."},
 	booking.CodeBadSignature:          {"Payment not verified", "The payment confirmation could not be verified."},
 	booking.CodeKeyInUse:              {"Still working on it", "Your booking is still being processed. Please wait a moment and try again: you will not be booked twice."},
 	booking.CodeKeyReused:             {"Please reload the page", "This booking form was already used for another time. Reload the page and try again."},

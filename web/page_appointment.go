@@ -90,6 +90,8 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 		p.Notice = p.T("You were already booked by this button: this is your appointment.")
 	case q.Has("cancelled"):
 		p.Notice = p.T("Your appointment is cancelled.")
+	case q.Has("moved"):
+		p.Notice = p.T("Your appointment is moved.")
 	case q.Has("paid"):
 		p.Notice = p.T("Payment received: you are booked.")
 	}

@@ -49,8 +49,16 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(w, r, "")
 	now := s.now()
 	rows := make([]slotRow, 0, len(slots))
+	full := false // a day whose upcoming places are all taken offers the waitlist
 	for _, sl := range slots {
-		rows = append(rows, slotRowOf(p.pr, sl, loc, now))
+		row := slotRowOf(p.pr, sl, loc, now)
+		full = full || row.State == "full"
+		rows = append(rows, row)
+	}
+	for _, row := range rows {
+		if row.State == "open" {
+			full = false
+		}
 	}
 	dep := "Department"
 	if deps, err := s.store.ListDepartments(ctx); err == nil {
@@ -70,7 +78,9 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		Slots      []slotRow
 		Self       string
 		HasFee     bool
-	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows)}
+		Full       bool
+		WaitKey    string
+	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey()}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 

@@ -16,6 +16,8 @@ type dayAppt struct {
 	Patient string
 	Status  string
 	Booked  bool // complete / no-show apply
+	// Offer is the local deadline of a waitlist offer this HELD place is.
+	Offer string
 }
 
 // daySlot is one slot with who holds its places.
@@ -72,6 +74,14 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		s.renderError(w, r, err)
 		return
 	}
+	offers := map[int64]string{}
+	if es, err := s.store.ListOffers(ctx, doc.ID, from, to); err == nil {
+		for _, e := range es {
+			if e.OfferExpiresAt != nil {
+				offers[e.AppointmentID] = fmtClock(s.printer(r), *e.OfferExpiresAt, loc)
+			}
+		}
+	}
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
 	var csvRows []csvdata.DayRow
@@ -85,7 +95,7 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 			names[a.PatientID] = name
 		}
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
-			Status: string(a.Status), Booked: a.Status == booking.StatusBooked})
+			Status: string(a.Status), Booked: a.Status == booking.StatusBooked, Offer: offers[a.ID]})
 		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
 	}
 	if r.URL.Query().Has("csv") {

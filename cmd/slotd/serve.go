@@ -41,6 +41,7 @@ type serveFlags struct {
 	dbTimeout    time.Duration
 	bookingRate  int
 	bookingPer   time.Duration
+	reminders    string
 	shutdownWait time.Duration
 	engine       string
 	lanes        booking.LaneOptions
@@ -87,6 +88,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.DurationVar(&f.dbTimeout, "db-timeout", 5*time.Second, "longest wait for one database call before answering 503")
 	fs.IntVar(&f.bookingRate, "booking-rate", 5, "booking attempts allowed per patient per --booking-window")
 	fs.DurationVar(&f.bookingPer, "booking-window", 10*time.Second, "window of the per-patient booking rate limit")
+	fs.StringVar(&f.reminders, "reminders", "24h,2h", "offsets before a BOOKED appointment at which a reminder is sent (empty: none; a schedule may override)")
 	fs.DurationVar(&f.shutdownWait, "shutdown-timeout", 15*time.Second, "how long to let requests finish on SIGINT/SIGTERM")
 	fs.StringVar(&f.engine, "engine", booking.EngineBatched, "booking engine: batched (group commit per slot) or direct (one transaction per request)")
 	fs.IntVar(&f.lanes.MaxBatch, "batch-max", 128, "most booking requests decided in one transaction")
@@ -179,6 +181,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			f.lanes.Depth = 1
 		}
 	}
+	reminders, err := booking.ParseReminders(f.reminders)
+	if err != nil {
+		return fmt.Errorf("--reminders: %w", err)
+	}
+	if reminders == nil {
+		reminders = []time.Duration{} // none, not the defaults
+	}
 	m := metrics.New()
 	m.BuildInfo(build.Version, build.Revision, build.GoVersion)
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
@@ -190,7 +199,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
-		PhoneRegion: f.locale.phoneRegion,
+		PhoneRegion: f.locale.phoneRegion, Reminders: reminders,
 	}
 	useShared(&opts, shared)
 	svc := booking.NewService(store, opts)
@@ -212,6 +221,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	registerQueryCounters(m, store, replica)
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
+	m.WaitlistEntries(func() (map[string]int, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		return svc.WaitlistCounts(ctx)
+	})
 	registerPoolGauges(m, store)
 	registerReconcileGauges(m, svc)
 	// Jobs start before the first request: from then on every booking

@@ -40,6 +40,23 @@ func (o observers) Batch(size int, took time.Duration) {
 	}
 }
 
+// Offers and Reminders go to the observers that count them.
+func (o observers) Offers(outcome string, n int) {
+	for _, x := range o {
+		if w, ok := x.(booking.WaitlistObserver); ok {
+			w.Offers(outcome, n)
+		}
+	}
+}
+
+func (o observers) Reminders(outcome string, n int) {
+	for _, x := range o {
+		if w, ok := x.(booking.WaitlistObserver); ok {
+			w.Reminders(outcome, n)
+		}
+	}
+}
+
 // demoStaff creates the demo staff user "admin" with password "demo" when
 // there is none, and says so.
 func demoStaff(ctx context.Context, acc accounts.Store, stdout io.Writer) error {

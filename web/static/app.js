@@ -53,7 +53,8 @@
     });
   }
 
-  // Hold countdowns: <span data-deadline="RFC 3339">.
+  // Hold countdowns: <span data-deadline="RFC 3339" data-expired="word in
+  // the page's language">.
   function countdown(el) {
     var deadline = Date.parse(el.dataset.deadline);
     if (isNaN(deadline)) return;
@@ -62,7 +63,7 @@
       var m = Math.floor(left / 60), s = left % 60;
       el.textContent = m + ":" + (s < 10 ? "0" : "") + s;
       if (left === 0) {
-        el.textContent = "0:00 (expired)";
+        el.textContent = "0:00 (" + (el.dataset.expired || "expired") + ")";
         clearInterval(timer);
         setTimeout(function () { window.location.reload(); }, 2000);
       }

@@ -1,0 +1,67 @@
+package booking
+
+import (
+	"context"
+	"errors"
+	"fmt"
+)
+
+// Reschedule moves patientID's appointment (any patient's with 0, for
+// staff) to slotID; key is the client's Idempotency-Key, and a retry with
+// it returns the moved appointment with Replayed set. Into a hot slot (one
+// whose bookings are being batched in a lane of this instance) the move
+// queues in that lane, so that it competes with the rush in arrival order
+// rather than for the slot's row; elsewhere it is one transaction of its
+// own. See Store.Reschedule and DecideReschedule.
+func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slotID int64, key string) (RescheduleResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	ik := inflightKey{patientID, key}
+	s.mu.Lock()
+	if _, busy := s.inflight[ik]; busy {
+		s.mu.Unlock()
+		return RescheduleResult{}, Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")
+	}
+	s.inflight[ik] = struct{}{}
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.inflight, ik)
+		s.mu.Unlock()
+	}()
+
+	r := RescheduleRequest{AppointmentID: appointmentID, PatientID: patientID, SlotID: slotID,
+		IdempotencyKey: key, Fingerprint: RescheduleFingerprint(appointmentID, slotID)}
+	var res RescheduleResult
+	since := s.gates.epoch()
+	run := func(ctx context.Context) BookResult {
+		ctx, cancel := context.WithTimeout(ctx, s.timeout)
+		defer cancel()
+		var err error
+		res, err = s.store.Reschedule(ctx, r, s.now())
+		return BookResult{Err: s.storeErr(ctx, err)}
+	}
+	var out BookResult
+	laned := false
+	if s.lanes != nil {
+		out, laned = s.lanes.through(ctx, slotID, run)
+		if laned && out.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			out.Err = fmt.Errorf("%w: the reschedule was not decided in time", ErrUnavailable)
+		}
+	}
+	if !laned {
+		out = run(ctx)
+	}
+	if out.Err != nil {
+		// res is not read: a lane that timed out may still be writing it.
+		if ErrorCode(out.Err) == CodeSlotFull {
+			s.gates.markFull(slotID, s.now(), since)
+		}
+		return RescheduleResult{}, out.Err
+	}
+	if !res.Replayed {
+		s.released(Appointment{SlotID: res.FromSlotID, DoctorID: res.FromDoctorID})
+		s.slotChanged(res.Appointment.SlotID, res.Appointment.DoctorID)
+	}
+	return res, nil
+}

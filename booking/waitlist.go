@@ -1,0 +1,284 @@
+package booking
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// The waitlist: a patient asks for any place of a doctor (or department) in
+// a period and part of day. A place released in a slot that matches a
+// waiting entry is not returned to open booking: the releasing transaction
+// keeps it taken as a pending offer (Slot.OfferPending, counted in
+// BookedCount) and writes an offer job (NotifyOfferDue); the job gives it,
+// as an exclusive HELD appointment for the slot's offer minutes, to the
+// earliest waiting entry (DecideOffers). An offer declined (its appointment
+// cancelled) or timed out (expired) is released like any place, and so
+// passes to the next entry. Every rule here is a pure function that both
+// stores call inside their transactions.
+
+// Waitlist entry states. WAITING and OFFERED are live; the rest are ends.
+const (
+	EntryWaiting   = "WAITING"
+	EntryOffered   = "OFFERED"
+	EntryAccepted  = "ACCEPTED"  // the offer became the patient's appointment
+	EntryDeclined  = "DECLINED"  // the patient declined (or cancelled) the offer
+	EntryExpired   = "EXPIRED"   // the offer timed out
+	EntryFulfilled = "FULFILLED" // the patient booked a matching place otherwise
+	EntryCancelled = "CANCELLED" // the patient left the list
+	EntryLapsed    = "LAPSED"    // the period is over
+)
+
+// Parts of the day, in the doctor's zone: morning before 12:00.
+const (
+	PartMorning   = "morning"
+	PartAfternoon = "afternoon"
+	PartAny       = "any"
+)
+
+// DefaultOfferMinutes is how long an offer is held for its patient.
+const DefaultOfferMinutes = 15
+
+// NotifyOfferDue is the outbox's offer job: places of SlotID wait to be
+// offered. The jobs adapter runs Service.MakeOffers for it; it is never a
+// message to a patient.
+const NotifyOfferDue NotificationKind = "offer-due"
+
+// NotifyOffer tells a patient a place is held for them (the HELD offer).
+const NotifyOffer NotificationKind = "offer"
+
+// WaitlistEntry is one patient's request for a place.
+type WaitlistEntry struct {
+	ID           int64     `json:"id"`
+	PatientID    int64     `json:"patientId"`
+	DoctorID     int64     `json:"doctorId,omitempty"`
+	DepartmentID int64     `json:"departmentId,omitempty"`
+	From         time.Time `json:"from"`
+	To           time.Time `json:"to"`
+	PartOfDay    string    `json:"partOfDay"`
+	State        string    `json:"state"`
+	// Position is 1 + the live entries before this one competing for the
+	// same doctor or department (0 when the entry is no longer waiting).
+	Position int `json:"position,omitempty"`
+	// The offer, while OFFERED (and kept after): its appointment, slot
+	// and deadline.
+	AppointmentID  int64      `json:"appointmentId,omitempty"`
+	SlotID         int64      `json:"slotId,omitempty"`
+	OfferExpiresAt *time.Time `json:"offerExpiresAt,omitempty"`
+	CreatedAt      time.Time  `json:"createdAt"`
+	UpdatedAt      time.Time  `json:"updatedAt"`
+
+	IdempotencyKey string `json:"-"`
+	Fingerprint    string `json:"-"`
+}
+
+// Live reports whether the entry still waits or holds an offer.
+func (e WaitlistEntry) Live() bool { return e.State == EntryWaiting || e.State == EntryOffered }
+
+// WaitlistFingerprint is the canonical form of a join request.
+func WaitlistFingerprint(e WaitlistEntry) string {
+	return fmt.Sprintf("doctor=%d;department=%d;from=%d;to=%d;part=%s", e.DoctorID, e.DepartmentID,
+		e.From.Unix(), e.To.Unix(), e.PartOfDay)
+}
+
+// MaxWaitlistDays bounds an entry's period.
+const MaxWaitlistDays = 92
+
+// CheckWaitlistEntry validates a join request at now and fills its
+// defaults (PartOfDay any).
+func CheckWaitlistEntry(e *WaitlistEntry, now time.Time) error {
+	if (e.DoctorID == 0) == (e.DepartmentID == 0) {
+		return Errorf(CodeInvalidRequest, "give exactly one of doctorId and departmentId")
+	}
+	if e.PartOfDay == "" {
+		e.PartOfDay = PartAny
+	}
+	if !slices.Contains([]string{PartMorning, PartAfternoon, PartAny}, e.PartOfDay) {
+		return Errorf(CodeInvalidRequest, "partOfDay must be morning, afternoon or any")
+	}
+	switch {
+	case e.From.IsZero() || e.To.IsZero() || !e.From.Before(e.To):
+		return Errorf(CodeInvalidRequest, "from must be before to")
+	case !now.Before(e.To):
+		return Errorf(CodeInvalidRequest, "the period is over")
+	case e.To.Sub(e.From) > MaxWaitlistDays*24*time.Hour:
+		return Errorf(CodeInvalidRequest, "a period is at most %d days", MaxWaitlistDays)
+	}
+	e.Fingerprint = WaitlistFingerprint(*e)
+	return nil
+}
+
+// EntryMatches reports whether a place in sl, a slot of doctor d, is what
+// e asks for: the doctor (or its department), a start in [From, To), the
+// part of the day in the doctor's zone (a zone that cannot be loaded
+// counts as UTC), and not a round's slot.
+func EntryMatches(e WaitlistEntry, sl Slot, d Doctor) bool {
+	if sl.RoundID != 0 || sl.StartAt.Before(e.From) || !sl.StartAt.Before(e.To) {
+		return false
+	}
+	if e.DoctorID != 0 && e.DoctorID != sl.DoctorID || e.DepartmentID != 0 && e.DepartmentID != d.DepartmentID {
+		return false
+	}
+	if e.PartOfDay == PartAny {
+		return true
+	}
+	loc, err := d.Location()
+	if err != nil {
+		loc = time.UTC
+	}
+	morning := sl.StartAt.In(loc).Hour() < 12
+	return morning == (e.PartOfDay == PartMorning)
+}
+
+// ToReserve is how many of n places just released in sl are kept for the
+// waitlist: as many as there are live-waiting entries that match it and are
+// not yet covered by pending offers, and none once the slot cannot be
+// booked (closed, started).
+func ToReserve(sl Slot, d Doctor, n int, waiting []WaitlistEntry, now time.Time) int {
+	if n <= 0 || sl.Status != SlotOpen || !now.Before(sl.StartAt) {
+		return 0
+	}
+	m := 0
+	for _, e := range waiting {
+		if e.State == EntryWaiting && EntryMatches(e, sl, d) {
+			m++
+		}
+	}
+	return max(0, min(n, m-sl.OfferPending))
+}
+
+// OfferReads is what the offer job reads under the slot's lock: the slot
+// (with its pending offers) and doctor, the waiting entries that may match
+// it in request order, the patients of those who already hold an active
+// appointment in the slot or overlapping it, and the queue numbers in use.
+type OfferReads struct {
+	Slot    Slot
+	Doctor  Doctor
+	Waiting []WaitlistEntry
+	Busy    map[int64]bool
+	Taken   []int
+	// OfferMinutes is the slot's schedule's offer time (0: default).
+	OfferMinutes int
+}
+
+// Offer is one place given to an entry.
+type Offer struct {
+	EntryID   int64
+	PatientID int64
+	Queue     int
+	ExpiresAt time.Time
+}
+
+// OfferDecision says what the job writes: one HELD appointment per Offer
+// (key OfferKey), the entries to OFFERED; Return places go back to open
+// booking (booked_count and offer_pending both down); the Ended entries
+// (their patient is busy, or the period passed) become EntryFulfilled.
+type OfferDecision struct {
+	Offers []Offer
+	Return int
+	Ended  []int64
+}
+
+// OfferKey is the Idempotency-Key of an offer's appointment: unique per
+// entry and slot, so a repeated job cannot offer one place twice.
+func OfferKey(entryID, slotID int64) string {
+	return fmt.Sprintf(offerKeyPrefix+"%d-slot-%d", entryID, slotID)
+}
+
+const offerKeyPrefix = "waitlist-"
+
+// DecideOffers gives the slot's pending places to the earliest matching
+// waiting entries, one each and one per patient, at now.
+func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
+	var d OfferDecision
+	pending := rd.Slot.OfferPending
+	if rd.Slot.Status != SlotOpen || !now.Before(rd.Slot.StartAt) {
+		d.Return = pending
+		return d
+	}
+	mins := rd.OfferMinutes
+	if mins <= 0 {
+		mins = DefaultOfferMinutes
+	}
+	exp := now.Add(time.Duration(mins) * time.Minute)
+	if exp.After(rd.Slot.StartAt) {
+		exp = rd.Slot.StartAt
+	}
+	taken := slices.Clone(rd.Taken)
+	seen := map[int64]bool{}
+	for _, e := range rd.Waiting {
+		if pending == 0 {
+			break
+		}
+		if e.State != EntryWaiting || !EntryMatches(e, rd.Slot, rd.Doctor) || seen[e.PatientID] {
+			continue
+		}
+		if rd.Busy[e.PatientID] {
+			d.Ended = append(d.Ended, e.ID)
+			continue
+		}
+		seen[e.PatientID] = true
+		q := 1
+		for slices.Contains(taken, q) {
+			q++
+		}
+		taken = append(taken, q)
+		d.Offers = append(d.Offers, Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp})
+		pending--
+	}
+	d.Return = pending
+	return d
+}
+
+// OfferAnswer is a patient's answer to an offer.
+type OfferAnswer struct {
+	EntryID   int64
+	PatientID int64
+	Accept    bool
+}
+
+// AnswerDecision says what the store writes for an answer: To is the
+// offer appointment's new state ("" for none), with HoldExpiresAt when it
+// stays HELD awaiting payment; Entry the entry's new state.
+type AnswerDecision struct {
+	To            Status
+	HoldExpiresAt *time.Time
+	Entry         string
+	Notify        NotificationKind
+}
+
+// DecideAnswer decides an answer to entry e whose offer appointment is a
+// (nil when it has none) in slot sl, at now: accepting a running offer
+// books it (or keeps it HELD for payment when the slot has a fee);
+// declining cancels it, which releases the place to the next entry.
+func DecideAnswer(ans OfferAnswer, e *WaitlistEntry, a *Appointment, sl Slot, now time.Time) (AnswerDecision, error) {
+	switch {
+	case e == nil || e.PatientID != ans.PatientID:
+		return AnswerDecision{}, NotFound("waitlist entry")
+	case e.State != EntryOffered || a == nil:
+		return AnswerDecision{}, Errorf(CodeInvalidTransition, "the entry holds no offer (it is %s)", e.State)
+	case a.Status != StatusHeld || a.HoldExpiresAt == nil || !now.Before(*a.HoldExpiresAt):
+		return AnswerDecision{}, Errorf(CodeInvalidTransition, "the offer has expired")
+	}
+	if !ans.Accept {
+		return AnswerDecision{To: StatusCancelled, Entry: EntryDeclined, Notify: NotifyDeclined}, nil
+	}
+	if sl.FeeCents > 0 {
+		t := now.Add(time.Duration(sl.HoldSeconds) * time.Second)
+		return AnswerDecision{HoldExpiresAt: &t, Entry: EntryAccepted}, nil
+	}
+	return AnswerDecision{To: StatusBooked, Entry: EntryAccepted, Notify: NotifyConfirmation}, nil
+}
+
+// ReleasedEntryState is what an OFFERED entry becomes when its offer's
+// appointment leaves HELD for `to`: accepted when booked, expired when it
+// timed out, declined when cancelled.
+func ReleasedEntryState(to Status) string {
+	switch to {
+	case StatusBooked:
+		return EntryAccepted
+	case StatusExpired:
+		return EntryExpired
+	}
+	return EntryDeclined
+}

@@ -1,0 +1,83 @@
+package booking
+
+import "context"
+
+// JoinWaitlist adds patientID's entry (doctor or department, period, part
+// of day) under the client's Idempotency-Key; a retry returns the entry
+// with existed set.
+func (s *Service) JoinWaitlist(ctx context.Context, e WaitlistEntry) (WaitlistEntry, bool, error) {
+	if err := CheckWaitlistEntry(&e, s.now()); err != nil {
+		return WaitlistEntry{}, false, err
+	}
+	type joined struct {
+		e       WaitlistEntry
+		existed bool
+	}
+	j, err := bounded(s, ctx, func(ctx context.Context) (joined, error) {
+		e, existed, err := s.store.JoinWaitlist(ctx, e, s.now())
+		return joined{e, existed}, err
+	})
+	return j.e, j.existed, err
+}
+
+// Waitlist lists a patient's entries with their positions.
+func (s *Service) Waitlist(ctx context.Context, patientID int64) ([]WaitlistEntry, error) {
+	return bounded(s, ctx, func(ctx context.Context) ([]WaitlistEntry, error) { return s.store.ListWaitlist(ctx, patientID) })
+}
+
+// LeaveWaitlist cancels a patient's entry, declining its offer if it holds one.
+func (s *Service) LeaveWaitlist(ctx context.Context, id, patientID int64) (WaitlistEntry, error) {
+	e, err := bounded(s, ctx, func(ctx context.Context) (WaitlistEntry, error) {
+		return s.store.LeaveWaitlist(ctx, id, patientID, s.now())
+	})
+	if err == nil && e.SlotID != 0 {
+		s.slotChanged(e.SlotID, 0)
+	}
+	return e, err
+}
+
+// AnswerOffer accepts (BOOKED, or HELD awaiting payment when the slot has a
+// fee) or declines (the place passes to the next entry) an entry's offer.
+func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept bool) (WaitlistEntry, Appointment, error) {
+	type answered struct {
+		e WaitlistEntry
+		a Appointment
+	}
+	r, err := bounded(s, ctx, func(ctx context.Context) (answered, error) {
+		e, a, err := s.store.AnswerOffer(ctx, OfferAnswer{EntryID: id, PatientID: patientID, Accept: accept}, s.now())
+		return answered{e, a}, err
+	})
+	if err == nil {
+		s.slotChanged(r.a.SlotID, r.a.DoctorID)
+		if accept {
+			s.observeOffers(OfferAccepted, 1)
+		} else {
+			s.observeOffers(OfferDeclined, 1)
+		}
+	}
+	return r.e, r.a, err
+}
+
+// MakeOffers is the offer job's work for one slot (Store.MakeOffers).
+func (s *Service) MakeOffers(ctx context.Context, slotID int64) ([]Appointment, error) {
+	as, err := bounded(s, ctx, func(ctx context.Context) ([]Appointment, error) { return s.store.MakeOffers(ctx, slotID, s.now()) })
+	if err == nil {
+		s.slotChanged(slotID, 0)
+		s.observeOffers(OfferMade, len(as))
+	}
+	return as, err
+}
+
+// settleWaitlist ends the waiting entries a batch's new appointments match:
+// a patient who booked leaves the list. Best effort after the commit: an
+// entry it misses is ended by the offer job, which skips (and ends) the
+// entries of patients already holding a matching place.
+func (s *Service) settleWaitlist(ctx context.Context, res []BookResult) {
+	var as []Appointment
+	for _, r := range res {
+		if r.Err == nil && !r.Replayed {
+			as = append(as, r.Appointment)
+		}
+	}
+	_ = s.store.SettleWaitlist(ctx, as, s.now())
+}

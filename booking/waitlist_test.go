@@ -1,0 +1,111 @@
+package booking
+
+import (
+	"testing"
+	"time"
+)
+
+func TestEntryMatchesPartOfDayInTheDoctorsZone(t *testing.T) {
+	d := Doctor{ID: 1, DepartmentID: 7, TimeZone: "Europe/Paris"}
+	at := time.Date(2026, 6, 1, 9, 30, 0, 0, time.UTC) // 11:30 in Paris: morning
+	sl := Slot{ID: 3, DoctorID: 1, StartAt: at}
+	e := WaitlistEntry{DoctorID: 1, From: at.Add(-time.Hour), To: at.Add(time.Hour), PartOfDay: PartMorning}
+	if !EntryMatches(e, sl, d) {
+		t.Fatal("11:30 local is a morning")
+	}
+	e.PartOfDay = PartAfternoon
+	if EntryMatches(e, sl, d) {
+		t.Fatal("11:30 local is not an afternoon")
+	}
+	e = WaitlistEntry{DepartmentID: 7, From: at, To: at.Add(time.Hour), PartOfDay: PartAny}
+	if !EntryMatches(e, sl, d) {
+		t.Fatal("department")
+	}
+	e.From = at.Add(time.Minute)
+	if EntryMatches(e, sl, d) {
+		t.Fatal("before the period")
+	}
+}
+
+func TestDecideOffersInRequestOrderOnePerPatient(t *testing.T) {
+	now := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
+	sl := Slot{ID: 3, DoctorID: 1, StartAt: now.Add(time.Hour), Status: SlotOpen, Capacity: 3, BookedCount: 3, OfferPending: 2}
+	w := func(id, p int64) WaitlistEntry {
+		return WaitlistEntry{ID: id, PatientID: p, DoctorID: 1, From: now, To: now.Add(48 * time.Hour), PartOfDay: PartAny, State: EntryWaiting}
+	}
+	d := DecideOffers(OfferReads{Slot: sl, Doctor: Doctor{ID: 1}, Waiting: []WaitlistEntry{w(1, 10), w(2, 10), w(3, 11), w(4, 12)},
+		Busy: map[int64]bool{11: true}, Taken: []int{1}}, now)
+	if len(d.Offers) != 2 || d.Offers[0].EntryID != 1 || d.Offers[1].EntryID != 4 || d.Return != 0 {
+		t.Fatalf("%+v", d)
+	}
+	if d.Offers[0].Queue != 2 || d.Offers[1].Queue != 3 || len(d.Ended) != 1 || d.Ended[0] != 3 {
+		t.Fatalf("%+v", d)
+	}
+	if !d.Offers[0].ExpiresAt.Equal(now.Add(DefaultOfferMinutes * time.Minute)) {
+		t.Fatal("offer time")
+	}
+	// Nobody left: the places return to open booking; a started slot too.
+	if d := DecideOffers(OfferReads{Slot: sl}, now); d.Return != 2 {
+		t.Fatalf("%+v", d)
+	}
+	if d := DecideOffers(OfferReads{Slot: sl, Waiting: []WaitlistEntry{w(1, 10)}}, sl.StartAt); d.Return != 2 || len(d.Offers) != 0 {
+		t.Fatalf("%+v", d)
+	}
+}
+
+func TestDecideRescheduleOrder(t *testing.T) {
+	now := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
+	a := Appointment{ID: 1, PatientID: 5, SlotID: 2, Status: StatusBooked, StartAt: now.Add(time.Hour)}
+	from := Slot{ID: 2, FeeCents: 0}
+	to := Slot{ID: 3, Status: SlotOpen, StartAt: now.Add(2 * time.Hour), Capacity: 2, BookedCount: 1}
+	r := RescheduleRequest{AppointmentID: 1, PatientID: 5, SlotID: 3, IdempotencyKey: "k", Fingerprint: RescheduleFingerprint(1, 3)}
+	d := DecideReschedule(r, RescheduleReads{Appointment: &a, From: &from, To: &to, Taken: []int{1}}, now)
+	if d.Err != nil || d.Queue != 2 || d.Appointment.SlotID != 3 || d.FromSlotID != 2 || d.Notification.Kind != NotifyRescheduled {
+		t.Fatalf("%+v", d)
+	}
+	paid := to
+	paid.FeeCents = 100
+	if d := DecideReschedule(r, RescheduleReads{Appointment: &a, From: &from, To: &paid}, now); ErrorCode(d.Err) != CodeFeeDiffers {
+		t.Fatalf("%v", d.Err)
+	}
+	other := r
+	other.PatientID = 6
+	rep := a
+	if d := DecideReschedule(other, RescheduleReads{Appointment: &a, Replay: &rep, ReplayFingerprint: r.Fingerprint}, now); ErrorCode(d.Err) != CodeNotFound {
+		t.Fatalf("another patient's key replayed: %v", d.Err)
+	}
+	if d := DecideReschedule(r, RescheduleReads{Appointment: &a, Replay: &rep, ReplayFingerprint: r.Fingerprint}, now); !d.Replayed {
+		t.Fatal("replay")
+	}
+}
+
+func TestDecideReminder(t *testing.T) {
+	start := time.Date(2026, 6, 2, 10, 0, 0, 0, time.UTC)
+	c := ReminderCandidate{StartAt: start}
+	for _, tc := range []struct {
+		at     time.Time
+		done   []int
+		send   int
+		passed int
+	}{
+		{start.Add(-25 * time.Hour), nil, 0, 0},
+		{start.Add(-24 * time.Hour), nil, 1440, 0},
+		{start.Add(-3 * time.Hour), []int{1440}, 0, 0},
+		{start.Add(-time.Hour), nil, 120, 1},
+		{start.Add(-time.Hour), []int{1440, 120}, 0, 0},
+		{start, nil, 0, 0},
+	} {
+		c.Done = tc.done
+		d := DecideReminder(c, DefaultReminders, tc.at)
+		if d.Send != tc.send || len(d.Passed) != tc.passed {
+			t.Errorf("at start%v done %v: %+v", tc.at.Sub(start), tc.done, d)
+		}
+	}
+	c.Schedule, c.Done = "30m", nil
+	if d := DecideReminder(c, DefaultReminders, start.Add(-2*time.Hour)); d.Send != 0 {
+		t.Fatalf("a schedule's own offsets replace the server's: %+v", d)
+	}
+	if _, err := ParseReminders("24h,nope"); ErrorCode(err) != CodeInvalidRequest {
+		t.Fatal(err)
+	}
+}

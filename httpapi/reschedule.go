@@ -1,0 +1,49 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// rescheduleRequest is the body of POST /api/appointments/{id}/reschedule.
+type rescheduleRequest struct {
+	SlotID int64 `json:"slotId"`
+}
+
+// reschedule moves an appointment to another slot (booking.Service.Reschedule):
+// 200 with the moved appointment, also for a retry with the same key.
+// A patient's move spends one booking attempt, as a booking does.
+func (s *server) reschedule(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, err := owner(c)
+	if err != nil {
+		return err
+	}
+	if patient != 0 {
+		if err := s.rateLimit(w, patient); err != nil {
+			return err
+		}
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var in rescheduleRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if !validID(in.SlotID) {
+		return errorf(booking.CodeInvalidRequest, "slotId must be an id 1 to %d", int64(booking.MaxID))
+	}
+	res, err := s.svc.Reschedule(r.Context(), id, patient, in.SlotID, key)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, res.Appointment)
+	return nil
+}

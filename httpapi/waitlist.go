@@ -1,0 +1,164 @@
+package httpapi
+
+import (
+	"net/http"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// waitlistRequest is the body of POST /api/waitlist.
+type waitlistRequest struct {
+	DoctorID     int64     `json:"doctorId"`
+	DepartmentID int64     `json:"departmentId"`
+	From         time.Time `json:"from"`
+	To           time.Time `json:"to"`
+	PartOfDay    string    `json:"partOfDay"`
+}
+
+// waitlistPatient returns the token's patient, or forbidden.
+func waitlistPatient(c auth.Claims) (int64, error) {
+	id, ok := c.PatientID()
+	if !ok {
+		return 0, errorf(booking.CodeForbidden, "only patients have a waitlist")
+	}
+	return id, nil
+}
+
+// joinWaitlist adds an entry: 201 with its position, 200 for a retry.
+func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, err := waitlistPatient(c)
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var in waitlistRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if in.DoctorID != 0 && !validID(in.DoctorID) || in.DepartmentID != 0 && !validID(in.DepartmentID) {
+		return errorf(booking.CodeInvalidRequest, "doctorId and departmentId must be ids 1 to %d", int64(booking.MaxID))
+	}
+	e, existed, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: patient, DoctorID: in.DoctorID,
+		DepartmentID: in.DepartmentID, From: in.From, To: in.To, PartOfDay: in.PartOfDay, IdempotencyKey: key})
+	if err != nil {
+		return err
+	}
+	if existed {
+		writeJSON(w, http.StatusOK, e)
+		return nil
+	}
+	w.Header().Set("Location", "/api/me/waitlist")
+	writeJSON(w, http.StatusCreated, e)
+	return nil
+}
+
+func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, err := waitlistPatient(c)
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	es, err := s.svc.Waitlist(r.Context(), patient)
+	if err != nil {
+		return err
+	}
+	if es == nil {
+		es = []booking.WaitlistEntry{}
+	}
+	writeJSON(w, http.StatusOK, es)
+	return nil
+}
+
+func (s *server) leaveWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, err := waitlistPatient(c)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	e, err := s.svc.LeaveWaitlist(r.Context(), id, patient)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, e)
+	return nil
+}
+
+// offerAnswer is the answer to accept and decline: the entry and the
+// offer's appointment as they are now.
+type offerAnswer struct {
+	Entry       booking.WaitlistEntry `json:"entry"`
+	Appointment booking.Appointment   `json:"appointment"`
+}
+
+func (s *server) answerOffer(accept bool) func(http.ResponseWriter, *http.Request, auth.Claims) error {
+	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+		patient, err := waitlistPatient(c)
+		if err != nil {
+			return err
+		}
+		id, err := pathID(r, "id")
+		if err != nil {
+			return err
+		}
+		if _, err := parseQuery(r); err != nil {
+			return err
+		}
+		e, a, err := s.svc.AnswerOffer(r.Context(), id, patient, accept)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, offerAnswer{Entry: e, Appointment: a})
+		return nil
+	}
+}
+
+// doctorOffers lists the running waitlist offers of a doctor's slots
+// starting in [from, to) (default: the next 24 hours), for staff.
+func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	q, err := parseQuery(r, "from", "to")
+	if err != nil {
+		return err
+	}
+	from := s.now().UTC()
+	to := from.Add(24 * time.Hour)
+	for name, dst := range map[string]*time.Time{"from": &from, "to": &to} {
+		if v, ok := q[name]; ok {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return errorf(booking.CodeInvalidRequest, "%s must be an RFC 3339 time", name)
+			}
+			*dst = t
+		}
+	}
+	if !from.Before(to) || to.Sub(from) > 31*24*time.Hour {
+		return errorf(booking.CodeInvalidRequest, "from must be before to, at most 31 days apart")
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	es, err := s.store.ListOffers(ctx, id, from, to)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	if es == nil {
+		es = []booking.WaitlistEntry{}
+	}
+	writeJSON(w, http.StatusOK, es)
+	return nil
+}

@@ -1,0 +1,477 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// The waitlist (booking/waitlist.go), as in postgres/waitlist.go; the
+// single writer stands in for the slot locks.
+
+const entryCols = `w.id, w.patient_id, coalesce(w.doctor_id, 0), coalesce(w.department_id, 0), w.from_at, w.to_at,
+	w.part_of_day, w.state, coalesce(w.appointment_id, 0), coalesce(w.slot_id, 0), w.offer_expires_at,
+	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint`
+
+func scanEntry(sc interface{ Scan(...any) error }) (booking.WaitlistEntry, error) {
+	var e booking.WaitlistEntry
+	var from, to, created, updated int64
+	var exp sql.NullInt64
+	if err := sc.Scan(&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &from, &to, &e.PartOfDay, &e.State,
+		&e.AppointmentID, &e.SlotID, &exp, &created, &updated, &e.IdempotencyKey, &e.Fingerprint); err != nil {
+		return e, err
+	}
+	e.From, e.To, e.CreatedAt, e.UpdatedAt = fromTS(from), fromTS(to), fromTS(created), fromTS(updated)
+	if exp.Valid {
+		t := fromTS(exp.Int64)
+		e.OfferExpiresAt = &t
+	}
+	return e, nil
+}
+
+func queryEntries(ctx context.Context, q querier, query string, args ...any) ([]booking.WaitlistEntry, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []booking.WaitlistEntry
+	for rows.Next() {
+		e, err := scanEntry(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// positionSQL: 1 + other patients' live entries for the same doctor or
+// department whose period overlaps it, made before it (the ones that
+// compete with it for a place); 0 when the entry is not waiting.
+const positionSQL = `SELECT CASE WHEN w.state = 'WAITING' THEN 1 + (SELECT count(*) FROM waitlist_entries o
+		WHERE o.state IN ('WAITING', 'OFFERED') AND o.doctor_id IS w.doctor_id AND o.department_id IS w.department_id
+		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
+		  AND (o.created_at < w.created_at OR (o.created_at = w.created_at AND o.id < w.id)))
+	ELSE 0 END FROM waitlist_entries w WHERE w.id = ?`
+
+func entryErr(err error) error {
+	if constraintName(err) == conForeignKey {
+		return booking.NotFound("doctor, department or patient")
+	}
+	return mapErr(err, "waitlist entry")
+}
+
+// JoinWaitlist adds a WAITING entry; the same (patient, key) returns the
+// existing one (existed), or key-reused for another request.
+func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now time.Time) (booking.WaitlistEntry, bool, error) {
+	now = micro(now)
+	var out booking.WaitlistEntry
+	existed := false
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var err error
+		out, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w
+			WHERE patient_id = ? AND idempotency_key = ?`, e.PatientID, e.IdempotencyKey))
+		switch {
+		case err == nil:
+			existed = true
+			if out.Fingerprint != e.Fingerprint {
+				return booking.Errorf(booking.CodeKeyReused, "this Idempotency-Key was already used for a different request")
+			}
+		case errors.Is(err, sql.ErrNoRows):
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
+				from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at)
+				VALUES (?, ?, ?, ?, ?, ?, 'WAITING', ?, ?, ?, ?) RETURNING id`,
+				e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), ts(e.From), ts(e.To), e.PartOfDay,
+				e.IdempotencyKey, e.Fingerprint, ts(now), ts(now)).Scan(&id); err != nil {
+				return err
+			}
+			if out, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w WHERE id = ?`, id)); err != nil {
+				return err
+			}
+			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "join", "", out)); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+		return tx.QueryRowContext(ctx, positionSQL, out.ID).Scan(&out.Position)
+	})
+	if err != nil {
+		return booking.WaitlistEntry{}, false, entryErr(err)
+	}
+	return out, existed, nil
+}
+
+// ListWaitlist lists a patient's entries, newest first, with positions.
+func (s *Store) ListWaitlist(ctx context.Context, patientID int64) ([]booking.WaitlistEntry, error) {
+	es, err := queryEntries(ctx, s.reader, `SELECT `+entryCols+` FROM waitlist_entries w WHERE w.patient_id = ? ORDER BY w.id DESC LIMIT 200`, patientID)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	for i := range es {
+		if err := s.reader.QueryRowContext(ctx, positionSQL, es[i].ID).Scan(&es[i].Position); err != nil {
+			return nil, mapErr(err, "")
+		}
+	}
+	return es, nil
+}
+
+// ListOffers lists the entries holding an offer in a doctor's slots
+// starting in [from, to).
+func (s *Store) ListOffers(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.WaitlistEntry, error) {
+	es, err := queryEntries(ctx, s.reader, `SELECT `+entryCols+` FROM waitlist_entries w JOIN slots s ON s.id = w.slot_id
+		WHERE w.state = 'OFFERED' AND s.resource_id = ? AND s.start_at >= ? AND s.start_at < ? ORDER BY s.start_at, w.id`,
+		doctorID, ts(from), ts(to))
+	return es, mapErr(err, "")
+}
+
+// readEntry reads an entry, its offer's appointment and slot.
+func readEntry(ctx context.Context, tx *sql.Tx, id int64) (*booking.WaitlistEntry, *booking.Appointment, booking.Slot, error) {
+	var sl booking.Slot
+	e, err := scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w WHERE w.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil, sl, nil
+	}
+	if err != nil || e.AppointmentID == 0 {
+		return &e, nil, sl, err
+	}
+	a, err := getAppt(ctx, tx, e.AppointmentID)
+	if err != nil {
+		return &e, nil, sl, err
+	}
+	sl, err = scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, e.SlotID))
+	return &e, &a, sl, err
+}
+
+// AnswerOffer accepts or declines an entry's running offer (DecideAnswer).
+func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now time.Time) (booking.WaitlistEntry, booking.Appointment, error) {
+	now = micro(now)
+	var e booking.WaitlistEntry
+	var a booking.Appointment
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ep, ap, sl, err := readEntry(ctx, tx, ans.EntryID)
+		if err != nil {
+			return err
+		}
+		d, err := booking.DecideAnswer(ans, ep, ap, sl, now)
+		if err != nil {
+			return err
+		}
+		e, a = *ep, *ap
+		action := "decline-offer"
+		if ans.Accept {
+			action = "accept-offer"
+		}
+		switch {
+		case d.To != "":
+			if err := moveTo(ctx, tx, &a, d.To, now, action); err != nil {
+				return err
+			}
+			if d.To == booking.StatusBooked {
+				if _, err := tx.ExecContext(ctx, `UPDATE appointments SET hold_expires_at = NULL WHERE id = ?`, a.ID); err != nil {
+					return err
+				}
+				a.HoldExpiresAt = nil
+			}
+		case d.HoldExpiresAt != nil:
+			if _, err := tx.ExecContext(ctx, `UPDATE appointments SET hold_expires_at = ?, updated_at = ? WHERE id = ?`,
+				ts(*d.HoldExpiresAt), ts(now), a.ID); err != nil {
+				return err
+			}
+			a.HoldExpiresAt, a.UpdatedAt = d.HoldExpiresAt, now
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE id = ?`, d.Entry, ts(now), e.ID); err != nil {
+			return err
+		}
+		from := e.State
+		e.State, e.UpdatedAt = d.Entry, now
+		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, action, from, e)); err != nil {
+			return err
+		}
+		if d.To == booking.StatusCancelled {
+			if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: 1}, now); err != nil {
+				return err
+			}
+		}
+		if d.Notify != "" {
+			return s.notify(ctx, tx, []booking.Notification{{Kind: d.Notify, AppointmentID: a.ID}})
+		}
+		return nil
+	})
+	if err != nil {
+		return booking.WaitlistEntry{}, booking.Appointment{}, mapErr(err, "")
+	}
+	return e, a, nil
+}
+
+// LeaveWaitlist ends a patient's live entry, declining its offer if any.
+func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time.Time) (booking.WaitlistEntry, error) {
+	now = micro(now)
+	var e booking.WaitlistEntry
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		ep, ap, _, err := readEntry(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if ep == nil || ep.PatientID != patientID {
+			return booking.NotFound("waitlist entry")
+		}
+		e = *ep
+		if !e.Live() {
+			return nil
+		}
+		if e.State == booking.EntryOffered && ap != nil && ap.Status == booking.StatusHeld {
+			if err := moveTo(ctx, tx, ap, booking.StatusCancelled, now, "leave-waitlist"); err != nil {
+				return err
+			}
+			if err := s.reserve(ctx, tx, map[int64]int{ap.SlotID: 1}, now); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'CANCELLED', updated_at = ? WHERE id = ?`, ts(now), e.ID); err != nil {
+			return err
+		}
+		from := e.State
+		e.State, e.UpdatedAt, e.Position = booking.EntryCancelled, now, 0
+		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", from, e))
+	})
+	if err != nil {
+		return booking.WaitlistEntry{}, mapErr(err, "")
+	}
+	return e, nil
+}
+
+const waitingForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
+	WHERE w.state = 'WAITING' AND (w.doctor_id = ?1 OR w.department_id = ?2) AND w.from_at <= ?3 AND w.to_at > ?3
+	ORDER BY w.created_at, w.id LIMIT 1000`
+
+// reserve keeps released places for matching waiting entries
+// (booking.ToReserve) and writes the slot's offer job.
+func (s *Store) reserve(ctx context.Context, tx *sql.Tx, released map[int64]int, now time.Time) error {
+	for slotID, n := range released {
+		sl, err := scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, slotID))
+		if err != nil {
+			return err
+		}
+		if sl.RoundID != 0 {
+			continue // a round's places are allocated by its round, not waited for
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT offer_pending FROM slots WHERE id = ?`, slotID).Scan(&sl.OfferPending); err != nil {
+			return err
+		}
+		d, err := scanDoctor(tx.QueryRowContext(ctx, `SELECT `+doctorCols+` FROM resources WHERE id = ?`, sl.DoctorID))
+		if err != nil {
+			return err
+		}
+		waiting, err := queryEntries(ctx, tx, waitingForSQL, sl.DoctorID, d.DepartmentID, ts(sl.StartAt))
+		if err != nil {
+			return err
+		}
+		k := booking.ToReserve(sl, d, n, waiting, now)
+		if k == 0 {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE slots SET booked_count = booked_count + ?2, offer_pending = offer_pending + ?2 WHERE id = ?1`, slotID, k); err != nil {
+			return err
+		}
+		if err := s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyOfferDue, SlotID: slotID}}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// afterRelease ends the entries of offers among as and keeps their places
+// (and any other released) for the waitlist.
+func (s *Store) afterRelease(ctx context.Context, tx *sql.Tx, as []booking.Appointment, now time.Time) error {
+	if len(as) == 0 {
+		return nil
+	}
+	released := map[int64]int{}
+	for _, a := range as {
+		released[a.SlotID]++
+		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE appointment_id = ? AND state = 'OFFERED'`,
+			booking.ReleasedEntryState(a.Status), ts(now), a.ID); err != nil {
+			return err
+		}
+	}
+	return s.reserve(ctx, tx, released, now)
+}
+
+// MakeOffers gives a slot's pending places to the earliest matching
+// waiting entries (booking.DecideOffers); see postgres.Store.MakeOffers.
+func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]booking.Appointment, error) {
+	now = micro(now)
+	var out []booking.Appointment
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var rd booking.OfferReads
+		var offerMin sql.NullInt64
+		sl, err := scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, slotID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rd.Slot = sl
+		if err := tx.QueryRowContext(ctx, `SELECT s.offer_pending, sc.offer_minutes FROM slots s
+			LEFT JOIN schedules sc ON sc.id = s.schedule_id WHERE s.id = ?`, slotID).Scan(&rd.Slot.OfferPending, &offerMin); err != nil {
+			return err
+		}
+		if rd.Slot.OfferPending == 0 {
+			return nil
+		}
+		rd.OfferMinutes = int(offerMin.Int64)
+		if rd.Doctor, err = scanDoctor(tx.QueryRowContext(ctx, `SELECT `+doctorCols+` FROM resources WHERE id = ?`, sl.DoctorID)); err != nil {
+			return err
+		}
+		if rd.Waiting, err = queryEntries(ctx, tx, waitingForSQL, sl.DoctorID, rd.Doctor.DepartmentID, ts(sl.StartAt)); err != nil {
+			return err
+		}
+		patients := []int64{}
+		for _, e := range rd.Waiting {
+			patients = append(patients, e.PatientID)
+		}
+		j, _ := json.Marshal(patients)
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT patient_id FROM appointments
+			WHERE patient_id IN (SELECT value FROM json_each(?1)) AND status IN `+booking.ActiveSQL+` AND round_id IS NULL
+			  AND (slot_id = ?2 OR (start_at < ?4 AND end_at > ?3))`, string(j), slotID, ts(sl.StartAt), ts(sl.EndAt))
+		if err != nil {
+			return err
+		}
+		rd.Busy = map[int64]bool{}
+		for rows.Next() {
+			var p int64
+			if err := rows.Scan(&p); err != nil {
+				rows.Close()
+				return err
+			}
+			rd.Busy[p] = true
+		}
+		rows.Close()
+		for q := range takenNumbers(ctx, tx, slotID, &err) {
+			rd.Taken = append(rd.Taken, q)
+		}
+		if err != nil {
+			return err
+		}
+		d := booking.DecideOffers(rd, now)
+		var ns []booking.Notification
+		var audit []booking.AuditEntry
+		for _, o := range d.Offers {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+				idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, 'HELD', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				slotID, o.PatientID, o.Queue, ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
+				booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'OFFERED', appointment_id = ?, slot_id = ?,
+				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = 'WAITING'`, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
+				return err
+			}
+			a, err := getAppt(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+			ns = append(ns, booking.Notification{Kind: booking.NotifyOffer, AppointmentID: id})
+			audit = append(audit, booking.AuditAppointment(ctx, now, "offer", "", a),
+				booking.AuditWaitlist(ctx, now, "offer", booking.EntryWaiting, booking.WaitlistEntry{ID: o.EntryID,
+					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}))
+		}
+		audit = append(audit, booking.AuditEndedEntries(ctx, now, rd.Waiting, d.Ended)...)
+		if err := writeAudit(ctx, tx, audit...); err != nil {
+			return err
+		}
+		for _, id := range d.Ended {
+			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = ? WHERE id = ? AND state = 'WAITING'`, ts(now), id); err != nil {
+				return err
+			}
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE slots SET offer_pending = offer_pending - ?2 - ?3, booked_count = booked_count - ?3 WHERE id = ?1`,
+			slotID, len(d.Offers), d.Return); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	return out, nil
+}
+
+// SettleWaitlist ends the waiting entries that the patients' new
+// appointments match.
+func (s *Store) SettleWaitlist(ctx context.Context, as []booking.Appointment, now time.Time) error {
+	if len(as) == 0 {
+		return nil
+	}
+	now = micro(now)
+	patients := make([]int64, len(as))
+	for i, a := range as {
+		patients[i] = a.PatientID
+	}
+	j, _ := json.Marshal(patients)
+	es, err := queryEntries(ctx, s.reader, `SELECT `+entryCols+` FROM waitlist_entries w
+		WHERE w.patient_id IN (SELECT value FROM json_each(?)) AND w.state = 'WAITING'`, string(j))
+	if err != nil || len(es) == 0 {
+		return mapErr(err, "")
+	}
+	var ended []int64
+	for _, e := range es {
+		for _, a := range as {
+			if a.PatientID != e.PatientID {
+				continue
+			}
+			sl, err := s.GetSlot(ctx, a.SlotID)
+			if err != nil {
+				return err
+			}
+			d, err := s.GetDoctor(ctx, sl.DoctorID)
+			if err != nil {
+				return err
+			}
+			if booking.EntryMatches(e, sl, d) {
+				ended = append(ended, e.ID)
+				break
+			}
+		}
+	}
+	if len(ended) == 0 {
+		return nil
+	}
+	return mapErr(s.write(ctx, func(tx *sql.Tx) error {
+		for _, id := range ended {
+			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = ? WHERE id = ? AND state = 'WAITING'`, ts(now), id); err != nil {
+				return err
+			}
+		}
+		return nil
+	}), "")
+}
+
+// WaitlistCounts counts the live entries by state.
+func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN ('WAITING', 'OFFERED') GROUP BY state`)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := map[string]int{booking.EntryWaiting: 0, booking.EntryOffered: 0}
+	for rows.Next() {
+		var st string
+		var n int
+		if err := rows.Scan(&st, &n); err != nil {
+			return nil, mapErr(err, "")
+		}
+		out[st] = n
+	}
+	return out, mapErr(rows.Err(), "")
+}

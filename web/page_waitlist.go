@@ -1,0 +1,252 @@
+package web
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+)
+
+// handleReschedulePage lists the doctor's slots of one day (the
+// appointment's, or ?date=) with a "Move here" button each; each button
+// carries its own Idempotency-Key, as the Book buttons do.
+func (s *server) handleReschedulePage(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.requirePatient(w, r, r.URL.Path)
+	if !ok {
+		return
+	}
+	a, ok := s.ownAppointment(w, r, sess.PatientID)
+	if !ok {
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	doc, err := s.store.GetDoctor(ctx, a.DoctorID)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	loc := zone(doc.TimeZone)
+	day := schedule.DateOf(a.StartAt, loc)
+	if v := r.URL.Query().Get("date"); v != "" {
+		if day, err = schedule.ParseDate(v); err != nil {
+			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "date"))
+			return
+		}
+	}
+	from, to := schedule.DayBounds(day, loc)
+	slots, err := s.store.ListSlots(ctx, doc.ID, from, to)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	p := s.newPage(w, r, "Reschedule")
+	now := s.now()
+	rows := make([]slotRow, 0, len(slots))
+	for _, sl := range slots {
+		row := slotRowOf(p.pr, sl, loc, now)
+		if sl.ID == a.SlotID {
+			row.State, row.Key = "current", ""
+		}
+		rows = append(rows, row)
+	}
+	p.Data = struct {
+		Appt       apptView
+		Doctor     booking.Doctor
+		Day, Date  string
+		Prev, Next string
+		Slots      []slotRow
+	}{s.apptViewOf(ctx, p.pr, a), doc, dayTitle(p.pr, day), day.String(), day.AddDays(-1).String(), day.AddDays(1).String(), rows}
+	s.render(w, r, http.StatusOK, "reschedule", p)
+}
+
+// handleReschedule moves the patient's appointment (Service.Reschedule);
+// it spends a booking attempt, as a booking does.
+func (s *server) handleReschedule(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	sess := s.sessionOf(r)
+	if !sess.Patient() {
+		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+		return
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	slotID, err := strconv.ParseInt(r.PostFormValue("slot"), 10, 64)
+	key := r.PostFormValue("key")
+	switch {
+	case err != nil || slotID <= 0:
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "no slot chosen"))
+		return
+	case !validKey(key):
+		s.renderError(w, r, booking.Errorf(booking.CodeMissingIdempotencyKey, "no idempotency key"))
+		return
+	}
+	if err := s.svc.AttemptBooking(sess.PatientID).Err(); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	if _, err := s.svc.Reschedule(r.Context(), id, sess.PatientID, slotID, key); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/appointments/"+itoa(id)+"?moved=1")
+}
+
+// entryView is a waitlist entry as "My waitlist" shows it.
+type entryView struct {
+	ID          int64
+	What        string
+	Period      string
+	PartOfDay   string
+	State       string
+	Position    int
+	Live        bool
+	Offered     bool
+	Deadline    string // RFC 3339, for the countdown
+	DeadlineLoc string
+	OfferWhen   string
+}
+
+// handleWaitlist is "My waitlist": each entry with its position, and a
+// running offer with its countdown and the accept and decline buttons.
+func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.requirePatient(w, r, r.URL.Path)
+	if !ok {
+		return
+	}
+	es, err := s.svc.Waitlist(r.Context(), sess.PatientID)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	p := s.newPage(w, r, "My waitlist")
+	views := make([]entryView, 0, len(es))
+	for _, e := range es {
+		v := entryView{ID: e.ID, PartOfDay: e.PartOfDay, State: e.State, Position: e.Position, Live: e.Live(),
+			Offered: e.State == booking.EntryOffered}
+		loc := time.UTC
+		if e.DoctorID != 0 {
+			v.What = p.T("Doctor %d", e.DoctorID)
+			if d, err := s.store.GetDoctor(ctx, e.DoctorID); err == nil {
+				v.What, loc = d.Name, zone(d.TimeZone)
+			}
+		} else {
+			v.What = p.T("Department %d", e.DepartmentID)
+			if deps, err := s.store.ListDepartments(ctx); err == nil {
+				for _, d := range deps {
+					if d.ID == e.DepartmentID {
+						v.What = d.Name
+					}
+				}
+			}
+		}
+		v.Period = fmtDateTime(p.pr, e.From, loc) + " – " + fmtDateTime(p.pr, e.To, loc)
+		if v.Offered && e.OfferExpiresAt != nil {
+			v.Deadline, v.DeadlineLoc = e.OfferExpiresAt.UTC().Format(time.RFC3339), fmtClock(p.pr, *e.OfferExpiresAt, loc)
+			if sl, err := s.store.GetSlot(ctx, e.SlotID); err == nil {
+				v.OfferWhen = fmtDateTime(p.pr, sl.StartAt, loc)
+			}
+		}
+		views = append(views, v)
+	}
+	switch q := r.URL.Query(); {
+	case q.Has("joined"):
+		p.Notice = p.T("You are on the waitlist.")
+	case q.Has("declined"):
+		p.Notice = p.T("Offer declined: it goes to the next person waiting.")
+	case q.Has("left"):
+		p.Notice = p.T("You left the waitlist.")
+	}
+	p.Data = views
+	s.render(w, r, http.StatusOK, "waitlist", p)
+}
+
+// handleWaitlistJoin puts the patient on a doctor's waitlist for one day
+// (from the day page's "Join the waitlist" on a full day).
+func (s *server) handleWaitlistJoin(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	sess := s.sessionOf(r)
+	if !sess.Patient() {
+		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+		return
+	}
+	doctorID, err := strconv.ParseInt(r.PostFormValue("doctor"), 10, 64)
+	key := r.PostFormValue("key")
+	if err != nil || doctorID <= 0 || !validKey(key) {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "doctor, day and key"))
+		return
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	doc, err := s.store.GetDoctor(ctx, doctorID)
+	cancel()
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	day, err := schedule.ParseDate(r.PostFormValue("date"))
+	if err != nil {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "date"))
+		return
+	}
+	from, to := schedule.DayBounds(day, zone(doc.TimeZone))
+	if now := s.now(); from.Before(now) {
+		from = now
+	}
+	if _, _, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: sess.PatientID, DoctorID: doctorID,
+		From: from, To: to, PartOfDay: r.PostFormValue("part"), IdempotencyKey: key}); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/waitlist?joined=1")
+}
+
+// handleWaitlistAction accepts or declines an entry's offer, or leaves.
+func (s *server) handleWaitlistAction(w http.ResponseWriter, r *http.Request) {
+	if !s.postForm(w, r) {
+		return
+	}
+	sess := s.sessionOf(r)
+	if !sess.Patient() {
+		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+		return
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	switch r.PathValue("action") {
+	case "accept":
+		_, a, err := s.svc.AnswerOffer(r.Context(), id, sess.PatientID, true)
+		if err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+		redirect(w, r, "/appointments/"+itoa(a.ID)+"?booked=1")
+	case "decline":
+		if _, _, err := s.svc.AnswerOffer(r.Context(), id, sess.PatientID, false); err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+		redirect(w, r, "/waitlist?declined=1")
+	case "leave":
+		if _, err := s.svc.LeaveWaitlist(r.Context(), id, sess.PatientID); err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+		redirect(w, r, "/waitlist?left=1")
+	default:
+		s.renderError(w, r, booking.NotFound("page"))
+	}
+}
