@@ -102,18 +102,31 @@ func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 	if err := CheckScheduleWaitlist(sc); err != nil {
 		return sc, 0, err
 	}
+	if err := sc.Policy.Validate(); err != nil {
+		return sc, 0, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	loc, err := s.doctorZone(ctx, sc.DoctorID)
+	loc, ins, err := s.generation(ctx, sc.DoctorID)
 	if err != nil {
 		return sc, 0, s.storeErr(ctx, err)
+	}
+	if ins != nil {
+		// Report an overlap with the doctor's existing slots instead of
+		// storing a schedule whose generation the database would refuse.
+		if err := s.overlapsExisting(ctx, sc, loc); err != nil {
+			return sc, 0, s.storeErr(ctx, err)
+		}
 	}
 	sc, err = s.store.CreateSchedule(ctx, sc)
-	if err != nil {
+	if err != nil || ins == nil {
 		return sc, 0, s.storeErr(ctx, err)
 	}
-	first, last := s.planner.Window(sc, loc, s.now())
-	created, _, err := s.planner.Generate(ctx, s.store, sc, loc, first, last)
+	first, last, ok := s.window(sc, loc)
+	if !ok {
+		return sc, 0, nil
+	}
+	created, _, err := s.planner.Generate(ctx, ins, sc, loc, first, last)
 	s.changed(Appointment{DoctorID: sc.DoctorID})
 	return sc, created, s.storeErr(ctx, err)
 }
@@ -129,22 +142,27 @@ func (s *Service) GenerateSlots(ctx context.Context, doctorID int64, first, last
 	type plan struct {
 		ss  []Schedule
 		loc *time.Location
+		ins SlotInserter
 	}
 	p, err := bounded(s, ctx, func(ctx context.Context) (plan, error) {
-		loc, err := s.doctorZone(ctx, doctorID)
-		if err != nil {
+		loc, ins, err := s.generation(ctx, doctorID)
+		if err != nil || ins == nil {
 			return plan{}, err
 		}
 		ss, err := s.store.ListSchedules(ctx, doctorID)
-		return plan{ss, loc}, err
+		return plan{ss, loc, ins}, err
 	})
-	if err != nil {
+	if err != nil || p.ins == nil {
 		return 0, 0, err
 	}
 	defer s.changed(Appointment{DoctorID: doctorID})
 	for _, sc := range p.ss {
+		f, l, ok := clip(sc, first, last)
+		if !ok {
+			continue
+		}
 		n, err := bounded(s, ctx, func(ctx context.Context) ([2]int, error) {
-			c, e, err := s.planner.Generate(ctx, s.store, sc, p.loc, first, last)
+			c, e, err := s.planner.Generate(ctx, p.ins, sc, p.loc, f, l)
 			return [2]int{c, e}, err
 		})
 		created, existing = created+n[0], existing+n[1]
@@ -168,25 +186,37 @@ func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	now := s.now()
-	locs := map[int64]*time.Location{}
+	type gen struct {
+		loc *time.Location
+		ins SlotInserter
+	}
+	gens := map[int64]gen{}
 	created := 0
 	var errs []error
 	for _, sc := range ss {
-		loc, ok := locs[sc.DoctorID]
+		g, ok := gens[sc.DoctorID]
 		if !ok {
-			if loc, err = bounded(s, ctx, func(ctx context.Context) (*time.Location, error) { return s.doctorZone(ctx, sc.DoctorID) }); err != nil {
+			if g, err = bounded(s, ctx, func(ctx context.Context) (gen, error) {
+				loc, ins, err := s.generation(ctx, sc.DoctorID)
+				return gen{loc, ins}, err
+			}); err != nil {
 				errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
 				continue
 			}
-			locs[sc.DoctorID] = loc
+			gens[sc.DoctorID] = g
 		}
-		first, last := s.planner.Window(sc, loc, now)
+		if g.ins == nil {
+			continue // a deactivated doctor gets no new slots
+		}
+		first, last, ok := s.window(sc, g.loc)
+		if !ok {
+			continue // ended
+		}
 		if day := last.AddDate(0, 0, -1); !full && first.Before(day) {
 			first = day
 		}
 		c, err := bounded(s, ctx, func(ctx context.Context) (int, error) {
-			c, _, err := s.planner.Generate(ctx, s.store, sc, loc, first, last)
+			c, _, err := s.planner.Generate(ctx, g.ins, sc, g.loc, first, last)
 			return c, err
 		})
 		created += c
@@ -201,19 +231,6 @@ func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
 		}
 	}
 	return created, errors.Join(errs...)
-}
-
-// doctorZone reads a doctor's time zone.
-func (s *Service) doctorZone(ctx context.Context, doctorID int64) (*time.Location, error) {
-	d, err := s.store.GetDoctor(ctx, doctorID)
-	if err != nil {
-		return nil, err
-	}
-	loc, err := d.Location()
-	if err != nil {
-		return nil, fmt.Errorf("doctor %d's zone: %w", d.ID, err)
-	}
-	return loc, nil
 }
 
 // ConfirmPayment records a provider's payment (received now) for a HELD
@@ -259,6 +276,12 @@ func (s *Service) Suspend(ctx context.Context, sus Suspension) (SuspensionResult
 	res, err := bounded(s, ctx, func(ctx context.Context) (SuspensionResult, error) { return s.store.Suspend(ctx, sus, s.now()) })
 	if err != nil || res.Existing {
 		return res, err
+	}
+	if res.Suspension.Scope != ScopeDoctor {
+		// A closure of a department or the clinic: many doctors' slots.
+		s.gates.forgetAll()
+		s.changedScope(ctx, res.Suspension)
+		return res, nil
 	}
 	sls, lerr := bounded(s, ctx, func(ctx context.Context) ([]Slot, error) {
 		return s.store.ListSlots(ctx, res.Suspension.DoctorID, res.Suspension.From, res.Suspension.To)

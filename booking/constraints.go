@@ -13,6 +13,7 @@ const (
 	ConSlotQueueActive   = "appointments_slot_queue_active"
 	ConPaymentTrade      = "payments_trade_no_key"
 	ConSuspensionOrder   = "suspensions_period_check"
+	ConSlotNoOverlap     = "slots_no_overlap"
 	ConRoundQuota        = "round_quotas_within_quota"
 	ConApplicationKey    = "round_applications_patient_key_key"
 	// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
@@ -45,6 +46,9 @@ var constraintErrors = map[string]func() *Error{
 		return Errorf(CodeConflict, "a payment with this trade number is being recorded")
 	},
 	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
+	ConSlotNoOverlap: func() *Error {
+		return Errorf(CodeSlotOverlap, "the doctor already has a slot at an overlapping time")
+	},
 
 	ConAppointmentPatient:                func() *Error { return NotFound("patient") },
 	"round_applications_patient_id_fkey": func() *Error { return NotFound("patient") },

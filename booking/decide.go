@@ -51,6 +51,11 @@ type BookReads struct {
 	// Stale are the slot's holds past their deadline at now, waitlist
 	// offers aside: the expiry job ends those, so that they pass on.
 	Stale []StaleHold
+	// Policy is the slot's policy (its schedule's over the clinic's) and
+	// Load what it needs of the batch's patients; both are ignored for a
+	// round's slot, which its quota governs.
+	Policy Policy
+	Load   map[int64]PatientLoad
 }
 
 // BookDecision is the decision of a batch. The store performs it: when
@@ -119,7 +124,8 @@ func SlotRefusal(slot Slot, round *Round, now time.Time) *Error {
 // answered, in this order of precedence: a replay (or key-reused) of the
 // appointment its key made; the slot not found; the slot refusing as a
 // whole (round, status, window); the patient not found; already booked
-// here; an overlapping appointment; the round's quota used up; and then,
+// here; an overlapping appointment; the slot's policy (deactivated
+// patient, no-show block, caps: PolicyRefusal); the round's quota used up; and then,
 // in arrival order, a place while places are left, else slot-full. A
 // patient's later request waits on the earlier: already booked when that
 // one gets a place, else full like it. A repeated (patient, key) in the
@@ -219,6 +225,8 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			err = ConstraintError(ConSlotPatientActive, slotID)
 		case rd.Overlapping[p]:
 			err = ConstraintError(ConNoOverlap, slotID)
+		case rd.Round == nil && PolicyRefusal(rd.Policy, rd.Load[p], d.reqs[i].Staff, freed[p], slotID, d.now) != nil:
+			err = PolicyRefusal(rd.Policy, rd.Load[p], d.reqs[i].Staff, freed[p], slotID, d.now)
 		case rd.Round != nil && used >= rd.Round.Quota:
 			// One slot per batch and one place per patient: the count read
 			// is all the batch can add to.

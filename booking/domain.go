@@ -21,11 +21,14 @@ type Department struct {
 // Doctor is a resource that has slots, defined in its own IANA time zone
 // (rooms, the other kind, are in rounds.go).
 type Doctor struct {
-	ID           int64     `json:"id"`
-	Name         string    `json:"name"`
-	DepartmentID int64     `json:"departmentId"`
-	TimeZone     string    `json:"timezone"`
-	CreatedAt    time.Time `json:"createdAt"`
+	ID           int64  `json:"id"`
+	Name         string `json:"name"`
+	DepartmentID int64  `json:"departmentId"`
+	TimeZone     string `json:"timezone"`
+	// Active is false once deactivated: hidden from listings, no new
+	// slots; existing appointments stay.
+	Active    bool      `json:"active"`
+	CreatedAt time.Time `json:"createdAt"`
 }
 
 // Location loads the doctor's time zone.
@@ -40,7 +43,9 @@ type Patient struct {
 	Email string `json:"email,omitempty"`
 	// Language is the language the patient chose on the pages (an i18n
 	// tag), "" for the clinic's; notifications speak it.
-	Language  string    `json:"language,omitempty"`
+	Language string `json:"language,omitempty"`
+	// Active is false once deactivated: the patient books no more.
+	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 
@@ -112,9 +117,14 @@ type Schedule struct {
 	HorizonDays int `json:"horizonDays"`
 	// OpensAtTime is the local time "HH:MM" at which a day's slots open for
 	// booking, HorizonDays before that day (default "07:00").
-	OpensAtTime string    `json:"opensAtTime"`
-	HoldMinutes int       `json:"holdMinutes"`
-	CreatedAt   time.Time `json:"createdAt"`
+	OpensAtTime string `json:"opensAtTime"`
+	HoldMinutes int    `json:"holdMinutes"`
+	// EndDate ends the schedule: no slots after this local day
+	// ("YYYY-MM-DD", "" for none).
+	EndDate string `json:"endDate,omitempty"`
+	// Policy overrides the clinic's policy for the schedule's slots.
+	Policy    PolicyOverride `json:"policy"`
+	CreatedAt time.Time      `json:"createdAt"`
 	// Reminders are the schedule's own reminder offsets ("24h,2h"; empty:
 	// the server's --reminders); OfferMinutes how long a waitlist offer of
 	// its slots is held (0: DefaultOfferMinutes).

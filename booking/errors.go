@@ -30,6 +30,12 @@ const (
 	CodeSlotClosed            Code = "slot-closed"
 	CodeAlreadyStarted        Code = "appointment-started"
 	CodeInvalidTransition     Code = "invalid-transition"
+	CodeNotStarted            Code = "appointment-not-started"
+	CodeCancelCutoff          Code = "cancel-cutoff"
+	CodeLimitReached          Code = "appointment-limit"
+	CodeBookingBlocked        Code = "booking-blocked"
+	CodeSlotOverlap           Code = "slot-overlap"
+	CodeSlotSuspended         Code = "slot-suspended"
 	CodePaymentRejected       Code = "payment-rejected"
 	CodePaymentConflict       Code = "payment-conflict"
 	CodeBadSignature          Code = "bad-signature"
@@ -48,6 +54,7 @@ func Codes() []Code {
 		CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict,
 		CodeSlotFull, CodeAlreadyBooked, CodeOverlapping, CodeQuotaExceeded,
 		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,
+		CodeNotStarted, CodeCancelCutoff, CodeLimitReached, CodeBookingBlocked, CodeSlotOverlap, CodeSlotSuspended,
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers,

@@ -225,7 +225,9 @@ func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{},
 		w.done <- answers[i]
 	}
 	for i, w := range books {
-		w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(books), took)...)
+		if w.span.IsRecording() {
+			w.span.SetAttributes(spanBatch(picked.Sub(w.queued), len(books), took)...)
+		}
 		switch {
 		case err != nil:
 			w.done <- BookResult{Err: err}

@@ -94,12 +94,19 @@ type PaymentResult struct {
 // Suspension closes a doctor's slots starting in [From, To), cancelling
 // their active appointments.
 type Suspension struct {
-	ID        int64     `json:"id"`
-	DoctorID  int64     `json:"doctorId"`
-	From      time.Time `json:"from"`
-	To        time.Time `json:"to"`
-	Reason    string    `json:"reason"`
-	CreatedAt time.Time `json:"createdAt"`
+	ID int64 `json:"id"`
+	// Scope is ScopeDoctor (DoctorID), ScopeDepartment (DepartmentID) or
+	// ScopeClinic: a closure of a department or the whole clinic.
+	Scope        string `json:"scope"`
+	DoctorID     int64  `json:"doctorId,omitempty"`
+	DepartmentID int64  `json:"departmentId,omitempty"`
+	// LiftedAt is when it was lifted (its slots reopened), nil while it
+	// stands.
+	LiftedAt  *time.Time `json:"liftedAt,omitempty"`
+	From      time.Time  `json:"from"`
+	To        time.Time  `json:"to"`
+	Reason    string     `json:"reason"`
+	CreatedAt time.Time  `json:"createdAt"`
 }
 
 // SuspensionResult is what a suspension did. Repeating a suspension (same

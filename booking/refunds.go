@@ -11,6 +11,36 @@ type ReconcileRun struct {
 	CheckedAt  time.Time `json:"checkedAt"`
 	Violations int       `json:"violations"`
 	Pending    int       `json:"pending"`
+	// Kinds counts the findings by kind (Reconciliation.Kinds).
+	Kinds map[string]int `json:"kinds,omitempty"`
+}
+
+// KeptReconcileRuns is how many verdicts a store keeps (a week of the
+// default 5-minute schedule); older ones are deleted as new ones arrive.
+const KeptReconcileRuns = 2016
+
+// Kinds counts what the report found by kind, the names the metric
+// slotd_reconciliation_issues{kind} uses; ViolationKind tells a breach
+// from pending work.
+func (r Reconciliation) Kinds() map[string]int {
+	return map[string]int{
+		"counter_mismatch":     len(r.CounterMismatches),
+		"duplicate_active":     len(r.DuplicateActives),
+		"round_quota_mismatch": len(r.RoundQuotaMismatches),
+		"stale_hold":           len(r.StaleHolds),
+		"refund_needed":        len(r.RefundsNeeded),
+		"payment_conflict":     len(r.PaymentConflicts),
+	}
+}
+
+// ViolationKind reports whether findings of kind break an invariant
+// (Violations) rather than wait for an action (Pending).
+func ViolationKind(kind string) bool {
+	switch kind {
+	case "counter_mismatch", "duplicate_active", "round_quota_mismatch":
+		return true
+	}
+	return false
 }
 
 // MaxRefundRefLen bounds a provider's refund reference.
@@ -61,7 +91,7 @@ func (s *Service) RunReconciliation(ctx context.Context) (ReconcileRun, error) {
 	if err != nil {
 		return ReconcileRun{}, err
 	}
-	run := ReconcileRun{CheckedAt: rep.CheckedAt, Violations: rep.Violations(), Pending: rep.Pending()}
+	run := ReconcileRun{CheckedAt: rep.CheckedAt, Violations: rep.Violations(), Pending: rep.Pending(), Kinds: rep.Kinds()}
 	return run, s.storeErr(ctx, s.store.RecordReconcileRun(ctx, run))
 }
 

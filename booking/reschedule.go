@@ -46,6 +46,9 @@ type RescheduleReads struct {
 	HoldsTo, Overlapping bool
 	// Taken are the queue numbers in use in To.
 	Taken []int
+	// Cutoff is the policy's cancel cutoff of the appointment's slot: a
+	// patient changes an appointment only until then, as they cancel it.
+	Cutoff time.Duration
 }
 
 // RescheduleDecision is what the store writes: nothing when Err is set or
@@ -89,6 +92,8 @@ func DecideReschedule(r RescheduleRequest, rd RescheduleReads, now time.Time) Re
 		return fail(Errorf(CodeInvalidTransition, "a %s appointment cannot be rescheduled", a.Status))
 	case !now.Before(a.StartAt):
 		return fail(Errorf(CodeAlreadyStarted, "the appointment has already started"))
+	case r.PatientID != 0 && !now.Add(rd.Cutoff).Before(a.StartAt):
+		return fail(Errorf(CodeCancelCutoff, "appointments can be moved only until %d hours before they start; please call the clinic", int(rd.Cutoff.Hours())))
 	case a.RoundID != 0:
 		return fail(Errorf(CodeInvalidRequest, "a round's allocation cannot be rescheduled"))
 	case rd.To == nil:

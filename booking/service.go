@@ -201,10 +201,27 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // The whole attempt (gates, lane queue, decision, key confirmation) is
 // bounded by the service's timeout, after which it is ErrUnavailable: the
 // request may still be decided, and a retry with the same key finds out.
-func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) (r BookResult) {
+func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) BookResult {
+	return s.BookFor(ctx, patientID, slotID, key, false)
+}
+
+// BookFor is Book, by staff for the patient when staff (the no-show block
+// does not apply to them; the caps do).
+func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) (r BookResult) {
 	start := time.Now()
-	ctx, span := tracer().Start(ctx, "booking.Book", trace.WithAttributes(AttrSlotID.Int64(slotID)))
-	defer func() { span.SetAttributes(AttrOutcome.String(outcomeOf(r))); span.End() }()
+	// Attributes only for a span that is recorded: with tracing off each
+	// was an allocation per booking for nothing.
+	ctx, span := tracer().Start(ctx, "booking.Book")
+	recording := span.IsRecording()
+	if recording {
+		span.SetAttributes(AttrSlotID.Int64(slotID))
+	}
+	defer func() {
+		if recording {
+			span.SetAttributes(AttrOutcome.String(outcomeOf(r)))
+		}
+		span.End()
+	}()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{patientID, key}
@@ -230,11 +247,13 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 	}
 	defer release()
 
-	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx)}
+	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx), Staff: staff}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		var gated bool
 		r, gated = s.refuseOrReplay(ctx, req, g)
-		span.SetAttributes(AttrGated.Bool(gated))
+		if recording {
+			span.SetAttributes(AttrGated.Bool(gated))
+		}
 		s.observe(r, gated, start)
 		return r
 	}
@@ -291,7 +310,9 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	if !laned {
 		began := time.Now()
 		res, err := s.decide(ctx, slotID, []BookRequest{req})
-		trace.SpanFromContext(ctx).SetAttributes(spanBatch(0, 1, time.Since(began))...)
+		if span := trace.SpanFromContext(ctx); span.IsRecording() {
+			span.SetAttributes(spanBatch(0, 1, time.Since(began))...)
+		}
 		if err != nil {
 			r = BookResult{Err: err}
 		} else {

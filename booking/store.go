@@ -18,6 +18,9 @@ type BookRequest struct {
 	// Actor is who asked (the patient, or staff acting for one), for the
 	// audit log; the Service sets it from the request's context.
 	Actor Actor
+	// Staff says staff book for the patient: the no-show block does not
+	// apply (the caps do).
+	Staff bool
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -128,8 +131,9 @@ type Store interface {
 	// payment unchanged; another reference, or a payment that needs no
 	// refund, is CodeInvalidTransition; an unknown trade is not found.
 	MarkRefunded(ctx context.Context, tradeNo, ref string, now time.Time) (Payment, error)
-	// RecordReconcileRun keeps a scheduled reconciliation's verdict;
-	// LastReconcileRun returns the newest (not found before the first).
+	// RecordReconcileRun keeps a scheduled reconciliation's verdict (the
+	// newest KeptReconcileRuns of them); LastReconcileRun returns the newest
+	// (not found before the first).
 	RecordReconcileRun(ctx context.Context, run ReconcileRun) error
 	LastReconcileRun(ctx context.Context) (ReconcileRun, error)
 
@@ -215,4 +219,31 @@ type Store interface {
 	// RoundResults lists the active appointments of the round's slots with
 	// patient and room, by room name then bed.
 	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
+
+	ClinicStore
+}
+
+// ClinicStore is what running a clinic (issue 15) needs of a store beyond
+// booking: editing, schedules' end and policies, closures. Every Store has
+// it; it is declared apart so that the list reads by topic.
+type ClinicStore interface {
+	UpdateDepartment(ctx context.Context, d Department) (Department, error)
+	UpdateDoctor(ctx context.Context, id int64, u DoctorUpdate) (Doctor, error)
+	UpdatePatient(ctx context.Context, id int64, u PatientUpdate) (Patient, error)
+	GetSchedule(ctx context.Context, id int64) (Schedule, error)
+	// UpdateSchedule replaces a schedule's pattern, end and policy, refusing
+	// an overlap with another of the doctor's schedules (ScheduleOverlap),
+	// as CreateSchedule does.
+	UpdateSchedule(ctx context.Context, sc Schedule) (Schedule, error)
+	// DeleteFreeSlots deletes the schedule's slots starting at or after
+	// from that no appointment ever named, and reports how many.
+	DeleteFreeSlots(ctx context.Context, scheduleID int64, from time.Time) (int, error)
+	ClinicPolicy(ctx context.Context) (Policy, error)
+	SetClinicPolicy(ctx context.Context, p Policy) (Policy, error)
+	// ListSuspensions lists suspensions and closures, newest first (only
+	// standing ones with standing).
+	ListSuspensions(ctx context.Context, standing bool) ([]Suspension, error)
+	// LiftSuspension lifts a standing suspension and reopens the slots it
+	// closed, except those another standing one covers (they pass to it).
+	LiftSuspension(ctx context.Context, id int64, now time.Time) (LiftResult, error)
 }

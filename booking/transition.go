@@ -15,7 +15,10 @@ import (
 // (the cancel is answered with a as it is), not found when a is another
 // patient's, appointment-started when a is still active but has begun,
 // else invalid-transition.
-func CancelRefusal(a Appointment, patientID int64, now time.Time) error {
+//
+// cutoff is the policy's cancel cutoff for a patient (0 for staff): a
+// patient's cancel within it of the start is cancel-cutoff.
+func CancelRefusal(a Appointment, patientID int64, now time.Time, cutoff time.Duration) error {
 	switch {
 	case patientID != 0 && a.PatientID != patientID:
 		return NotFound("appointment")
@@ -23,6 +26,8 @@ func CancelRefusal(a Appointment, patientID int64, now time.Time) error {
 		return nil
 	case CanTransition(a.Status, StatusCancelled) && !now.Before(a.StartAt):
 		return Errorf(CodeAlreadyStarted, "the appointment has already started")
+	case CanTransition(a.Status, StatusCancelled) && patientID != 0 && !now.Add(cutoff).Before(a.StartAt):
+		return Errorf(CodeCancelCutoff, "appointments can be cancelled only until %d hours before they start; please call the clinic", int(cutoff.Hours()))
 	}
 	return Errorf(CodeInvalidTransition, "a %s appointment cannot be cancelled", a.Status)
 }
@@ -40,8 +45,9 @@ func StaffTarget(to Status) error {
 // StaffTransition decides a staff transition of an appointment in state
 // from to `to` (StaffTarget checked first): noop when it is there already
 // (a repeated click changes nothing), else invalid-transition unless the
-// transition table allows it.
-func StaffTransition(from, to Status) (noop bool, err error) {
+// transition table allows it, and appointment-not-started before start:
+// what happened at an appointment is known only once it has begun.
+func StaffTransition(from, to Status, start, now time.Time) (noop bool, err error) {
 	if err := StaffTarget(to); err != nil {
 		return false, err
 	}
@@ -50,6 +56,8 @@ func StaffTransition(from, to Status) (noop bool, err error) {
 		return true, nil
 	case !CanTransition(from, to):
 		return false, Errorf(CodeInvalidTransition, "a %s appointment cannot become %s", from, to)
+	case now.Before(start):
+		return false, Errorf(CodeNotStarted, "an appointment can be marked %s only once it has started", to)
 	}
 	return false, nil
 }

@@ -12,28 +12,34 @@ func TestCancelRefusalAndStaffTransition(t *testing.T) {
 		a       Appointment
 		patient int64
 		at      time.Time
+		cutoff  time.Duration
 		want    Code
 	}{
-		"another patient's": {a, 8, t0, CodeNotFound},
-		"started":           {a, 7, a.StartAt, CodeAlreadyStarted},
-		"completed":         {Appointment{PatientID: 7, Status: StatusCompleted, StartAt: a.StartAt}, 0, t0, CodeInvalidTransition},
-		"cancelled already": {Appointment{PatientID: 7, Status: StatusCancelled}, 7, t0, ""},
+		"another patient's": {a, 8, t0, 0, CodeNotFound},
+		"started":           {a, 7, a.StartAt, 0, CodeAlreadyStarted},
+		"completed":         {Appointment{PatientID: 7, Status: StatusCompleted, StartAt: a.StartAt}, 0, t0, 0, CodeInvalidTransition},
+		"cancelled already": {Appointment{PatientID: 7, Status: StatusCancelled}, 7, t0, 0, ""},
+		"within the cutoff": {a, 7, t0, 2 * time.Hour, CodeCancelCutoff},
+		"staff, no cutoff":  {a, 0, t0, 0, CodeInvalidTransition},
 	} {
-		if got := ErrorCode(CancelRefusal(tc.a, tc.patient, tc.at)); got != tc.want {
+		if got := ErrorCode(CancelRefusal(tc.a, tc.patient, tc.at, tc.cutoff)); got != tc.want {
 			t.Errorf("%s: %s, want %s", name, got, tc.want)
 		}
 	}
-	if noop, err := StaffTransition(StatusCompleted, StatusCompleted); !noop || err != nil {
+	if noop, err := StaffTransition(StatusCompleted, StatusCompleted, t0, t0); !noop || err != nil {
 		t.Fatalf("a repeated click: %v %v", noop, err)
 	}
-	if _, err := StaffTransition(StatusHeld, StatusCompleted); ErrorCode(err) != CodeInvalidTransition {
+	if _, err := StaffTransition(StatusHeld, StatusCompleted, t0, t0); ErrorCode(err) != CodeInvalidTransition {
 		t.Fatalf("HELD -> COMPLETED: %v", err)
 	}
-	if _, err := StaffTransition(StatusBooked, StatusCancelled); ErrorCode(err) != CodeInvalidRequest {
+	if _, err := StaffTransition(StatusBooked, StatusCancelled, t0, t0); ErrorCode(err) != CodeInvalidRequest {
 		t.Fatalf("staff cancel through Transition: %v", err)
 	}
-	if noop, err := StaffTransition(StatusBooked, StatusNoShow); noop || err != nil {
+	if noop, err := StaffTransition(StatusBooked, StatusNoShow, t0, t0); noop || err != nil {
 		t.Fatalf("BOOKED -> NO_SHOW: %v %v", noop, err)
+	}
+	if _, err := StaffTransition(StatusBooked, StatusNoShow, t0.Add(time.Minute), t0); ErrorCode(err) != CodeNotStarted {
+		t.Fatalf("a no-show before the start: %v", err)
 	}
 }
 

@@ -7,9 +7,8 @@ package edge
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/netip"
@@ -18,10 +17,7 @@ import (
 
 type ctxKey int
 
-const (
-	requestIDKey ctxKey = iota
-	secureKey
-)
+const infoKey ctxKey = 0
 
 // Proxies are the peers whose X-Forwarded-For and X-Forwarded-Proto are
 // believed; from anyone else those headers are ignored, so that a client
@@ -72,31 +68,48 @@ func (p Proxies) trusted(a netip.Addr) bool {
 // client itself).
 func (p Proxies) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx := r.Context()
-		if peer, ok := addrOf(r.RemoteAddr); ok && p.trusted(peer) {
-			client := peer
-			for _, v := range reverse(forwardedFor(r.Header)) {
-				a, err := netip.ParseAddr(v)
-				if err != nil {
-					break
+		info := &requestInfo{}
+		if len(p.nets) > 0 {
+			if peer, ok := addrOf(r.RemoteAddr); ok && p.trusted(peer) {
+				client := peer
+				for _, v := range reverse(forwardedFor(r.Header)) {
+					a, err := netip.ParseAddr(v)
+					if err != nil {
+						break
+					}
+					client = a.Unmap()
+					if !p.trusted(client) {
+						break
+					}
 				}
-				client = a.Unmap()
-				if !p.trusted(client) {
-					break
-				}
-			}
-			r.RemoteAddr = net.JoinHostPort(client.String(), "0")
-			if strings.EqualFold(strings.TrimSpace(lastValue(r.Header.Get("X-Forwarded-Proto"))), "https") {
-				ctx = context.WithValue(ctx, secureKey, true)
+				r.RemoteAddr = net.JoinHostPort(client.String(), "0")
+				info.secure = strings.EqualFold(strings.TrimSpace(lastValue(r.Header.Get("X-Forwarded-Proto"))), "https")
 			}
 		}
-		r = r.WithContext(ctx)
-		r = WithRequestID(w, r)
-		if Secure(r) {
+		r = info.attach(w, r)
+		if info.secure || r.TLS != nil {
 			w.Header().Set("Strict-Transport-Security", "max-age=31536000")
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// requestInfo is what the edge learnt of a request, in one context value
+// (one allocation for the id, the scheme and the answer's header value).
+type requestInfo struct {
+	id     [1]string // the X-Request-Id header's value, shared with the answer
+	secure bool
+}
+
+// attach gives info its id (see WithRequestID) and r its context.
+func (info *requestInfo) attach(w http.ResponseWriter, r *http.Request) *http.Request {
+	id := r.Header.Get("X-Request-Id")
+	if !validRequestID(id) {
+		id = newRequestID()
+	}
+	info.id[0] = id
+	w.Header()["X-Request-Id"] = info.id[:]
+	return r.WithContext(context.WithValue(r.Context(), infoKey, info))
 }
 
 // Secure reports whether the client reached us over https: directly, or
@@ -105,8 +118,8 @@ func Secure(r *http.Request) bool {
 	if r.TLS != nil {
 		return true
 	}
-	s, _ := r.Context().Value(secureKey).(bool)
-	return s
+	info, _ := r.Context().Value(infoKey).(*requestInfo)
+	return info != nil && info.secure
 }
 
 // ClientAddr is the client's IP address (see Handler), "" when unknown.
@@ -158,18 +171,15 @@ func WithRequestID(w http.ResponseWriter, r *http.Request) *http.Request {
 	if RequestID(r.Context()) != "" {
 		return r
 	}
-	id := r.Header.Get("X-Request-Id")
-	if !validRequestID(id) {
-		id = newRequestID()
-	}
-	w.Header().Set("X-Request-Id", id)
-	return r.WithContext(context.WithValue(r.Context(), requestIDKey, id))
+	return (&requestInfo{}).attach(w, r)
 }
 
 // RequestID is the request's id, "" outside a request.
 func RequestID(ctx context.Context) string {
-	id, _ := ctx.Value(requestIDKey).(string)
-	return id
+	if info, _ := ctx.Value(infoKey).(*requestInfo); info != nil {
+		return info.id[0]
+	}
+	return ""
 }
 
 func validRequestID(id string) bool {
@@ -184,8 +194,14 @@ func validRequestID(id string) bool {
 	return true
 }
 
+// newRequestID is 16 random hex digits. They need to be unique, not
+// secret: math/rand/v2's generator (ChaCha8, seeded by the runtime) costs
+// no system call, where crypto/rand's did one per request.
 func newRequestID() string {
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	const digits = "0123456789abcdef"
+	var b [16]byte
+	for i, v := 0, rand.Uint64(); i < len(b); i, v = i+1, v>>4 {
+		b[i] = digits[v&15]
+	}
+	return string(b[:])
 }

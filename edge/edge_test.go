@@ -140,14 +140,14 @@ func TestLimitsPerKeyAndInAll(t *testing.T) {
 // carries the trace and request ids.
 func TestTracingHonoursTraceparentAndStampsLogs(t *testing.T) {
 	exp := tracetest.NewInMemoryExporter()
-	shutdown, err := SetupTracing(context.Background(), "test", exp)
+	tr, err := SetupTracing(context.Background(), "test", exp)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer shutdown(context.Background())
+	defer tr.Shutdown(context.Background())
 	var buf bytes.Buffer
 	log := slog.New(LogHandler(slog.NewJSONHandler(&buf, nil)))
-	h := Traced(Proxies{}.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := tr.Handler(Proxies{}.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, span := otel.Tracer("t").Start(r.Context(), "inner")
 		span.End()
 		log.InfoContext(r.Context(), "served")
@@ -173,5 +173,42 @@ func TestTracingHonoursTraceparentAndStampsLogs(t *testing.T) {
 	line := buf.String()
 	if !strings.Contains(line, `"traceId":"`+tid+`"`) || !strings.Contains(line, `"requestId":"req-1"`) {
 		t.Fatalf("log line without its ids: %s", line)
+	}
+}
+
+// Without an exporter nothing makes spans: the provider is a no-op and the
+// handler is not otelhttp's, yet a caller's traceparent still reaches the
+// log lines, and a request without one logs no trace id.
+func TestUntracedKeepsTheCallersTraceInLogs(t *testing.T) {
+	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "")
+	tr, err := SetupTracing(context.Background(), "test", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Shutdown(context.Background())
+	var buf bytes.Buffer
+	log := slog.New(LogHandler(slog.NewJSONHandler(&buf, nil)))
+	recording := false
+	h := tr.Handler(Proxies{}.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, span := otel.Tracer("t").Start(r.Context(), "inner")
+		recording = recording || span.IsRecording() || trace.SpanFromContext(r.Context()).IsRecording()
+		span.End()
+		log.InfoContext(r.Context(), "served")
+	})))
+	const tid = "4bf92f3577b34da6a3ce929d0e0e4736"
+	r := httptest.NewRequest("GET", "/api/doctors", nil)
+	r.Header.Set("traceparent", "00-"+tid+"-00f067aa0ba902b7-01")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if !strings.Contains(buf.String(), `"traceId":"`+tid+`"`) || !strings.Contains(buf.String(), `"requestId":"`) {
+		t.Fatalf("log line without the caller's trace: %s", buf.String())
+	}
+	buf.Reset()
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/api/doctors", nil))
+	if strings.Contains(buf.String(), "traceId") {
+		t.Fatalf("an untraced request logged a trace id: %s", buf.String())
+	}
+	if recording {
+		t.Fatal("a span was recorded with tracing off")
 	}
 }

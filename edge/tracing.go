@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/trace/noop"
 )
 
 // OTLPConfigured reports whether the standard OTEL_EXPORTER_OTLP_*
@@ -26,25 +27,31 @@ func OTLPConfigured() bool {
 	return false
 }
 
+// Tracing is the tracing SetupTracing installed: on when spans are
+// exported somewhere, off otherwise.
+type Tracing struct {
+	on       bool
+	shutdown func(context.Context) error
+}
+
 // SetupTracing installs the process's tracer provider and the W3C
-// propagators (traceparent, baggage). Spans are always made, so that log
-// lines carry a trace id that a caller's traceparent chose; they are
-// exported with OTLP over HTTP only when OTLPConfigured (the exporter reads
-// the OTEL_EXPORTER_OTLP_* variables itself); exp, when not nil, receives
-// them too (tests: an in-memory exporter). shutdown flushes what is queued.
-func SetupTracing(ctx context.Context, version string, exp sdktrace.SpanExporter) (shutdown func(context.Context) error, err error) {
+// propagators (traceparent, baggage). Spans are made and exported with OTLP
+// over HTTP only when OTLPConfigured (the exporter reads the
+// OTEL_EXPORTER_OTLP_* variables itself) or exp is not nil (tests: an
+// in-memory exporter). Otherwise the provider is a no-op: a span nobody
+// receives cost every request a third of the server's ceiling (issue 12).
+func SetupTracing(ctx context.Context, version string, exp sdktrace.SpanExporter) (*Tracing, error) {
+	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
+	if exp == nil && !OTLPConfigured() {
+		otel.SetTracerProvider(noop.NewTracerProvider())
+		return &Tracing{shutdown: func(context.Context) error { return nil }}, nil
+	}
 	res, err := resource.Merge(resource.Default(), resource.NewSchemaless(
 		attribute.String("service.name", "slotd"), attribute.String("service.version", version)))
 	if err != nil {
 		return nil, err
 	}
-	// Without an exporter spans are not recorded (no cost beyond their
-	// ids, which the log lines still carry, the caller's when it sent one).
-	sampler := sdktrace.NeverSample()
-	if exp != nil || OTLPConfigured() {
-		sampler = sdktrace.AlwaysSample()
-	}
-	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sampler))}
+	opts := []sdktrace.TracerProviderOption{sdktrace.WithResource(res), sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.AlwaysSample()))}
 	if exp != nil {
 		opts = append(opts, sdktrace.WithSyncer(exp))
 	}
@@ -57,25 +64,40 @@ func SetupTracing(ctx context.Context, version string, exp sdktrace.SpanExporter
 	}
 	tp := sdktrace.NewTracerProvider(opts...)
 	otel.SetTracerProvider(tp)
-	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
-	return tp.Shutdown, nil
+	return &Tracing{on: true, shutdown: tp.Shutdown}, nil
 }
 
-// Traced wraps h in a server span per request (otelhttp), continuing the
+// Shutdown flushes the spans still queued.
+func (t *Tracing) Shutdown(ctx context.Context) error { return t.shutdown(ctx) }
+
+// Handler wraps h in a server span per request (otelhttp), continuing the
 // caller's trace when it sent traceparent. The span is named by the route
 // pattern once a mux has matched it, never by the path (a path can hold a
-// feed's secret token).
-func Traced(h http.Handler) http.Handler {
+// feed's secret token). With tracing off there is no span: a caller's
+// traceparent is only read into the context, so that log lines still lead
+// to the caller's trace.
+func (t *Tracing) Handler(h http.Handler) http.Handler {
+	if !t.on {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if _, sent := r.Header["Traceparent"]; sent && traced(r) {
+				r = r.WithContext(otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header)))
+			}
+			h.ServeHTTP(w, r)
+		})
+	}
 	return otelhttp.NewHandler(h, "http",
-		// An iCal feed's path is its secret; probes and scrapes are noise.
-		otelhttp.WithFilter(func(r *http.Request) bool {
-			p := r.URL.Path
-			return !strings.HasPrefix(p, "/ical/") && p != "/healthz" && p != "/readyz" && p != "/metrics"
-		}),
+		otelhttp.WithFilter(traced),
 		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string {
 			if r.Pattern != "" {
 				return r.Pattern
 			}
 			return r.Method
 		}))
+}
+
+// traced reports whether r gets a span: an iCal feed's path is its secret;
+// probes and scrapes are noise.
+func traced(r *http.Request) bool {
+	p := r.URL.Path
+	return !strings.HasPrefix(p, "/ical/") && p != "/healthz" && p != "/readyz" && p != "/metrics"
 }

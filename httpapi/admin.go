@@ -174,6 +174,40 @@ type scheduleRequest struct {
 	// Reminders ("24h,2h") and OfferMinutes override the server's.
 	Reminders    string `json:"reminders"`
 	OfferMinutes int    `json:"offerMinutes"`
+	// EndDate ("YYYY-MM-DD") ends the schedule; Policy overrides the
+	// clinic's for its slots.
+	EndDate string                 `json:"endDate"`
+	Policy  booking.PolicyOverride `json:"policy"`
+}
+
+// schedule checks the body of a schedule and turns it into one.
+func (in scheduleRequest) schedule(doctorID int64) (booking.Schedule, error) {
+	if len(in.Weekdays) == 0 || len(in.Weekdays) > 7 {
+		return booking.Schedule{}, errorf(booking.CodeInvalidRequest, "weekdays must list 1 to 7 days (0 = Sunday)")
+	}
+	sc := booking.Schedule{
+		DoctorID: doctorID, StartTime: in.StartTime, EndTime: in.EndTime, SlotMinutes: in.SlotMinutes,
+		Capacity: in.Capacity, FeeCents: in.Fee, HorizonDays: in.HorizonDays,
+		OpensAtTime: in.OpensAtTime, HoldMinutes: in.HoldMinutes, Policy: in.Policy,
+		Reminders: in.Reminders, OfferMinutes: in.OfferMinutes,
+	}
+	for _, d := range in.Weekdays {
+		if d < 0 || d > 6 {
+			return booking.Schedule{}, errorf(booking.CodeInvalidRequest, "weekdays must be 0 (Sunday) to 6 (Saturday)")
+		}
+		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
+	}
+	if in.EndDate != "" {
+		d, err := parseDate(in.EndDate, "endDate")
+		if err != nil {
+			return booking.Schedule{}, err
+		}
+		sc.EndDate = d.String()
+	}
+	if err := in.Policy.Validate(); err != nil {
+		return booking.Schedule{}, err
+	}
+	return sc, nil
 }
 
 // scheduleAnswer is a created schedule with the number of slots generated.
@@ -191,20 +225,9 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if len(in.Weekdays) == 0 || len(in.Weekdays) > 7 {
-		return errorf(booking.CodeInvalidRequest, "weekdays must list 1 to 7 days (0 = Sunday)")
-	}
-	sc := booking.Schedule{
-		DoctorID: id, StartTime: in.StartTime, EndTime: in.EndTime, SlotMinutes: in.SlotMinutes,
-		Capacity: in.Capacity, FeeCents: in.Fee, HorizonDays: in.HorizonDays,
-		OpensAtTime: in.OpensAtTime, HoldMinutes: in.HoldMinutes,
-		Reminders: in.Reminders, OfferMinutes: in.OfferMinutes,
-	}
-	for _, d := range in.Weekdays {
-		if d < 0 || d > 6 {
-			return errorf(booking.CodeInvalidRequest, "weekdays must be 0 (Sunday) to 6 (Saturday)")
-		}
-		sc.Weekdays = append(sc.Weekdays, time.Weekday(d))
+	sc, err := in.schedule(id)
+	if err != nil {
+		return err
 	}
 	sc, created, err := s.svc.CreateSchedule(r.Context(), sc)
 	if err != nil {

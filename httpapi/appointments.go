@@ -34,6 +34,7 @@ type bookingAttempt struct {
 	patient int64
 	key     string
 	slotID  int64
+	staff   bool // an admin books for the patient
 }
 
 // readBooking checks a booking request (POST /api/appointments, and the
@@ -87,14 +88,14 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	} else if in.PatientID != nil && *in.PatientID != patient {
 		return bookingAttempt{}, errorf(booking.CodeForbidden, "a patient can only book for themselves")
 	}
-	return bookingAttempt{patient: patient, key: key, slotID: in.SlotID}, nil
+	return bookingAttempt{patient: patient, key: key, slotID: in.SlotID, staff: c.Role == auth.RoleAdmin}, nil
 }
 
 // answerBooking decides a checked attempt through the Service (lanes,
 // gates, idempotency) and answers 201 with the new appointment or 200
 // with the original one of a retry.
 func (s *server) answerBooking(w http.ResponseWriter, r *http.Request, at bookingAttempt) error {
-	res := s.svc.Book(r.Context(), at.patient, at.slotID, at.key)
+	res := s.svc.BookFor(r.Context(), at.patient, at.slotID, at.key, at.staff)
 	if res.Err != nil {
 		return res.Err
 	}

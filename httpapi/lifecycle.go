@@ -101,14 +101,23 @@ func (s *server) suspend(w http.ResponseWriter, r *http.Request, _ auth.Claims) 
 	if err != nil {
 		return err
 	}
-	var in struct {
-		From   time.Time `json:"from"`
-		To     time.Time `json:"to"`
-		Reason string    `json:"reason"`
-	}
+	var in periodRequest
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
+	return s.closePeriod(w, r, booking.Suspension{Scope: booking.ScopeDoctor, DoctorID: id}, in)
+}
+
+// periodRequest is a suspension's or closure's period and reason.
+type periodRequest struct {
+	From   time.Time `json:"from"`
+	To     time.Time `json:"to"`
+	Reason string    `json:"reason"`
+}
+
+// closePeriod checks the period of sus and suspends it: 201 for a new
+// one, 200 with the first for a repeat.
+func (s *server) closePeriod(w http.ResponseWriter, r *http.Request, sus booking.Suspension, in periodRequest) error {
 	reason := strings.TrimSpace(in.Reason)
 	switch {
 	case in.From.IsZero() || in.To.IsZero():
@@ -120,7 +129,8 @@ func (s *server) suspend(w http.ResponseWriter, r *http.Request, _ auth.Claims) 
 	case reason == "" || utf8.RuneCountInString(reason) > maxReasonLen || !utf8.ValidString(reason) || strings.ContainsFunc(reason, isControl):
 		return errorf(booking.CodeInvalidRequest, "reason must be 1 to %d printable characters", maxReasonLen)
 	}
-	res, err := s.svc.Suspend(r.Context(), booking.Suspension{DoctorID: id, From: in.From.UTC(), To: in.To.UTC(), Reason: reason})
+	sus.From, sus.To, sus.Reason = in.From.UTC(), in.To.UTC(), reason
+	res, err := s.svc.Suspend(r.Context(), sus)
 	if err != nil {
 		return err
 	}

@@ -16,9 +16,12 @@ const ratePolicyName = "booking"
 // Service's one per-patient limiter: the policy's quota q per window w
 // seconds, and the remaining quota r with t seconds until it is fully
 // restored.
+//
+// The keys are written in their canonical form (what Set would make of
+// them), which spares the canonicalization's allocation on every booking.
 func setRateHeaders(h http.Header, d booking.RateDecision) {
-	h.Set("RateLimit-Policy", `"`+ratePolicyName+`";q=`+strconv.Itoa(d.Quota)+`;w=`+strconv.FormatInt(ceilSeconds(d.Window), 10))
-	h.Set("RateLimit", `"`+ratePolicyName+`";r=`+strconv.Itoa(d.Remaining)+`;t=`+strconv.FormatInt(ceilSeconds(d.Reset), 10))
+	h["Ratelimit-Policy"] = []string{`"` + ratePolicyName + `";q=` + strconv.Itoa(d.Quota) + `;w=` + strconv.FormatInt(ceilSeconds(d.Window), 10)}
+	h["Ratelimit"] = []string{`"` + ratePolicyName + `";r=` + strconv.Itoa(d.Remaining) + `;t=` + strconv.FormatInt(ceilSeconds(d.Reset), 10)}
 }
 
 // ceilSeconds rounds d up to whole seconds, never inviting an early retry.

@@ -200,6 +200,17 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/appointments/{id}/no-show", s.admin(s.noShow))
 	s.handle("GET /api/admin/reconciliation", s.admin(s.reconciliation))
 
+	// Running a clinic (issue 15): editing, policies, closures.
+	s.handle("PATCH /api/admin/departments/{id}", s.admin(s.updateDepartment))
+	s.handle("PATCH /api/admin/doctors/{id}", s.admin(s.updateDoctor))
+	s.handle("PATCH /api/admin/patients/{id}", s.admin(s.updatePatient))
+	s.handle("PUT /api/admin/schedules/{id}", s.admin(s.updateSchedule))
+	s.handle("GET /api/admin/policy", s.admin(s.getPolicy))
+	s.handle("PUT /api/admin/policy", s.admin(s.setPolicy))
+	s.handle("POST /api/admin/closures", s.admin(s.createClosure))
+	s.handle("GET /api/admin/suspensions", s.admin(s.listSuspensions))
+	s.handle("POST /api/admin/suspensions/{id}/lift", s.admin(s.liftSuspension))
+
 	// The payment provider: authenticated by its signature, not a token.
 	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))
 

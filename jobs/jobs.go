@@ -63,6 +63,9 @@ const (
 	DefaultExpiryInterval   = 30 * time.Second
 	DefaultGenerateInterval = time.Hour
 	DefaultNotifyWorkers    = 10
+	// DefaultReconcileInterval keeps the reconciliation alerts
+	// (deploy/prometheus/alerts.yml) within minutes of a breach.
+	DefaultReconcileInterval = 5 * time.Minute
 )
 
 // ExpireBatch is how many holds one store call expires; a pass repeats the
@@ -91,6 +94,10 @@ type Config struct {
 	// so that a day entering the horizon at local midnight has its slots
 	// long before they open for booking (07:00 by default).
 	GenerateInterval time.Duration
+	// ReconcileInterval is how often the scheduled reconciliation runs
+	// (default 5m): the one schedule whose verdict the dashboard and the
+	// metrics show.
+	ReconcileInterval time.Duration
 	// NotifyWorkers bounds concurrent deliveries (default 10).
 	NotifyWorkers int
 	// fetchPollInterval overrides River's job polling interval (tests).
@@ -138,6 +145,9 @@ func New(cfg Config) (*Runner, error) {
 	}
 	if cfg.GenerateInterval <= 0 {
 		cfg.GenerateInterval = DefaultGenerateInterval
+	}
+	if cfg.ReconcileInterval <= 0 {
+		cfg.ReconcileInterval = DefaultReconcileInterval
 	}
 	if cfg.NotifyWorkers <= 0 {
 		cfg.NotifyWorkers = DefaultNotifyWorkers
@@ -200,7 +210,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 			// downtime, since generation is idempotent.
 			periodic("generate-slots", cfg.GenerateInterval, false, GenerateArgs{}),
 			periodic("generate-slots-full", 24*time.Hour, true, GenerateArgs{Full: true}),
-			periodic("reconcile", ReconcileInterval, true, ReconcileArgs{}),
+			periodic("reconcile", cfg.ReconcileInterval, true, ReconcileArgs{}),
 			periodic("send-reminders", ReminderInterval, true, ReminderArgs{}),
 		},
 	}

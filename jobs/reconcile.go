@@ -10,11 +10,11 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// ReconcileInterval is how often the scheduled reconciliation runs: daily,
-// its verdict kept for the dashboard and the metrics (Service.RunReconciliation).
-const ReconcileInterval = 24 * time.Hour
-
-// ReconcileArgs is the daily reconciliation, a report without repair.
+// ReconcileArgs is the scheduled reconciliation (every
+// Config.ReconcileInterval), a report without repair whose verdict is kept
+// for the dashboard and the metrics (Service.RunReconciliation). It is the
+// one schedule: River runs it on one instance at a time, and every
+// instance exports the kept verdict.
 type ReconcileArgs struct{}
 
 // Kind names the job kind in River's table.
@@ -47,7 +47,7 @@ func (w *workers) reconcile(ctx context.Context) (booking.ReconcileRun, error) {
 	return run, nil
 }
 
-// Reconcile runs the scheduled reconciliation now (the daily job's work).
+// Reconcile runs the scheduled reconciliation now (the scheduled job's work).
 func (r *Runner) Reconcile(ctx context.Context) (booking.ReconcileRun, error) {
 	return r.work.reconcile(ctx)
 }

@@ -5,6 +5,7 @@ package metrics
 import (
 	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -22,10 +23,27 @@ type Metrics struct {
 	batchSize prometheus.Histogram
 	decision  prometheus.Histogram
 	requests  *prometheus.HistogramVec
-	reconcile *prometheus.GaugeVec
-	reconAt   prometheus.Gauge
 	offers    *prometheus.CounterVec
 	reminders *prometheus.CounterVec
+
+	// The observers of requests, booking outcomes and booking times by
+	// their labels: WithLabelValues hashes the labels and allocates on
+	// every call, which every request paid.
+	reqMu    sync.RWMutex
+	reqObs   map[routeCode]prometheus.Observer
+	bookMu   sync.RWMutex
+	bookObs  map[outcomeGated]prometheus.Counter
+	bookTime [2]prometheus.Observer // by gated
+}
+
+type routeCode struct {
+	route string
+	code  int
+}
+
+type outcomeGated struct {
+	outcome string
+	gated   bool
 }
 
 // New returns a registry with the process and Go collectors and slotd's own
@@ -57,14 +75,6 @@ func New() *Metrics {
 		Help:    "HTTP requests by route pattern and status code.",
 		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
 	}, []string{"route", "code"})
-	m.reconcile = prometheus.NewGaugeVec(prometheus.GaugeOpts{
-		Name: "slotd_reconciliation_issues",
-		Help: "What the last periodic reconciliation found, by kind (counter_mismatch, duplicate_active and round_quota_mismatch break an invariant; stale_hold, refund_needed and payment_conflict are work to do).",
-	}, []string{"kind"})
-	m.reconAt = prometheus.NewGauge(prometheus.GaugeOpts{
-		Name: "slotd_reconciliation_last_success_timestamp_seconds",
-		Help: "When the last periodic reconciliation finished (Unix time).",
-	})
 	m.offers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_waitlist_offers_total",
 		Help: "Waitlist offers by outcome: made (a HELD offer given to an entry), accepted, declined, expired (an offer, or an accepted one awaiting payment, timed out).",
@@ -79,7 +89,10 @@ func New() *Metrics {
 	for _, o := range booking.ReminderOutcomes {
 		m.reminders.WithLabelValues(o)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.reconcile, m.reconAt, m.offers, m.reminders)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders)
+	m.reqObs = map[routeCode]prometheus.Observer{}
+	m.bookObs = map[outcomeGated]prometheus.Counter{}
+	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
 	return m
 }
 
@@ -120,9 +133,22 @@ func (c *entriesCollector) Collect(ch chan<- prometheus.Metric) {
 
 // Booked records one booking attempt (booking.Observer).
 func (m *Metrics) Booked(outcome string, gated bool, took time.Duration) {
-	g := strconv.FormatBool(gated)
-	m.bookings.WithLabelValues(outcome, g).Inc()
-	m.booking.WithLabelValues(g).Observe(took.Seconds())
+	k := outcomeGated{outcome, gated}
+	m.bookMu.RLock()
+	c, ok := m.bookObs[k]
+	m.bookMu.RUnlock()
+	if !ok {
+		c = m.bookings.WithLabelValues(outcome, strconv.FormatBool(gated))
+		m.bookMu.Lock()
+		m.bookObs[k] = c
+		m.bookMu.Unlock()
+	}
+	c.Inc()
+	g := 0
+	if gated {
+		g = 1
+	}
+	m.bookTime[g].Observe(took.Seconds())
 }
 
 // Batch records one decision transaction (booking.Observer).
@@ -132,8 +158,20 @@ func (m *Metrics) Batch(size int, took time.Duration) {
 }
 
 // Request records one HTTP request.
+// The routes are the handlers' patterns and the codes few, so the map of
+// observers stays small.
 func (m *Metrics) Request(route string, code int, took time.Duration) {
-	m.requests.WithLabelValues(route, strconv.Itoa(code)).Observe(took.Seconds())
+	k := routeCode{route, code}
+	m.reqMu.RLock()
+	o, ok := m.reqObs[k]
+	m.reqMu.RUnlock()
+	if !ok {
+		o = m.requests.WithLabelValues(route, strconv.Itoa(code))
+		m.reqMu.Lock()
+		m.reqObs[k] = o
+		m.reqMu.Unlock()
+	}
+	o.Observe(took.Seconds())
 }
 
 // GaugeFunc registers a gauge read from fn at each scrape (lane queue depth,
@@ -172,10 +210,45 @@ func (m *Metrics) BuildInfo(version, revision, goVersion string) {
 	m.reg.MustRegister(g)
 }
 
-// Reconciled records a reconciliation's findings, count per kind, at.
-func (m *Metrics) Reconciled(at time.Time, counts map[string]int) {
-	for kind, n := range counts {
-		m.reconcile.WithLabelValues(kind).Set(float64(n))
+// Reconciliation is a reconciliation's verdict as the metrics export it:
+// when it ran and what it found by kind, each kind a violation (an
+// invariant broken) or pending (work to do).
+type Reconciliation struct {
+	At        time.Time
+	Kinds     map[string]int
+	Violation func(kind string) bool
+}
+
+var (
+	reconIssues = prometheus.NewDesc("slotd_reconciliation_issues",
+		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
+		[]string{"kind", "class"}, nil)
+	reconAt = prometheus.NewDesc("slotd_reconciliation_last_success_timestamp_seconds",
+		"When the last scheduled reconciliation ran (Unix time).", nil, nil)
+)
+
+// ReconciliationFrom exports the verdict read reads at each scrape (the
+// newest kept in the database, so that every instance exports the same
+// one, whichever ran it); nothing before the first run or when read fails.
+func (m *Metrics) ReconciliationFrom(read func() (Reconciliation, bool)) {
+	m.reg.MustRegister(reconCollector(read))
+}
+
+type reconCollector func() (Reconciliation, bool)
+
+func (c reconCollector) Describe(ch chan<- *prometheus.Desc) { ch <- reconIssues; ch <- reconAt }
+
+func (c reconCollector) Collect(ch chan<- prometheus.Metric) {
+	r, ok := c()
+	if !ok {
+		return
 	}
-	m.reconAt.Set(float64(at.Unix()))
+	for kind, n := range r.Kinds {
+		class := "pending"
+		if r.Violation(kind) {
+			class = "violation"
+		}
+		ch <- prometheus.MustNewConstMetric(reconIssues, prometheus.GaugeValue, float64(n), kind, class)
+	}
+	ch <- prometheus.MustNewConstMetric(reconAt, prometheus.GaugeValue, float64(r.At.Unix()))
 }

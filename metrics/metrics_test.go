@@ -71,3 +71,34 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 		t.Error("a failed count is reported as a value")
 	}
 }
+
+// The kept reconciliation verdict is exported by kind and class, read at
+// each scrape; before the first run nothing is.
+func TestReconciliationExposed(t *testing.T) {
+	m := New()
+	var have bool
+	m.ReconciliationFrom(func() (Reconciliation, bool) {
+		return Reconciliation{At: time.Unix(1700000000, 0), Kinds: map[string]int{"counter_mismatch": 2, "refund_needed": 1},
+			Violation: func(k string) bool { return k == "counter_mismatch" }}, have
+	})
+	scrape := func() string {
+		rec := httptest.NewRecorder()
+		m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+		body, _ := io.ReadAll(rec.Body)
+		return string(body)
+	}
+	if body := scrape(); strings.Contains(body, "slotd_reconciliation") {
+		t.Fatalf("exported before the first run:\n%s", body)
+	}
+	have = true
+	body := scrape()
+	for _, want := range []string{
+		`slotd_reconciliation_issues{class="violation",kind="counter_mismatch"} 2`,
+		`slotd_reconciliation_issues{class="pending",kind="refund_needed"} 1`,
+		`slotd_reconciliation_last_success_timestamp_seconds 1.7e+09`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}

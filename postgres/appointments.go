@@ -20,7 +20,7 @@ var sqlCancel = `WITH l AS MATERIALIZED (
 	a AS (
 		UPDATE appointments a SET status = 'CANCELLED', updated_at = $3 FROM l
 		WHERE a.id = $1 AND a.slot_id = l.id AND a.status IN ` + cancelFrom + `
-		  AND a.start_at > $3 AND ($2::bigint = 0 OR a.patient_id = $2)
+		  AND a.start_at > $3::timestamptz + make_interval(hours => $4::integer) AND ($2::bigint = 0 OR a.patient_id = $2)
 		RETURNING a.*),
 	s AS (
 		UPDATE slots SET booked_count = booked_count - 1 FROM a WHERE slots.id = a.slot_id
@@ -34,11 +34,19 @@ var sqlCancel = `WITH l AS MATERIALIZED (
 // cannot be cancelled.
 func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (booking.Appointment, error) {
 	now = now.UTC().Truncate(time.Microsecond)
+	var cutoff time.Duration
+	if patientID != 0 {
+		// Staff always can; a patient only until the policy's cutoff.
+		var err error
+		if cutoff, err = cancelCutoff(ctx, s.pool, appointmentID); err != nil {
+			return booking.Appointment{}, translate(err, "")
+		}
+	}
 	var a booking.Appointment
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		var old booking.Status
-		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now), &old); err != nil {
+		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now, int32(cutoff.Hours())), &old); err != nil {
 			return err
 		}
 		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", old, a)); err != nil {
@@ -60,7 +68,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 	if err != nil {
 		return booking.Appointment{}, err
 	}
-	if err := booking.CancelRefusal(a, patientID, now); err != nil {
+	if err := booking.CancelRefusal(a, patientID, now, cutoff); err != nil {
 		return booking.Appointment{}, err
 	}
 	return a, nil

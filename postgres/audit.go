@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -144,17 +145,24 @@ func (s *Store) MarkRefunded(ctx context.Context, tradeNo, ref string, now time.
 
 // RecordReconcileRun keeps a scheduled reconciliation's verdict.
 func (s *Store) RecordReconcileRun(ctx context.Context, r booking.ReconcileRun) error {
-	_, err := s.pool.Exec(ctx, `INSERT INTO reconcile_runs (checked_at, violations, pending) VALUES ($1, $2, $3)`,
-		r.CheckedAt, r.Violations, r.Pending)
-	return translate(err, "")
+	kinds, _ := json.Marshal(r.Kinds)
+	b := &pgx.Batch{}
+	b.Queue(`INSERT INTO reconcile_runs (checked_at, violations, pending, kinds) VALUES ($1, $2, $3, $4)`,
+		r.CheckedAt, r.Violations, r.Pending, kinds)
+	b.Queue(`DELETE FROM reconcile_runs WHERE id <= (SELECT max(id) FROM reconcile_runs) - $1`, booking.KeptReconcileRuns)
+	return translate(s.pool.SendBatch(ctx, b).Close(), "")
 }
 
 // LastReconcileRun returns the newest verdict.
 func (s *Store) LastReconcileRun(ctx context.Context) (booking.ReconcileRun, error) {
 	var r booking.ReconcileRun
-	err := s.pool.QueryRow(ctx, `SELECT checked_at, violations, pending FROM reconcile_runs ORDER BY id DESC LIMIT 1`).
-		Scan(&r.CheckedAt, &r.Violations, &r.Pending)
+	var kinds []byte
+	err := s.pool.QueryRow(ctx, `SELECT checked_at, violations, pending, kinds FROM reconcile_runs ORDER BY id DESC LIMIT 1`).
+		Scan(&r.CheckedAt, &r.Violations, &r.Pending, &kinds)
 	r.CheckedAt = r.CheckedAt.UTC()
+	if err == nil && len(kinds) > 0 {
+		err = json.Unmarshal(kinds, &r.Kinds)
+	}
 	return r, translate(err, "reconciliation run")
 }
 

@@ -80,6 +80,22 @@ const (
 		WHERE s.id = $1 AND a.patient_id = ANY($2::bigint[]) AND a.status IN ` + booking.ActiveSQL + `
 		  AND a.start_at < s.end_at AND a.end_at > s.start_at
 		  AND (a.slot_id = s.id OR (s.round_id IS NULL AND a.round_id IS NULL))`
+	// sqlPatientLoad reads what the slot's policy needs of the batch's
+	// patients (booking.PatientLoad): active ordinary appointments in all
+	// and on the slot's local day in its doctor's zone, and no-shows since
+	// $3, through the partial indexes on active appointments and no-shows.
+	sqlPatientLoad = `SELECT p.id, NOT p.active,
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
+			AND a.round_id IS NULL)::integer,
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
+			AND a.round_id IS NULL AND a.start_at >= d.from_at AND a.start_at < d.to_at)::integer,
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= $3)::integer,
+		(SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= $3)
+		FROM patients p LEFT JOIN LATERAL (
+			SELECT date_trunc('day', s.start_at AT TIME ZONE r.timezone) AT TIME ZONE r.timezone AS from_at,
+			       (date_trunc('day', s.start_at AT TIME ZONE r.timezone) + interval '1 day') AT TIME ZONE r.timezone AS to_at
+			FROM slots s JOIN resources r ON r.id = s.resource_id WHERE s.id = $1) d ON true
+		WHERE p.id = ANY($2::bigint[])`
 	// sqlTopQueue is the highest queue number in use, read backwards from
 	// appointments_slot_queue_active in O(log n): when it equals the slot's
 	// counter no number below it is free, and the next places are simply
@@ -393,6 +409,8 @@ func (s *Store) queueReads(b *pgx.Batch, slotID int64, reqs []booking.BookReques
 	b.Queue(sqlTopQueue, slotID)
 	b.Queue(sqlSlotStaleHolds, slotID, now)
 	b.Queue(sqlQuotaUse, slotID, patients)
+	b.Queue(sqlSlotPolicy, slotID)
+	b.Queue(sqlPatientLoad, slotID, patients, now.Add(-booking.NoShowWindow))
 	b.Queue(sqlTakenIfHoles, slotID, now)
 	b.Queue(sqlNewIDs, slotID, int32(len(reqs)), now)
 }
@@ -485,6 +503,27 @@ func readBatch(br pgx.BatchResults, slotID int64) (rd booking.BookReads, got pip
 	var used int
 	_, err = pgx.ForEachRow(rows, []any{&patientID, &used}, func() error {
 		rd.Used[patientID] = used
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	if rd.Policy, err = scanPolicy(br.QueryRow()); err != nil {
+		return
+	}
+	rd.Load = map[int64]booking.PatientLoad{}
+	rows, err = br.Query()
+	if err != nil {
+		return
+	}
+	var l booking.PatientLoad
+	var last *time.Time
+	_, err = pgx.ForEachRow(rows, []any{&patientID, &l.Inactive, &l.Active, &l.SameDay, &l.NoShows, &last}, func() error {
+		l.LastNoShow = time.Time{}
+		if last != nil {
+			l.LastNoShow = last.UTC()
+		}
+		rd.Load[patientID] = l
 		return nil
 	})
 	if err != nil {

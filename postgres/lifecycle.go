@@ -369,7 +369,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 			return booking.NotFound("appointment")
 		}
 		out = a
-		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
+		if noop, err := booking.StaffTransition(a.Status, to, a.StartAt, now); noop || err != nil {
 			return err
 		}
 		if err := transition(ctx, tx, &a, to, now, strings.ToLower(string(to))); err != nil {
@@ -387,32 +387,42 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 // --- suspensions ----------------------------------------------------------------------
 
 const (
-	suspensionColumns = `id, resource_id, from_at, to_at, reason, created_at`
-	// sqlInsertSuspension records a suspension of a doctor; no row back
-	// means the doctor is unknown or the period is already recorded.
-	sqlInsertSuspension = `INSERT INTO suspensions (resource_id, from_at, to_at, reason, created_at)
-		SELECT id, $2, $3, $4, $5 FROM resources WHERE id = $1 AND kind = 'doctor'
-		ON CONFLICT ON CONSTRAINT suspensions_period_key DO NOTHING
+	suspensionColumns = `id, scope, COALESCE(resource_id, 0), COALESCE(department_id, 0), from_at, to_at, reason,
+		created_at, lifted_at`
+	// sqlInsertSuspension records a suspension (of a doctor) or closure (of
+	// a department or the clinic); no row back means the doctor or
+	// department is unknown or the same one is already recorded.
+	sqlInsertSuspension = `INSERT INTO suspensions (scope, resource_id, department_id, from_at, to_at, reason, created_at)
+		SELECT $1, $2, $3, $4, $5, $6, $7
+		WHERE $1 = 'clinic'
+		   OR ($1 = 'doctor' AND EXISTS (SELECT 1 FROM resources WHERE id = $2 AND kind = 'doctor'))
+		   OR ($1 = 'department' AND EXISTS (SELECT 1 FROM departments WHERE id = $3))
+		ON CONFLICT DO NOTHING
 		RETURNING ` + suspensionColumns
 	sqlSuspensionByPeriod = `SELECT ` + suspensionColumns + ` FROM suspensions
-		WHERE resource_id = $1 AND from_at = $2 AND to_at = $3`
+		WHERE scope = $1 AND resource_id IS NOT DISTINCT FROM $2 AND department_id IS NOT DISTINCT FROM $3
+		  AND from_at = $4 AND to_at = $5`
+	// coveredSlots selects the ordinary slots of the doctors in a scope
+	// ($1 scope, $2 doctor, $3 department) starting in [$4, $5).
+	coveredSlots = `SELECT s.id FROM slots s WHERE s.round_id IS NULL AND s.start_at >= $4 AND s.start_at < $5
+		AND s.resource_id IN (SELECT r.id FROM resources r WHERE r.kind = 'doctor'
+			AND ($1 = 'clinic' OR ($1 = 'department' AND r.department_id = $3) OR ($1 = 'doctor' AND r.id = $2)))`
 	// sqlCloseSlots locks the period's slots in id order (the order every
-	// multi-slot locker uses) and closes the open ones, so that a booking
-	// waiting for one of them finds it closed.
-	sqlCloseSlots = `WITH l AS MATERIALIZED (
-			SELECT id FROM slots WHERE resource_id = $1 AND start_at >= $2 AND start_at < $3
-			ORDER BY id FOR UPDATE)
-		UPDATE slots SET status = 'CLOSED' FROM l WHERE slots.id = l.id AND slots.status <> 'CLOSED'`
+	// multi-slot locker uses) and closes the open ones, remembering that
+	// suspension $6 closed them, so that a booking waiting for one of them
+	// finds it closed and lifting $6 reopens exactly these.
+	sqlCloseSlots = `WITH l AS MATERIALIZED (` + coveredSlots + ` ORDER BY s.id FOR UPDATE)
+		UPDATE slots SET status = 'CLOSED', closed_by = $6 FROM l WHERE slots.id = l.id AND slots.status = 'OPEN'`
 )
 
 // sqlCancelPeriod cancels the active appointments of the (locked) slots of
 // a period by a conditional update and releases their places, one counter
 // update per slot.
 var sqlCancelPeriod = `WITH o AS MATERIALIZED (
-		SELECT a.id, a.status FROM appointments a JOIN slots s ON a.slot_id = s.id
-		WHERE s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3 AND a.status IN ` + cancelFrom + `),
+		SELECT a.id, a.status FROM appointments a
+		WHERE a.slot_id IN (` + coveredSlots + `) AND a.status IN ` + cancelFrom + `),
 	x AS (
-		UPDATE appointments a SET status = 'CANCELLED', updated_at = $4 FROM o
+		UPDATE appointments a SET status = 'CANCELLED', updated_at = $6 FROM o
 		WHERE a.id = o.id AND a.status IN ` + cancelFrom + `
 		RETURNING a.id, a.slot_id, a.patient_id, a.start_at, o.status AS old),
 	d AS (
@@ -423,31 +433,55 @@ var sqlCancelPeriod = `WITH o AS MATERIALIZED (
 
 func scanSuspension(r pgx.Row) (booking.Suspension, error) {
 	var s booking.Suspension
-	err := r.Scan(&s.ID, &s.DoctorID, &s.From, &s.To, &s.Reason, &s.CreatedAt)
+	err := r.Scan(&s.ID, &s.Scope, &s.DoctorID, &s.DepartmentID, &s.From, &s.To, &s.Reason, &s.CreatedAt, &s.LiftedAt)
 	s.From, s.To, s.CreatedAt = s.From.UTC(), s.To.UTC(), s.CreatedAt.UTC()
+	if s.LiftedAt != nil {
+		t := s.LiftedAt.UTC()
+		s.LiftedAt = &t
+	}
 	return s, err
 }
 
-// Suspend records a suspension of a doctor's period [From, To) and, in the
-// same transaction, closes the doctor's slots starting in it, cancels their
-// active appointments (releasing the places) and announces it once to each
-// patient concerned, naming that patient's earliest cancelled appointment.
-// Repeating a suspension (same doctor, from and to) returns the recorded
-// one with Existing set and changes nothing.
+// nullInt stores a zero id as NULL.
+func nullInt(id int64) *int64 {
+	if id == 0 {
+		return nil
+	}
+	return &id
+}
+
+// Suspend records a suspension of a doctor's period [From, To), or a
+// closure of a department's or the clinic's, and, in the same
+// transaction, closes the open slots starting in it (remembering that it
+// closed them), cancels the active appointments of all its slots
+// (releasing the places) and announces it once to each patient concerned,
+// naming that patient's earliest cancelled appointment. Repeating one
+// (same scope, target, from and to) returns the recorded one with Existing
+// set and changes nothing.
 func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	from, to := sus.From.UTC().Truncate(time.Microsecond), sus.To.UTC().Truncate(time.Microsecond)
 	if !to.After(from) {
 		return booking.SuspensionResult{}, booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
 	}
+	if sus.Scope == "" {
+		sus.Scope = booking.ScopeDoctor
+	}
+	if err := booking.ScopeRefusal(sus); err != nil {
+		return booking.SuspensionResult{}, err
+	}
+	doc, dep := nullInt(sus.DoctorID), nullInt(sus.DepartmentID)
 	var res booking.SuspensionResult
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rec, err := scanSuspension(tx.QueryRow(ctx, sqlInsertSuspension, sus.DoctorID, from, to, sus.Reason, now))
+		rec, err := scanSuspension(tx.QueryRow(ctx, sqlInsertSuspension, sus.Scope, doc, dep, from, to, sus.Reason, now))
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Already recorded (by us earlier, or by a concurrent call that
-			// the insert waited for), or no such doctor.
-			rec, err = scanSuspension(tx.QueryRow(ctx, sqlSuspensionByPeriod, sus.DoctorID, from, to))
+			// the insert waited for), or no such doctor or department.
+			rec, err = scanSuspension(tx.QueryRow(ctx, sqlSuspensionByPeriod, sus.Scope, doc, dep, from, to))
 			if errors.Is(err, pgx.ErrNoRows) {
+				if sus.Scope == booking.ScopeDepartment {
+					return booking.NotFound("department")
+				}
 				return booking.NotFound("doctor")
 			}
 			res = booking.SuspensionResult{Suspension: rec, Existing: true}
@@ -459,8 +493,8 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		res.Suspension = rec
 
 		b := &pgx.Batch{}
-		b.Queue(sqlCloseSlots, sus.DoctorID, from, to)
-		b.Queue(sqlCancelPeriod, sus.DoctorID, from, to, now)
+		b.Queue(sqlCloseSlots, sus.Scope, doc, dep, from, to, rec.ID)
+		b.Queue(sqlCancelPeriod, sus.Scope, doc, dep, from, to, now)
 		br := tx.SendBatch(ctx, b)
 		tag, err := br.Exec()
 		if err != nil {
@@ -477,7 +511,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		var a booking.Appointment
 		var old booking.Status
 		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, rec.ID, "suspend", nil,
-			map[string]any{"doctorId": rec.DoctorID, "from": rec.From, "to": rec.To})}
+			booking.SuspensionState(rec))}
 		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt, &a.SlotID, &old}, func() error {
 			cancelled = append(cancelled, a)
 			a.Status = booking.StatusCancelled

@@ -99,6 +99,7 @@ func readReschedule(ctx context.Context, tx pgx.Tx, r booking.RescheduleRequest,
 	b.Queue(sqlSlotByID, r.SlotID)
 	b.Queue(sqlRescheduleConflicts, r.SlotID, patient, a.ID)
 	b.Queue(sqlTakenNumbers, r.SlotID)
+	b.Queue(sqlSlotPolicy, a.SlotID)
 	br := tx.SendBatch(ctx, b)
 	defer func() {
 		if cerr := br.Close(); err == nil {
@@ -138,6 +139,11 @@ func readReschedule(ctx context.Context, tx pgx.Tx, r booking.RescheduleRequest,
 	for _, q := range taken {
 		rd.Taken = append(rd.Taken, int(q))
 	}
+	pol, err := scanPolicy(br.QueryRow())
+	if err != nil {
+		return
+	}
+	rd.Cutoff = time.Duration(pol.CancelCutoffHours) * time.Hour
 	return rd, nil
 }
 

@@ -127,8 +127,14 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 	defer tx.Rollback(context.WithoutCancel(ctx)) //nolint:errcheck // after Commit it is a no-op
 	var booked, maxQueue, capBefore int
 	var statusBefore string
-	if err := tx.QueryRow(ctx, `SELECT booked_count, capacity, status FROM slots WHERE id = $1 FOR UPDATE`, id).Scan(&booked, &capBefore, &statusBefore); err != nil {
+	var closedBy int64
+	if err := tx.QueryRow(ctx, `SELECT booked_count, capacity, status, COALESCE(closed_by, 0) FROM slots WHERE id = $1 FOR UPDATE`, id).Scan(&booked, &capBefore, &statusBefore, &closedBy); err != nil {
 		return booking.Slot{}, translate(err, "slot")
+	}
+	if u.Status != nil {
+		if err := booking.ReopenRefusal(id, closedBy, *u.Status); err != nil {
+			return booking.Slot{}, err
+		}
 	}
 	// A statement of its own, so that its snapshot is taken after the lock
 	// and sees every booking committed before it.

@@ -176,11 +176,11 @@ func (s *Store) ListDepartments(ctx context.Context) ([]booking.Department, erro
 	return ds, translate(err, "")
 }
 
-const doctorColumns = `id, name, department_id, timezone, created_at`
+const doctorColumns = `id, name, department_id, timezone, active, created_at`
 
 func scanDoctor(r pgx.Row) (booking.Doctor, error) {
 	var d booking.Doctor
-	err := r.Scan(&d.ID, &d.Name, &d.DepartmentID, &d.TimeZone, &d.CreatedAt)
+	err := r.Scan(&d.ID, &d.Name, &d.DepartmentID, &d.TimeZone, &d.Active, &d.CreatedAt)
 	d.CreatedAt = d.CreatedAt.UTC()
 	return d, err
 }
@@ -201,12 +201,12 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 	return d, translate(err, "doctor")
 }
 
-// ListDoctors lists the doctors of a department, or all with departmentID 0,
-// by id.
+// ListDoctors lists the active doctors of a department, or all with
+// departmentID 0, by id (a deactivated doctor is hidden from listings).
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+doctorColumns+` FROM resources
-		 WHERE kind = 'doctor' AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`, departmentID)
+		 WHERE kind = 'doctor' AND active AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`, departmentID)
 	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Doctor, error) { return scanDoctor(r) })
 	return ds, translate(err, "")
 }
@@ -220,11 +220,11 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 	return p, translate(err, "")
 }
 
-const patientColumns = `id, name, COALESCE(phone, ''), COALESCE(email, ''), language, created_at`
+const patientColumns = `id, name, COALESCE(phone, ''), COALESCE(email, ''), language, active, created_at`
 
 func scanPatient(r pgx.Row) (booking.Patient, error) {
 	var p booking.Patient
-	err := r.Scan(&p.ID, &p.Name, &p.Phone, &p.Email, &p.Language, &p.CreatedAt)
+	err := r.Scan(&p.ID, &p.Name, &p.Phone, &p.Email, &p.Language, &p.Active, &p.CreatedAt)
 	p.CreatedAt = p.CreatedAt.UTC()
 	return p, err
 }
@@ -236,37 +236,31 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 }
 
 const scheduleColumns = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-	fee_cents, horizon_days, opens_at_time, hold_minutes, created_at, COALESCE(reminders, ''), COALESCE(offer_minutes, 0)`
+	fee_cents, horizon_days, opens_at_time, hold_minutes, COALESCE(to_char(end_date, 'YYYY-MM-DD'), ''),
+	max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days, created_at,
+	COALESCE(reminders, ''), COALESCE(offer_minutes, 0)`
 
 func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	var (
 		sc   booking.Schedule
 		mask int16
 	)
+	o := &sc.Policy
 	err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes, &sc.Capacity,
-		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.CreatedAt, &sc.Reminders, &sc.OfferMinutes)
+		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.EndDate,
+		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays, &sc.CreatedAt,
+		&sc.Reminders, &sc.OfferMinutes)
 	sc.Weekdays = booking.WeekdaysOf(mask)
 	sc.CreatedAt = sc.CreatedAt.UTC()
 	return sc, err
 }
 
 // CreateSchedule adds a schedule, filling the documented defaults for zero
-// horizon, opening time and hold time; an unknown doctor is not found.
+// horizon, opening time and hold time; an unknown doctor is not found, and
+// a schedule overlapping another of the doctor's is refused
+// (booking.ScheduleOverlap) under the doctor's lock.
 func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
-	mask, err := booking.WeekdayMask(sc.Weekdays)
-	if err != nil {
-		return booking.Schedule{}, err
-	}
-	sc = sc.WithDefaults()
-	out, err := createAudited(s, ctx, booking.EntitySchedule, scanSchedule,
-		func(sc booking.Schedule) (int64, any) { return sc.ID, map[string]any{"doctorId": sc.DoctorID} },
-		`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-			fee_cents, horizon_days, opens_at_time, hold_minutes, reminders, offer_minutes)
-		 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, NULLIF($11, ''), NULLIF($12, 0))
-		 RETURNING `+scheduleColumns,
-		sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
-		sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, sc.Reminders, sc.OfferMinutes)
-	return out, translate(err, "")
+	return s.saveSchedule(ctx, sc, false)
 }
 
 // ListSchedules lists a doctor's schedules, or all with doctorID 0, by id.

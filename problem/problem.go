@@ -35,6 +35,12 @@ var specs = map[booking.Code]Spec{
 	booking.CodeSlotClosed:            {http.StatusConflict, "Slot closed"},
 	booking.CodeAlreadyStarted:        {http.StatusConflict, "Appointment already started"},
 	booking.CodeInvalidTransition:     {http.StatusConflict, "Invalid state transition"},
+	booking.CodeNotStarted:            {http.StatusConflict, "Appointment not started yet"},
+	booking.CodeCancelCutoff:          {http.StatusConflict, "Too late to cancel"},
+	booking.CodeLimitReached:          {http.StatusConflict, "Appointment limit reached"},
+	booking.CodeBookingBlocked:        {http.StatusConflict, "Booking blocked"},
+	booking.CodeSlotOverlap:           {http.StatusConflict, "Overlapping slot"},
+	booking.CodeSlotSuspended:         {http.StatusConflict, "Slot closed by a suspension"},
 	// A payment that arrived too late or for the wrong amount: recorded
 	// for a refund, refused for the booking.
 	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},

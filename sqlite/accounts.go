@@ -26,36 +26,28 @@ const phoneDigits = `replace(replace(replace(replace(replace(phone, ' ', ''), '-
 // equals phone once separators are removed; phone must already be in that
 // form ("+33600000001").
 func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
-	var p booking.Patient
-	var ph, email sql.NullString
-	var created int64
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT id, name, phone, email, created_at FROM patients WHERE `+phoneDigits+` = ? ORDER BY id LIMIT 1`, phone).
-		Scan(&p.ID, &p.Name, &ph, &email, &created)
+	p, err := scanPatient(s.reader.QueryRowContext(ctx,
+		`SELECT `+patientCols+` FROM patients WHERE `+phoneDigits+` = ? ORDER BY id LIMIT 1`, phone))
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
 	}
-	p.Phone, p.Email, p.CreatedAt = ph.String, email.String, fromTS(created)
 	return p, nil
 }
 
 // ListPatients lists up to limit patients with ids above afterID, by id.
 func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
 	rows, err := s.reader.QueryContext(ctx,
-		`SELECT id, name, phone, email, created_at FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+		`SELECT `+patientCols+` FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
 	defer rows.Close()
 	var out []booking.Patient
 	for rows.Next() {
-		var p booking.Patient
-		var ph, email sql.NullString
-		var created int64
-		if err := rows.Scan(&p.ID, &p.Name, &ph, &email, &created); err != nil {
+		p, err := scanPatient(rows)
+		if err != nil {
 			return nil, mapErr(err, "")
 		}
-		p.Phone, p.Email, p.CreatedAt = ph.String, email.String, fromTS(created)
 		out = append(out, p)
 	}
 	return out, mapErr(rows.Err(), "")

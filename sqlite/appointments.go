@@ -49,7 +49,7 @@ func getAppt(ctx context.Context, q querier, id int64) (booking.Appointment, err
 // states booking's transition table allows.
 var cancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
 	WHERE id = ?2 AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
-	  AND start_at > ?1 AND (?3 = 0 OR patient_id = ?3)
+	  AND start_at > ?1 + ?4 AND (?3 = 0 OR patient_id = ?3)
 	RETURNING slot_id`
 
 // Cancel moves an active appointment to CANCELLED and releases its place in
@@ -57,10 +57,24 @@ var cancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
 // concurrent second cancel finds no row and releases nothing.
 func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (booking.Appointment, error) {
 	var a booking.Appointment
+	var cutoff time.Duration
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if patientID != 0 {
+			// Staff always can; a patient only until the policy's cutoff.
+			var sl int64
+			err := tx.QueryRowContext(ctx, `SELECT slot_id FROM appointments WHERE id = ?`, appointmentID).Scan(&sl)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return err
+			}
+			p, err := slotPolicy(ctx, tx, sl)
+			if err != nil {
+				return err
+			}
+			cutoff = time.Duration(p.CancelCutoffHours) * time.Hour
+		}
 		var slotID int64
 		before, berr := getAppt(ctx, tx, appointmentID)
-		err := tx.QueryRowContext(ctx, cancelSQL, ts(now), appointmentID, patientID).Scan(&slotID)
+		err := tx.QueryRowContext(ctx, cancelSQL, ts(now), appointmentID, patientID, cutoff.Microseconds()).Scan(&slotID)
 		switch {
 		case err == nil && berr != nil:
 			return berr
@@ -95,7 +109,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 			return err
 		}
 		// Nothing changed: tell why.
-		return booking.CancelRefusal(a, patientID, now)
+		return booking.CancelRefusal(a, patientID, now, cutoff)
 	})
 	if err != nil {
 		return booking.Appointment{}, mapErr(err, "appointment")

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -131,8 +132,12 @@ func (s *Store) MarkRefunded(ctx context.Context, tradeNo, ref string, now time.
 // RecordReconcileRun keeps a scheduled reconciliation's verdict.
 func (s *Store) RecordReconcileRun(ctx context.Context, r booking.ReconcileRun) error {
 	return mapErr(s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, `INSERT INTO reconcile_runs (checked_at, violations, pending) VALUES (?, ?, ?)`,
-			ts(r.CheckedAt), r.Violations, r.Pending)
+		kinds, _ := json.Marshal(r.Kinds)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO reconcile_runs (checked_at, violations, pending, kinds) VALUES (?, ?, ?, ?)`,
+			ts(r.CheckedAt), r.Violations, r.Pending, string(kinds)); err != nil {
+			return err
+		}
+		_, err := tx.ExecContext(ctx, `DELETE FROM reconcile_runs WHERE id <= (SELECT max(id) FROM reconcile_runs) - ?`, booking.KeptReconcileRuns)
 		return err
 	}), "")
 }
@@ -141,11 +146,17 @@ func (s *Store) RecordReconcileRun(ctx context.Context, r booking.ReconcileRun) 
 func (s *Store) LastReconcileRun(ctx context.Context) (booking.ReconcileRun, error) {
 	var r booking.ReconcileRun
 	var at int64
-	err := s.reader.QueryRowContext(ctx, `SELECT checked_at, violations, pending FROM reconcile_runs ORDER BY id DESC LIMIT 1`).
-		Scan(&at, &r.Violations, &r.Pending)
+	var kinds sql.NullString
+	err := s.reader.QueryRowContext(ctx, `SELECT checked_at, violations, pending, kinds FROM reconcile_runs ORDER BY id DESC LIMIT 1`).
+		Scan(&at, &r.Violations, &r.Pending, &kinds)
 	if err != nil {
 		return r, mapErr(err, "reconciliation run")
 	}
 	r.CheckedAt = fromTS(at)
+	if kinds.Valid {
+		if err := json.Unmarshal([]byte(kinds.String), &r.Kinds); err != nil {
+			return r, err
+		}
+	}
 	return r, nil
 }

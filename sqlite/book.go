@@ -77,7 +77,7 @@ var (
 
 // bookSQL lists them for the cache.
 var bookSQL = []string{slotStateSQL, takenQueueSQL, keyLookupSQL, checkPatientsSQL, staleHoldsSQL, takePlacesSQL,
-	insertOneSQL, reclaimSQL, takeQuotaSQL}
+	insertOneSQL, reclaimSQL, takeQuotaSQL, slotPolicySQL, resourceZoneSQL, patientLoadSQL}
 
 // readState reads the slot, its round (nil for an ordinary slot) and its
 // top queue number into rd.
@@ -277,6 +277,11 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 			}
 			if err := staleHolds(ctx, q, &rd, now); err != nil {
 				return nil, nil, err
+			}
+			if rd.Round == nil {
+				if err := patientLoad(ctx, q, &rd, reqs, now); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 	}

@@ -65,16 +65,17 @@ func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doc
 	if err != nil {
 		return booking.Doctor{}, mapErr(err, "department")
 	}
+	d.Active = true
 	return d, nil
 }
 
-const doctorCols = `id, name, department_id, timezone, created_at`
+const doctorCols = `id, name, department_id, timezone, active, created_at`
 
 func scanDoctor(sc interface{ Scan(...any) error }) (booking.Doctor, error) {
 	var d booking.Doctor
 	var dept sql.NullInt64
 	var created int64
-	if err := sc.Scan(&d.ID, &d.Name, &dept, &d.TimeZone, &created); err != nil {
+	if err := sc.Scan(&d.ID, &d.Name, &dept, &d.TimeZone, &d.Active, &created); err != nil {
 		return d, err
 	}
 	d.DepartmentID = dept.Int64
@@ -92,11 +93,12 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 	return d, nil
 }
 
-// ListDoctors lists the doctors of a department (all with 0), by id.
+// ListDoctors lists the active doctors of a department (all with 0), by
+// id: a deactivated doctor is hidden from listings.
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT `+doctorCols+` FROM resources
-		  WHERE kind = 'doctor' AND (?1 = 0 OR department_id = ?1) ORDER BY id`, departmentID)
+		  WHERE kind = 'doctor' AND active AND (?1 = 0 OR department_id = ?1) ORDER BY id`, departmentID)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
@@ -126,74 +128,85 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
 	}
+	p.Active = true
 	return p, nil
 }
 
-// GetPatient returns one patient.
-func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
+const patientCols = `id, name, phone, email, language, active, created_at`
+
+func scanPatient(sc interface{ Scan(...any) error }) (booking.Patient, error) {
 	var p booking.Patient
 	var phone, email sql.NullString
 	var created int64
-	err := s.reader.QueryRowContext(ctx,
-		`SELECT id, name, phone, email, language, created_at FROM patients WHERE id = ?`, id).
-		Scan(&p.ID, &p.Name, &phone, &email, &p.Language, &created)
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
+	if err := sc.Scan(&p.ID, &p.Name, &phone, &email, &p.Language, &p.Active, &created); err != nil {
+		return p, err
 	}
 	p.Phone, p.Email, p.CreatedAt = phone.String, email.String, fromTS(created)
 	return p, nil
 }
 
+// GetPatient returns one patient.
+func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
+	p, err := scanPatient(s.reader.QueryRowContext(ctx, `SELECT `+patientCols+` FROM patients WHERE id = ?`, id))
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
 // CreateSchedule adds a doctor's working pattern; an unknown doctor is not
-// found. Zero horizon, opening time and hold time take the defaults.
+// found, and one overlapping another of the doctor's schedules is refused
+// (booking.ScheduleOverlap). Zero horizon, opening time and hold time take
+// the defaults.
 func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
-	mask, err := booking.WeekdayMask(sc.Weekdays)
-	if err != nil {
-		return booking.Schedule{}, err
+	return s.saveSchedule(ctx, sc, false)
+}
+
+const scheduleCols = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
+	fee_cents, horizon_days, opens_at_time, hold_minutes, coalesce(end_date, ''),
+	max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days, created_at,
+	coalesce(reminders, ''), coalesce(offer_minutes, 0)`
+
+func scanSchedule(r interface{ Scan(...any) error }) (booking.Schedule, error) {
+	var sc booking.Schedule
+	var mask int16
+	var created int64
+	var o [5]sql.NullInt64
+	if err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
+		&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.EndDate,
+		&o[0], &o[1], &o[2], &o[3], &o[4], &created, &sc.Reminders, &sc.OfferMinutes); err != nil {
+		return sc, err
 	}
-	sc = sc.WithDefaults()
-	sc.CreatedAt = micro(orNow(sc.CreatedAt))
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sc.DoctorID); err != nil {
-			return notFoundAs(err, "doctor")
+	p := &sc.Policy
+	for k, dst := range []**int{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays} {
+		if o[k].Valid {
+			v := int(o[k].Int64)
+			*dst = &v
 		}
-		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO schedules (resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-			                        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at, reminders, offer_minutes)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, 0)) RETURNING id`,
-			sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
-			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, ts(sc.CreatedAt), sc.Reminders, sc.OfferMinutes).Scan(&sc.ID); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, sc.CreatedAt, booking.EntitySchedule, sc.ID, "create", nil, map[string]any{"doctorId": sc.DoctorID}))
-	})
-	if err != nil {
-		return booking.Schedule{}, mapErr(err, "doctor")
 	}
+	sc.Weekdays = booking.WeekdaysOf(mask)
+	sc.CreatedAt = fromTS(created)
 	return sc, nil
 }
 
 // ListSchedules lists a doctor's schedules (all with 0), by id.
 func (s *Store) ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error) {
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
-		        fee_cents, horizon_days, opens_at_time, hold_minutes, created_at, coalesce(reminders, ''), coalesce(offer_minutes, 0)
-		   FROM schedules WHERE (?1 = 0 OR resource_id = ?1) ORDER BY id`, doctorID)
+	return listSchedules(ctx, s.reader, doctorID)
+}
+
+func listSchedules(ctx context.Context, q querier, doctorID int64) ([]booking.Schedule, error) {
+	rows, err := q.QueryContext(ctx,
+		`SELECT `+scheduleCols+` FROM schedules WHERE (?1 = 0 OR resource_id = ?1) ORDER BY id`, doctorID)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
 	defer rows.Close()
 	out := []booking.Schedule{}
 	for rows.Next() {
-		var sc booking.Schedule
-		var mask int16
-		var created int64
-		if err := rows.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
-			&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &created, &sc.Reminders, &sc.OfferMinutes); err != nil {
+		sc, err := scanSchedule(rows)
+		if err != nil {
 			return nil, mapErr(err, "")
 		}
-		sc.Weekdays = booking.WeekdaysOf(mask)
-		sc.CreatedAt = fromTS(created)
 		out = append(out, sc)
 	}
 	return out, mapErr(rows.Err(), "")

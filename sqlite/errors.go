@@ -52,6 +52,9 @@ func constraintName(err error) string {
 		if strings.Contains(msg, booking.ConNoOverlap) {
 			return booking.ConNoOverlap
 		}
+		if strings.Contains(msg, booking.ConSlotNoOverlap) {
+			return booking.ConSlotNoOverlap
+		}
 	}
 	// The driver formats "<errstr>: <sqlite3_errmsg> (<code>)".
 	for _, prefix := range []string{"UNIQUE constraint failed: ", "CHECK constraint failed: ", "NOT NULL constraint failed: "} {

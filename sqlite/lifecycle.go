@@ -287,7 +287,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if err != nil {
 			return err
 		}
-		if noop, err := booking.StaffTransition(a.Status, to); noop || err != nil {
+		if noop, err := booking.StaffTransition(a.Status, to, a.StartAt, now); noop || err != nil {
 			return err
 		}
 		if err := moveTo(ctx, tx, &a, to, now, strings.ToLower(string(to))); err != nil {
@@ -301,43 +301,62 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 	return a, nil
 }
 
-const suspensionCols = `id, resource_id, from_at, to_at, reason, created_at`
+const suspensionCols = `id, scope, coalesce(resource_id, 0), coalesce(department_id, 0), from_at, to_at, reason,
+	created_at, lifted_at`
 
 func scanSuspension(sc interface{ Scan(...any) error }) (booking.Suspension, error) {
 	var s booking.Suspension
 	var from, to, created int64
-	if err := sc.Scan(&s.ID, &s.DoctorID, &from, &to, &s.Reason, &created); err != nil {
+	var lifted sql.NullInt64
+	if err := sc.Scan(&s.ID, &s.Scope, &s.DoctorID, &s.DepartmentID, &from, &to, &s.Reason, &created, &lifted); err != nil {
 		return s, err
 	}
 	s.From, s.To, s.CreatedAt = fromTS(from), fromTS(to), fromTS(created)
+	if lifted.Valid {
+		t := fromTS(lifted.Int64)
+		s.LiftedAt = &t
+	}
 	return s, nil
 }
 
-// suspendCancelSQL cancels the active appointments of a resource's slots
-// starting in [?3, ?4). The slot ids come from slots_resource_start_key and
-// the appointments from the partial index on active ones; the status list is
-// the transition table's sources of CANCELLED.
+// coveredSlotsSQL selects the ordinary slots of the doctors in a scope (?5
+// scope, ?6 doctor, ?7 department) starting in [?3, ?4).
+const coveredSlotsSQL = `SELECT s.id FROM slots s WHERE s.round_id IS NULL AND s.start_at >= ?3 AND s.start_at < ?4
+	AND s.resource_id IN (SELECT r.id FROM resources r WHERE r.kind = 'doctor'
+		AND (?5 = 'clinic' OR (?5 = 'department' AND r.department_id = ?7) OR (?5 = 'doctor' AND r.id = ?6)))`
+
+// suspendCancelSQL cancels the active appointments of the covered slots;
+// the status list is the transition table's sources of CANCELLED.
 var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
-	WHERE slot_id IN (SELECT id FROM slots WHERE resource_id = ?2 AND start_at >= ?3 AND start_at < ?4)
+	WHERE slot_id IN (` + coveredSlotsSQL + `)
 	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	RETURNING id, slot_id, patient_id, start_at`
 
-// Suspend closes a doctor's slots starting in [From, To) and cancels their
-// active appointments, in one write transaction, telling each patient once
-// (docs/contracts/lifecycle.md, "Suspend"). The same doctor and period
-// again returns the recorded suspension with Existing set and changes
-// nothing.
+// Suspend closes the open slots of a doctor's (or a department's, or the
+// clinic's) period [From, To), remembering that it closed them, and
+// cancels the active appointments of all its slots, in one write
+// transaction, telling each patient once (docs/contracts/lifecycle.md,
+// "Suspend"). The same scope, target and period again returns the
+// recorded suspension with Existing set and changes nothing.
 func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {
 	if !sus.To.After(sus.From) {
 		return booking.SuspensionResult{}, booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
 	}
+	if sus.Scope == "" {
+		sus.Scope = booking.ScopeDoctor
+	}
+	if err := booking.ScopeRefusal(sus); err != nil {
+		return booking.SuspensionResult{}, err
+	}
 	now = micro(now)
 	sus.From, sus.To, sus.CreatedAt = micro(sus.From), micro(sus.To), now
+	scope := []any{ts(now), 0, ts(sus.From), ts(sus.To), sus.Scope, sus.DoctorID, sus.DepartmentID}
 	var res booking.SuspensionResult
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		got, err := scanSuspension(tx.QueryRowContext(ctx,
-			`SELECT `+suspensionCols+` FROM suspensions WHERE resource_id = ? AND from_at = ? AND to_at = ?`,
-			sus.DoctorID, ts(sus.From), ts(sus.To)))
+			`SELECT `+suspensionCols+` FROM suspensions WHERE scope = ? AND coalesce(resource_id, 0) = ?
+			   AND coalesce(department_id, 0) = ? AND from_at = ? AND to_at = ?`,
+			sus.Scope, sus.DoctorID, sus.DepartmentID, ts(sus.From), ts(sus.To)))
 		switch {
 		case err == nil:
 			res = booking.SuspensionResult{Suspension: got, Existing: true}
@@ -345,23 +364,29 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ?`, sus.DoctorID); err != nil {
-			return notFoundAs(err, "doctor")
+		switch sus.Scope {
+		case booking.ScopeDoctor:
+			if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sus.DoctorID); err != nil {
+				return notFoundAs(err, "doctor")
+			}
+		case booking.ScopeDepartment:
+			if err := exists(ctx, tx, `SELECT 1 FROM departments WHERE id = ?`, sus.DepartmentID); err != nil {
+				return notFoundAs(err, "department")
+			}
 		}
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO suspensions (resource_id, from_at, to_at, reason, created_at)
-			 VALUES (?, ?, ?, ?, ?) RETURNING id`,
-			sus.DoctorID, ts(sus.From), ts(sus.To), sus.Reason, ts(now)).Scan(&sus.ID); err != nil {
+			`INSERT INTO suspensions (scope, resource_id, department_id, from_at, to_at, reason, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			sus.Scope, nullID(sus.DoctorID), nullID(sus.DepartmentID), ts(sus.From), ts(sus.To), sus.Reason, ts(now)).Scan(&sus.ID); err != nil {
 			return err
 		}
 		res.Suspension = sus
 
 		// Closed first, so that no booking can take a place in them again.
-		// Only open ones count: SlotsClosed is what this suspension closed.
+		// Only open ones count, and only they reopen when it is lifted.
 		closed, err := tx.ExecContext(ctx,
-			`UPDATE slots SET status = 'CLOSED'
-			  WHERE resource_id = ? AND start_at >= ? AND start_at < ? AND status <> 'CLOSED'`,
-			sus.DoctorID, ts(sus.From), ts(sus.To))
+			`UPDATE slots SET status = 'CLOSED', closed_by = ?2 WHERE status = 'OPEN' AND id IN (`+coveredSlotsSQL+`)`,
+			append([]any{scope[0], sus.ID}, scope[2:]...)...)
 		if err != nil {
 			return err
 		}
@@ -371,19 +396,20 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		}
 		res.SlotsClosed = int(n)
 
+		// The states before the cancel, for the audit log (RETURNING gives
+		// the row after it).
 		old := map[int64]booking.Status{}
-		if err := eachRow(ctx, tx, `SELECT id, status FROM appointments WHERE slot_id IN
-			(SELECT id FROM slots WHERE resource_id = ? AND start_at >= ? AND start_at < ?) AND status IN `+booking.ActiveSQL,
-			[]any{sus.DoctorID, ts(sus.From), ts(sus.To)}, func(rows *sql.Rows) error {
-				var id int64
-				var st booking.Status
-				err := rows.Scan(&id, &st)
-				old[id] = st
-				return err
-			}); err != nil {
+		if err := eachRow(ctx, tx, `SELECT id, status FROM appointments WHERE slot_id IN (`+coveredSlotsSQL+`)
+			AND status IN `+booking.ActiveSQL, scope, func(rows *sql.Rows) error {
+			var id int64
+			var st booking.Status
+			err := rows.Scan(&id, &st)
+			old[id] = st
+			return err
+		}); err != nil {
 			return err
 		}
-		rows, err := tx.QueryContext(ctx, suspendCancelSQL, ts(now), sus.DoctorID, ts(sus.From), ts(sus.To))
+		rows, err := tx.QueryContext(ctx, suspendCancelSQL, scope...)
 		if err != nil {
 			return err
 		}
@@ -411,8 +437,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := releasePlaces(ctx, tx, perSlot); err != nil {
 			return err
 		}
-		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, sus.ID, "suspend", nil,
-			map[string]any{"doctorId": sus.DoctorID, "from": sus.From, "to": sus.To})}
+		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, sus.ID, "suspend", nil, booking.SuspensionState(sus))}
 		for _, a := range cancelled {
 			a.Status = booking.StatusCancelled
 			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old[a.ID], a))

@@ -112,5 +112,10 @@ func readReschedule(ctx context.Context, tx *sql.Tx, r booking.RescheduleRequest
 	for q := range takenNumbers(ctx, tx, r.SlotID, &err) {
 		rd.Taken = append(rd.Taken, q)
 	}
+	if err != nil {
+		return rd, err
+	}
+	pol, err := slotPolicy(ctx, tx, a.SlotID)
+	rd.Cutoff = time.Duration(pol.CancelCutoffHours) * time.Hour
 	return rd, err
 }

@@ -171,6 +171,13 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 			}
 		}
 		if u.Status != nil {
+			var closedBy sql.NullInt64
+			if err := tx.QueryRowContext(ctx, `SELECT closed_by FROM slots WHERE id = ?`, id).Scan(&closedBy); err != nil {
+				return notFoundAs(err, "slot")
+			}
+			if err := booking.ReopenRefusal(id, closedBy.Int64, *u.Status); err != nil {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, `UPDATE slots SET status = ? WHERE id = ?`, *u.Status, id); err != nil {
 				return err
 			}

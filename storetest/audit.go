@@ -21,10 +21,11 @@ var serviceReads = map[string]bool{
 	"Application": true, "AttemptBooking": true, "Audit": true, "LastReconcileRun": true,
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
-	"Timeout":         true,
-	"NormalizePhone":  true, // a pure function of its argument and the clinic region
-	"Receive":         true, // another instance's signal: this process's marks and caches only, no row
-	"Waitlist":        true,
+	"ClinicPolicy":    true, "ListSuspensions": true,
+	"Timeout":        true,
+	"NormalizePhone": true, // a pure function of its argument and the clinic region
+	"Receive":        true, // another instance's signal: this process's marks and caches only, no row
+	"Waitlist":       true,
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state
@@ -64,6 +65,9 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			To: now.Add(30 * 24 * time.Hour), PartOfDay: booking.PartAny, IdempotencyKey: key})
 		return e, err
 	}
+	var sched booking.Schedule
+	var sus booking.Suspension
+	forStaff := f.slot(5)
 
 	changes := []struct {
 		name string
@@ -86,7 +90,8 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			return err
 		}},
 		{"CreateSchedule", func() error {
-			_, _, err := svc.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doctor2.ID, Weekdays: []time.Weekday{time.Tuesday},
+			var err error
+			sched, _, err = svc.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doctor2.ID, Weekdays: []time.Weekday{time.Tuesday},
 				StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
 			return err
 		}},
@@ -140,8 +145,37 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			_, err := svc.ExpireHolds(ctx, 10)
 			return err
 		}},
+		{"UpdateSchedule", func() error {
+			sc := sched
+			sc.EndTime = "10:00"
+			_, _, _, err := svc.UpdateSchedule(ctx, sc)
+			return err
+		}},
+		{"BookFor", func() error { return svc.BookFor(ctx, f.patient().ID, forStaff.ID, "audit-staff", true).Err }},
 		{"Suspend", func() error {
-			_, err := svc.Suspend(ctx, booking.Suspension{DoctorID: f.doctor2.ID, From: now.Add(399 * time.Hour), To: now.Add(402 * time.Hour), Reason: "training"})
+			res, err := svc.Suspend(ctx, booking.Suspension{DoctorID: f.doctor2.ID, From: now.Add(399 * time.Hour), To: now.Add(402 * time.Hour), Reason: "training"})
+			sus = res.Suspension
+			return err
+		}},
+		{"LiftSuspension", func() error { _, err := svc.LiftSuspension(ctx, sus.ID); return err }},
+		{"UpdateDepartment", func() error {
+			_, err := svc.UpdateDepartment(ctx, booking.Department{ID: f.dept.ID, Name: "Cardiology 2"})
+			return err
+		}},
+		{"UpdateDoctor", func() error {
+			name := "Dr. Martin-Audit"
+			_, err := svc.UpdateDoctor(ctx, f.doctor.ID, booking.DoctorUpdate{Name: &name})
+			return err
+		}},
+		{"UpdatePatient", func() error {
+			off := false
+			_, err := svc.UpdatePatient(ctx, f.patient().ID, booking.PatientUpdate{Active: &off})
+			return err
+		}},
+		{"SetClinicPolicy", func() error {
+			pol := booking.DefaultPolicy
+			pol.MaxActive++
+			_, err := svc.SetClinicPolicy(ctx, pol)
 			return err
 		}},
 		{"Reconcile", func() error {
@@ -350,5 +384,9 @@ func testRefunds(t *testing.T, h Harness) {
 	must(t, err)
 	if last.Violations != 0 || last.Pending != 0 || !last.CheckedAt.Equal(run.CheckedAt) {
 		t.Fatalf("last run = %+v, ran %+v", last, run)
+	}
+	// The kept verdict has its findings by kind, which the metrics export.
+	if len(last.Kinds) != 6 || last.Kinds["refund_needed"] != 0 || !booking.ViolationKind("counter_mismatch") || booking.ViolationKind("refund_needed") {
+		t.Fatalf("last run's kinds = %v", last.Kinds)
 	}
 }

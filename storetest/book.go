@@ -224,7 +224,7 @@ func testOverlap(t *testing.T, h Harness) {
 	start := now.Add(72 * time.Hour)
 	a := f.slot(1, startsAt(start), lasting(30*time.Minute))
 	b := f.slot(1, startsAt(start.Add(15*time.Minute)), onDoctor(f.doctor2.ID))
-	adjacent := f.slot(1, startsAt(start.Add(30*time.Minute)), onDoctor(f.doctor2.ID))
+	adjacent := f.slot(1, startsAt(start.Add(30*time.Minute))) // after a, on a's doctor: b's would overlap b
 
 	f.mustBook(a.ID, p)
 	wantCode(t, f.book(b.ID, req(p, b.ID, "b")).Err, booking.CodeOverlapping)
@@ -243,7 +243,10 @@ func testOverlap(t *testing.T, h Harness) {
 			must(t, err)
 		}
 	}
-	c := f.slot(2, startsAt(start.Add(10*time.Minute)), lasting(10*time.Minute), onDoctor(f.doctor2.ID))
+	// A third doctor: a doctor's own slots never overlap (slots_no_overlap).
+	d3, err := s.CreateDoctor(f.ctx, booking.Doctor{Name: "Dr. Three", DepartmentID: f.doctor.DepartmentID, TimeZone: "UTC"})
+	must(t, err)
+	c := f.slot(2, startsAt(start.Add(10*time.Minute)), lasting(10*time.Minute), onDoctor(d3.ID))
 	f.mustBook(c.ID, p)
 	checkInvariants(t, h, s)
 }

@@ -238,27 +238,31 @@ func testTransitions(t *testing.T, h Harness) {
 	sl := f.slot(3)
 	a := f.mustBook(sl.ID, f.patient())
 	b := f.mustBook(sl.ID, f.patient())
-	c, err := s.Transition(f.ctx, a.ID, booking.StatusCompleted, now)
+	// Before the start nothing happened at the appointment yet.
+	_, err := s.Transition(f.ctx, a.ID, booking.StatusNoShow, now)
+	wantCode(t, err, booking.CodeNotStarted)
+	started := sl.StartAt
+	c, err := s.Transition(f.ctx, a.ID, booking.StatusCompleted, started)
 	must(t, err)
 	if c.Status != booking.StatusCompleted {
 		t.Fatalf("complete = %+v", c)
 	}
-	again, err := s.Transition(f.ctx, a.ID, booking.StatusCompleted, now)
+	again, err := s.Transition(f.ctx, a.ID, booking.StatusCompleted, started)
 	must(t, err)
 	if again.Status != booking.StatusCompleted || !again.UpdatedAt.Equal(c.UpdatedAt) {
 		t.Fatalf("repeated complete changed it: %+v", again)
 	}
-	_, err = s.Transition(f.ctx, a.ID, booking.StatusNoShow, now)
+	_, err = s.Transition(f.ctx, a.ID, booking.StatusNoShow, started)
 	wantCode(t, err, booking.CodeInvalidTransition)
-	ns, err := s.Transition(f.ctx, b.ID, booking.StatusNoShow, now)
+	ns, err := s.Transition(f.ctx, b.ID, booking.StatusNoShow, started)
 	must(t, err)
 	if ns.Status != booking.StatusNoShow {
 		t.Fatalf("no-show = %+v", ns)
 	}
 	held := wantOK(t, f.book(f.slot(1, withFee(100)).ID, req(f.patient(), 0, "h")))
-	_, err = s.Transition(f.ctx, held.ID, booking.StatusCompleted, now)
+	_, err = s.Transition(f.ctx, held.ID, booking.StatusCompleted, started)
 	wantCode(t, err, booking.CodeInvalidTransition)
-	_, err = s.Transition(f.ctx, 999999, booking.StatusCompleted, now)
+	_, err = s.Transition(f.ctx, 999999, booking.StatusCompleted, started)
 	wantCode(t, err, booking.CodeNotFound)
 	if got := f.getSlot(sl.ID).BookedCount; got != 0 {
 		t.Fatalf("booked_count = %d after complete and no-show, want 0", got)

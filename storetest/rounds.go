@@ -453,7 +453,7 @@ func testRoundCancel(t *testing.T, h Harness) {
 	// A staff transition out of BOOKED releases the quota too.
 	qa, err := s.FindByKey(f.ctx, q.ID, "a")
 	must(t, err)
-	_, err = s.Transition(f.ctx, qa.ID, booking.StatusCompleted, now)
+	_, err = s.Transition(f.ctx, qa.ID, booking.StatusCompleted, qa.StartAt) // once the term began
 	must(t, err)
 	wantOK(t, f.book(c.ID, req(q, c.ID, "c")))
 

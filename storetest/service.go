@@ -388,7 +388,11 @@ func testServiceChanges(t *testing.T, h Harness) {
 	if res.Appointment.Status != booking.StatusBooked || res.Duplicate {
 		t.Fatalf("ConfirmPayment = %+v", res)
 	}
-	done, err := svc.Transition(ctx, a.ID, booking.StatusCompleted)
+	_, err = svc.Transition(ctx, a.ID, booking.StatusCompleted)
+	wantCode(t, err, booking.CodeNotStarted)
+	// Once it has started (the Service's clock at its start):
+	afterStart := booking.NewService(s, booking.Options{Now: func() time.Time { return a.StartAt }})
+	done, err := afterStart.Transition(ctx, a.ID, booking.StatusCompleted)
 	must(t, err)
 	if done.Status != booking.StatusCompleted {
 		t.Fatalf("Transition = %+v", done)

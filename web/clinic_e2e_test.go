@@ -11,6 +11,8 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/web"
 )
 
 // staffSignIn signs in on the staff form as name.
@@ -94,7 +96,14 @@ func TestE2EStaffAuditImportRefund(t *testing.T) {
 // admin pages; a patient reads the history of their appointment.
 func TestE2EDoctorSeesOwnDay(t *testing.T) {
 	b := browser(t)
-	s := newSite(t)
+	// The pages' clock is tomorrow evening, after the seeded appointment
+	// started: only then can it be marked (issue 15, item 3).
+	paris, _ := time.LoadLocation("Europe/Paris")
+	_, evening := schedule.DayBounds(schedule.DateOf(time.Now(), paris).AddDays(1), paris)
+	s := newSite(t, func(c *web.Config) {
+		c.Service = booking.NewService(c.Store.(booking.Store), booking.Options{
+			Now: func() time.Time { return evening.Add(-time.Hour) }, Planner: schedule.Planner{}})
+	})
 	bg := context.Background()
 	hash, err := accounts.HashPassword(staffPassword)
 	must(t, err)

@@ -512,12 +512,13 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 		t.Fatalf("day view shows %q", got)
 	}
 	screenshot(t, ctx, "staff-day")
+	// Tomorrow's appointment has not started: it cannot be completed yet.
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(`[data-appointment] button[value=COMPLETED]`)),
-		chromedp.WaitVisible(chromedp.CSS(".notice")),
+		chromedp.WaitVisible(chromedp.CSS(`.problem[data-code="appointment-not-started"]`)),
 	)
-	if got := text(t, ctx, "[data-appointment]"); !strings.Contains(got, "COMPLETED") {
-		t.Fatalf("after complete the day view shows %q", got)
+	if a, err := s.store.FindByKey(context.Background(), s.patients[2].ID, "seed"); err != nil || a.Status != booking.StatusBooked {
+		t.Fatalf("the appointment became %s (%v) before its start", a.Status, err)
 	}
 
 	// A small rush for the dashboard: bookings, retries and refusals.
@@ -546,4 +547,124 @@ func TestE2EStaffCreateScheduleAndSeeSlots(t *testing.T) {
 		t.Fatalf("rejections chart shows %q", got)
 	}
 	screenshot(t, ctx, "staff-dashboard")
+}
+
+// The clinic page: close the whole clinic tomorrow (the booked appointment
+// is cancelled), see the closure, lift it (the slots reopen), and save
+// the booking policy.
+func TestE2EStaffClosesAndReopensTheClinic(t *testing.T) {
+	b := browser(t)
+	s := newSite(t)
+	ctx := tab(t, b)
+	do(t, ctx, chromedp.Navigate(s.url+"/staff/clinic"), chromedp.WaitVisible(chromedp.CSS("#password")),
+		chromedp.SendKeys(chromedp.CSS("#name"), "admin"),
+		chromedp.SendKeys(chromedp.CSS("#password"), staffPassword),
+		chromedp.Click(chromedp.CSS(`form[action="/staff/signin"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#closure-form")),
+	)
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS("#c-from"), s.tomorrow.String()+"T00:00"),
+		chromedp.SetValue(chromedp.CSS("#c-to"), s.tomorrow.AddDays(1).String()+"T00:00"),
+		chromedp.SendKeys(chromedp.CSS("#c-reason"), "Public holiday"),
+		chromedp.Click(chromedp.CSS(`#closure-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "6 slots closed") {
+		t.Fatalf("notice %q", got)
+	}
+	if got := text(t, ctx, "[data-closure]"); !strings.Contains(got, "Public holiday") || !strings.Contains(got, "Lift") {
+		t.Fatalf("closure row %q", got)
+	}
+	a, err := s.store.FindByKey(context.Background(), s.patients[2].ID, "seed")
+	must(t, err)
+	if a.Status != booking.StatusCancelled {
+		t.Fatalf("the closed day's appointment is %s", a.Status)
+	}
+	screenshot(t, ctx, "staff-clinic")
+	do(t, ctx,
+		chromedp.Click(chromedp.CSS(`[data-closure] button[type=submit]`)),
+		chromedp.WaitVisible(`//p[@class="notice" and starts-with(., "Lifted")]`),
+	)
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "6 slots reopened") {
+		t.Fatalf("notice after lifting %q", got)
+	}
+	sl, err := s.store.GetSlot(context.Background(), s.slots[1].ID)
+	must(t, err)
+	if sl.Status != booking.SlotOpen {
+		t.Fatalf("a lifted closure's slot is %s", sl.Status)
+	}
+	do(t, ctx,
+		chromedp.SetValue(chromedp.CSS("#p-cut"), "24"),
+		chromedp.Click(chromedp.CSS(`#policy-form button[type=submit]`)),
+		chromedp.WaitVisible(`//p[@class="notice" and contains(., "policy saved")]`),
+	)
+	if got := text(t, ctx, ".notice"); !strings.Contains(got, "policy saved") {
+		t.Fatalf("notice after saving the policy %q", got)
+	}
+	p, err := s.svc.ClinicPolicy(context.Background())
+	must(t, err)
+	if p.CancelCutoffHours != 24 || p.MaxActive != booking.DefaultMaxActive {
+		t.Fatalf("policy %+v", p)
+	}
+}
+
+// Editing on the staff pages: a doctor deactivated through its form leaves
+// the catalog and keeps its appointments; a patient's new phone is stored
+// in E.164 and a deactivated patient books no more; a schedule ended on a
+// day loses its free slots after it.
+func TestE2EStaffEdits(t *testing.T) {
+	b := browser(t)
+	s := newSite(t)
+	ctx := tab(t, b)
+	bg := context.Background()
+	do(t, ctx, chromedp.Navigate(s.url+fmt.Sprintf("/staff/doctors/%d/edit", s.empty.ID)), chromedp.WaitVisible(chromedp.CSS("#password")),
+		chromedp.SendKeys(chromedp.CSS("#name"), "admin"),
+		chromedp.SendKeys(chromedp.CSS("#password"), staffPassword),
+		chromedp.Click(chromedp.CSS(`form[action="/staff/signin"] button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS("#edit-form")),
+		chromedp.Click(chromedp.CSS("#e-active")),
+		chromedp.Click(chromedp.CSS(`#edit-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	if d, err := s.store.GetDoctor(bg, s.empty.ID); err != nil || d.Active {
+		t.Fatalf("doctor after deactivation: %+v %v", d, err)
+	}
+	do(t, ctx, chromedp.Navigate(s.url+"/staff"), chromedp.WaitVisible(chromedp.CSS("#h-docs")))
+	if got := text(t, ctx, "main"); strings.Contains(got, s.empty.Name) || !strings.Contains(got, s.doctor.Name) {
+		t.Fatalf("the catalog after deactivating %s: %q", s.empty.Name, got)
+	}
+
+	p := s.patients[0]
+	do(t, ctx, chromedp.Navigate(s.url+fmt.Sprintf("/staff/patients/%d/edit", p.ID)), chromedp.WaitVisible(chromedp.CSS("#edit-form")),
+		chromedp.SetValue(chromedp.CSS("#e-phone"), "06 12 34 56 99"),
+		chromedp.Click(chromedp.CSS("#e-active")),
+		chromedp.Click(chromedp.CSS(`#edit-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	got, err := s.store.GetPatient(bg, p.ID)
+	must(t, err)
+	if got.Phone != "+33612345699" || got.Active {
+		t.Fatalf("patient after editing: phone %q active %v", got.Phone, got.Active)
+	}
+	if r := s.svc.Book(bg, p.ID, s.slots[4].ID, "after-deactivation"); booking.ErrorCode(r.Err) != booking.CodeBookingBlocked {
+		t.Fatalf("a deactivated patient's booking: %v", r.Err)
+	}
+
+	sc, _, err := s.svc.CreateSchedule(bg, booking.Schedule{DoctorID: s.doctor.ID, Weekdays: []time.Weekday{0, 1, 2, 3, 4, 5, 6},
+		StartTime: "14:00", EndTime: "15:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+	must(t, err)
+	end := s.tomorrow.AddDays(1)
+	do(t, ctx, chromedp.Navigate(s.url+fmt.Sprintf("/staff/doctors/%d", s.doctor.ID)), chromedp.WaitVisible(chromedp.CSS(fmt.Sprintf("#end-%d", sc.ID))),
+		chromedp.SetValue(chromedp.CSS(fmt.Sprintf("#end-date-%d", sc.ID)), end.String()),
+		chromedp.Click(chromedp.CSS(fmt.Sprintf("#end-%d button[type=submit]", sc.ID))),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	_, after := schedule.DayBounds(end, s.loc)
+	sls, err := s.store.ListSlots(bg, s.doctor.ID, after, after.Add(10*24*time.Hour))
+	must(t, err)
+	for _, sl := range sls {
+		if sl.ScheduleID == sc.ID {
+			t.Fatalf("slot %d at %s of the schedule ended on %s", sl.ID, sl.StartAt, end)
+		}
+	}
 }

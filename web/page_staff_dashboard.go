@@ -35,7 +35,7 @@ type dashboardData struct {
 	Rejections        []bar
 	Hot               []bar
 	Summary           string
-	// Reconcile is the daily reconciliation's last verdict (Ran false
+	// Reconcile is the scheduled reconciliation's last verdict (Ran false
 	// before its first run); only the full page shows it.
 	Reconcile struct {
 		Ran                 bool

@@ -27,6 +27,8 @@ type staffSlotRow struct {
 
 // scheduleRow is a schedule as listed.
 type scheduleRow struct {
+	ID       int64
+	EndDate  string
 	Days     string
 	Hours    string
 	Minutes  int
@@ -106,7 +108,7 @@ func (s *server) renderStaffDoctor(w http.ResponseWriter, r *http.Request, doc b
 		for _, wd := range sc.Weekdays {
 			days = append(days, data.Weekdays[wd])
 		}
-		data.Schedules = append(data.Schedules, scheduleRow{Days: strings.Join(days, " "), Hours: sc.StartTime + "–" + sc.EndTime,
+		data.Schedules = append(data.Schedules, scheduleRow{ID: sc.ID, EndDate: sc.EndDate, Days: strings.Join(days, " "), Hours: sc.StartTime + "–" + sc.EndTime,
 			Minutes: sc.SlotMinutes, Capacity: sc.Capacity, Fee: sc.FeeCents, Horizon: sc.HorizonDays, Opens: sc.OpensAtTime})
 	}
 	for _, sl := range slots {
@@ -115,6 +117,8 @@ func (s *server) renderStaffDoctor(w http.ResponseWriter, r *http.Request, doc b
 			OpensAt: fmtDateTime(p.pr, sl.OpensAt, loc), Fee: sl.FeeCents, Full: sl.Remaining() <= 0})
 	}
 	switch {
+	case q.Has("ended"):
+		p.Notice = p.T("Schedule saved: its free slots after the last day are removed; booked ones stay.")
 	case q.Has("slots"):
 		p.Notice = p.T("Schedule created: %s slots generated. The first day with slots is shown below.", q.Get("slots"))
 	case q.Has("suspended"):

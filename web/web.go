@@ -268,6 +268,13 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/appointments/{id}/status", s.staff(s.handleStaffTransition))
 	s.mux.HandleFunc("GET /staff/dashboard", s.staff(s.handleStaffDashboard))
 	s.clinicRoutes()
+	s.mux.HandleFunc("GET /staff/{kinds}/{id}/edit", s.staff(s.handleStaffEdit))
+	s.mux.HandleFunc("POST /staff/{kinds}/{id}/edit", s.staff(s.handleStaffEditPost))
+	s.mux.HandleFunc("POST /staff/doctors/{doctor}/schedules/{id}/end", s.staff(s.handleStaffScheduleEnd))
+	s.mux.HandleFunc("GET /staff/clinic", s.staff(s.handleStaffClinic))
+	s.mux.HandleFunc("POST /staff/clinic/policy", s.staff(s.handleStaffPolicy))
+	s.mux.HandleFunc("POST /staff/clinic/closures", s.staff(s.handleStaffClosure))
+	s.mux.HandleFunc("POST /staff/clinic/closures/{id}/lift", s.staff(s.handleStaffLift))
 
 	s.mux.HandleFunc("/", s.handleNotFound)
 }

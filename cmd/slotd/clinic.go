@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"sort"
 	"strings"
@@ -82,24 +81,18 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 }
 
 // registerReconcileGauges exports the last scheduled reconciliation's
-// verdict, read at each scrape (one row); NaN before the first run or
-// when the database does not answer.
+// verdict (slotd_reconciliation_issues{kind,class} and its time), read at
+// each scrape from the database (one row), so that every instance exports
+// the run of whichever instance's job made it; nothing before the first run
+// or when the database does not answer.
 func registerReconcileGauges(m *metrics.Metrics, svc *booking.Service) {
-	read := func(f func(booking.ReconcileRun) float64) func() float64 {
-		return func() float64 {
-			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-			defer cancel()
-			run, err := svc.LastReconcileRun(ctx)
-			if err != nil {
-				return math.NaN()
-			}
-			return f(run)
+	m.ReconciliationFrom(func() (metrics.Reconciliation, bool) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		defer cancel()
+		run, err := svc.LastReconcileRun(ctx)
+		if err != nil {
+			return metrics.Reconciliation{}, false
 		}
-	}
-	m.GaugeFunc("slotd_reconcile_violations", "Invariant violations found by the last scheduled reconciliation.",
-		read(func(r booking.ReconcileRun) float64 { return float64(r.Violations) }))
-	m.GaugeFunc("slotd_reconcile_pending", "Pending actions (refunds, stale holds, payment conflicts) found by the last scheduled reconciliation.",
-		read(func(r booking.ReconcileRun) float64 { return float64(r.Pending) }))
-	m.GaugeFunc("slotd_reconcile_last_run_timestamp_seconds", "When the last scheduled reconciliation ran.",
-		read(func(r booking.ReconcileRun) float64 { return float64(r.CheckedAt.Unix()) }))
+		return metrics.Reconciliation{At: run.CheckedAt, Kinds: run.Kinds, Violation: booking.ViolationKind}, true
+	})
 }

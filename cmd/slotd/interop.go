@@ -73,15 +73,12 @@ func newInterop(f interopFlags, svc *booking.Service, store booking.Store, signe
 // run keeps the FHIR bulk publication fresh until ctx ends.
 func (i interop) run(ctx context.Context) { i.fhir.Run(ctx) }
 
-// mount serves /fhir/ and /ical/ beside next (the API and the web UI),
+// mount serves /fhir/ and /ical/ on mux (beside the API and the web UI),
 // each request counted in m and logged like the API's: by route pattern,
 // never by path (a feed's path is its secret token).
-func (i interop) mount(next http.Handler, m *metrics.Metrics, logger *slog.Logger, quiet bool) http.Handler {
-	mux := http.NewServeMux()
+func (i interop) mount(mux *http.ServeMux, m *metrics.Metrics, logger *slog.Logger, quiet bool) {
 	mux.Handle("/fhir/", observed(i.fhir, m, logger, quiet))
 	mux.Handle("/ical/", observed(i.ical, m, logger, quiet))
-	mux.Handle("/", next)
-	return mux
 }
 
 // observed counts and logs each request of h (the web pages, FHIR, iCal)

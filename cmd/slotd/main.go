@@ -1,5 +1,5 @@
 // Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, rush, reconcile, staff-password, chaos, version,
+// token, demo-data, listing, rush, reconcile, staff-password, chaos, version,
 // healthcheck.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
@@ -32,6 +32,7 @@ var commands = []command{
 	{"migrate", "apply the schema migrations", runMigrate},
 	{"token", "mint a bearer token", runToken},
 	{"demo-data", "create sample departments, doctors, patients and slots", runDemoData},
+	{"listing", "list random doctors' days in process and report p50/p99 (the scale figure of demo-data --doctors 20000)", runListing},
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
 	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken, 3 when only actions are pending", runReconcile},
 	{"import", "import a CSV file of departments, doctors, schedules or patients (--dry-run checks only)", runImport},

@@ -105,7 +105,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.tlsKey, "tls-key", "", "the PEM private key of --tls-cert")
 	fs.StringVar(&f.trustedProxies, "trusted-proxies", "", "comma-separated CIDRs whose X-Forwarded-For/-Proto are believed (client address, https)")
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (https://app.example) whose browser apps may call /api/")
-	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the invariants are checked for slotd_reconciliation_issues (no repair)")
+	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the scheduled reconciliation (a job, no repair) checks the invariants and pending actions for the dashboard and slotd_reconciliation_issues")
 	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
 	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "unauthenticated API requests allowed per client address per minute (0: no limit)")
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
@@ -146,11 +146,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	build := readBuildInfo()
-	stopTracing, err := edge.SetupTracing(ctx, build.Version, nil)
+	tracing, err := edge.SetupTracing(ctx, build.Version, nil)
 	if err != nil {
 		return err
 	}
-	defer func() { _ = stopTracing(context.Background()) }()
+	defer func() { _ = tracing.Shutdown(context.Background()) }()
 	if err := mkdirFor(f.db.url); err != nil {
 		return err
 	}
@@ -232,7 +232,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// writes its confirmation job in its own transaction.
 	runner, err := jobs.Start(ctx, jobs.Config{
 		Store: store, Service: svc, Notifier: notifier, Logger: logger,
-		ExpiryInterval: f.expiryInterval,
+		ExpiryInterval: f.expiryInterval, ReconcileInterval: f.reconcileEvery,
 	})
 	if err != nil {
 		return err
@@ -257,10 +257,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	processorDone := make(chan struct{})
 	go func() { defer close(processorDone); svc.RunRoundProcessor(pctx, 0) }()
 	defer func() { stopProcessor(); <-processorDone }()
-	rctx, stopReconcile := context.WithCancel(ctx)
-	reconcileDone := make(chan struct{})
-	go func() { defer close(reconcileDone); watchReconciliation(rctx, svc, m, f.reconcileEvery, logger) }()
-	defer func() { stopReconcile(); <-reconcileDone }()
 	var draining atomic.Bool
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
@@ -297,27 +293,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	interopDone := make(chan struct{})
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
-	handler := httpapi.New(httpapi.Config{
-		Service: svc, Store: store, Listings: listings, Signer: signer, Logger: logger,
-		Metrics: m, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: draining.Load,
-	})
-	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	if f.paymentSecret == "" {
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
-	handler = withWeb(handler, observed(web.New(web.Config{
-		Service: svc, Store: store, Listings: listings, Accounts: store, Signer: signer, Notifier: notifier, Demo: f.demo,
-		PaymentSecret: []byte(f.paymentSecret), Stats: dash, Logger: logger,
-		Calendar: inter.ical, AppointmentICS: inter.ical,
-		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
-		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
-	}), m, logger, f.quietLog))
-	handler = inter.mount(handler, m, logger, f.quietLog)
-	if f.metricsAddr != "" {
-		handler = withoutMetrics(handler)
-	}
-	handler = edge.Traced(proxies.Handler(handler))
+	handler := frontDoor(&f, frontParts{
+		svc: svc, store: store, listings: listings, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
+		inter: inter, proxies: proxies, tracing: tracing, draining: draining.Load,
+	})
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: 5 * time.Second,

@@ -15,13 +15,11 @@ import (
 var apiPaths = []string{"/api/", "/healthz", "/readyz", "/openapi.json", "/problems/", "/metrics", "/bench/"}
 
 // withWeb mounts the web UI at "/" beside the API handler api.
-func withWeb(api, ui http.Handler) http.Handler {
-	mux := http.NewServeMux()
+func withWeb(mux *http.ServeMux, api, ui http.Handler) {
 	for _, p := range apiPaths {
 		mux.Handle(p, api)
 	}
 	mux.Handle("/", ui)
-	return mux
 }
 
 // observers fans the booking outcomes out to several observers (the

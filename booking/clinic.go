@@ -1,0 +1,315 @@
+package booking
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Running a clinic (issue 15, items 1-3 and 8): closures, editing,
+// booking policies and the no-overlap rule of a resource's slots. The
+// decisions are pure; each store calls them inside its transaction with
+// what it read.
+
+// Closure scopes. A closure is a Suspension of one doctor, of every doctor
+// of a department, or of the whole clinic.
+const (
+	ScopeDoctor     = "doctor"
+	ScopeDepartment = "department"
+	ScopeClinic     = "clinic"
+)
+
+// Covers reports whether standing suspension c closes slot sl of a doctor
+// in department dept. Round slots (rooms) are never closed by it.
+func (c Suspension) Covers(sl Slot, dept int64) bool {
+	if c.LiftedAt != nil || sl.RoundID != 0 || sl.StartAt.Before(c.From) || !sl.StartAt.Before(c.To) {
+		return false
+	}
+	switch c.Scope {
+	case ScopeClinic:
+		return true
+	case ScopeDepartment:
+		return c.DepartmentID == dept
+	}
+	return c.DoctorID == sl.DoctorID
+}
+
+// Unclosed drops the slots that a standing closure covers: generation
+// skips a closed period instead of creating slots only to close them.
+func Unclosed(slots []Slot, closures []Suspension, dept int64) []Slot {
+	if len(closures) == 0 {
+		return slots
+	}
+	out := slots[:0:0]
+	for _, sl := range slots {
+		closed := false
+		for _, c := range closures {
+			if c.Covers(sl, dept) {
+				closed = true
+				break
+			}
+		}
+		if !closed {
+			out = append(out, sl)
+		}
+	}
+	return out
+}
+
+// ScopeRefusal checks a closure's scope and the one id it names.
+func ScopeRefusal(c Suspension) error {
+	switch {
+	case c.Scope == ScopeDoctor && c.DoctorID > 0 && c.DepartmentID == 0,
+		c.Scope == ScopeDepartment && c.DepartmentID > 0 && c.DoctorID == 0,
+		c.Scope == ScopeClinic && c.DoctorID == 0 && c.DepartmentID == 0:
+		return nil
+	}
+	return Errorf(CodeInvalidRequest, "scope must be doctor (with doctorId), department (with departmentId) or clinic")
+}
+
+// ReopenRefusal refuses reopening a slot that standing suspension closedBy
+// closed (0: none): it reopens when the suspension is lifted, and not
+// before, or it could be booked inside a closed period.
+func ReopenRefusal(slotID, closedBy int64, to string) error {
+	if to == SlotOpen && closedBy != 0 {
+		return &Error{Code: CodeSlotSuspended, SlotID: slotID,
+			Message: "the slot was closed by a suspension or closure that still stands; lift it to reopen the slot"}
+	}
+	return nil
+}
+
+// LiftRefusal refuses lifting a suspension twice.
+func LiftRefusal(s Suspension) error {
+	if s.LiftedAt != nil {
+		return Errorf(CodeConflict, "the suspension was already lifted")
+	}
+	return nil
+}
+
+// LiftResult is what lifting a suspension did.
+type LiftResult struct {
+	Suspension Suspension `json:"suspension"`
+	// SlotsReopened counts the slots it had closed that are open again;
+	// a slot another standing suspension covers passes to that one.
+	SlotsReopened int `json:"slotsReopened"`
+}
+
+// --- editing ------------------------------------------------------------------
+
+// DoctorUpdate changes a doctor; nil fields stay as they are.
+type DoctorUpdate struct {
+	Name         *string `json:"name"`
+	DepartmentID *int64  `json:"departmentId"`
+	Active       *bool   `json:"active"`
+}
+
+// PatientUpdate changes a patient; nil fields stay as they are, and an
+// empty phone or e-mail removes it.
+type PatientUpdate struct {
+	Name   *string `json:"name"`
+	Phone  *string `json:"phone"`
+	Email  *string `json:"email"`
+	Active *bool   `json:"active"`
+}
+
+// Apply returns d changed by u.
+func (u DoctorUpdate) Apply(d Doctor) Doctor {
+	if u.Name != nil {
+		d.Name = *u.Name
+	}
+	if u.DepartmentID != nil {
+		d.DepartmentID = *u.DepartmentID
+	}
+	if u.Active != nil {
+		d.Active = *u.Active
+	}
+	return d
+}
+
+// Apply returns p changed by u.
+func (u PatientUpdate) Apply(p Patient) Patient {
+	if u.Name != nil {
+		p.Name = *u.Name
+	}
+	if u.Phone != nil {
+		p.Phone = *u.Phone
+	}
+	if u.Email != nil {
+		p.Email = *u.Email
+	}
+	if u.Active != nil {
+		p.Active = *u.Active
+	}
+	return p
+}
+
+// ScheduleOverlap refuses schedule sc when another of the doctor's
+// schedules still running on day (a civil date "YYYY-MM-DD", the doctor's
+// today) shares a weekday and a part of its hours: their slots would
+// overlap. "HH:MM" times compare as strings.
+func ScheduleOverlap(sc Schedule, others []Schedule, day string) error {
+	mask, _ := WeekdayMask(sc.Weekdays)
+	for _, o := range others {
+		if o.ID == sc.ID || (o.EndDate != "" && o.EndDate < day) || (sc.EndDate != "" && sc.EndDate < day) {
+			continue
+		}
+		om, _ := WeekdayMask(o.Weekdays)
+		if mask&om != 0 && sc.StartTime < o.EndTime && o.StartTime < sc.EndTime {
+			return Errorf(CodeSlotOverlap, "the schedule overlaps schedule %d (%s-%s on a shared weekday); its slots would overlap", o.ID, o.StartTime, o.EndTime)
+		}
+	}
+	return nil
+}
+
+// --- policies -----------------------------------------------------------------
+
+// Policy is how a patient may book, cancel and be blocked. Zero turns a
+// rule off.
+type Policy struct {
+	// MaxActive caps one patient's active (HELD or BOOKED) appointments;
+	// MaxPerDay those on one local day of the slot's doctor. Round
+	// allocations are governed by the round's quota instead.
+	MaxActive int `json:"maxActive"`
+	MaxPerDay int `json:"maxPerDay"`
+	// CancelCutoffHours: a patient cancels (or reschedules) only until
+	// this many hours before the start; staff always can.
+	CancelCutoffHours int `json:"cancelCutoffHours"`
+	// NoShowLimit no-shows in NoShowWindow block a patient's self-booking
+	// for NoShowBlockDays after the last of them.
+	NoShowLimit     int `json:"noShowLimit"`
+	NoShowBlockDays int `json:"noShowBlockDays"`
+}
+
+// The clinic's default policy: the caps are on (OWASP API6: one patient
+// cannot take a day's slots), the cutoff and the no-show rule are off.
+// Ten active appointments and three on one day are far above what one
+// person needs and far below a doctor's day of slots.
+const (
+	DefaultMaxActive = 10
+	DefaultMaxPerDay = 3
+	MaxPolicyValue   = 1000
+	// NoShowWindow is how far back no-shows count.
+	NoShowWindow = 90 * 24 * time.Hour
+)
+
+// DefaultPolicy is the policy of a new clinic.
+var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay}
+
+// PolicyOverride is a schedule's own policy: nil fields take the clinic's.
+type PolicyOverride struct {
+	MaxActive         *int `json:"maxActive,omitempty"`
+	MaxPerDay         *int `json:"maxPerDay,omitempty"`
+	CancelCutoffHours *int `json:"cancelCutoffHours,omitempty"`
+	NoShowLimit       *int `json:"noShowLimit,omitempty"`
+	NoShowBlockDays   *int `json:"noShowBlockDays,omitempty"`
+}
+
+// With is p with o's overrides.
+func (p Policy) With(o PolicyOverride) Policy {
+	for _, f := range []struct {
+		dst *int
+		src *int
+	}{{&p.MaxActive, o.MaxActive}, {&p.MaxPerDay, o.MaxPerDay}, {&p.CancelCutoffHours, o.CancelCutoffHours},
+		{&p.NoShowLimit, o.NoShowLimit}, {&p.NoShowBlockDays, o.NoShowBlockDays}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
+	}
+	return p
+}
+
+// Validate refuses values outside 0..MaxPolicyValue.
+func (p Policy) Validate() error {
+	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays} {
+		if v < 0 || v > MaxPolicyValue {
+			return Errorf(CodeInvalidRequest, "policy values must be 0 (off) to %d", MaxPolicyValue)
+		}
+	}
+	return nil
+}
+
+// Validate refuses override values outside 0..MaxPolicyValue.
+func (o PolicyOverride) Validate() error { return Policy{}.With(o).Validate() }
+
+// PatientLoad is what a batch's decision reads of one patient: active
+// appointments (ordinary slots only) in all and on the slot's local day,
+// no-shows in the NoShowWindow before now and the latest one's start, and
+// whether the patient's record is deactivated.
+type PatientLoad struct {
+	Active, SameDay int
+	NoShows         int
+	LastNoShow      time.Time
+	Inactive        bool
+}
+
+// PolicyRefusal tells why policy p refuses patient p's booking of an
+// ordinary slot at now given load (freed: the patient's stale hold in
+// this slot is reclaimed, so it no longer counts), or nil. staff books
+// for the patient and is not blocked by the no-show rule.
+func PolicyRefusal(p Policy, load PatientLoad, staff, freed bool, slotID int64, now time.Time) *Error {
+	if freed {
+		load.Active, load.SameDay = load.Active-1, load.SameDay-1
+	}
+	switch {
+	case load.Inactive:
+		return &Error{Code: CodeBookingBlocked, SlotID: slotID, Message: "this patient's record is deactivated"}
+	case !staff && p.NoShowLimit > 0 && load.NoShows >= p.NoShowLimit &&
+		now.Before(load.LastNoShow.Add(time.Duration(p.NoShowBlockDays)*24*time.Hour)):
+		return &Error{Code: CodeBookingBlocked, SlotID: slotID,
+			Message: "self-booking is blocked after repeated no-shows; please call the clinic"}
+	case p.MaxActive > 0 && load.Active >= p.MaxActive:
+		return &Error{Code: CodeLimitReached, SlotID: slotID,
+			Message: "the patient already holds the most active appointments allowed (" + itoa(p.MaxActive) + ")"}
+	case p.MaxPerDay > 0 && load.SameDay >= p.MaxPerDay:
+		return &Error{Code: CodeLimitReached, SlotID: slotID,
+			Message: "the patient already holds the most appointments allowed on this day (" + itoa(p.MaxPerDay) + ")"}
+	}
+	return nil
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// DayBounds is the local day of t in loc, as UTC instants [from, to).
+func DayBounds(t time.Time, loc *time.Location) (from, to time.Time) {
+	l := t.In(loc)
+	d := time.Date(l.Year(), l.Month(), l.Day(), 0, 0, 0, 0, loc)
+	return d.UTC(), d.AddDate(0, 0, 1).UTC()
+}
+
+// SlotOverlap refuses planned slots of a resource that overlap its
+// existing ordinary slots (which never overlap each other, so sorted by
+// start their ends are sorted too). A planned slot equal to an existing one
+// is that one, found again.
+func SlotOverlap(planned, existing []Slot) error {
+	ex := make([]Slot, 0, len(existing))
+	for _, e := range existing {
+		if e.RoundID == 0 {
+			ex = append(ex, e)
+		}
+	}
+	slices.SortFunc(ex, func(a, b Slot) int { return a.StartAt.Compare(b.StartAt) })
+	for _, p := range planned {
+		i, _ := slices.BinarySearchFunc(ex, p.EndAt, func(e Slot, t time.Time) int { return e.StartAt.Compare(t) })
+		if i == 0 {
+			continue
+		}
+		e := ex[i-1]
+		if e.StartAt.Equal(p.StartAt) && e.EndAt.Equal(p.EndAt) {
+			continue
+		}
+		if e.EndAt.After(p.StartAt) {
+			return Errorf(CodeSlotOverlap, "the schedule's slot at %s overlaps the doctor's slot %d (%s-%s)",
+				p.StartAt.Format(time.RFC3339), e.ID, e.StartAt.Format(time.RFC3339), e.EndAt.Format(time.RFC3339))
+		}
+	}
+	return nil
+}
+
+// slotCollector collects the slots a generation would insert.
+type slotCollector struct{ slots []Slot }
+
+func (c *slotCollector) InsertSlots(_ context.Context, s []Slot) (int, error) {
+	c.slots = append(c.slots, s...)
+	return len(s), nil
+}

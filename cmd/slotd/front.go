@@ -1,0 +1,58 @@
+package main
+
+import (
+	"log/slog"
+	"net/http"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
+	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/web"
+)
+
+// frontParts are what the handlers of `serve` are built from.
+type frontParts struct {
+	svc      *booking.Service
+	store    store
+	listings booking.Reader // slot lists and availability (--db-read)
+	signer   *auth.Signer
+	notifier notify.Notifier
+	logger   *slog.Logger
+	metrics  *metrics.Metrics
+	dash     *web.Recorder
+	inter    interop
+	proxies  edge.Proxies
+	tracing  *edge.Tracing
+	draining func() bool
+}
+
+// frontDoor is the path of every request, outermost first: the server
+// span and the proxies' word (edge), FHIR and iCal, the web UI beside the
+// API's paths, CORS, the API. A benchmark serves requests through it.
+func frontDoor(f *serveFlags, p frontParts) http.Handler {
+	var handler http.Handler = httpapi.New(httpapi.Config{
+		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
+		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
+		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
+	})
+	handler = edge.CORS(splitList(f.corsOrigins), handler)
+	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
+	// the way was a routing pass and allocations per request.
+	mux := http.NewServeMux()
+	withWeb(mux, handler, observed(web.New(web.Config{
+		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
+		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
+		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
+		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
+		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
+	}), p.metrics, p.logger, f.quietLog))
+	p.inter.mount(mux, p.metrics, p.logger, f.quietLog)
+	handler = mux
+	if f.metricsAddr != "" {
+		handler = withoutMetrics(handler)
+	}
+	return p.tracing.Handler(p.proxies.Handler(handler))
+}

@@ -1,0 +1,395 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// Running a clinic (issue 15): editing, schedules' end and policies,
+// closures and their lifting. Decisions are booking's; this is SQL, each
+// change one write transaction on the single writer.
+
+// UpdateDepartment renames a department; a taken name is a conflict.
+func (s *Store) UpdateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var created int64
+		var before booking.Department
+		if err := tx.QueryRowContext(ctx, `SELECT name FROM departments WHERE id = ?`, d.ID).Scan(&before.Name); err != nil {
+			return notFoundAs(err, "department")
+		}
+		if err := tx.QueryRowContext(ctx, `UPDATE departments SET name = ? WHERE id = ? RETURNING created_at`, d.Name, d.ID).Scan(&created); err != nil {
+			return err
+		}
+		d.CreatedAt = fromTS(created)
+		return writeAudit(ctx, tx, booking.AuditDepartmentUpdate(ctx, time.Now(), before, d))
+	})
+	if err != nil {
+		return booking.Department{}, mapErr(err, "department")
+	}
+	return d, nil
+}
+
+// UpdateDoctor changes a doctor's name, department or activity.
+func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
+	var d booking.Doctor
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if u.DepartmentID != nil {
+			if err := exists(ctx, tx, `SELECT 1 FROM departments WHERE id = ?`, *u.DepartmentID); err != nil {
+				return notFoundAs(err, "department")
+			}
+		}
+		before, err := scanDoctor(tx.QueryRowContext(ctx, `SELECT `+doctorCols+` FROM resources WHERE id = ? AND kind = 'doctor'`, id))
+		if err != nil {
+			return notFoundAs(err, "doctor")
+		}
+		if d, err = scanDoctor(tx.QueryRowContext(ctx,
+			`UPDATE resources SET name = coalesce(?2, name), department_id = coalesce(?3, department_id),
+			        active = coalesce(?4, active)
+			  WHERE id = ?1 RETURNING `+doctorCols, id, u.Name, u.DepartmentID, u.Active)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditDoctorUpdate(ctx, time.Now(), before, d))
+	})
+	if err != nil {
+		return booking.Doctor{}, mapErr(err, "doctor")
+	}
+	return d, nil
+}
+
+// UpdatePatient changes a patient's name, contact details or activity; an
+// empty phone or e-mail is stored as NULL.
+func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
+	var p booking.Patient
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		before, err := scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientCols+` FROM patients WHERE id = ?`, id))
+		if err != nil {
+			return notFoundAs(err, "patient")
+		}
+		if p, err = scanPatient(tx.QueryRowContext(ctx,
+			`UPDATE patients SET name = coalesce(?2, name),
+			        phone = CASE WHEN ?3 IS NULL THEN phone ELSE nullif(?3, '') END,
+			        email = CASE WHEN ?4 IS NULL THEN email ELSE nullif(?4, '') END,
+			        active = coalesce(?5, active)
+			  WHERE id = ?1 RETURNING `+patientCols, id, u.Name, u.Phone, u.Email, u.Active)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditPatientUpdate(ctx, time.Now(), before, p))
+	})
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
+// GetSchedule returns one schedule.
+func (s *Store) GetSchedule(ctx context.Context, id int64) (booking.Schedule, error) {
+	sc, err := scanSchedule(s.reader.QueryRowContext(ctx, `SELECT `+scheduleCols+` FROM schedules WHERE id = ?`, id))
+	if err != nil {
+		return booking.Schedule{}, mapErr(err, "schedule")
+	}
+	return sc, nil
+}
+
+// UpdateSchedule replaces a schedule's pattern, end and policy (its doctor
+// stays), refusing an overlap with another of the doctor's schedules.
+func (s *Store) UpdateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, error) {
+	return s.saveSchedule(ctx, sc, true)
+}
+
+// saveSchedule inserts or updates sc, checked against the doctor's other
+// schedules under the write lock.
+func (s *Store) saveSchedule(ctx context.Context, sc booking.Schedule, update bool) (booking.Schedule, error) {
+	mask, err := booking.WeekdayMask(sc.Weekdays)
+	if err != nil {
+		return booking.Schedule{}, err
+	}
+	sc = sc.WithDefaults()
+	sc.CreatedAt = micro(orNow(sc.CreatedAt))
+	o := sc.Policy
+	var out booking.Schedule
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		var before *booking.Schedule
+		if update {
+			old, err := scanSchedule(tx.QueryRowContext(ctx, `SELECT `+scheduleCols+` FROM schedules WHERE id = ?`, sc.ID))
+			if err != nil {
+				return notFoundAs(err, "schedule")
+			}
+			sc.DoctorID, before = old.DoctorID, &old
+		}
+		var tz string
+		if err := tx.QueryRowContext(ctx, `SELECT timezone FROM resources WHERE id = ? AND kind = 'doctor'`, sc.DoctorID).Scan(&tz); err != nil {
+			return notFoundAs(err, "doctor")
+		}
+		others, err := listSchedules(ctx, tx, sc.DoctorID)
+		if err != nil {
+			return err
+		}
+		if err := booking.ScheduleOverlap(sc, others, civilToday(tz)); err != nil {
+			return err
+		}
+		args := []any{sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
+			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, nullText(sc.EndDate),
+			o.MaxActive, o.MaxPerDay, o.CancelCutoffHours, o.NoShowLimit, o.NoShowBlockDays,
+			sc.Reminders, sc.OfferMinutes}
+		id := sc.ID
+		if update {
+			_, err = tx.ExecContext(ctx, `UPDATE schedules SET weekdays = ?2, start_time = ?3, end_time = ?4,
+				slot_minutes = ?5, capacity = ?6, fee_cents = ?7, horizon_days = ?8, opens_at_time = ?9,
+				hold_minutes = ?10, end_date = ?11, max_active = ?12, max_per_day = ?13,
+				cancel_cutoff_hours = ?14, no_show_limit = ?15, no_show_block_days = ?16,
+				reminders = NULLIF(?17, ''), offer_minutes = NULLIF(?18, 0)
+				WHERE id = ?19`, append(args, sc.ID)...)
+		} else {
+			err = tx.QueryRowContext(ctx, `INSERT INTO schedules (resource_id, weekdays, start_time, end_time,
+				slot_minutes, capacity, fee_cents, horizon_days, opens_at_time, hold_minutes, end_date,
+				max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
+				reminders, offer_minutes, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, 0), ?) RETURNING id`,
+				append(args, ts(sc.CreatedAt))...).Scan(&id)
+		}
+		if err != nil {
+			return err
+		}
+		if out, err = scanSchedule(tx.QueryRowContext(ctx, `SELECT `+scheduleCols+` FROM schedules WHERE id = ?`, id)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditScheduleSaved(ctx, sc.CreatedAt, before, out))
+	})
+	if err != nil {
+		return booking.Schedule{}, mapErr(err, "doctor")
+	}
+	return out, nil
+}
+
+// civilToday is the civil date in zone tz (UTC when it does not load).
+func civilToday(tz string) string {
+	return time.Now().In(zone(tz)).Format(time.DateOnly)
+}
+
+var zones sync.Map // tz name → *time.Location, as loading one reads tzdata
+
+// zone loads tz once (UTC when it does not load).
+func zone(tz string) *time.Location {
+	if l, ok := zones.Load(tz); ok {
+		return l.(*time.Location)
+	}
+	loc, err := time.LoadLocation(tz)
+	if err != nil {
+		loc = time.UTC
+	}
+	zones.Store(tz, loc)
+	return loc
+}
+
+// DeleteFreeSlots deletes the schedule's slots starting at or after from
+// that no appointment ever named (nothing behind a patient's back), so
+// that an edited schedule regenerates them; it reports how many.
+func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time.Time) (int, error) {
+	var n int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx, `DELETE FROM slots WHERE schedule_id = ? AND start_at >= ?
+			AND NOT EXISTS (SELECT 1 FROM appointments a WHERE a.slot_id = slots.id)`, scheduleID, ts(from))
+		if err != nil {
+			return err
+		}
+		if n, err = res.RowsAffected(); err != nil || n == 0 {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditFreeSlotsDeleted(ctx, time.Now(), scheduleID, int(n)))
+	})
+	if err != nil {
+		return 0, mapErr(err, "")
+	}
+	return int(n), nil
+}
+
+const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days`
+
+// ClinicPolicy returns the clinic's default policy.
+func (s *Store) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
+	var p booking.Policy
+	err := s.reader.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
+		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays)
+	return p, mapErr(err, "")
+}
+
+// SetClinicPolicy replaces the clinic's default policy.
+func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.Policy, error) {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var before booking.Policy
+		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
+			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE clinic_policy SET max_active = ?, max_per_day = ?,
+			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ? WHERE id = 1`,
+			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))
+	})
+	return p, mapErr(err, "")
+}
+
+// slotPolicySQL reads the clinic's policy and the overrides of slot ?1's
+// schedule in one row.
+const slotPolicySQL = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
+		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days
+	FROM clinic_policy cp LEFT JOIN slots s ON s.id = ?1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
+	WHERE cp.id = 1`
+
+// slotPolicy reads slot slotID's policy.
+func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, error) {
+	var p booking.Policy
+	var o [5]sql.NullInt64
+	if err := q.QueryRowContext(ctx, slotPolicySQL, slotID).Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
+		&p.NoShowLimit, &p.NoShowBlockDays, &o[0], &o[1], &o[2], &o[3], &o[4]); err != nil {
+		return p, err
+	}
+	var ov booking.PolicyOverride
+	for k, dst := range []**int{&ov.MaxActive, &ov.MaxPerDay, &ov.CancelCutoffHours, &ov.NoShowLimit, &ov.NoShowBlockDays} {
+		if o[k].Valid {
+			v := int(o[k].Int64)
+			*dst = &v
+		}
+	}
+	return p.With(ov), nil
+}
+
+// resourceZoneSQL reads a resource's zone, for the slot's local day.
+const resourceZoneSQL = `SELECT timezone FROM resources WHERE id = ?`
+
+// patientLoadSQL reads what the slot's policy needs of the batch's
+// patients (booking.PatientLoad) through the partial indexes on active
+// appointments and no-shows: ?2..?3 is the slot's local day, ?4 the start
+// of the no-show window.
+const patientLoadSQL = `SELECT p.id, NOT p.active,
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
+			AND a.round_id IS NULL),
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
+			AND a.round_id IS NULL AND a.start_at >= ?2 AND a.start_at < ?3),
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= ?4),
+		coalesce((SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= ?4), 0)
+	FROM patients p WHERE p.id IN (SELECT value FROM json_each(?1))`
+
+// patientLoad reads the policy and the patients' load for an ordinary slot.
+func patientLoad(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest, now time.Time) error {
+	var err error
+	if rd.Policy, err = slotPolicy(ctx, q, rd.Slot.ID); err != nil {
+		return err
+	}
+	var tz string
+	if err := q.QueryRowContext(ctx, resourceZoneSQL, rd.Slot.DoctorID).Scan(&tz); err != nil {
+		return err
+	}
+	from, to := booking.DayBounds(rd.Slot.StartAt, zone(tz))
+	patients := make([]int64, len(reqs))
+	for k, r := range reqs {
+		patients[k] = r.PatientID
+	}
+	pj, _ := json.Marshal(patients)
+	rows, err := q.QueryContext(ctx, patientLoadSQL, string(pj), ts(from), ts(to), ts(now.Add(-booking.NoShowWindow)))
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	rd.Load = map[int64]booking.PatientLoad{}
+	for rows.Next() {
+		var id, last int64
+		var l booking.PatientLoad
+		if err := rows.Scan(&id, &l.Inactive, &l.Active, &l.SameDay, &l.NoShows, &last); err != nil {
+			return err
+		}
+		if last != 0 {
+			l.LastNoShow = fromTS(last)
+		}
+		rd.Load[id] = l
+	}
+	return rows.Err()
+}
+
+// ListSuspensions lists the suspensions and closures, newest first; only
+// those standing (not lifted) with standing.
+func (s *Store) ListSuspensions(ctx context.Context, standing bool) ([]booking.Suspension, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+suspensionCols+` FROM suspensions
+		WHERE NOT ?1 OR lifted_at IS NULL ORDER BY id DESC LIMIT 1000`, standing)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Suspension{}
+	for rows.Next() {
+		sus, err := scanSuspension(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, sus)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// reopenSQL reopens the slots suspension ?1 closed unless another standing
+// suspension covers them: those pass to it.
+const reopenSQL = `UPDATE slots SET
+		closed_by = (SELECT c.id FROM suspensions c, resources r WHERE r.id = slots.resource_id AND c.id <> ?1
+			AND c.lifted_at IS NULL AND slots.start_at >= c.from_at AND slots.start_at < c.to_at
+			AND (c.scope = 'clinic' OR (c.scope = 'department' AND c.department_id = r.department_id)
+			     OR (c.scope = 'doctor' AND c.resource_id = r.id))
+			ORDER BY c.id LIMIT 1)
+	WHERE closed_by = ?1
+	RETURNING id, closed_by IS NULL`
+
+// LiftSuspension lifts a standing suspension or closure and reopens the
+// slots it closed (booking.LiftResult).
+func (s *Store) LiftSuspension(ctx context.Context, id int64, now time.Time) (booking.LiftResult, error) {
+	now = micro(now)
+	var res booking.LiftResult
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		sus, err := scanSuspension(tx.QueryRowContext(ctx, `SELECT `+suspensionCols+` FROM suspensions WHERE id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) {
+			return booking.NotFound("suspension")
+		}
+		if err != nil {
+			return err
+		}
+		if err := booking.LiftRefusal(sus); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE suspensions SET lifted_at = ? WHERE id = ?`, ts(now), id); err != nil {
+			return err
+		}
+		before := sus
+		sus.LiftedAt = &now
+		res.Suspension = sus
+		var reopen []int64
+		if err := eachRow(ctx, tx, reopenSQL, []any{id}, func(rows *sql.Rows) error {
+			var slotID int64
+			var open bool
+			if err := rows.Scan(&slotID, &open); err != nil {
+				return err
+			}
+			if open {
+				reopen = append(reopen, slotID)
+			}
+			return nil
+		}); err != nil {
+			return err
+		}
+		res.SlotsReopened = len(reopen)
+		j, _ := json.Marshal(reopen)
+		if _, err = tx.ExecContext(ctx, `UPDATE slots SET status = 'OPEN' WHERE id IN (SELECT value FROM json_each(?))`, string(j)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditLift(ctx, now, before, res))
+	})
+	if err != nil {
+		return booking.LiftResult{}, mapErr(err, "suspension")
+	}
+	return res, nil
+}
