@@ -35,7 +35,8 @@ func testEvents(t *testing.T, h Harness) {
 	_, err = s.Cancel(f.ctx, held.ID, p.ID, now.Add(2*time.Minute))
 	must(t, err)
 	b := f.mustBook(f.slot(2).ID, q)
-	_, err = s.Transition(f.ctx, b.ID, booking.StatusCompleted, now.Add(3*time.Minute))
+	// Completed once it has started.
+	_, err = s.Transition(f.ctx, b.ID, booking.StatusCompleted, b.StartAt.Add(time.Minute))
 	must(t, err)
 
 	want := []struct {
