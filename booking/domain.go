@@ -93,7 +93,9 @@ func (s Slot) Bookable(now time.Time) error {
 		return &Error{Code: CodeSlotClosed, Message: "the slot has already started", SlotID: s.ID}
 	case now.Before(s.OpensAt):
 		opens := s.OpensAt
-		return &Error{Code: CodeNotOpenYet, Message: "booking for this slot opens at " + opens.Format(time.RFC3339), SlotID: s.ID, OpensAt: &opens}
+		e := Errorf(CodeNotOpenYet, "booking for this slot opens at %s", opens)
+		e.SlotID, e.OpensAt = s.ID, &opens
+		return e
 	case s.BookedCount >= s.Capacity:
 		return &Error{Code: CodeSlotFull, Message: "no place left in this slot", SlotID: s.ID}
 	}

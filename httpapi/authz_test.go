@@ -60,6 +60,7 @@ var authorization = map[string]access{
 	"GET /api/rounds/{id}/slots":                  public,
 	"POST /api/admin/departments":                 adminOnly,
 	"POST /api/admin/doctors":                     adminOnly,
+	"GET /api/admin/doctors":                      adminOnly,
 	"POST /api/admin/patients":                    adminOnly,
 	"GET /api/admin/patients/{id}":                adminOnly,
 	"POST /api/admin/doctors/{id}/schedules":      adminOnly,

@@ -70,6 +70,9 @@ type Config struct {
 	// Draining, when it reports true, makes /readyz answer 503 so that a
 	// load balancer stops sending requests before the listener closes.
 	Draining func() bool
+	// ClinicZone is the clinic's IANA zone, in which a problem's sentence
+	// names a time ("booking for this slot opens at …"); UTC when empty.
+	ClinicZone string
 }
 
 // Defaults of Config.
@@ -100,6 +103,7 @@ type server struct {
 	// perAddr limits unauthenticated requests per client address (nil: off).
 	perAddr  *edge.KeyLimiter
 	draining func() bool
+	zone     *time.Location // the clinic's, for the times in problem sentences
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -156,6 +160,10 @@ func newServer(cfg Config) *server {
 	if s.clinic == nil {
 		s.clinic, _ = cfg.Store.(ClinicReads)
 	}
+	s.zone = time.UTC
+	if loc, err := time.LoadLocation(cfg.ClinicZone); err == nil && cfg.ClinicZone != "" {
+		s.zone = loc
+	}
 	if cfg.PublicPerMinute > 0 {
 		s.perAddr = edge.NewKeyLimiter(cfg.PublicPerMinute, time.Minute)
 	}
@@ -188,6 +196,7 @@ func (s *server) routes() {
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
+	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
 	s.handle("POST /api/admin/doctors/{id}/schedules", s.admin(s.createSchedule))

@@ -204,9 +204,19 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 // ListDoctors lists the active doctors of a department, or all with
 // departmentID 0, by id (a deactivated doctor is hidden from listings).
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, false)
+}
+
+// ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
+func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, true)
+}
+
+func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool) ([]booking.Doctor, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+doctorColumns+` FROM resources
-		 WHERE kind = 'doctor' AND active AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`, departmentID)
+		 WHERE kind = 'doctor' AND (active OR $2) AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`,
+		departmentID, inactive)
 	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Doctor, error) { return scanDoctor(r) })
 	return ds, translate(err, "")
 }

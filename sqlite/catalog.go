@@ -96,9 +96,19 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 // ListDoctors lists the active doctors of a department (all with 0), by
 // id: a deactivated doctor is hidden from listings.
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, false)
+}
+
+// ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
+func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, true)
+}
+
+func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool) ([]booking.Doctor, error) {
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT `+doctorCols+` FROM resources
-		  WHERE kind = 'doctor' AND active AND (?1 = 0 OR department_id = ?1) ORDER BY id`, departmentID)
+		  WHERE kind = 'doctor' AND (active OR ?2) AND (?1 = 0 OR department_id = ?1) ORDER BY id`,
+		departmentID, inactive)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

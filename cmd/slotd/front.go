@@ -37,6 +37,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
+		ClinicZone: f.interop.clinicZone,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
