@@ -206,7 +206,7 @@ func (s *server) renderSlots(r *http.Request, day schedule.Date, hasDate bool) (
 	from, to := schedule.DayBounds(day, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.store.ListSlots(ctx, d.ID, from, to)
+	slots, err := s.listings.ListSlots(ctx, d.ID, from, to)
 	if err != nil {
 		return listEntry{}, storeErr(ctx, err)
 	}
@@ -314,7 +314,7 @@ func (s *server) availability(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	_, end := schedule.DayBounds(to, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.store.ListSlots(ctx, d.ID, start, end)
+	slots, err := s.listings.ListSlots(ctx, d.ID, start, end)
 	if err != nil {
 		return storeErr(ctx, err)
 	}

@@ -31,6 +31,9 @@ type Config struct {
 	// Store serves the reads of the catalog and admin endpoints; when nil
 	// the Service's store is read.
 	Store booking.Reader
+	// Listings serves the slot lists and availability, which may lag (a
+	// read replica, --db-read); Store when nil.
+	Listings booking.Reader
 	// Signer verifies bearer tokens.
 	Signer *auth.Signer
 	// Logger receives one line per request; slog.Default() when nil.
@@ -82,6 +85,7 @@ const (
 type server struct {
 	svc          *booking.Service
 	store        booking.Reader
+	listings     booking.Reader // slot lists and availability (Config.Listings)
 	signer       *auth.Signer
 	log          *slog.Logger
 	now          func() time.Time
@@ -117,6 +121,9 @@ func newServer(cfg Config) *server {
 	if cfg.Store == nil {
 		cfg.Store = cfg.Service.Reader()
 	}
+	if cfg.Listings == nil {
+		cfg.Listings = cfg.Store
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -135,6 +142,7 @@ func newServer(cfg Config) *server {
 	s := &server{
 		svc:          cfg.Service,
 		store:        cfg.Store,
+		listings:     cfg.Listings,
 		signer:       cfg.Signer,
 		log:          cfg.Logger,
 		now:          cfg.Now,

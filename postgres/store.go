@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -61,6 +62,10 @@ type Store struct {
 	// ns's job row, sent in the batch's commit pipeline. See
 	// SetOutboxStatement.
 	outboxStmt func(ns []booking.Notification) (string, []any, error)
+	// events turns the domain events' outbox on (events.go).
+	events atomic.Bool
+	// queries counts the queries and pipelines sent (Queries).
+	queries *atomic.Int64
 }
 
 var _ booking.Store = (*Store)(nil)
@@ -87,12 +92,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
 	}
-	cfg.ConnConfig.Tracer = newTracer()
+	queries := new(atomic.Int64)
+	cfg.ConnConfig.Tracer = newTracer(queries)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")
 	}
-	s := &Store{pool: pool, keys: opts.Keys}
+	s := &Store{pool: pool, keys: opts.Keys, queries: queries}
 	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	if err := s.Ping(pctx); err != nil {
@@ -101,6 +107,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	return s, nil
 }
+
+// Queries counts the queries and pipelines this store's pool sent since
+// Open: with a read replica (--db-read) it tells, per pool, which database
+// served what (slotd_db_queries_total).
+func (s *Store) Queries() int64 { return s.queries.Load() }
 
 // Migrate applies the embedded migrations to the database at dsn without
 // data keys: enough for a database that has no patients yet (tests, a new

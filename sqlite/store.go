@@ -53,6 +53,8 @@ type Store struct {
 	// change they announce (the transactional outbox); nil enqueues nothing.
 	// Atomic so that installing it never races a request in flight.
 	enqueue atomic.Pointer[enqueueFunc]
+	// events turns the domain events' outbox on (events.go).
+	events atomic.Bool
 
 	// stmts holds Book's statements prepared on the writer.
 	stmts stmtCache
@@ -85,9 +87,14 @@ type enqueueError struct{ err error }
 func (e *enqueueError) Error() string { return "sqlite: enqueue notifications: " + e.err.Error() }
 func (e *enqueueError) Unwrap() error { return e.err }
 
-// notify hands ns to the enqueuer inside tx, if there is both an enqueuer
+// notify writes ns's domain events (when the outbox is on, events.go) and
+// hands the messages among ns to the enqueuer inside tx, if there is both an enqueuer
 // and something to enqueue.
 func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
+	if err := s.writeEvents(ctx, tx, ns); err != nil {
+		return &enqueueError{err}
+	}
+	ns = booking.Messages(ns)
 	fn := s.enqueue.Load()
 	if fn == nil || len(ns) == 0 {
 		return nil

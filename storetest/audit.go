@@ -24,6 +24,7 @@ var serviceReads = map[string]bool{
 	"ClinicPolicy":    true, "ListSuspensions": true,
 	"Timeout":        true,
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
+	"Receive":        true, // another instance's signal: this process's marks and caches only, no row
 	"Waitlist":       true,
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,

@@ -177,3 +177,20 @@ func mkdirFor(url string) error {
 	}
 	return nil
 }
+
+// openReplica opens the read replica at url (--db-read), or returns nil to read the
+// primary.
+func (d *dbFlags) openReplica(ctx context.Context, url string) (*postgres.Store, error) {
+	if url == "" {
+		return nil, nil
+	}
+	if !isPostgres(url) || !isPostgres(d.url) {
+		return nil, fmt.Errorf("--db-read needs a PostgreSQL --db and a postgres:// replica URL")
+	}
+	keys, err := d.keys()
+	if err != nil {
+		return nil, err
+	}
+	// The replica's rows are the primary's, sealed with the same keys.
+	return postgres.Open(ctx, url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys})
+}

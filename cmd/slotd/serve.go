@@ -75,6 +75,7 @@ type serveFlags struct {
 
 	interop interopFlags
 	locale  localeFlags
+	cluster clusterFlags
 }
 
 // newServeFlagSet registers serve's flags into f.
@@ -122,6 +123,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
 	f.locale.register(fs)
+	f.cluster.register(fs)
 	return fs
 }
 
@@ -191,12 +193,34 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	m := metrics.New()
 	m.BuildInfo(build.Version, build.Revision, build.GoVersion)
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
-	svc := booking.NewService(store, booking.Options{
+	shared, err := f.cluster.sharedState(&f, logger)
+	if err != nil {
+		return err
+	}
+	opts := booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: reminders,
-	})
+	}
+	useShared(&opts, shared)
+	svc := booking.NewService(store, opts)
+	defer runShared(ctx, shared, svc, m)()
+	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	replica, err := f.db.openReplica(ctx, f.cluster.dbRead)
+	if err != nil {
+		return err
+	}
+	var listings booking.Reader = store
+	if replica != nil {
+		defer replica.Close()
+		listings = replica
+	}
+	registerQueryCounters(m, store, replica)
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	m.WaitlistEntries(func() (map[string]int, error) {
@@ -275,7 +299,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	handler := frontDoor(&f, frontParts{
-		svc: svc, store: store, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
+		svc: svc, store: store, listings: listings, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
 		inter: inter, proxies: proxies, tracing: tracing, draining: draining.Load,
 	})
 	srv := &http.Server{
