@@ -18,8 +18,8 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/pgtest"
-	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/internal/replicacheck"
+	"github.com/slotd/slotd/pii"
 )
 
 // TestMain lets a test start this binary as `slotd` itself, in a process of
