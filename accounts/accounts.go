@@ -24,11 +24,14 @@ import (
 // Phone numbers and codes are personal data and secrets: implementations
 // never log them, and store codes only as the keyed hashes they are given.
 type Store interface {
-	// PatientByPhone finds the patient whose phone, with spaces, dashes,
-	// dots and brackets removed, equals phone (E.164, as
-	// booking.Service.NormalizePhone returns it); the oldest such patient
-	// if several. Not found otherwise.
+	// PatientByPhone finds the patient whose phone is phone (E.164, as
+	// booking.Service.NormalizePhone returns it), by the phone's keyed hash
+	// (a phone is one patient's); not found otherwise, and for an erased
+	// patient.
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)
+	// PatientsByEmail finds the patients with an e-mail address, in any
+	// case, by its keyed hash; oldest first, at most 50.
+	PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error)
 	// ListPatients lists up to limit patients with ids above afterID, by id.
 	ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error)
 	// DoctorAppointments lists the appointments (any state) in a doctor's

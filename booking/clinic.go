@@ -3,7 +3,6 @@ package booking
 import (
 	"context"
 	"slices"
-	"strconv"
 	"time"
 )
 
@@ -253,16 +252,16 @@ func PolicyRefusal(p Policy, load PatientLoad, staff, freed bool, slotID int64, 
 		return &Error{Code: CodeBookingBlocked, SlotID: slotID,
 			Message: "self-booking is blocked after repeated no-shows; please call the clinic"}
 	case p.MaxActive > 0 && load.Active >= p.MaxActive:
-		return &Error{Code: CodeLimitReached, SlotID: slotID,
-			Message: "the patient already holds the most active appointments allowed (" + itoa(p.MaxActive) + ")"}
+		e := Errorf(CodeLimitReached, "the patient already holds the most active appointments allowed (%d)", p.MaxActive)
+		e.SlotID = slotID
+		return e
 	case p.MaxPerDay > 0 && load.SameDay >= p.MaxPerDay:
-		return &Error{Code: CodeLimitReached, SlotID: slotID,
-			Message: "the patient already holds the most appointments allowed on this day (" + itoa(p.MaxPerDay) + ")"}
+		e := Errorf(CodeLimitReached, "the patient already holds the most appointments allowed on this day (%d)", p.MaxPerDay)
+		e.SlotID = slotID
+		return e
 	}
 	return nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
 
 // DayBounds is the local day of t in loc, as UTC instants [from, to).
 func DayBounds(t time.Time, loc *time.Location) (from, to time.Time) {

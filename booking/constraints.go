@@ -15,6 +15,7 @@ const (
 	ConSuspensionOrder   = "suspensions_period_check"
 	ConSlotNoOverlap     = "slots_no_overlap"
 	ConRoundQuota        = "round_quotas_within_quota"
+	ConPatientPhone      = "patients_phone_index_key"
 	ConApplicationKey    = "round_applications_patient_key_key"
 	// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
 	ConAppointmentPatient = "appointments_patient_id_fkey"
@@ -46,6 +47,7 @@ var constraintErrors = map[string]func() *Error{
 		return Errorf(CodeConflict, "a payment with this trade number is being recorded")
 	},
 	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
+	ConPatientPhone:    func() *Error { return Errorf(CodeConflict, "a patient with this phone number already exists") },
 	ConSlotNoOverlap: func() *Error {
 		return Errorf(CodeSlotOverlap, "the doctor already has a slot at an overlapping time")
 	},

@@ -47,6 +47,9 @@ type Patient struct {
 	// Active is false once deactivated: the patient books no more.
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
+	// ErasedAt is when the patient's personal fields were erased (name,
+	// phone, e-mail and language are then empty); nil for a patient.
+	ErasedAt *time.Time `json:"erasedAt,omitempty"`
 }
 
 // Slot status values as stored. A slot is bookable only when OPEN, after its
@@ -93,7 +96,9 @@ func (s Slot) Bookable(now time.Time) error {
 		return &Error{Code: CodeSlotClosed, Message: "the slot has already started", SlotID: s.ID}
 	case now.Before(s.OpensAt):
 		opens := s.OpensAt
-		return &Error{Code: CodeNotOpenYet, Message: "booking for this slot opens at " + opens.Format(time.RFC3339), SlotID: s.ID, OpensAt: &opens}
+		e := Errorf(CodeNotOpenYet, "booking for this slot opens at %s", opens)
+		e.SlotID, e.OpensAt = s.ID, &opens
+		return e
 	case s.BookedCount >= s.Capacity:
 		return &Error{Code: CodeSlotFull, Message: "no place left in this slot", SlotID: s.ID}
 	}

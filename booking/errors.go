@@ -3,6 +3,7 @@ package booking
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -89,9 +90,23 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
-// Errorf makes an *Error with a formatted message.
+// Errorf makes an *Error with a formatted message. A time.Time argument
+// reads as RFC 3339 in UTC in Message; a front end shows it in the clinic's
+// zone and its reader's language.
 func Errorf(code Code, format string, args ...any) *Error {
-	return &Error{Code: code, Message: fmt.Sprintf(format, args...), Format: format, Args: args}
+	var plain []any
+	for i, a := range args {
+		if t, ok := a.(time.Time); ok {
+			if plain == nil {
+				plain = slices.Clone(args)
+			}
+			plain[i] = t.UTC().Format(time.RFC3339)
+		}
+	}
+	if plain == nil {
+		plain = args
+	}
+	return &Error{Code: code, Message: fmt.Sprintf(format, plain...), Format: format, Args: args}
 }
 
 // ErrorCode returns the code of err: its *Error's code, CodeUnavailable for
@@ -114,5 +129,9 @@ func ErrorCode(err error) Code {
 // not answer in time; clients get 503 with Retry-After.
 var ErrUnavailable = errors.New("database unavailable")
 
-// NotFound is the error for a missing object of the named kind.
-func NotFound(kind string) *Error { return Errorf(CodeNotFound, "%s not found", kind) }
+// NotFound is the error for a missing object of the named kind. The whole
+// sentence ("patient not found") is its catalogs' key: a kind's word and
+// its place in the sentence differ between languages.
+func NotFound(kind string) *Error {
+	return &Error{Code: CodeNotFound, Message: kind + " not found", Format: kind + " not found"}
+}

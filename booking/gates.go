@@ -114,17 +114,26 @@ func (g *gates) epoch() uint64 {
 	return g.releases
 }
 
-// markFull records that a decision, started at epoch since, found slotID
-// full at now. A place this instance released meanwhile may have come too
-// late for that decision to see: the slot is then not marked, or the mark
-// would refuse for FullTTL a place known free.
-func (g *gates) markFull(slotID int64, now time.Time, since uint64) {
+// markFull records that a decision (here or, through Receive, on another
+// instance), started at epoch since, found slotID full at now, and says
+// whether it did. A place this instance released meanwhile may have come
+// too late for that decision to see: the slot is then not marked, or the
+// mark would refuse for FullTTL a place known free. A slot not known yet
+// gets an entry that still loads the slot on its first check, keeping the
+// mark.
+func (g *gates) markFull(slotID int64, now time.Time, since uint64) bool {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if e, ok := g.slots[slotID]; ok && e.released <= since {
-		e.fullUntil = now.Add(g.opts.FullTTL)
-		g.slots[slotID] = e
+	e, ok := g.slots[slotID]
+	if ok && e.released > since {
+		return false
 	}
+	if !ok && len(g.slots) >= maxGateSlots {
+		g.sweepLocked(now)
+	}
+	e.fullUntil = now.Add(g.opts.FullTTL)
+	g.slots[slotID] = e
+	return true
 }
 
 // released clears slotID's full mark: this instance just freed a place.

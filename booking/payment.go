@@ -1,7 +1,6 @@
 package booking
 
 import (
-	"fmt"
 	"time"
 )
 
@@ -56,26 +55,29 @@ func DecidePayment(p Payment, recorded *Payment, a *Appointment, fee int64, now 
 		return PaymentDecision{}, NotFound("appointment")
 	}
 	d := PaymentDecision{Record: p}
-	var reason string
+	var refusal *Error
+	refuse := func(format string, args ...any) { refusal = Errorf(CodePaymentRejected, format, args...) }
 	switch {
 	case a.Status == StatusHeld && a.HoldExpiresAt != nil && !now.Before(*a.HoldExpiresAt):
-		d.To, d.Notify, reason = StatusExpired, NotifyExpiry, "hold expired"
+		d.To, d.Notify = StatusExpired, NotifyExpiry
+		refuse("hold expired")
 	case a.Status == StatusHeld && p.AmountCents != fee:
-		reason = fmt.Sprintf("amount %d does not match fee %d", p.AmountCents, fee)
+		refuse("amount %d does not match fee %d", p.AmountCents, fee)
 	case a.Status == StatusHeld:
 		// hold_expires_at stays, as the record of the deadline it met.
 		d.To, d.Notify = StatusBooked, NotifyConfirmation
 	case a.Status == StatusExpired:
-		reason = "hold expired"
+		refuse("hold expired")
 	case a.Status == StatusCancelled:
-		reason = "appointment cancelled"
+		refuse("appointment cancelled")
 	default: // BOOKED, or past it: paid (or free) already
-		reason = "already paid"
+		refuse("already paid")
 	}
 	d.Record.Outcome, d.Record.Reason = PaymentApplied, ""
-	if reason != "" {
-		d.Record.Outcome, d.Record.Reason = PaymentRefund, reason
-		d.Err = &Error{Code: CodePaymentRejected, Message: reason}
+	if refusal != nil {
+		// The record keeps the English reason; the refusal can be translated.
+		d.Record.Outcome, d.Record.Reason = PaymentRefund, refusal.Message
+		d.Err = refusal
 	}
 	return d, nil
 }

@@ -15,6 +15,7 @@ type Reader interface {
 	ListDepartments(ctx context.Context) ([]Department, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
 	ListDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	ListAllDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
 	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
 	GetSlot(ctx context.Context, id int64) (Slot, error)

@@ -135,13 +135,16 @@ func (r Round) Refusal(now time.Time, slotID int64) *Error {
 	case r.State == RoundClosed || !now.Before(r.ClosesAt):
 		return &Error{Code: CodeSlotClosed, Message: "the round is closed", SlotID: slotID}
 	}
-	return &Error{Code: CodeNotOpenYet, Message: "the round opens at " + opens.Format(time.RFC3339), SlotID: slotID, OpensAt: &opens}
+	e := Errorf(CodeNotOpenYet, "the round opens at %s", opens)
+	e.SlotID, e.OpensAt = slotID, &opens
+	return e
 }
 
 // QuotaError is the refusal of a patient whose quota in the round is used up.
 func QuotaError(slotID int64, quota int) *Error {
-	return &Error{Code: CodeQuotaExceeded,
-		Message: fmt.Sprintf("the quota of this round (%d) is used up", quota), SlotID: slotID}
+	e := Errorf(CodeQuotaExceeded, "the quota of this round (%d) is used up", quota)
+	e.SlotID = slotID
+	return e
 }
 
 // RoundTransition checks a change of a round's stored state: DRAFT→OPEN,

@@ -61,9 +61,12 @@ func newRoundFixture(t *testing.T, quota int, beds ...int) *roundFixture {
 	return f
 }
 
+// phones numbers the students: a phone is one patient's.
+var phones atomic.Int64
+
 func (f *roundFixture) patient(t *testing.T) booking.Patient {
 	t.Helper()
-	p, err := f.store.CreatePatient(context.Background(), booking.Patient{Name: "Student", Phone: "+49 30 1234567", Email: "s@example.org"})
+	p, err := f.store.CreatePatient(context.Background(), booking.Patient{Name: "Student", Phone: fmt.Sprintf("+4930%07d", phones.Add(1)), Email: "s@example.org"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,12 @@ type Options struct {
 	// every front end together (default 5 per 10s); see AttemptBooking.
 	BookingRate   int
 	BookingWindow time.Duration
+	// Limiter replaces the in-process per-patient limiter built from
+	// BookingRate and BookingWindow (a limiter shared between instances).
+	Limiter Limiter
+	// Peers, when set, share known-full marks, cache invalidations and
+	// in-flight Idempotency-Keys with the other instances (shared.go).
+	Peers Peers
 	// Reminders are the offsets before a BOOKED appointment at which a
 	// reminder is sent (default DefaultReminders; a schedule may have its
 	// own). An empty non-nil slice sends none.
@@ -72,7 +78,8 @@ type Service struct {
 	refused   *recentKeys
 	observer  Observer
 	planner   Planner
-	limiter   *RateLimiter
+	limiter   Limiter
+	peers     Peers
 	region    string
 	reminders []time.Duration
 
@@ -110,13 +117,15 @@ func NewService(store Store, opts Options) *Service {
 	if opts.BookingWindow <= 0 {
 		opts.BookingWindow = DefaultBookingWindow
 	}
+	if opts.Limiter == nil {
+		opts.Limiter = NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters)
+	}
 	if opts.Reminders == nil {
 		opts.Reminders = DefaultReminders
 	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
-		reminders: opts.Reminders,
-		limiter:   NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters),
-		inflight:  map[inflightKey]struct{}{}, region: opts.PhoneRegion}
+		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
+		inflight: map[inflightKey]struct{}{}, region: opts.PhoneRegion}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}
@@ -159,11 +168,16 @@ func (s *Service) Watch(fn func(Change)) {
 }
 
 func (s *Service) changed(a Appointment) {
+	s.tellWatchers(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
+	s.publish(Signal{Kind: SignalChanged, SlotID: a.SlotID, DoctorID: a.DoctorID})
+}
+
+func (s *Service) tellWatchers(c Change) {
 	s.mu.Lock()
 	ws := s.watchers
 	s.mu.Unlock()
 	for _, fn := range ws {
-		fn(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
+		fn(c)
 	}
 }
 
@@ -175,8 +189,9 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // Idempotency-Key: a retry with the same key and slot returns the original
 // appointment with Replayed set; the same key for another slot is refused
 // with CodeKeyReused; a retry while the first request is still being decided
-// by this instance is refused with CodeKeyInUse (across instances the
-// database's unique index makes the later one wait and then replay).
+// is refused with CodeKeyInUse, by this instance or, with Peers, by any (and
+// without them the database's unique index makes the later one wait and
+// then replay).
 //
 // Before the database, the gates refuse from memory what is sure to fail:
 // a window not open yet, a slot closed or started, a slot known full. A
@@ -224,6 +239,13 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 		delete(s.inflight, ik)
 		s.mu.Unlock()
 	}()
+	release, ok := s.claimKey(ctx, patientID, key)
+	if !ok {
+		r := BookResult{Err: Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
+		s.observe(r, true, start)
+		return r
+	}
+	defer release()
 
 	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx), Staff: staff}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
@@ -304,7 +326,9 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	case ErrorCode(r.Err) == CodeSlotFull:
 		// The decision read the key under the lock and found it unused.
 		s.refused.remember(req, s.now())
-		s.gates.markFull(slotID, s.now(), since)
+		if s.gates.markFull(slotID, s.now(), since) {
+			s.publish(Signal{Kind: SignalFull, SlotID: slotID})
+		}
 	}
 	return r
 }
@@ -373,14 +397,16 @@ func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (A
 // and caches drop it.
 func (s *Service) released(a Appointment) {
 	s.gates.released(a.SlotID)
-	s.changed(a)
+	s.tellWatchers(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
+	s.publish(Signal{Kind: SignalReleased, SlotID: a.SlotID, DoctorID: a.DoctorID})
 }
 
 // slotChanged records that this instance changed a slot itself (capacity,
 // status, a payment), so the gates reload it and caches drop it.
 func (s *Service) slotChanged(slotID, doctorID int64) {
 	s.gates.forget(slotID)
-	s.changed(Appointment{SlotID: slotID, DoctorID: doctorID})
+	s.tellWatchers(Change{SlotID: slotID, DoctorID: doctorID})
+	s.publish(Signal{Kind: SignalForget, SlotID: slotID, DoctorID: doctorID})
 }
 
 // Appointment returns one appointment of patientID (any patient's when

@@ -54,8 +54,12 @@ type Store interface {
 	ListDepartments(ctx context.Context) ([]Department, error)
 	CreateDoctor(ctx context.Context, d Doctor) (Doctor, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
-	// ListDoctors lists the doctors of a department, or all with departmentID 0.
+	// ListDoctors lists the active doctors of a department, or all with
+	// departmentID 0: what patients, generation and the public API see.
 	ListDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	// ListAllDoctors is ListDoctors with the deactivated ones too: staff
+	// must see them to reactivate them, and their appointments remain.
+	ListAllDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
 	CreatePatient(ctx context.Context, p Patient) (Patient, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
 	CreateSchedule(ctx context.Context, s Schedule) (Schedule, error)
@@ -143,6 +147,8 @@ type Store interface {
 	// AuditLog reads the audit log; every change above writes its rows in
 	// its own transaction, with the actor of its context (ActorOf).
 	AuditLog
+	// PatientStore exports and erases a patient's personal data.
+	PatientStore
 
 	// The waitlist (booking/waitlist.go). Every transaction that releases
 	// places (Cancel, ExpireHolds, Reschedule, a capacity raised in

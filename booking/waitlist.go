@@ -261,7 +261,7 @@ func DecideAnswer(ans OfferAnswer, e *WaitlistEntry, a *Appointment, sl Slot, no
 		return AnswerDecision{}, Errorf(CodeInvalidTransition, "the offer has expired")
 	}
 	if !ans.Accept {
-		return AnswerDecision{To: StatusCancelled, Entry: EntryDeclined}, nil
+		return AnswerDecision{To: StatusCancelled, Entry: EntryDeclined, Notify: NotifyDeclined}, nil
 	}
 	if sl.FeeCents > 0 {
 		t := now.Add(time.Duration(sl.HoldSeconds) * time.Second)

@@ -18,12 +18,17 @@ import (
 	"math/rand/v2"
 	"strings"
 	"time"
+
+	"github.com/slotd/slotd/pii"
 )
 
 // Config is one chaos run.
 type Config struct {
 	Binary string // the slotd executable: the serve children and reconcile
 	DB     string // sqlite:PATH or a postgres:// URL
+	// DataKeys are the children's SLOTD_DATA_KEYS, the same for every
+	// restart; new ones when empty.
+	DataKeys string
 
 	Cycles    int           // kill -9 and restart this many times
 	DBTimeout time.Duration // the children's --db-timeout
@@ -104,6 +109,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	secretBytes := make([]byte, 32)
 	_, _ = crand.Read(secretBytes)
 	secret := hex.EncodeToString(secretBytes)
+	if cfg.DataKeys == "" {
+		cfg.DataKeys = pii.Generate()
+	}
 	progress := func(format string, args ...any) {
 		if cfg.Progress != nil {
 			fmt.Fprintf(cfg.Progress, "chaos %s: %s\n", cfg.store(), fmt.Sprintf(format, args...))

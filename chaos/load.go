@@ -166,7 +166,7 @@ func newRush(ctx context.Context, cfg Config, url, secret string) (*rush, error)
 		}
 		sr := &slotRun{id: id, capacity: capacity, history: linear.NewHistory(capacity)}
 		for j := 0; j < cfg.Patients; j++ {
-			pid, err := create("/api/admin/patients", map[string]any{"name": fmt.Sprintf("P%d-%d", i, j), "phone": "+33600000000", "email": "p@example.org"})
+			pid, err := create("/api/admin/patients", map[string]any{"name": fmt.Sprintf("P%d-%d", i, j), "phone": fmt.Sprintf("+336%04d%04d", i%10000, j%10000), "email": "p@example.org"})
 			if err != nil {
 				return nil, err
 			}

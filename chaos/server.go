@@ -54,7 +54,7 @@ func (s *server) start(ctx context.Context) error {
 	cmd := exec.Command(s.cfg.Binary, "serve", "--addr", s.addr, "--db", s.cfg.DB,
 		"--db-timeout", s.cfg.DBTimeout.String(), "--booking-rate", "1000000", "--quiet-access-log",
 		"--public-rate", "0", "--drain", "0") // a load from one address; SIGTERM stops at once
-	cmd.Env = append(os.Environ(), "SLOTD_AUTH_SECRET="+s.secret)
+	cmd.Env = append(os.Environ(), "SLOTD_AUTH_SECRET="+s.secret, "SLOTD_DATA_KEYS="+s.cfg.DataKeys)
 	cmd.Stdout, cmd.Stderr = s.log, s.log
 	if err := cmd.Start(); err != nil {
 		return err

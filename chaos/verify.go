@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"os/exec"
 	"sort"
 	"strings"
@@ -69,7 +70,9 @@ func verify(ctx context.Context, cfg Config, srv *server, r *rush, outages []out
 		add("queue numbers unique in each slot", list(numbers))
 		add("every slot's counter equals its active rows", list(counters))
 	}
-	out, err := exec.CommandContext(ctx, cfg.Binary, "reconcile", "--db", cfg.DB).CombinedOutput()
+	rec := exec.CommandContext(ctx, cfg.Binary, "reconcile", "--db", cfg.DB)
+	rec.Env = append(os.Environ(), "SLOTD_DATA_KEYS="+cfg.DataKeys)
+	out, err := rec.CombinedOutput()
 	if err != nil {
 		err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
 	}

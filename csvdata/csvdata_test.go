@@ -82,6 +82,23 @@ func TestImport(t *testing.T) {
 		t.Fatalf("a CSV error's sentence: %+v", e)
 	}
 
+	// A deactivated doctor still exists: a re-run does not create it again.
+	roux, err := s.ListDoctors(ctx, 0)
+	if err != nil || len(roux) != 1 {
+		t.Fatalf("doctors %+v %v", roux, err)
+	}
+	off := false
+	if _, err := svc.UpdateDoctor(ctx, roux[0].ID, booking.DoctorUpdate{Active: &off}); err != nil {
+		t.Fatal(err)
+	}
+	if r := imp(t, s, svc, "doctor,department,timezone\nDr. Roux,Cardiology,Europe/Paris\n", false); r.Create != 0 || r.Exist != 1 {
+		t.Fatalf("re-run with the doctor deactivated = %+v", r)
+	}
+	on := true
+	if _, err := svc.UpdateDoctor(ctx, roux[0].ID, booking.DoctorUpdate{Active: &on}); err != nil {
+		t.Fatal(err)
+	}
+
 	sched := "doctor,department,weekdays,start,end,slot_minutes,capacity,fee_cents,horizon_days\nDr. Roux,Cardiology,mon;thu,08:00,10:00,30,2,0,7\nDr. Roux,Cardiology,funday,08:00,10:00,30,2,0,7\n"
 	if r := imp(t, s, svc, sched, false); r.Create != 1 || len(r.Errors) != 1 || r.Errors[0].Line != 3 {
 		t.Fatalf("schedules = %+v", r)

@@ -94,7 +94,9 @@ type Report struct {
 // patients by phone (accounts.Store).
 type Finder interface {
 	ListDepartments(ctx context.Context) ([]booking.Department, error)
-	ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error)
+	// ListAllDoctors includes the deactivated: a re-run must not create
+	// a deactivated doctor again.
+	ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error)
 	ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error)
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)
 }
@@ -241,7 +243,7 @@ func newImporter(ctx context.Context, svc *booking.Service, find Finder, kind st
 	if kind == "departments" {
 		return im, nil
 	}
-	docs, err := find.ListDoctors(ctx, 0)
+	docs, err := find.ListAllDoctors(ctx, 0)
 	if err != nil {
 		return nil, err
 	}

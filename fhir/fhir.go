@@ -23,6 +23,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/problem"
 )
 
@@ -176,7 +177,9 @@ var issueCodes = map[booking.Code]string{
 }
 
 // outcome answers err as an OperationOutcome. Internal causes are logged,
-// never shown.
+// never shown. Its texts (details.text, diagnostics) follow Accept-Language
+// as the API's problem+json does, since a portal shows them to the patient;
+// the coded details (the problem's code) are what programs match.
 func (h *Handler) outcome(w http.ResponseWriter, r *http.Request, err error) {
 	var mbe *http.MaxBytesError
 	if errors.As(err, &mbe) {
@@ -184,10 +187,15 @@ func (h *Handler) outcome(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	code := booking.ErrorCode(err)
 	spec := problem.Of(code)
-	msg := spec.Title
+	pr := i18n.New(i18n.Pick("", r.Header.Get("Accept-Language"), "en"))
+	w.Header().Add("Vary", "Accept-Language")
+	if pr.Lang != "en" {
+		w.Header().Set("Content-Language", pr.Lang)
+	}
+	msg := pr.T(spec.Title)
 	var be *booking.Error
 	if errors.As(err, &be) && code != booking.CodeInternal {
-		msg = be.Message
+		msg = pr.Sentence(be.Message, be.Format, be.Args, h.zone)
 		if be.RetryAfter > 0 {
 			w.Header().Set("Retry-After", strconv.Itoa(int(math.Ceil(be.RetryAfter.Seconds()))))
 		}
@@ -207,7 +215,7 @@ func (h *Handler) outcome(w http.ResponseWriter, r *http.Request, err error) {
 	}
 	writeResource(w, spec.Status, OperationOutcome{ResourceType: "OperationOutcome", Issue: []Issue{{
 		Severity: "error", Code: issue, Diagnostics: msg,
-		Details: &CodeableConcept{Coding: []Coding{{System: ProblemSystem, Code: string(code)}}, Text: spec.Title},
+		Details: &CodeableConcept{Coding: []Coding{{System: ProblemSystem, Code: string(code)}}, Text: pr.T(spec.Title)},
 	}}})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
@@ -60,6 +61,8 @@ func TestBadInputNeverServerError(t *testing.T) {
 		{method: "POST", path: "/api/admin/doctors", admin: true, body: true},
 		{method: "POST", path: "/api/admin/patients", admin: true, body: true},
 		{method: "GET", path: "/api/admin/patients/%s", admin: true, hasID: true},
+		{method: "DELETE", path: "/api/admin/patients/%s", admin: true, hasID: true, body: true},
+		{method: "GET", path: "/api/admin/patients/%s/data", admin: true, hasID: true},
 		{method: "POST", path: "/api/admin/doctors/%s/schedules", admin: true, hasID: true, body: true},
 		{method: "GET", path: "/api/admin/doctors/%s/schedules", admin: true, hasID: true},
 		{method: "POST", path: "/api/admin/doctors/%s/slots/generate", admin: true, hasID: true, body: true},
@@ -213,7 +216,7 @@ func TestNumbersOutOfRange(t *testing.T) {
 			if err := postgres.Migrate(ctx, dsn); err != nil {
 				t.Fatal(err)
 			}
-			s, err := postgres.Open(ctx, dsn, postgres.Options{})
+			s, err := postgres.Open(ctx, dsn, postgres.Options{Keys: pii.New()})
 			if err != nil {
 				t.Fatal(err)
 			}

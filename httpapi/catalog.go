@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -62,6 +63,16 @@ func (s *server) listDepartments(w http.ResponseWriter, r *http.Request, _ auth.
 }
 
 func (s *server) listDoctors(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	return s.writeDoctors(w, r, s.store.ListDoctors)
+}
+
+// listAllDoctors is the staff's list: deactivated doctors too (with
+// active false), so they can be found and reactivated.
+func (s *server) listAllDoctors(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	return s.writeDoctors(w, r, s.store.ListAllDoctors)
+}
+
+func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, list func(context.Context, int64) ([]booking.Doctor, error)) error {
 	q, err := parseQuery(r, "departmentId")
 	if err != nil {
 		return err
@@ -74,7 +85,7 @@ func (s *server) listDoctors(w http.ResponseWriter, r *http.Request, _ auth.Clai
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	ds, err := s.store.ListDoctors(ctx, dep)
+	ds, err := list(ctx, dep)
 	if err != nil {
 		return storeErr(ctx, err)
 	}
@@ -195,7 +206,7 @@ func (s *server) renderSlots(r *http.Request, day schedule.Date, hasDate bool) (
 	from, to := schedule.DayBounds(day, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.store.ListSlots(ctx, d.ID, from, to)
+	slots, err := s.listings.ListSlots(ctx, d.ID, from, to)
 	if err != nil {
 		return listEntry{}, storeErr(ctx, err)
 	}
@@ -303,7 +314,7 @@ func (s *server) availability(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	_, end := schedule.DayBounds(to, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.store.ListSlots(ctx, d.ID, start, end)
+	slots, err := s.listings.ListSlots(ctx, d.ID, start, end)
 	if err != nil {
 		return storeErr(ctx, err)
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -220,6 +221,17 @@ func (s *server) importCSV(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	if err != nil {
 		return bodyOrErr(err)
 	}
+	// A refused line's message follows Accept-Language, as a problem's
+	// detail does; its line number is what programs read.
+	lang := i18n.Pick("", r.Header.Get("Accept-Language"), "en")
+	w.Header().Add("Vary", "Accept-Language")
+	if lang != "en" {
+		pr := i18n.New(lang)
+		for i, le := range rep.Errors {
+			rep.Errors[i].Message = pr.Sentence(le.Message, le.Key, le.Args, s.zone)
+		}
+		w.Header().Set("Content-Language", lang)
+	}
 	writeJSON(w, http.StatusOK, rep)
 	return nil
 }
@@ -339,7 +351,8 @@ func (s *server) exportAppointments(w http.ResponseWriter, r *http.Request, _ au
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
-	docs, err := s.store.ListDoctors(ctx, 0)
+	// Deactivated doctors too: their appointments stay.
+	docs, err := s.store.ListAllDoctors(ctx, 0)
 	if err != nil {
 		return storeErr(ctx, err)
 	}

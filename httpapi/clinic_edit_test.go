@@ -12,6 +12,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
@@ -38,10 +39,11 @@ func onBothStores(t *testing.T, fn func(t *testing.T, e *env)) {
 		"postgres": func(t *testing.T) booking.Store {
 			dsn := pgtest.DSN(t)
 			ctx := context.Background()
-			if err := postgres.Migrate(ctx, dsn); err != nil {
+			keys := pii.New()
+			if err := postgres.MigrateKeys(ctx, dsn, keys); err != nil {
 				t.Fatal(err)
 			}
-			s, err := postgres.Open(ctx, dsn, postgres.Options{})
+			s, err := postgres.Open(ctx, dsn, postgres.Options{Keys: keys})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -378,6 +380,11 @@ func TestEditing(t *testing.T) {
 		if len(docs) != 1 || docs[0].ID != c.doc2 {
 			t.Fatalf("listing = %+v, want only the active doctor", docs)
 		}
+		// Staff still see it, with its flag, to reactivate it.
+		e.do(call{method: "GET", path: "/api/admin/doctors", token: e.admin}).expect(t, 200).decode(t, &docs)
+		if len(docs) != 2 || docs[0].ID != c.doc || docs[0].Active || docs[1].ID != c.doc2 || !docs[1].Active {
+			t.Fatalf("staff listing = %+v, want both doctors, the deactivated one marked", docs)
+		}
 		var gen generateAnswer
 		e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/doctors/%d/slots/generate", c.doc), token: e.admin,
 			body: map[string]any{"from": "2026-03-01", "to": "2026-03-31"}}).expect(t, 200).decode(t, &gen)
@@ -411,6 +418,7 @@ func TestClinicEditAuthorization(t *testing.T) {
 			{method: "PUT", path: "/api/admin/schedules/1", body: map[string]any{"weekdays": []int{1}, "startTime": "08:00",
 				"endTime": "09:00", "slotMinutes": 30, "capacity": 1}},
 			{method: "GET", path: "/api/admin/policy"},
+			{method: "GET", path: "/api/admin/doctors"},
 			{method: "PUT", path: "/api/admin/policy", body: booking.Policy{}},
 			{method: "POST", path: "/api/admin/closures", body: map[string]any{"scope": "clinic", "from": day, "to": day.Add(time.Hour), "reason": "x"}},
 			{method: "GET", path: "/api/admin/suspensions"},

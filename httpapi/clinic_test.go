@@ -171,6 +171,13 @@ func TestImportAndExportAPI(t *testing.T) {
 	if ds, _ := e.db.ListDepartments(t.Context()); len(ds) != 0 {
 		t.Fatal("the dry run created departments")
 	}
+	// A refused line's message follows Accept-Language.
+	var fr struct{ Errors []struct{ Message string } }
+	e.do(call{method: "POST", path: "/api/admin/import?dryRun=true", token: e.admin, body: file,
+		header: map[string]string{"Content-Type": "text/csv", "Accept-Language": "fr"}, invalid: true}).expect(t, 200).decode(t, &fr)
+	if len(fr.Errors) != 1 || !strings.Contains(fr.Errors[0].Message, "ne doit pas commencer par") {
+		t.Fatalf("a French dry run's line error = %+v", fr.Errors)
+	}
 	e.do(call{method: "POST", path: "/api/admin/import", token: e.admin, body: file, header: csvH, invalid: true}).expect(t, 200).decode(t, &rep)
 	if rep.Created != 2 {
 		t.Fatalf("run = %+v", rep)
@@ -194,6 +201,13 @@ func TestImportAndExportAPI(t *testing.T) {
 	out := e.do(call{method: "GET", path: "/api/admin/appointments/export?from=2026-03-01T00:00:00Z&to=2026-03-10T00:00:00Z", token: e.admin}).expect(t, 200)
 	if !strings.Contains(string(out.body), `"'=HYPERLINK(""http://x"")"`) {
 		t.Fatalf("export:\n%s", out.body)
+	}
+	// A deactivated doctor's appointments stay, and so in the export.
+	e.do(call{method: "PATCH", path: fmt.Sprintf("/api/admin/doctors/%d", f.doctor.ID), token: e.admin,
+		body: map[string]any{"active": false}}).expect(t, 200)
+	out = e.do(call{method: "GET", path: "/api/admin/appointments/export?from=2026-03-01T00:00:00Z&to=2026-03-10T00:00:00Z", token: e.admin}).expect(t, 200)
+	if !strings.Contains(string(out.body), `"'=HYPERLINK(""http://x"")"`) {
+		t.Fatalf("export with the doctor deactivated:\n%s", out.body)
 	}
 	for _, bad := range []string{"", "?from=2026-03-01T00:00:00Z", "?from=2026-03-01T00:00:00Z&to=2026-12-01T00:00:00Z"} {
 		e.do(call{method: "GET", path: "/api/admin/appointments/export" + bad, token: e.admin, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)

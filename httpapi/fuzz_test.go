@@ -23,6 +23,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/problem"
 	"github.com/slotd/slotd/schedule"
@@ -108,8 +109,8 @@ func newFuzzAPI(tb testing.TB, store booking.Store, snapshot func() string) *fuz
 	must(err)
 	a := &fuzzAPI{snapshot: snapshot}
 	var pats []booking.Patient
-	for range 2 {
-		p, err := store.CreatePatient(ctx, booking.Patient{Name: "Anna", Phone: "+49 30 1234567", Email: "anna@example.org"})
+	for i := range 2 {
+		p, err := store.CreatePatient(ctx, booking.Patient{Name: "Anna", Phone: fmt.Sprintf("+49301234567%d", i), Email: "anna@example.org"})
 		must(err)
 		pats = append(pats, p)
 	}
@@ -210,7 +211,7 @@ func postgresFuzzAPI(f *testing.F) *fuzzAPI {
 	if err := postgres.Migrate(ctx, dsn); err != nil {
 		f.Fatal(err)
 	}
-	s, err := postgres.Open(ctx, dsn, postgres.Options{})
+	s, err := postgres.Open(ctx, dsn, postgres.Options{Keys: pii.New()})
 	if err != nil {
 		f.Fatal(err)
 	}

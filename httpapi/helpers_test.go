@@ -383,9 +383,12 @@ func (e *env) slot(f *fixture, capacity int, mod ...func(*booking.Slot)) booking
 	return sl
 }
 
+// phones numbers the test patients: a phone is one patient's.
+var phones atomic.Int64
+
 func (e *env) patient() booking.Patient {
 	e.t.Helper()
-	p, err := e.db.CreatePatient(context.Background(), booking.Patient{Name: "Anna", Phone: "+49 30 1234567", Email: "anna@example.org"})
+	p, err := e.db.CreatePatient(context.Background(), booking.Patient{Name: "Anna", Phone: fmt.Sprintf("+4930%07d", phones.Add(1)), Email: "anna@example.org"})
 	if err != nil {
 		e.t.Fatal(err)
 	}

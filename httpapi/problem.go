@@ -59,38 +59,35 @@ func (s *server) writeError(w http.ResponseWriter, r *http.Request, err error) {
 			slog.String("code", string(e.Code)),
 			slog.Any("error", err))
 	}
-	writeProblemIn(w, e, spec.Status, i18n.Pick("", r.Header.Get("Accept-Language"), "en"))
+	writeProblemIn(w, e, spec.Status, i18n.Pick("", r.Header.Get("Accept-Language"), "en"), s.zone)
 }
 
 // writeProblem writes e with the given status (normally the table's), in
 // English.
 func writeProblem(w http.ResponseWriter, e *booking.Error, status int) {
-	writeProblemIn(w, e, status, "en")
+	writeProblemIn(w, e, status, "en", time.UTC)
 }
 
 // writeProblemIn writes e in lang, the language the request's
 // Accept-Language asked for (English when it asks for none we have, never
 // the clinic's default: a program that sends no header gets the stable
 // English title). RFC 9457 lets title be localized; type is what programs
-// match. The detail is translated when the catalogs hold its sentence.
-func writeProblemIn(w http.ResponseWriter, e *booking.Error, status int, lang string) {
+// match. The detail is translated when the catalogs hold its sentence; a
+// time in it reads in the clinic's zone (loc) and the language, as on the
+// web pages, while opensAt keeps the RFC 3339 instant for programs.
+func writeProblemIn(w http.ResponseWriter, e *booking.Error, status int, lang string, loc *time.Location) {
 	spec := problem.Of(e.Code) // an unknown code reads as internal
 	p := problemDetails{
 		Type:   "/problems/" + string(e.Code),
 		Title:  spec.Title,
 		Status: status,
-		Detail: e.Message,
 		SlotID: e.SlotID,
 	}
 	w.Header().Add("Vary", "Accept-Language")
+	pr := i18n.New(lang)
+	p.Detail = pr.Sentence(e.Message, e.Format, e.Args, loc)
 	if lang != "en" {
-		pr := i18n.New(lang)
 		p.Title = pr.T(spec.Title)
-		if _, ok := i18n.Translations[lang][e.Format]; ok {
-			p.Detail = pr.T(e.Format, e.Args...)
-		} else if _, ok := i18n.Translations[lang][e.Message]; ok {
-			p.Detail = pr.T(e.Message)
-		}
 		w.Header().Set("Content-Language", lang)
 	}
 	if e.OpensAt != nil {

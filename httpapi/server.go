@@ -31,6 +31,9 @@ type Config struct {
 	// Store serves the reads of the catalog and admin endpoints; when nil
 	// the Service's store is read.
 	Store booking.Reader
+	// Listings serves the slot lists and availability, which may lag (a
+	// read replica, --db-read); Store when nil.
+	Listings booking.Reader
 	// Signer verifies bearer tokens.
 	Signer *auth.Signer
 	// Logger receives one line per request; slog.Default() when nil.
@@ -67,6 +70,9 @@ type Config struct {
 	// Draining, when it reports true, makes /readyz answer 503 so that a
 	// load balancer stops sending requests before the listener closes.
 	Draining func() bool
+	// ClinicZone is the clinic's IANA zone, in which a problem's sentence
+	// names a time ("booking for this slot opens at …"); UTC when empty.
+	ClinicZone string
 }
 
 // Defaults of Config.
@@ -79,6 +85,7 @@ const (
 type server struct {
 	svc          *booking.Service
 	store        booking.Reader
+	listings     booking.Reader // slot lists and availability (Config.Listings)
 	signer       *auth.Signer
 	log          *slog.Logger
 	now          func() time.Time
@@ -96,6 +103,7 @@ type server struct {
 	// perAddr limits unauthenticated requests per client address (nil: off).
 	perAddr  *edge.KeyLimiter
 	draining func() bool
+	zone     *time.Location // the clinic's, for the times in problem sentences
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -112,6 +120,9 @@ func newServer(cfg Config) *server {
 	}
 	if cfg.Store == nil {
 		cfg.Store = cfg.Service.Reader()
+	}
+	if cfg.Listings == nil {
+		cfg.Listings = cfg.Store
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
@@ -131,6 +142,7 @@ func newServer(cfg Config) *server {
 	s := &server{
 		svc:          cfg.Service,
 		store:        cfg.Store,
+		listings:     cfg.Listings,
 		signer:       cfg.Signer,
 		log:          cfg.Logger,
 		now:          cfg.Now,
@@ -147,6 +159,10 @@ func newServer(cfg Config) *server {
 	}
 	if s.clinic == nil {
 		s.clinic, _ = cfg.Store.(ClinicReads)
+	}
+	s.zone = time.UTC
+	if loc, err := time.LoadLocation(cfg.ClinicZone); err == nil && cfg.ClinicZone != "" {
+		s.zone = loc
 	}
 	if cfg.PublicPerMinute > 0 {
 		s.perAddr = edge.NewKeyLimiter(cfg.PublicPerMinute, time.Minute)
@@ -180,8 +196,11 @@ func (s *server) routes() {
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
+	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
+	s.handle("DELETE /api/admin/patients/{id}", s.admin(s.erasePatient))
+	s.handle("GET /api/admin/patients/{id}/data", s.admin(s.patientData))
 	s.handle("POST /api/admin/doctors/{id}/schedules", s.admin(s.createSchedule))
 	s.handle("GET /api/admin/doctors/{id}/schedules", s.admin(s.listSchedules))
 	s.handle("POST /api/admin/doctors/{id}/slots/generate", s.admin(s.generateSlots))
@@ -211,6 +230,7 @@ func (s *server) routes() {
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
+	s.handle("GET /api/me/data", s.authed(s.myData))
 	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
 	s.handle("POST /api/waitlist", s.authed(s.joinWaitlist))
 	s.handle("GET /api/me/waitlist", s.authed(s.myWaitlist))

@@ -115,3 +115,28 @@ func TestMoney(t *testing.T) {
 		t.Error("a bad currency was accepted")
 	}
 }
+
+// Sentence translates an error's format with its arguments, falls back to
+// its message, and writes a time in the zone and language.
+func TestSentence(t *testing.T) {
+	utc := time.UTC
+	at := time.Date(2026, 12, 7, 7, 0, 0, 0, utc)
+	fr := New("fr")
+	for _, c := range []struct {
+		p               *Printer
+		message, format string
+		args            []any
+		want            string
+	}{
+		{fr, "floor must be 1 to 9", "floor must be %d to %d", []any{1, 9}, "floor doit être de 1 à 9"},
+		{fr, "shutting down", "", nil, "arrêt en cours"},
+		{fr, "never translated", "never translated %d", []any{1}, "never translated"},
+		{New("en"), "beds must be 1 to 1000", "beds must be 1 to %d", []any{1000}, "beds must be 1 to 1000"},
+		{New("en"), "the round opens at 2026-12-07T07:00:00Z", "the round opens at %s", []any{at}, "the round opens at " + New("en").DateTime(at) + " (UTC)"},
+		{fr, "the round opens at 2026-12-07T07:00:00Z", "the round opens at %s", []any{at}, "la campagne ouvre le " + fr.DateTime(at) + " (UTC)"},
+	} {
+		if got := c.p.Sentence(c.message, c.format, c.args, utc); got != c.want {
+			t.Errorf("%s %q: %q, want %q", c.p.Lang, c.format, got, c.want)
+		}
+	}
+}

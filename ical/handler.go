@@ -18,6 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/problem"
 )
 
@@ -398,14 +399,22 @@ func requestBase(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// problem answers err as RFC 9457 problem+json with the status of its code.
+// problem answers err as RFC 9457 problem+json with the status of its code,
+// its title and detail in the language Accept-Language asks for, as the
+// API's problems.
 func (h *Handler) problem(w http.ResponseWriter, r *http.Request, err error) {
 	code := booking.ErrorCode(err)
 	spec := problem.Of(code)
-	detail := spec.Title
+	pr := i18n.New(i18n.Pick("", r.Header.Get("Accept-Language"), "en"))
+	w.Header().Add("Vary", "Accept-Language")
+	if pr.Lang != "en" {
+		w.Header().Set("Content-Language", pr.Lang)
+	}
+	title := pr.T(spec.Title)
+	detail := title
 	var be *booking.Error
 	if errors.As(err, &be) {
-		detail = be.Message
+		detail = pr.Sentence(be.Message, be.Format, be.Args, time.UTC) // no time in its sentences
 	}
 	if spec.Status >= 500 {
 		h.log.LogAttrs(r.Context(), slog.LevelError, "ical", slog.String("route", r.Pattern), slog.String("err", err.Error()))
@@ -419,7 +428,7 @@ func (h *Handler) problem(w http.ResponseWriter, r *http.Request, err error) {
 	w.Header().Set("Content-Type", "application/problem+json")
 	w.WriteHeader(spec.Status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
-		"type": "/problems/" + string(code), "title": spec.Title, "status": spec.Status, "detail": detail,
+		"type": "/problems/" + string(code), "title": title, "status": spec.Status, "detail": detail,
 	})
 }
 

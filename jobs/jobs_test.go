@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/sqlite"
@@ -46,9 +47,10 @@ var backends = []backend{
 	}},
 	{"postgres", func(t *testing.T) (booking.Store, func() booking.Store) {
 		dsn := pgtest.DSN(t)
-		must(t, postgres.Migrate(context.Background(), dsn))
+		keys := pii.New() // every instance of one database has its keys
+		must(t, postgres.MigrateKeys(context.Background(), dsn, keys))
 		open := func() booking.Store {
-			s, err := postgres.Open(context.Background(), dsn, postgres.Options{})
+			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: keys})
 			must(t, err)
 			t.Cleanup(func() { s.Close() })
 			return s
@@ -140,9 +142,12 @@ func (f *fixture) slot(capacity int, fee int64) booking.Slot {
 	return s
 }
 
+// phones numbers the test patients: a phone is one patient's.
+var phones atomic.Int64
+
 func (f *fixture) patient() booking.Patient {
 	f.t.Helper()
-	p, err := f.s.CreatePatient(f.ctx, booking.Patient{Name: "Ada", Phone: "+33600000001", Email: "ada@example.org"})
+	p, err := f.s.CreatePatient(f.ctx, booking.Patient{Name: "Ada", Phone: fmt.Sprintf("+336%08d", phones.Add(1)), Email: "ada@example.org"})
 	must(f.t, err)
 	return p
 }

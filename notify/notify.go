@@ -7,8 +7,10 @@
 //   - Log (the default) writes one structured line per message, with the
 //     patient's phone and e-mail masked and login codes hidden;
 //   - Webhook POSTs the message as JSON to the clinic's own system, signed
-//     with HMAC-SHA256;
-//   - SMTP sends a plain-text e-mail.
+//     with HMAC-SHA256: ids and the texts to show, and the phone or e-mail
+//     only to a gateway that delivers to it (Config.WebhookContact);
+//   - SMTP sends a plain-text e-mail: it is the channel, so it is given the
+//     address, and the body is the text the patient reads.
 //
 // Notifiers are called by the job worker, outside any database transaction,
 // and delivery is at least once: a notifier may be called again with the same
@@ -140,6 +142,10 @@ type Config struct {
 	// required for the webhook kind.
 	WebhookURL    string
 	WebhookSecret string
+	// WebhookContact is the contact data the webhook's receiver delivers
+	// to: "none" (the default: ids and texts only), "phone" (an SMS
+	// gateway), "email" (a mail gateway) or "both".
+	WebhookContact string
 
 	// SMTPAddr (host:port) and SMTPFrom (an address, optionally with a
 	// display name) are required for the smtp kind. SMTPUser and
@@ -204,10 +210,19 @@ func newNotifier(cfg Config) (Notifier, error) {
 			// URL forge notifications, so there is no unsigned mode.
 			return nil, errors.New("notify: webhook: a secret is required")
 		}
+		contact := cfg.WebhookContact
+		switch contact {
+		case "":
+			contact = ContactNone
+		case ContactNone, ContactPhone, ContactEmail, ContactBoth:
+		default:
+			return nil, errors.New("notify: webhook: the contact must be none, phone, email or both")
+		}
 		return &Webhook{
-			URL:    cfg.WebhookURL,
-			Secret: cfg.WebhookSecret,
-			Client: NewWebhookClient(cfg.Timeout),
+			URL:     cfg.WebhookURL,
+			Secret:  cfg.WebhookSecret,
+			Contact: contact,
+			Client:  NewWebhookClient(cfg.Timeout),
 		}, nil
 
 	case "smtp":

@@ -32,9 +32,12 @@ const (
 	HeaderIdempotencyKey = "Idempotency-Key"
 )
 
-// Webhook POSTs each message as JSON (the Message's JSON form, contact data
-// included: the receiver is the clinic's own system) to URL, signed with
-// Secret. It makes one attempt per call: retries with backoff belong to the
+// Webhook POSTs each message as JSON (the Message's JSON form) to URL,
+// signed with Secret. The body carries ids and the texts the receiver must
+// show (subject, text, SMS), never the patient's name field, and the phone
+// or e-mail only when Contact says the receiver delivers to it (an SMS or
+// mail gateway): a receiver that only records or forwards gets no contact
+// data (issue 20). It makes one attempt per call: retries with backoff belong to the
 // job system, which must see each failure to schedule the next attempt.
 //
 // A 2xx answer is success. A 4xx other than 408 and 429 is a *Permanent
@@ -44,6 +47,10 @@ const (
 type Webhook struct {
 	URL    string
 	Secret string
+	// Contact is what the receiver delivers to: ContactNone (the default),
+	// ContactPhone (an SMS gateway), ContactEmail (a mail gateway) or
+	// ContactBoth.
+	Contact string
 	// Client sends the requests; nil means NewWebhookClient(DefaultTimeout).
 	Client *http.Client
 	// Now is the clock for the timestamp; nil means time.Now.
@@ -95,10 +102,27 @@ func VerifySignature(secret, timestamp string, body []byte, header string) bool 
 	return hmac.Equal(got, want)
 }
 
+// Contact values of Webhook.Contact (--webhook-contact).
+const (
+	ContactNone  = "none"
+	ContactPhone = "phone"
+	ContactEmail = "email"
+	ContactBoth  = "both"
+)
+
 // Notify sends m in one signed POST.
 func (w *Webhook) Notify(ctx context.Context, m Message) error {
 	m.Subject, m.Text = Text(m)
 	m.SMS = SMS(m)
+	// The least the receiver needs: the texts are made, the name field is
+	// not sent, and contact data only to the channel that delivers to it.
+	m.PatientName = ""
+	if w.Contact != ContactPhone && w.Contact != ContactBoth {
+		m.Phone = ""
+	}
+	if w.Contact != ContactEmail && w.Contact != ContactBoth {
+		m.Email = ""
+	}
 	body, err := json.Marshal(m)
 	if err != nil {
 		return permanent(fmt.Errorf("webhook: encode message: %w", err))

@@ -54,11 +54,13 @@ func TestWebhookSignedPost(t *testing.T) {
 	t.Parallel()
 	srv, got := receiver(t, http.StatusNoContent)
 	now := time.Unix(1_800_000_000, 0)
-	w := &notify.Webhook{URL: srv.URL + "/hooks/slotd", Secret: testSecret, Now: func() time.Time { return now }}
+	// A gateway that delivers both SMS and mail is given both addresses.
+	w := &notify.Webhook{URL: srv.URL + "/hooks/slotd", Secret: testSecret, Contact: notify.ContactBoth, Now: func() time.Time { return now }}
 	m := sampleMessage(notify.KindConfirmation)
 	if err := w.Notify(t.Context(), m); err != nil {
 		t.Fatalf("Notify: %v", err)
 	}
+	m.PatientName = "" // never sent: the texts carry what is shown
 	reqs := got()
 	if len(reqs) != 1 {
 		t.Fatalf("receiver got %d requests, want 1", len(reqs))
@@ -242,5 +244,34 @@ func TestWebhookInvalidURL(t *testing.T) {
 	err := (&notify.Webhook{URL: "http://[::1", Secret: testSecret}).Notify(t.Context(), sampleMessage(notify.KindConfirmation))
 	if !notify.IsPermanent(err) {
 		t.Fatalf("err = %v, want Permanent", err)
+	}
+}
+
+// TestWebhookSendsTheLeast: without a contact setting the body carries ids
+// and the texts to show, never the phone, the e-mail or the name field; an
+// SMS gateway is given the phone only, a mail gateway the e-mail only.
+func TestWebhookSendsTheLeast(t *testing.T) {
+	t.Parallel()
+	m := sampleMessage(notify.KindConfirmation)
+	for _, c := range []struct {
+		contact     string
+		phone, mail bool
+	}{{"", false, false}, {notify.ContactNone, false, false}, {notify.ContactPhone, true, false}, {notify.ContactEmail, false, true}} {
+		srv, got := receiver(t, http.StatusNoContent)
+		w := &notify.Webhook{URL: srv.URL, Secret: testSecret, Contact: c.contact}
+		if err := w.Notify(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+		body := string(got()[0].body)
+		if strings.Contains(body, m.Phone) != c.phone || strings.Contains(body, m.Email) != c.mail {
+			t.Errorf("contact %q: phone sent %v, e-mail sent %v, want %v, %v: %s", c.contact,
+				strings.Contains(body, m.Phone), strings.Contains(body, m.Email), c.phone, c.mail, body)
+		}
+		if strings.Contains(body, `"patientName"`) || !strings.Contains(body, `"patientId"`) || !strings.Contains(body, `"text"`) {
+			t.Errorf("contact %q: want ids and texts, no name field: %s", c.contact, body)
+		}
+	}
+	if _, err := notify.New(notify.Config{Kind: "webhook", WebhookURL: "https://x.example", WebhookSecret: "s", WebhookContact: "fax"}); err == nil {
+		t.Error("an unknown webhook contact is accepted")
 	}
 }

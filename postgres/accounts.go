@@ -19,24 +19,11 @@ import (
 
 var _ accounts.Store = (*Store)(nil)
 
-// phoneDigits is the SQL form of a stored phone with its separators removed;
-// migrations/00003_accounts.sql indexes the same expression.
-const phoneDigits = `replace(replace(replace(replace(replace(phone, ' ', ''), '-', ''), '.', ''), '(', ''), ')', '')`
-
-// PatientByPhone returns the patient (the oldest, if several) whose phone
-// equals phone once separators are removed; phone must already be in that
-// form ("+33600000001").
-func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
-	p, err := scanPatient(s.pool.QueryRow(ctx,
-		`SELECT `+patientColumns+` FROM patients WHERE `+phoneDigits+` = $1 ORDER BY id LIMIT 1`, phone))
-	return p, translate(err, "patient")
-}
-
 // ListPatients lists up to limit patients with ids above afterID, by id.
 func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+patientColumns+` FROM patients WHERE id > $1 ORDER BY id LIMIT $2`, afterID, limit)
-	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return scanPatient(r) })
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return s.scanPatient(r) })
 	return ps, translate(err, "")
 }
 

@@ -253,7 +253,7 @@ const sqlBegin = `BEGIN ISOLATION LEVEL READ COMMITTED`
 // Round trips: two. One pipeline begins the transaction, locks the slot and
 // makes every read (and draws the new appointments' ids); the other writes
 // the decision (reclaim, counter, rows, quota), the notification job row
-// (SetOutboxStatement) and COMMIT. A statement that fails makes the server
+// (SetOutboxStatement), the domain events (SetEvents) and COMMIT. A statement that fails makes the server
 // skip the rest of its pipeline, COMMIT included, so nothing is committed
 // half. A batch that writes nothing is answered before its ROLLBACK, which
 // only releases the lock. With an enqueuer that needs a pgx.Tx
@@ -316,18 +316,26 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	if err != nil {
 		return nil, err
 	}
-	if tx == nil && len(ns) > 0 && s.outboxStmt != nil {
-		q, args, err := s.outboxStmt(ns)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: enqueue notifications: %w", err)
-		}
-		b.Queue(q, args...)
-	}
+	// Without a pgx.Tx the events and the messages' job row go in the
+	// write pipeline too (with one, notify writes both in the transaction).
+	var events, outbox bool
 	if tx == nil {
+		var args []any
+		if args, events = s.eventsArgs(ns); events {
+			b.Queue(sqlInsertEvents, args...)
+		}
+		if msgs := booking.Messages(ns); len(msgs) > 0 && s.outboxStmt != nil {
+			q, args, err := s.outboxStmt(msgs)
+			if err != nil {
+				return nil, fmt.Errorf("postgres: enqueue notifications: %w", err)
+			}
+			b.Queue(q, args...)
+			outbox = true
+		}
 		b.Queue("COMMIT")
 	}
 	br = on.SendBatch(ctx, b)
-	err = readTake(br, rd, d, len(ids), tx == nil && len(ns) > 0 && s.outboxStmt != nil, tx == nil)
+	err = readTake(br, rd, d, len(ids), events, outbox, tx == nil)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -369,7 +377,7 @@ func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []
 		return nil, err
 	}
 	br = tx.SendBatch(ctx, b)
-	err = readTake(br, rd, d, len(ids), false, false)
+	err = readTake(br, rd, d, len(ids), false, false, false)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -590,11 +598,11 @@ func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.Bo
 }
 
 // readTake reads the write pipeline that queueTake queued, followed by the
-// quota's statement (rd.Round), the audit rows, the notification statement when outbox and
-// COMMIT when commit. It checks
+// quota's statement (rd.Round), the audit rows, the domain events when
+// events, the notification statement when outbox and COMMIT when commit. It checks
 // that the reclaim expired the holds read under the lock, that the
 // conditional update took the places, and that COMMIT committed.
-func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision, g int, outbox, commit bool) error {
+func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision, g int, events, outbox, commit bool) error {
 	slot := rd.Slot
 	reclaimed := 0
 	if d.Reclaim {
@@ -622,6 +630,11 @@ func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision
 	}
 	if _, err := br.Exec(); err != nil { // the audit rows
 		return fmt.Errorf("postgres: audit: %w", err)
+	}
+	if events {
+		if _, err := br.Exec(); err != nil {
+			return fmt.Errorf("postgres: write events: %w", err)
+		}
 	}
 	if outbox {
 		if _, err := br.Exec(); err != nil {

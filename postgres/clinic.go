@@ -49,28 +49,6 @@ func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpda
 	return d, translate(err, "doctor")
 }
 
-// UpdatePatient changes a patient's name, contact details or activity; an
-// empty phone or e-mail is stored as NULL.
-func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
-	var p booking.Patient
-	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
-		before, err := scanPatient(tx.QueryRow(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = $1 FOR UPDATE`, id))
-		if err != nil {
-			return nil, err
-		}
-		if p, err = scanPatient(tx.QueryRow(ctx,
-			`UPDATE patients SET name = COALESCE($2, name),
-			        phone = CASE WHEN $3::text IS NULL THEN phone ELSE NULLIF($3, '') END,
-			        email = CASE WHEN $4::text IS NULL THEN email ELSE NULLIF($4, '') END,
-			        active = COALESCE($5, active)
-			 WHERE id = $1 RETURNING `+patientColumns, id, u.Name, u.Phone, u.Email, u.Active)); err != nil {
-			return nil, err
-		}
-		return []booking.AuditEntry{booking.AuditPatientUpdate(ctx, time.Now(), before, p)}, nil
-	})
-	return p, translate(err, "patient")
-}
-
 // GetSchedule returns one schedule.
 func (s *Store) GetSchedule(ctx context.Context, id int64) (booking.Schedule, error) {
 	sc, err := scanSchedule(s.pool.QueryRow(ctx, `SELECT `+scheduleColumns+` FROM schedules WHERE id = $1`, id))

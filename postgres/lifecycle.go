@@ -41,9 +41,14 @@ func (s *Store) SetOutboxStatement(fn func(ns []booking.Notification) (string, [
 	s.outboxStmt = fn
 }
 
-// notify hands ns to the enqueuer inside tx; nothing to announce, or no
+// notify writes ns's domain events (when the outbox is on, events.go) and
+// hands the messages among ns to the enqueuer inside tx; nothing to announce, or no
 // enqueuer, costs no round trip.
 func (s *Store) notify(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
+	if err := s.writeEvents(ctx, tx, ns); err != nil {
+		return err
+	}
+	ns = booking.Messages(ns)
 	if s.enqueue == nil || len(ns) == 0 {
 		return nil
 	}
@@ -371,7 +376,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 			return err
 		}
 		out = a
-		return nil
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, to))
 	})
 	if err != nil {
 		return booking.Appointment{}, translate(err, "")

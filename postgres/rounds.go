@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 )
 
 // Rounds (docs/contracts/rounds.md). A round's slots are ordinary slots
@@ -392,7 +393,7 @@ func (s *Store) decidePending(ctx context.Context, roundID int64, limit int, now
 // RoundResults lists who holds which room: the active appointments of the
 // round's slots, by room name then bed.
 func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allocation, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT s.round_id, a.id, s.id, a.patient_id, p.name, r.id, r.name,
+	rows, _ := s.pool.Query(ctx, `SELECT s.round_id, a.id, s.id, a.patient_id, p.name_sealed, r.id, r.name,
 			COALESCE(r.attributes->>'building', ''), COALESCE((r.attributes->>'floor')::integer, 0),
 			COALESCE((r.attributes->>'nearDoor')::boolean, false), a.status, a.queue_no, a.created_at
 		FROM slots s
@@ -402,9 +403,13 @@ func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allo
 		WHERE s.round_id = $1 ORDER BY r.name, a.queue_no, a.id`, roundID)
 	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (booking.Allocation, error) {
 		var al booking.Allocation
-		err := row.Scan(&al.RoundID, &al.AppointmentID, &al.SlotID, &al.PatientID, &al.PatientName, &al.RoomID, &al.RoomName,
+		var name []byte
+		err := row.Scan(&al.RoundID, &al.AppointmentID, &al.SlotID, &al.PatientID, &name, &al.RoomID, &al.RoomName,
 			&al.Building, &al.Floor, &al.NearDoor, &al.Status, &al.Bed, &al.AllocatedAt)
 		al.AllocatedAt = al.AllocatedAt.UTC()
+		if err == nil {
+			al.PatientName, err = s.keys.Open(pii.FieldName, name)
+		}
 		return al, err
 	})
 	if err != nil {

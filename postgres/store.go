@@ -12,8 +12,10 @@ import (
 	"context"
 	"database/sql"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
+	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -23,6 +25,7 @@ import (
 	"github.com/pressly/goose/v3/lock"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 )
 
 //go:embed migrations/*.sql
@@ -36,11 +39,15 @@ type Options struct {
 	// ping, so that a database that is down is reported, not waited for.
 	// Default 5s; a connect_timeout in the DSN wins for connections.
 	ConnectTimeout time.Duration
+	// Keys seal the patients' personal data (package pii); required.
+	// Every instance of one database must be given the same keys.
+	Keys *pii.Keys
 }
 
 // Store is booking.Store on a pgx connection pool.
 type Store struct {
 	pool *pgxpool.Pool
+	keys *pii.Keys
 
 	// racy makes Book read-then-write without the row lock. It exists only
 	// so that the conformance suite can prove that its race tests fail on a
@@ -55,6 +62,10 @@ type Store struct {
 	// ns's job row, sent in the batch's commit pipeline. See
 	// SetOutboxStatement.
 	outboxStmt func(ns []booking.Notification) (string, []any, error)
+	// events turns the domain events' outbox on (events.go).
+	events atomic.Bool
+	// queries counts the queries and pipelines sent (Queries).
+	queries *atomic.Int64
 }
 
 var _ booking.Store = (*Store)(nil)
@@ -64,6 +75,9 @@ var _ booking.Store = (*Store)(nil)
 // first. An unreachable database gives an error wrapping
 // booking.ErrUnavailable.
 func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
+	if opts.Keys == nil {
+		return nil, errors.New("postgres: no data keys: set --data-keys or SLOTD_DATA_KEYS (every instance must share them)")
+	}
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: parse DSN: %w", err)
@@ -78,12 +92,13 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if cfg.ConnConfig.ConnectTimeout == 0 {
 		cfg.ConnConfig.ConnectTimeout = opts.ConnectTimeout
 	}
-	cfg.ConnConfig.Tracer = newTracer()
+	queries := new(atomic.Int64)
+	cfg.ConnConfig.Tracer = newTracer(queries)
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")
 	}
-	s := &Store{pool: pool}
+	s := &Store{pool: pool, keys: opts.Keys, queries: queries}
 	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	if err := s.Ping(pctx); err != nil {
@@ -93,10 +108,22 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// Migrate applies the embedded migrations to the database at dsn. Several
-// processes may run it at once: a PostgreSQL session advisory lock held for
-// the duration serializes them, and the later ones find nothing to do.
-func Migrate(ctx context.Context, dsn string) error {
+// Queries counts the queries and pipelines this store's pool sent since
+// Open: with a read replica (--db-read) it tells, per pool, which database
+// served what (slotd_db_queries_total).
+func (s *Store) Queries() int64 { return s.queries.Load() }
+
+// Migrate applies the embedded migrations to the database at dsn without
+// data keys: enough for a database that has no patients yet (tests, a new
+// deployment's first step); MigrateKeys otherwise.
+func Migrate(ctx context.Context, dsn string) error { return MigrateKeys(ctx, dsn, nil) }
+
+// MigrateKeys applies the embedded migrations to the database at dsn, 00016
+// sealing existing personal data with keys, then checks keys against the
+// database (a lost or wrong key is an error). Several processes may run it
+// at once: a PostgreSQL session advisory lock held for the duration
+// serializes them, and the later ones find nothing to do.
+func MigrateKeys(ctx context.Context, dsn string, keys *pii.Keys) error {
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
@@ -112,14 +139,18 @@ func Migrate(ctx context.Context, dsn string) error {
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(locker))
+	p, err := goose.NewProvider(goose.DialectPostgres, db, sub, goose.WithSessionLocker(locker),
+		goose.WithGoMigrations(migrateSeal(keys)))
 	if err != nil {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return translate(fmt.Errorf("postgres: migrate: %w", err), "")
 	}
-	return nil
+	if keys == nil {
+		return nil
+	}
+	return checkKeys(ctx, db, keys)
 }
 
 // stdlib registers the "pgx" database/sql driver that Migrate uses.
@@ -193,35 +224,21 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 // ListDoctors lists the active doctors of a department, or all with
 // departmentID 0, by id (a deactivated doctor is hidden from listings).
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, false)
+}
+
+// ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
+func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, true)
+}
+
+func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool) ([]booking.Doctor, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+doctorColumns+` FROM resources
-		 WHERE kind = 'doctor' AND active AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`, departmentID)
+		 WHERE kind = 'doctor' AND (active OR $2) AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`,
+		departmentID, inactive)
 	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Doctor, error) { return scanDoctor(r) })
 	return ds, translate(err, "")
-}
-
-// CreatePatient adds a patient. Empty phone or e-mail are stored as NULL.
-func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
-	p, err := createAudited(s, ctx, booking.EntityPatient, scanPatient,
-		func(p booking.Patient) (int64, any) { return p.ID, map[string]any{"id": p.ID} },
-		`INSERT INTO patients (name, phone, email) VALUES ($1, NULLIF($2, ''), NULLIF($3, ''))
-		 RETURNING `+patientColumns, p.Name, p.Phone, p.Email)
-	return p, translate(err, "")
-}
-
-const patientColumns = `id, name, COALESCE(phone, ''), COALESCE(email, ''), language, active, created_at`
-
-func scanPatient(r pgx.Row) (booking.Patient, error) {
-	var p booking.Patient
-	err := r.Scan(&p.ID, &p.Name, &p.Phone, &p.Email, &p.Language, &p.Active, &p.CreatedAt)
-	p.CreatedAt = p.CreatedAt.UTC()
-	return p, err
-}
-
-// GetPatient returns one patient.
-func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
-	p, err := scanPatient(s.pool.QueryRow(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = $1`, id))
-	return p, translate(err, "patient")
 }
 
 const scheduleColumns = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,

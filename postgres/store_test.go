@@ -14,6 +14,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/storetest"
 )
 
@@ -22,10 +23,11 @@ func newStore(t testing.TB) *Store {
 	t.Helper()
 	dsn := pgtest.DSN(t)
 	ctx := context.Background()
-	if err := Migrate(ctx, dsn); err != nil {
+	keys := pii.New()
+	if err := MigrateKeys(ctx, dsn, keys); err != nil {
 		t.Fatalf("migrate: %v", err)
 	}
-	s, err := Open(ctx, dsn, Options{})
+	s, err := Open(ctx, dsn, Options{Keys: keys})
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}
@@ -463,7 +465,7 @@ func closedPort(t *testing.T) string {
 
 func TestOpenUnreachable(t *testing.T) {
 	t0 := time.Now()
-	_, err := Open(context.Background(), "postgres://postgres@"+closedPort(t)+"/x?sslmode=disable", Options{ConnectTimeout: 2 * time.Second})
+	_, err := Open(context.Background(), "postgres://postgres@"+closedPort(t)+"/x?sslmode=disable", Options{ConnectTimeout: 2 * time.Second, Keys: pii.New()})
 	if !errors.Is(err, booking.ErrUnavailable) || booking.ErrorCode(err) != booking.CodeUnavailable {
 		t.Fatalf("want ErrUnavailable, got %v", err)
 	}
@@ -472,7 +474,7 @@ func TestOpenUnreachable(t *testing.T) {
 	}
 	// A DSN that routes nowhere: bounded by the connect timeout.
 	t0 = time.Now()
-	_, err = Open(context.Background(), "postgres://postgres@10.255.255.1:5432/x?sslmode=disable", Options{ConnectTimeout: time.Second})
+	_, err = Open(context.Background(), "postgres://postgres@10.255.255.1:5432/x?sslmode=disable", Options{ConnectTimeout: time.Second, Keys: pii.New()})
 	if !errors.Is(err, booking.ErrUnavailable) {
 		t.Fatalf("want ErrUnavailable, got %v", err)
 	}
@@ -539,4 +541,23 @@ func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, us
 		`UPDATE round_quotas SET used = $3 WHERE round_id = $1 AND patient_id = $2`, roundID, patientID, used); err != nil {
 		t.Fatalf("set round quota: %v", err)
 	}
+}
+
+func (in inspector) PatientBytes(t testing.TB) []byte {
+	t.Helper()
+	rows, err := in.pool.Query(context.Background(), `SELECT * FROM patients`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []byte
+	for rows.Next() {
+		for _, v := range rows.RawValues() {
+			out = append(out, v...)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

@@ -2,6 +2,7 @@ package postgres
 
 import (
 	"context"
+	"sync/atomic"
 
 	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel"
@@ -11,11 +12,17 @@ import (
 )
 
 // tracer makes a span of every query and pipelined batch (the booking
-// batch's reads are one), under the request's span. The SQL text is
-// recorded, never its arguments: those can be phones or names.
-type tracer struct{ t trace.Tracer }
+// batch's reads are one), under the request's span, and counts them into
+// n (Store.Queries: which pool answered what). The SQL text is recorded,
+// never its arguments: those can be phones or names.
+type tracer struct {
+	t trace.Tracer
+	n *atomic.Int64
+}
 
-func newTracer() tracer { return tracer{otel.Tracer("github.com/slotd/slotd/postgres")} }
+func newTracer(n *atomic.Int64) tracer {
+	return tracer{otel.Tracer("github.com/slotd/slotd/postgres"), n}
+}
 
 var (
 	_ pgx.QueryTracer = tracer{}
@@ -23,6 +30,7 @@ var (
 )
 
 func (t tracer) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
+	t.n.Add(1)
 	ctx, _ = t.t.Start(ctx, "db.query", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.String("db.query.text", d.SQL)))
 	return ctx
@@ -33,6 +41,7 @@ func (t tracer) TraceQueryEnd(ctx context.Context, _ *pgx.Conn, d pgx.TraceQuery
 }
 
 func (t tracer) TraceBatchStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceBatchStartData) context.Context {
+	t.n.Add(1)
 	ctx, _ = t.t.Start(ctx, "db.batch", trace.WithSpanKind(trace.SpanKindClient),
 		trace.WithAttributes(attribute.String("db.system", "postgresql"), attribute.Int("db.batch.size", d.Batch.Len())))
 	return ctx

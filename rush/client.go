@@ -144,6 +144,11 @@ func classify(ep Endpoint, status int, body []byte) Outcome {
 			return OutOverloaded
 		}
 		return OutUnavailable
+	case status == http.StatusBadGateway || status == http.StatusGatewayTimeout:
+		// A proxy in front lost the server's answer (an instance died
+		// mid-request): like a reset connection, the booking may have
+		// been made, so the same key is sent again.
+		return OutTransport
 	case status >= 500:
 		return OutServerError
 	}

@@ -325,6 +325,16 @@ func (r *runner) click(p *Patient, s *Slot, key string) clickResult {
 	p.clicked = true
 	p.mu.Unlock()
 	retries := 0
+	// lost: an earlier try's answer never came (timeout, transport, a
+	// proxy's 502): it may have booked, so only a definitive answer (a
+	// booking, slot-full) settles the click; anything else leaves it for
+	// the verification to look up.
+	lost := false
+	unresolved := func() {
+		p.mu.Lock()
+		p.unresolved = true
+		p.mu.Unlock()
+	}
 	for {
 		x := r.book(p, s, key)
 		var wait time.Duration
@@ -345,6 +355,7 @@ func (r *runner) click(p *Patient, s *Slot, key string) clickResult {
 			wait = time.Until(r.f.OpensAt) + time.Duration(rand.IntN(20))*time.Millisecond
 			retries-- // bounded by the clock above, not by Retries
 		case OutTimeout, OutTransport:
+			lost = true
 			wait = 50 * time.Millisecond
 		case OutKeyInUse:
 			wait = 200 * time.Millisecond
@@ -352,6 +363,9 @@ func (r *runner) click(p *Patient, s *Slot, key string) clickResult {
 			if r.gen.Err() != nil {
 				// The measured window is over; a definitive refusal needs
 				// no resolution.
+				if lost {
+					unresolved()
+				}
 				return clickRefused
 			}
 			wait = x.retryAfter
@@ -360,14 +374,15 @@ func (r *runner) click(p *Patient, s *Slot, key string) clickResult {
 				r.noteError(EndpointBook, &x)
 			}
 			x.release()
+			if lost {
+				unresolved()
+			}
 			return clickRefused
 		}
 		x.release()
 		if retries >= r.cfg.Retries {
-			if x.outcome == OutTimeout || x.outcome == OutTransport || x.outcome == OutKeyInUse {
-				p.mu.Lock()
-				p.unresolved = true
-				p.mu.Unlock()
+			if lost || x.outcome == OutKeyInUse {
+				unresolved()
 			}
 			return clickGaveUp
 		}

@@ -265,3 +265,13 @@ func TestEcho(t *testing.T) {
 		t.Fatalf("echo outcomes = %+v, want only 200s", er)
 	}
 }
+
+// A proxy's 502/504 lost the server's answer: the click is retried with
+// its key (transport), not counted as a refusal; a 500 stays an error.
+func TestClassifyGatewayErrors(t *testing.T) {
+	for status, want := range map[int]Outcome{502: OutTransport, 504: OutTransport, 500: OutServerError, 503: OutUnavailable} {
+		if got := classify(EndpointBook, status, []byte("<html>")); got != want {
+			t.Errorf("%d: %v, want %v", status, got, want)
+		}
+	}
+}

@@ -18,41 +18,6 @@ import (
 
 var _ accounts.Store = (*Store)(nil)
 
-// phoneDigits is the SQL form of a stored phone with its separators removed;
-// migrations/00003_accounts.sql indexes the same expression.
-const phoneDigits = `replace(replace(replace(replace(replace(phone, ' ', ''), '-', ''), '.', ''), '(', ''), ')', '')`
-
-// PatientByPhone returns the patient (the oldest, if several) whose phone
-// equals phone once separators are removed; phone must already be in that
-// form ("+33600000001").
-func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
-	p, err := scanPatient(s.reader.QueryRowContext(ctx,
-		`SELECT `+patientCols+` FROM patients WHERE `+phoneDigits+` = ? ORDER BY id LIMIT 1`, phone))
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	return p, nil
-}
-
-// ListPatients lists up to limit patients with ids above afterID, by id.
-func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT `+patientCols+` FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	var out []booking.Patient
-	for rows.Next() {
-		p, err := scanPatient(rows)
-		if err != nil {
-			return nil, mapErr(err, "")
-		}
-		out = append(out, p)
-	}
-	return out, mapErr(rows.Err(), "")
-}
-
 // DoctorAppointments lists the appointments in a doctor's slots starting in
 // [from, to), by start and queue number: the staff's day view.
 func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.Appointment, error) {

@@ -96,9 +96,19 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 // ListDoctors lists the active doctors of a department (all with 0), by
 // id: a deactivated doctor is hidden from listings.
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, false)
+}
+
+// ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
+func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, true)
+}
+
+func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool) ([]booking.Doctor, error) {
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT `+doctorCols+` FROM resources
-		  WHERE kind = 'doctor' AND active AND (?1 = 0 OR department_id = ?1) ORDER BY id`, departmentID)
+		  WHERE kind = 'doctor' AND (active OR ?2) AND (?1 = 0 OR department_id = ?1) ORDER BY id`,
+		departmentID, inactive)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
@@ -112,46 +122,6 @@ func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.
 		out = append(out, d)
 	}
 	return out, mapErr(rows.Err(), "")
-}
-
-// CreatePatient adds a patient.
-func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
-	p.CreatedAt = micro(orNow(p.CreatedAt))
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO patients (name, phone, email, created_at) VALUES (?, ?, ?, ?) RETURNING id`,
-			p.Name, nullText(p.Phone), nullText(p.Email), ts(p.CreatedAt)).Scan(&p.ID); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.EntityPatient, p.ID, "create", nil, map[string]any{"id": p.ID}))
-	})
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	p.Active = true
-	return p, nil
-}
-
-const patientCols = `id, name, phone, email, language, active, created_at`
-
-func scanPatient(sc interface{ Scan(...any) error }) (booking.Patient, error) {
-	var p booking.Patient
-	var phone, email sql.NullString
-	var created int64
-	if err := sc.Scan(&p.ID, &p.Name, &phone, &email, &p.Language, &p.Active, &created); err != nil {
-		return p, err
-	}
-	p.Phone, p.Email, p.CreatedAt = phone.String, email.String, fromTS(created)
-	return p, nil
-}
-
-// GetPatient returns one patient.
-func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
-	p, err := scanPatient(s.reader.QueryRowContext(ctx, `SELECT `+patientCols+` FROM patients WHERE id = ?`, id))
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	return p, nil
 }
 
 // CreateSchedule adds a doctor's working pattern; an unknown doctor is not

@@ -62,31 +62,6 @@ func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpda
 	return d, nil
 }
 
-// UpdatePatient changes a patient's name, contact details or activity; an
-// empty phone or e-mail is stored as NULL.
-func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
-	var p booking.Patient
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		before, err := scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientCols+` FROM patients WHERE id = ?`, id))
-		if err != nil {
-			return notFoundAs(err, "patient")
-		}
-		if p, err = scanPatient(tx.QueryRowContext(ctx,
-			`UPDATE patients SET name = coalesce(?2, name),
-			        phone = CASE WHEN ?3 IS NULL THEN phone ELSE nullif(?3, '') END,
-			        email = CASE WHEN ?4 IS NULL THEN email ELSE nullif(?4, '') END,
-			        active = coalesce(?5, active)
-			  WHERE id = ?1 RETURNING `+patientCols, id, u.Name, u.Phone, u.Email, u.Active)); err != nil {
-			return err
-		}
-		return writeAudit(ctx, tx, booking.AuditPatientUpdate(ctx, time.Now(), before, p))
-	})
-	if err != nil {
-		return booking.Patient{}, mapErr(err, "patient")
-	}
-	return p, nil
-}
-
 // GetSchedule returns one schedule.
 func (s *Store) GetSchedule(ctx context.Context, id int64) (booking.Schedule, error) {
 	sc, err := scanSchedule(s.reader.QueryRowContext(ctx, `SELECT `+scheduleCols+` FROM schedules WHERE id = ?`, id))

@@ -290,7 +290,10 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if noop, err := booking.StaffTransition(a.Status, to, a.StartAt, now); noop || err != nil {
 			return err
 		}
-		return moveTo(ctx, tx, &a, to, now, strings.ToLower(string(to)))
+		if err := moveTo(ctx, tx, &a, to, now, strings.ToLower(string(to))); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, to))
 	})
 	if err != nil {
 		return booking.Appointment{}, mapErr(err, "appointment")

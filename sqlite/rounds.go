@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 )
 
 // roomCols reads a room from resources r; its attributes are JSON text.
@@ -528,7 +529,7 @@ func (s *Store) decideSaved(ctx context.Context, tx *sql.Tx, slotID int64, reqs 
 // round's slots (appointments_round_active_idx), by room name then bed; an
 // unknown round is not found.
 func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allocation, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT a.round_id, a.id, a.slot_id, a.patient_id, p.name, r.id, r.name,
+	rows, err := s.reader.QueryContext(ctx, `SELECT a.round_id, a.id, a.slot_id, a.patient_id, p.name_sealed, r.id, r.name,
 			coalesce(json_extract(r.attributes, '$.building'), ''), coalesce(json_extract(r.attributes, '$.floor'), 0),
 			coalesce(json_extract(r.attributes, '$.nearDoor'), 0), a.status, a.queue_no, a.created_at
 		FROM appointments a
@@ -546,9 +547,14 @@ func (s *Store) RoundResults(ctx context.Context, roundID int64) ([]booking.Allo
 		var al booking.Allocation
 		var status string
 		var created int64
-		if err := rows.Scan(&al.RoundID, &al.AppointmentID, &al.SlotID, &al.PatientID, &al.PatientName, &al.RoomID,
+		var name []byte
+		if err := rows.Scan(&al.RoundID, &al.AppointmentID, &al.SlotID, &al.PatientID, &name, &al.RoomID,
 			&al.RoomName, &al.Building, &al.Floor, &al.NearDoor, &status, &al.Bed, &created); err != nil {
 			return nil, mapErr(err, "")
+		}
+		var err error
+		if al.PatientName, err = s.keys.Open(pii.FieldName, name); err != nil {
+			return nil, err
 		}
 		al.Status, al.AllocatedAt = booking.Status(status), fromTS(created)
 		out = append(out, al)

@@ -31,6 +31,7 @@ import (
 
 	"github.com/pressly/goose/v3"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -40,8 +41,9 @@ var migrations embed.FS
 // Store is a booking.Store on one SQLite file.
 type Store struct {
 	path   string
-	writer *sql.DB // one connection: every write transaction, serialized
-	reader *sql.DB // read-only pool for everything that does not write
+	keys   *pii.Keys // seal the patients' personal data (pii.go)
+	writer *sql.DB   // one connection: every write transaction, serialized
+	reader *sql.DB   // read-only pool for everything that does not write
 
 	// racy makes Book read-then-write, for the conformance suite's proof
 	// that its stress test catches races. Tests only (export_test.go).
@@ -51,6 +53,8 @@ type Store struct {
 	// change they announce (the transactional outbox); nil enqueues nothing.
 	// Atomic so that installing it never races a request in flight.
 	enqueue atomic.Pointer[enqueueFunc]
+	// events turns the domain events' outbox on (events.go).
+	events atomic.Bool
 
 	// stmts holds Book's statements prepared on the writer.
 	stmts stmtCache
@@ -83,9 +87,14 @@ type enqueueError struct{ err error }
 func (e *enqueueError) Error() string { return "sqlite: enqueue notifications: " + e.err.Error() }
 func (e *enqueueError) Unwrap() error { return e.err }
 
-// notify hands ns to the enqueuer inside tx, if there is both an enqueuer
+// notify writes ns's domain events (when the outbox is on, events.go) and
+// hands the messages among ns to the enqueuer inside tx, if there is both an enqueuer
 // and something to enqueue.
 func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
+	if err := s.writeEvents(ctx, tx, ns); err != nil {
+		return &enqueueError{err}
+	}
+	ns = booking.Messages(ns)
 	fn := s.enqueue.Load()
 	if fn == nil || len(ns) == 0 {
 		return nil
@@ -113,10 +122,21 @@ func dsn(path, extra string) string {
 }
 
 // Open opens (creating it and its directory if needed) the database file at
-// path. It does not migrate; call Migrate or (*Store).Migrate for that.
-func Open(ctx context.Context, path string) (*Store, error) {
+// path, with the data keys of the key file beside it (KeyFileOf, created
+// with fresh keys, mode 0600, when missing). It does not migrate; call
+// Migrate or (*Store).Migrate for that.
+func Open(ctx context.Context, path string) (*Store, error) { return OpenKeys(ctx, path, nil) }
+
+// OpenKeys is Open with the data keys given (nil: the key file's).
+func OpenKeys(ctx context.Context, path string, keys *pii.Keys) (*Store, error) {
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
+	}
+	if keys == nil {
+		var err error
+		if keys, err = pii.LoadOrCreate(KeyFileOf(path)); err != nil {
+			return nil, fmt.Errorf("sqlite: %w", err)
+		}
 	}
 	if dir := filepath.Dir(path); dir != "" {
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -153,7 +173,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		reader.Close()
 		return nil, mapErr(fmt.Errorf("sqlite: open reader: %w", err), "")
 	}
-	return &Store{path: path, writer: writer, reader: reader}, nil
+	return &Store{path: path, keys: keys, writer: writer, reader: reader}, nil
 }
 
 // Migrate applies the embedded schema migrations to the database at path,
@@ -168,20 +188,28 @@ func Migrate(ctx context.Context, path string) error {
 }
 
 // Migrate applies the embedded schema migrations (goose, dialect sqlite3)
-// through the writer connection.
+// through the writer connection, 00016 sealing existing personal data with
+// the store's keys, then checks the keys against the database (a lost or
+// wrong key is an error).
 func (s *Store) Migrate(ctx context.Context) error {
 	fsys, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return err
 	}
-	p, err := goose.NewProvider(goose.DialectSQLite3, s.writer, fsys)
+	converted := 0
+	p, err := goose.NewProvider(goose.DialectSQLite3, s.writer, fsys, goose.WithGoMigrations(migrateSeal(s.keys, &converted)))
 	if err != nil {
 		return fmt.Errorf("sqlite: migrations: %w", err)
 	}
 	if _, err := p.Up(ctx); err != nil {
 		return mapErr(fmt.Errorf("sqlite: migrate: %w", err), "")
 	}
-	return nil
+	if converted > 0 {
+		if err := s.vacuum(ctx); err != nil {
+			return err
+		}
+	}
+	return s.checkKeys(ctx)
 }
 
 // DB returns the writer handle, for tests and tools (reconciliation,

@@ -583,7 +583,7 @@ func TestUnavailableOnDeadline(t *testing.T) {
 func (f *fx) patient2(conn *sql.Conn) int64 {
 	f.t.Helper()
 	var id int64
-	f.must(conn.QueryRowContext(f.ctx, `INSERT INTO patients (name, created_at) VALUES ('P', 0) RETURNING id`).Scan(&id))
+	f.must(conn.QueryRowContext(f.ctx, `INSERT INTO patients (created_at) VALUES (0) RETURNING id`).Scan(&id))
 	return id
 }
 
@@ -648,4 +648,32 @@ func TestSynchronousFull(t *testing.T) {
 			c.Close()
 		}
 	}
+}
+
+func (in inspector) PatientBytes(t testing.TB) []byte {
+	t.Helper()
+	rows, err := in.db.Query(`SELECT * FROM patients`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	cols, _ := rows.Columns()
+	var out []byte
+	for rows.Next() {
+		vals := make([]any, len(cols))
+		ptrs := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rows.Scan(ptrs...); err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range vals {
+			out = append(out, fmt.Sprint(v)...)
+			if b, ok := v.([]byte); ok {
+				out = append(out, b...)
+			}
+		}
+	}
+	return out
 }

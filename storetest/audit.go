@@ -24,6 +24,7 @@ var serviceReads = map[string]bool{
 	"ClinicPolicy":    true, "ListSuspensions": true,
 	"Timeout":        true,
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
+	"Receive":        true, // another instance's signal: this process's marks and caches only, no row
 	"Waitlist":       true,
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
@@ -202,6 +203,13 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			return err
 		}},
 		{"SetRoundState", func() error { _, err := svc.SetRoundState(ctx, round.ID, booking.RoundOpen); return err }},
+		// An export changes nothing but is recorded: who read whose data.
+		{"ExportPatient", func() error { _, err := svc.ExportPatient(ctx, p.ID); return err }},
+		{"ErasePatient", func() error {
+			q := f.patient()
+			_, err := svc.ErasePatient(ctx, q.ID, "the patient asked (audit test)")
+			return err
+		}},
 		{"SubmitApplication", func() error {
 			setClock(roundOpens.Add(time.Minute))
 			defer setClock(now)

@@ -42,6 +42,35 @@ func testCatalog(t *testing.T, h Harness) {
 	if len(all) != 3 || len(inDerm) != 1 || inDerm[0].ID != d3.ID {
 		t.Fatalf("ListDoctors: all=%d derm=%v", len(all), inDerm)
 	}
+	// A deactivated doctor leaves ListDoctors (patients, generation, the
+	// public API) but stays in ListAllDoctors, marked, for staff.
+	off := false
+	_, err = s.UpdateDoctor(f.ctx, d3.ID, booking.DoctorUpdate{Active: &off})
+	must(t, err)
+	if ds, err := s.ListDoctors(f.ctx, derm.ID); err != nil || len(ds) != 0 {
+		t.Fatalf("ListDoctors after deactivation = %v, %v", ds, err)
+	}
+	if ds, err := s.ListDoctors(f.ctx, 0); err != nil || len(ds) != 2 {
+		t.Fatalf("ListDoctors(0) after deactivation = %v, %v", ds, err)
+	}
+	staffAll, err := s.ListAllDoctors(f.ctx, 0)
+	must(t, err)
+	staffDerm, err := s.ListAllDoctors(f.ctx, derm.ID)
+	must(t, err)
+	if len(staffAll) != 3 || len(staffDerm) != 1 || staffDerm[0].ID != d3.ID || staffDerm[0].Active {
+		t.Fatalf("ListAllDoctors: all=%v derm=%v", staffAll, staffDerm)
+	}
+	for _, d := range staffAll {
+		if d.ID != d3.ID && !d.Active {
+			t.Fatalf("ListAllDoctors: %+v", d)
+		}
+	}
+	on := true
+	_, err = s.UpdateDoctor(f.ctx, d3.ID, booking.DoctorUpdate{Active: &on})
+	must(t, err)
+	if ds, err := s.ListDoctors(f.ctx, derm.ID); err != nil || len(ds) != 1 || !ds[0].Active {
+		t.Fatalf("ListDoctors after reactivation = %v, %v", ds, err)
+	}
 
 	p, err := s.CreatePatient(f.ctx, booking.Patient{Name: "Ana", Phone: "+33612345678", Email: "ana@example.org"})
 	must(t, err)

@@ -71,9 +71,12 @@ func (f *fixture) slot(capacity int, opts ...slotOpt) booking.Slot {
 	return created
 }
 
+// phones numbers the fixtures' patients: a phone is one patient's.
+var phones atomic.Int64
+
 func (f *fixture) patient() booking.Patient {
 	f.t.Helper()
-	p, err := f.s.CreatePatient(f.ctx, booking.Patient{Name: "Patient", Phone: "+33600000000", Email: "p@example.org"})
+	p, err := f.s.CreatePatient(f.ctx, booking.Patient{Name: "Patient", Phone: fmt.Sprintf("+336%08d", phones.Add(1)), Email: "p@example.org"})
 	must(f.t, err)
 	return p
 }

@@ -34,6 +34,9 @@ type Inspector interface {
 	// SetRoundQuotaUsed overwrites round_quotas.used of (round, patient),
 	// bypassing every rule, to corrupt it on purpose.
 	SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, used int)
+	// PatientBytes returns the raw bytes of every column of every patient
+	// row, for the proof that no personal value is kept in plain.
+	PatientBytes(t testing.TB) []byte
 	// SetBookedCount overwrites a slot's counter, bypassing every rule, to
 	// corrupt it on purpose.
 	SetBookedCount(t testing.TB, slotID int64, n int)
@@ -81,6 +84,7 @@ func Run(t *testing.T, h Harness) {
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
+		{"ServicePeers", testServicePeers},
 		{"ServiceHungDatabase", testServiceHungDatabase},
 		{"ServiceChanges", testServiceChanges},
 		{"GeneratedThrough", testGeneratedThrough},
@@ -95,6 +99,8 @@ func Run(t *testing.T, h Harness) {
 		{"ExpiryRacesPayment", testExpiryRacesPayment},
 		{"ReclaimWhenFull", testReclaimWhenFull},
 		{"Transitions", testTransitions},
+		{"Events", testEvents},
+		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},
 		{"Reconcile", testReconcile},
 		{"Rooms", testRooms},
@@ -108,6 +114,7 @@ func Run(t *testing.T, h Harness) {
 		{"RoundAsyncConcurrent", testRoundAsyncConcurrent},
 		{"RoundReconcile", testRoundReconcile},
 		{"Accounts", testAccounts},
+		{"Personal", testPersonal},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},

@@ -141,6 +141,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{visitor, "staff-signin", "/staff/signin", false},
 		{staff, "staff-catalog", "/staff", false},
 		{staff, "staff-patients", "/staff/patients", false},
+		{staff, "staff-erase", fmt.Sprintf("/staff/patients/%d/erase", s.patients[len(s.patients)-1].ID), true},
 		{staff, "staff-doctor", fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow), true},
 		{staff, "staff-day", fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow), false},
 		{staff, "staff-dashboard", "/staff/dashboard", true},

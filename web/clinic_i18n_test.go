@@ -78,14 +78,14 @@ func TestClinicPagesInTheReadersLanguage(t *testing.T) {
 	}
 
 	_, page := do("GET", "/staff/audit", "fr", nil)
-	for _, want := range []string{"rendez-vous " + fmt.Sprint(1) + ": réservé", ">patient ", `<option value="slot">créneau</option>`} {
+	for _, want := range []string{"rendez-vous " + fmt.Sprint(1) + " : réservé", ">patient ", `<option value="slot">créneau</option>`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the French audit page lacks %q", want)
 		}
 	}
 	_, page = do("GET", "/staff/audit", "zh", nil)
-	if !strings.Contains(page, "预约 1: 已预约") || strings.Contains(page, ": book<") {
-		t.Errorf("the Chinese audit page shows the codes, not their words")
+	if !strings.Contains(page, "预约 1：已预约") || strings.Contains(page, "：book<") {
+		t.Errorf("the Chinese audit page shows the codes, not their words, or an ASCII colon")
 	}
 
 	status, page := do("POST", "/staff/import", "fr", url.Values{"dryrun": {"1"},

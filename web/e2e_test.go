@@ -609,7 +609,8 @@ func TestE2EStaffClosesAndReopensTheClinic(t *testing.T) {
 }
 
 // Editing on the staff pages: a doctor deactivated through its form leaves
-// the catalog and keeps its appointments; a patient's new phone is stored
+// the patients' listing, stays in the staff catalog marked deactivated and
+// is reactivated through its Edit link there; a patient's new phone is stored
 // in E.164 and a deactivated patient books no more; a schedule ended on a
 // day loses its free slots after it.
 func TestE2EStaffEdits(t *testing.T) {
@@ -629,9 +630,29 @@ func TestE2EStaffEdits(t *testing.T) {
 	if d, err := s.store.GetDoctor(bg, s.empty.ID); err != nil || d.Active {
 		t.Fatalf("doctor after deactivation: %+v %v", d, err)
 	}
+	// The patients' listing hides it; the staff catalog keeps it, marked,
+	// with the Edit link that reactivates it.
+	deptPage := s.url + fmt.Sprintf("/departments/%d", s.empty.DepartmentID)
+	do(t, ctx, chromedp.Navigate(deptPage), chromedp.WaitVisible(chromedp.CSS("main")))
+	if got := text(t, ctx, "main"); strings.Contains(got, s.empty.Name) {
+		t.Fatalf("the patients' listing after deactivating %s: %q", s.empty.Name, got)
+	}
 	do(t, ctx, chromedp.Navigate(s.url+"/staff"), chromedp.WaitVisible(chromedp.CSS("#h-docs")))
-	if got := text(t, ctx, "main"); strings.Contains(got, s.empty.Name) || !strings.Contains(got, s.doctor.Name) {
+	if got := text(t, ctx, "main"); !strings.Contains(got, s.empty.Name+" (deactivated)") || strings.Contains(got, s.doctor.Name+" (deactivated)") {
 		t.Fatalf("the catalog after deactivating %s: %q", s.empty.Name, got)
+	}
+	do(t, ctx, chromedp.Click(chromedp.CSS(fmt.Sprintf(`a[href="/staff/doctors/%d/edit"]`, s.empty.ID))),
+		chromedp.WaitVisible(chromedp.CSS("#edit-form")),
+		chromedp.Click(chromedp.CSS("#e-active")),
+		chromedp.Click(chromedp.CSS(`#edit-form button[type=submit]`)),
+		chromedp.WaitVisible(chromedp.CSS(".notice")),
+	)
+	if d, err := s.store.GetDoctor(bg, s.empty.ID); err != nil || !d.Active {
+		t.Fatalf("doctor after reactivation: %+v %v", d, err)
+	}
+	do(t, ctx, chromedp.Navigate(deptPage), chromedp.WaitVisible(chromedp.CSS("main")))
+	if got := text(t, ctx, "main"); !strings.Contains(got, s.empty.Name) {
+		t.Fatalf("the patients' listing after reactivating %s: %q", s.empty.Name, got)
 	}
 
 	p := s.patients[0]

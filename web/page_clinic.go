@@ -181,7 +181,8 @@ func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ ses
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
-	docs, err := s.store.ListDoctors(ctx, 0)
+	// Deactivated doctors too: their appointments stay.
+	docs, err := s.store.ListAllDoctors(ctx, 0)
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -41,7 +41,7 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	from, to := schedule.DayBounds(day, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.store.ListSlots(ctx, doc.ID, from, to)
+	slots, err := s.listings.ListSlots(ctx, doc.ID, from, to)
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -54,7 +54,7 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 	to, _ := schedule.DayBounds(next, loc)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.store.ListSlots(ctx, doc.ID, from, to)
+	slots, err := s.listings.ListSlots(ctx, doc.ID, from, to)
 	if err != nil {
 		s.renderError(w, r, err)
 		return

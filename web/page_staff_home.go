@@ -31,7 +31,8 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 		s.renderError(w, r, err)
 		return
 	}
-	docs, err := s.store.ListDoctors(ctx, 0)
+	// Deactivated doctors too, marked, so staff can reactivate them.
+	docs, err := s.store.ListAllDoctors(ctx, 0)
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -52,6 +52,9 @@ type Config struct {
 	// Store serves the reads of the catalog and staff pages; the Service's
 	// store when nil.
 	Store booking.Reader
+	// Listings serves the patients' slot calendars (doctor, day), which may
+	// lag (a read replica, --db-read); Store when nil.
+	Listings booking.Reader
 	// Accounts finds patients by phone, keeps sign-in codes and staff
 	// passwords (required).
 	Accounts accounts.Store
@@ -120,6 +123,7 @@ const (
 type server struct {
 	svc          *booking.Service
 	store        booking.Reader
+	listings     booking.Reader // the patients' slot calendars (Config.Listings)
 	accounts     accounts.Store
 	signer       *auth.Signer
 	notifier     notify.Notifier
@@ -164,6 +168,9 @@ func newServer(cfg Config) *server {
 	if cfg.Store == nil {
 		cfg.Store = cfg.Service.Reader()
 	}
+	if cfg.Listings == nil {
+		cfg.Listings = cfg.Store
+	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
@@ -189,7 +196,7 @@ func newServer(cfg Config) *server {
 		cfg.SigninPerMinute = DefaultSigninPerMinute
 	}
 	s := &server{
-		svc: cfg.Service, store: cfg.Store, accounts: cfg.Accounts, signer: cfg.Signer,
+		svc: cfg.Service, store: cfg.Store, listings: cfg.Listings, accounts: cfg.Accounts, signer: cfg.Signer,
 		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
 		csrfKey:     cfg.Signer.DeriveKey("web-csrf"),
@@ -254,6 +261,11 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/doctors", s.staff(s.handleStaffCreateDoctor))
 	s.mux.HandleFunc("GET /staff/patients", s.staff(s.handleStaffPatients))
 	s.mux.HandleFunc("POST /staff/patients", s.staff(s.handleStaffCreatePatient))
+	s.mux.HandleFunc("POST /staff/patients/find", s.staff(s.handleStaffFindPatient))
+	s.mux.HandleFunc("GET /staff/patients/{id}/data", s.staff(s.handleStaffPatientData))
+	s.mux.HandleFunc("GET /staff/patients/{id}/erase", s.staff(s.handleStaffEraseConfirm))
+	s.mux.HandleFunc("POST /staff/patients/{id}/erase", s.staff(s.handleStaffErase))
+	s.mux.HandleFunc("GET /my-data", s.handleMyData)
 	s.mux.HandleFunc("GET /staff/doctors/{id}", s.staff(s.handleStaffDoctor))
 	s.mux.HandleFunc("POST /staff/doctors/{id}/schedules", s.staff(s.handleStaffCreateSchedule))
 	s.mux.HandleFunc("POST /staff/doctors/{id}/suspensions", s.staff(s.handleStaffSuspend))

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/jobs"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -31,6 +33,9 @@ type store interface {
 	// MigrateRiver applies River's own migrations to the database; the
 	// store owns its River driver, so it knows how.
 	MigrateRiver(ctx context.Context) error
+	// Rekey and SealedWith are `slotd rekey`'s (rekey.go).
+	Rekey(ctx context.Context, limit int) (int, error)
+	SealedWith(ctx context.Context) (map[uint16]int, error)
 }
 
 var (
@@ -48,11 +53,30 @@ type dbFlags struct {
 	url        string
 	maxConns   int
 	authSecret string
+	dataKeys   string
 }
 
 func (d *dbFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&d.url, "db", defaultDB, "database: sqlite:PATH or postgres://…")
 	fs.IntVar(&d.maxConns, "db-max-conns", 20, "PostgreSQL connection pool size")
+	fs.StringVar(&d.dataKeys, "data-keys", "", "keys sealing patients' personal data: index:BASE64,1:BASE64[,2:BASE64…] (32 bytes each; the highest number seals); default with SQLite: the data-keys file beside the database")
+}
+
+// keys returns the configured data keys: --data-keys, or for the embedded
+// database nil (the store keeps a generated key file beside it, mode
+// 0600); PostgreSQL refuses to start without them.
+func (d *dbFlags) keys() (*pii.Keys, error) {
+	if d.dataKeys != "" {
+		k, err := pii.Parse(d.dataKeys)
+		if err != nil {
+			return nil, fmt.Errorf("--data-keys (SLOTD_DATA_KEYS): %w", err)
+		}
+		return k, nil
+	}
+	if isPostgres(d.url) {
+		return nil, errors.New("set --data-keys or SLOTD_DATA_KEYS (or SLOTD_DATA_KEYS_FILE): with PostgreSQL every instance must share the keys that seal personal data; `slotd data-keys` prints new ones")
+	}
+	return nil, nil
 }
 
 func (d *dbFlags) registerAuth(fs *flag.FlagSet) {
@@ -74,12 +98,19 @@ func isPostgres(url string) bool {
 // migrate applies the schema migrations of the configured database, then
 // River's (the job tables live beside the bookings).
 func (d *dbFlags) migrate(ctx context.Context) error {
-	var err error
+	keys, err := d.keys()
+	if err != nil {
+		return err
+	}
 	switch {
 	case isPostgres(d.url):
-		err = postgres.Migrate(ctx, d.url)
+		err = postgres.MigrateKeys(ctx, d.url, keys)
 	case sqlitePath(d.url) != "":
-		err = sqlite.Migrate(ctx, sqlitePath(d.url))
+		var s *sqlite.Store
+		if s, err = sqlite.OpenKeys(ctx, sqlitePath(d.url), keys); err == nil {
+			err = s.Migrate(ctx)
+			s.Close()
+		}
 	default:
 		return fmt.Errorf("--db %q: want sqlite:PATH or postgres://…", d.url)
 	}
@@ -104,14 +135,18 @@ func (d *dbFlags) open(ctx context.Context) (store, error) {
 
 // openOnly opens the configured database without migrating it.
 func (d *dbFlags) openOnly(ctx context.Context) (store, error) {
+	keys, err := d.keys()
+	if err != nil {
+		return nil, err
+	}
 	if isPostgres(d.url) {
-		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns)})
+		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys})
 		if err != nil {
 			return nil, err
 		}
 		return s, nil
 	}
-	s, err := sqlite.Open(ctx, sqlitePath(d.url))
+	s, err := sqlite.OpenKeys(ctx, sqlitePath(d.url), keys)
 	if err != nil {
 		return nil, err
 	}
@@ -141,4 +176,21 @@ func mkdirFor(url string) error {
 		return os.MkdirAll(filepath.Dir(p), 0o700)
 	}
 	return nil
+}
+
+// openReplica opens the read replica at url (--db-read), or returns nil to read the
+// primary.
+func (d *dbFlags) openReplica(ctx context.Context, url string) (*postgres.Store, error) {
+	if url == "" {
+		return nil, nil
+	}
+	if !isPostgres(url) || !isPostgres(d.url) {
+		return nil, fmt.Errorf("--db-read needs a PostgreSQL --db and a postgres:// replica URL")
+	}
+	keys, err := d.keys()
+	if err != nil {
+		return nil, err
+	}
+	// The replica's rows are the primary's, sealed with the same keys.
+	return postgres.Open(ctx, url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys})
 }

@@ -17,6 +17,7 @@ import (
 type frontParts struct {
 	svc      *booking.Service
 	store    store
+	listings booking.Reader // slot lists and availability (--db-read)
 	signer   *auth.Signer
 	notifier notify.Notifier
 	logger   *slog.Logger
@@ -33,16 +34,17 @@ type frontParts struct {
 // API's paths, CORS, the API. A benchmark serves requests through it.
 func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	var handler http.Handler = httpapi.New(httpapi.Config{
-		Service: p.svc, Store: p.store, Signer: p.signer, Logger: p.logger,
+		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
+		ClinicZone: f.interop.clinicZone,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
 	// the way was a routing pass and allocations per request.
 	mux := http.NewServeMux()
 	withWeb(mux, handler, observed(web.New(web.Config{
-		Service: p.svc, Store: p.store, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
+		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,

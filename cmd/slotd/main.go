@@ -36,6 +36,8 @@ var commands = []command{
 	{"rush", "the 7:00 rush: load a running server, verify, report", runRush},
 	{"reconcile", "check (and with --repair fix) the booking invariants; exit 1 when broken, 3 when only actions are pending", runReconcile},
 	{"import", "import a CSV file of departments, doctors, schedules or patients (--dry-run checks only)", runImport},
+	{"rekey", "re-seal patients' personal data with the newest data key, in batches (resumable)", runRekey},
+	{"data-keys", "print new data keys for --data-keys, or with --add the rotation's next key appended", runDataKeys},
 	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
 	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
 	{"version", "print the version and VCS revision of this binary", runVersion},

@@ -17,6 +17,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/pii"
 )
 
 // TestReminderSurvivesKill9: a real `slotd serve` is killed (SIGKILL) after
@@ -72,7 +73,8 @@ func TestReminderSurvivesKill9(t *testing.T) {
 
 func testReminderSurvivesKill9(t *testing.T, db string, count func(q string) int) {
 	var errb syncBuffer
-	if err := run(context.Background(), []string{"migrate", "--db", db}, &syncBuffer{}, &errb); err != nil {
+	keys := pii.Generate() // every process of the database shares them
+	if err := run(context.Background(), []string{"migrate", "--db", db, "--data-keys", keys}, &syncBuffer{}, &errb); err != nil {
 		t.Fatalf("migrate: %v %s", err, errb.String())
 	}
 	// The receiver counts deliveries by idempotency key.
@@ -101,7 +103,7 @@ func testReminderSurvivesKill9(t *testing.T, db string, count func(q string) int
 	}
 
 	const secret = "reminder-crash-test-secret-0123456789abcdef"
-	env := []string{"SLOTD_DB=" + db, "SLOTD_AUTH_SECRET=" + secret, "SLOTD_BOOKING_RATE=1000"}
+	env := []string{"SLOTD_DB=" + db, "SLOTD_AUTH_SECRET=" + secret, "SLOTD_BOOKING_RATE=1000", "SLOTD_DATA_KEYS=" + keys}
 	// The first two processes' deliveries fail (nothing listens on port 1):
 	// their jobs stay in the database, retryable.
 	refused := []string{"--notifier", "webhook", "--webhook-url", "http://127.0.0.1:1/hook", "--webhook-secret", "hook-secret", "--reminders", "24h"}

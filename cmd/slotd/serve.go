@@ -65,6 +65,7 @@ type serveFlags struct {
 	notifier       string
 	webhookURL     string
 	webhookSecret  string
+	webhookContact string
 	smtpAddr       string
 	smtpFrom       string
 	smtpUser       string
@@ -74,6 +75,7 @@ type serveFlags struct {
 
 	interop interopFlags
 	locale  localeFlags
+	cluster clusterFlags
 }
 
 // newServeFlagSet registers serve's flags into f.
@@ -112,6 +114,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
+	fs.StringVar(&f.webhookContact, "webhook-contact", "none", "webhook notifier: the contact data its receiver delivers to and is sent: none, phone (an SMS gateway), email (a mail gateway) or both")
 	fs.StringVar(&f.smtpAddr, "smtp-addr", "", "smtp notifier: mail server host:port")
 	fs.StringVar(&f.smtpFrom, "smtp-from", "", "smtp notifier: From address")
 	fs.StringVar(&f.smtpUser, "smtp-user", "", "smtp notifier: AUTH PLAIN user (with --smtp-password)")
@@ -120,6 +123,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
 	f.locale.register(fs)
+	f.cluster.register(fs)
 	return fs
 }
 
@@ -158,7 +162,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	notifier, err := notify.New(notify.Config{
 		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
-		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret,
+		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
 	})
 	if err != nil {
@@ -189,12 +193,34 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	m := metrics.New()
 	m.BuildInfo(build.Version, build.Revision, build.GoVersion)
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
-	svc := booking.NewService(store, booking.Options{
+	shared, err := f.cluster.sharedState(&f, logger)
+	if err != nil {
+		return err
+	}
+	opts := booking.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
 		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: reminders,
-	})
+	}
+	useShared(&opts, shared)
+	svc := booking.NewService(store, opts)
+	defer runShared(ctx, shared, svc, m)()
+	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
+	if err != nil {
+		return err
+	}
+	defer stopEvents()
+	replica, err := f.db.openReplica(ctx, f.cluster.dbRead)
+	if err != nil {
+		return err
+	}
+	var listings booking.Reader = store
+	if replica != nil {
+		defer replica.Close()
+		listings = replica
+	}
+	registerQueryCounters(m, store, replica)
 	svc.Watch(dash.Changed)
 	m.GaugeFunc("slotd_lane_queue_depth", "Booking requests waiting in the per-slot lanes.", func() float64 { return float64(svc.QueueDepth()) })
 	m.WaitlistEntries(func() (map[string]int, error) {
@@ -273,7 +299,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	handler := frontDoor(&f, frontParts{
-		svc: svc, store: store, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
+		svc: svc, store: store, listings: listings, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
 		inter: inter, proxies: proxies, tracing: tracing, draining: draining.Load,
 	})
 	srv := &http.Server{

@@ -4,7 +4,8 @@
 # root) in a temp dir on 127.0.0.1 and a free port, and exports
 # SLOTD_TEST_POSTGRES; the EXIT trap stops it and deletes the dir, also on
 # failure or Ctrl-C. SLOTD_PG_DURABLE=1 keeps the default durability
-# (fsync on); otherwise durability is off, as tests want.
+# (fsync on); otherwise durability is off, as tests want. SLOTD_PG_REPLICA=1
+# makes it a primary that start_replica can stream from.
 PGTMP=""
 PG_BIN=""
 PG_AS=()
@@ -13,6 +14,10 @@ cleanup() {
 	local rc=$?
 	trap - EXIT INT TERM HUP
 	if [[ -n "$PGTMP" && -d "$PGTMP" ]]; then
+		# A streaming replica (scripts/lib/replica.sh) lives in PGTMP too.
+		if declare -F stop_replica >/dev/null; then
+			stop_replica
+		fi
 		if [[ -f "$PGTMP/data/postmaster.pid" ]]; then
 			# Immediate: the cluster is thrown away, so no shutdown checkpoint.
 			(cd "$PGTMP" && "${PG_AS[@]}" "$PG_BIN/pg_ctl" -D "$PGTMP/data" -m immediate -w -t 30 stop >/dev/null 2>&1) ||
@@ -87,7 +92,17 @@ start_pg() {
 		shared_buffers = 128MB
 		log_min_messages = warning
 	EOF
-	if [[ "${SLOTD_PG_DURABLE:-0}" != "1" ]]; then
+	if [[ "${SLOTD_PG_REPLICA:-0}" == "1" ]]; then
+		# A primary for start_replica (scripts/lib/replica.sh): WAL for a
+		# streaming standby; initdb's pg_hba already trusts replication
+		# connections from 127.0.0.1.
+		"${PG_AS[@]}" tee -a "$PGTMP/data/postgresql.conf" >/dev/null <<-EOF
+			fsync = off
+			synchronous_commit = off
+			wal_level = replica
+			max_wal_senders = 5
+		EOF
+	elif [[ "${SLOTD_PG_DURABLE:-0}" != "1" ]]; then
 		# For tests durability is not wanted; benchmarks (scripts/perf) keep
 		# the default durability, as production would.
 		"${PG_AS[@]}" tee -a "$PGTMP/data/postgresql.conf" >/dev/null <<-EOF

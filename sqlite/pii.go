@@ -1,0 +1,411 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/pressly/goose/v3"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
+)
+
+// Personal data at rest (issue 20, docs/stores.md): a patient's name,
+// phone and e-mail are sealed (package pii) in the Go values this file
+// turns into SQL arguments and opened when rows are scanned, so that no
+// plain value reaches SQL; phone and e-mail are found by their keyed hash.
+
+// KeyFile is the key file kept beside a database opened without keys.
+const KeyFile = "data-keys"
+
+// KeyFileOf is the key file of the database at path.
+func KeyFileOf(path string) string { return filepath.Join(filepath.Dir(path), KeyFile) }
+
+// sealBatch is how many rows one step of a conversion or a rekey handles.
+const sealBatch = 500
+
+// migrateSeal is migration 00016, in Go because sealing needs the keys:
+// it adds the sealed columns, seals every row in batches, and drops the
+// plain columns and their index. *converted counts the rows it sealed, so
+// that Migrate can then VACUUM the plain values out of the file's free
+// pages.
+func migrateSeal(keys *pii.Keys, converted *int) *goose.Migration {
+	up := func(ctx context.Context, tx *sql.Tx) error {
+		for _, q := range []string{
+			`ALTER TABLE patients ADD COLUMN name_sealed BLOB`,
+			`ALTER TABLE patients ADD COLUMN phone_sealed BLOB`,
+			`ALTER TABLE patients ADD COLUMN email_sealed BLOB`,
+			`ALTER TABLE patients ADD COLUMN phone_index BLOB`,
+			`ALTER TABLE patients ADD COLUMN email_index BLOB`,
+			`ALTER TABLE patients ADD COLUMN seal_key INTEGER NOT NULL DEFAULT 0`,
+			`ALTER TABLE patients ADD COLUMN erased_at INTEGER`,
+			// One check value per data key (key_id 0: the index key), opened
+			// at start: a wrong key is refused before anything is served.
+			`CREATE TABLE data_keys (
+			    key_id      INTEGER PRIMARY KEY,
+			    check_value BLOB NOT NULL,
+			    created_at  INTEGER NOT NULL DEFAULT (CAST(unixepoch('subsec') * 1000000 AS INTEGER))
+			) STRICT`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		seen := map[string]bool{}
+		for after := int64(0); ; {
+			rows, err := tx.QueryContext(ctx,
+				`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > ? ORDER BY id LIMIT ?`, after, sealBatch)
+			if err != nil {
+				return err
+			}
+			type plain struct {
+				id                 int64
+				name, phone, email string
+			}
+			var batch []plain
+			for rows.Next() {
+				var p plain
+				if err := rows.Scan(&p.id, &p.name, &p.phone, &p.email); err != nil {
+					rows.Close()
+					return err
+				}
+				batch = append(batch, p)
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			if len(batch) == 0 {
+				break
+			}
+			if keys == nil {
+				return errors.New("migration 00016 seals the patients' personal data: give the data keys")
+			}
+			for _, p := range batch {
+				phoneIx, emailIx := keys.PhoneIndex(p.phone), keys.EmailIndex(p.email)
+				// Two patients with one phone: only the oldest was ever found
+				// by it (sign-in took the oldest), so only it keeps the index.
+				if seen[string(phoneIx)] {
+					phoneIx = nil
+				} else if phoneIx != nil {
+					seen[string(phoneIx)] = true
+				}
+				if _, err := tx.ExecContext(ctx,
+					`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?,
+					     phone_index = ?, email_index = ?, seal_key = ?, name = '', phone = NULL, email = NULL
+					 WHERE id = ?`,
+					keys.Seal(pii.FieldName, p.name), keys.Seal(pii.FieldPhone, p.phone), keys.Seal(pii.FieldEmail, p.email),
+					phoneIx, emailIx, int(keys.Newest()), p.id); err != nil {
+					return err
+				}
+			}
+			*converted += len(batch)
+			after = batch[len(batch)-1].id
+		}
+		for _, q := range []string{
+			`DROP INDEX patients_phone_digits_idx`,
+			`ALTER TABLE patients DROP COLUMN name`,
+			`ALTER TABLE patients DROP COLUMN phone`,
+			`ALTER TABLE patients DROP COLUMN email`,
+			`CREATE UNIQUE INDEX patients_phone_index_key ON patients (phone_index)`,
+			`CREATE INDEX patients_email_index_idx ON patients (email_index)`,
+			`CREATE INDEX patients_seal_key_idx ON patients (seal_key)`,
+		} {
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	down := func(context.Context, *sql.Tx) error {
+		return errors.New("migration 00016 cannot be undone: the personal data is sealed, and unsealing it into plain columns is what it exists to prevent")
+	}
+	return goose.NewGoMigration(16, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down})
+}
+
+// vacuum rewrites the file after a conversion: the pages the plain values
+// were on are freed by the UPDATEs and DROP COLUMNs but keep their bytes
+// until overwritten; VACUUM copies only the live rows, and the checkpoints
+// empty the WAL of the old page images.
+func (s *Store) vacuum(ctx context.Context) error {
+	for _, q := range []string{`PRAGMA wal_checkpoint(TRUNCATE)`, `VACUUM`, `PRAGMA wal_checkpoint(TRUNCATE)`} {
+		if _, err := s.writer.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("sqlite: after sealing: %s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// checkKeys compares the keys with the database's check values and the
+// keys its rows are sealed with (pii.CheckStored), and records the check
+// values of keys it has not seen yet. Migrate runs it last, so that a lost
+// or wrong key stops the start.
+func (s *Store) checkKeys(ctx context.Context) error {
+	return s.write(ctx, func(tx *sql.Tx) error {
+		stored := map[uint16][]byte{}
+		rows, err := tx.QueryContext(ctx, `SELECT key_id, check_value FROM data_keys`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int
+			var v []byte
+			if err := rows.Scan(&id, &v); err != nil {
+				rows.Close()
+				return err
+			}
+			stored[uint16(id)] = v
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		var inUse []uint16
+		rows, err = tx.QueryContext(ctx, `SELECT DISTINCT seal_key FROM patients WHERE seal_key <> 0`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int
+			if err := rows.Scan(&id); err != nil {
+				rows.Close()
+				return err
+			}
+			inUse = append(inUse, uint16(id))
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		add, err := s.keys.CheckStored(stored, inUse)
+		if err != nil {
+			return err
+		}
+		for id, v := range add {
+			if _, err := tx.ExecContext(ctx, `INSERT INTO data_keys (key_id, check_value) VALUES (?, ?)`, int(id), v); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
+
+// scanPatient reads a patientColumns row and opens its sealed fields.
+func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient, error) {
+	var p booking.Patient
+	var name, phone, email []byte
+	var erased sql.NullInt64
+	var created int64
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created); err != nil {
+		return p, err
+	}
+	p.CreatedAt = fromTS(created)
+	if erased.Valid {
+		t := fromTS(erased.Int64)
+		p.ErasedAt = &t
+	}
+	var err error
+	if p.Name, err = s.keys.Open(pii.FieldName, name); err != nil {
+		return p, err
+	}
+	if p.Phone, err = s.keys.Open(pii.FieldPhone, phone); err != nil {
+		return p, err
+	}
+	p.Email, err = s.keys.Open(pii.FieldEmail, email)
+	return p, err
+}
+
+// CreatePatient adds a patient, sealed; a phone another patient has is a
+// conflict.
+func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
+	p.CreatedAt = micro(orNow(p.CreatedAt))
+	k := s.keys
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := tx.QueryRowContext(ctx,
+			`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key, created_at)
+			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email),
+			k.PhoneIndex(p.Phone), k.EmailIndex(p.Email), int(k.Newest()),
+			ts(p.CreatedAt)).Scan(&p.ID); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.EntityPatient, p.ID, "create", nil, map[string]any{"id": p.ID}))
+	})
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	p.Active = true
+	return p, nil
+}
+
+// GetPatient returns one patient.
+func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, error) {
+	p, err := s.scanPatient(s.reader.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
+// UpdatePatient changes a patient's name, contact details or activity
+// (booking.PatientUpdate.Apply), sealed again with the newest key and
+// indexed again; a phone another patient has is a conflict, and an erased
+// patient's data cannot be given back.
+func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
+	var p booking.Patient
+	k := s.keys
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		before, err := s.scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
+		if err != nil {
+			return notFoundAs(err, "patient")
+		}
+		if before.ErasedAt != nil {
+			return booking.Errorf(booking.CodeInvalidTransition, "this patient's personal data was erased")
+		}
+		n := u.Apply(before)
+		if p, err = s.scanPatient(tx.QueryRowContext(ctx,
+			`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, phone_index = ?, email_index = ?,
+			     seal_key = ?, active = ?
+			 WHERE id = ? RETURNING `+patientColumns,
+			k.Seal(pii.FieldName, n.Name), k.Seal(pii.FieldPhone, n.Phone), k.Seal(pii.FieldEmail, n.Email),
+			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()), n.Active, id)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditPatientUpdate(ctx, time.Now(), before, p))
+	})
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
+// PatientByPhone returns the patient whose phone (E.164, as
+// booking.Service.NormalizePhone returns it) is phone, by its keyed hash.
+func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
+	p, err := s.scanPatient(s.reader.QueryRowContext(ctx,
+		`SELECT `+patientColumns+` FROM patients WHERE phone_index = ?`, s.keys.PhoneIndex(phone)))
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return p, nil
+}
+
+// queryPatients runs a query of patientColumns rows.
+func (s *Store) queryPatients(ctx context.Context, q string, args ...any) ([]booking.Patient, error) {
+	rows, err := s.reader.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	var out []booking.Patient
+	for rows.Next() {
+		p, err := s.scanPatient(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, p)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// PatientsByEmail returns the patients with this e-mail address (any case),
+// by its keyed hash, oldest first.
+func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error) {
+	return s.queryPatients(ctx, `SELECT `+patientColumns+` FROM patients WHERE email_index = ? ORDER BY id LIMIT 50`,
+		s.keys.EmailIndex(email))
+}
+
+// ListPatients lists up to limit patients with ids above afterID, by id.
+func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
+	return s.queryPatients(ctx, `SELECT `+patientColumns+` FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
+}
+
+// ErasePatient removes a patient's personal fields (name, phone, e-mail,
+// their indexes, language) and deactivates it (it books no more), keeping
+// the row and its appointments, so that
+// capacity history and reconciliation stay true; the audit entry keeps the
+// reason and no personal data. Erasing an erased patient changes nothing.
+func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
+	var out booking.Patient
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		p, err := s.scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
+		if err != nil || p.ErasedAt != nil {
+			out = p
+			return err
+		}
+		if out, err = s.scanPatient(tx.QueryRowContext(ctx,
+			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
+			     email_index = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
+			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditErasure(ctx, now, id, reason))
+	})
+	if err != nil {
+		return booking.Patient{}, mapErr(err, "patient")
+	}
+	return out, nil
+}
+
+// AppendAudit writes audit entries no change carries (an export).
+func (s *Store) AppendAudit(ctx context.Context, es ...booking.AuditEntry) error {
+	return mapErr(s.write(ctx, func(tx *sql.Tx) error { return writeAudit(ctx, tx, es...) }), "")
+}
+
+// Rekey seals up to limit patients sealed with an older key with the
+// newest one and reports how many; 0 means none is left. Each call is its
+// own transaction, so an interrupted rekey resumes where it stopped.
+func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
+	n := 0
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE seal_key NOT IN (0, ?) ORDER BY id LIMIT ?`,
+			int(s.keys.Newest()), limit)
+		if err != nil {
+			return err
+		}
+		var ps []booking.Patient
+		for rows.Next() {
+			p, err := s.scanPatient(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			ps = append(ps, p)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		k := s.keys
+		for _, p := range ps {
+			if _, err := tx.ExecContext(ctx, `UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, seal_key = ? WHERE id = ?`,
+				k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest()), p.ID); err != nil {
+				return err
+			}
+		}
+		n = len(ps)
+		return nil
+	})
+	return n, mapErr(err, "")
+}
+
+// SealedWith counts the patients sealed with each key id (0: erased), for
+// `slotd rekey` to report.
+func (s *Store) SealedWith(ctx context.Context) (map[uint16]int, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT seal_key, count(*) FROM patients GROUP BY seal_key`)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := map[uint16]int{}
+	for rows.Next() {
+		var id, c int
+		if err := rows.Scan(&id, &c); err != nil {
+			return nil, mapErr(err, "")
+		}
+		out[uint16(id)] = c
+	}
+	return out, mapErr(rows.Err(), "")
+}
