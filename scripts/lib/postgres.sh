@@ -92,22 +92,28 @@ start_pg() {
 		shared_buffers = 128MB
 		log_min_messages = warning
 	EOF
+	# Durability and replication are separate choices: a durable primary
+	# (scripts/chaos kills its database and counts every confirmed answer)
+	# must keep fsync and synchronous commits even when the environment
+	# asks for a replica too.
+	if [[ "${SLOTD_PG_DURABLE:-0}" != "1" ]]; then
+		# For tests durability is not wanted; benchmarks (scripts/perf) and
+		# the chaos run keep the default durability, as production would.
+		"${PG_AS[@]}" tee -a "$PGTMP/data/postgresql.conf" >/dev/null <<-EOF
+			fsync = off
+			synchronous_commit = off
+		EOF
+	fi
 	if [[ "${SLOTD_PG_REPLICA:-0}" == "1" ]]; then
 		# A primary for start_replica (scripts/lib/replica.sh): WAL for a
 		# streaming standby; initdb's pg_hba already trusts replication
 		# connections from 127.0.0.1.
 		"${PG_AS[@]}" tee -a "$PGTMP/data/postgresql.conf" >/dev/null <<-EOF
-			fsync = off
-			synchronous_commit = off
 			wal_level = replica
 			max_wal_senders = 5
 		EOF
 	elif [[ "${SLOTD_PG_DURABLE:-0}" != "1" ]]; then
-		# For tests durability is not wanted; benchmarks (scripts/perf) keep
-		# the default durability, as production would.
 		"${PG_AS[@]}" tee -a "$PGTMP/data/postgresql.conf" >/dev/null <<-EOF
-			fsync = off
-			synchronous_commit = off
 			full_page_writes = off
 			wal_level = minimal
 			max_wal_senders = 0
