@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
@@ -95,7 +96,21 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 // than letting latency grow without bound. It reports false, without an
 // answer, when the slot has no lane and no new one may start (MaxLanes).
 func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool) {
-	return l.enqueue(ctx, slotID, &waiter{req: req, done: make(chan BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}, true)
+	r, laned, _ := l.submitLate(ctx, slotID, req)
+	return r, laned
+}
+
+// submitLate is submit that also returns, when ctx ended while the request
+// was still queued or being decided, the channel on which its decision
+// will still arrive (nil otherwise): until then a retry must not be
+// decided beside it.
+func (l *lanes) submitLate(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool, <-chan BookResult) {
+	w := &waiter{req: req, done: make(chan BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}
+	r, laned := l.enqueue(ctx, slotID, w, true)
+	if laned && r.Err != nil && ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
+		return r, true, w.done
+	}
+	return r, laned, nil
 }
 
 // through runs do in the slot's lane when the slot has one (it is hot: its

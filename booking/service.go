@@ -85,6 +85,9 @@ type Service struct {
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
+	// orphans are the bookings whose caller gave up while their lane still
+	// held them; each channel closes once the lane has decided it.
+	orphans  map[inflightKey]chan struct{}
 	watchers []func(Change)
 
 	// rounds decides asynchronous round applications (rounds_service.go).
@@ -125,7 +128,7 @@ func NewService(store Store, opts Options) *Service {
 	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
-		inflight: map[inflightKey]struct{}{}, region: opts.PhoneRegion}
+		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}
@@ -226,6 +229,22 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 	defer cancel()
 	ik := inflightKey{patientID, key}
 	s.mu.Lock()
+	for s.orphans[ik] != nil {
+		// The first request with this key timed out in its lane but will
+		// still be decided: answered now (from the gates, or by a decision
+		// racing it) the retry could say "full" of a booking it then makes.
+		// It waits for that decision, then finds its outcome as any retry.
+		wait := s.orphans[ik]
+		s.mu.Unlock()
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			r := BookResult{Err: fmt.Errorf("%w: the first request with this Idempotency-Key is still being decided", ErrUnavailable)}
+			s.observe(r, false, start)
+			return r
+		}
+		s.mu.Lock()
+	}
 	if _, busy := s.inflight[ik]; busy {
 		s.mu.Unlock()
 		r := BookResult{Err: Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
@@ -299,12 +318,15 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 	if s.lanes != nil {
 		// Waiting in a lane is bounded by Book's deadline: a queue behind a
 		// stalled database answers 503 rather than hanging. The request may
-		// still be decided; a retry with the same key then finds its outcome.
-		r, laned = s.lanes.submit(ctx, slotID, req)
-		// Its caller leaving (a client that gave up) is no internal error
-		// either: the answer, if anyone reads it, is a 503.
-		if laned && r.Err != nil && ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
-			r.Err = fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)
+		// still be decided; a retry with the same key waits for that
+		// decision (orphans) and then finds its outcome.
+		var late <-chan BookResult
+		r, laned, late = s.lanes.submitLate(ctx, slotID, req)
+		if late != nil {
+			s.orphan(slotID, req, since, late)
+			// Its caller leaving (a client that gave up) is no internal
+			// error either: the answer, if anyone reads it, is a 503.
+			return BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)}
 		}
 	}
 	if !laned {
@@ -319,6 +341,30 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 			r = res[0]
 		}
 	}
+	s.settle(slotID, req, since, r)
+	return r
+}
+
+// orphan keeps req's key busy until its lane's late decision arrives, and
+// then informs the gates and watchers of it as of any other decision.
+func (s *Service) orphan(slotID int64, req BookRequest, since uint64, late <-chan BookResult) {
+	ik := inflightKey{req.PatientID, req.IdempotencyKey}
+	done := make(chan struct{})
+	s.mu.Lock()
+	s.orphans[ik] = done
+	s.mu.Unlock()
+	go func() {
+		s.settle(slotID, req, since, <-late)
+		s.mu.Lock()
+		delete(s.orphans, ik)
+		s.mu.Unlock()
+		close(done)
+	}()
+}
+
+// settle keeps the gates, the remembered refusals and the watchers
+// informed of a decision on req (started at epoch since).
+func (s *Service) settle(slotID int64, req BookRequest, since uint64, r BookResult) {
 	switch {
 	case r.Err == nil && !r.Replayed:
 		s.refused.booked(req.PatientID)
@@ -330,7 +376,6 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 			s.publish(Signal{Kind: SignalFull, SlotID: slotID})
 		}
 	}
-	return r
 }
 
 // decide runs one store transaction for a batch of requests for one slot,
