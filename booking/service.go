@@ -264,7 +264,14 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 		s.observe(r, true, start)
 		return r
 	}
-	defer release()
+	// An orphaned attempt (decideOne) keeps the key claimed on the other
+	// instances too until its lane decides it.
+	orphaned := false
+	defer func() {
+		if !orphaned {
+			release()
+		}
+	}()
 
 	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx), Staff: staff}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
@@ -276,7 +283,7 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 		s.observe(r, gated, start)
 		return r
 	}
-	r = s.decideOne(ctx, slotID, req)
+	r, orphaned = s.decideOne(ctx, slotID, req, release)
 	s.observe(r, false, start)
 	return r
 }
@@ -310,8 +317,10 @@ func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *
 }
 
 // decideOne sends one request to its slot's lane, or to the store directly
-// with the direct engine, and keeps the gates and watchers informed.
-func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) BookResult {
+// with the direct engine, and keeps the gates and watchers informed. It
+// reports whether the request was left undecided in its lane (orphan),
+// which then calls release once it is decided.
+func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest, release func()) (BookResult, bool) {
 	since := s.gates.epoch()
 	var r BookResult
 	laned := false
@@ -323,10 +332,10 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 		var late <-chan BookResult
 		r, laned, late = s.lanes.submitLate(ctx, slotID, req)
 		if late != nil {
-			s.orphan(slotID, req, since, late)
+			s.orphan(slotID, req, since, late, release)
 			// Its caller leaving (a client that gave up) is no internal
 			// error either: the answer, if anyone reads it, is a 503.
-			return BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)}
+			return BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)}, true
 		}
 	}
 	if !laned {
@@ -342,12 +351,13 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest) 
 		}
 	}
 	s.settle(slotID, req, since, r)
-	return r
+	return r, false
 }
 
-// orphan keeps req's key busy until its lane's late decision arrives, and
-// then informs the gates and watchers of it as of any other decision.
-func (s *Service) orphan(slotID int64, req BookRequest, since uint64, late <-chan BookResult) {
+// orphan keeps req's key busy (here, and claimed for the other instances
+// until release) until its lane's late decision arrives, and then informs
+// the gates and watchers of it as of any other decision.
+func (s *Service) orphan(slotID int64, req BookRequest, since uint64, late <-chan BookResult, release func()) {
 	ik := inflightKey{req.PatientID, req.IdempotencyKey}
 	done := make(chan struct{})
 	s.mu.Lock()
@@ -355,6 +365,7 @@ func (s *Service) orphan(slotID int64, req BookRequest, since uint64, late <-cha
 	s.mu.Unlock()
 	go func() {
 		s.settle(slotID, req, since, <-late)
+		release()
 		s.mu.Lock()
 		delete(s.orphans, ik)
 		s.mu.Unlock()
