@@ -26,6 +26,17 @@ var (
 		"submit":            "submitted",
 		"suspend":           "suspended",
 		"generate-slots":    "slots generated",
+		"delete-free-slots": "free slots deleted",
+		"lift":              "lifted",
+		"reschedule":        "rescheduled",
+		"offer":             "offered from the waitlist",
+		"accept-offer":      "offer accepted",
+		"decline-offer":     "offer declined",
+		"join":              "joined the waitlist",
+		"leave":             "left the waitlist",
+		"fulfil":            "waitlist entry fulfilled",
+		"export":            "personal data exported",
+		"erase":             "personal data erased",
 	}
 	auditEntities = map[string]string{
 		booking.EntityAppointment: "appointment",
@@ -39,6 +50,7 @@ var (
 		booking.EntityRoom:        "room",
 		booking.EntityRound:       "round",
 		booking.EntityApplication: "application",
+		booking.EntityWaitlist:    "waitlist entry",
 	}
 	// importKinds are csvdata's file kinds.
 	importKinds = map[string]string{
