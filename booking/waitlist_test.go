@@ -109,3 +109,21 @@ func TestDecideReminder(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A batch's appointments share their slot: it is read once, and each
+// patient's matching entry ends, another patient's stays.
+func TestFulfilledEntriesReadsEachSlotOnce(t *testing.T) {
+	start := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
+	sl := Slot{ID: 7, DoctorID: 3, StartAt: start, EndAt: start.Add(30 * time.Minute)}
+	d := Doctor{ID: 3, DepartmentID: 1, TimeZone: "UTC"}
+	entry := func(id, patient int64) WaitlistEntry {
+		return WaitlistEntry{ID: id, PatientID: patient, DoctorID: 3, From: start.Add(-time.Hour), To: start.Add(time.Hour), PartOfDay: PartAny, State: EntryWaiting}
+	}
+	reads := 0
+	ended, err := FulfilledEntries([]WaitlistEntry{entry(1, 10), entry(2, 11), entry(3, 12)},
+		[]Appointment{{PatientID: 10, SlotID: 7}, {PatientID: 11, SlotID: 7}},
+		func(id int64) (Slot, Doctor, error) { reads++; return sl, d, nil })
+	if err != nil || len(ended) != 2 || ended[0] != 1 || ended[1] != 2 || reads != 1 {
+		t.Fatalf("ended %v, %v, %d reads; want [1 2], nil, 1 read", ended, err, reads)
+	}
+}

@@ -424,25 +424,16 @@ func (s *Store) SettleWaitlist(ctx context.Context, as []booking.Appointment, no
 	if err != nil || len(es) == 0 {
 		return mapErr(err, "")
 	}
-	var ended []int64
-	for _, e := range es {
-		for _, a := range as {
-			if a.PatientID != e.PatientID {
-				continue
-			}
-			sl, err := s.GetSlot(ctx, a.SlotID)
-			if err != nil {
-				return err
-			}
-			d, err := s.GetDoctor(ctx, sl.DoctorID)
-			if err != nil {
-				return err
-			}
-			if booking.EntryMatches(e, sl, d) {
-				ended = append(ended, e.ID)
-				break
-			}
+	ended, err := booking.FulfilledEntries(es, as, func(id int64) (booking.Slot, booking.Doctor, error) {
+		sl, err := s.GetSlot(ctx, id)
+		if err != nil {
+			return sl, booking.Doctor{}, err
 		}
+		d, err := s.GetDoctor(ctx, sl.DoctorID)
+		return sl, d, err
+	})
+	if err != nil {
+		return err
 	}
 	if len(ended) == 0 {
 		return nil
