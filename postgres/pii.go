@@ -48,7 +48,7 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 			);`); err != nil {
 			return err
 		}
-		seen := map[string]bool{}
+		var sealer *pii.Sealer
 		for after := int64(0); ; {
 			rows, err := tx.QueryContext(ctx,
 				`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > $1 ORDER BY id LIMIT $2`, after, sealBatch)
@@ -77,21 +77,16 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 			if keys == nil {
 				return errors.New("migration 00016 seals the patients' personal data: give the data keys (SLOTD_DATA_KEYS)")
 			}
+			if sealer == nil {
+				sealer = keys.NewSealer()
+			}
 			for _, p := range batch {
-				phoneIx, emailIx := keys.PhoneIndex(p.phone), keys.EmailIndex(p.email)
-				// Two patients with one phone: only the oldest was ever found
-				// by it (sign-in took the oldest), so only it keeps the index.
-				if seen[string(phoneIx)] {
-					phoneIx = nil
-				} else if phoneIx != nil {
-					seen[string(phoneIx)] = true
-				}
+				r := sealer.Seal(pii.PlainRow{Name: p.name, Phone: p.phone, Email: p.email})
 				if _, err := tx.ExecContext(ctx,
 					`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4,
 					     phone_index = $5, email_index = $6, seal_key = $7, name = NULL, phone = NULL, email = NULL
 					 WHERE id = $1`,
-					p.id, keys.Seal(pii.FieldName, p.name), keys.Seal(pii.FieldPhone, p.phone), keys.Seal(pii.FieldEmail, p.email),
-					phoneIx, emailIx, int16(keys.Newest())); err != nil {
+					p.id, r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int16(r.Key)); err != nil {
 					return err
 				}
 			}

@@ -55,7 +55,7 @@ func migrateSeal(keys *pii.Keys, converted *int) *goose.Migration {
 				return err
 			}
 		}
-		seen := map[string]bool{}
+		var sealer *pii.Sealer
 		for after := int64(0); ; {
 			rows, err := tx.QueryContext(ctx,
 				`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > ? ORDER BY id LIMIT ?`, after, sealBatch)
@@ -84,21 +84,16 @@ func migrateSeal(keys *pii.Keys, converted *int) *goose.Migration {
 			if keys == nil {
 				return errors.New("migration 00016 seals the patients' personal data: give the data keys")
 			}
+			if sealer == nil {
+				sealer = keys.NewSealer()
+			}
 			for _, p := range batch {
-				phoneIx, emailIx := keys.PhoneIndex(p.phone), keys.EmailIndex(p.email)
-				// Two patients with one phone: only the oldest was ever found
-				// by it (sign-in took the oldest), so only it keeps the index.
-				if seen[string(phoneIx)] {
-					phoneIx = nil
-				} else if phoneIx != nil {
-					seen[string(phoneIx)] = true
-				}
+				r := sealer.Seal(pii.PlainRow{Name: p.name, Phone: p.phone, Email: p.email})
 				if _, err := tx.ExecContext(ctx,
 					`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?,
 					     phone_index = ?, email_index = ?, seal_key = ?, name = '', phone = NULL, email = NULL
 					 WHERE id = ?`,
-					keys.Seal(pii.FieldName, p.name), keys.Seal(pii.FieldPhone, p.phone), keys.Seal(pii.FieldEmail, p.email),
-					phoneIx, emailIx, int(keys.Newest()), p.id); err != nil {
+					r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int(r.Key), p.id); err != nil {
 					return err
 				}
 			}
