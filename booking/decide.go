@@ -56,6 +56,11 @@ type BookReads struct {
 	// round's slot, which its quota governs.
 	Policy Policy
 	Load   map[int64]PatientLoad
+	// Waiting are the batch's patients' WAITING waitlist entries, and
+	// Doctor the slot's doctor (read with them, for EntryMatches; needed
+	// only when there are some).
+	Waiting []WaitlistEntry
+	Doctor  Doctor
 }
 
 // BookDecision is the decision of a batch. The store performs it: when
@@ -80,6 +85,10 @@ type BookDecision struct {
 	// until a deadline when the slot has a fee, else BOOKED.
 	Status        Status
 	HoldExpiresAt *time.Time
+	// Fulfilled are the Waiting entries that a winner's new place matches:
+	// the store ends them (WAITING → FULFILLED) in the same transaction, as
+	// the patient has what they waited for.
+	Fulfilled []int64
 
 	slot    Slot
 	reqs    []BookRequest
@@ -201,7 +210,27 @@ func DecideBooking(reqs []BookRequest, rd BookReads, now time.Time) *BookDecisio
 			d.Queue[k] = rd.TopQueue + 1 + k
 		}
 	}
+	d.Fulfilled = d.fulfilled(rd)
 	return d
+}
+
+// fulfilled are the waiting entries of the winners that a place in this
+// slot matches.
+func (d *BookDecision) fulfilled(rd BookReads) []int64 {
+	if len(rd.Waiting) == 0 || len(d.Winners) == 0 {
+		return nil
+	}
+	won := make(map[int64]bool, len(d.Winners))
+	for _, i := range d.Winners {
+		won[d.reqs[i].PatientID] = true
+	}
+	var ended []int64
+	for _, e := range rd.Waiting {
+		if won[e.PatientID] && EntryMatches(e, rd.Slot, rd.Doctor) {
+			ended = append(ended, e.ID)
+		}
+	}
+	return ended
 }
 
 // place answers the pending requests given free places; freed are the

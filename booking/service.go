@@ -402,9 +402,6 @@ func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) 
 	if err == nil && len(res) != len(reqs) {
 		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
 	}
-	if err == nil {
-		s.settleWaitlist(ctx, res)
-	}
 	return res, s.storeErr(ctx, err)
 }
 

@@ -171,9 +171,6 @@ type Store interface {
 	// earliest matching entries (DecideOffers) under the slot's lock, and
 	// returns the rest to open booking; repeating it changes nothing.
 	MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]Appointment, error)
-	// SettleWaitlist ends the WAITING entries that new appointments of
-	// their patients match (FULFILLED).
-	SettleWaitlist(ctx context.Context, as []Appointment, now time.Time) error
 
 	// SendReminders records, for up to limit BOOKED appointments starting
 	// within the largest offset, the offsets whose time has come, as

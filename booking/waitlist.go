@@ -108,39 +108,6 @@ func CheckWaitlistEntry(e *WaitlistEntry, now time.Time) error {
 	return nil
 }
 
-// FulfilledEntries are the waiting entries es that one of the new
-// appointments as matches (EntryMatches): a patient who booked such a
-// place leaves the list. place reads a slot and its doctor, once per slot.
-func FulfilledEntries(es []WaitlistEntry, as []Appointment, place func(slotID int64) (Slot, Doctor, error)) ([]int64, error) {
-	type where struct {
-		sl Slot
-		d  Doctor
-	}
-	seen := map[int64]where{}
-	var ended []int64
-	for _, e := range es {
-		for _, a := range as {
-			if a.PatientID != e.PatientID {
-				continue
-			}
-			w, ok := seen[a.SlotID]
-			if !ok {
-				sl, d, err := place(a.SlotID)
-				if err != nil {
-					return nil, err
-				}
-				w = where{sl, d}
-				seen[a.SlotID] = w
-			}
-			if EntryMatches(e, w.sl, w.d) {
-				ended = append(ended, e.ID)
-				break
-			}
-		}
-	}
-	return ended, nil
-}
-
 // EntryMatches reports whether a place in sl, a slot of doctor d, is what
 // e asks for: the doctor (or its department), a start in [From, To), the
 // part of the day in the doctor's zone (a zone that cannot be loaded

@@ -67,17 +67,3 @@ func (s *Service) MakeOffers(ctx context.Context, slotID int64) ([]Appointment, 
 	}
 	return as, err
 }
-
-// settleWaitlist ends the waiting entries a batch's new appointments match:
-// a patient who booked leaves the list. Best effort after the commit: an
-// entry it misses is ended by the offer job, which skips (and ends) the
-// entries of patients already holding a matching place.
-func (s *Service) settleWaitlist(ctx context.Context, res []BookResult) {
-	var as []Appointment
-	for _, r := range res {
-		if r.Err == nil && !r.Replayed {
-			as = append(as, r.Appointment)
-		}
-	}
-	_ = s.store.SettleWaitlist(ctx, as, s.now())
-}

@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -110,20 +111,21 @@ func TestDecideReminder(t *testing.T) {
 	}
 }
 
-// A batch's appointments share their slot: it is read once, and each
-// patient's matching entry ends, another patient's stays.
-func TestFulfilledEntriesReadsEachSlotOnce(t *testing.T) {
+// A batch's winners leave the list when the place matches what they wait
+// for; a patient refused in the batch, or waiting for something else,
+// stays.
+func TestDecideBookingFulfilsWaitingEntries(t *testing.T) {
 	start := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
-	sl := Slot{ID: 7, DoctorID: 3, StartAt: start, EndAt: start.Add(30 * time.Minute)}
-	d := Doctor{ID: 3, DepartmentID: 1, TimeZone: "UTC"}
-	entry := func(id, patient int64) WaitlistEntry {
-		return WaitlistEntry{ID: id, PatientID: patient, DoctorID: 3, From: start.Add(-time.Hour), To: start.Add(time.Hour), PartOfDay: PartAny, State: EntryWaiting}
+	now := start.Add(-24 * time.Hour)
+	sl := Slot{ID: 7, DoctorID: 3, StartAt: start, EndAt: start.Add(30 * time.Minute), Capacity: 2, OpensAt: now.Add(-time.Hour), Status: SlotOpen}
+	entry := func(id, patient int64, part string) WaitlistEntry {
+		return WaitlistEntry{ID: id, PatientID: patient, DoctorID: 3, From: start.Add(-time.Hour), To: start.Add(time.Hour), PartOfDay: part, State: EntryWaiting}
 	}
-	reads := 0
-	ended, err := FulfilledEntries([]WaitlistEntry{entry(1, 10), entry(2, 11), entry(3, 12)},
-		[]Appointment{{PatientID: 10, SlotID: 7}, {PatientID: 11, SlotID: 7}},
-		func(id int64) (Slot, Doctor, error) { reads++; return sl, d, nil })
-	if err != nil || len(ended) != 2 || ended[0] != 1 || ended[1] != 2 || reads != 1 {
-		t.Fatalf("ended %v, %v, %d reads; want [1 2], nil, 1 read", ended, err, reads)
+	reqs := []BookRequest{{PatientID: 10, IdempotencyKey: "a"}, {PatientID: 11, IdempotencyKey: "b"}, {PatientID: 12, IdempotencyKey: "c"}}
+	rd := BookReads{Found: true, Slot: sl, Doctor: Doctor{ID: 3, DepartmentID: 1, TimeZone: "UTC"},
+		Waiting: []WaitlistEntry{entry(1, 10, PartAny), entry(2, 11, PartAfternoon), entry(3, 12, PartAny), entry(4, 10, PartMorning)}}
+	d := DecideBooking(reqs, rd, now)
+	if len(d.Winners) != 2 || !slices.Equal(d.Fulfilled, []int64{1, 4}) {
+		t.Fatalf("winners %v, fulfilled %v; want 2 winners and entries [1 4] (11 waits for an afternoon, 12 got no place)", d.Winners, d.Fulfilled)
 	}
 }

@@ -14,10 +14,10 @@ const entryColumns = `w.id, w.patient_id, COALESCE(w.doctor_id, 0), COALESCE(w.d
 	w.part_of_day, w.state, COALESCE(w.appointment_id, 0), COALESCE(w.slot_id, 0), w.offer_expires_at,
 	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint`
 
-func scanEntry(r pgx.Row) (booking.WaitlistEntry, error) {
+func scanEntry(r pgx.Row, extra ...any) (booking.WaitlistEntry, error) {
 	var e booking.WaitlistEntry
-	err := r.Scan(&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &e.From, &e.To, &e.PartOfDay, &e.State,
-		&e.AppointmentID, &e.SlotID, &e.OfferExpiresAt, &e.CreatedAt, &e.UpdatedAt, &e.IdempotencyKey, &e.Fingerprint)
+	err := r.Scan(append([]any{&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &e.From, &e.To, &e.PartOfDay, &e.State,
+		&e.AppointmentID, &e.SlotID, &e.OfferExpiresAt, &e.CreatedAt, &e.UpdatedAt, &e.IdempotencyKey, &e.Fingerprint}, extra...)...)
 	e.From, e.To, e.CreatedAt, e.UpdatedAt = e.From.UTC(), e.To.UTC(), e.CreatedAt.UTC(), e.UpdatedAt.UTC()
 	if e.OfferExpiresAt != nil {
 		t := e.OfferExpiresAt.UTC()
@@ -426,41 +426,6 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		return nil, translate(err, "")
 	}
 	return out, nil
-}
-
-// SettleWaitlist ends the waiting entries that the patients' new
-// appointments match (booking.EntryMatches): a patient who booked leaves
-// the list. One read that usually finds nothing.
-func (s *Store) SettleWaitlist(ctx context.Context, as []booking.Appointment, now time.Time) error {
-	if len(as) == 0 {
-		return nil
-	}
-	now = now.UTC().Truncate(time.Microsecond)
-	patients := make([]int64, len(as))
-	for i, a := range as {
-		patients[i] = a.PatientID
-	}
-	rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM waitlist_entries w WHERE w.patient_id = ANY($1) AND w.state = 'WAITING'`, patients)
-	es, err := collectEntries(rows, err)
-	if err != nil || len(es) == 0 {
-		return translate(err, "")
-	}
-	ended, err := booking.FulfilledEntries(es, as, func(id int64) (booking.Slot, booking.Doctor, error) {
-		sl, err := s.GetSlot(ctx, id)
-		if err != nil {
-			return sl, booking.Doctor{}, err
-		}
-		d, err := s.GetDoctor(ctx, sl.DoctorID)
-		return sl, d, err
-	})
-	if err != nil {
-		return err
-	}
-	if len(ended) == 0 {
-		return nil
-	}
-	_, err = s.pool.Exec(ctx, `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = $2 WHERE id = ANY($1) AND state = 'WAITING'`, ended, now)
-	return translate(err, "")
 }
 
 // slotScanTargets are scanSlot's destinations.

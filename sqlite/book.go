@@ -282,6 +282,9 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 				if err := patientLoad(ctx, q, &rd, reqs, now); err != nil {
 					return nil, nil, err
 				}
+				if err := waiting(ctx, q, &rd, reqs); err != nil {
+					return nil, nil, err
+				}
 			}
 		}
 	}
@@ -319,6 +322,12 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 				return nil, nil, err
 			}
 		}
+		if len(d.Fulfilled) > 0 {
+			ids, _ := json.Marshal(d.Fulfilled)
+			if _, err := q.ExecContext(ctx, fulfilSQL, ts(now), string(ids)); err != nil {
+				return nil, nil, err
+			}
+		}
 	}
 	out, ns := d.Finish(ids)
 	if len(d.Winners) > 0 {
@@ -327,6 +336,32 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 		}
 	}
 	return out, ns, nil
+}
+
+// waitingSQL reads the batch's patients' WAITING waitlist entries, and
+// fulfilSQL ends those a new place fulfils (booking.BookDecision.Fulfilled).
+const (
+	waitingSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
+		WHERE w.patient_id IN (SELECT value FROM json_each(?)) AND w.state = 'WAITING'`
+	fulfilSQL = `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = ?
+		WHERE id IN (SELECT value FROM json_each(?)) AND state = 'WAITING'`
+)
+
+// waiting reads the batch's patients' WAITING entries into rd and, when
+// there are some, the slot's doctor that booking.EntryMatches needs.
+func waiting(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest) error {
+	patients := make([]int64, len(reqs))
+	for i, r := range reqs {
+		patients[i] = r.PatientID
+	}
+	pj, _ := json.Marshal(patients)
+	var err error
+	if rd.Waiting, err = queryEntries(ctx, q, waitingSQL, string(pj)); err != nil || len(rd.Waiting) == 0 {
+		return err
+	}
+	rd.Doctor.ID = rd.Slot.DoctorID
+	return q.QueryRowContext(ctx, `SELECT COALESCE(department_id, 0), timezone FROM resources WHERE id = ?`, rd.Slot.DoctorID).
+		Scan(&rd.Doctor.DepartmentID, &rd.Doctor.TimeZone)
 }
 
 // takeQuota counts the placed requests' allocations in round, in one

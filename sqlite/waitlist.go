@@ -407,47 +407,6 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 	return out, nil
 }
 
-// SettleWaitlist ends the waiting entries that the patients' new
-// appointments match.
-func (s *Store) SettleWaitlist(ctx context.Context, as []booking.Appointment, now time.Time) error {
-	if len(as) == 0 {
-		return nil
-	}
-	now = micro(now)
-	patients := make([]int64, len(as))
-	for i, a := range as {
-		patients[i] = a.PatientID
-	}
-	j, _ := json.Marshal(patients)
-	es, err := queryEntries(ctx, s.reader, `SELECT `+entryCols+` FROM waitlist_entries w
-		WHERE w.patient_id IN (SELECT value FROM json_each(?)) AND w.state = 'WAITING'`, string(j))
-	if err != nil || len(es) == 0 {
-		return mapErr(err, "")
-	}
-	ended, err := booking.FulfilledEntries(es, as, func(id int64) (booking.Slot, booking.Doctor, error) {
-		sl, err := s.GetSlot(ctx, id)
-		if err != nil {
-			return sl, booking.Doctor{}, err
-		}
-		d, err := s.GetDoctor(ctx, sl.DoctorID)
-		return sl, d, err
-	})
-	if err != nil {
-		return err
-	}
-	if len(ended) == 0 {
-		return nil
-	}
-	return mapErr(s.write(ctx, func(tx *sql.Tx) error {
-		for _, id := range ended {
-			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = ? WHERE id = ? AND state = 'WAITING'`, ts(now), id); err != nil {
-				return err
-			}
-		}
-		return nil
-	}), "")
-}
-
 // WaitlistCounts counts the live entries by state.
 func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN ('WAITING', 'OFFERED') GROUP BY state`)
