@@ -115,10 +115,14 @@ func (s *Store) FindByKeys(ctx context.Context, reqs []booking.BookRequest) ([]b
 	return as, translate(err, "appointment")
 }
 
-// sqlByKeysOrHolding finds what a key made (appointments' unique key
-// index) or what the patient holds in the slot (appointments_patient_key_key).
+// sqlByKeysOrHolding finds what a key made or what the patient holds in
+// the slot, from the patient's appointments: one probe of
+// appointments_patient_key_key per request (OFFSET 0 keeps the subquery per
+// request, and keeps the status test out of it, where the slot's partial
+// indexes would let the planner scan the whole slot for each request).
 const sqlByKeysOrHolding = `SELECT ` + apptColumns + `
-	FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS k(patient_id, idem_key, slot_id)
-	JOIN appointments a ON a.patient_id = k.patient_id
-	  AND (a.idempotency_key = k.idem_key OR (a.slot_id = k.slot_id AND a.status IN ` + booking.ActiveSQL + `))
-	JOIN slots s ON s.id = a.slot_id`
+	FROM unnest($1::bigint[], $2::text[], $3::bigint[]) AS k(patient_id, idem_key, slot_id),
+	LATERAL (SELECT * FROM appointments a WHERE a.patient_id = k.patient_id
+	  AND (a.idempotency_key = k.idem_key OR a.slot_id = k.slot_id) OFFSET 0) a
+	JOIN slots s ON s.id = a.slot_id
+	WHERE a.idempotency_key = k.idem_key OR a.status IN ` + booking.ActiveSQL

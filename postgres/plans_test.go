@@ -11,7 +11,7 @@ import (
 )
 
 // TestBatchReadsProbeWhateverTheStatistics: the read pipeline of a booking
-// batch touches rows in proportion to the batch, not to the slot, even
+// batch (and the refusals' key look-up) touches rows in proportion to the batch, not to the slot, even
 // with the plans a connection caches from statistics taken when the table
 // was nearly empty (a fresh database at its first rush), or with none.
 // Autovacuum is kept off the table, the statistics are taken after a few
@@ -63,6 +63,7 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 		patients[i], keys[i] = fmt.Sprint(p.ID), fmt.Sprintf(`"k%d"`, p.ID)
 	}
 	slotArg := fmt.Sprint(sl.ID)
+	slotsArg := "'{" + strings.Repeat(slotArg+",", batch-1) + slotArg + "}'"
 	patientsArg := "'{" + strings.Join(patients, ",") + "}'"
 	keysArg := "'{" + strings.Join(keys, ",") + "}'"
 	nowArg := "'" + testNow.Format(time.RFC3339) + "'::timestamptz"
@@ -78,6 +79,8 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 		{"sqlPatientLoad", sqlPatientLoad, []string{slotArg, patientsArg, since}},
 		{"sqlTakenIfHoles", sqlTakenIfHoles, []string{slotArg, nowArg}},
 		{"sqlNewIDs", sqlNewIDs, []string{slotArg, fmt.Sprint(batch), nowArg}},
+		// The gates' refusals' look-up, outside the batch, is planned alike.
+		{"sqlByKeysOrHolding", sqlByKeysOrHolding, []string{patientsArg, keysArg, slotsArg}},
 	}
 	for i, r := range reads {
 		name := fmt.Sprintf("read%d", i)
