@@ -330,7 +330,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	var rd booking.BookReads
 	var got pipelineReads
 	if err == nil {
-		rd, got, err = readBatch(br, slotID)
+		rd, got, err = readBatch(br)
 	}
 	if cerr := br.Close(); err == nil {
 		err = cerr
@@ -396,7 +396,7 @@ func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []
 	b := &pgx.Batch{}
 	s.queueReads(b, slotID, reqs, now)
 	br := tx.SendBatch(ctx, b)
-	rd, got, err := readBatch(br, slotID)
+	rd, got, err := readBatch(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -482,7 +482,7 @@ func scanSlotRound(row pgx.Row) (booking.Slot, *booking.Round, error) {
 // readBatch reads the answers of the read pipeline that queueReads queued.
 // A patient that does not exist is left to appointments_patient_id_fkey:
 // reading for it would cost every batch a statement.
-func readBatch(br pgx.BatchResults, slotID int64) (rd booking.BookReads, got pipelineReads, err error) {
+func readBatch(br pgx.BatchResults) (rd booking.BookReads, got pipelineReads, err error) {
 	if _, err = br.Exec(); err != nil { // sqlGenericPlans
 		return
 	}
@@ -608,8 +608,8 @@ type pipelineReads struct {
 
 // queueTake queues decision d's writes in a new batch: the reclaim of the
 // slot's expired holds when d says so, then the conditional update with
-// the inserts, then the round's quota and the end of the waiting entries
-// the new places fulfil. It returns the batch, the new
+// the inserts, the round's quota, the end of the waiting entries the new
+// places fulfil and the audit rows. It returns the batch, the new
 // appointments' ids (in the order of d.Winners), and the answers and
 // notifications they make.
 func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.BookDecision, now time.Time) (
@@ -661,12 +661,12 @@ func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.Bo
 	return b, ids, ns, results, nil
 }
 
-// readTake reads the write pipeline that queueTake queued, followed by the
-// quota's statement (rd.Round), the waitlist entries' (d.Fulfilled), the
-// audit rows, the domain events when
-// events, the notification statement when outbox and COMMIT when commit. It checks
-// that the reclaim expired the holds read under the lock, that the
-// conditional update took the places, and that COMMIT committed.
+// readTake reads the write pipeline that queueTake queued: the reclaim, the
+// conditional update, the quota's statement (rd.Round), the waiting
+// entries' (d.Fulfilled), the audit rows, then the domain events when
+// events, the notification statement when outbox and COMMIT when commit.
+// It checks that the reclaim expired the holds read under the lock, that
+// the conditional update took the places, and that COMMIT committed.
 func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision, g int, events, outbox, commit bool) error {
 	slot := rd.Slot
 	reclaimed := 0
