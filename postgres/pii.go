@@ -48,51 +48,23 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 			);`); err != nil {
 			return err
 		}
-		var sealer *pii.Sealer
-		for after := int64(0); ; {
-			rows, err := tx.QueryContext(ctx,
-				`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > $1 ORDER BY id LIMIT $2`, after, sealBatch)
-			if err != nil {
-				return err
-			}
-			type plain struct {
-				id                 int64
-				name, phone, email string
-			}
-			var batch []plain
-			for rows.Next() {
-				var p plain
-				if err := rows.Scan(&p.id, &p.name, &p.phone, &p.email); err != nil {
-					rows.Close()
-					return err
-				}
-				batch = append(batch, p)
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-			if len(batch) == 0 {
-				break
-			}
-			if keys == nil {
-				return errors.New("migration 00016 seals the patients' personal data: give the data keys (SLOTD_DATA_KEYS)")
-			}
-			if sealer == nil {
-				sealer = keys.NewSealer()
-			}
-			for _, p := range batch {
-				r := sealer.Seal(pii.PlainRow{Name: p.name, Phone: p.phone, Email: p.email})
-				if _, err := tx.ExecContext(ctx,
+		_, err := pii.SealAll(ctx, tx, keys, sealBatch,
+			`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > $1 ORDER BY id LIMIT $2`,
+			func(id int64, r pii.SealedRow) error {
+				_, err := tx.ExecContext(ctx,
 					`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4,
 					     phone_index = $5, email_index = $6, seal_key = $7, name = NULL, phone = NULL, email = NULL
 					 WHERE id = $1`,
-					p.id, r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int16(r.Key)); err != nil {
-					return err
-				}
-			}
-			after = batch[len(batch)-1].id
+					id, r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int16(r.Key))
+				return err
+			})
+		if errors.Is(err, pii.ErrNoKeys) {
+			return fmt.Errorf("%w (SLOTD_DATA_KEYS)", err)
 		}
-		_, err := tx.ExecContext(ctx, `
+		if err != nil {
+			return err
+		}
+		_, err = tx.ExecContext(ctx, `
 			DROP INDEX patients_phone_digits_idx;
 			ALTER TABLE patients DROP COLUMN name, DROP COLUMN phone, DROP COLUMN email;
 			-- A rewrite (smallint to integer) copies only the live rows,

@@ -55,50 +55,19 @@ func migrateSeal(keys *pii.Keys, converted *int) *goose.Migration {
 				return err
 			}
 		}
-		var sealer *pii.Sealer
-		for after := int64(0); ; {
-			rows, err := tx.QueryContext(ctx,
-				`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > ? ORDER BY id LIMIT ?`, after, sealBatch)
-			if err != nil {
-				return err
-			}
-			type plain struct {
-				id                 int64
-				name, phone, email string
-			}
-			var batch []plain
-			for rows.Next() {
-				var p plain
-				if err := rows.Scan(&p.id, &p.name, &p.phone, &p.email); err != nil {
-					rows.Close()
-					return err
-				}
-				batch = append(batch, p)
-			}
-			if err := rows.Close(); err != nil {
-				return err
-			}
-			if len(batch) == 0 {
-				break
-			}
-			if keys == nil {
-				return errors.New("migration 00016 seals the patients' personal data: give the data keys")
-			}
-			if sealer == nil {
-				sealer = keys.NewSealer()
-			}
-			for _, p := range batch {
-				r := sealer.Seal(pii.PlainRow{Name: p.name, Phone: p.phone, Email: p.email})
-				if _, err := tx.ExecContext(ctx,
+		n, err := pii.SealAll(ctx, tx, keys, sealBatch,
+			`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > ? ORDER BY id LIMIT ?`,
+			func(id int64, r pii.SealedRow) error {
+				_, err := tx.ExecContext(ctx,
 					`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?,
 					     phone_index = ?, email_index = ?, seal_key = ?, name = '', phone = NULL, email = NULL
 					 WHERE id = ?`,
-					r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int(r.Key), p.id); err != nil {
-					return err
-				}
-			}
-			*converted += len(batch)
-			after = batch[len(batch)-1].id
+					r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int(r.Key), id)
+				return err
+			})
+		*converted += n
+		if err != nil {
+			return err
 		}
 		for _, q := range []string{
 			`DROP INDEX patients_phone_digits_idx`,
