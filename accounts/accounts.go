@@ -25,7 +25,7 @@ import (
 // never log them, and store codes only as the keyed hashes they are given.
 type Store interface {
 	// PatientByPhone finds the patient whose phone is phone (E.164, as
-	// booking.Service.NormalizePhone returns it), by the phone's keyed hash
+	// service.Service.NormalizePhone returns it), by the phone's keyed hash
 	// (a phone is one patient's); not found otherwise, and for an erased
 	// patient.
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)

@@ -144,14 +144,6 @@ type AuditLog interface {
 	ListAudit(ctx context.Context, f AuditFilter) ([]AuditEntry, error)
 }
 
-// Audit lists audit entries (see AuditFilter), newest first.
-func (s *Service) Audit(ctx context.Context, f AuditFilter) ([]AuditEntry, error) {
-	if f.Limit <= 0 || f.Limit > MaxAuditPage {
-		f.Limit = MaxAuditPage
-	}
-	return bounded(s, ctx, func(ctx context.Context) ([]AuditEntry, error) { return s.store.ListAudit(ctx, f) })
-}
-
 // AuditEntries lists what a booking decision changed, once Finish has
 // answered it: each new appointment, by the actor of its request, and each
 // stale hold the reclaim expired (by the system, on the booking's behalf).

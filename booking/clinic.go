@@ -1,7 +1,6 @@
 package booking
 
 import (
-	"context"
 	"slices"
 	"time"
 )
@@ -297,12 +296,4 @@ func SlotOverlap(planned, existing []Slot) error {
 		}
 	}
 	return nil
-}
-
-// slotCollector collects the slots a generation would insert.
-type slotCollector struct{ slots []Slot }
-
-func (c *slotCollector) InsertSlots(_ context.Context, s []Slot) (int, error) {
-	c.slots = append(c.slots, s...)
-	return len(s), nil
 }

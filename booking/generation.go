@@ -1,7 +1,6 @@
 package booking
 
 import (
-	"context"
 	"time"
 )
 
@@ -43,16 +42,4 @@ func (c Suspension) Concerns(doctorID, dept int64) bool {
 		return c.DepartmentID == dept
 	}
 	return c.DoctorID == doctorID
-}
-
-// generateMarked generates sc's days [first, last] and then records last
-// as its mark. The mark is written only after the slots committed, so a
-// crash between the two makes the next pass redo those days (generation
-// is idempotent), never skip them.
-func (s *Service) generateMarked(ctx context.Context, ins SlotInserter, sc Schedule, loc *time.Location, first, last time.Time) (int, error) {
-	created, _, err := s.planner.Generate(ctx, ins, sc, loc, first, last)
-	if err != nil {
-		return created, err
-	}
-	return created, s.store.MarkGenerated(ctx, sc.ID, last.Format(time.DateOnly))
 }

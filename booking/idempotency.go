@@ -1,5 +1,7 @@
 package booking
 
+import "fmt"
+
 // MaxIdempotencyKeyLen is the longest Idempotency-Key accepted (SPEC §3).
 const MaxIdempotencyKeyLen = 64
 
@@ -24,3 +26,7 @@ func IdempotencyKey(values []string) (string, error) {
 	}
 	return k, nil
 }
+
+// Fingerprint is the canonical form of a booking request body, compared when
+// an Idempotency-Key is reused.
+func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }

@@ -73,29 +73,3 @@ func AuditRefund(ctx context.Context, now time.Time, id int64, p Payment) AuditE
 	return Audit(ctx, now, EntityPayment, id, "refund",
 		refundState{Outcome: p.Outcome}, refundState{Outcome: p.Outcome, Refunded: true, RefundRef: p.RefundRef})
 }
-
-// MarkRefunded settles a needs-refund payment with the provider's refund
-// reference (see Store.MarkRefunded).
-func (s *Service) MarkRefunded(ctx context.Context, tradeNo, ref string) (Payment, error) {
-	if ref == "" || len(ref) > MaxRefundRefLen {
-		return Payment{}, Errorf(CodeInvalidRequest, "the refund reference must be 1 to %d characters", MaxRefundRefLen)
-	}
-	return bounded(s, ctx, func(ctx context.Context) (Payment, error) { return s.store.MarkRefunded(ctx, tradeNo, ref, s.now()) })
-}
-
-// RunReconciliation is the scheduled reconciliation: a report without
-// repair whose verdict is kept (Store.RecordReconcileRun) for the
-// dashboard and the metrics of every instance.
-func (s *Service) RunReconciliation(ctx context.Context) (ReconcileRun, error) {
-	rep, err := s.Reconcile(ctx, false)
-	if err != nil {
-		return ReconcileRun{}, err
-	}
-	run := ReconcileRun{CheckedAt: rep.CheckedAt, Violations: rep.Violations(), Pending: rep.Pending(), Kinds: rep.Kinds()}
-	return run, s.storeErr(ctx, s.store.RecordReconcileRun(ctx, run))
-}
-
-// LastReconcileRun returns the newest scheduled reconciliation's verdict.
-func (s *Service) LastReconcileRun(ctx context.Context) (ReconcileRun, error) {
-	return bounded(s, ctx, func(ctx context.Context) (ReconcileRun, error) { return s.store.LastReconcileRun(ctx) })
-}

@@ -1,7 +1,6 @@
 package booking
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"time"
@@ -114,19 +113,6 @@ const ReminderScanLimit = 5000
 // offsets recorded without a message (their time had gone by).
 type ReminderScan struct {
 	Sent, Passed int
-}
-
-// SendReminders runs one reminder scan at the service's clock with its
-// offsets (Options.Reminders) and reports what it did.
-func (s *Service) SendReminders(ctx context.Context) (ReminderScan, error) {
-	scan, err := bounded(s, ctx, func(ctx context.Context) (ReminderScan, error) {
-		return s.store.SendReminders(ctx, s.reminders, s.now(), ReminderScanLimit)
-	})
-	if err == nil {
-		s.observeReminders(ReminderEnqueued, scan.Sent)
-		s.observeReminders(ReminderPassed, scan.Passed)
-	}
-	return scan, err
 }
 
 // CheckScheduleWaitlist validates a schedule's own reminders and offer time.

@@ -2,7 +2,7 @@
 // departments, doctors, schedules and patients (with a dry run, line
 // numbers in every error and idempotent re-runs), and the exports (a
 // doctor's day, the appointments of a period), every cell safe to open in
-// a spreadsheet. Every change goes through the booking.Service.
+// a spreadsheet. Every change goes through the service.Service.
 package csvdata
 
 import (

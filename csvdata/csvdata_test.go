@@ -11,11 +11,11 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
-func open(t *testing.T) (*sqlite.Store, *booking.Service) {
+func open(t *testing.T) (*sqlite.Store, *service.Service) {
 	t.Helper()
 	s, err := sqlite.Open(context.Background(), filepath.Join(t.TempDir(), "i.db"))
 	if err != nil {
@@ -25,10 +25,10 @@ func open(t *testing.T) (*sqlite.Store, *booking.Service) {
 	if err := s.Migrate(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return s, booking.NewService(s, booking.Options{Planner: schedule.Planner{}})
+	return s, service.NewService(s, service.Options{})
 }
 
-func imp(t *testing.T, s *sqlite.Store, svc *booking.Service, file string, dry bool) csvdata.Report {
+func imp(t *testing.T, s *sqlite.Store, svc *service.Service, file string, dry bool) csvdata.Report {
 	t.Helper()
 	rep, err := csvdata.Import(context.Background(), svc, s, strings.NewReader(file), dry)
 	if err != nil {

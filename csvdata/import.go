@@ -14,6 +14,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // The import's file kinds, told by their header line (columns in order).
@@ -108,7 +109,7 @@ type Finder interface {
 // counts what it would create, changing nothing. A line that cannot be
 // imported is reported with its number and the others still are; an
 // unreadable file or unknown header is an error of line 1.
-func Import(ctx context.Context, svc *booking.Service, find Finder, r io.Reader, dryRun bool) (Report, error) {
+func Import(ctx context.Context, svc *service.Service, find Finder, r io.Reader, dryRun bool) (Report, error) {
 	rep := Report{DryRun: dryRun, Errors: []LineError{}}
 	cr := csv.NewReader(&limited{r: r, n: MaxImportBytes})
 	cr.TrimLeadingSpace = true
@@ -215,7 +216,7 @@ func lineErrorOf(line int, err error) LineError {
 // importer holds what exists, updated as lines create (or, in a dry run,
 // would create) records, so that a duplicate line counts once.
 type importer struct {
-	svc   *booking.Service
+	svc   *service.Service
 	find  Finder
 	kind  string
 	dry   bool
@@ -225,7 +226,7 @@ type importer struct {
 	phone map[string]bool
 }
 
-func newImporter(ctx context.Context, svc *booking.Service, find Finder, kind string) (*importer, error) {
+func newImporter(ctx context.Context, svc *service.Service, find Finder, kind string) (*importer, error) {
 	im := &importer{svc: svc, find: find, kind: kind, depts: map[string]int64{}, docs: map[[2]string]int64{},
 		sched: map[string]bool{}, phone: map[string]bool{}}
 	if kind == "patients" {

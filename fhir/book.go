@@ -11,6 +11,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // bookInput is what $book reads of its body: an Appointment, bare or as
@@ -79,7 +80,7 @@ func refTail(ref, kind string) (int64, bool) {
 }
 
 // book is Appointment/$book: it takes a place in the Appointment's one
-// slot for its patient through booking.Service.Book, exactly as POST
+// slot for its patient through service.Service.Book, exactly as POST
 // /api/appointments does, under the request's Idempotency-Key. A patient
 // books for themselves; an admin names the patient. It answers 201 with a
 // Bundle holding the new Appointment, or 200 with the original one when
@@ -132,7 +133,7 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 		patient = named
 		ctx, cancel := h.ctx(r)
 		_, err := h.store.GetPatient(ctx, patient)
-		err = booking.Classify(ctx, err)
+		err = service.Classify(ctx, err)
 		cancel()
 		if err != nil {
 			return err
@@ -245,7 +246,7 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	all, err := h.schedules(ctx)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	now := h.svc.Now()
 	var ids []string
@@ -256,7 +257,7 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 		}
 		slots, err := h.store.ListSlots(ctx, sc.doctor.ID, p.From, p.To)
 		if err != nil {
-			return booking.Classify(ctx, err)
+			return service.Classify(ctx, err)
 		}
 		for _, s := range slots {
 			if out := slot(s, now, h.links(s, sc.doctor, sc.zone)); out.Status == "free" {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // SMART Scheduling Links (https://github.com/smart-on-fhir/smart-scheduling-links):
@@ -283,7 +284,7 @@ func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
 	}
 	s, err := h.bulk.current(r.Context())
 	if err != nil {
-		return booking.Classify(r.Context(), err)
+		return service.Classify(r.Context(), err)
 	}
 	type output struct {
 		Type string `json:"type"`
@@ -325,7 +326,7 @@ func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	s, err := h.bulk.current(r.Context())
 	if err != nil {
-		return booking.Classify(r.Context(), err)
+		return service.Classify(r.Context(), err)
 	}
 	if h.cacheable(w, r, s, kind+"|"+raw) {
 		return nil

@@ -4,7 +4,7 @@
 // SMART Scheduling Links bulk publication ($bulk-publish).
 //
 // It is an adapter like httpapi: it translates, and books only through
-// booking.Service.Book, the path of POST /api/appointments, with the same
+// service.Service.Book, the path of POST /api/appointments, with the same
 // Idempotency-Key rules. It accepts the API's bearer tokens (auth.Signer).
 // Errors are OperationOutcome with the status of slotd's error code.
 package fhir
@@ -25,6 +25,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 )
 
 // ContentType is the media type of every answer.
@@ -32,7 +33,7 @@ const ContentType = "application/fhir+json; charset=utf-8"
 
 // Config wires the FHIR interface.
 type Config struct {
-	Service *booking.Service
+	Service *service.Service
 	Signer  *auth.Signer
 	// PublicURL is the service's external base URL: FHIR fullUrls, the
 	// bulk manifest and the booking deep links are absolute (required).
@@ -55,7 +56,7 @@ const (
 
 // Handler serves /fhir/.
 type Handler struct {
-	svc     *booking.Service
+	svc     *service.Service
 	store   booking.Reader
 	signer  *auth.Signer
 	base    string // PublicURL + "/fhir"
@@ -87,7 +88,7 @@ func New(cfg Config) *Handler {
 	h := &Handler{svc: cfg.Service, store: cfg.Service.Reader(), signer: cfg.Signer, base: web + "/fhir", web: web,
 		clinic: cfg.Clinic, zone: cfg.Zone, timeout: cfg.Service.Timeout(), log: cfg.Logger, mux: http.NewServeMux()}
 	h.bulk = newPublisher(h, cfg.Bulk)
-	cfg.Service.Watch(func(booking.Change) { h.bulk.changed() })
+	cfg.Service.Watch(func(service.Change) { h.bulk.changed() })
 	h.routes()
 	return h
 }

@@ -22,6 +22,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -64,7 +65,7 @@ func (c *countingStore) ListSlots(ctx context.Context, doctorID int64, from, to 
 type fixture struct {
 	t      testing.TB
 	store  *countingStore
-	svc    *booking.Service
+	svc    *service.Service
 	signer *auth.Signer
 	h      *Handler
 	srv    *httptest.Server
@@ -94,7 +95,7 @@ func newFixture(t testing.TB) *fixture {
 	f.signer, err = auth.NewSigner([]byte("0123456789abcdef0123456789abcdef"))
 	must(t, err)
 	// A budget the tests' many attempts stay within; TestBookSpendsTheSharedBudget spends it.
-	f.svc = booking.NewService(f.store, booking.Options{Now: f.now, BookingRate: fixtureBookingRate})
+	f.svc = service.NewService(f.store, service.Options{Now: f.now, BookingRate: fixtureBookingRate})
 	f.dept, err = st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	dept2, err := st.CreateDepartment(ctx, booking.Department{Name: "Dermatology"})
@@ -400,7 +401,7 @@ func bookBody(slotID, patientID int64) string {
 	return `{"resourceType":"Parameters","parameter":[{"name":"appt-resource","resource":{"resourceType":"Appointment","status":"proposed","slot":[{"reference":"Slot/` + id(slotID) + `"}],"participant":[` + parts + `]}}]}`
 }
 
-// TestBookIsTheAPIsBooking: $book goes through booking.Service.Book with
+// TestBookIsTheAPIsBooking: $book goes through service.Service.Book with
 // the API's Idempotency-Key rules and refusals.
 func TestBookIsTheAPIsBooking(t *testing.T) {
 	f := newFixture(t)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // metadata is the CapabilityStatement: what this server reads, searches
@@ -86,7 +87,7 @@ func (h *Handler) readPractitioner(w http.ResponseWriter, r *http.Request) error
 	defer cancel()
 	d, err := h.store.GetDoctor(ctx, n)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	writeResource(w, http.StatusOK, practitioner(d))
 	return nil
@@ -100,7 +101,7 @@ func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) er
 	defer cancel()
 	ds, err := h.store.ListDoctors(ctx, 0)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	var ids []string
 	var res []any
@@ -124,7 +125,7 @@ func (h *Handler) readLocation(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	room, err := h.room(ctx, n)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	writeResource(w, http.StatusOK, roomLocation(room))
 	return nil
@@ -138,7 +139,7 @@ func (h *Handler) searchLocations(w http.ResponseWriter, r *http.Request) error 
 	defer cancel()
 	rooms, err := h.store.ListRooms(ctx, booking.RoomFilter{})
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	ids, res := []string{ClinicID}, []any{h.clinic.location()}
 	for _, rm := range rooms {
@@ -251,7 +252,7 @@ func (h *Handler) readSchedule(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	s, err := h.schedule(ctx, n)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	writeResource(w, http.StatusOK, s.res)
 	return nil
@@ -267,7 +268,7 @@ func (h *Handler) searchSchedules(w http.ResponseWriter, r *http.Request) error 
 	defer cancel()
 	all, err := h.schedules(ctx)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	var ids []string
 	var res []any
@@ -323,11 +324,11 @@ func (h *Handler) readSlot(w http.ResponseWriter, r *http.Request) error {
 	defer cancel()
 	s, err := h.store.GetSlot(ctx, n)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	sc, err := h.schedule(ctx, s.DoctorID)
 	if err != nil {
-		return booking.Classify(ctx, err)
+		return service.Classify(ctx, err)
 	}
 	writeResource(w, http.StatusOK, slot(s, h.svc.Now(), h.links(s, sc.doctor, sc.zone)))
 	return nil
@@ -363,7 +364,7 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 		}
 		sc, err := h.schedule(ctx, n)
 		if err != nil {
-			return booking.Classify(ctx, err)
+			return service.Classify(ctx, err)
 		}
 		p, err := dateRange(q["start"], sc.zone)
 		if err != nil {
@@ -374,7 +375,7 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 		}
 		slots, err := h.store.ListSlots(ctx, n, p.From, p.To)
 		if err != nil {
-			return booking.Classify(ctx, err)
+			return service.Classify(ctx, err)
 		}
 		for _, s := range slots {
 			out := slot(s, now, h.links(s, sc.doctor, sc.zone))

@@ -36,7 +36,7 @@ func TestAdminCatalog(t *testing.T) {
 	var p booking.Patient
 	a = e.do(post("/api/admin/patients", e.admin, map[string]any{"name": "Anna", "phone": "+49 30 1234567", "email": "anna@example.org"})).expect(t, 201)
 	a.decode(t, &p)
-	// Stored in E.164, the one normalization (booking.Service.NormalizePhone).
+	// Stored in E.164, the one normalization (service.Service.NormalizePhone).
 	if p.ID == 0 || p.Phone != "+49301234567" || p.Email != "anna@example.org" {
 		t.Fatalf("%+v", p)
 	}

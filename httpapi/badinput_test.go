@@ -16,7 +16,7 @@ import (
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -232,7 +232,7 @@ func TestNumbersOutOfRange(t *testing.T) {
 func testNumbersOutOfRange(t *testing.T, st booking.Store) {
 	ctx := context.Background()
 	now := func() time.Time { return t0 }
-	svc := booking.NewService(st, booking.Options{Now: now, Planner: schedule.Planner{}})
+	svc := service.NewService(st, service.Options{Now: now})
 	signer := mustSigner(t)
 	srv := httptest.NewServer(New(Config{Service: svc, Signer: signer, Now: now, Logger: discardLogger()}))
 	t.Cleanup(srv.Close)

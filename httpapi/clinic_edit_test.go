@@ -14,7 +14,7 @@ import (
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -56,7 +56,7 @@ func onBothStores(t *testing.T, fn func(t *testing.T, e *env)) {
 			st := stores[name](t)
 			signer := mustSigner(t)
 			e := &env{t: t, store: st, signer: signer, clock: newClock(t0), logs: &syncBuffer{}, router: openAPIRouter(t)}
-			svc := booking.NewService(st, booking.Options{Now: e.clock.Now, Timeout: 10 * time.Second, Planner: schedule.Planner{}})
+			svc := service.NewService(st, service.Options{Now: e.clock.Now, Timeout: 10 * time.Second})
 			e.srv = httptest.NewServer(New(Config{Service: svc, Store: st, Signer: signer, Now: e.clock.Now,
 				Logger: slog.New(slog.NewJSONHandler(e.logs, nil))}))
 			t.Cleanup(e.srv.Close)

@@ -26,7 +26,7 @@ import (
 	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/problem"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -147,7 +147,7 @@ func newFuzzAPI(tb testing.TB, store booking.Store, snapshot func() string) *fuz
 	a.tokens = []string{"", mint(auth.RolePatient, fmt.Sprint(pats[0].ID), 0), mint(auth.RolePatient, fmt.Sprint(pats[1].ID), 0),
 		mint(auth.RoleDoctor, fmt.Sprint(doc.ID), 0), mint(auth.RoleAdmin, "1", 0),
 		expiredToken(tb, auth.RoleAdmin, "1"), forgedToken(tb, auth.RoleAdmin, "1")}
-	svc := booking.NewService(store, booking.Options{Now: clk.Now, Timeout: 5 * time.Second, Planner: schedule.Planner{}, BookingRate: 1 << 30})
+	svc := service.NewService(store, service.Options{Now: clk.Now, Timeout: 5 * time.Second, BookingRate: 1 << 30})
 	a.srv = httptest.NewServer(New(Config{Service: svc, Store: store, Signer: signer, Logger: discardLogger(), Now: clk.Now}))
 	tb.Cleanup(a.srv.Close)
 	return a

@@ -25,7 +25,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/problem"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -144,7 +144,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	}
 	// The timeout bounds a booking's whole wait: generous, as these tests
 	// are about answers and -race on busy cores makes a rush of hundreds slow.
-	svc := booking.NewService(e.store, booking.Options{Now: e.clock.Now, Timeout: 10 * time.Second, Planner: schedule.Planner{}})
+	svc := service.NewService(e.store, service.Options{Now: e.clock.Now, Timeout: 10 * time.Second})
 	cfg := Config{
 		Service: svc, Store: e.store, Signer: signer,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -14,6 +14,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3filter"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // TestValidatorCatchesDrift proves the OpenAPI check in env.do has teeth:
@@ -122,7 +123,7 @@ func TestRequestIDIsSanitised(t *testing.T) {
 
 // The RateLimit headers state the shared limiter's decision.
 func TestRateLimitHeaders(t *testing.T) {
-	l := booking.NewRateLimiter(5, 10*time.Second, 100)
+	l := service.NewRateLimiter(5, 10*time.Second, 100)
 	for i := 0; i < 5; i++ {
 		l.Allow(1, t0)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 func discardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -46,7 +47,7 @@ func TestOpenAPICoversEveryRoute(t *testing.T) {
 			inDoc = append(inDoc, method+" "+path)
 		}
 	}
-	s := newServer(Config{Service: booking.NewService(nil, booking.Options{}), Signer: mustSigner(t)})
+	s := newServer(Config{Service: service.NewService(nil, service.Options{}), Signer: mustSigner(t)})
 	var inMux []string
 	for _, p := range s.patterns {
 		inMux = append(inMux, p)

@@ -12,7 +12,7 @@ type rescheduleRequest struct {
 	SlotID int64 `json:"slotId"`
 }
 
-// reschedule moves an appointment to another slot (booking.Service.Reschedule):
+// reschedule moves an appointment to another slot (service.Service.Reschedule):
 // 200 with the moved appointment, also for a retry with the same key.
 // A patient's move spends one booking attempt, as a booking does.
 func (s *server) reschedule(w http.ResponseWriter, r *http.Request, c auth.Claims) error {

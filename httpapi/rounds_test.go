@@ -19,6 +19,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 )
 
 // The rounds' clock: applications are taken from opensAt (an hour after
@@ -715,7 +716,7 @@ func (g *gatedStore) DecidePending(ctx context.Context, roundID int64, limit int
 // the other while nothing is decided; the first submitted wins.
 func TestRoundArrivalOrder(t *testing.T) {
 	gs := &gatedStore{release: make(chan struct{})}
-	var svc *booking.Service
+	var svc *service.Service
 	e := newEnv(t, withStore(func(s booking.Store) booking.Store { gs.Store = s; return gs }),
 		withConfig(func(c *Config) { svc = c.Service }))
 	rd, slots := e.makeRound("Single", 1, true, e.makeRoom("Only", "A", 0, true, 1))

@@ -3,7 +3,7 @@
 // problem+json table for every error, and the OpenAPI document that
 // describes it all.
 //
-// Handlers only translate: they validate input, call the booking.Service
+// Handlers only translate: they validate input, call the service.Service
 // for every change (or read through a booking.Reader), and render the
 // answer. Bad input is always a 4xx; a 5xx means the database is down (503)
 // or a bug (500, logged, generic detail).
@@ -21,13 +21,14 @@ import (
 	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 )
 
 // Config wires the API to the domain.
 type Config struct {
 	// Service makes every change: bookings, cancellations, the catalog,
 	// payments, staff transitions, rounds.
-	Service *booking.Service
+	Service *service.Service
 	// Store serves the reads of the catalog and admin endpoints; when nil
 	// the Service's store is read.
 	Store booking.Reader
@@ -83,7 +84,7 @@ const (
 
 // server holds the wired dependencies of the handlers.
 type server struct {
-	svc          *booking.Service
+	svc          *service.Service
 	store        booking.Reader
 	listings     booking.Reader // slot lists and availability (Config.Listings)
 	signer       *auth.Signer
@@ -167,7 +168,7 @@ func newServer(cfg Config) *server {
 	if cfg.PublicPerMinute > 0 {
 		s.perAddr = edge.NewKeyLimiter(cfg.PublicPerMinute, time.Minute)
 	}
-	cfg.Service.Watch(func(c booking.Change) { s.lists.drop(c.DoctorID) })
+	cfg.Service.Watch(func(c service.Change) { s.lists.drop(c.DoctorID) })
 	s.routes()
 	return s
 }
@@ -367,7 +368,7 @@ func (s *server) storeCtx(ctx context.Context) (context.Context, context.CancelF
 
 // storeErr classifies an error of a read made under ctx, as the Service
 // classifies its own.
-func storeErr(ctx context.Context, err error) error { return booking.Classify(ctx, err) }
+func storeErr(ctx context.Context, err error) error { return service.Classify(ctx, err) }
 
 // writeJSON answers v as JSON with the given status.
 func writeJSON(w http.ResponseWriter, status int, v any) {

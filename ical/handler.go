@@ -20,6 +20,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 )
 
 // Tokens keeps each patient's calendar subscription token, as its hash
@@ -45,7 +46,7 @@ type DoctorDays interface {
 
 // Config wires the calendars.
 type Config struct {
-	Service *booking.Service
+	Service *service.Service
 	Tokens  Tokens
 	Days    DoctorDays
 	Signer  *auth.Signer
@@ -68,7 +69,7 @@ const (
 
 // Handler serves /ical/ and manages subscription tokens for the web UI.
 type Handler struct {
-	svc     *booking.Service
+	svc     *service.Service
 	store   booking.Reader
 	tokens  Tokens
 	days    DoctorDays

@@ -18,6 +18,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/ical"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -31,7 +32,7 @@ const testSecret = "0123456789abcdef0123456789abcdef"
 type fixture struct {
 	t       *testing.T
 	store   *sqlite.Store
-	svc     *booking.Service
+	svc     *service.Service
 	signer  *auth.Signer
 	srv     *httptest.Server
 	h       *ical.Handler
@@ -55,7 +56,7 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, store: st, signer: signer}
 	f.paris, err = time.LoadLocation("Europe/Paris")
 	must(t, err)
-	f.svc = booking.NewService(st, booking.Options{Now: func() time.Time { return now }})
+	f.svc = service.NewService(st, service.Options{Now: func() time.Time { return now }})
 	dept, err := st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	f.doctor, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Martin", DepartmentID: dept.ID, TimeZone: "Europe/Paris"})

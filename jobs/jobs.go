@@ -31,6 +31,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/service"
 )
 
 // Host is what River needs of a store beyond booking.Store, TTx being the
@@ -80,7 +81,7 @@ type Config struct {
 	// Service makes the jobs' changes (hold expiry, slot generation), so
 	// that its clock, timeouts and cache invalidation are the requests';
 	// required.
-	Service *booking.Service
+	Service *service.Service
 	// Notifier delivers notifications; required.
 	Notifier notify.Notifier
 	// Logger receives the workers' logs and River's warnings and errors;

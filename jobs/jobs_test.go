@@ -18,6 +18,7 @@ import (
 	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -176,8 +177,8 @@ func (f *fixture) book(slotID int64, at time.Time, ps ...booking.Patient) []book
 // the store closes, since cleanups run last-in first-out).
 // svcAt is the Service the jobs make their changes through, on clock now
 // (time.Now when nil).
-func svcAt(s booking.Store, now func() time.Time) *booking.Service {
-	return booking.NewService(s, booking.Options{Now: now, Planner: schedule.Planner{}})
+func svcAt(s booking.Store, now func() time.Time) *service.Service {
+	return service.NewService(s, service.Options{Now: now})
 }
 
 func runner(t *testing.T, cfg Config, start bool) *Runner {
@@ -390,7 +391,7 @@ func TestExpiryJob(t *testing.T) {
 		old := f.book(sl.ID, t0, f.patient(), f.patient(), f.patient())
 		young := f.book(sl.ID, t0.Add(55*time.Minute), f.patient())[0]
 		later := t0.Add(time.Hour) // past the first three holds' 15 minutes
-		svc := booking.NewService(s, booking.Options{Now: clock(later)})
+		svc := service.NewService(s, service.Options{Now: clock(later)})
 		rec := &recorder{}
 		runner(t, Config{Store: s, Service: svc, Notifier: rec, ExpiryInterval: 200 * time.Millisecond}, true)
 

@@ -8,6 +8,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // ReconcileArgs is the scheduled reconciliation (every
@@ -27,7 +28,7 @@ type reconcileWorker struct {
 
 // Timeout leaves the grouped scan its budget.
 func (*reconcileWorker) Timeout(*river.Job[ReconcileArgs]) time.Duration {
-	return 2 * booking.ReconcileBudget
+	return 2 * service.ReconcileBudget
 }
 
 // Work runs one reconciliation and keeps its verdict.

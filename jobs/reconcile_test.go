@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // TestReconcileJob: the job runs at start and keeps its verdict, which
@@ -18,7 +19,7 @@ func TestReconcileJob(t *testing.T) {
 		sl := f.slot(2, 2500)
 		held := f.book(sl.ID, t0, f.patient())[0]
 		later := t0.Add(time.Hour)
-		svc := booking.NewService(s, booking.Options{Now: clock(later)})
+		svc := service.NewService(s, service.Options{Now: clock(later)})
 		// Paid after the deadline: a refund to make.
 		if _, err := svc.ConfirmPayment(f.ctx, booking.Payment{TradeNo: "J1", AppointmentID: held.ID, AmountCents: 2500}); booking.ErrorCode(err) != booking.CodePaymentRejected {
 			t.Fatalf("late payment: %v", err)

@@ -7,9 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // counting is a booking.Observer that counts offers and reminders.
@@ -59,7 +58,7 @@ func TestReminderInPatientLanguage(t *testing.T) {
 
 		obs := &counting{}
 		at := sl.StartAt.Add(-24 * time.Hour)
-		svc := booking.NewService(s, booking.Options{Now: clock(at), Planner: schedule.Planner{}, Observer: obs})
+		svc := service.NewService(s, service.Options{Now: clock(at), Observer: obs})
 		// The runner installs the outbox now and works only once started,
 		// after the cancel.
 		rec := &recorder{}

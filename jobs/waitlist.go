@@ -54,7 +54,7 @@ type reminderWorker struct {
 	w *workers
 }
 
-// Work runs one reminder scan (booking.Service.SendReminders).
+// Work runs one reminder scan (service.Service.SendReminders).
 func (rw *reminderWorker) Work(ctx context.Context, _ *river.Job[ReminderArgs]) error {
 	scan, err := rw.w.svc.SendReminders(ctx)
 	if scan.Sent > 0 || scan.Passed > 0 {

@@ -10,12 +10,13 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/service"
 )
 
 // workers holds what the job workers share.
 type workers struct {
 	store    booking.Store
-	svc      *booking.Service // makes every change
+	svc      *service.Service // makes every change
 	notifier notify.Notifier
 	logger   *slog.Logger
 	// fanOut turns a NotifyBatchArgs job into one NotifyArgs job per

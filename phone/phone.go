@@ -2,7 +2,7 @@
 // nyaruka/phonenumbers (the Go port of Google's libphonenumber) in the
 // clinic's default region, so that a French patient may type
 // "06 00 00 00 00" and a Vietnamese one "090 123 45 67", and stored and
-// looked up in E.164 ("+33600000000"). booking.Service.NormalizePhone is
+// looked up in E.164 ("+33600000000"). service.Service.NormalizePhone is
 // the entry point (it knows the clinic's region); sign-in, patient
 // creation and look-up all go through it.
 package phone

@@ -210,7 +210,7 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 }
 
 // PatientByPhone returns the patient whose phone (E.164, as
-// booking.Service.NormalizePhone returns it) is phone, by its keyed hash.
+// service.Service.NormalizePhone returns it) is phone, by its keyed hash.
 func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
 	p, err := s.scanPatient(s.pool.QueryRow(ctx,
 		`SELECT `+patientColumns+` FROM patients WHERE phone_index = $1`, s.keys.PhoneIndex(phone)))

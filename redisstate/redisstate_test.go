@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // redisServer runs a real redis-server on a free port for the test. Where
@@ -82,7 +83,7 @@ func (r *redisServer) stop() {
 func newState(t *testing.T, url string) *State {
 	t.Helper()
 	s, err := New(url, Options{Rate: 5, Window: 10 * time.Second,
-		Fallback: booking.NewRateLimiter(5, 10*time.Second, 1000),
+		Fallback: service.NewRateLimiter(5, 10*time.Second, 1000),
 		Backoff:  50 * time.Millisecond,
 		Logger:   slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
@@ -241,7 +242,7 @@ func TestRedisSlowFallsBackAndRecovers(t *testing.T) {
 	r := startRedis(t)
 	var logs lockedBuffer
 	s, err := New(r.url(), Options{Rate: 5, Window: 10 * time.Second,
-		Fallback: booking.NewRateLimiter(5, 10*time.Second, 1000),
+		Fallback: service.NewRateLimiter(5, 10*time.Second, 1000),
 		Timeout:  100 * time.Millisecond, Backoff: 50 * time.Millisecond,
 		Logger: slog.New(slog.NewTextHandler(&logs, nil))})
 	if err != nil {

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/auth"
-	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -38,7 +38,7 @@ func startServer(t *testing.T, bookingRate int) (string, *auth.Signer) {
 		t.Fatal(err)
 	}
 	h := httpapi.New(httpapi.Config{
-		Service: booking.NewService(store, booking.Options{BookingRate: bookingRate}), Store: store, Signer: signer,
+		Service: service.NewService(store, service.Options{BookingRate: bookingRate}), Store: store, Signer: signer,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	srv := httptest.NewServer(h)

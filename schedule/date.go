@@ -67,7 +67,7 @@ func (d Date) AddDays(n int) Date {
 	return dateOfUTC(d.noonUTC().AddDate(0, 0, n))
 }
 
-// Midnight is d as a UTC midnight: how booking.Planner passes a civil
+// Midnight is d as a UTC midnight: how the service passes a civil
 // date without a zone of its own.
 func (d Date) Midnight() time.Time { return time.Date(d.Year, d.Month, d.Day, 0, 0, 0, 0, time.UTC) }
 

@@ -1,6 +1,6 @@
 // Package schedule turns schedules into slots. It is pure: no database, no
 // clock; Apply is the one function that touches a store, and only to
-// insert. Planner hands it all to booking.Service, which cannot import it.
+// insert. The service package calls it for every slot generation.
 //
 // # Time zones and DST
 //
@@ -229,7 +229,7 @@ func eachDay(s booking.Schedule, loc *time.Location, from, to Date, yield func([
 // s is validated with Normalize first (on a copy); an invalid schedule or a
 // range with from after to is a *booking.Error with CodeInvalidRequest. On a
 // store error the counts cover the chunks done before it. A nil loc means UTC.
-func Apply(ctx context.Context, store booking.SlotInserter, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
+func Apply(ctx context.Context, store SlotInserter, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
 	if err := Normalize(&s); err != nil {
 		return 0, 0, err
 	}
@@ -290,21 +290,8 @@ func Window(s booking.Schedule, loc *time.Location, now time.Time) (from, to Dat
 	return today, today.AddDays(h)
 }
 
-// Planner is this package as booking.Planner, for booking.Options.
-type Planner struct{}
-
-var _ booking.Planner = Planner{}
-
-// Normalize is Normalize.
-func (Planner) Normalize(s *booking.Schedule) error { return Normalize(s) }
-
-// Window is Window, with the days as UTC midnights.
-func (Planner) Window(s booking.Schedule, loc *time.Location, now time.Time) (first, last time.Time) {
-	from, to := Window(s, loc, now)
-	return from.Midnight(), to.Midnight()
-}
-
-// Generate is Apply for the days first through last (UTC midnights).
-func (Planner) Generate(ctx context.Context, ins booking.SlotInserter, s booking.Schedule, loc *time.Location, first, last time.Time) (created, existing int, err error) {
-	return Apply(ctx, ins, s, loc, DateOf(first, time.UTC), DateOf(last, time.UTC))
+// SlotInserter adds slots that do not exist yet (a store's InsertSlots):
+// all that Apply needs of a store.
+type SlotInserter interface {
+	InsertSlots(ctx context.Context, slots []booking.Slot) (created int, err error)
 }

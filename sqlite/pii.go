@@ -247,7 +247,7 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 }
 
 // PatientByPhone returns the patient whose phone (E.164, as
-// booking.Service.NormalizePhone returns it) is phone, by its keyed hash.
+// service.Service.NormalizePhone returns it) is phone, by its keyed hash.
 func (s *Store) PatientByPhone(ctx context.Context, phone string) (booking.Patient, error) {
 	p, err := s.scanPatient(s.reader.QueryRowContext(ctx,
 		`SELECT `+patientColumns+` FROM patients WHERE phone_index = ?`, s.keys.PhoneIndex(phone)))

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // serviceReads are the Service's methods that change nothing the audit log
@@ -35,7 +35,7 @@ var serviceReads = map[string]bool{
 // testAuditEveryChange fails when a Service method that is not a read
 // leaves no audit row with the actor of its context: a state change added
 // later must either be audited or be listed above with a reason. Every
-// method of *booking.Service must appear in one of the two tables.
+// method of *service.Service must appear in one of the two tables.
 func testAuditEveryChange(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
@@ -43,7 +43,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	var clockNS atomic.Int64
 	setClock := func(t time.Time) { clockNS.Store(t.UnixNano()) }
 	setClock(now)
-	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() }, Planner: schedule.Planner{}})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() }})
 	actor := booking.Actor{Role: "admin", ID: "auditor"}
 	ctx := booking.WithActor(context.Background(), actor)
 
@@ -284,7 +284,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	}
 }
 
-func lastAuditID(t *testing.T, svc *booking.Service) int64 {
+func lastAuditID(t *testing.T, svc *service.Service) int64 {
 	t.Helper()
 	es, err := svc.Audit(context.Background(), booking.AuditFilter{Limit: 1})
 	must(t, err)
@@ -300,7 +300,7 @@ func lastAuditID(t *testing.T, svc *booking.Service) int64 {
 func testAuditLog(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
-	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return now }})
 	sl := f.slot(3)
 	p, q := f.patient(), f.patient()
 	pctx := booking.WithActor(context.Background(), booking.Actor{Role: "patient", ID: "p"})
@@ -345,7 +345,7 @@ func testAuditLog(t *testing.T, h Harness) {
 func testRefunds(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
-	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return now }})
 	ctx := context.Background()
 	sl := f.slot(3, withFee(2500))
 	a := wantOK(t, svc.Book(ctx, f.patient().ID, sl.ID, "r"))

@@ -13,20 +13,21 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // benchPlaces is the capacity of each benchmark slot and the number of
 // patients: operation i books place i%benchPlaces of slot i/benchPlaces.
 const benchPlaces = 1000
 
-// Bench measures the booking path through booking.Service on one hot slot
+// Bench measures the booking path through service.Service on one hot slot
 // at a time, with 64 concurrent clients, for both engines: "direct" (one
 // transaction per request, the source articles' design) and "batched"
 // (group commit per slot). It reports bookings/s and the mean batch size.
 // Notifications are not enqueued here (no River): the rush measures the
 // whole server.
 func Bench(b *testing.B, newStore func(testing.TB) booking.Store) {
-	for _, engine := range []string{booking.EngineDirect, booking.EngineBatched} {
+	for _, engine := range []string{service.EngineDirect, service.EngineBatched} {
 		b.Run(engine, func(b *testing.B) {
 			s := newStore(b)
 			f := newFixture(b, s)
@@ -36,7 +37,7 @@ func Bench(b *testing.B, newStore func(testing.TB) booking.Store) {
 				slots[i] = f.slot(benchPlaces)
 			}
 			var batches atomic.Int64
-			svc := booking.NewService(s, booking.Options{
+			svc := service.NewService(s, service.Options{
 				Now: func() time.Time { return now }, Engine: engine, Timeout: time.Minute,
 				Observer: batchCounter{&batches},
 			})

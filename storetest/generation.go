@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // writeCounter counts what a generation pass asks of the store: the
@@ -49,8 +49,7 @@ func testGeneratedThrough(t *testing.T, h Harness) {
 	cs := &writeCounter{Store: s}
 	var clock atomic.Int64
 	clock.Store(now.UnixNano())
-	svc := booking.NewService(cs, booking.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() },
-		Planner: schedule.Planner{}, Timeout: time.Minute})
+	svc := service.NewService(cs, service.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }, Timeout: time.Minute})
 	advance := func(days int) { clock.Add(int64(days) * int64(24*time.Hour)) }
 	loc, err := time.LoadLocation(f.doctor.TimeZone)
 	must(t, err)
@@ -64,7 +63,7 @@ func testGeneratedThrough(t *testing.T, h Harness) {
 	sc, n, err := svc.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doctor.ID, Weekdays: every,
 		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
 	must(t, err)
-	_, last := schedule.Planner{}.Window(sc, loc, now)
+	_, last := service.WindowDays(sc, loc, now)
 	if n != 16 || day(last) != 2 {
 		t.Fatalf("CreateSchedule created %d slots (%d on its last day %s), want 16 (2)", n, day(last), last.Format(time.DateOnly))
 	}
@@ -120,8 +119,7 @@ func testGeneratedThrough(t *testing.T, h Harness) {
 	pass(0, [3]int64{}, "after the lift")
 
 	// The mark is the store's: another instance (a restart) sees it.
-	fresh := booking.NewService(cs, booking.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() },
-		Planner: schedule.Planner{}, Timeout: time.Minute})
+	fresh := service.NewService(cs, service.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }, Timeout: time.Minute})
 	cs.calls()
 	if c, err := fresh.ExtendSchedules(ctx, false); err != nil || cs.calls() != [3]int64{} || c != 0 {
 		t.Fatalf("a restarted instance's pass created %d (%v) or asked the store for writes", c, err)

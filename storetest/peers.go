@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // bus connects Services as booking.Peers in memory: what one publishes the
@@ -15,13 +16,13 @@ import (
 // Redis form, tested against a real redis-server in its own package.)
 type bus struct {
 	mu     sync.Mutex
-	svcs   []*booking.Service
+	svcs   []*service.Service
 	claims map[string]bool
 }
 
 type busPeer struct {
 	b    *bus
-	self *atomic.Pointer[booking.Service]
+	self *atomic.Pointer[service.Service]
 }
 
 func (p busPeer) ClaimKey(_ context.Context, patientID int64, key string, _ time.Duration) (func(), bool) {
@@ -55,10 +56,10 @@ func testServicePeers(t *testing.T, h Harness) {
 	f := newFixture(t, s)
 	b := &bus{claims: map[string]bool{}}
 	rec := &gateRecorder{}
-	newSvc := func() *booking.Service {
-		self := &atomic.Pointer[booking.Service]{}
-		svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Observer: rec,
-			Gates: booking.GateOptions{FullTTL: time.Hour, SlotInfoTTL: time.Hour}, Peers: busPeer{b, self}})
+	newSvc := func() *service.Service {
+		self := &atomic.Pointer[service.Service]{}
+		svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, Observer: rec,
+			Gates: service.GateOptions{FullTTL: time.Hour, SlotInfoTTL: time.Hour}, Peers: busPeer{b, self}})
 		self.Store(svc)
 		b.mu.Lock()
 		b.svcs = append(b.svcs, svc)
@@ -67,7 +68,7 @@ func testServicePeers(t *testing.T, h Harness) {
 	}
 	one, two := newSvc(), newSvc()
 	var told atomic.Int64
-	two.Watch(func(c booking.Change) { told.Store(c.SlotID) })
+	two.Watch(func(c service.Change) { told.Store(c.SlotID) })
 	ctx := context.Background()
 
 	sl := f.slot(1)
@@ -89,7 +90,7 @@ func testServicePeers(t *testing.T, h Harness) {
 		t.Fatal("the other instance's release did not clear the mark")
 	}
 
-	release, ok := busPeer{b, &atomic.Pointer[booking.Service]{}}.ClaimKey(ctx, p3.ID, "busy", time.Minute)
+	release, ok := busPeer{b, &atomic.Pointer[service.Service]{}}.ClaimKey(ctx, p3.ID, "busy", time.Minute)
 	if !ok {
 		t.Fatal("claim")
 	}

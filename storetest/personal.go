@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // personalStore is what testPersonal needs beyond booking.Store: the
@@ -27,7 +28,7 @@ func testPersonal(t *testing.T, h Harness) {
 		t.Fatalf("the %T store has no look-ups by keyed hash", s)
 	}
 	f := newFixture(t, s)
-	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, PhoneRegion: "FR"})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, PhoneRegion: "FR"})
 	ctx := booking.WithActor(context.Background(), booking.Actor{Role: "admin", ID: "dpo"})
 
 	const name, email = "Anaïs Quintard-Personal", "Anais.Quintard@Example.ORG"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // The rounds' clock: open an hour before the suite's now, closing a day
@@ -326,7 +327,7 @@ func testRoundRush(t *testing.T, h Harness) {
 		f := newFixture(t, s)
 		r, slots := f.openRound(1, bedsList...)
 		ps := f.patients(students)
-		svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Engine: booking.EngineBatched, Timeout: time.Minute})
+		svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, Engine: service.EngineBatched, Timeout: time.Minute})
 		var o outcomes
 		release(2*students, func(i int) {
 			st := i / 2

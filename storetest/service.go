@@ -9,19 +9,19 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
-// testServiceEngines books through booking.Service with both engines: the
+// testServiceEngines books through service.Service with both engines: the
 // group-commit lanes must give exactly the answers one-by-one booking gives.
 func testServiceEngines(t *testing.T, h Harness) {
-	for _, engine := range []string{booking.EngineDirect, booking.EngineBatched} {
+	for _, engine := range []string{service.EngineDirect, service.EngineBatched} {
 		t.Run(engine, func(t *testing.T) {
 			s := h.New(t)
 			f := newFixture(t, s)
 			// The timeout is generous: this test is about answers, and -race on two
 			// busy cores makes 200 one-by-one decisions slow.
-			svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Engine: engine, Timeout: time.Minute})
+			svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, Engine: engine, Timeout: time.Minute})
 			ctx := context.Background()
 
 			sl := f.slot(10)
@@ -97,12 +97,12 @@ func testServiceGates(t *testing.T, h Harness) {
 	clock.Store(now.UnixNano())
 	tick := func(d time.Duration) { clock.Add(int64(d)) }
 	rec := &gateRecorder{}
-	opts := booking.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }, Observer: rec,
-		Gates: booking.GateOptions{FullTTL: time.Second, SlotInfoTTL: time.Minute}}
-	svc := booking.NewService(s, opts)
-	other := booking.NewService(s, opts) // a second instance on the same database
+	opts := service.Options{Now: func() time.Time { return time.Unix(0, clock.Load()).UTC() }, Observer: rec,
+		Gates: service.GateOptions{FullTTL: time.Second, SlotInfoTTL: time.Minute}}
+	svc := service.NewService(s, opts)
+	other := service.NewService(s, opts) // a second instance on the same database
 	ctx := context.Background()
-	book := func(svc *booking.Service, p booking.Patient, slotID int64, key string) (booking.BookResult, bool) {
+	book := func(svc *service.Service, p booking.Patient, slotID int64, key string) (booking.BookResult, bool) {
 		t.Helper()
 		r := svc.Book(ctx, p.ID, slotID, key)
 		_, gated := rec.last()
@@ -247,7 +247,7 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 	// scheduling on a busy machine, well under twice the timeout (which
 	// the lanes used to allow a queued request).
 	const bound = timeout + timeout/2
-	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Timeout: timeout})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, Timeout: timeout})
 	ctx := context.Background()
 	sl := f.slot(10)
 	p1, p2 := f.patient(), f.patient()
@@ -323,11 +323,10 @@ func testServiceChanges(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
 	rec := &gateRecorder{}
-	svc := booking.NewService(s, booking.Options{Now: func() time.Time { return now }, Observer: rec,
-		Planner: schedule.Planner{}, Gates: booking.GateOptions{FullTTL: time.Hour, SlotInfoTTL: time.Hour}})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, Observer: rec, Gates: service.GateOptions{FullTTL: time.Hour, SlotInfoTTL: time.Hour}})
 	var mu sync.Mutex
 	changed := map[int64]int{} // doctor → changes told
-	svc.Watch(func(c booking.Change) { mu.Lock(); changed[c.DoctorID]++; mu.Unlock() })
+	svc.Watch(func(c service.Change) { mu.Lock(); changed[c.DoctorID]++; mu.Unlock() })
 	told := func(doctorID int64) int { mu.Lock(); defer mu.Unlock(); return changed[doctorID] }
 	ctx := context.Background()
 
@@ -342,7 +341,7 @@ func testServiceChanges(t *testing.T, h Harness) {
 	if told(f.doctor.ID) == 0 {
 		t.Fatal("a new schedule's slots were not told to the watchers")
 	}
-	first, last := schedule.Planner{}.Window(created, time.UTC, now)
+	first, last := service.WindowDays(created, time.UTC, now)
 	again, existing, err := svc.GenerateSlots(ctx, f.doctor.ID, first, last.AddDate(0, 0, 1))
 	must(t, err)
 	if again != 0 || existing < n {
@@ -391,7 +390,7 @@ func testServiceChanges(t *testing.T, h Harness) {
 	_, err = svc.Transition(ctx, a.ID, booking.StatusCompleted)
 	wantCode(t, err, booking.CodeNotStarted)
 	// Once it has started (the Service's clock at its start):
-	afterStart := booking.NewService(s, booking.Options{Now: func() time.Time { return a.StartAt }})
+	afterStart := service.NewService(s, service.Options{Now: func() time.Time { return a.StartAt }})
 	done, err := afterStart.Transition(ctx, a.ID, booking.StatusCompleted)
 	must(t, err)
 	if done.Status != booking.StatusCompleted {

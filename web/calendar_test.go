@@ -14,6 +14,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -51,7 +52,7 @@ func TestCalendarPage(t *testing.T) {
 	}
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
 	links := &fakeLinks{links: map[int64]string{}}
-	srv := httptest.NewServer(New(Config{Service: booking.NewService(st, booking.Options{}), Store: st, Accounts: st, Signer: signer, Calendar: links}))
+	srv := httptest.NewServer(New(Config{Service: service.NewService(st, service.Options{}), Store: st, Accounts: st, Signer: signer, Calendar: links}))
 	t.Cleanup(srv.Close)
 
 	c := srv.Client()

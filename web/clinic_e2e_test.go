@@ -12,6 +12,7 @@ import (
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/web"
 )
 
@@ -101,8 +102,8 @@ func TestE2EDoctorSeesOwnDay(t *testing.T) {
 	paris, _ := time.LoadLocation("Europe/Paris")
 	_, evening := schedule.DayBounds(schedule.DateOf(time.Now(), paris).AddDays(1), paris)
 	s := newSite(t, func(c *web.Config) {
-		c.Service = booking.NewService(c.Store.(booking.Store), booking.Options{
-			Now: func() time.Time { return evening.Add(-time.Hour) }, Planner: schedule.Planner{}})
+		c.Service = service.NewService(c.Store.(booking.Store), service.Options{
+			Now: func() time.Time { return evening.Add(-time.Hour) }})
 	})
 	bg := context.Background()
 	hash, err := accounts.HashPassword(staffPassword)

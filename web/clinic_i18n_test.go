@@ -16,6 +16,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -33,7 +34,7 @@ func TestClinicPagesInTheReadersLanguage(t *testing.T) {
 		t.Fatal(err)
 	}
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	svc := booking.NewService(st, booking.Options{Planner: schedule.Planner{}})
+	svc := service.NewService(st, service.Options{})
 	const tz = "Asia/Ho_Chi_Minh" // UTC+7: 20:00 UTC is the next day there
 	s := newServer(Config{Service: svc, Store: st, Accounts: st, Signer: signer, ClinicZone: tz})
 	srv := httptest.NewServer(s.middleware(s.mux))

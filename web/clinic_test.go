@@ -13,7 +13,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -32,7 +32,7 @@ func TestClinicPagesAuthorization(t *testing.T) {
 		t.Fatal(err)
 	}
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	svc := booking.NewService(st, booking.Options{Planner: schedule.Planner{}})
+	svc := service.NewService(st, service.Options{})
 	s := newServer(Config{Service: svc, Store: st, Accounts: st, Signer: signer})
 	srv := httptest.NewServer(s.middleware(s.mux))
 	t.Cleanup(srv.Close)

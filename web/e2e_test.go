@@ -31,6 +31,7 @@ import (
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 	"github.com/slotd/slotd/web"
 )
@@ -61,7 +62,7 @@ func (c *codeBox) code(number string) string {
 type site struct {
 	url      string
 	store    *sqlite.Store
-	svc      *booking.Service
+	svc      *service.Service
 	codes    *codeBox
 	doctor   booking.Doctor // has slots tomorrow
 	empty    booking.Doctor // has no schedule
@@ -90,7 +91,7 @@ func newSite(t *testing.T, opts ...func(*web.Config)) *site {
 		t.Fatal(err)
 	}
 	rec := web.NewRecorder(nil)
-	svc := booking.NewService(st, booking.Options{Observer: rec, Planner: schedule.Planner{}, BookingRate: 50, BookingWindow: time.Second})
+	svc := service.NewService(st, service.Options{Observer: rec, BookingRate: 50, BookingWindow: time.Second})
 	svc.Watch(rec.Changed)
 	codes := &codeBox{codes: map[string]string{}}
 	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer})

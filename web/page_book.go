@@ -18,7 +18,7 @@ type bookRetry struct {
 	Back   string
 }
 
-// handleBook books the slot of a Book button through booking.Service.Book,
+// handleBook books the slot of a Book button through service.Service.Book,
 // exactly as the JSON API does, with the form's Idempotency-Key. A repeat of
 // the same form (double click, browser retry, the script's retry) replays
 // the original booking. Success redirects to the appointment.

@@ -21,6 +21,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 	"github.com/slotd/slotd/web"
 )
@@ -33,7 +34,7 @@ const paySecret = "provider-secret"
 type plainSite struct {
 	url      string
 	store    *sqlite.Store
-	svc      *booking.Service
+	svc      *service.Service
 	signer   *auth.Signer
 	doctor   booking.Doctor
 	day      schedule.Date
@@ -43,7 +44,7 @@ type plainSite struct {
 	apiToken string
 }
 
-func newPlainSite(t *testing.T, opts booking.Options) *plainSite {
+func newPlainSite(t *testing.T, opts service.Options) *plainSite {
 	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
@@ -52,8 +53,7 @@ func newPlainSite(t *testing.T, opts booking.Options) *plainSite {
 	must(t, st.Migrate(ctx))
 	signer, err := auth.NewSigner([]byte("plain-secret-plain-secret-plain-secret"))
 	must(t, err)
-	opts.Planner = schedule.Planner{}
-	svc := booking.NewService(st, opts)
+	svc := service.NewService(st, opts)
 	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer, PaymentSecret: paySecret})
 	mux := http.NewServeMux()
 	mux.Handle("/api/", api)
@@ -137,7 +137,7 @@ func post(t *testing.T, c *http.Client, u string, form url.Values) *http.Respons
 // the API verifies (it was signed in bare hex and refused, so the demo pay
 // page always failed).
 func TestDemoPaymentWithSecret(t *testing.T) {
-	s := newPlainSite(t, booking.Options{})
+	s := newPlainSite(t, service.Options{})
 	res := s.svc.Book(context.Background(), s.patient.ID, s.paid.ID, "pay-1")
 	must(t, res.Err)
 	a := res.Appointment
@@ -166,7 +166,7 @@ func TestDemoPaymentWithSecret(t *testing.T) {
 // A patient has one booking budget, whether the attempts come from the API
 // or from the pages.
 func TestBookingBudgetIsSharedByAPIAndWeb(t *testing.T) {
-	s := newPlainSite(t, booking.Options{BookingRate: 3, BookingWindow: time.Hour})
+	s := newPlainSite(t, service.Options{BookingRate: 3, BookingWindow: time.Hour})
 	apiBook := func(key string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, s.url+"/api/appointments", strings.NewReader(fmt.Sprintf(`{"slotId":%d}`, s.free.ID)))

@@ -16,6 +16,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/edge"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -40,7 +41,7 @@ func limitedSite(t *testing.T, cfg Config) *httptest.Server {
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
 	t0 := time.Now()
 	now := func() time.Time { return t0 }
-	cfg.Service, cfg.Accounts, cfg.Signer, cfg.Now = booking.NewService(st, booking.Options{Now: now}), st, signer, now
+	cfg.Service, cfg.Accounts, cfg.Signer, cfg.Now = service.NewService(st, service.Options{Now: now}), st, signer, now
 	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	proxies, err := edge.ParseProxies("127.0.0.0/8,::1")
 	if err != nil {

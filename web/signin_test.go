@@ -16,6 +16,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -39,7 +40,7 @@ func TestSigninStatuses(t *testing.T) {
 	// a slow run (bcrypt under -race) would otherwise reach.
 	t0 := time.Now()
 	now := func() time.Time { return t0 }
-	h := New(Config{Service: booking.NewService(st, booking.Options{Now: now}), Accounts: st, Signer: signer, Demo: true,
+	h := New(Config{Service: service.NewService(st, service.Options{Now: now}), Accounts: st, Signer: signer, Demo: true,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)

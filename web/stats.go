@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // Stats feeds the staff dashboard. The server wires it from the booking
@@ -35,7 +35,7 @@ const statsSeconds = 60
 
 // Recorder counts booking outcomes for the dashboard. It implements Stats,
 // booking.Observer (pass it as booking.Options.Observer) and a watcher for
-// booking.Service.Watch (Changed) that tracks the hottest slots.
+// service.Service.Watch (Changed) that tracks the hottest slots.
 type Recorder struct {
 	now func() time.Time
 
@@ -57,7 +57,7 @@ func NewRecorder(now func() time.Time) *Recorder {
 	return &Recorder{now: now, rejections: map[string]int64{}, heat: map[int64]float64{}}
 }
 
-var _ booking.Observer = (*Recorder)(nil)
+var _ service.Observer = (*Recorder)(nil)
 
 // Booked records one booking attempt's outcome: "created", "replayed" or
 // a problem code.
@@ -84,8 +84,8 @@ func (r *Recorder) Booked(outcome string, gated bool, took time.Duration) {
 func (r *Recorder) Batch(size int, took time.Duration) {}
 
 // Changed records activity on a slot (booked or released); register it with
-// booking.Service.Watch.
-func (r *Recorder) Changed(c booking.Change) {
+// service.Service.Watch.
+func (r *Recorder) Changed(c service.Change) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.decay()

@@ -7,7 +7,7 @@
 // Pages are html/template files embedded with go:embed, one handler file per
 // page (page_*.go). Every page works without JavaScript; static/app.js only
 // adds a retrying booking button, the hold countdown and the dashboard's
-// live refresh. Every change goes through booking.Service exactly like the
+// live refresh. Every change goes through service.Service exactly like the
 // JSON API (booking with one Idempotency-Key per rendered form, so a double
 // submit or a browser retry of the same form is answered with the original
 // booking); pages read through a booking.Reader.
@@ -36,6 +36,7 @@ import (
 	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/service"
 )
 
 //go:embed templates/*.html
@@ -48,7 +49,7 @@ var staticFS embed.FS
 type Config struct {
 	// Service makes every change: bookings, cancellations, the catalog,
 	// schedules, suspensions, staff transitions, payments (required).
-	Service *booking.Service
+	Service *service.Service
 	// Store serves the reads of the catalog and staff pages; the Service's
 	// store when nil.
 	Store booking.Reader
@@ -121,7 +122,7 @@ const (
 
 // server holds the wired dependencies of the pages.
 type server struct {
-	svc          *booking.Service
+	svc          *service.Service
 	store        booking.Reader
 	listings     booking.Reader // the patients' slot calendars (Config.Listings)
 	accounts     accounts.Store
@@ -331,7 +332,7 @@ func (s *server) handleNotFound(w http.ResponseWriter, r *http.Request) {
 // counted as unavailable (booking.Classify).
 func errorCode(err error) booking.Code {
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = booking.Classify(context.Background(), err)
+		err = service.Classify(context.Background(), err)
 	}
 	return booking.ErrorCode(err)
 }

@@ -12,7 +12,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -51,7 +51,7 @@ func newTestServer(t *testing.T) (*httptest.Server, *sqlite.Store) {
 		t.Fatal(err)
 	}
 	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	h := New(Config{Service: booking.NewService(st, booking.Options{Planner: schedule.Planner{}}), Store: st, Accounts: st, Signer: signer})
+	h := New(Config{Service: service.NewService(st, service.Options{}), Store: st, Accounts: st, Signer: signer})
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv, st
@@ -143,9 +143,9 @@ func TestRecorder(t *testing.T) {
 	r.Booked("created", false, 0)
 	r.Booked("replayed", false, 0)
 	r.Booked(string(booking.CodeSlotFull), true, 0)
-	r.Changed(booking.Change{SlotID: 7})
-	r.Changed(booking.Change{SlotID: 7})
-	r.Changed(booking.Change{SlotID: 9})
+	r.Changed(service.Change{SlotID: 7})
+	r.Changed(service.Change{SlotID: 7})
+	r.Changed(service.Change{SlotID: 9})
 	st := r.Snapshot()
 	if st.PerSecond[len(st.PerSecond)-1] != 2 || st.Created != 2 || st.Replayed != 1 || st.Rejections["slot-full"] != 1 {
 		t.Fatalf("snapshot %+v", st)

@@ -13,7 +13,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
 	"github.com/slotd/slotd/metrics"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // runImport imports one CSV file of departments, doctors, schedules or
@@ -60,7 +60,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	defer store.Close()
-	svc := booking.NewService(store, booking.Options{Timeout: time.Minute, Planner: schedule.Planner{}})
+	svc := service.NewService(store, service.Options{Timeout: time.Minute})
 	ctx = booking.WithActor(ctx, booking.Actor{Role: booking.ActorSystem, ID: "slotd-import"})
 	rep, err := csvdata.Import(ctx, svc, store, f, *dry)
 	if err != nil {
@@ -85,7 +85,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 // each scrape from the database (one row), so that every instance exports
 // the run of whichever instance's job made it; nothing before the first run
 // or when the database does not answer.
-func registerReconcileGauges(m *metrics.Metrics, svc *booking.Service) {
+func registerReconcileGauges(m *metrics.Metrics, svc *service.Service) {
 	m.ReconciliationFrom(func() (metrics.Reconciliation, bool) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()

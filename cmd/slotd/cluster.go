@@ -9,11 +9,11 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/events"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/postgres"
 	"github.com/slotd/slotd/redisstate"
+	"github.com/slotd/slotd/service"
 )
 
 // clusterFlags are serve's flags for running many instances (README
@@ -39,12 +39,12 @@ func (c *clusterFlags) sharedState(f *serveFlags, logger *slog.Logger) (*redisst
 	}
 	return redisstate.New(c.redis, redisstate.Options{
 		Rate: f.bookingRate, Window: f.bookingPer, Logger: logger,
-		Fallback: booking.NewRateLimiter(f.bookingRate, f.bookingPer, 100_000),
+		Fallback: service.NewRateLimiter(f.bookingRate, f.bookingPer, 100_000),
 	})
 }
 
 // useShared puts st into the service's options.
-func useShared(opts *booking.Options, st *redisstate.State) {
+func useShared(opts *service.Options, st *redisstate.State) {
 	if st != nil {
 		opts.Limiter, opts.Peers = st, st
 	}
@@ -53,7 +53,7 @@ func useShared(opts *booking.Options, st *redisstate.State) {
 // runShared exposes st's health and fallbacks and relays its signals until
 // ctx ends. The fallback counters exist without --redis too (nothing falls
 // back then), so that the dashboard and alert always find them.
-func runShared(ctx context.Context, st *redisstate.State, svc *booking.Service, m *metrics.Metrics) func() {
+func runShared(ctx context.Context, st *redisstate.State, svc *service.Service, m *metrics.Metrics) func() {
 	for _, layer := range []string{redisstate.LayerLimit, redisstate.LayerKey, redisstate.LayerPublish} {
 		fn := func() float64 { return 0 }
 		if st != nil {

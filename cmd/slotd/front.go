@@ -10,12 +10,13 @@ import (
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/web"
 )
 
 // frontParts are what the handlers of `serve` are built from.
 type frontParts struct {
-	svc      *booking.Service
+	svc      *service.Service
 	store    store
 	listings booking.Reader // slot lists and availability (--db-read)
 	signer   *auth.Signer

@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/auth"
-	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
 	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/web"
 )
 
@@ -61,8 +61,8 @@ func newFront(b *testing.B, args ...string) front {
 	}
 	m := metrics.New()
 	f.lanes.Depth = 1
-	svc := booking.NewService(st, booking.Options{
-		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes, Gates: booking.GateOptions{FullTTL: time.Hour},
+	svc := service.NewService(st, service.Options{
+		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes, Gates: service.GateOptions{FullTTL: time.Hour},
 		Observer: m, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 	})
 	inter, err := newInterop(f.interop, svc, st, signer, "http://127.0.0.1:8080", logger)

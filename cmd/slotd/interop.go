@@ -15,6 +15,7 @@ import (
 	"github.com/slotd/slotd/fhir"
 	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/metrics"
+	"github.com/slotd/slotd/service"
 )
 
 // interopFlags configure the FHIR and iCalendar interfaces of `serve`.
@@ -41,7 +42,7 @@ type interop struct {
 }
 
 // newInterop builds the handlers; listenURL stands in for --public-url.
-func newInterop(f interopFlags, svc *booking.Service, store booking.Store, signer *auth.Signer, listenURL string, logger *slog.Logger) (interop, error) {
+func newInterop(f interopFlags, svc *service.Service, store booking.Store, signer *auth.Signer, listenURL string, logger *slog.Logger) (interop, error) {
 	zone, err := time.LoadLocation(f.clinicZone)
 	if err != nil {
 		return interop{}, fmt.Errorf("--clinic-timezone: %w", err)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // exitStatus is an error that carries the process's exit status: a command
@@ -44,7 +45,7 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 	}
 	defer store.Close()
 	// A deliberate run from the shell may take as long as the scan takes.
-	svc := booking.NewService(store, booking.Options{Timeout: time.Hour})
+	svc := service.NewService(store, service.Options{Timeout: time.Hour})
 	rep, err := svc.Reconcile(ctx, *repair)
 	if err != nil {
 		return err

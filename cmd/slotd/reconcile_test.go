@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -80,7 +81,7 @@ func TestReconcile(t *testing.T) {
 	}
 	s, err = sqlite.Open(ctx, path)
 	mustNil(t, err)
-	_, err = booking.NewService(s, booking.Options{}).MarkRefunded(ctx, "T9", "RF-1")
+	_, err = service.NewService(s, service.Options{}).MarkRefunded(ctx, "T9", "RF-1")
 	mustNil(t, err)
 	mustNil(t, s.Close())
 	if out, err := reconcile(); err != nil || !strings.Contains(out, "clean: every invariant holds and nothing is pending") {

@@ -28,7 +28,7 @@ import (
 	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/notify"
-	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/web"
 )
 
@@ -44,7 +44,7 @@ type serveFlags struct {
 	reminders    string
 	shutdownWait time.Duration
 	engine       string
-	lanes        booking.LaneOptions
+	lanes        service.LaneOptions
 	fullTTL      time.Duration
 	listTTL      time.Duration
 	bench        bool
@@ -91,7 +91,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.DurationVar(&f.bookingPer, "booking-window", 10*time.Second, "window of the per-patient booking rate limit")
 	fs.StringVar(&f.reminders, "reminders", "24h,2h", "offsets before a BOOKED appointment at which a reminder is sent (empty: none; a schedule may override)")
 	fs.DurationVar(&f.shutdownWait, "shutdown-timeout", 15*time.Second, "how long to let requests finish on SIGINT/SIGTERM")
-	fs.StringVar(&f.engine, "engine", booking.EngineBatched, "booking engine: batched (group commit per slot) or direct (one transaction per request)")
+	fs.StringVar(&f.engine, "engine", service.EngineBatched, "booking engine: batched (group commit per slot) or direct (one transaction per request)")
 	fs.IntVar(&f.lanes.MaxBatch, "batch-max", 128, "most booking requests decided in one transaction")
 	fs.DurationVar(&f.lanes.MaxWait, "batch-wait", 0, "how long a lane waits for more requests before deciding (0: only what queued meanwhile)")
 	fs.IntVar(&f.lanes.Depth, "batch-depth", 0, "batches of one slot decided at once (0: 2 on PostgreSQL, whose next batch waits for the row lock; 1 on SQLite, whose one writer serializes anyway)")
@@ -174,8 +174,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer store.Close()
 
-	if f.engine != booking.EngineBatched && f.engine != booking.EngineDirect {
-		return fmt.Errorf("--engine must be %s or %s", booking.EngineBatched, booking.EngineDirect)
+	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
+		return fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
 	}
 	if f.lanes.Depth == 0 {
 		f.lanes.Depth = 2
@@ -197,14 +197,13 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	opts := booking.Options{
+	opts := service.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
-		Gates: booking.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash},
-		Planner: schedule.Planner{}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
+		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: reminders,
 	}
 	useShared(&opts, shared)
-	svc := booking.NewService(store, opts)
+	svc := service.NewService(store, opts)
 	defer runShared(ctx, shared, svc, m)()
 	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
 	if err != nil {

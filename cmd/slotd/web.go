@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // apiPaths are the paths the JSON API keeps; the web UI serves the rest.
@@ -24,7 +25,7 @@ func withWeb(mux *http.ServeMux, api, ui http.Handler) {
 
 // observers fans the booking outcomes out to several observers (the
 // Prometheus metrics and the web dashboard's recorder).
-type observers []booking.Observer
+type observers []service.Observer
 
 func (o observers) Booked(outcome string, gated bool, took time.Duration) {
 	for _, x := range o {
@@ -41,7 +42,7 @@ func (o observers) Batch(size int, took time.Duration) {
 // Offers and Reminders go to the observers that count them.
 func (o observers) Offers(outcome string, n int) {
 	for _, x := range o {
-		if w, ok := x.(booking.WaitlistObserver); ok {
+		if w, ok := x.(service.WaitlistObserver); ok {
 			w.Offers(outcome, n)
 		}
 	}
@@ -49,7 +50,7 @@ func (o observers) Offers(outcome string, n int) {
 
 func (o observers) Reminders(outcome string, n int) {
 	for _, x := range o {
-		if w, ok := x.(booking.WaitlistObserver); ok {
+		if w, ok := x.(service.WaitlistObserver); ok {
 			w.Reminders(outcome, n)
 		}
 	}

@@ -1,6 +1,8 @@
-package booking_test
+package service_test
 
 import (
+	"github.com/slotd/slotd/service"
+
 	"context"
 	"fmt"
 	"path/filepath"
@@ -19,7 +21,7 @@ var rt0 = time.Date(2026, 3, 2, 6, 0, 0, 0, time.UTC)
 // rt0+1h to rt0+25h, with one slot per room of the given beds.
 type roundFixture struct {
 	store *sqlite.Store
-	svc   *booking.Service
+	svc   *service.Service
 	now   *atomic.Int64
 	round booking.Round
 	slots []booking.Slot
@@ -38,7 +40,7 @@ func newRoundFixture(t *testing.T, quota int, beds ...int) *roundFixture {
 	}
 	f := &roundFixture{store: st, now: &atomic.Int64{}}
 	f.now.Store(rt0.Add(time.Hour).UnixNano())
-	f.svc = booking.NewService(st, booking.Options{Now: func() time.Time { return time.Unix(0, f.now.Load()).UTC() }, Timeout: 5 * time.Second})
+	f.svc = service.NewService(st, service.Options{Now: func() time.Time { return time.Unix(0, f.now.Load()).UTC() }, Timeout: 5 * time.Second})
 	f.round, err = st.CreateRound(ctx, booking.Round{Name: "R", OpensAt: rt0.Add(time.Hour), ClosesAt: rt0.Add(25 * time.Hour),
 		TermStart: rt0.Add(7 * 24 * time.Hour), TermEnd: rt0.Add(100 * 24 * time.Hour), Quota: quota})
 	if err != nil {
@@ -150,7 +152,7 @@ func TestSubmitApplicationWakesProcessor(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	changed := map[int64]bool{}
-	f.svc.Watch(func(c booking.Change) { mu.Lock(); changed[c.SlotID] = true; mu.Unlock() })
+	f.svc.Watch(func(c service.Change) { mu.Lock(); changed[c.SlotID] = true; mu.Unlock() })
 
 	p1, p2 := f.patient(t), f.patient(t)
 	a, existed, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[0].ID, "k")

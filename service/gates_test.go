@@ -1,9 +1,11 @@
-package booking
+package service
 
 import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // A decision that found the slot full while this instance freed a place
@@ -11,8 +13,8 @@ import (
 // FullTTL (scripts/chaos found this as a non-linearizable slot-full).
 func TestGatesReleaseDuringDecision(t *testing.T) {
 	now := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
-	sl := Slot{ID: 7, Capacity: 1, Status: SlotOpen, OpensAt: now.Add(-time.Hour), StartAt: now.Add(time.Hour)}
-	g := newGates(GateOptions{}, func(context.Context, int64) (Slot, error) { return sl, nil })
+	sl := booking.Slot{ID: 7, Capacity: 1, Status: booking.SlotOpen, OpensAt: now.Add(-time.Hour), StartAt: now.Add(time.Hour)}
+	g := newGates(GateOptions{}, func(context.Context, int64) (booking.Slot, error) { return sl, nil })
 	ctx := context.Background()
 	if e := g.check(ctx, sl.ID, now); e != nil {
 		t.Fatalf("an open slot refused: %v", e)
@@ -27,7 +29,7 @@ func TestGatesReleaseDuringDecision(t *testing.T) {
 
 	since = g.epoch() // a decision after the release that finds it full again
 	g.markFull(sl.ID, now, since)
-	if e := g.check(ctx, sl.ID, now); e == nil || e.Code != CodeSlotFull {
+	if e := g.check(ctx, sl.ID, now); e == nil || e.Code != booking.CodeSlotFull {
 		t.Fatalf("a slot found full after the last release was not marked: %v", e)
 	}
 }

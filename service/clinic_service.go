@@ -1,10 +1,13 @@
-package booking
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
 )
 
 // The Service's changes of issue 15: editing, policies, closures. Like the
@@ -12,57 +15,57 @@ import (
 // gates and watchers what changed.
 
 // UpdateDepartment renames a department.
-func (s *Service) UpdateDepartment(ctx context.Context, d Department) (Department, error) {
-	return bounded(s, ctx, func(ctx context.Context) (Department, error) { return s.store.UpdateDepartment(ctx, d) })
+func (s *Service) UpdateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Department, error) { return s.store.UpdateDepartment(ctx, d) })
 }
 
 // UpdateDoctor changes a doctor. A deactivated doctor is hidden from
 // listings and gets no new slots; existing appointments stay (staff cancel
 // them explicitly, or suspend the period).
-func (s *Service) UpdateDoctor(ctx context.Context, id int64, u DoctorUpdate) (Doctor, error) {
-	d, err := bounded(s, ctx, func(ctx context.Context) (Doctor, error) { return s.store.UpdateDoctor(ctx, id, u) })
+func (s *Service) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
+	d, err := bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.UpdateDoctor(ctx, id, u) })
 	if err == nil {
-		s.changed(Appointment{DoctorID: d.ID})
+		s.changed(booking.Appointment{DoctorID: d.ID})
 	}
 	return d, err
 }
 
 // UpdatePatient changes a patient's name, contact details or activity.
 // A new phone is stored in E.164, as CreatePatient stores it.
-func (s *Service) UpdatePatient(ctx context.Context, id int64, u PatientUpdate) (Patient, error) {
+func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
 	if u.Phone != nil && *u.Phone != "" {
 		p := s.NormalizePhone(*u.Phone)
 		if p == "" {
-			return Patient{}, Errorf(CodeInvalidRequest, "phone must be a telephone number")
+			return booking.Patient{}, booking.Errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
 		}
 		u.Phone = &p
 	}
-	return bounded(s, ctx, func(ctx context.Context) (Patient, error) { return s.store.UpdatePatient(ctx, id, u) })
+	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.UpdatePatient(ctx, id, u) })
 }
 
 // ClinicPolicy returns the clinic's default policy.
-func (s *Service) ClinicPolicy(ctx context.Context) (Policy, error) {
-	return bounded(s, ctx, func(ctx context.Context) (Policy, error) { return s.store.ClinicPolicy(ctx) })
+func (s *Service) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Policy, error) { return s.store.ClinicPolicy(ctx) })
 }
 
 // SetClinicPolicy replaces the clinic's default policy.
-func (s *Service) SetClinicPolicy(ctx context.Context, p Policy) (Policy, error) {
+func (s *Service) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.Policy, error) {
 	if err := p.Validate(); err != nil {
-		return Policy{}, err
+		return booking.Policy{}, err
 	}
-	return bounded(s, ctx, func(ctx context.Context) (Policy, error) { return s.store.SetClinicPolicy(ctx, p) })
+	return bounded(s, ctx, func(ctx context.Context) (booking.Policy, error) { return s.store.SetClinicPolicy(ctx, p) })
 }
 
 // ListSuspensions lists suspensions and closures, newest first.
-func (s *Service) ListSuspensions(ctx context.Context, standing bool) ([]Suspension, error) {
-	return bounded(s, ctx, func(ctx context.Context) ([]Suspension, error) { return s.store.ListSuspensions(ctx, standing) })
+func (s *Service) ListSuspensions(ctx context.Context, standing bool) ([]booking.Suspension, error) {
+	return bounded(s, ctx, func(ctx context.Context) ([]booking.Suspension, error) { return s.store.ListSuspensions(ctx, standing) })
 }
 
 // LiftSuspension lifts a suspension or closure and reopens the slots it
 // closed. The gates forget every slot: which ones reopened is the
 // store's to know, and a lift is rare.
-func (s *Service) LiftSuspension(ctx context.Context, id int64) (LiftResult, error) {
-	res, err := bounded(s, ctx, func(ctx context.Context) (LiftResult, error) { return s.store.LiftSuspension(ctx, id, s.now()) })
+func (s *Service) LiftSuspension(ctx context.Context, id int64) (booking.LiftResult, error) {
+	res, err := bounded(s, ctx, func(ctx context.Context) (booking.LiftResult, error) { return s.store.LiftSuspension(ctx, id, s.now()) })
 	if err == nil {
 		s.gates.forgetAll()
 		err = s.generateLifted(ctx, res.Suspension)
@@ -73,9 +76,9 @@ func (s *Service) LiftSuspension(ctx context.Context, id int64) (LiftResult, err
 
 // generateLifted generates the slots a lifted closure made generation
 // skip: the passes' marks have moved past those days (LiftedDays).
-func (s *Service) generateLifted(ctx context.Context, c Suspension) error {
-	ss, err := bounded(s, ctx, func(ctx context.Context) ([]Schedule, error) {
-		if c.Scope == ScopeDoctor || c.Scope == "" {
+func (s *Service) generateLifted(ctx context.Context, c booking.Suspension) error {
+	ss, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Schedule, error) {
+		if c.Scope == booking.ScopeDoctor || c.Scope == "" {
 			return s.store.ListSchedules(ctx, c.DoctorID)
 		}
 		return s.store.ListSchedules(ctx, 0)
@@ -96,12 +99,12 @@ func (s *Service) generateLifted(ctx context.Context, c Suspension) error {
 			}
 			first, last, ok := s.window(sc, loc)
 			if ok {
-				first, last, ok = LiftedDays(c, first, last)
+				first, last, ok = booking.LiftedDays(c, first, last)
 			}
 			if !ok {
 				return 0, nil
 			}
-			n, _, err := s.planner.Generate(ctx, ins, sc, loc, first, last)
+			n, _, err := generate(ctx, ins, sc, loc, first, last)
 			return n, err
 		})
 		if err != nil {
@@ -112,21 +115,21 @@ func (s *Service) generateLifted(ctx context.Context, c Suspension) error {
 }
 
 // changedScope tells the watchers of every doctor a suspension concerns.
-func (s *Service) changedScope(ctx context.Context, sus Suspension) {
-	if sus.Scope == ScopeDoctor || sus.Scope == "" {
-		s.changed(Appointment{DoctorID: sus.DoctorID})
+func (s *Service) changedScope(ctx context.Context, sus booking.Suspension) {
+	if sus.Scope == booking.ScopeDoctor || sus.Scope == "" {
+		s.changed(booking.Appointment{DoctorID: sus.DoctorID})
 		return
 	}
 	dept := int64(0)
-	if sus.Scope == ScopeDepartment {
+	if sus.Scope == booking.ScopeDepartment {
 		dept = sus.DepartmentID
 	}
-	ds, err := bounded(s, ctx, func(ctx context.Context) ([]Doctor, error) { return s.store.ListDoctors(ctx, dept) })
+	ds, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Doctor, error) { return s.store.ListDoctors(ctx, dept) })
 	if err != nil {
 		return // the list caches expire on their own
 	}
 	for _, d := range ds {
-		s.changed(Appointment{DoctorID: d.ID})
+		s.changed(booking.Appointment{DoctorID: d.ID})
 	}
 }
 
@@ -135,11 +138,11 @@ func (s *Service) changedScope(ctx context.Context, sus Suspension) {
 // named are deleted and generated again from the new pattern; slots with
 // appointments are never changed behind a patient's back. It reports how
 // many slots it deleted and created.
-func (s *Service) UpdateSchedule(ctx context.Context, sc Schedule) (Schedule, int, int, error) {
-	if err := s.planner.Normalize(&sc); err != nil {
+func (s *Service) UpdateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, int, int, error) {
+	if err := schedule.Normalize(&sc); err != nil {
 		return sc, 0, 0, err
 	}
-	if err := CheckScheduleWaitlist(sc); err != nil {
+	if err := booking.CheckScheduleWaitlist(sc); err != nil {
 		return sc, 0, 0, err
 	}
 	if err := sc.Policy.Validate(); err != nil {
@@ -159,7 +162,7 @@ func (s *Service) UpdateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 	if err != nil {
 		return sc, 0, 0, s.storeErr(ctx, err)
 	}
-	defer s.changed(Appointment{DoctorID: sc.DoctorID})
+	defer s.changed(booking.Appointment{DoctorID: sc.DoctorID})
 	loc, ins, err := s.generation(ctx, sc.DoctorID)
 	if err != nil || ins == nil {
 		return sc, deleted, 0, s.storeErr(ctx, err)
@@ -176,13 +179,13 @@ func (s *Service) UpdateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 
 // window is the schedule's generation window at now, ended by its
 // EndDate; ok is false when nothing is left of it.
-func (s *Service) window(sc Schedule, loc *time.Location) (first, last time.Time, ok bool) {
-	first, last = s.planner.Window(sc, loc, s.now())
+func (s *Service) window(sc booking.Schedule, loc *time.Location) (first, last time.Time, ok bool) {
+	first, last = WindowDays(sc, loc, s.now())
 	return clip(sc, first, last)
 }
 
 // clip ends [first, last] (UTC midnights of civil dates) at sc's EndDate.
-func clip(sc Schedule, first, last time.Time) (time.Time, time.Time, bool) {
+func clip(sc booking.Schedule, first, last time.Time) (time.Time, time.Time, bool) {
 	if sc.EndDate != "" {
 		if end, err := time.Parse(time.DateOnly, sc.EndDate); err == nil && end.Before(last) {
 			last = end
@@ -194,7 +197,7 @@ func clip(sc Schedule, first, last time.Time) (time.Time, time.Time, bool) {
 // generation prepares the generation of a doctor's slots: the zone, and an
 // inserter that skips the slots standing closures cover (nil when the
 // doctor is deactivated: generation stops).
-func (s *Service) generation(ctx context.Context, doctorID int64) (*time.Location, SlotInserter, error) {
+func (s *Service) generation(ctx context.Context, doctorID int64) (*time.Location, schedule.SlotInserter, error) {
 	d, err := s.store.GetDoctor(ctx, doctorID)
 	if err != nil {
 		return nil, nil, err
@@ -212,25 +215,25 @@ func (s *Service) generation(ctx context.Context, doctorID int64) (*time.Locatio
 
 // closedSkipper inserts only the slots no standing closure covers.
 type closedSkipper struct {
-	ins      SlotInserter
-	closures []Suspension
+	ins      schedule.SlotInserter
+	closures []booking.Suspension
 	dept     int64
 }
 
-func (c closedSkipper) InsertSlots(ctx context.Context, slots []Slot) (int, error) {
-	return c.ins.InsertSlots(ctx, Unclosed(slots, c.closures, c.dept))
+func (c closedSkipper) InsertSlots(ctx context.Context, slots []booking.Slot) (int, error) {
+	return c.ins.InsertSlots(ctx, booking.Unclosed(slots, c.closures, c.dept))
 }
 
 // overlapsExisting plans sc's slots over its window and refuses them when
 // they overlap the doctor's existing slots (SlotOverlap); the constraint
 // slots_no_overlap stays the last line for a slot added meanwhile.
-func (s *Service) overlapsExisting(ctx context.Context, sc Schedule, loc *time.Location) error {
+func (s *Service) overlapsExisting(ctx context.Context, sc booking.Schedule, loc *time.Location) error {
 	first, last, ok := s.window(sc, loc)
 	if !ok {
 		return nil
 	}
 	var plan slotCollector
-	if _, _, err := s.planner.Generate(ctx, &plan, sc, loc, first, last); err != nil || len(plan.slots) == 0 {
+	if _, _, err := generate(ctx, &plan, sc, loc, first, last); err != nil || len(plan.slots) == 0 {
 		return err
 	}
 	from, to := plan.slots[0].StartAt, plan.slots[0].EndAt
@@ -242,7 +245,7 @@ func (s *Service) overlapsExisting(ctx context.Context, sc Schedule, loc *time.L
 	if err != nil {
 		return err
 	}
-	return SlotOverlap(plan.slots, existing)
+	return booking.SlotOverlap(plan.slots, existing)
 }
 
 func minTime(a, b time.Time) time.Time {

@@ -1,8 +1,10 @@
-package booking
+package service
 
 import (
 	"sync"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // maxRecentKeys bounds the refusals remembered; beyond it the memory
@@ -38,7 +40,7 @@ func newRecentKeys(ttl time.Duration) *recentKeys {
 
 // refused reports whether req was refused, and its key found unused, within
 // the TTL before now.
-func (k *recentKeys) refused(req BookRequest, now time.Time) bool {
+func (k *recentKeys) refused(req booking.BookRequest, now time.Time) bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	at, ok := k.m[req.PatientID][recentKey{req.SlotID, req.IdempotencyKey}]
@@ -46,7 +48,7 @@ func (k *recentKeys) refused(req BookRequest, now time.Time) bool {
 }
 
 // remember records that req was refused at now with its key unused.
-func (k *recentKeys) remember(req BookRequest, now time.Time) {
+func (k *recentKeys) remember(req booking.BookRequest, now time.Time) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if k.n >= maxRecentKeys {

@@ -1,4 +1,4 @@
-package booking
+package service
 
 import (
 	"time"
@@ -12,7 +12,7 @@ import (
 // each use: a tracer kept from before would stay bound to the first
 // provider ever installed (OpenTelemetry's global delegation), not the one
 // serve installs now.
-func tracer() trace.Tracer { return otel.Tracer("github.com/slotd/slotd/booking") }
+func tracer() trace.Tracer { return otel.Tracer("github.com/slotd/slotd/service") }
 
 // Attributes of the booking span: where a booking's time went.
 const (

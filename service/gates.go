@@ -1,4 +1,4 @@
-package booking
+package service
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/booking"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -31,7 +32,7 @@ type GateOptions struct {
 // a retry within FullTTL, never a wrong booking.
 type gates struct {
 	opts GateOptions
-	load func(ctx context.Context, slotID int64) (Slot, error)
+	load func(ctx context.Context, slotID int64) (booking.Slot, error)
 
 	mu    sync.Mutex
 	slots map[int64]gateSlot
@@ -44,13 +45,13 @@ type gates struct {
 }
 
 type gateSlot struct {
-	slot      Slot
+	slot      booking.Slot
 	loadedAt  time.Time
 	fullUntil time.Time
 	released  uint64 // the releases count at the slot's last release
 }
 
-func newGates(opts GateOptions, load func(context.Context, int64) (Slot, error)) *gates {
+func newGates(opts GateOptions, load func(context.Context, int64) (booking.Slot, error)) *gates {
 	if opts.SlotInfoTTL <= 0 {
 		opts.SlotInfoTTL = 5 * time.Second
 	}
@@ -63,7 +64,7 @@ func newGates(opts GateOptions, load func(context.Context, int64) (Slot, error))
 // check returns the refusal the gates can give for slotID at now, or nil
 // to let the request through to the database. Loading a slot it does not
 // know costs one read; a failed read lets the request through.
-func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
+func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *booking.Error {
 	if g.opts.Disabled {
 		return nil
 	}
@@ -85,7 +86,7 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 		if res.Err != nil {
 			return nil
 		}
-		sl := res.Val.(Slot)
+		sl := res.Val.(booking.Slot)
 		g.mu.Lock()
 		if len(g.slots) >= maxGateSlots {
 			g.sweepLocked(now)
@@ -97,12 +98,12 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *Error {
 	}
 	open := e.slot
 	open.BookedCount = 0 // fullness is the database's, or the mark's
-	var be *Error
+	var be *booking.Error
 	if errors.As(open.Bookable(now), &be) {
 		return be
 	}
 	if now.Before(e.fullUntil) {
-		return &Error{Code: CodeSlotFull, Message: "no place left in this slot", SlotID: slotID}
+		return &booking.Error{Code: booking.CodeSlotFull, Message: "no place left in this slot", SlotID: slotID}
 	}
 	return nil
 }

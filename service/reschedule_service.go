@@ -1,9 +1,11 @@
-package booking
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // Reschedule moves patientID's appointment (any patient's with 0, for
@@ -13,14 +15,14 @@ import (
 // queues in that lane, so that it competes with the rush in arrival order
 // rather than for the slot's row; elsewhere it is one transaction of its
 // own. See Store.Reschedule and DecideReschedule.
-func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slotID int64, key string) (RescheduleResult, error) {
+func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slotID int64, key string) (booking.RescheduleResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{patientID, key}
 	s.mu.Lock()
 	if _, busy := s.inflight[ik]; busy {
 		s.mu.Unlock()
-		return RescheduleResult{}, Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")
+		return booking.RescheduleResult{}, booking.Errorf(booking.CodeKeyInUse, "a request with this Idempotency-Key is still being processed")
 	}
 	s.inflight[ik] = struct{}{}
 	s.mu.Unlock()
@@ -30,23 +32,23 @@ func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slot
 		s.mu.Unlock()
 	}()
 
-	r := RescheduleRequest{AppointmentID: appointmentID, PatientID: patientID, SlotID: slotID,
-		IdempotencyKey: key, Fingerprint: RescheduleFingerprint(appointmentID, slotID)}
-	var res RescheduleResult
+	r := booking.RescheduleRequest{AppointmentID: appointmentID, PatientID: patientID, SlotID: slotID,
+		IdempotencyKey: key, Fingerprint: booking.RescheduleFingerprint(appointmentID, slotID)}
+	var res booking.RescheduleResult
 	since := s.gates.epoch()
-	run := func(ctx context.Context) BookResult {
+	run := func(ctx context.Context) booking.BookResult {
 		ctx, cancel := context.WithTimeout(ctx, s.timeout)
 		defer cancel()
 		var err error
 		res, err = s.store.Reschedule(ctx, r, s.now())
-		return BookResult{Err: s.storeErr(ctx, err)}
+		return booking.BookResult{Err: s.storeErr(ctx, err)}
 	}
-	var out BookResult
+	var out booking.BookResult
 	laned := false
 	if s.lanes != nil {
 		out, laned = s.lanes.through(ctx, slotID, run)
 		if laned && out.Err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
-			out.Err = fmt.Errorf("%w: the reschedule was not decided in time", ErrUnavailable)
+			out.Err = fmt.Errorf("%w: the reschedule was not decided in time", booking.ErrUnavailable)
 		}
 	}
 	if !laned {
@@ -54,13 +56,13 @@ func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slot
 	}
 	if out.Err != nil {
 		// res is not read: a lane that timed out may still be writing it.
-		if ErrorCode(out.Err) == CodeSlotFull {
+		if booking.ErrorCode(out.Err) == booking.CodeSlotFull {
 			s.gates.markFull(slotID, s.now(), since)
 		}
-		return RescheduleResult{}, out.Err
+		return booking.RescheduleResult{}, out.Err
 	}
 	if !res.Replayed {
-		s.released(Appointment{SlotID: res.FromSlotID, DoctorID: res.FromDoctorID})
+		s.released(booking.Appointment{SlotID: res.FromSlotID, DoctorID: res.FromDoctorID})
 		s.slotChanged(res.Appointment.SlotID, res.Appointment.DoctorID)
 	}
 	return res, nil

@@ -1,10 +1,11 @@
-package booking
+package service
 
 import (
 	"context"
 	"sync"
 	"testing"
 
+	"github.com/slotd/slotd/booking"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -20,16 +21,16 @@ func TestLaneRecordsWaitBatchAndDecisionOnTheSpan(t *testing.T) {
 
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 4)
-	l := newLanes(LaneOptions{MaxBatch: 8}, func(_ context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
+	l := newLanes(LaneOptions{MaxBatch: 8}, func(_ context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 		entered <- struct{}{}
 		<-gate
-		return make([]BookResult, len(reqs)), nil
+		return make([]booking.BookResult, len(reqs)), nil
 	})
 	var wg sync.WaitGroup
 	submit := func(name string) {
 		defer wg.Done()
 		ctx, span := tr.Start(context.Background(), name)
-		l.submit(ctx, 1, BookRequest{IdempotencyKey: name})
+		l.submit(ctx, 1, booking.BookRequest{IdempotencyKey: name})
 		span.End()
 	}
 	wg.Add(1)

@@ -1,4 +1,4 @@
-package booking
+package service
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/phone"
 )
 
@@ -32,19 +33,16 @@ type Options struct {
 	Gates GateOptions
 	// Observer, when set, is told every booking outcome and batch.
 	Observer Observer
-	// Planner turns schedules into slots (schedule.Planner{}); without it
-	// CreateSchedule and the slot generations fail.
-	Planner Planner
 	// BookingRate attempts per BookingWindow are allowed per patient, over
 	// every front end together (default 5 per 10s); see AttemptBooking.
 	BookingRate   int
 	BookingWindow time.Duration
 	// Limiter replaces the in-process per-patient limiter built from
 	// BookingRate and BookingWindow (a limiter shared between instances).
-	Limiter Limiter
+	Limiter booking.Limiter
 	// Peers, when set, share known-full marks, cache invalidations and
 	// in-flight Idempotency-Keys with the other instances (shared.go).
-	Peers Peers
+	Peers booking.Peers
 	// Reminders are the offsets before a BOOKED appointment at which a
 	// reminder is sent (default DefaultReminders; a schedule may have its
 	// own). An empty non-nil slice sends none.
@@ -69,7 +67,7 @@ type Observer interface {
 
 // Service decides bookings and cancellations on top of a Store.
 type Service struct {
-	store     Store
+	store     booking.Store
 	now       func() time.Time
 	timeout   time.Duration
 	lanes     *lanes // nil for the direct engine
@@ -77,9 +75,8 @@ type Service struct {
 	keys      *keyLookups
 	refused   *recentKeys
 	observer  Observer
-	planner   Planner
-	limiter   Limiter
-	peers     Peers
+	limiter   booking.Limiter
+	peers     booking.Peers
 	region    string
 	reminders []time.Duration
 
@@ -107,7 +104,7 @@ type Change struct {
 }
 
 // NewService returns a Service over store.
-func NewService(store Store, opts Options) *Service {
+func NewService(store booking.Store, opts Options) *Service {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -115,18 +112,18 @@ func NewService(store Store, opts Options) *Service {
 		opts.Timeout = 5 * time.Second
 	}
 	if opts.BookingRate <= 0 {
-		opts.BookingRate = DefaultBookingRate
+		opts.BookingRate = booking.DefaultBookingRate
 	}
 	if opts.BookingWindow <= 0 {
-		opts.BookingWindow = DefaultBookingWindow
+		opts.BookingWindow = booking.DefaultBookingWindow
 	}
 	if opts.Limiter == nil {
 		opts.Limiter = NewRateLimiter(opts.BookingRate, opts.BookingWindow, defaultMaxLimiters)
 	}
 	if opts.Reminders == nil {
-		opts.Reminders = DefaultReminders
+		opts.Reminders = booking.DefaultReminders
 	}
-	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer, planner: opts.Planner,
+	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion}
 	if s.region == "" {
@@ -134,7 +131,7 @@ func NewService(store Store, opts Options) *Service {
 	}
 	s.gates = newGates(opts.Gates, s.loadSlot)
 	s.refused = newRecentKeys(s.gates.opts.FullTTL)
-	s.keys = newKeyLookups(func(ctx context.Context, reqs []BookRequest) ([]Appointment, error) {
+	s.keys = newKeyLookups(func(ctx context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error) {
 		return s.store.FindByKeys(ctx, reqs)
 	}, opts.Timeout)
 	switch opts.Engine {
@@ -153,7 +150,7 @@ func NewService(store Store, opts Options) *Service {
 func (s *Service) NormalizePhone(raw string) string { return phone.Normalize(raw, s.region) }
 
 // Reader returns the store the service works on, for reading.
-func (s *Service) Reader() Reader { return s.store }
+func (s *Service) Reader() booking.Reader { return s.store }
 
 // Timeout is the longest wait for one database call (--db-timeout): the
 // front ends bound their reads with it, as the Service bounds its changes.
@@ -170,9 +167,9 @@ func (s *Service) Watch(fn func(Change)) {
 	s.watchers = append(s.watchers, fn)
 }
 
-func (s *Service) changed(a Appointment) {
+func (s *Service) changed(a booking.Appointment) {
 	s.tellWatchers(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
-	s.publish(Signal{Kind: SignalChanged, SlotID: a.SlotID, DoctorID: a.DoctorID})
+	s.publish(booking.Signal{Kind: booking.SignalChanged, SlotID: a.SlotID, DoctorID: a.DoctorID})
 }
 
 func (s *Service) tellWatchers(c Change) {
@@ -183,10 +180,6 @@ func (s *Service) tellWatchers(c Change) {
 		fn(c)
 	}
 }
-
-// Fingerprint is the canonical form of a booking request body, compared when
-// an Idempotency-Key is reused.
-func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 
 // Book takes a place in slotID for patientID. key is the client's
 // Idempotency-Key: a retry with the same key and slot returns the original
@@ -204,13 +197,13 @@ func Fingerprint(slotID int64) string { return fmt.Sprintf("slot=%d", slotID) }
 // The whole attempt (gates, lane queue, decision, key confirmation) is
 // bounded by the service's timeout, after which it is ErrUnavailable: the
 // request may still be decided, and a retry with the same key finds out.
-func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) BookResult {
+func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) booking.BookResult {
 	return s.BookFor(ctx, patientID, slotID, key, false)
 }
 
 // BookFor is Book, by staff for the patient when staff (the no-show block
 // does not apply to them; the caps do).
-func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) (r BookResult) {
+func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) (r booking.BookResult) {
 	start := time.Now()
 	// Attributes only for a span that is recorded: with tracing off each
 	// was an allocation per booking for nothing.
@@ -239,7 +232,7 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 		select {
 		case <-wait:
 		case <-ctx.Done():
-			r := BookResult{Err: fmt.Errorf("%w: the first request with this Idempotency-Key is still being decided", ErrUnavailable)}
+			r := booking.BookResult{Err: fmt.Errorf("%w: the first request with this Idempotency-Key is still being decided", booking.ErrUnavailable)}
 			s.observe(r, false, start)
 			return r
 		}
@@ -247,7 +240,7 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 	}
 	if _, busy := s.inflight[ik]; busy {
 		s.mu.Unlock()
-		r := BookResult{Err: Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
+		r := booking.BookResult{Err: booking.Errorf(booking.CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
 		s.observe(r, true, start)
 		return r
 	}
@@ -260,7 +253,7 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 	}()
 	release, ok := s.claimKey(ctx, patientID, key)
 	if !ok {
-		r := BookResult{Err: Errorf(CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
+		r := booking.BookResult{Err: booking.Errorf(booking.CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
 		s.observe(r, true, start)
 		return r
 	}
@@ -273,7 +266,7 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 		}
 	}()
 
-	req := BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: Fingerprint(slotID), SlotID: slotID, Actor: ActorOf(ctx), Staff: staff}
+	req := booking.BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: booking.Fingerprint(slotID), SlotID: slotID, Actor: booking.ActorOf(ctx), Staff: staff}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		var gated bool
 		r, gated = s.refuseOrReplay(ctx, req, g)
@@ -296,56 +289,56 @@ func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key stri
 // other refusals' reads (keyLookups). The same read finds whether the
 // patient already holds a place in a slot known full: already-booked is the
 // more specific truth, and it is what the database would have said.
-func (s *Service) refuseOrReplay(ctx context.Context, req BookRequest, refusal *Error) (r BookResult, gated bool) {
-	if refusal.Code == CodeSlotFull && s.refused.refused(req, s.now()) {
-		return BookResult{Err: refusal}, true
+func (s *Service) refuseOrReplay(ctx context.Context, req booking.BookRequest, refusal *booking.Error) (r booking.BookResult, gated bool) {
+	if refusal.Code == booking.CodeSlotFull && s.refused.refused(req, s.now()) {
+		return booking.BookResult{Err: refusal}, true
 	}
 	ans := s.keys.lookup(ctx, req)
-	if ans.err == nil && !ans.found && !ans.holding && refusal.Code == CodeSlotFull {
+	if ans.err == nil && !ans.found && !ans.holding && refusal.Code == booking.CodeSlotFull {
 		s.refused.remember(req, s.now())
 	}
 	switch {
 	case ans.err != nil:
-		return BookResult{Err: s.storeErr(ctx, ans.err)}, false
+		return booking.BookResult{Err: s.storeErr(ctx, ans.err)}, false
 	case ans.found:
-		return ReplayOf(ans.a, req), false
-	case ans.holding && refusal.Code == CodeSlotFull:
+		return booking.ReplayOf(ans.a, req), false
+	case ans.holding && refusal.Code == booking.CodeSlotFull:
 		// The batch decision's own answer for a holder (DecideBooking).
-		return BookResult{Err: ConstraintError(ConSlotPatientActive, req.SlotID)}, true
+		return booking.BookResult{Err: booking.ConstraintError(booking.ConSlotPatientActive, req.SlotID)}, true
 	}
-	return BookResult{Err: refusal}, true
+	return booking.BookResult{Err: refusal}, true
 }
 
 // decideOne sends one request to its slot's lane, or to the store directly
 // with the direct engine, and keeps the gates and watchers informed. It
 // reports whether the request was left undecided in its lane (orphan),
 // which then calls release once it is decided.
-func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest, release func()) (BookResult, bool) {
+func (s *Service) decideOne(ctx context.Context, slotID int64, req booking.BookRequest, release func()) (booking.BookResult, bool) {
 	since := s.gates.epoch()
-	var r BookResult
+	var r booking.BookResult
 	laned := false
 	if s.lanes != nil {
 		// Waiting in a lane is bounded by Book's deadline: a queue behind a
 		// stalled database answers 503 rather than hanging. The request may
 		// still be decided; a retry with the same key waits for that
 		// decision (orphans) and then finds its outcome.
-		var late <-chan BookResult
+		var late <-chan booking.BookResult
 		r, laned, late = s.lanes.submitLate(ctx, slotID, req)
 		if late != nil {
 			s.orphan(slotID, req, since, late, release)
 			// Its caller leaving (a client that gave up) is no internal
 			// error either: the answer, if anyone reads it, is a 503.
-			return BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", ErrUnavailable)}, true
+			return booking.BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", booking.ErrUnavailable)}, true
 		}
 	}
 	if !laned {
 		began := time.Now()
-		res, err := s.decide(ctx, slotID, []BookRequest{req})
+		res, err := s.decide(ctx, slotID, []booking.BookRequest{req})
 		if span := trace.SpanFromContext(ctx); span.IsRecording() {
 			span.SetAttributes(spanBatch(0, 1, time.Since(began))...)
 		}
 		if err != nil {
-			r = BookResult{Err: err}
+			r = booking.BookResult{Err: err}
 		} else {
 			r = res[0]
 		}
@@ -357,7 +350,7 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req BookRequest, 
 // orphan keeps req's key busy (here, and claimed for the other instances
 // until release) until its lane's late decision arrives, and then informs
 // the gates and watchers of it as of any other decision.
-func (s *Service) orphan(slotID int64, req BookRequest, since uint64, late <-chan BookResult, release func()) {
+func (s *Service) orphan(slotID int64, req booking.BookRequest, since uint64, late <-chan booking.BookResult, release func()) {
 	ik := inflightKey{req.PatientID, req.IdempotencyKey}
 	done := make(chan struct{})
 	s.mu.Lock()
@@ -375,23 +368,23 @@ func (s *Service) orphan(slotID int64, req BookRequest, since uint64, late <-cha
 
 // settle keeps the gates, the remembered refusals and the watchers
 // informed of a decision on req (started at epoch since).
-func (s *Service) settle(slotID int64, req BookRequest, since uint64, r BookResult) {
+func (s *Service) settle(slotID int64, req booking.BookRequest, since uint64, r booking.BookResult) {
 	switch {
 	case r.Err == nil && !r.Replayed:
 		s.refused.booked(req.PatientID)
 		s.changed(r.Appointment)
-	case ErrorCode(r.Err) == CodeSlotFull:
+	case booking.ErrorCode(r.Err) == booking.CodeSlotFull:
 		// The decision read the key under the lock and found it unused.
 		s.refused.remember(req, s.now())
 		if s.gates.markFull(slotID, s.now(), since) {
-			s.publish(Signal{Kind: SignalFull, SlotID: slotID})
+			s.publish(booking.Signal{Kind: booking.SignalFull, SlotID: slotID})
 		}
 	}
 }
 
 // decide runs one store transaction for a batch of requests for one slot,
 // bounded by the service's timeout.
-func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
+func (s *Service) decide(ctx context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	start := time.Now()
@@ -405,7 +398,7 @@ func (s *Service) decide(ctx context.Context, slotID int64, reqs []BookRequest) 
 	return res, s.storeErr(ctx, err)
 }
 
-func (s *Service) observe(r BookResult, gated bool, start time.Time) {
+func (s *Service) observe(r booking.BookResult, gated bool, start time.Time) {
 	if s.observer == nil {
 		return
 	}
@@ -414,10 +407,10 @@ func (s *Service) observe(r BookResult, gated bool, start time.Time) {
 
 // outcomeOf names a booking's outcome for metrics and spans: created,
 // replayed or the problem code.
-func outcomeOf(r BookResult) string {
+func outcomeOf(r booking.BookResult) string {
 	switch {
 	case r.Err != nil:
-		return string(ErrorCode(r.Err))
+		return string(booking.ErrorCode(r.Err))
 	case r.Replayed:
 		return "replayed"
 	}
@@ -434,7 +427,7 @@ func (s *Service) QueueDepth() int {
 
 // Cancel cancels an appointment of patientID (any patient's when patientID
 // is 0, for staff). Repeating it returns the cancelled appointment unchanged.
-func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (Appointment, error) {
+func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	a, err := s.store.Cancel(ctx, appointmentID, patientID, s.now())
@@ -448,10 +441,10 @@ func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (A
 // released records that a's place was given back by this instance (a
 // cancel, an expiry, a final state), so the slot is no longer known full
 // and caches drop it.
-func (s *Service) released(a Appointment) {
+func (s *Service) released(a booking.Appointment) {
 	s.gates.released(a.SlotID)
 	s.tellWatchers(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
-	s.publish(Signal{Kind: SignalReleased, SlotID: a.SlotID, DoctorID: a.DoctorID})
+	s.publish(booking.Signal{Kind: booking.SignalReleased, SlotID: a.SlotID, DoctorID: a.DoctorID})
 }
 
 // slotChanged records that this instance changed a slot itself (capacity,
@@ -459,26 +452,26 @@ func (s *Service) released(a Appointment) {
 func (s *Service) slotChanged(slotID, doctorID int64) {
 	s.gates.forget(slotID)
 	s.tellWatchers(Change{SlotID: slotID, DoctorID: doctorID})
-	s.publish(Signal{Kind: SignalForget, SlotID: slotID, DoctorID: doctorID})
+	s.publish(booking.Signal{Kind: booking.SignalForget, SlotID: slotID, DoctorID: doctorID})
 }
 
 // Appointment returns one appointment of patientID (any patient's when
 // patientID is 0). Another patient's appointment is not found.
-func (s *Service) Appointment(ctx context.Context, id, patientID int64) (Appointment, error) {
+func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	a, err := s.store.GetAppointment(ctx, id)
 	if err != nil {
-		return Appointment{}, s.storeErr(ctx, err)
+		return booking.Appointment{}, s.storeErr(ctx, err)
 	}
 	if patientID != 0 && a.PatientID != patientID {
-		return Appointment{}, NotFound("appointment")
+		return booking.Appointment{}, booking.NotFound("appointment")
 	}
 	return a, nil
 }
 
 // Appointments lists a patient's appointments, optionally in one state.
-func (s *Service) Appointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error) {
+func (s *Service) Appointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	as, err := s.store.ListAppointments(ctx, patientID, status)
@@ -486,7 +479,7 @@ func (s *Service) Appointments(ctx context.Context, patientID int64, status Stat
 }
 
 // loadSlot reads a slot for the gates, bounded by the service's timeout.
-func (s *Service) loadSlot(ctx context.Context, slotID int64) (Slot, error) {
+func (s *Service) loadSlot(ctx context.Context, slotID int64) (booking.Slot, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	return s.store.GetSlot(ctx, slotID)
@@ -503,12 +496,12 @@ func Classify(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	var e *Error
+	var e *booking.Error
 	if errors.As(err, &e) {
 		return err
 	}
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
-		return fmt.Errorf("%w: %v", ErrUnavailable, err)
+		return fmt.Errorf("%w: %v", booking.ErrUnavailable, err)
 	}
 	return err
 }

@@ -1,4 +1,4 @@
-package booking
+package service
 
 import (
 	"context"
@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // Lookups that queue while one read is in flight are answered by the next
@@ -15,15 +17,15 @@ func TestKeyLookupsCoalesce(t *testing.T) {
 	var calls atomic.Int64
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 8)
-	k := newKeyLookups(func(_ context.Context, reqs []BookRequest) ([]Appointment, error) {
+	k := newKeyLookups(func(_ context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error) {
 		if calls.Add(1) == 1 {
 			entered <- struct{}{}
 			<-gate
 		}
-		var out []Appointment
+		var out []booking.Appointment
 		for _, r := range reqs {
 			if r.PatientID%2 == 0 { // even patients have booked with their key
-				out = append(out, Appointment{ID: r.PatientID * 10, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey})
+				out = append(out, booking.Appointment{ID: r.PatientID * 10, PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey})
 			}
 		}
 		return out, nil
@@ -32,7 +34,7 @@ func TestKeyLookupsCoalesce(t *testing.T) {
 	var wg sync.WaitGroup
 	check := func(p int64) {
 		defer wg.Done()
-		ans := k.lookup(context.Background(), BookRequest{PatientID: p, IdempotencyKey: fmt.Sprint("k", p)})
+		ans := k.lookup(context.Background(), booking.BookRequest{PatientID: p, IdempotencyKey: fmt.Sprint("k", p)})
 		a, found, err := ans.a, ans.found, ans.err
 		if err != nil || found != (p%2 == 0) || (found && a.ID != p*10) {
 			t.Errorf("patient %d: %+v found=%v err=%v", p, a, found, err)
@@ -55,8 +57,10 @@ func TestKeyLookupsCoalesce(t *testing.T) {
 
 // A failed read answers each of its lookups with the error.
 func TestKeyLookupsError(t *testing.T) {
-	k := newKeyLookups(func(context.Context, []BookRequest) ([]Appointment, error) { return nil, ErrUnavailable }, time.Second)
-	if err := k.lookup(context.Background(), BookRequest{PatientID: 1, IdempotencyKey: "k"}).err; ErrorCode(err) != CodeUnavailable {
+	k := newKeyLookups(func(context.Context, []booking.BookRequest) ([]booking.Appointment, error) {
+		return nil, booking.ErrUnavailable
+	}, time.Second)
+	if err := k.lookup(context.Background(), booking.BookRequest{PatientID: 1, IdempotencyKey: "k"}).err; booking.ErrorCode(err) != booking.CodeUnavailable {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -1,9 +1,11 @@
-package booking
+package service
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // Asynchronous applications to rounds (docs/contracts/rounds.md, "processor").
@@ -58,17 +60,17 @@ type roundProcessor struct {
 // opening is a fresh application, as with synchronous booking. A closed
 // round refuses with CodeSlotClosed, except for a retry of an application
 // that was allocated: the store then returns the original.
-func (s *Service) SubmitApplication(ctx context.Context, roundID, patientID, slotID int64, key string) (Application, bool, error) {
+func (s *Service) SubmitApplication(ctx context.Context, roundID, patientID, slotID int64, key string) (booking.Application, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	now := s.now()
 	round, err := s.store.GetRound(ctx, roundID)
 	if err != nil {
-		return Application{}, false, s.storeErr(ctx, err)
+		return booking.Application{}, false, s.storeErr(ctx, err)
 	}
 	if ref := round.Refusal(now, slotID); ref != nil {
-		if ref.Code != CodeSlotClosed {
-			return Application{}, false, ref
+		if ref.Code != booking.CodeSlotClosed {
+			return booking.Application{}, false, ref
 		}
 		// After the close only a retry may get an answer other than the
 		// refusal. An allocation made under this key proves there is one;
@@ -76,21 +78,21 @@ func (s *Service) SubmitApplication(ctx context.Context, roundID, patientID, slo
 		// a key first used synchronously, makes one the processor decides
 		// as a replay of that booking).
 		a, err := s.store.FindByKey(ctx, patientID, key)
-		if ErrorCode(err) == CodeNotFound || (err == nil && a.Fingerprint != Fingerprint(slotID)) {
-			return Application{}, false, ref
+		if booking.ErrorCode(err) == booking.CodeNotFound || (err == nil && a.Fingerprint != booking.Fingerprint(slotID)) {
+			return booking.Application{}, false, ref
 		}
 		if err != nil {
-			return Application{}, false, s.storeErr(ctx, err)
+			return booking.Application{}, false, s.storeErr(ctx, err)
 		}
 	}
-	app, existed, err := s.store.SubmitApplication(ctx, Application{
-		RoundID: roundID, PatientID: patientID, SlotID: slotID, Status: ApplicationPending,
-		IdempotencyKey: key, Fingerprint: ApplicationFingerprint(roundID, slotID),
+	app, existed, err := s.store.SubmitApplication(ctx, booking.Application{
+		RoundID: roundID, PatientID: patientID, SlotID: slotID, Status: booking.ApplicationPending,
+		IdempotencyKey: key, Fingerprint: booking.ApplicationFingerprint(roundID, slotID),
 	}, now)
 	if err != nil {
-		return Application{}, false, s.storeErr(ctx, err)
+		return booking.Application{}, false, s.storeErr(ctx, err)
 	}
-	if app.Status == ApplicationPending {
+	if app.Status == booking.ApplicationPending {
 		// Also for a retry: the wake is cheap, and if the pending row was
 		// left by a crashed instance this decides it now, not at the sweep.
 		s.wakeRound(roundID)
@@ -100,15 +102,15 @@ func (s *Service) SubmitApplication(ctx context.Context, roundID, patientID, slo
 
 // Application returns one application of patientID (any patient's when
 // patientID is 0, for admins). Another patient's application is not found.
-func (s *Service) Application(ctx context.Context, id, patientID int64) (Application, error) {
+func (s *Service) Application(ctx context.Context, id, patientID int64) (booking.Application, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	a, err := s.store.GetApplication(ctx, id)
 	if err != nil {
-		return Application{}, s.storeErr(ctx, err)
+		return booking.Application{}, s.storeErr(ctx, err)
 	}
 	if patientID != 0 && a.PatientID != patientID {
-		return Application{}, NotFound("application")
+		return booking.Application{}, booking.NotFound("application")
 	}
 	return a, nil
 }
@@ -133,7 +135,7 @@ func (s *Service) ProcessRound(ctx context.Context, roundID int64) (int, error) 
 	}
 }
 
-func (s *Service) decidePending(ctx context.Context, roundID int64) ([]Application, error) {
+func (s *Service) decidePending(ctx context.Context, roundID int64) ([]booking.Application, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	start := time.Now()
@@ -147,15 +149,15 @@ func (s *Service) decidePending(ctx context.Context, roundID int64) ([]Applicati
 // afterDecisions keeps the gates and watchers as informed as a synchronous
 // booking would: a slot that refused for lack of room is marked full, a
 // slot that gave a place drops from the caches.
-func (s *Service) afterDecisions(ctx context.Context, decided []Application, since uint64) {
+func (s *Service) afterDecisions(ctx context.Context, decided []booking.Application, since uint64) {
 	seen := map[int64]bool{}
 	for _, a := range decided {
 		switch {
-		case a.Status == ApplicationRejected && a.Reason == CodeSlotFull:
+		case a.Status == booking.ApplicationRejected && a.Reason == booking.CodeSlotFull:
 			s.gates.markFull(a.SlotID, s.now(), since)
-		case a.Status == ApplicationAllocated && !seen[a.SlotID]:
+		case a.Status == booking.ApplicationAllocated && !seen[a.SlotID]:
 			seen[a.SlotID] = true
-			s.changed(Appointment{ID: a.AppointmentID, SlotID: a.SlotID, DoctorID: s.resourceOf(ctx, a)})
+			s.changed(booking.Appointment{ID: a.AppointmentID, SlotID: a.SlotID, DoctorID: s.resourceOf(ctx, a)})
 		}
 	}
 }
@@ -163,7 +165,7 @@ func (s *Service) afterDecisions(ctx context.Context, decided []Application, sin
 // resourceOf returns the resource (room) of an allocated application's
 // slot, 0 when it cannot be read (the watchers then drop less; the caches
 // expire on their own).
-func (s *Service) resourceOf(ctx context.Context, a Application) int64 {
+func (s *Service) resourceOf(ctx context.Context, a booking.Application) int64 {
 	p := &s.rounds
 	p.mu.Lock()
 	id, ok := p.resources[a.SlotID]

@@ -1,10 +1,12 @@
-package booking
+package service
 
 import (
 	"context"
 	"errors"
 	"sync"
 	"testing"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // At Depth 2 the next batch is decided while the current one still runs;
@@ -12,30 +14,30 @@ import (
 // first batch's failure answers only its own waiters.
 func TestLanesOverlapAnswersInOrder(t *testing.T) {
 	boom := errors.New("first batch failed")
-	entered := make(chan []BookRequest, 4)
+	entered := make(chan []booking.BookRequest, 4)
 	returned := make(chan string, 4)
 	release := map[string]chan struct{}{"a": make(chan struct{}), "b": make(chan struct{}), "c": make(chan struct{})}
-	l := newLanes(LaneOptions{MaxBatch: 64, Depth: 2}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+	l := newLanes(LaneOptions{MaxBatch: 64, Depth: 2}, func(_ context.Context, _ int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 		entered <- reqs
 		defer func() { returned <- reqs[0].IdempotencyKey }()
 		<-release[reqs[0].IdempotencyKey]
 		if reqs[0].IdempotencyKey == "a" {
 			return nil, boom
 		}
-		res := make([]BookResult, len(reqs))
+		res := make([]booking.BookResult, len(reqs))
 		for i, r := range reqs {
-			res[i] = BookResult{Appointment: Appointment{PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey}}
+			res[i] = booking.BookResult{Appointment: booking.Appointment{PatientID: r.PatientID, IdempotencyKey: r.IdempotencyKey}}
 		}
 		return res, nil
 	})
 	var mu sync.Mutex
 	var wg sync.WaitGroup
-	results := map[string]BookResult{}
+	results := map[string]booking.BookResult{}
 	submit := func(key string, patient int64) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r, _ := l.submit(context.Background(), 3, BookRequest{PatientID: patient, IdempotencyKey: key})
+			r, _ := l.submit(context.Background(), 3, booking.BookRequest{PatientID: patient, IdempotencyKey: key})
 			mu.Lock()
 			results[key] = r
 			mu.Unlock()

@@ -1,4 +1,4 @@
-package booking
+package service
 
 import (
 	"context"
@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // A slow decision lets requests queue; they must then be decided together,
@@ -16,35 +18,35 @@ func TestLanesBatchInArrivalOrder(t *testing.T) {
 	var order []string
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 16)
-	l := newLanes(LaneOptions{MaxBatch: 64}, func(_ context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error) {
+	l := newLanes(LaneOptions{MaxBatch: 64}, func(_ context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 		entered <- struct{}{}
 		<-gate
 		mu.Lock()
 		sizes = append(sizes, len(reqs))
 		mu.Unlock()
-		res := make([]BookResult, len(reqs))
+		res := make([]booking.BookResult, len(reqs))
 		for i, r := range reqs {
 			mu.Lock()
 			order = append(order, r.IdempotencyKey)
 			mu.Unlock()
-			res[i] = BookResult{Appointment: Appointment{SlotID: slotID, PatientID: r.PatientID}}
+			res[i] = booking.BookResult{Appointment: booking.Appointment{SlotID: slotID, PatientID: r.PatientID}}
 		}
 		return res, nil
 	})
-	results := make([]BookResult, 11)
+	results := make([]booking.BookResult, 11)
 	var wg sync.WaitGroup
 	// The first request occupies the lane; ten more queue behind it, one by one.
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		results[0], _ = l.submit(context.Background(), 7, BookRequest{PatientID: 0, IdempotencyKey: "k00"})
+		results[0], _ = l.submit(context.Background(), 7, booking.BookRequest{PatientID: 0, IdempotencyKey: "k00"})
 	}()
 	<-entered // the lane is deciding the first request
 	for i := 1; i <= 10; i++ {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			results[i], _ = l.submit(context.Background(), 7, BookRequest{PatientID: int64(i), IdempotencyKey: string(rune('a' + i))})
+			results[i], _ = l.submit(context.Background(), 7, booking.BookRequest{PatientID: int64(i), IdempotencyKey: string(rune('a' + i))})
 		}(i)
 		waitFor(t, func() bool { return l.QueueDepth() == i })
 	}
@@ -72,27 +74,27 @@ func TestLanesBatchInArrivalOrder(t *testing.T) {
 func TestLanesOverloaded(t *testing.T) {
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 16)
-	l := newLanes(LaneOptions{MaxQueue: 2}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+	l := newLanes(LaneOptions{MaxQueue: 2}, func(_ context.Context, _ int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 		entered <- struct{}{}
 		<-gate
-		return make([]BookResult, len(reqs)), nil
+		return make([]booking.BookResult, len(reqs)), nil
 	})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); l.submit(context.Background(), 1, BookRequest{}) }()
+	go func() { defer wg.Done(); l.submit(context.Background(), 1, booking.BookRequest{}) }()
 	<-entered
 	for i := 0; i < 2; i++ {
 		wg.Add(1)
-		go func() { defer wg.Done(); l.submit(context.Background(), 1, BookRequest{}) }()
+		go func() { defer wg.Done(); l.submit(context.Background(), 1, booking.BookRequest{}) }()
 	}
 	waitFor(t, func() bool { return l.QueueDepth() == 2 })
-	r, _ := l.submit(context.Background(), 1, BookRequest{})
-	if ErrorCode(r.Err) != CodeOverloaded {
+	r, _ := l.submit(context.Background(), 1, booking.BookRequest{})
+	if booking.ErrorCode(r.Err) != booking.CodeOverloaded {
 		t.Fatalf("want overloaded, got %v", r.Err)
 	}
 	// Another slot has its own lane.
-	done := make(chan BookResult)
-	go func() { r, _ := l.submit(context.Background(), 2, BookRequest{}); done <- r }()
+	done := make(chan booking.BookResult)
+	go func() { r, _ := l.submit(context.Background(), 2, booking.BookRequest{}); done <- r }()
 	close(gate)
 	if r := <-done; r.Err != nil {
 		t.Fatalf("other slot: %v", r.Err)
@@ -102,10 +104,10 @@ func TestLanesOverloaded(t *testing.T) {
 
 // A failed batch answers every waiter with the error; an idle lane ends.
 func TestLanesErrorAndIdle(t *testing.T) {
-	l := newLanes(LaneOptions{Idle: 10 * time.Millisecond}, func(context.Context, int64, []BookRequest) ([]BookResult, error) {
-		return nil, ErrUnavailable
+	l := newLanes(LaneOptions{Idle: 10 * time.Millisecond}, func(context.Context, int64, []booking.BookRequest) ([]booking.BookResult, error) {
+		return nil, booking.ErrUnavailable
 	})
-	if r, _ := l.submit(context.Background(), 3, BookRequest{}); ErrorCode(r.Err) != CodeUnavailable {
+	if r, _ := l.submit(context.Background(), 3, booking.BookRequest{}); booking.ErrorCode(r.Err) != booking.CodeUnavailable {
 		t.Fatalf("want unavailable, got %v", r.Err)
 	}
 	waitFor(t, func() bool {
@@ -131,15 +133,15 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestLanesBounded(t *testing.T) {
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 4)
-	l := newLanes(LaneOptions{MaxLanes: 1}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+	l := newLanes(LaneOptions{MaxLanes: 1}, func(_ context.Context, _ int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 		entered <- struct{}{}
 		<-gate
-		return make([]BookResult, len(reqs)), nil
+		return make([]booking.BookResult, len(reqs)), nil
 	})
 	done := make(chan bool)
-	go func() { _, laned := l.submit(context.Background(), 1, BookRequest{}); done <- laned }()
+	go func() { _, laned := l.submit(context.Background(), 1, booking.BookRequest{}); done <- laned }()
 	<-entered
-	if _, laned := l.submit(context.Background(), 2, BookRequest{}); laned {
+	if _, laned := l.submit(context.Background(), 2, booking.BookRequest{}); laned {
 		t.Fatal("a second lane started beyond MaxLanes")
 	}
 	close(gate)
@@ -156,7 +158,7 @@ func TestLanesRunOtherChangesInTurn(t *testing.T) {
 	var order []string
 	gate := make(chan struct{})
 	entered := make(chan struct{}, 4)
-	l := newLanes(LaneOptions{MaxBatch: 64}, func(_ context.Context, _ int64, reqs []BookRequest) ([]BookResult, error) {
+	l := newLanes(LaneOptions{MaxBatch: 64}, func(_ context.Context, _ int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 		entered <- struct{}{}
 		<-gate
 		mu.Lock()
@@ -164,25 +166,28 @@ func TestLanesRunOtherChangesInTurn(t *testing.T) {
 			order = append(order, r.IdempotencyKey)
 		}
 		mu.Unlock()
-		return make([]BookResult, len(reqs)), nil
+		return make([]booking.BookResult, len(reqs)), nil
 	})
-	if _, ok := l.through(context.Background(), 9, func(context.Context) BookResult { return BookResult{} }); ok {
+	if _, ok := l.through(context.Background(), 9, func(context.Context) booking.BookResult { return booking.BookResult{} }); ok {
 		t.Fatal("a slot without a lane ran the change in a lane")
 	}
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); l.submit(context.Background(), 9, BookRequest{IdempotencyKey: "book-1"}) }()
+	go func() {
+		defer wg.Done()
+		l.submit(context.Background(), 9, booking.BookRequest{IdempotencyKey: "book-1"})
+	}()
 	<-entered
-	var moved BookResult
+	var moved booking.BookResult
 	var laned bool
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		moved, laned = l.through(context.Background(), 9, func(context.Context) BookResult {
+		moved, laned = l.through(context.Background(), 9, func(context.Context) booking.BookResult {
 			mu.Lock()
 			order = append(order, "move")
 			mu.Unlock()
-			return BookResult{Appointment: Appointment{ID: 42}}
+			return booking.BookResult{Appointment: booking.Appointment{ID: 42}}
 		})
 	}()
 	waitFor(t, func() bool { return l.QueueDepth() == 1 })

@@ -1,9 +1,11 @@
-package booking
+package service
 
 import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // keyLookups confirms the gates' refusals many at a time. In a rush most
@@ -13,7 +15,7 @@ import (
 // bookings themselves, so the reads are coalesced like the bookings are —
 // one lookup in flight, taking everything that queued meanwhile.
 type keyLookups struct {
-	find    func(ctx context.Context, reqs []BookRequest) ([]Appointment, error)
+	find    func(ctx context.Context, reqs []booking.BookRequest) ([]booking.Appointment, error)
 	timeout time.Duration
 
 	mu      sync.Mutex
@@ -22,16 +24,16 @@ type keyLookups struct {
 }
 
 type keyWaiter struct {
-	req  BookRequest
+	req  booking.BookRequest
 	done chan keyAnswer
 }
 
 // keyAnswer is what a lookup found for one request: the appointment its
 // key made, and the patient's active appointment in the slot it asks for.
 type keyAnswer struct {
-	a       Appointment
+	a       booking.Appointment
 	found   bool
-	held    Appointment
+	held    booking.Appointment
 	holding bool
 	err     error
 }
@@ -43,13 +45,13 @@ const (
 	maxKeyPending = 20000
 )
 
-func newKeyLookups(find func(context.Context, []BookRequest) ([]Appointment, error), timeout time.Duration) *keyLookups {
+func newKeyLookups(find func(context.Context, []booking.BookRequest) ([]booking.Appointment, error), timeout time.Duration) *keyLookups {
 	return &keyLookups{find: find, timeout: timeout}
 }
 
 // lookup returns the appointment req's key made, if any, and the patient's
 // active appointment in req.SlotID, if any.
-func (k *keyLookups) lookup(ctx context.Context, req BookRequest) keyAnswer {
+func (k *keyLookups) lookup(ctx context.Context, req booking.BookRequest) keyAnswer {
 	w := &keyWaiter{req: req, done: make(chan keyAnswer, 1)}
 	k.mu.Lock()
 	if len(k.queue) >= maxKeyPending {
@@ -85,15 +87,15 @@ func (k *keyLookups) run() {
 		k.queue = append([]*keyWaiter(nil), k.queue[n:]...)
 		k.mu.Unlock()
 
-		reqs := make([]BookRequest, len(batch))
+		reqs := make([]booking.BookRequest, len(batch))
 		for i, w := range batch {
 			reqs[i] = w.req
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
 		as, err := k.find(ctx, reqs)
 		cancel()
-		byKey := make(map[inflightKey]Appointment, len(as))
-		active := make(map[[2]int64]Appointment, len(as))
+		byKey := make(map[inflightKey]booking.Appointment, len(as))
+		active := make(map[[2]int64]booking.Appointment, len(as))
 		for _, a := range as {
 			byKey[inflightKey{a.PatientID, a.IdempotencyKey}] = a
 			if a.Status.Active() {

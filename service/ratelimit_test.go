@@ -1,8 +1,10 @@
-package booking
+package service
 
 import (
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 var rt0 = time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
@@ -16,7 +18,7 @@ func TestRateLimiterEvictsIdleBuckets(t *testing.T) {
 		}
 	}
 	// The map is full and nobody is idle: a new patient is shed.
-	if d := l.Allow(4, now.Add(time.Second)); !d.Full || ErrorCode(d.Err()) != CodeOverloaded {
+	if d := l.Allow(4, now.Add(time.Second)); !d.Full || booking.ErrorCode(d.Err()) != booking.CodeOverloaded {
 		t.Fatalf("%+v", d)
 	}
 	// Known patients still get their buckets.
@@ -43,7 +45,7 @@ func TestRateLimiterRefill(t *testing.T) {
 	if d.Allowed || d.RetryAfter != 2*time.Second || d.Remaining != 0 || d.Reset != 10*time.Second {
 		t.Fatalf("%+v", d)
 	}
-	if ErrorCode(d.Err()) != CodeRateLimited {
+	if booking.ErrorCode(d.Err()) != booking.CodeRateLimited {
 		t.Fatalf("err %v", d.Err())
 	}
 	if !l.Allow(1, rt0.Add(2*time.Second)).Allowed {

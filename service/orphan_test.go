@@ -1,6 +1,8 @@
-package booking_test
+package service_test
 
 import (
+	"github.com/slotd/slotd/service"
+
 	"context"
 	"path/filepath"
 	"sync/atomic"
@@ -64,8 +66,8 @@ func TestRetryWaitsForTimedOutLaneDecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := &heldBook{Store: st, entered: make(chan struct{}), release: make(chan struct{})}
-	svc := booking.NewService(h, booking.Options{Now: func() time.Time { return now }, Timeout: 500 * time.Millisecond,
-		Gates: booking.GateOptions{FullTTL: time.Hour}})
+	svc := service.NewService(h, service.Options{Now: func() time.Time { return now }, Timeout: 500 * time.Millisecond,
+		Gates: service.GateOptions{FullTTL: time.Hour}})
 
 	// The first attempt reaches the store and times out there.
 	if r := svc.Book(ctx, p.ID, sl.ID, "k"); booking.ErrorCode(r.Err) != booking.CodeUnavailable {

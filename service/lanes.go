@@ -1,4 +1,4 @@
-package booking
+package service
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/booking"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -45,7 +46,7 @@ type LaneOptions struct {
 // do, and the database decides between them.
 type lanes struct {
 	opts   LaneOptions
-	decide func(ctx context.Context, slotID int64, reqs []BookRequest) ([]BookResult, error)
+	decide func(ctx context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error)
 
 	mu      sync.Mutex
 	bySlot  map[int64]*lane
@@ -58,18 +59,18 @@ type lane struct {
 }
 
 type waiter struct {
-	req  BookRequest
-	done chan BookResult
+	req  booking.BookRequest
+	done chan booking.BookResult
 	// span is the request's booking span: the lane records on it how long
 	// the request waited, the size of its batch and the decision's time.
 	span   trace.Span
 	queued time.Time
 	// do, when set, is another change of the slot (a reschedule into it)
 	// that the lane runs on its own between batches, instead of req.
-	do func(ctx context.Context) BookResult
+	do func(ctx context.Context) booking.BookResult
 }
 
-func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookRequest) ([]BookResult, error)) *lanes {
+func newLanes(opts LaneOptions, decide func(context.Context, int64, []booking.BookRequest) ([]booking.BookResult, error)) *lanes {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 128
 	}
@@ -95,7 +96,7 @@ func newLanes(opts LaneOptions, decide func(context.Context, int64, []BookReques
 // lane or too many pending requests answer CodeOverloaded at once rather
 // than letting latency grow without bound. It reports false, without an
 // answer, when the slot has no lane and no new one may start (MaxLanes).
-func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool) {
+func (l *lanes) submit(ctx context.Context, slotID int64, req booking.BookRequest) (booking.BookResult, bool) {
 	r, laned, _ := l.submitLate(ctx, slotID, req)
 	return r, laned
 }
@@ -104,8 +105,8 @@ func (l *lanes) submit(ctx context.Context, slotID int64, req BookRequest) (Book
 // was still queued or being decided, the channel on which its decision
 // will still arrive (nil otherwise): until then a retry must not be
 // decided beside it.
-func (l *lanes) submitLate(ctx context.Context, slotID int64, req BookRequest) (BookResult, bool, <-chan BookResult) {
-	w := &waiter{req: req, done: make(chan BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}
+func (l *lanes) submitLate(ctx context.Context, slotID int64, req booking.BookRequest) (booking.BookResult, bool, <-chan booking.BookResult) {
+	w := &waiter{req: req, done: make(chan booking.BookResult, 1), span: trace.SpanFromContext(ctx), queued: time.Now()}
 	r, laned := l.enqueue(ctx, slotID, w, true)
 	if laned && r.Err != nil && ctx.Err() != nil && errors.Is(r.Err, ctx.Err()) {
 		return r, true, w.done
@@ -117,20 +118,20 @@ func (l *lanes) submitLate(ctx context.Context, slotID int64, req BookRequest) (
 // bookings are being batched), so that the change queues with them instead
 // of contending for the slot's row; it reports false, having run nothing,
 // when the slot has no lane.
-func (l *lanes) through(ctx context.Context, slotID int64, do func(ctx context.Context) BookResult) (BookResult, bool) {
-	return l.enqueue(ctx, slotID, &waiter{do: do, done: make(chan BookResult, 1)}, false)
+func (l *lanes) through(ctx context.Context, slotID int64, do func(ctx context.Context) booking.BookResult) (booking.BookResult, bool) {
+	return l.enqueue(ctx, slotID, &waiter{do: do, done: make(chan booking.BookResult, 1)}, false)
 }
 
-func (l *lanes) enqueue(ctx context.Context, slotID int64, w *waiter, start bool) (BookResult, bool) {
+func (l *lanes) enqueue(ctx context.Context, slotID int64, w *waiter, start bool) (booking.BookResult, bool) {
 	l.mu.Lock()
 	if l.pending >= l.opts.MaxPending {
 		l.mu.Unlock()
-		return BookResult{Err: overloaded()}, true
+		return booking.BookResult{Err: overloaded()}, true
 	}
 	ln := l.bySlot[slotID]
 	if ln == nil && (!start || len(l.bySlot) >= l.opts.MaxLanes) {
 		l.mu.Unlock()
-		return BookResult{}, false
+		return booking.BookResult{}, false
 	}
 	if ln == nil {
 		ln = &lane{slotID: slotID, queue: make(chan *waiter, l.opts.MaxQueue)}
@@ -142,7 +143,7 @@ func (l *lanes) enqueue(ctx context.Context, slotID int64, w *waiter, start bool
 		l.pending++
 	default:
 		l.mu.Unlock()
-		return BookResult{Err: overloaded()}, true
+		return booking.BookResult{Err: overloaded()}, true
 	}
 	l.mu.Unlock()
 
@@ -152,12 +153,12 @@ func (l *lanes) enqueue(ctx context.Context, slotID int64, w *waiter, start bool
 	case <-ctx.Done():
 		// The request stays in its batch and may still be decided; a retry
 		// with the same Idempotency-Key then finds the outcome.
-		return BookResult{Err: ctx.Err()}, true
+		return booking.BookResult{Err: ctx.Err()}, true
 	}
 }
 
-func overloaded() *Error {
-	return &Error{Code: CodeOverloaded, Message: "too many booking requests are waiting; retry shortly", RetryAfter: time.Second}
+func overloaded() *booking.Error {
+	return &booking.Error{Code: booking.CodeOverloaded, Message: "too many booking requests are waiting; retry shortly", RetryAfter: time.Second}
 }
 
 // QueueDepth returns the number of requests waiting in all lanes.
@@ -212,7 +213,7 @@ func (l *lanes) run(ln *lane) {
 func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{}, done chan<- struct{}, slots <-chan struct{}) {
 	defer func() { <-slots }()
 	defer close(done)
-	var reqs []BookRequest
+	var reqs []booking.BookRequest
 	var books, others []*waiter
 	for _, w := range batch {
 		if w.do != nil {
@@ -222,7 +223,7 @@ func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{},
 		books = append(books, w)
 		reqs = append(reqs, w.req)
 	}
-	var res []BookResult
+	var res []booking.BookResult
 	var err error
 	picked := time.Now()
 	if len(reqs) > 0 {
@@ -231,7 +232,7 @@ func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{},
 	took := time.Since(picked)
 	// The other changes (reschedules into the slot) run after the batch's
 	// decision, one at a time, in this batch's turn.
-	answers := make([]BookResult, len(others))
+	answers := make([]booking.BookResult, len(others))
 	for i, w := range others {
 		answers[i] = w.do(context.Background())
 	}
@@ -245,11 +246,11 @@ func (l *lanes) decideBatch(slotID int64, batch []*waiter, prev <-chan struct{},
 		}
 		switch {
 		case err != nil:
-			w.done <- BookResult{Err: err}
+			w.done <- booking.BookResult{Err: err}
 		case i < len(res):
 			w.done <- res[i]
 		default:
-			w.done <- BookResult{Err: Errorf(CodeInternal, "no answer for request %d of the batch", i)}
+			w.done <- booking.BookResult{Err: booking.Errorf(booking.CodeInternal, "no answer for request %d of the batch", i)}
 		}
 	}
 }

@@ -1,10 +1,13 @@
-package booking
+package service
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/schedule"
 )
 
 // The Service's changes other than booking and cancelling: the catalog,
@@ -13,28 +16,6 @@ import (
 // store calls by the service's timeout, classifies a timeout as
 // ErrUnavailable, and tells the gates and the watchers (list caches, the
 // dashboard) what it changed, so that no front end has to.
-
-// Planner is the calendar arithmetic that turns schedules into slots.
-// Package schedule implements it (schedule.Planner{}); it is given to the
-// Service because schedule builds on booking's types and cannot be
-// imported here. Days are civil dates written as UTC midnights.
-type Planner interface {
-	// Normalize validates s and fills its defaults in place; its errors
-	// are CodeInvalidRequest naming the field.
-	Normalize(s *Schedule) error
-	// Window returns the first and last local day (in loc) whose slots of
-	// s should exist at now.
-	Window(s Schedule, loc *time.Location, now time.Time) (first, last time.Time)
-	// Generate inserts through ins the slots of s for the local days first
-	// through last that do not exist yet, and counts those it created and
-	// those it found.
-	Generate(ctx context.Context, ins SlotInserter, s Schedule, loc *time.Location, first, last time.Time) (created, existing int, err error)
-}
-
-// SlotInserter adds slots that do not exist yet (Store.InsertSlots).
-type SlotInserter interface {
-	InsertSlots(ctx context.Context, slots []Slot) (created int, err error)
-}
 
 // ReconcileBudget bounds a reconciliation: a grouped scan of every slot,
 // longer than one ordinary store call may take.
@@ -49,39 +30,39 @@ func bounded[T any](s *Service, ctx context.Context, fn func(ctx context.Context
 }
 
 // CreateDepartment adds a department.
-func (s *Service) CreateDepartment(ctx context.Context, d Department) (Department, error) {
-	return bounded(s, ctx, func(ctx context.Context) (Department, error) { return s.store.CreateDepartment(ctx, d) })
+func (s *Service) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Department, error) { return s.store.CreateDepartment(ctx, d) })
 }
 
 // CreateDoctor adds a doctor.
-func (s *Service) CreateDoctor(ctx context.Context, d Doctor) (Doctor, error) {
-	return bounded(s, ctx, func(ctx context.Context) (Doctor, error) { return s.store.CreateDoctor(ctx, d) })
+func (s *Service) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doctor, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.CreateDoctor(ctx, d) })
 }
 
 // CreatePatient adds a patient.
-func (s *Service) CreatePatient(ctx context.Context, p Patient) (Patient, error) {
+func (s *Service) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
 	// Stored in E.164, so that a look-up of the same number typed in any
 	// format finds it.
 	if p.Phone != "" {
 		if p.Phone = s.NormalizePhone(p.Phone); p.Phone == "" {
-			return Patient{}, Errorf(CodeInvalidRequest, "phone must be a telephone number")
+			return booking.Patient{}, booking.Errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
 		}
 	}
-	return bounded(s, ctx, func(ctx context.Context) (Patient, error) { return s.store.CreatePatient(ctx, p) })
+	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.CreatePatient(ctx, p) })
 }
 
 // CreateSlot adds one slot.
-func (s *Service) CreateSlot(ctx context.Context, sl Slot) (Slot, error) {
-	sl, err := bounded(s, ctx, func(ctx context.Context) (Slot, error) { return s.store.CreateSlot(ctx, sl) })
+func (s *Service) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
+	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) { return s.store.CreateSlot(ctx, sl) })
 	if err == nil {
-		s.changed(Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
+		s.changed(booking.Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
 	}
 	return sl, err
 }
 
 // UpdateSlot changes a slot's capacity or status.
-func (s *Service) UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot, error) {
-	sl, err := bounded(s, ctx, func(ctx context.Context) (Slot, error) { return s.store.UpdateSlot(ctx, id, u) })
+func (s *Service) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
+	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) { return s.store.UpdateSlot(ctx, id, u) })
 	if err == nil {
 		s.slotChanged(sl.ID, sl.DoctorID)
 	}
@@ -92,14 +73,11 @@ func (s *Service) UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot,
 // over its booking window in the doctor's zone, reporting how many it
 // created. When the generation fails the schedule exists all the same, is
 // returned with the error, and GenerateSlots completes it.
-func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, int, error) {
-	if s.planner == nil {
-		return sc, 0, errors.New("booking: the Service has no Planner")
-	}
-	if err := s.planner.Normalize(&sc); err != nil {
+func (s *Service) CreateSchedule(ctx context.Context, sc booking.Schedule) (booking.Schedule, int, error) {
+	if err := schedule.Normalize(&sc); err != nil {
 		return sc, 0, err
 	}
-	if err := CheckScheduleWaitlist(sc); err != nil {
+	if err := booking.CheckScheduleWaitlist(sc); err != nil {
 		return sc, 0, err
 	}
 	if err := sc.Policy.Validate(); err != nil {
@@ -127,7 +105,7 @@ func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 		return sc, 0, nil
 	}
 	created, err := s.generateMarked(ctx, ins, sc, loc, first, last)
-	s.changed(Appointment{DoctorID: sc.DoctorID})
+	s.changed(booking.Appointment{DoctorID: sc.DoctorID})
 	return sc, created, s.storeErr(ctx, err)
 }
 
@@ -136,13 +114,10 @@ func (s *Service) CreateSchedule(ctx context.Context, sc Schedule) (Schedule, in
 // what exists stays, what is missing is added. Each schedule has its own
 // deadline, as a long range over several is a bigger job than one call.
 func (s *Service) GenerateSlots(ctx context.Context, doctorID int64, first, last time.Time) (created, existing int, err error) {
-	if s.planner == nil {
-		return 0, 0, errors.New("booking: the Service has no Planner")
-	}
 	type plan struct {
-		ss  []Schedule
+		ss  []booking.Schedule
 		loc *time.Location
-		ins SlotInserter
+		ins schedule.SlotInserter
 	}
 	p, err := bounded(s, ctx, func(ctx context.Context) (plan, error) {
 		loc, ins, err := s.generation(ctx, doctorID)
@@ -155,14 +130,14 @@ func (s *Service) GenerateSlots(ctx context.Context, doctorID int64, first, last
 	if err != nil || p.ins == nil {
 		return 0, 0, err
 	}
-	defer s.changed(Appointment{DoctorID: doctorID})
+	defer s.changed(booking.Appointment{DoctorID: doctorID})
 	for _, sc := range p.ss {
 		f, l, ok := clip(sc, first, last)
 		if !ok {
 			continue
 		}
 		n, err := bounded(s, ctx, func(ctx context.Context) ([2]int, error) {
-			c, e, err := s.planner.Generate(ctx, p.ins, sc, p.loc, f, l)
+			c, e, err := generate(ctx, p.ins, sc, p.loc, f, l)
 			return [2]int{c, e}, err
 		})
 		created, existing = created+n[0], existing+n[1]
@@ -180,12 +155,9 @@ func (s *Service) GenerateSlots(ctx context.Context, doctorID int64, first, last
 // a new day, or the days missed while no instance ran, are generated once.
 // One schedule's failure does not stop the others; the errors are joined.
 func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
-	if s.planner == nil {
-		return 0, errors.New("booking: the Service has no Planner")
-	}
 	type catalog struct {
-		ss []Schedule
-		ds []Doctor
+		ss []booking.Schedule
+		ds []booking.Doctor
 	}
 	c, err := bounded(s, ctx, func(ctx context.Context) (catalog, error) {
 		ss, err := s.store.ListSchedules(ctx, 0)
@@ -206,7 +178,7 @@ func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
 	}
 	type gen struct {
 		loc *time.Location
-		ins SlotInserter
+		ins schedule.SlotInserter
 	}
 	gens := map[int64]gen{}
 	created := 0
@@ -242,7 +214,7 @@ func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
 		})
 		created += c
 		if c > 0 {
-			s.changed(Appointment{DoctorID: sc.DoctorID})
+			s.changed(booking.Appointment{DoctorID: sc.DoctorID})
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("schedule %d: %w", sc.ID, err))
@@ -255,25 +227,25 @@ func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
 }
 
 // due is what a pass has to generate of sc at now (DueDays of its window).
-func (s *Service) due(sc Schedule, loc *time.Location, full bool) (time.Time, time.Time, bool) {
+func (s *Service) due(sc booking.Schedule, loc *time.Location, full bool) (time.Time, time.Time, bool) {
 	first, last, ok := s.window(sc, loc)
 	if !ok {
 		return first, last, false
 	}
-	return DueDays(sc, first, last, full)
+	return booking.DueDays(sc, first, last, full)
 }
 
 // ConfirmPayment records a provider's payment (received now) for a HELD
 // appointment; see Store.ConfirmPayment. The caller has authenticated the
 // provider (auth.VerifyPayment).
-func (s *Service) ConfirmPayment(ctx context.Context, p Payment) (PaymentResult, error) {
+func (s *Service) ConfirmPayment(ctx context.Context, p booking.Payment) (booking.PaymentResult, error) {
 	now := s.now()
 	if p.ReceivedAt.IsZero() {
 		p.ReceivedAt = now
 	}
-	res, err := bounded(s, ctx, func(ctx context.Context) (PaymentResult, error) { return s.store.ConfirmPayment(ctx, p, now) })
+	res, err := bounded(s, ctx, func(ctx context.Context) (booking.PaymentResult, error) { return s.store.ConfirmPayment(ctx, p, now) })
 	switch {
-	case err != nil && res.Appointment.Status == StatusExpired:
+	case err != nil && res.Appointment.Status == booking.StatusExpired:
 		// A late payment expires the hold it came too late for (if the
 		// expiry job had not yet): its place is free again.
 		s.released(res.Appointment)
@@ -287,8 +259,8 @@ func (s *Service) ConfirmPayment(ctx context.Context, p Payment) (PaymentResult,
 
 // Transition moves an appointment to COMPLETED or NO_SHOW for staff;
 // repeating it changes nothing.
-func (s *Service) Transition(ctx context.Context, appointmentID int64, to Status) (Appointment, error) {
-	a, err := bounded(s, ctx, func(ctx context.Context) (Appointment, error) {
+func (s *Service) Transition(ctx context.Context, appointmentID int64, to booking.Status) (booking.Appointment, error) {
+	a, err := bounded(s, ctx, func(ctx context.Context) (booking.Appointment, error) {
 		return s.store.Transition(ctx, appointmentID, to, s.now())
 	})
 	if err == nil {
@@ -302,18 +274,18 @@ func (s *Service) Transition(ctx context.Context, appointmentID int64, to Status
 // slots, so that this instance neither keeps them marked full nor lets them
 // look open (other instances notice within their gates' TTL; the database
 // refuses bookings of closed slots anyway).
-func (s *Service) Suspend(ctx context.Context, sus Suspension) (SuspensionResult, error) {
-	res, err := bounded(s, ctx, func(ctx context.Context) (SuspensionResult, error) { return s.store.Suspend(ctx, sus, s.now()) })
+func (s *Service) Suspend(ctx context.Context, sus booking.Suspension) (booking.SuspensionResult, error) {
+	res, err := bounded(s, ctx, func(ctx context.Context) (booking.SuspensionResult, error) { return s.store.Suspend(ctx, sus, s.now()) })
 	if err != nil || res.Existing {
 		return res, err
 	}
-	if res.Suspension.Scope != ScopeDoctor {
+	if res.Suspension.Scope != booking.ScopeDoctor {
 		// A closure of a department or the clinic: many doctors' slots.
 		s.gates.forgetAll()
 		s.changedScope(ctx, res.Suspension)
 		return res, nil
 	}
-	sls, lerr := bounded(s, ctx, func(ctx context.Context) ([]Slot, error) {
+	sls, lerr := bounded(s, ctx, func(ctx context.Context) ([]booking.Slot, error) {
 		return s.store.ListSlots(ctx, res.Suspension.DoctorID, res.Suspension.From, res.Suspension.To)
 	})
 	if lerr != nil {
@@ -323,29 +295,31 @@ func (s *Service) Suspend(ctx context.Context, sus Suspension) (SuspensionResult
 	for _, sl := range sls {
 		s.gates.forget(sl.ID)
 	}
-	s.changed(Appointment{DoctorID: res.Suspension.DoctorID})
+	s.changed(booking.Appointment{DoctorID: res.Suspension.DoctorID})
 	return res, nil
 }
 
 // ExpireHolds expires up to limit holds past their deadline (see
 // Store.ExpireHolds) and releases their places in the gates.
-func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]Appointment, error) {
-	as, err := bounded(s, ctx, func(ctx context.Context) ([]Appointment, error) { return s.store.ExpireHolds(ctx, s.now(), limit) })
+func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]booking.Appointment, error) {
+	as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
+		return s.store.ExpireHolds(ctx, s.now(), limit)
+	})
 	offers := 0
 	for _, a := range as {
 		s.released(a)
-		if IsOffer(a) {
+		if booking.IsOffer(a) {
 			offers++
 		}
 	}
-	s.observeOffers(OfferExpired, offers)
+	s.observeOffers(booking.OfferExpired, offers)
 	return as, err
 }
 
 // Reconcile reports the invariant breaches of SPEC §6 and, with repair,
 // sets counters from the rows (the gates then forget what they knew).
 // It may take ReconcileBudget, longer than one ordinary call.
-func (s *Service) Reconcile(ctx context.Context, repair bool) (Reconciliation, error) {
+func (s *Service) Reconcile(ctx context.Context, repair bool) (booking.Reconciliation, error) {
 	ctx, cancel := context.WithTimeout(ctx, max(s.timeout, ReconcileBudget))
 	defer cancel()
 	rep, err := s.store.Reconcile(ctx, s.now(), repair)
@@ -354,30 +328,32 @@ func (s *Service) Reconcile(ctx context.Context, repair bool) (Reconciliation, e
 	}
 	if len(rep.Repaired) > 0 {
 		s.gates.forgetAll()
-		s.changed(Appointment{})
+		s.changed(booking.Appointment{})
 	}
 	return rep, nil
 }
 
 // CreateRoom adds a room resource.
-func (s *Service) CreateRoom(ctx context.Context, r Room) (Room, error) {
-	return bounded(s, ctx, func(ctx context.Context) (Room, error) { return s.store.CreateRoom(ctx, r) })
+func (s *Service) CreateRoom(ctx context.Context, r booking.Room) (booking.Room, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Room, error) { return s.store.CreateRoom(ctx, r) })
 }
 
 // CreateRound adds a DRAFT round.
-func (s *Service) CreateRound(ctx context.Context, r Round) (Round, error) {
-	return bounded(s, ctx, func(ctx context.Context) (Round, error) { return s.store.CreateRound(ctx, r) })
+func (s *Service) CreateRound(ctx context.Context, r booking.Round) (booking.Round, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Round, error) { return s.store.CreateRound(ctx, r) })
 }
 
 // SetRoundState opens or closes a round (see Store.SetRoundState).
-func (s *Service) SetRoundState(ctx context.Context, id int64, state string) (Round, error) {
-	r, err := bounded(s, ctx, func(ctx context.Context) (Round, error) { return s.store.SetRoundState(ctx, id, state, s.now()) })
+func (s *Service) SetRoundState(ctx context.Context, id int64, state string) (booking.Round, error) {
+	r, err := bounded(s, ctx, func(ctx context.Context) (booking.Round, error) {
+		return s.store.SetRoundState(ctx, id, state, s.now())
+	})
 	if err != nil {
 		return r, err
 	}
 	// The round's slots may have changed with it: the gates reload them.
-	if rs, err := bounded(s, ctx, func(ctx context.Context) ([]RoundSlot, error) {
-		return s.store.ListRoundSlots(ctx, id, RoomFilter{})
+	if rs, err := bounded(s, ctx, func(ctx context.Context) ([]booking.RoundSlot, error) {
+		return s.store.ListRoundSlots(ctx, id, booking.RoomFilter{})
 	}); err == nil {
 		for _, x := range rs {
 			s.slotChanged(x.Slot.ID, x.Slot.DoctorID)
@@ -389,10 +365,10 @@ func (s *Service) SetRoundState(ctx context.Context, id int64, state string) (Ro
 }
 
 // AddRoundSlots adds one slot per room to a DRAFT round.
-func (s *Service) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]Slot, error) {
-	sls, err := bounded(s, ctx, func(ctx context.Context) ([]Slot, error) { return s.store.AddRoundSlots(ctx, roundID, roomIDs) })
+func (s *Service) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]booking.Slot, error) {
+	sls, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Slot, error) { return s.store.AddRoundSlots(ctx, roundID, roomIDs) })
 	for _, sl := range sls {
-		s.changed(Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
+		s.changed(booking.Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
 	}
 	return sls, err
 }

@@ -1,8 +1,10 @@
-package booking
+package service
 
 import (
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // A refusal is remembered for its TTL only, per patient, slot and key, and
@@ -10,7 +12,7 @@ import (
 func TestRecentKeys(t *testing.T) {
 	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
 	k := newRecentKeys(time.Second)
-	req := BookRequest{PatientID: 1, SlotID: 9, IdempotencyKey: "a"}
+	req := booking.BookRequest{PatientID: 1, SlotID: 9, IdempotencyKey: "a"}
 	if k.refused(req, now) {
 		t.Fatal("an unseen request is remembered as refused")
 	}
@@ -21,7 +23,7 @@ func TestRecentKeys(t *testing.T) {
 	if k.refused(req, now.Add(time.Second)) {
 		t.Fatal("a refusal is remembered past its TTL")
 	}
-	for _, other := range []BookRequest{
+	for _, other := range []booking.BookRequest{
 		{PatientID: 2, SlotID: 9, IdempotencyKey: "a"},
 		{PatientID: 1, SlotID: 8, IdempotencyKey: "a"},
 		{PatientID: 1, SlotID: 9, IdempotencyKey: "b"},
@@ -35,7 +37,7 @@ func TestRecentKeys(t *testing.T) {
 		t.Fatal("a refusal outlived the patient's booking")
 	}
 	for i := range maxRecentKeys + 5 {
-		k.remember(BookRequest{PatientID: int64(i), SlotID: 9, IdempotencyKey: "a"}, now)
+		k.remember(booking.BookRequest{PatientID: int64(i), SlotID: 9, IdempotencyKey: "a"}, now)
 	}
 	if k.n > maxRecentKeys {
 		t.Fatalf("%d refusals remembered, at most %d", k.n, maxRecentKeys)

@@ -1,0 +1,104 @@
+package service
+
+import (
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// ExportPatient gathers a patient's data and history and records, in the
+// audit log, who exported it.
+func (s *Service) ExportPatient(ctx context.Context, id int64) (booking.PatientExport, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.PatientExport, error) {
+		p, err := s.store.GetPatient(ctx, id)
+		if err != nil {
+			return booking.PatientExport{}, err
+		}
+		as, err := s.store.ListAppointments(ctx, id, "")
+		if err != nil {
+			return booking.PatientExport{}, err
+		}
+		ws, err := s.store.ListWaitlist(ctx, id)
+		if err != nil {
+			return booking.PatientExport{}, err
+		}
+		appts, err := s.store.ListAudit(ctx, booking.AuditFilter{PatientID: id, Limit: booking.MaxAuditPage})
+		if err != nil {
+			return booking.PatientExport{}, err
+		}
+		own, err := s.store.ListAudit(ctx, booking.AuditFilter{Entity: booking.EntityPatient, EntityID: id, Limit: booking.MaxAuditPage})
+		if err != nil {
+			return booking.PatientExport{}, err
+		}
+		now := s.now()
+		if err := s.store.AppendAudit(ctx, booking.Audit(ctx, now, booking.EntityPatient, id, "export", nil, map[string]any{"id": id})); err != nil {
+			return booking.PatientExport{}, err
+		}
+		return booking.PatientExport{ExportedAt: now.UTC(), Patient: p, Appointments: nonNil(as), Waitlist: nonNil(ws), History: mergeNewestFirst(appts, own)}, nil
+	})
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// mergeNewestFirst merges two newest-first lists of entries.
+func mergeNewestFirst(a, b []booking.AuditEntry) []booking.AuditEntry {
+	out := make([]booking.AuditEntry, 0, len(a)+len(b))
+	for len(a) > 0 && len(b) > 0 {
+		if a[0].ID > b[0].ID {
+			out, a = append(out, a[0]), a[1:]
+		} else {
+			out, b = append(out, b[0]), b[1:]
+		}
+	}
+	return append(append(out, a...), b...)
+}
+
+// ErasePatient erases a patient's personal data for reason (required:
+// the audit log keeps it). The patient leaves every waiting list, and the
+// active appointments that have not started are cancelled first, through Cancel like any cancellation, so
+// that their places are released and counted as any other; every other
+// appointment stays, anonymized with its patient, so that capacity history
+// and reconciliation stay true. The phone is then free: a patient
+// registered with it later is a new patient.
+func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (booking.Patient, error) {
+	reason = strings.TrimSpace(reason)
+	if reason == "" || utf8.RuneCountInString(reason) > booking.MaxEraseReason {
+		return booking.Patient{}, booking.Errorf(booking.CodeInvalidRequest, "an erasure needs a reason (1 to 500 characters)")
+	}
+	if _, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.GetPatient(ctx, id) }); err != nil {
+		return booking.Patient{}, err
+	}
+	// Waiting entries first (an offer they hold is declined, its place
+	// passed on), so that no new offer goes to the patient meanwhile.
+	ws, err := s.Waitlist(ctx, id)
+	if err != nil {
+		return booking.Patient{}, err
+	}
+	for _, e := range ws {
+		if e.State == booking.EntryWaiting || e.State == booking.EntryOffered {
+			if _, err := s.LeaveWaitlist(ctx, e.ID, id); err != nil {
+				return booking.Patient{}, err
+			}
+		}
+	}
+	as, err := s.Appointments(ctx, id, "")
+	if err != nil {
+		return booking.Patient{}, err
+	}
+	now := s.now()
+	for _, a := range as {
+		if a.Status.Active() && a.StartAt.After(now) {
+			if _, err := s.Cancel(ctx, a.ID, id); err != nil {
+				return booking.Patient{}, err
+			}
+		}
+	}
+	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.ErasePatient(ctx, id, reason, now) })
+}

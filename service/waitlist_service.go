@@ -1,0 +1,77 @@
+package service
+
+import (
+	"context"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// JoinWaitlist adds patientID's entry (doctor or department, period, part
+// of day) under the client's Idempotency-Key; a retry returns the entry
+// with existed set.
+func (s *Service) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry) (booking.WaitlistEntry, bool, error) {
+	if err := booking.CheckWaitlistEntry(&e, s.now()); err != nil {
+		return booking.WaitlistEntry{}, false, err
+	}
+	type joined struct {
+		e       booking.WaitlistEntry
+		existed bool
+	}
+	j, err := bounded(s, ctx, func(ctx context.Context) (joined, error) {
+		e, existed, err := s.store.JoinWaitlist(ctx, e, s.now())
+		return joined{e, existed}, err
+	})
+	return j.e, j.existed, err
+}
+
+// Waitlist lists a patient's entries with their positions.
+func (s *Service) Waitlist(ctx context.Context, patientID int64) ([]booking.WaitlistEntry, error) {
+	return bounded(s, ctx, func(ctx context.Context) ([]booking.WaitlistEntry, error) {
+		return s.store.ListWaitlist(ctx, patientID)
+	})
+}
+
+// LeaveWaitlist cancels a patient's entry, declining its offer if it holds one.
+func (s *Service) LeaveWaitlist(ctx context.Context, id, patientID int64) (booking.WaitlistEntry, error) {
+	e, err := bounded(s, ctx, func(ctx context.Context) (booking.WaitlistEntry, error) {
+		return s.store.LeaveWaitlist(ctx, id, patientID, s.now())
+	})
+	if err == nil && e.SlotID != 0 {
+		s.slotChanged(e.SlotID, 0)
+	}
+	return e, err
+}
+
+// AnswerOffer accepts (BOOKED, or HELD awaiting payment when the slot has a
+// fee) or declines (the place passes to the next entry) an entry's offer.
+func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept bool) (booking.WaitlistEntry, booking.Appointment, error) {
+	type answered struct {
+		e booking.WaitlistEntry
+		a booking.Appointment
+	}
+	r, err := bounded(s, ctx, func(ctx context.Context) (answered, error) {
+		e, a, err := s.store.AnswerOffer(ctx, booking.OfferAnswer{EntryID: id, PatientID: patientID, Accept: accept}, s.now())
+		return answered{e, a}, err
+	})
+	if err == nil {
+		s.slotChanged(r.a.SlotID, r.a.DoctorID)
+		if accept {
+			s.observeOffers(booking.OfferAccepted, 1)
+		} else {
+			s.observeOffers(booking.OfferDeclined, 1)
+		}
+	}
+	return r.e, r.a, err
+}
+
+// MakeOffers is the offer job's work for one slot (Store.MakeOffers).
+func (s *Service) MakeOffers(ctx context.Context, slotID int64) ([]booking.Appointment, error) {
+	as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
+		return s.store.MakeOffers(ctx, slotID, s.now())
+	})
+	if err == nil {
+		s.slotChanged(slotID, 0)
+		s.observeOffers(booking.OfferMade, len(as))
+	}
+	return as, err
+}
