@@ -98,11 +98,3 @@ func (l *RateLimiter) Size() int {
 	defer l.mu.Unlock()
 	return len(l.buckets)
 }
-
-// AttemptBooking spends one of patientID's booking attempts, the one
-// budget every front end shares; Err of the decision is the refusal. Front
-// ends call it before anything else of a booking request (a malformed
-// attempt counts too: it is the cheapest layer of a rush).
-func (s *Service) AttemptBooking(patientID int64) booking.RateDecision {
-	return s.limiter.Allow(patientID, s.now())
-}

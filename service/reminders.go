@@ -18,3 +18,13 @@ func (s *Service) SendReminders(ctx context.Context) (booking.ReminderScan, erro
 	}
 	return scan, err
 }
+
+func (s *Service) observeReminders(outcome string, n int) {
+	if o, ok := s.observer.(WaitlistObserver); ok && n > 0 {
+		o.Reminders(outcome, n)
+	}
+}
+
+// CountReminder counts one reminder the notification worker delivered
+// (ReminderDelivered) or dropped (ReminderDropped): it sees the delivery.
+func (s *Service) CountReminder(outcome string) { s.observeReminders(outcome, 1) }

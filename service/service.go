@@ -1,3 +1,14 @@
+// Package service is the one door through which anything in slotd changes:
+// the Service. Each method bounds its store calls by the service's timeout,
+// classifies a timeout or an unreachable database as booking.ErrUnavailable,
+// decides who may act for whom, and tells the gates, the peers and the
+// watchers (list caches, the dashboard) what it changed, so that no front
+// end has to. Its runtime lives here too: the per-slot lanes that decide
+// bookings in batches, the in-memory gates in front of the database, the
+// recent refusals and coalesced key look-ups, the per-patient limiter, the
+// peers between instances and the tracing spans. The rules themselves are
+// the pure functions of package booking, which the stores call inside
+// their transactions; package schedule turns schedules into slots.
 package service
 
 import (
@@ -7,11 +18,17 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel/trace"
-
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/phone"
 )
+
+// bounded runs fn under the service's timeout and classifies its error.
+func bounded[T any](s *Service, ctx context.Context, fn func(ctx context.Context) (T, error)) (T, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	v, err := fn(ctx)
+	return v, s.storeErr(ctx, err)
+}
 
 // Options configure a Service.
 type Options struct {
@@ -181,263 +198,6 @@ func (s *Service) tellWatchers(c Change) {
 	}
 }
 
-// Book takes a place in slotID for patientID. key is the client's
-// Idempotency-Key: a retry with the same key and slot returns the original
-// appointment with Replayed set; the same key for another slot is refused
-// with CodeKeyReused; a retry while the first request is still being decided
-// is refused with CodeKeyInUse, by this instance or, with Peers, by any (and
-// without them the database's unique index makes the later one wait and
-// then replay).
-//
-// Before the database, the gates refuse from memory what is sure to fail:
-// a window not open yet, a slot closed or started, a slot known full. A
-// retry of a booking that succeeded is never refused by them: it reaches the
-// database and replays.
-//
-// The whole attempt (gates, lane queue, decision, key confirmation) is
-// bounded by the service's timeout, after which it is ErrUnavailable: the
-// request may still be decided, and a retry with the same key finds out.
-func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) booking.BookResult {
-	return s.BookFor(ctx, patientID, slotID, key, false)
-}
-
-// BookFor is Book, by staff for the patient when staff (the no-show block
-// does not apply to them; the caps do).
-func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) (r booking.BookResult) {
-	start := time.Now()
-	// Attributes only for a span that is recorded: with tracing off each
-	// was an allocation per booking for nothing.
-	ctx, span := tracer().Start(ctx, "booking.Book")
-	recording := span.IsRecording()
-	if recording {
-		span.SetAttributes(AttrSlotID.Int64(slotID))
-	}
-	defer func() {
-		if recording {
-			span.SetAttributes(AttrOutcome.String(outcomeOf(r)))
-		}
-		span.End()
-	}()
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	ik := inflightKey{patientID, key}
-	s.mu.Lock()
-	for s.orphans[ik] != nil {
-		// The first request with this key timed out in its lane but will
-		// still be decided: answered now (from the gates, or by a decision
-		// racing it) the retry could say "full" of a booking it then makes.
-		// It waits for that decision, then finds its outcome as any retry.
-		wait := s.orphans[ik]
-		s.mu.Unlock()
-		select {
-		case <-wait:
-		case <-ctx.Done():
-			r := booking.BookResult{Err: fmt.Errorf("%w: the first request with this Idempotency-Key is still being decided", booking.ErrUnavailable)}
-			s.observe(r, false, start)
-			return r
-		}
-		s.mu.Lock()
-	}
-	if _, busy := s.inflight[ik]; busy {
-		s.mu.Unlock()
-		r := booking.BookResult{Err: booking.Errorf(booking.CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
-		s.observe(r, true, start)
-		return r
-	}
-	s.inflight[ik] = struct{}{}
-	s.mu.Unlock()
-	defer func() {
-		s.mu.Lock()
-		delete(s.inflight, ik)
-		s.mu.Unlock()
-	}()
-	release, ok := s.claimKey(ctx, patientID, key)
-	if !ok {
-		r := booking.BookResult{Err: booking.Errorf(booking.CodeKeyInUse, "a request with this Idempotency-Key is still being processed")}
-		s.observe(r, true, start)
-		return r
-	}
-	// An orphaned attempt (decideOne) keeps the key claimed on the other
-	// instances too until its lane decides it.
-	orphaned := false
-	defer func() {
-		if !orphaned {
-			release()
-		}
-	}()
-
-	req := booking.BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: booking.Fingerprint(slotID), SlotID: slotID, Actor: booking.ActorOf(ctx), Staff: staff}
-	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
-		var gated bool
-		r, gated = s.refuseOrReplay(ctx, req, g)
-		if recording {
-			span.SetAttributes(AttrGated.Bool(gated))
-		}
-		s.observe(r, gated, start)
-		return r
-	}
-	r, orphaned = s.decideOne(ctx, slotID, req, release)
-	s.observe(r, false, start)
-	return r
-}
-
-// refuseOrReplay answers a request the gates would refuse. A retry of a
-// booking that succeeded must still get its appointment back, even though
-// the slot is now full or closed, and it may land on an instance that never
-// saw it; so a refusal is confirmed by a read of the patient's key, which
-// takes no lock and leaves the slot row alone, and is coalesced with the
-// other refusals' reads (keyLookups). The same read finds whether the
-// patient already holds a place in a slot known full: already-booked is the
-// more specific truth, and it is what the database would have said.
-func (s *Service) refuseOrReplay(ctx context.Context, req booking.BookRequest, refusal *booking.Error) (r booking.BookResult, gated bool) {
-	if refusal.Code == booking.CodeSlotFull && s.refused.refused(req, s.now()) {
-		return booking.BookResult{Err: refusal}, true
-	}
-	ans := s.keys.lookup(ctx, req)
-	if ans.err == nil && !ans.found && !ans.holding && refusal.Code == booking.CodeSlotFull {
-		s.refused.remember(req, s.now())
-	}
-	switch {
-	case ans.err != nil:
-		return booking.BookResult{Err: s.storeErr(ctx, ans.err)}, false
-	case ans.found:
-		return booking.ReplayOf(ans.a, req), false
-	case ans.holding && refusal.Code == booking.CodeSlotFull:
-		// The batch decision's own answer for a holder (DecideBooking).
-		return booking.BookResult{Err: booking.ConstraintError(booking.ConSlotPatientActive, req.SlotID)}, true
-	}
-	return booking.BookResult{Err: refusal}, true
-}
-
-// decideOne sends one request to its slot's lane, or to the store directly
-// with the direct engine, and keeps the gates and watchers informed. It
-// reports whether the request was left undecided in its lane (orphan),
-// which then calls release once it is decided.
-func (s *Service) decideOne(ctx context.Context, slotID int64, req booking.BookRequest, release func()) (booking.BookResult, bool) {
-	since := s.gates.epoch()
-	var r booking.BookResult
-	laned := false
-	if s.lanes != nil {
-		// Waiting in a lane is bounded by Book's deadline: a queue behind a
-		// stalled database answers 503 rather than hanging. The request may
-		// still be decided; a retry with the same key waits for that
-		// decision (orphans) and then finds its outcome.
-		var late <-chan booking.BookResult
-		r, laned, late = s.lanes.submitLate(ctx, slotID, req)
-		if late != nil {
-			s.orphan(slotID, req, since, late, release)
-			// Its caller leaving (a client that gave up) is no internal
-			// error either: the answer, if anyone reads it, is a 503.
-			return booking.BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", booking.ErrUnavailable)}, true
-		}
-	}
-	if !laned {
-		began := time.Now()
-		res, err := s.decide(ctx, slotID, []booking.BookRequest{req})
-		if span := trace.SpanFromContext(ctx); span.IsRecording() {
-			span.SetAttributes(spanBatch(0, 1, time.Since(began))...)
-		}
-		if err != nil {
-			r = booking.BookResult{Err: err}
-		} else {
-			r = res[0]
-		}
-	}
-	s.settle(slotID, req, since, r)
-	return r, false
-}
-
-// orphan keeps req's key busy (here, and claimed for the other instances
-// until release) until its lane's late decision arrives, and then informs
-// the gates and watchers of it as of any other decision.
-func (s *Service) orphan(slotID int64, req booking.BookRequest, since uint64, late <-chan booking.BookResult, release func()) {
-	ik := inflightKey{req.PatientID, req.IdempotencyKey}
-	done := make(chan struct{})
-	s.mu.Lock()
-	s.orphans[ik] = done
-	s.mu.Unlock()
-	go func() {
-		s.settle(slotID, req, since, <-late)
-		release()
-		s.mu.Lock()
-		delete(s.orphans, ik)
-		s.mu.Unlock()
-		close(done)
-	}()
-}
-
-// settle keeps the gates, the remembered refusals and the watchers
-// informed of a decision on req (started at epoch since).
-func (s *Service) settle(slotID int64, req booking.BookRequest, since uint64, r booking.BookResult) {
-	switch {
-	case r.Err == nil && !r.Replayed:
-		s.refused.booked(req.PatientID)
-		s.changed(r.Appointment)
-	case booking.ErrorCode(r.Err) == booking.CodeSlotFull:
-		// The decision read the key under the lock and found it unused.
-		s.refused.remember(req, s.now())
-		if s.gates.markFull(slotID, s.now(), since) {
-			s.publish(booking.Signal{Kind: booking.SignalFull, SlotID: slotID})
-		}
-	}
-}
-
-// decide runs one store transaction for a batch of requests for one slot,
-// bounded by the service's timeout.
-func (s *Service) decide(ctx context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	start := time.Now()
-	res, err := s.store.Book(ctx, slotID, reqs, s.now())
-	if s.observer != nil {
-		s.observer.Batch(len(reqs), time.Since(start))
-	}
-	if err == nil && len(res) != len(reqs) {
-		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
-	}
-	return res, s.storeErr(ctx, err)
-}
-
-func (s *Service) observe(r booking.BookResult, gated bool, start time.Time) {
-	if s.observer == nil {
-		return
-	}
-	s.observer.Booked(outcomeOf(r), gated, time.Since(start))
-}
-
-// outcomeOf names a booking's outcome for metrics and spans: created,
-// replayed or the problem code.
-func outcomeOf(r booking.BookResult) string {
-	switch {
-	case r.Err != nil:
-		return string(booking.ErrorCode(r.Err))
-	case r.Replayed:
-		return "replayed"
-	}
-	return "created"
-}
-
-// QueueDepth returns the number of booking requests waiting in lanes.
-func (s *Service) QueueDepth() int {
-	if s.lanes == nil {
-		return 0
-	}
-	return s.lanes.QueueDepth()
-}
-
-// Cancel cancels an appointment of patientID (any patient's when patientID
-// is 0, for staff). Repeating it returns the cancelled appointment unchanged.
-func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (booking.Appointment, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	a, err := s.store.Cancel(ctx, appointmentID, patientID, s.now())
-	if err != nil {
-		return a, s.storeErr(ctx, err)
-	}
-	s.released(a)
-	return a, nil
-}
-
 // released records that a's place was given back by this instance (a
 // cancel, an expiry, a final state), so the slot is no longer known full
 // and caches drop it.
@@ -453,29 +213,6 @@ func (s *Service) slotChanged(slotID, doctorID int64) {
 	s.gates.forget(slotID)
 	s.tellWatchers(Change{SlotID: slotID, DoctorID: doctorID})
 	s.publish(booking.Signal{Kind: booking.SignalForget, SlotID: slotID, DoctorID: doctorID})
-}
-
-// Appointment returns one appointment of patientID (any patient's when
-// patientID is 0). Another patient's appointment is not found.
-func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking.Appointment, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	a, err := s.store.GetAppointment(ctx, id)
-	if err != nil {
-		return booking.Appointment{}, s.storeErr(ctx, err)
-	}
-	if patientID != 0 && a.PatientID != patientID {
-		return booking.Appointment{}, booking.NotFound("appointment")
-	}
-	return a, nil
-}
-
-// Appointments lists a patient's appointments, optionally in one state.
-func (s *Service) Appointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	as, err := s.store.ListAppointments(ctx, patientID, status)
-	return as, s.storeErr(ctx, err)
 }
 
 // loadSlot reads a slot for the gates, bounded by the service's timeout.

@@ -2,19 +2,30 @@ package service
 
 import (
 	"context"
+	"time"
 
 	"github.com/slotd/slotd/booking"
 )
 
-// MarkRefunded settles a needs-refund payment with the provider's refund
-// reference (see Store.MarkRefunded).
-func (s *Service) MarkRefunded(ctx context.Context, tradeNo, ref string) (booking.Payment, error) {
-	if ref == "" || len(ref) > booking.MaxRefundRefLen {
-		return booking.Payment{}, booking.Errorf(booking.CodeInvalidRequest, "the refund reference must be 1 to %d characters", booking.MaxRefundRefLen)
+// ReconcileBudget bounds a reconciliation: a grouped scan of every slot,
+// longer than one ordinary store call may take.
+const ReconcileBudget = 25 * time.Second
+
+// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
+// sets counters from the rows (the gates then forget what they knew).
+// It may take ReconcileBudget, longer than one ordinary call.
+func (s *Service) Reconcile(ctx context.Context, repair bool) (booking.Reconciliation, error) {
+	ctx, cancel := context.WithTimeout(ctx, max(s.timeout, ReconcileBudget))
+	defer cancel()
+	rep, err := s.store.Reconcile(ctx, s.now(), repair)
+	if err != nil {
+		return rep, s.storeErr(ctx, err)
 	}
-	return bounded(s, ctx, func(ctx context.Context) (booking.Payment, error) {
-		return s.store.MarkRefunded(ctx, tradeNo, ref, s.now())
-	})
+	if len(rep.Repaired) > 0 {
+		s.gates.forgetAll()
+		s.changed(booking.Appointment{})
+	}
+	return rep, nil
 }
 
 // RunReconciliation is the scheduled reconciliation: a report without

@@ -6,6 +6,29 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
+// WaitlistObserver is what an Options.Observer may also implement to count
+// the waitlist's offers and the reminders (cmd/slotd's metrics do).
+type WaitlistObserver interface {
+	// Offers counts n offers by outcome: OfferMade, OfferAccepted,
+	// OfferDeclined, OfferExpired.
+	Offers(outcome string, n int)
+	// Reminders counts n reminders by outcome: ReminderEnqueued,
+	// ReminderPassed (the scans), ReminderDelivered, ReminderDropped (the
+	// notification worker).
+	Reminders(outcome string, n int)
+}
+
+func (s *Service) observeOffers(outcome string, n int) {
+	if o, ok := s.observer.(WaitlistObserver); ok && n > 0 {
+		o.Offers(outcome, n)
+	}
+}
+
+// WaitlistCounts counts the live entries by state (Store.WaitlistCounts).
+func (s *Service) WaitlistCounts(ctx context.Context) (map[string]int, error) {
+	return bounded(s, ctx, func(ctx context.Context) (map[string]int, error) { return s.store.WaitlistCounts(ctx) })
+}
+
 // JoinWaitlist adds patientID's entry (doctor or department, period, part
 // of day) under the client's Idempotency-Key; a retry returns the entry
 // with existed set.

@@ -8,6 +8,46 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
+// CreateRoom adds a room resource.
+func (s *Service) CreateRoom(ctx context.Context, r booking.Room) (booking.Room, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Room, error) { return s.store.CreateRoom(ctx, r) })
+}
+
+// CreateRound adds a DRAFT round.
+func (s *Service) CreateRound(ctx context.Context, r booking.Round) (booking.Round, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Round, error) { return s.store.CreateRound(ctx, r) })
+}
+
+// SetRoundState opens or closes a round (see Store.SetRoundState).
+func (s *Service) SetRoundState(ctx context.Context, id int64, state string) (booking.Round, error) {
+	r, err := bounded(s, ctx, func(ctx context.Context) (booking.Round, error) {
+		return s.store.SetRoundState(ctx, id, state, s.now())
+	})
+	if err != nil {
+		return r, err
+	}
+	// The round's slots may have changed with it: the gates reload them.
+	if rs, err := bounded(s, ctx, func(ctx context.Context) ([]booking.RoundSlot, error) {
+		return s.store.ListRoundSlots(ctx, id, booking.RoomFilter{})
+	}); err == nil {
+		for _, x := range rs {
+			s.slotChanged(x.Slot.ID, x.Slot.DoctorID)
+		}
+	} else {
+		s.gates.forgetAll()
+	}
+	return r, nil
+}
+
+// AddRoundSlots adds one slot per room to a DRAFT round.
+func (s *Service) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int64) ([]booking.Slot, error) {
+	sls, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Slot, error) { return s.store.AddRoundSlots(ctx, roundID, roomIDs) })
+	for _, sl := range sls {
+		s.changed(booking.Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
+	}
+	return sls, err
+}
+
 // Asynchronous applications to rounds (docs/contracts/rounds.md, "processor").
 //
 // An application answered with 202 is first made durable as a PENDING row
@@ -215,13 +255,6 @@ func (s *Service) wakeRound(roundID int64) {
 	go s.drainRound(ctx, roundID)
 }
 
-// drainRetries bounds how often drainRound retries a failed pass before
-// leaving the round to the sweep; the waits double from drainBackoff.
-const (
-	drainRetries = 4
-	drainBackoff = 50 * time.Millisecond
-)
-
 // drainRound runs ProcessRound until no wake-up arrived during the last
 // pass. A failed pass is retried a few times (a busy or restarting
 // database should not leave applicants waiting for the sweep); after that
@@ -305,3 +338,10 @@ func (s *Service) RunRoundProcessor(ctx context.Context, interval time.Duration)
 		}
 	}
 }
+
+// drainRetries bounds how often drainRound retries a failed pass before
+// leaving the round to the sweep; the waits double from drainBackoff.
+const (
+	drainRetries = 4
+	drainBackoff = 50 * time.Millisecond
+)

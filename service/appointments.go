@@ -1,0 +1,72 @@
+package service
+
+import (
+	"context"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// Transition moves an appointment to COMPLETED or NO_SHOW for staff;
+// repeating it changes nothing.
+func (s *Service) Transition(ctx context.Context, appointmentID int64, to booking.Status) (booking.Appointment, error) {
+	a, err := bounded(s, ctx, func(ctx context.Context) (booking.Appointment, error) {
+		return s.store.Transition(ctx, appointmentID, to, s.now())
+	})
+	if err == nil {
+		s.slotChanged(a.SlotID, a.DoctorID) // a final state holds no place
+	}
+	return a, err
+}
+
+// ExpireHolds expires up to limit holds past their deadline (see
+// Store.ExpireHolds) and releases their places in the gates.
+func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]booking.Appointment, error) {
+	as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
+		return s.store.ExpireHolds(ctx, s.now(), limit)
+	})
+	offers := 0
+	for _, a := range as {
+		s.released(a)
+		if booking.IsOffer(a) {
+			offers++
+		}
+	}
+	s.observeOffers(booking.OfferExpired, offers)
+	return as, err
+}
+
+// Cancel cancels an appointment of patientID (any patient's when patientID
+// is 0, for staff). Repeating it returns the cancelled appointment unchanged.
+func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (booking.Appointment, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	a, err := s.store.Cancel(ctx, appointmentID, patientID, s.now())
+	if err != nil {
+		return a, s.storeErr(ctx, err)
+	}
+	s.released(a)
+	return a, nil
+}
+
+// Appointment returns one appointment of patientID (any patient's when
+// patientID is 0). Another patient's appointment is not found.
+func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking.Appointment, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	a, err := s.store.GetAppointment(ctx, id)
+	if err != nil {
+		return booking.Appointment{}, s.storeErr(ctx, err)
+	}
+	if patientID != 0 && a.PatientID != patientID {
+		return booking.Appointment{}, booking.NotFound("appointment")
+	}
+	return a, nil
+}
+
+// Appointments lists a patient's appointments, optionally in one state.
+func (s *Service) Appointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	as, err := s.store.ListAppointments(ctx, patientID, status)
+	return as, s.storeErr(ctx, err)
+}

@@ -1,0 +1,76 @@
+package service
+
+import (
+	"context"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// CreateDepartment adds a department.
+func (s *Service) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Department, error) { return s.store.CreateDepartment(ctx, d) })
+}
+
+// CreateDoctor adds a doctor.
+func (s *Service) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doctor, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.CreateDoctor(ctx, d) })
+}
+
+// CreatePatient adds a patient.
+func (s *Service) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
+	// Stored in E.164, so that a look-up of the same number typed in any
+	// format finds it.
+	if p.Phone != "" {
+		if p.Phone = s.NormalizePhone(p.Phone); p.Phone == "" {
+			return booking.Patient{}, booking.Errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
+		}
+	}
+	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.CreatePatient(ctx, p) })
+}
+
+// CreateSlot adds one slot.
+func (s *Service) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
+	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) { return s.store.CreateSlot(ctx, sl) })
+	if err == nil {
+		s.changed(booking.Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
+	}
+	return sl, err
+}
+
+// UpdateSlot changes a slot's capacity or status.
+func (s *Service) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
+	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) { return s.store.UpdateSlot(ctx, id, u) })
+	if err == nil {
+		s.slotChanged(sl.ID, sl.DoctorID)
+	}
+	return sl, err
+}
+
+// UpdateDepartment renames a department.
+func (s *Service) UpdateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Department, error) { return s.store.UpdateDepartment(ctx, d) })
+}
+
+// UpdateDoctor changes a doctor. A deactivated doctor is hidden from
+// listings and gets no new slots; existing appointments stay (staff cancel
+// them explicitly, or suspend the period).
+func (s *Service) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
+	d, err := bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.UpdateDoctor(ctx, id, u) })
+	if err == nil {
+		s.changed(booking.Appointment{DoctorID: d.ID})
+	}
+	return d, err
+}
+
+// UpdatePatient changes a patient's name, contact details or activity.
+// A new phone is stored in E.164, as CreatePatient stores it.
+func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
+	if u.Phone != nil && *u.Phone != "" {
+		p := s.NormalizePhone(*u.Phone)
+		if p == "" {
+			return booking.Patient{}, booking.Errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
+		}
+		u.Phone = &p
+	}
+	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.UpdatePatient(ctx, id, u) })
+}
