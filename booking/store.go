@@ -38,8 +38,10 @@ type SlotUpdate struct {
 	Status   *string
 }
 
-// Store is what the domain needs from a database. postgres and sqlite
-// implement it and storetest holds both to the same behaviour.
+// Store is what the domain needs from a database: the topic interfaces
+// below, composed. postgres and sqlite implement it and storetest holds
+// both to the same behaviour; a consumer that needs one topic takes that
+// interface, not the whole Store.
 //
 // Every method owns its transaction. Errors are *Error for conditions the
 // caller can act on (not found, conflicts), errors wrapping ErrUnavailable
@@ -50,6 +52,22 @@ type Store interface {
 	// Close releases the connections.
 	Close() error
 
+	CatalogStore
+	BookingStore
+	LifecycleStore
+	WaitlistStore
+	RoundStore
+	ClinicStore
+	// AuditLog reads the audit log; every change writes its rows in its
+	// own transaction, with the actor of its context (ActorOf).
+	AuditLog
+	// PatientStore exports and erases a patient's personal data.
+	PatientStore
+}
+
+// CatalogStore holds the clinic's departments, doctors, patients,
+// schedules and slots.
+type CatalogStore interface {
 	CreateDepartment(ctx context.Context, d Department) (Department, error)
 	ListDepartments(ctx context.Context) ([]Department, error)
 	CreateDoctor(ctx context.Context, d Doctor) (Doctor, error)
@@ -79,7 +97,10 @@ type Store interface {
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
 	// UpdateSlot changes capacity (never below the places taken) or status.
 	UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot, error)
+}
 
+// BookingStore takes, moves, gives back and finds places.
+type BookingStore interface {
 	// Book decides reqs, all for one slot, in one transaction and answers
 	// them in order, as DecideBooking decides from the store's reads under
 	// the slot's lock. The capacity decision is performed as a conditional
@@ -111,7 +132,12 @@ type Store interface {
 	// ListAppointments lists a patient's appointments, newest first,
 	// optionally only those in one state.
 	ListAppointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error)
+}
 
+// LifecycleStore moves appointments through the rest of their life:
+// payments, expiry, staff transitions, suspensions, reconciliation and
+// reminders.
+type LifecycleStore interface {
 	// ConfirmPayment records a provider's payment for a HELD appointment and
 	// books it when the hold is still running and the amount matches, as
 	// DecidePayment decides; a known trade number for the same payment
@@ -130,7 +156,7 @@ type Store interface {
 	// appointments, notifying each patient once; repeating it changes nothing.
 	Suspend(ctx context.Context, s Suspension, now time.Time) (SuspensionResult, error)
 	GetSuspension(ctx context.Context, id int64) (Suspension, error)
-	// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
+	// Reconcile reports the invariant breaches (docs/reliability.md, "Invariants") and, with repair,
 	// sets counters from the rows.
 	Reconcile(ctx context.Context, now time.Time, repair bool) (Reconciliation, error)
 	// MarkRefunded settles a needs-refund payment with the provider's
@@ -143,18 +169,21 @@ type Store interface {
 	// (not found before the first).
 	RecordReconcileRun(ctx context.Context, run ReconcileRun) error
 	LastReconcileRun(ctx context.Context) (ReconcileRun, error)
+	// SendReminders records, for up to limit BOOKED appointments starting
+	// within the largest offset, the offsets whose time has come, as
+	// DecideReminder decides (defaults, or the schedule's own), and
+	// enqueues one NotifyReminder per offset sent (Ref: its minutes) in the
+	// same transaction; a recorded offset is never sent again. It reports
+	// the messages enqueued and the offsets passed over.
+	SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (ReminderScan, error)
+}
 
-	// AuditLog reads the audit log; every change above writes its rows in
-	// its own transaction, with the actor of its context (ActorOf).
-	AuditLog
-	// PatientStore exports and erases a patient's personal data.
-	PatientStore
-
-	// The waitlist (booking/waitlist.go). Every transaction that releases
-	// places (Cancel, ExpireHolds, Reschedule, a capacity raised in
-	// UpdateSlot, a declined offer) keeps those that waiting entries match
-	// as offer_pending (ToReserve) and enqueues NotifyOfferDue for the slot.
-
+// WaitlistStore keeps the waitlist (booking/waitlist.go). Every
+// transaction that releases places (Cancel, ExpireHolds, Reschedule, a
+// capacity raised in UpdateSlot, a declined offer) keeps those that
+// waiting entries match as offer_pending (ToReserve) and enqueues
+// NotifyOfferDue for the slot.
+type WaitlistStore interface {
 	// JoinWaitlist adds a WAITING entry with its position; the same
 	// (patient, key) returns the existing one with existed set.
 	JoinWaitlist(ctx context.Context, e WaitlistEntry, now time.Time) (entry WaitlistEntry, existed bool, err error)
@@ -171,22 +200,16 @@ type Store interface {
 	// earliest matching entries (DecideOffers) under the slot's lock, and
 	// returns the rest to open booking; repeating it changes nothing.
 	MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]Appointment, error)
-
-	// SendReminders records, for up to limit BOOKED appointments starting
-	// within the largest offset, the offsets whose time has come, as
-	// DecideReminder decides (defaults, or the schedule's own), and
-	// enqueues one NotifyReminder per offset sent (Ref: its minutes) in the
-	// same transaction; a recorded offset is never sent again. It reports
-	// the messages enqueued and the offsets passed over.
-	SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (ReminderScan, error)
 	// WaitlistCounts counts the live waitlist entries by state (WAITING,
 	// OFFERED), for the metrics.
 	WaitlistCounts(ctx context.Context) (map[string]int, error)
+}
 
-	// Rounds (docs/contracts/rounds.md). A round's slots are booked through
-	// Book like any other, which adds the round's clock and the patient's
-	// quota to the decision.
-
+// RoundStore keeps rooms, rounds and their applications
+// (docs/contracts/rounds.md). A round's slots are booked through Book like
+// any other, which adds the round's clock and the patient's quota to the
+// decision.
+type RoundStore interface {
 	// CreateRoom adds a room resource with its attributes.
 	CreateRoom(ctx context.Context, r Room) (Room, error)
 	// ListRooms lists the rooms passing f, by id.
@@ -225,13 +248,10 @@ type Store interface {
 	// RoundResults lists the active appointments of the round's slots with
 	// patient and room, by room name then bed.
 	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
-
-	ClinicStore
 }
 
-// ClinicStore is what running a clinic (issue 15) needs of a store beyond
-// booking: editing, schedules' end and policies, closures. Every Store has
-// it; it is declared apart so that the list reads by topic.
+// ClinicStore is what running a clinic needs of a store beyond booking:
+// editing, schedules' end and policies, closures.
 type ClinicStore interface {
 	UpdateDepartment(ctx context.Context, d Department) (Department, error)
 	UpdateDoctor(ctx context.Context, id int64, u DoctorUpdate) (Doctor, error)

@@ -47,7 +47,7 @@ const slotsPerChunk = 50_000
 // 15-minute slots (40 a day, as in the source); most slots take one patient,
 // the Vaccination department's take 10, and every fifth doctor charges a fee
 // (so bookings are HELD until paid).
-func Load(ctx context.Context, store booking.Store, o Options) (Summary, error) {
+func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, error) {
 	if o.Doctors <= 0 || o.Days <= 0 || o.Patients < 0 {
 		return Summary{}, fmt.Errorf("doctors and days must be positive")
 	}

@@ -13,9 +13,18 @@ import (
 	"github.com/slotd/slotd/service"
 )
 
+// deliveryReads is what a notification worker reads to word a message and
+// to see whether it is still true.
+type deliveryReads interface {
+	GetAppointment(ctx context.Context, id int64) (booking.Appointment, error)
+	GetPatient(ctx context.Context, id int64) (booking.Patient, error)
+	GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
+	GetSuspension(ctx context.Context, id int64) (booking.Suspension, error)
+}
+
 // workers holds what the job workers share.
 type workers struct {
-	store    booking.Store
+	store    deliveryReads
 	svc      *service.Service // makes every change
 	notifier notify.Notifier
 	logger   *slog.Logger

@@ -58,7 +58,7 @@ type Options struct {
 	// BookingRate and BookingWindow (a limiter shared between instances).
 	Limiter booking.Limiter
 	// Peers, when set, share known-full marks, cache invalidations and
-	// in-flight Idempotency-Keys with the other instances (shared.go).
+	// in-flight Idempotency-Keys with the other instances (peers.go).
 	Peers booking.Peers
 	// Reminders are the offsets before a BOOKED appointment at which a
 	// reminder is sent (default DefaultReminders; a schedule may have its
@@ -104,7 +104,7 @@ type Service struct {
 	orphans  map[inflightKey]chan struct{}
 	watchers []func(Change)
 
-	// rounds decides asynchronous round applications (rounds_service.go).
+	// rounds decides asynchronous round applications (rounds.go).
 	rounds roundProcessor
 }
 
