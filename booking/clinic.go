@@ -244,8 +244,6 @@ func PolicyRefusal(p Policy, load PatientLoad, staff, freed bool, slotID int64, 
 		load.Active, load.SameDay = load.Active-1, load.SameDay-1
 	}
 	switch {
-	case load.Inactive:
-		return &Error{Code: CodeBookingBlocked, SlotID: slotID, Message: "this patient's record is deactivated"}
 	case !staff && p.NoShowLimit > 0 && load.NoShows >= p.NoShowLimit &&
 		now.Before(load.LastNoShow.Add(time.Duration(p.NoShowBlockDays)*24*time.Hour)):
 		return &Error{Code: CodeBookingBlocked, SlotID: slotID,

@@ -40,7 +40,6 @@ func TestSlotOverlapAndPolicyRefusal(t *testing.T) {
 		"no-shows":              {PatientLoad{NoShows: 2, LastNoShow: now.Add(-24 * time.Hour)}, false, false, CodeBookingBlocked},
 		"no-shows, staff books": {PatientLoad{NoShows: 2, LastNoShow: now.Add(-24 * time.Hour)}, true, false, ""},
 		"the block is over":     {PatientLoad{NoShows: 2, LastNoShow: now.Add(-31 * 24 * time.Hour)}, false, false, ""},
-		"deactivated":           {PatientLoad{Inactive: true}, true, false, CodeBookingBlocked},
 	} {
 		var got Code
 		if e := PolicyRefusal(p, tc.load, tc.staff, tc.freed, 1, now); e != nil {

@@ -254,6 +254,8 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			err = ConstraintError(ConSlotPatientActive, slotID)
 		case rd.Overlapping[p]:
 			err = ConstraintError(ConNoOverlap, slotID)
+		case rd.Load[p].Inactive:
+			err = InactiveRefusal(slotID)
 		case rd.Round == nil && PolicyRefusal(rd.Policy, rd.Load[p], d.reqs[i].Staff, freed[p], slotID, d.now) != nil:
 			err = PolicyRefusal(rd.Policy, rd.Load[p], d.reqs[i].Staff, freed[p], slotID, d.now)
 		case rd.Round != nil && used >= rd.Round.Quota:

@@ -44,10 +44,19 @@ func TestDecideBookingOrderOfRefusals(t *testing.T) {
 			Used: map[int64]int{1: 1}}, CodeOverlapping},
 		"quota beats full": {BookReads{Round: round, Used: map[int64]int{1: 1}}, CodeQuotaExceeded},
 		"full":             {BookReads{}, CodeSlotFull},
+		// A patient who has left is refused on a round's slot as on any.
+		"deactivated, free slot": {BookReads{Load: map[int64]PatientLoad{1: {Inactive: true}}, TopQueue: -1}, CodeBookingBlocked},
+		"deactivated, round": {BookReads{Round: round, Load: map[int64]PatientLoad{1: {Inactive: true}},
+			TopQueue: -1}, CodeBookingBlocked},
 	} {
 		t.Run(name, func(t *testing.T) {
 			rd := tc.rd
-			rd.Found, rd.Slot, rd.TopQueue = true, openSlot(2, 2), 2
+			rd.Found, rd.Slot = true, openSlot(2, 2)
+			if rd.TopQueue < 0 { // a slot with places left
+				rd.Slot, rd.TopQueue = openSlot(2, 0), 0
+			} else {
+				rd.TopQueue = 2
+			}
 			if rd.Round != nil {
 				rd.Slot.RoundID = rd.Round.ID
 			}

@@ -123,29 +123,21 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 		}
 		named = n
 	}
-	patient, _ := c.PatientID()
-	switch {
-	case c.Role == auth.RolePatient && named != 0 && named != patient:
-		return booking.Errorf(booking.CodeForbidden, "a patient can only book for themselves")
-	case c.Role == auth.RoleAdmin && named == 0:
+	if c.Role == auth.RoleAdmin && named == 0 {
 		return booking.Errorf(booking.CodeInvalidRequest, "an admin must name the patient (participant actor Patient/<id>)")
-	case c.Role == auth.RoleAdmin:
-		patient = named
-		ctx, cancel := h.ctx(r)
-		_, err := h.store.GetPatient(ctx, patient)
-		err = service.Classify(ctx, err)
-		cancel()
-		if err != nil {
-			return err
-		}
 	}
-	// The one per-patient budget of every front end (API, pages, FHIR).
-	if err := h.svc.AttemptBooking(patient).Err(); err != nil {
+	caller := booking.Actor{Role: string(c.Role), ID: c.Subject}
+	acting, err := h.svc.ActFor(r.Context(), caller, named)
+	if err != nil {
 		return err
 	}
-	// Audited as the token's caller, like the API's bookings.
-	ctx := booking.WithActor(r.Context(), booking.Actor{Role: string(c.Role), ID: c.Subject})
-	res := h.svc.Book(ctx, patient, slotID, key)
+	// The one per-patient budget of every front end (API, pages, FHIR).
+	if err := h.svc.AttemptBooking(acting.PatientID).Err(); err != nil {
+		return err
+	}
+	// Audited as the token's caller, like the API's bookings; an admin
+	// books as staff there too.
+	res := h.svc.BookFor(booking.WithActor(r.Context(), caller), acting, slotID, key)
 	if res.Err != nil {
 		return res.Err
 	}

@@ -731,3 +731,34 @@ func TestSlotSearchDayInTheScheduleZone(t *testing.T) {
 		t.Fatalf("a past slot is %s", got[0].Status)
 	}
 }
+
+// TestBookAsStaffSkipsTheNoShowBlock: $book follows the one caller rule of
+// every front end (Service.ActFor): an admin books as staff, so a patient
+// blocked from self-booking by a no-show is still booked by the clinic,
+// as through the API; a deactivated patient is refused for both.
+func TestBookAsStaffSkipsTheNoShowBlock(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	past := f.slot(f.doc.ID, start.Add(-48*time.Hour), 1, start.Add(-72*time.Hour), booking.SlotOpen)
+	res, err := f.store.Book(ctx, past.ID, []booking.BookRequest{{PatientID: f.p1.ID, IdempotencyKey: "past",
+		Fingerprint: booking.Fingerprint(past.ID)}}, start.Add(-50*time.Hour))
+	must(t, err)
+	must(t, res[0].Err)
+	_, err = f.store.Transition(ctx, res[0].Appointment.ID, booking.StatusNoShow, start.Add(-47*time.Hour))
+	must(t, err)
+	_, err = f.svc.SetClinicPolicy(ctx, booking.Policy{MaxActive: 5, MaxPerDay: 2, NoShowLimit: 1, NoShowBlockDays: 30})
+	must(t, err)
+	book := func(token, key string, patient int64) answer {
+		return f.call(call{method: "POST", path: "/fhir/Appointment/$book", token: token, key: key, body: bookBody(f.open.ID, patient)})
+	}
+	admin := f.token(auth.RoleAdmin, "a")
+	expectOutcome(t, book(f.patientToken(f.p1), "self", 0), 409, booking.CodeBookingBlocked)
+	if a := book(admin, "staff", f.p1.ID); a.status != 201 {
+		t.Fatalf("an admin's $book for a blocked patient: %d %s", a.status, a.body)
+	}
+	inactive := false
+	_, err = f.svc.UpdatePatient(ctx, f.p2.ID, booking.PatientUpdate{Active: &inactive})
+	must(t, err)
+	expectOutcome(t, book(admin, "staff-2", f.p2.ID), 409, booking.CodeBookingBlocked)
+	expectOutcome(t, book(f.patientToken(f.p2), "self-2", 0), 409, booking.CodeBookingBlocked)
+}

@@ -31,10 +31,9 @@ func (s *server) book(w http.ResponseWriter, r *http.Request, c auth.Claims) err
 // bookingAttempt is a checked booking request: whose, under which key,
 // for which slot.
 type bookingAttempt struct {
-	patient int64
-	key     string
-	slotID  int64
-	staff   bool // an admin books for the patient
+	acting booking.Acting
+	key    string
+	slotID int64
 }
 
 // readBooking checks a booking request (POST /api/appointments, and the
@@ -68,34 +67,31 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	if in.PatientID != nil && !validID(*in.PatientID) {
 		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be an id 1 to %d", int64(booking.MaxID))
 	}
+	var named int64
+	if in.PatientID != nil {
+		named = *in.PatientID
+	}
 	if c.Role == auth.RoleAdmin {
-		if in.PatientID == nil {
+		if named == 0 {
 			return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "an admin must name the patient (patientId)")
 		}
-		patient = *in.PatientID
-		if err := s.rateLimit(w, patient); err != nil {
+		// An admin's attempt counts against the patient it names.
+		if err := s.rateLimit(w, named); err != nil {
 			return bookingAttempt{}, err
 		}
-		// The admin's patientId is input: an unknown one is a 404 here,
-		// not a foreign-key failure inside the booking transaction.
-		ctx, cancel := s.storeCtx(r.Context())
-		_, err := s.store.GetPatient(ctx, patient)
-		err = storeErr(ctx, err)
-		cancel()
-		if err != nil {
-			return bookingAttempt{}, err
-		}
-	} else if in.PatientID != nil && *in.PatientID != patient {
-		return bookingAttempt{}, errorf(booking.CodeForbidden, "a patient can only book for themselves")
 	}
-	return bookingAttempt{patient: patient, key: key, slotID: in.SlotID, staff: c.Role == auth.RoleAdmin}, nil
+	acting, err := s.svc.ActFor(r.Context(), actorOf(c), named)
+	if err != nil {
+		return bookingAttempt{}, err
+	}
+	return bookingAttempt{acting: acting, key: key, slotID: in.SlotID}, nil
 }
 
 // answerBooking decides a checked attempt through the Service (lanes,
 // gates, idempotency) and answers 201 with the new appointment or 200
 // with the original one of a retry.
 func (s *server) answerBooking(w http.ResponseWriter, r *http.Request, at bookingAttempt) error {
-	res := s.svc.BookFor(r.Context(), at.patient, at.slotID, at.key, at.staff)
+	res := s.svc.BookFor(r.Context(), at.acting, at.slotID, at.key)
 	if res.Err != nil {
 		return res.Err
 	}

@@ -393,7 +393,7 @@ func (s *server) apply(w http.ResponseWriter, r *http.Request, c auth.Claims) er
 	if !respondAsync(r) {
 		return s.answerBooking(w, r, at)
 	}
-	app, _, err := s.svc.SubmitApplication(r.Context(), roundID, at.patient, at.slotID, at.key)
+	app, _, err := s.svc.SubmitApplication(r.Context(), roundID, at.acting.PatientID, at.slotID, at.key)
 	if err != nil {
 		return err
 	}

@@ -266,9 +266,11 @@ func endOffers(ctx context.Context, tx pgx.Tx, as []booking.Appointment, now tim
 
 // sqlWaitingFor reads the waiting entries that may match a slot (doctor
 // or department, period), in request order; the part of day is left to
-// booking.EntryMatches.
+// booking.EntryMatches. A patient who has left (deactivated, erased)
+// keeps no entry live: theirs are passed over, and the place goes on.
 const sqlWaitingFor = `SELECT ` + entryColumns + ` FROM waitlist_entries w
 	WHERE w.state = 'WAITING' AND (w.doctor_id = $1 OR w.department_id = $2) AND w.from_at <= $3 AND w.to_at > $3
+	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
 // reserve keeps, of the places just released in each (locked) slot, as

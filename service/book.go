@@ -34,12 +34,13 @@ func (s *Service) AttemptBooking(patientID int64) booking.RateDecision {
 // bounded by the service's timeout, after which it is ErrUnavailable: the
 // request may still be decided, and a retry with the same key finds out.
 func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string) booking.BookResult {
-	return s.BookFor(ctx, patientID, slotID, key, false)
+	return s.BookFor(ctx, booking.Acting{PatientID: patientID}, slotID, key)
 }
 
-// BookFor is Book, by staff for the patient when staff (the no-show block
-// does not apply to them; the caps do).
-func (s *Service) BookFor(ctx context.Context, patientID, slotID int64, key string, staff bool) (r booking.BookResult) {
+// BookFor is Book for whom ActFor decided: by staff for the patient when
+// a.Staff (the no-show block does not apply to them; the caps do).
+func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, key string) (r booking.BookResult) {
+	patientID, staff := a.PatientID, a.Staff
 	start := time.Now()
 	// Attributes only for a span that is recorded: with tracing off each
 	// was an allocation per booking for nothing.

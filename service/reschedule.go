@@ -16,6 +16,11 @@ import (
 // rather than for the slot's row; elsewhere it is one transaction of its
 // own. See Store.Reschedule and DecideReschedule.
 func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slotID int64, key string) (booking.RescheduleResult, error) {
+	if patientID != 0 {
+		if err := s.present(ctx, patientID); err != nil {
+			return booking.RescheduleResult{}, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{patientID, key}

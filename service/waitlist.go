@@ -36,6 +36,9 @@ func (s *Service) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry) (bo
 	if err := booking.CheckWaitlistEntry(&e, s.now()); err != nil {
 		return booking.WaitlistEntry{}, false, err
 	}
+	if err := s.present(ctx, e.PatientID); err != nil {
+		return booking.WaitlistEntry{}, false, err
+	}
 	type joined struct {
 		e       booking.WaitlistEntry
 		existed bool
@@ -68,6 +71,11 @@ func (s *Service) LeaveWaitlist(ctx context.Context, id, patientID int64) (booki
 // AnswerOffer accepts (BOOKED, or HELD awaiting payment when the slot has a
 // fee) or declines (the place passes to the next entry) an entry's offer.
 func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept bool) (booking.WaitlistEntry, booking.Appointment, error) {
+	if accept {
+		if err := s.present(ctx, patientID); err != nil {
+			return booking.WaitlistEntry{}, booking.Appointment{}, err
+		}
+	}
 	type answered struct {
 		e booking.WaitlistEntry
 		a booking.Appointment

@@ -49,7 +49,8 @@ var (
 		        ?5 IS NULL AND EXISTS (SELECT 1 FROM appointments o
 		                 WHERE o.patient_id = p.value AND o.status IN ` + booking.ActiveSQL + ` AND o.round_id IS NULL
 		                   AND o.slot_id <> ?2 AND o.start_at < ?3 AND o.end_at > ?4),
-		        coalesce((SELECT used FROM round_quotas WHERE round_id = ?5 AND patient_id = p.value), 0)
+		        coalesce((SELECT used FROM round_quotas WHERE round_id = ?5 AND patient_id = p.value), 0),
+		        EXISTS (SELECT 1 FROM patients WHERE id = p.value AND NOT active)
 		   FROM (SELECT DISTINCT value FROM json_each(?1)) p`
 	// takeQuotaSQL counts the new allocations in the round (one per
 	// patient: a batch is one slot), patients in ascending id order. It is
@@ -472,6 +473,7 @@ func keyLookup(ctx context.Context, q querier, reqs []booking.BookRequest) (map[
 // slot, how many allocations round_quotas counts for it.
 func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest) error {
 	rd.Missing, rd.ActiveHere, rd.Overlapping, rd.Used = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]int{}
+	rd.Load = map[int64]booking.PatientLoad{}
 	patients := make([]int64, len(reqs))
 	for k, r := range reqs {
 		patients[k] = r.PatientID
@@ -489,12 +491,15 @@ func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs [
 	defer rows.Close()
 	for rows.Next() {
 		var p int64
-		var missing, here, overlapping bool
+		var missing, here, overlapping, inactive bool
 		var used int
-		if err := rows.Scan(&p, &missing, &here, &overlapping, &used); err != nil {
+		if err := rows.Scan(&p, &missing, &here, &overlapping, &used, &inactive); err != nil {
 			return err
 		}
 		rd.Missing[p], rd.ActiveHere[p], rd.Overlapping[p], rd.Used[p] = missing, here, overlapping, used
+		// A round's slot reads no PatientLoad (its quota governs), but a
+		// patient who has left is refused there too.
+		rd.Load[p] = booking.PatientLoad{Inactive: inactive}
 	}
 	return rows.Err()
 }

@@ -247,8 +247,11 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 	return e, nil
 }
 
+// waitingForSQL reads the waiting entries that may match a slot, in request
+// order; a departed patient's are passed over, and the place goes on.
 const waitingForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
 	WHERE w.state = 'WAITING' AND (w.doctor_id = ?1 OR w.department_id = ?2) AND w.from_at <= ?3 AND w.to_at > ?3
+	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
 // reserve keeps released places for matching waiting entries

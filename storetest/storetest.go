@@ -115,6 +115,7 @@ func Run(t *testing.T, h Harness) {
 		{"RoundReconcile", testRoundReconcile},
 		{"Accounts", testAccounts},
 		{"Personal", testPersonal},
+		{"DepartedPatients", testDepartedPatients},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},

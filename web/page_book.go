@@ -48,7 +48,12 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 		s.renderBookError(w, r, err, retry)
 		return
 	}
-	res := s.svc.Book(r.Context(), sess.PatientID, slotID, key)
+	acting, err := s.svc.ActFor(r.Context(), sess.actor(), 0)
+	if err != nil {
+		s.renderBookError(w, r, err, retry)
+		return
+	}
+	res := s.svc.BookFor(r.Context(), acting, slotID, key)
 	if res.Err != nil {
 		retry.Retry = retryable(errorCode(res.Err))
 		s.renderBookError(w, r, res.Err, retry)

@@ -1,0 +1,53 @@
+package booking
+
+// Caller roles: who a token or a page session says is asking. They are
+// auth's roles, named here so that the caller rule needs no adapter.
+const (
+	RolePatient = "patient"
+	RoleDoctor  = "doctor"
+	RoleAdmin   = "admin"
+)
+
+// Acting is whom a change is made for and how, as ActFor decides it.
+type Acting struct {
+	// PatientID is the patient the change is for.
+	PatientID int64
+	// Staff says staff act for the patient: the no-show block does not
+	// apply (the caps do).
+	Staff bool
+}
+
+// ActFor is the one rule of who may act for which patient, for every front
+// end (the API, the pages, FHIR): a patient for themselves only (named is 0
+// or their own id), an admin for the patient it names, nobody else. caller
+// is the actor of the request (Actor.ID is a patient's id in decimal).
+func ActFor(caller Actor, self, named int64) (Acting, *Error) {
+	switch caller.Role {
+	case RolePatient:
+		if named != 0 && named != self {
+			return Acting{}, Errorf(CodeForbidden, "a patient can only act for themselves")
+		}
+		return Acting{PatientID: self}, nil
+	case RoleAdmin:
+		if named == 0 {
+			return Acting{}, Errorf(CodeInvalidRequest, "an admin must name the patient")
+		}
+		return Acting{PatientID: named, Staff: true}, nil
+	}
+	return Acting{}, Errorf(CodeForbidden, "only patients and admins can act for a patient")
+}
+
+// DepartedRefusal refuses a patient who has left — deactivated, or erased
+// (which deactivates) — on every path that acts for them.
+func DepartedRefusal(p Patient) *Error {
+	if !p.Active || p.ErasedAt != nil {
+		return InactiveRefusal(0)
+	}
+	return nil
+}
+
+// InactiveRefusal is the answer to a change for a deactivated or erased
+// patient; slotID names the slot of a booking (0 for none).
+func InactiveRefusal(slotID int64) *Error {
+	return &Error{Code: CodeBookingBlocked, SlotID: slotID, Message: "this patient's record is deactivated"}
+}
