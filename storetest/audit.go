@@ -151,7 +151,9 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			_, _, _, err := svc.UpdateSchedule(ctx, sc)
 			return err
 		}},
-		{"BookFor", func() error { return svc.BookFor(ctx, booking.Acting{PatientID: f.patient().ID, Staff: true}, forStaff.ID, "audit-staff").Err }},
+		{"BookFor", func() error {
+			return svc.BookFor(ctx, booking.Acting{PatientID: f.patient().ID, Staff: true}, forStaff.ID, "audit-staff").Err
+		}},
 		{"Suspend", func() error {
 			res, err := svc.Suspend(ctx, booking.Suspension{DoctorID: f.doctor2.ID, From: now.Add(399 * time.Hour), To: now.Add(402 * time.Hour), Reason: "training"})
 			sus = res.Suspension
