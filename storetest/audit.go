@@ -23,6 +23,7 @@ var serviceReads = map[string]bool{
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true,
 	"Timeout":        true,
+	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
 	"Receive":        true, // another instance's signal: this process's marks and caches only, no row
 	"Waitlist":       true,
