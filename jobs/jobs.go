@@ -4,7 +4,7 @@
 // Every job row is written by River into the same database as the bookings,
 // through the River driver the store provides (see Host). Notification jobs
 // are inserted inside the very transaction of the state change they
-// announce, through the store's SetEnqueuer hook, so a committed booking
+// announce, through the Outbox the store was opened with, so a committed booking
 // always has its confirmation job and a rolled-back one never does; a crash between commit
 // and delivery only delays the message until a worker picks the row up. No
 // worker calls out of the process while a database transaction is open.
@@ -17,14 +17,13 @@ package jobs
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver"
 	"github.com/riverqueue/river/rivertype"
@@ -34,22 +33,42 @@ import (
 	"github.com/slotd/slotd/service"
 )
 
-// Host is what River needs of a store beyond booking.Store, TTx being the
-// store's transaction type. The store owns its River driver (riverpgxv5 on
-// PostgreSQL, riversqlite on SQLite), so this package names no store; River
-// drivers come with two transaction types only, pgx.Tx and *sql.Tx, and New
-// accepts a store that is a Host of either.
+// Host is a store that hosts River, TTx being its transaction type. The
+// store owns its River driver (riverpgxv5 on PostgreSQL, riversqlite on
+// SQLite), so this package names no store; River drivers come with two
+// transaction types only, pgx.Tx and *sql.Tx.
 type Host[TTx any] interface {
+	booking.Store
 	// RiverDriver is River's driver on the connections the store writes
 	// through, so that job inserts can join the store's transactions.
 	RiverDriver() riverdriver.Driver[TTx]
-	// SetEnqueuer installs the store's transactional outbox: every state
-	// change that announces notifications calls fn with its own transaction
-	// before commit, and an error from fn rolls the change back.
-	SetEnqueuer(fn func(ctx context.Context, tx TTx, ns []booking.Notification) error)
 	// InTx runs fn in one write transaction and commits it when fn returns
 	// nil (a job that completes itself while inserting others).
 	InTx(ctx context.Context, fn func(tx TTx) error) error
+}
+
+// Outbox is a store's transactional outbox of notifications. Its Enqueue
+// is given to the store when it is opened (postgres.Options.Enqueue,
+// sqlite.Options.Enqueue): every state change that announces
+// notifications calls it with its own transaction before commit, and an
+// error rolls the change back. New binds it to the River client, which
+// needs the opened store's driver; until then Enqueue fails, so that no
+// change commits without its messages.
+type Outbox[TTx any] struct {
+	client atomic.Pointer[river.Client[TTx]]
+}
+
+// Enqueue inserts one job per notification through tx.
+func (o *Outbox[TTx]) Enqueue(ctx context.Context, tx TTx, ns []booking.Notification) error {
+	c := o.client.Load()
+	if c == nil {
+		return errors.New("jobs: the outbox has no job runner yet (jobs.New)")
+	}
+	if len(ns) == 0 {
+		return nil // River refuses an empty insert
+	}
+	_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
+	return err
 }
 
 // Queue names. Notifications have their own queue so that a receiver that
@@ -75,9 +94,6 @@ const ExpireBatch = 100
 
 // Config configures New and Start.
 type Config struct {
-	// Store is the database the jobs live in and work on; it must also be
-	// a Host[pgx.Tx] or a Host[*sql.Tx].
-	Store booking.Store
 	// Service makes the jobs' changes (hold expiry, slot generation), so
 	// that its clock, timeouts and cache invalidation are the requests';
 	// required.
@@ -119,8 +135,8 @@ type Runner struct {
 }
 
 // Start builds the Runner (see New) and starts working jobs.
-func Start(ctx context.Context, cfg Config) (*Runner, error) {
-	r, err := New(cfg)
+func Start[TTx any](ctx context.Context, h Host[TTx], out *Outbox[TTx], cfg Config) (*Runner, error) {
+	r, err := New(h, out, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -130,11 +146,14 @@ func Start(ctx context.Context, cfg Config) (*Runner, error) {
 	return r, nil
 }
 
-// New builds the River client for cfg.Store with slotd's workers and
-// periodic jobs and installs the notification enqueuer on the store, but
+// New builds the River client on h's driver with slotd's workers and
+// periodic jobs and binds out, the outbox h was opened with, to it, but
 // does not start working: until Start, state changes still enqueue their
 // notifications, which wait in the job table.
-func New(cfg Config) (*Runner, error) {
+func New[TTx any](h Host[TTx], out *Outbox[TTx], cfg Config) (*Runner, error) {
+	if h == nil || out == nil {
+		return nil, errors.New("jobs: a store and its outbox are required")
+	}
 	if cfg.Notifier == nil {
 		return nil, errors.New("jobs: a Notifier is required")
 	}
@@ -156,18 +175,10 @@ func New(cfg Config) (*Runner, error) {
 	if cfg.Service == nil {
 		return nil, errors.New("jobs: a Service is required")
 	}
-	w := &workers{store: cfg.Store, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger}
+	w := &workers{store: h, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger}
 	rcfg := riverConfig(cfg, w)
 
-	switch h := cfg.Store.(type) {
-	case Host[pgx.Tx]:
-		return newRunner(h, rcfg, w)
-	case Host[*sql.Tx]:
-		return newRunner(h, rcfg, w)
-	case nil:
-		return nil, errors.New("jobs: a Store is required")
-	}
-	return nil, fmt.Errorf("jobs: the %T store hosts no River driver (see Host)", cfg.Store)
+	return newRunner(h, out, rcfg, w)
 }
 
 // riverConfig is the River configuration shared by both drivers.
@@ -236,24 +247,15 @@ func (h minLevel) WithGroup(name string) slog.Handler {
 	return minLevel{h.Handler.WithGroup(name), h.min}
 }
 
-// newRunner builds the River client on h's driver and makes River the
-// store's transactional outbox: the jobs are inserted on the very
+// newRunner builds the River client on h's driver and binds it to out,
+// the store's transactional outbox: the jobs are inserted on the very
 // transaction of the state change.
-func newRunner[TTx any](h Host[TTx], rcfg *river.Config, w *workers) (*Runner, error) {
+func newRunner[TTx any](h Host[TTx], out *Outbox[TTx], rcfg *river.Config, w *workers) (*Runner, error) {
 	c, err := river.NewClient(h.RiverDriver(), rcfg)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
-	h.SetEnqueuer(func(ctx context.Context, tx TTx, ns []booking.Notification) error {
-		if len(ns) == 0 {
-			return nil // River refuses an empty insert
-		}
-		_, err := c.InsertManyTx(ctx, tx, enqueueParams(ns))
-		return err
-	})
-	if o, ok := any(h).(statementOutbox); ok {
-		o.SetOutboxStatement(outboxStatement)
-	}
+	out.client.Store(c)
 	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
 		return h.InTx(ctx, func(tx TTx) error {
 			if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
@@ -323,13 +325,6 @@ func (r *Runner) GenerateSlots(ctx context.Context, full bool) (int, error) {
 	return r.work.generate(ctx, full)
 }
 
-// statementOutbox is a store whose booking batch sends its job row as one
-// statement in its commit pipeline (postgres), saving the round trip of
-// River's own insert.
-type statementOutbox interface {
-	SetOutboxStatement(fn func(ns []booking.Notification) (string, []any, error))
-}
-
 // sqlInsertJob writes one job row as River's InsertManyTx does (River's
 // river_job, pinned by the River version in go.mod and migrated by
 // MigrateRiver) and wakes the queue's producers the way River's client
@@ -339,9 +334,11 @@ const sqlInsertJob = `WITH j AS (
 		VALUES ($1::jsonb, $2::text, $3::smallint, $4::text, 1, 'available', now(), '{}', '{}') RETURNING queue)
 	SELECT pg_notify(coalesce(current_schema(), 'public') || '.river_insert', json_build_object('queue', j.queue)::text) FROM j`
 
-// outboxStatement is enqueueParams as one statement: the same job (one
+// OutboxStatement is enqueueParams as one statement, for a store whose
+// booking batch sends its job row in its commit pipeline
+// (postgres.Options.OutboxStatement): the same job (one
 // notification, or one batch of them) with River's defaults.
-func outboxStatement(ns []booking.Notification) (string, []any, error) {
+func OutboxStatement(ns []booking.Notification) (string, []any, error) {
 	p := enqueueParams(ns)[0]
 	args, err := json.Marshal(p.Args)
 	if err != nil {

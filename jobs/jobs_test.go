@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/notify"
@@ -36,8 +38,10 @@ var backends = []backend{
 	{"sqlite", func(t *testing.T) (booking.Store, func() booking.Store) {
 		path := filepath.Join(t.TempDir(), "slotd.db")
 		open := func() booking.Store {
-			s, err := sqlite.Open(context.Background(), path)
+			out := new(Outbox[*sql.Tx])
+			s, err := sqlite.OpenWith(context.Background(), path, sqlite.Options{Enqueue: out.Enqueue})
 			must(t, err)
+			outboxes.Store(booking.Store(s), out)
 			t.Cleanup(func() { s.Close() })
 			return s
 		}
@@ -51,8 +55,11 @@ var backends = []backend{
 		keys := pii.New() // every instance of one database has its keys
 		must(t, postgres.MigrateKeys(context.Background(), dsn, keys))
 		open := func() booking.Store {
-			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: keys})
+			out := new(Outbox[pgx.Tx])
+			s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: keys,
+				Enqueue: out.Enqueue, OutboxStatement: OutboxStatement})
 			must(t, err)
+			outboxes.Store(booking.Store(s), out)
 			t.Cleanup(func() { s.Close() })
 			return s
 		}
@@ -60,6 +67,21 @@ var backends = []backend{
 		must(t, s.(riverMigrator).MigrateRiver(context.Background()))
 		return s, open
 	}},
+}
+
+// outboxes holds the Outbox each test store was opened with.
+var outboxes sync.Map
+
+// newFor is New on a test store with the outbox it was opened with.
+func newFor(s booking.Store, cfg Config) (*Runner, error) {
+	out, _ := outboxes.Load(s)
+	switch s := s.(type) {
+	case *sqlite.Store:
+		return New(s, out.(*Outbox[*sql.Tx]), cfg)
+	case *postgres.Store:
+		return New(s, out.(*Outbox[pgx.Tx]), cfg)
+	}
+	return nil, fmt.Errorf("no outbox for %T", s)
 }
 
 // riverMigrator applies River's migrations (cmd/slotd does it on serve).
@@ -181,23 +203,29 @@ func svcAt(s booking.Store, now func() time.Time) *service.Service {
 	return service.NewService(s, service.Options{Now: now})
 }
 
-func runner(t *testing.T, cfg Config, start bool) *Runner {
+// startRunner starts r and stops it when the test ends.
+func startRunner(t *testing.T, r *Runner) {
+	t.Helper()
+	must(t, r.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := r.Stop(ctx); err != nil {
+			t.Errorf("stop: %v", err)
+		}
+	})
+}
+
+func runner(t *testing.T, s booking.Store, cfg Config, start bool) *Runner {
 	t.Helper()
 	cfg.fetchPollInterval = 100 * time.Millisecond
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	r, err := New(cfg)
+	r, err := newFor(s, cfg)
 	must(t, err)
 	if start {
-		must(t, r.Start(context.Background()))
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-			defer cancel()
-			if err := r.Stop(ctx); err != nil {
-				t.Errorf("stop: %v", err)
-			}
-		})
+		startRunner(t, r)
 	}
 	return r
 }
@@ -240,14 +268,14 @@ func TestNotificationSurvivesCrash(t *testing.T) {
 		// The first process installs the enqueuer but crashes before its
 		// workers run: it is never started.
 		dead := &recorder{}
-		runner(t, Config{Store: s, Service: svcAt(s, nil), Notifier: dead}, false)
+		runner(t, s, Config{Service: svcAt(s, nil), Notifier: dead}, false)
 		a := f.book(sl.ID, t0, p)[0]
 		if a.Status != booking.StatusBooked {
 			t.Fatalf("status %s, want BOOKED", a.Status)
 		}
 
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, true)
+		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "the confirmation", 20*time.Second, func() bool { return len(rec.messages()) >= 1 })
 		drained(t, r)
 		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
@@ -284,7 +312,7 @@ func TestBatchFansOut(t *testing.T) {
 		ps := []booking.Patient{f.patient(), f.patient(), f.patient(), f.patient()}
 		sl := f.slot(4, 0)
 		dead := &recorder{}
-		dr := runner(t, Config{Store: s, Service: svcAt(s, nil), Notifier: dead}, false)
+		dr := runner(t, s, Config{Service: svcAt(s, nil), Notifier: dead}, false)
 		as := f.book(sl.ID, t0, ps...) // one batch of four
 		if n, err := dr.jobsLeft(context.Background(), NotifyBatchArgs{}.Kind()); err != nil || n != 1 {
 			t.Fatalf("%d batch jobs (%v), want 1 for the four confirmations", n, err)
@@ -294,7 +322,7 @@ func TestBatchFansOut(t *testing.T) {
 		}
 
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, true)
+		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "four confirmations", 20*time.Second, func() bool { return len(rec.messages()) >= 4 })
 		drained(t, r)
 		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
@@ -323,7 +351,7 @@ func TestCancelledConfirmationDropped(t *testing.T) {
 		p := f.patient()
 		sl := f.slot(1, 0)
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, false)
+		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, false)
 		a := f.book(sl.ID, t0, p)[0]
 		if _, err := s.Cancel(f.ctx, a.ID, p.ID, t0); err != nil {
 			t.Fatal(err)
@@ -358,7 +386,7 @@ func TestDeliveryRetriesAndGivesUp(t *testing.T) {
 			}
 			return &notify.Permanent{Err: notify.ErrNoAddress}
 		}}
-		r := runner(t, Config{Store: s, Service: svcAt(s, clock(t0)), Notifier: rec}, false)
+		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, false)
 		a1 = f.book(sl.ID, t0, p1)[0]
 		must(t, r.Start(context.Background()))
 		t.Cleanup(func() { r.Stop(context.Background()) })
@@ -393,7 +421,7 @@ func TestExpiryJob(t *testing.T) {
 		later := t0.Add(time.Hour) // past the first three holds' 15 minutes
 		svc := service.NewService(s, service.Options{Now: clock(later)})
 		rec := &recorder{}
-		runner(t, Config{Store: s, Service: svc, Notifier: rec, ExpiryInterval: 200 * time.Millisecond}, true)
+		runner(t, s, Config{Service: svc, Notifier: rec, ExpiryInterval: 200 * time.Millisecond}, true)
 
 		eventually(t, "the expiry notifications", 20*time.Second, func() bool { return len(rec.messages()) >= 3 })
 		time.Sleep(500 * time.Millisecond) // several more passes: nothing more to do
@@ -447,8 +475,8 @@ func TestExpiryTwoInstances(t *testing.T) {
 	}
 	later := t0.Add(time.Hour)
 	rec := &recorder{}
-	r1 := runner(t, Config{Store: s1, Service: svcAt(s1, clock(later)), Notifier: rec, ExpiryInterval: time.Hour}, true)
-	r2 := runner(t, Config{Store: s2, Service: svcAt(s2, clock(later)), Notifier: rec, ExpiryInterval: time.Hour}, true)
+	r1 := runner(t, s1, Config{Service: svcAt(s1, clock(later)), Notifier: rec, ExpiryInterval: time.Hour}, true)
+	r2 := runner(t, s2, Config{Service: svcAt(s2, clock(later)), Notifier: rec, ExpiryInterval: time.Hour}, true)
 
 	var wg sync.WaitGroup
 	start := make(chan struct{})
@@ -536,7 +564,7 @@ func TestRollingGeneration(t *testing.T) {
 		rec := &recorder{}
 		var now atomic.Int64 // the workers read the clock while the test moves it
 		now.Store(t0.Add(24 * time.Hour).UnixNano())
-		r := runner(t, Config{Store: s, Service: svcAt(s, func() time.Time { return time.Unix(0, now.Load()).UTC() }), Notifier: rec}, true)
+		r := runner(t, s, Config{Service: svcAt(s, func() time.Time { return time.Unix(0, now.Load()).UTC() }), Notifier: rec}, true)
 		eventually(t, "the next day's slots", 20*time.Second, func() bool { return len(day(to.AddDays(1))) == 2 })
 		if n := len(day(to.AddDays(2))); n != 0 {
 			t.Fatalf("%d slots two days beyond the old horizon", n)
@@ -565,19 +593,15 @@ func TestMigrateTwice(t *testing.T) {
 }
 
 func TestNewRefusesBadConfig(t *testing.T) {
-	if _, err := New(Config{Notifier: &recorder{}}); err == nil {
-		t.Fatal("New without a store succeeded")
-	}
 	s, _ := backends[0].open(t)
-	if _, err := New(Config{Store: s, Service: svcAt(s, nil)}); err == nil {
+	if _, err := New(s.(*sqlite.Store), nil, Config{Service: svcAt(s, nil), Notifier: &recorder{}}); err == nil {
+		t.Fatal("New without an outbox succeeded")
+	}
+	if _, err := newFor(s, Config{Service: svcAt(s, nil)}); err == nil {
 		t.Fatal("New without a notifier succeeded")
 	}
-	if _, err := New(Config{Store: s, Notifier: &recorder{}}); err == nil {
+	if _, err := newFor(s, Config{Notifier: &recorder{}}); err == nil {
 		t.Fatal("New without a Service succeeded")
-	}
-	// A store that hosts no River driver is refused, not half-wired.
-	if _, err := New(Config{Store: struct{ booking.Store }{s}, Service: svcAt(s, nil), Notifier: &recorder{}}); err == nil {
-		t.Fatal("New on a store without RiverDriver succeeded")
 	}
 }
 

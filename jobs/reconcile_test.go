@@ -17,14 +17,17 @@ func TestReconcileJob(t *testing.T) {
 		s, _ := b.open(t)
 		f := newFixture(t, s)
 		sl := f.slot(2, 2500)
-		held := f.book(sl.ID, t0, f.patient())[0]
 		later := t0.Add(time.Hour)
 		svc := service.NewService(s, service.Options{Now: clock(later)})
+		// The runner binds the outbox now and works once started, after
+		// the payment, so that its first reconciliation sees it.
+		r := runner(t, s, Config{Service: svc, Notifier: &recorder{}}, false)
+		held := f.book(sl.ID, t0, f.patient())[0]
 		// Paid after the deadline: a refund to make.
 		if _, err := svc.ConfirmPayment(f.ctx, booking.Payment{TradeNo: "J1", AppointmentID: held.ID, AmountCents: 2500}); booking.ErrorCode(err) != booking.CodePaymentRejected {
 			t.Fatalf("late payment: %v", err)
 		}
-		r := runner(t, Config{Store: s, Service: svc, Notifier: &recorder{}}, true)
+		startRunner(t, r)
 		var last booking.ReconcileRun
 		eventually(t, "the first reconciliation", 20*time.Second, func() bool {
 			var err error

@@ -54,15 +54,14 @@ func TestReminderInPatientLanguage(t *testing.T) {
 		}
 		must(t, langs.SetPatientLanguage(f.ctx, fr.ID, "fr"))
 		sl := f.slot(2, 0)
-		as := f.book(sl.ID, t0, fr, other)
-
 		obs := &counting{}
 		at := sl.StartAt.Add(-24 * time.Hour)
 		svc := service.NewService(s, service.Options{Now: clock(at), Observer: obs})
-		// The runner installs the outbox now and works only once started,
+		// The runner binds the outbox now and works only once started,
 		// after the cancel.
 		rec := &recorder{}
-		r := runner(t, Config{Store: s, Service: svc, Notifier: rec}, false)
+		r := runner(t, s, Config{Service: svc, Notifier: rec}, false)
+		as := f.book(sl.ID, t0, fr, other)
 		scan, err := svc.SendReminders(f.ctx)
 		must(t, err)
 		if scan.Sent != 2 || obs.get("reminder-enqueued") != 2 {

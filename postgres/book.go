@@ -205,7 +205,7 @@ var sqlReclaim = `WITH x AS (
 // Book decides reqs, all for slotID, in one transaction and answers them in
 // order, as booking.DecideBooking decides (docs/contracts/store.md). When more requests are eligible than
 // places are free, the slot's holds past their deadline are expired first,
-// in the same transaction. The enqueuer (SetEnqueuer) gets a confirmation
+// in the same transaction. The enqueuer (Options.Enqueue) gets a confirmation
 // for each new BOOKED appointment and an expiry notice for each reclaimed
 // hold, inside the transaction. If a constraint fires (a race with a
 // transaction on another slot) the batch is rolled back and each request
@@ -288,12 +288,12 @@ const (
 // Round trips: two. One pipeline begins the transaction, locks the slot and
 // makes every read (and draws the new appointments' ids); the other writes
 // the decision (reclaim, counter, rows, quota, fulfilled waitlist
-// entries), the notification job row (SetOutboxStatement), the domain
-// events (SetEvents) and COMMIT. A statement that fails makes the server
+// entries), the notification job row (Options.OutboxStatement), the domain
+// events (Options.Events) and COMMIT. A statement that fails makes the server
 // skip the rest of its pipeline, COMMIT included, so nothing is committed
 // half. A batch that writes nothing is answered before its ROLLBACK, which
 // only releases the lock. With an enqueuer that needs a pgx.Tx
-// (SetEnqueuer without SetOutboxStatement) it takes two more: BEGIN and
+// (Options.Enqueue without Options.OutboxStatement) it takes two more: BEGIN and
 // the enqueuer's own.
 func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
 	c, err := s.pool.Acquire(ctx)

@@ -9,12 +9,6 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// SetEvents turns the domain events' outbox on: from then on every state
-// change that announces notifications also writes its booking.Events, in
-// its own transaction. Off (the default) nothing is written, since nothing
-// would publish and delete them.
-func (s *Store) SetEvents(on bool) { s.events.Store(on) }
-
 // sqlInsertEvents records one event per notification, in order, from the
 // appointments as the transaction just left them.
 const sqlInsertEvents = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
@@ -27,7 +21,7 @@ const sqlInsertEvents = `INSERT INTO outbox_events (type, appointment_id, slot_i
 // eventsArgs are sqlInsertEvents' arguments for ns; ok is false when
 // nothing is to be written (the outbox is off, or ns is empty).
 func (s *Store) eventsArgs(ns []booking.Notification) (args []any, ok bool) {
-	if !s.events.Load() {
+	if !s.events {
 		return nil, false
 	}
 	var types []string

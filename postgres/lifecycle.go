@@ -21,26 +21,6 @@ import (
 // exception that proves the rule: it locks holds and their slots with SKIP
 // LOCKED and so never waits at all.
 
-// SetEnqueuer installs fn as the store's transactional outbox: every
-// transaction that changes state calls fn with itself and the
-// notifications it announces (docs/contracts/lifecycle.md), before it
-// commits, and only when there is something to announce. An error from fn
-// rolls the change back, so a committed change always has its messages and
-// a rolled-back one never does. Without an enqueuer nothing is enqueued.
-// Install it before the store is used.
-func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error) {
-	s.enqueue = fn
-}
-
-// SetOutboxStatement installs fn as the booking batch's transactional
-// outbox: fn returns the one statement that writes ns's job row, which
-// Book sends with its writes and COMMIT in one pipeline instead of calling
-// the enqueuer in a round trip of its own. Other state changes keep using
-// the enqueuer (SetEnqueuer); Book falls back to it when fn is nil.
-func (s *Store) SetOutboxStatement(fn func(ns []booking.Notification) (string, []any, error)) {
-	s.outboxStmt = fn
-}
-
 // notify writes ns's domain events (when the outbox is on, events.go) and
 // hands the messages among ns to the enqueuer inside tx; nothing to announce, or no
 // enqueuer, costs no round trip.

@@ -24,16 +24,16 @@ func TestEnqueuerFailureRollsBack(t *testing.T) {
 	a := res[0].Appointment
 
 	boom := errors.New("outbox down")
-	f.s.SetEnqueuer(func(context.Context, pgx.Tx, []booking.Notification) error { return boom })
+	f.s.enqueue = func(context.Context, pgx.Tx, []booking.Notification) error { return boom }
 	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(ps[1], sl.ID, "b")}, testNow); !errors.Is(err, boom) {
 		t.Fatalf("book with a failing enqueuer: %v", err)
 	}
-	f.s.SetOutboxStatement(func([]booking.Notification) (string, []any, error) { return "", nil, boom })
+	f.s.outboxStmt = func([]booking.Notification) (string, []any, error) { return "", nil, boom }
 	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(ps[1], sl.ID, "b")}, testNow); !errors.Is(err, boom) {
 		t.Fatalf("book with a failing outbox statement: %v", err)
 	}
 	// A statement that fails in the commit pipeline skips its COMMIT.
-	f.s.SetOutboxStatement(func([]booking.Notification) (string, []any, error) { return "SELECT 1/0", nil, nil })
+	f.s.outboxStmt = func([]booking.Notification) (string, []any, error) { return "SELECT 1/0", nil, nil }
 	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(ps[1], sl.ID, "b")}, testNow); err == nil {
 		t.Fatalf("book with a failing outbox statement committed")
 	}

@@ -18,7 +18,7 @@ import (
 // no other package has to name a concrete store.
 
 // RiverDriver is River's pgx driver on the store's pool, so that River's
-// inserts can join the store's transactions (SetEnqueuer).
+// inserts can join the store's transactions (Options.Enqueue).
 func (s *Store) RiverDriver() riverdriver.Driver[pgx.Tx] { return riverpgxv5.New(s.pool) }
 
 // InTx runs fn in one transaction on the pool and commits it when fn

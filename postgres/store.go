@@ -42,6 +42,23 @@ type Options struct {
 	// Keys seal the patients' personal data (package pii); required.
 	// Every instance of one database must be given the same keys.
 	Keys *pii.Keys
+	// Enqueue is the store's transactional outbox: every transaction that
+	// changes state calls it with itself and the notifications it
+	// announces (docs/contracts/lifecycle.md), before it commits, and only
+	// when there is something to announce. An error from it rolls the
+	// change back, so a committed change always has its messages and a
+	// rolled-back one never does. nil enqueues nothing.
+	Enqueue func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
+	// OutboxStatement is the booking batch's outbox: the one statement
+	// that writes ns's job row, which Book sends with its writes and
+	// COMMIT in one pipeline instead of calling Enqueue in a round trip
+	// of its own. Other changes use Enqueue; Book falls back to it when nil.
+	OutboxStatement func(ns []booking.Notification) (string, []any, error)
+	// Events turns the domain events' outbox on (events.go): every state
+	// change that announces notifications also writes its booking.Events,
+	// in its own transaction. Off (the default) nothing is written, since
+	// nothing would publish and delete them.
+	Events bool
 }
 
 // Store is booking.Store on a pgx connection pool.
@@ -54,16 +71,11 @@ type Store struct {
 	// store that races; it is settable from tests only (export_test.go).
 	racy bool
 
-	// enqueue writes notifications inside the transaction of the state
-	// change they announce (the transactional outbox); nil enqueues
-	// nothing. See SetEnqueuer.
-	enqueue func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
-	// outboxStmt is the booking batch's enqueuer: the statement that writes
-	// ns's job row, sent in the batch's commit pipeline. See
-	// SetOutboxStatement.
+	// enqueue, outboxStmt and events are Options.Enqueue,
+	// Options.OutboxStatement and Options.Events.
+	enqueue    func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
 	outboxStmt func(ns []booking.Notification) (string, []any, error)
-	// events turns the domain events' outbox on (events.go).
-	events atomic.Bool
+	events     bool
 	// queries counts the queries and pipelines sent (Queries).
 	queries *atomic.Int64
 }
@@ -98,7 +110,8 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")
 	}
-	s := &Store{pool: pool, keys: opts.Keys, queries: queries}
+	s := &Store{pool: pool, keys: opts.Keys, queries: queries,
+		enqueue: opts.Enqueue, outboxStmt: opts.OutboxStatement, events: opts.Events}
 	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	if err := s.Ping(pctx); err != nil {

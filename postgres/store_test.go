@@ -46,21 +46,21 @@ func newOutboxStore(t testing.TB) *Store {
 		ref text NOT NULL DEFAULT '', slot_id bigint NOT NULL DEFAULT 0)`); err != nil {
 		t.Fatalf("create storetest_outbox: %v", err)
 	}
-	s.SetEnqueuer(func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
+	s.enqueue = func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
 		if len(ns) == 0 {
 			t.Errorf("the enqueuer was called with nothing to enqueue")
 			return nil
 		}
 		_, err := tx.Exec(ctx, sqlTestOutbox, testOutboxArgs(ns)...)
 		return err
-	})
+	}
 	// Book sends its notifications as a statement in its commit pipeline.
-	s.SetOutboxStatement(func(ns []booking.Notification) (string, []any, error) {
+	s.outboxStmt = func(ns []booking.Notification) (string, []any, error) {
 		if len(ns) == 0 {
 			t.Errorf("the outbox statement was asked for nothing to enqueue")
 		}
 		return sqlTestOutbox, testOutboxArgs(ns), nil
-	})
+	}
 	return s
 }
 
@@ -84,7 +84,9 @@ func testOutboxArgs(ns []booking.Notification) []any {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		New: func(t testing.TB) booking.Store { return newOutboxStore(t) },
+		// Options.Events, on a store the suite has written to already.
+		EventsOn: func(s booking.Store) { s.(*Store).events = true },
+		New:      func(t testing.TB) booking.Store { return newOutboxStore(t) },
 		NewRacy: func(t testing.TB) booking.Store {
 			s := newOutboxStore(t)
 			s.SetRacy(true)

@@ -9,16 +9,13 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// SetEvents turns the domain events' outbox on (postgres.Store.SetEvents).
-func (s *Store) SetEvents(on bool) { s.events.Store(on) }
-
 const sqlInsertEvent = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
 	SELECT ?1, id, slot_id, patient_id, status, NULLIF(?2, 0), CASE WHEN status = 'HELD' THEN hold_expires_at END, updated_at
 	FROM appointments WHERE id = ?3`
 
 // writeEvents writes ns's events inside tx when the outbox is on.
 func (s *Store) writeEvents(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
-	if !s.events.Load() || len(ns) == 0 {
+	if !s.events || len(ns) == 0 {
 		return nil
 	}
 	st, err := tx.PrepareContext(ctx, sqlInsertEvent)

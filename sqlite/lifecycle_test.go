@@ -19,13 +19,13 @@ func TestEnqueuerFailureRollsBack(t *testing.T) {
 	ok := f.book(sl.ID, rq(p, sl.ID, "before"))[0].Appointment
 	boom := errors.New("outbox down")
 	var seen []booking.Notification
-	f.s.SetEnqueuer(func(_ context.Context, tx *sql.Tx, ns []booking.Notification) error {
+	f.s.enqueue = func(_ context.Context, tx *sql.Tx, ns []booking.Notification) error {
 		if tx == nil {
 			t.Error("enqueuer called without a transaction")
 		}
 		seen = append(seen, ns...)
 		return boom
-	})
+	}
 	if _, err := f.s.Book(f.ctx, sl.ID, []booking.BookRequest{rq(f.patient(), sl.ID, "k")}, testNow); !errors.Is(err, boom) {
 		t.Fatalf("Book with a failing enqueuer: %v", err)
 	}
@@ -51,7 +51,7 @@ func TestEnqueuerFailureRollsBack(t *testing.T) {
 	if len(seen) != 0 {
 		t.Fatalf("enqueuer called for a HELD booking: %+v", seen)
 	}
-	f.s.SetEnqueuer(nil)
+	f.s.enqueue = nil
 	f.book(sl.ID, rq(f.patient(), sl.ID, "after"))
 	f.checkInvariants()
 }

@@ -19,7 +19,7 @@ import (
 // RiverDriver is River's SQLite driver on the store's single writer
 // connection, as River recommends: job writes queue behind the bookings
 // like every other write instead of failing with SQLITE_BUSY, and they can
-// join the store's transactions (SetEnqueuer).
+// join the store's transactions (Options.Enqueue).
 func (s *Store) RiverDriver() riverdriver.Driver[*sql.Tx] { return riversqlite.New(s.writer) }
 
 // InTx runs fn in one write transaction (BEGIN IMMEDIATE on the writer) and

@@ -26,7 +26,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/pressly/goose/v3"
@@ -49,34 +48,12 @@ type Store struct {
 	// that its stress test catches races. Tests only (export_test.go).
 	racy bool
 
-	// enqueue writes notifications inside the transaction of the state
-	// change they announce (the transactional outbox); nil enqueues nothing.
-	// Atomic so that installing it never races a request in flight.
-	enqueue atomic.Pointer[enqueueFunc]
-	// events turns the domain events' outbox on (events.go).
-	events atomic.Bool
+	// enqueue and events are Options.Enqueue and Options.Events.
+	enqueue func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
+	events  bool
 
 	// stmts holds Book's statements prepared on the writer.
 	stmts stmtCache
-}
-
-// enqueueFunc is the signature SetEnqueuer takes.
-type enqueueFunc = func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
-
-// SetEnqueuer installs fn as the store's outbox: every write transaction
-// that changes an appointment's state calls fn with that transaction and the
-// notifications the change announces, before commit, and only when there is
-// something to announce (docs/contracts/lifecycle.md lists which). fn must
-// write through tx and nothing else, so that a notification exists exactly
-// when its state change committed; an error from fn rolls the change back.
-// A job queue's driver (River's riversqlite) can insert its jobs through tx
-// because tx is on DB(), the writer. nil removes the enqueuer.
-func (s *Store) SetEnqueuer(fn func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error) {
-	if fn == nil {
-		s.enqueue.Store(nil)
-		return
-	}
-	s.enqueue.Store(&fn)
 }
 
 // enqueueError is a failure of the enqueuer. It is kept apart from the
@@ -95,11 +72,10 @@ func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notificatio
 		return &enqueueError{err}
 	}
 	ns = booking.Messages(ns)
-	fn := s.enqueue.Load()
-	if fn == nil || len(ns) == 0 {
+	if s.enqueue == nil || len(ns) == 0 {
 		return nil
 	}
-	if err := (*fn)(ctx, tx, ns); err != nil {
+	if err := s.enqueue(ctx, tx, ns); err != nil {
 		return &enqueueError{err}
 	}
 	return nil
@@ -127,8 +103,32 @@ func dsn(path, extra string) string {
 // Migrate or (*Store).Migrate for that.
 func Open(ctx context.Context, path string) (*Store, error) { return OpenKeys(ctx, path, nil) }
 
+// Options configure OpenWith.
+type Options struct {
+	// Keys seal the patients' personal data; nil: the key file's.
+	Keys *pii.Keys
+	// Enqueue is the store's outbox: every write transaction that changes
+	// an appointment's state calls it with that transaction and the
+	// notifications the change announces, before commit, and only when
+	// there is something to announce (docs/contracts/lifecycle.md lists
+	// which). It must write through tx and nothing else, so that a
+	// notification exists exactly when its state change committed; an
+	// error from it rolls the change back. A job queue's driver (River's
+	// riversqlite) can insert its jobs through tx because tx is on DB(),
+	// the writer. nil enqueues nothing.
+	Enqueue func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
+	// Events turns the domain events' outbox on (events.go).
+	Events bool
+}
+
 // OpenKeys is Open with the data keys given (nil: the key file's).
 func OpenKeys(ctx context.Context, path string, keys *pii.Keys) (*Store, error) {
+	return OpenWith(ctx, path, Options{Keys: keys})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
+	keys := opts.Keys
 	if path == "" || strings.ContainsAny(path, "?#") {
 		return nil, fmt.Errorf("sqlite: invalid database path %q", path)
 	}
@@ -173,7 +173,7 @@ func OpenKeys(ctx context.Context, path string, keys *pii.Keys) (*Store, error) 
 		reader.Close()
 		return nil, mapErr(fmt.Errorf("sqlite: open reader: %w", err), "")
 	}
-	return &Store{path: path, keys: keys, writer: writer, reader: reader}, nil
+	return &Store{path: path, keys: keys, writer: writer, reader: reader, enqueue: opts.Enqueue, events: opts.Events}, nil
 }
 
 // Migrate applies the embedded schema migrations to the database at path,

@@ -11,7 +11,6 @@ import (
 // eventOutbox is the domain events' outbox both stores keep (package
 // events relays it).
 type eventOutbox interface {
-	SetEvents(on bool)
 	RelayEvents(ctx context.Context, limit int, publish func([]booking.Event) (int, error)) (int, error)
 	EventBacklog(ctx context.Context) (int64, error)
 }
@@ -28,7 +27,7 @@ func testEvents(t *testing.T, h Harness) {
 	f := newFixture(t, s)
 	p, q := f.patient(), f.patient()
 	f.mustBook(f.slot(2).ID, q) // outbox off: no event
-	o.SetEvents(true)
+	h.EventsOn(s)
 	held := wantOK(t, f.book(f.slot(2, withFee(500)).ID, req(p, 0, "held")))
 	_, err := s.ConfirmPayment(f.ctx, pay(held.ID, "T-ev", 500), now.Add(time.Minute))
 	must(t, err)
@@ -85,7 +84,7 @@ func testEventsOfMovesAndOffers(t *testing.T, h Harness) {
 		t.Fatalf("%T keeps no event outbox", s)
 	}
 	f := newFixture(t, s)
-	o.SetEvents(true)
+	h.EventsOn(s)
 	from, to := f.slot(1), f.slot(1)
 	p, q := f.patient(), f.patient()
 	a := f.mustBook(from.ID, p)

@@ -18,6 +18,10 @@ type Harness struct {
 	// writes (no lock, absolute counter write). The suite runs its stress
 	// test against it and expects to catch it; nil skips that proof.
 	NewRacy func(t testing.TB) booking.Store
+	// EventsOn turns on the domain events' outbox of a store New made,
+	// as the store's Events option does at Open, so that the suite can
+	// tell the changes before from those after.
+	EventsOn func(s booking.Store)
 	// Inspect reads a store's rows directly, bypassing the Store interface.
 	Inspect func(t testing.TB, s booking.Store) Inspector
 }
@@ -29,7 +33,7 @@ type Inspector interface {
 	// ActiveAppointments returns every HELD or BOOKED appointment.
 	ActiveAppointments(t testing.TB) []booking.Appointment
 	// Notifications returns every notification committed to the outbox the
-	// harness installed (see SetEnqueuer in each store), in insertion order.
+	// harness opened the store with (its Enqueue option), in insertion order.
 	Notifications(t testing.TB) []booking.Notification
 	// SetRoundQuotaUsed overwrites round_quotas.used of (round, patient),
 	// bypassing every rule, to corrupt it on purpose.

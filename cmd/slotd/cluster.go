@@ -77,13 +77,11 @@ func runShared(ctx context.Context, st *redisstate.State, svc *service.Service, 
 	return func() { cancel(); <-done; st.Close() }
 }
 
-// eventStore is what publishing events needs of the store.
-type eventStore interface {
-	events.Outbox
-	SetEvents(on bool)
-}
+// events reports whether a broker is configured: the store then writes
+// the domain events (openServing) for runEvents to relay.
+func (c *clusterFlags) events() bool { return c.amqp != "" || c.kafka != "" }
 
-// runEvents turns the outbox on and relays it to the configured brokers
+// runEvents relays the store's event outbox to the configured brokers
 // until the returned stop is called; without a broker it does nothing.
 func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metrics, logger *slog.Logger) (func(), error) {
 	var pubs []events.Publisher
@@ -105,11 +103,10 @@ func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metri
 		m.CounterFunc(published, publishedHelp, zero)
 		return func() {}, nil
 	}
-	es, ok := st.(eventStore)
+	es, ok := st.(events.Outbox)
 	if !ok {
 		return nil, fmt.Errorf("--amqp/--kafka-brokers: the %T store keeps no event outbox", st)
 	}
-	es.SetEvents(true)
 	r := &events.Relay{Outbox: es, Publishers: pubs, Logger: logger}
 	m.GaugeFunc(backlog, backlogHelp, r.Backlog)
 	m.CounterFunc(published, publishedHelp, r.Published)

@@ -24,7 +24,7 @@ import (
 // store is what the commands need of a database, each part declared where
 // it is used: the booking store, accounts (web, staff-password), pool
 // statistics (metrics) and River's migrations; jobs.New also needs it to be
-// a jobs.Host. This file is the one place that turns a URL into a store, so
+// a jobs.Host (openServing). This file is the one place that turns a URL into a store, so
 // the only one that names the concrete stores.
 type store interface {
 	booking.Store
@@ -133,24 +133,50 @@ func (d *dbFlags) open(ctx context.Context) (store, error) {
 	return d.openOnly(ctx)
 }
 
-// openOnly opens the configured database without migrating it.
+// openOnly opens the configured database without migrating it. Its
+// changes enqueue no notification and write no event: a command that
+// runs no jobs has nothing to deliver them (serve opens with openServing).
 func (d *dbFlags) openOnly(ctx context.Context) (store, error) {
 	keys, err := d.keys()
 	if err != nil {
 		return nil, err
 	}
 	if isPostgres(d.url) {
-		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys})
-		if err != nil {
-			return nil, err
-		}
-		return s, nil
+		return postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys})
 	}
-	s, err := sqlite.OpenKeys(ctx, sqlitePath(d.url), keys)
+	return sqlite.OpenKeys(ctx, sqlitePath(d.url), keys)
+}
+
+// startJobs starts the job runner on the store it was made for (jobs.Start).
+type startJobs func(ctx context.Context, cfg jobs.Config) (*jobs.Runner, error)
+
+// openServing migrates and opens the configured database as serve needs
+// it: its changes enqueue their notifications through the job queue's
+// outbox (bound once the returned startJobs has built the runner) and,
+// with events, write the domain events for the relay.
+func (d *dbFlags) openServing(ctx context.Context, events bool) (store, startJobs, error) {
+	if err := d.migrate(ctx); err != nil {
+		return nil, nil, fmt.Errorf("migrate: %w", err)
+	}
+	keys, err := d.keys()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	if isPostgres(d.url) {
+		out := new(jobs.Outbox[pgx.Tx])
+		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys,
+			Enqueue: out.Enqueue, OutboxStatement: jobs.OutboxStatement, Events: events})
+		if err != nil {
+			return nil, nil, err
+		}
+		return s, func(ctx context.Context, cfg jobs.Config) (*jobs.Runner, error) { return jobs.Start(ctx, s, out, cfg) }, nil
+	}
+	out := new(jobs.Outbox[*sql.Tx])
+	s, err := sqlite.OpenWith(ctx, sqlitePath(d.url), sqlite.Options{Keys: keys, Enqueue: out.Enqueue, Events: events})
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, func(ctx context.Context, cfg jobs.Config) (*jobs.Runner, error) { return jobs.Start(ctx, s, out, cfg) }, nil
 }
 
 // signer returns the token signer: the configured secret, or for the

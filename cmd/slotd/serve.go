@@ -168,7 +168,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	store, err := f.db.open(ctx)
+	store, startJobs, err := f.db.openServing(ctx, f.cluster.events())
 	if err != nil {
 		return err
 	}
@@ -231,8 +231,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	registerReconcileGauges(m, svc)
 	// Jobs start before the first request: from then on every booking
 	// writes its confirmation job in its own transaction.
-	runner, err := jobs.Start(ctx, jobs.Config{
-		Store: store, Service: svc, Notifier: notifier, Logger: logger,
+	runner, err := startJobs(ctx, jobs.Config{
+		Service: svc, Notifier: notifier, Logger: logger,
 		ExpiryInterval: f.expiryInterval, ReconcileInterval: f.reconcileEvery,
 	})
 	if err != nil {
