@@ -20,7 +20,7 @@ lint:
 bench:
 	SLOTD_VET=0 scripts/test -race=false -run '^$$' -bench . -benchmem ./...
 
-## perf: the README's Performance figures (slotd rush against a durable PostgreSQL and SQLite)
+## perf: the figures of docs/performance.md (slotd rush against a durable PostgreSQL and SQLite)
 perf:
 	scripts/perf
 

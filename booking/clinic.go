@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// Running a clinic (issue 15, items 1-3 and 8): closures, editing,
+// Running a clinic (docs/clinic.md): closures, editing,
 // booking policies and the no-overlap rule of a resource's slots. The
 // decisions are pure; each store calls them inside its transaction with
 // what it read.

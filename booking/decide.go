@@ -77,7 +77,7 @@ type BookDecision struct {
 	// the top may be free: the store then reads the numbers in use and
 	// calls QueueFrom.
 	Queue []int
-	// Reclaim says the slot's stale holds are expired first (SPEC §6: more
+	// Reclaim says the slot's stale holds are expired first (docs/reliability.md: more
 	// takers than places).
 	Reclaim bool
 	Stale   []StaleHold

@@ -27,8 +27,8 @@ func codes(res []BookResult) []Code {
 }
 
 // The refusals come in one order: the more specific truth first. A patient
-// who holds a place in a full slot is told already-booked, not slot-full
-// (issue 11.3); missing beats everything the patient's rows could say;
+// who holds a place in a full slot is told already-booked, not slot-full;
+// missing beats everything the patient's rows could say;
 // overlapping beats the quota; fullness comes last.
 func TestDecideBookingOrderOfRefusals(t *testing.T) {
 	round := &Round{ID: 1, State: RoundOpen, OpensAt: t0.Add(-time.Hour), ClosesAt: t0.Add(time.Hour), Quota: 1}

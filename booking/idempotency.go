@@ -2,7 +2,7 @@ package booking
 
 import "fmt"
 
-// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted (SPEC §3).
+// MaxIdempotencyKeyLen is the longest Idempotency-Key accepted (docs/api.md).
 const MaxIdempotencyKeyLen = 64
 
 // IdempotencyKey checks the Idempotency-Key header values of a booking

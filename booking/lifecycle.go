@@ -142,7 +142,7 @@ type CounterRepair struct {
 	To     int   `json:"to"`
 }
 
-// Reconciliation is the invariant report of SPEC §6.
+// Reconciliation is the invariant report (docs/reliability.md).
 type Reconciliation struct {
 	CheckedAt         time.Time         `json:"checkedAt"`
 	CounterMismatches []CounterMismatch `json:"counterMismatches"`

@@ -5,7 +5,7 @@ import (
 	"time"
 )
 
-// A patient's personal data (issue 20): exported on request, erased on
+// A patient's personal data (docs/personal-data.md): exported on request, erased on
 // request. The stores keep name, phone and e-mail sealed (package pii);
 // here is what the Service does with them.
 

@@ -6,7 +6,7 @@ import (
 )
 
 // Room is a resource of kind room: a place with beds that a round offers,
-// described by the attributes students choose by (SPEC §7). Stores keep the
+// described by the attributes students choose by (docs/clinic.md, rounds). Stores keep the
 // attributes (Building, Floor, NearDoor, Beds) in resources.attributes.
 type Room struct {
 	ID       int64  `json:"id"`

@@ -39,7 +39,7 @@ type Tracing struct {
 // over HTTP only when OTLPConfigured (the exporter reads the
 // OTEL_EXPORTER_OTLP_* variables itself) or exp is not nil (tests: an
 // in-memory exporter). Otherwise the provider is a no-op: a span nobody
-// receives cost every request a third of the server's ceiling (issue 12).
+// receives cost every request a third of the server's ceiling (docs/performance.md).
 func SetupTracing(ctx context.Context, version string, exp sdktrace.SpanExporter) (*Tracing, error) {
 	otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{}))
 	if exp == nil && !OTLPConfigured() {

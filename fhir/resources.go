@@ -55,7 +55,7 @@ type Extension struct {
 }
 
 // Extensions slotd adds. The SMART ones are those of SMART Scheduling
-// Links; the urn:slotd ones are slotd's own, documented in the README.
+// Links; the urn:slotd ones are slotd's own, documented in docs/interoperability.md.
 const (
 	ExtSmartCapacity = "http://fhir-registry.smarthealthit.org/StructureDefinition/slot-capacity"
 	ExtDeepLink      = "http://fhir-registry.smarthealthit.org/StructureDefinition/booking-deep-link"

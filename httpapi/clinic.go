@@ -15,7 +15,7 @@ import (
 	"github.com/slotd/slotd/schedule"
 )
 
-// Running a clinic (issue 15): refunds, the audit log, imports and
+// Running a clinic (docs/clinic.md): refunds, the audit log, imports and
 // exports, and the doctors' own days.
 
 // ClinicReads is what these endpoints read beyond booking.Reader: a

@@ -8,7 +8,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Running a clinic (issue 15): editing, policies, closures. Admin only;
+// Running a clinic (docs/clinic.md): editing, policies, closures. Admin only;
 // each handler checks its input and calls one Service method.
 
 func (s *server) updateDepartment(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {

@@ -18,7 +18,7 @@ import (
 	"github.com/slotd/slotd/sqlite"
 )
 
-// Issue 15 (items 1-3, 8) through the API, on both stores.
+// Clinic administration (docs/clinic.md) through the API, on both stores.
 
 // onBothStores runs fn with an API over a fresh SQLite store and a fresh
 // PostgreSQL one.

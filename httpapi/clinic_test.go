@@ -11,7 +11,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// TestClinicAuthorization: every endpoint of issue 15 for every role. The
+// TestClinicAuthorization: every clinic-administration endpoint for every role. The
 // admin endpoints refuse patients and doctors; the doctors' endpoints
 // refuse admins and patients; nothing answers without a token.
 func TestClinicAuthorization(t *testing.T) {

@@ -177,7 +177,7 @@ type reconciliationAnswer struct {
 	Pending    int  `json:"pending"`
 }
 
-// reconciliation reports the invariant breaches (SPEC §6) without
+// reconciliation reports the invariant breaches (docs/reliability.md) without
 // repairing: repairs are for `slotd reconcile --repair`, run deliberately.
 func (s *server) reconciliation(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	rep, err := s.svc.Reconcile(r.Context(), false)

@@ -6,7 +6,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// TestPaymentConflict (issue 11.4): a callback reusing a known tradeNo is
+// TestPaymentConflict: a callback reusing a known tradeNo is
 // answered 200 only when it is the same payment. With another appointmentId
 // or another amount it gets 409 payment-conflict, the provider is not told
 // it succeeded, nothing else changes, and reconciliation lists it.

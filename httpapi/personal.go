@@ -10,7 +10,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// A patient's personal data (issue 20): the patient's own export, the
+// A patient's personal data (docs/personal-data.md): the patient's own export, the
 // staff's export and erasure. Each goes through the Service, which records
 // it in the audit log.
 

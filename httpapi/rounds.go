@@ -12,7 +12,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Rounds (SPEC §7, docs/contracts/rounds.md): rooms offered together, with
+// Rounds (docs/contracts/rounds.md): rooms offered together, with
 // an opening and a closing time and a per-patient quota. Applications are
 // bookings of a round's slots: synchronous ones go through the same code as
 // POST /api/appointments; with Prefer: respond-async they are stored as

@@ -212,7 +212,7 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/appointments/{id}/no-show", s.admin(s.noShow))
 	s.handle("GET /api/admin/reconciliation", s.admin(s.reconciliation))
 
-	// Running a clinic (issue 15): editing, policies, closures.
+	// Running a clinic (docs/clinic.md): editing, policies, closures.
 	s.handle("PATCH /api/admin/departments/{id}", s.admin(s.updateDepartment))
 	s.handle("PATCH /api/admin/doctors/{id}", s.admin(s.updateDoctor))
 	s.handle("PATCH /api/admin/patients/{id}", s.admin(s.updatePatient))
@@ -240,7 +240,7 @@ func (s *server) routes() {
 	s.handle("POST /api/waitlist/{id}/decline", s.authed(s.answerOffer(false)))
 	s.handle("GET /api/admin/doctors/{id}/offers", s.admin(s.doctorOffers))
 
-	// Rounds (SPEC §7): admin preparation and results, public listings,
+	// Rounds (docs/clinic.md, rounds): admin preparation and results, public listings,
 	// applications and their polls.
 	s.handle("POST /api/admin/rooms", s.admin(s.createRoom))
 	s.handle("POST /api/admin/rounds", s.admin(s.createRound))

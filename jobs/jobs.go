@@ -1,5 +1,5 @@
 // Package jobs is slotd's background work on River: hold expiry, rolling
-// slot generation and notification delivery (SPEC §5 item 6, §6).
+// slot generation and notification delivery (docs/operations.md).
 //
 // Every job row is written by River into the same database as the bookings,
 // through the River driver the store provides (see Host). Notification jobs

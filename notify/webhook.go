@@ -37,7 +37,7 @@ const (
 // show (subject, text, SMS), never the patient's name field, and the phone
 // or e-mail only when Contact says the receiver delivers to it (an SMS or
 // mail gateway): a receiver that only records or forwards gets no contact
-// data (issue 20). It makes one attempt per call: retries with backoff belong to the
+// data (docs/personal-data.md). It makes one attempt per call: retries with backoff belong to the
 // job system, which must see each failure to schedule the next attempt.
 //
 // A 2xx answer is success. A 4xx other than 408 and 429 is a *Permanent

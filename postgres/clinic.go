@@ -10,7 +10,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Running a clinic (issue 15): editing, schedules' end and policies,
+// Running a clinic (docs/clinic.md): editing, schedules' end and policies,
 // closures and their lifting. Decisions are booking's; this is SQL.
 
 // UpdateDepartment renames a department; a taken name is a conflict.

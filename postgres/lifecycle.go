@@ -567,7 +567,7 @@ const (
 		WHERE slots.id = v.id`
 )
 
-// Reconcile reports the invariant breaches of SPEC §6 — counters that
+// Reconcile reports the invariant breaches (docs/reliability.md) — counters that
 // disagree with their rows, patients holding a slot twice, round quotas
 // that disagree with the allocations (reported, never repaired) — and the work
 // left to do: holds past their deadline and payments to refund. The report

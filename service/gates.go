@@ -26,7 +26,7 @@ type GateOptions struct {
 	Disabled bool
 }
 
-// gates are the cheap, memory-only layer of the rush (SPEC §5 layer 2):
+// gates are the cheap, memory-only layer of the rush (docs/architecture.md):
 // booking window not open yet, slot known full. They only ever refuse what
 // the database would refuse too; a wrong guess costs one wasted refusal of
 // a retry within FullTTL, never a wrong booking.

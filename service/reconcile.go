@@ -11,7 +11,7 @@ import (
 // longer than one ordinary store call may take.
 const ReconcileBudget = 25 * time.Second
 
-// Reconcile reports the invariant breaches of SPEC §6 and, with repair,
+// Reconcile reports the invariant breaches (docs/reliability.md) and, with repair,
 // sets counters from the rows (the gates then forget what they knew).
 // It may take ReconcileBudget, longer than one ordinary call.
 func (s *Service) Reconcile(ctx context.Context, repair bool) (booking.Reconciliation, error) {

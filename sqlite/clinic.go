@@ -11,7 +11,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Running a clinic (issue 15): editing, schedules' end and policies,
+// Running a clinic (docs/clinic.md): editing, schedules' end and policies,
 // closures and their lifting. Decisions are booking's; this is SQL, each
 // change one write transaction on the single writer.
 

@@ -1,6 +1,6 @@
 package sqlite
 
-// The appointment lifecycle of issue 4 (docs/contracts/lifecycle.md):
+// The appointment lifecycle (docs/contracts/lifecycle.md):
 // payments, hold expiry, staff transitions, suspensions and reconciliation.
 //
 // Every state change here is one write transaction on the single writer
@@ -481,7 +481,7 @@ const mismatchSQL = `WITH active AS (
 	 WHERE s.booked_count <> coalesce(active.n, 0) + s.offer_pending OR coalesce(active.n, 0) + s.offer_pending > s.capacity
 	 ORDER BY s.id`
 
-// Reconcile builds the invariant report of SPEC §6 from one read
+// Reconcile builds the invariant report (docs/reliability.md) from one read
 // transaction on the reader pool (a consistent snapshot that never waits
 // for, nor blocks, the writer), then, with repair, sets each mismatched
 // counter from its rows in one short write transaction. The repair

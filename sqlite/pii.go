@@ -14,7 +14,7 @@ import (
 	"github.com/slotd/slotd/pii"
 )
 
-// Personal data at rest (issue 20, docs/stores.md): a patient's name,
+// Personal data at rest (docs/personal-data.md): a patient's name,
 // phone and e-mail are sealed (package pii) in the Go values this file
 // turns into SQL arguments and opened when rows are scanned, so that no
 // plain value reaches SQL; phone and e-mail are found by their keyed hash.

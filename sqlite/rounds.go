@@ -1,6 +1,6 @@
 package sqlite
 
-// Rounds (docs/contracts/rounds.md, SPEC §7): room-selection style
+// Rounds (docs/contracts/rounds.md): room-selection style
 // allocation. A round's slots are ordinary slots with round_id set, booked
 // through Book, whose decision adds the round's clock and the patient's
 // quota (book.go); migrations/00004_rounds.sql has the tables, the quota's

@@ -7,7 +7,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// testHolderOfFullSlot (issue 11.3): in a full slot, the patient who holds
+// testHolderOfFullSlot: in a full slot, the patient who holds
 // a place and asks again under a new key is told already-booked, the more
 // specific truth, not slot-full; alone and in a batch with others who are
 // told slot-full.
@@ -38,7 +38,7 @@ func testHolderOfFullSlot(t *testing.T, h Harness) {
 	checkInvariants(t, h, s)
 }
 
-// testPaymentConflict (issue 11.4): a callback that reuses a recorded trade
+// testPaymentConflict: a callback that reuses a recorded trade
 // number is a duplicate only when it is the same payment. With another
 // appointment or another amount it is refused with payment-conflict,
 // changes nothing, and is listed once by reconciliation.

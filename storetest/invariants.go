@@ -8,7 +8,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Violations checks the invariants of SPEC §2 from the rows and describes
+// Violations checks the invariants (docs/reliability.md) from the rows and describes
 // every breach; none means the store is consistent.
 //  1. booked_count = number of HELD+BOOKED appointments ≤ capacity
 //  2. a patient holds at most one active appointment per slot

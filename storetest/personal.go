@@ -19,7 +19,7 @@ type personalStore interface {
 	PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error)
 }
 
-// testPersonal holds both stores to issue 20: personal data sealed at rest
+// testPersonal holds both stores to docs/personal-data.md: personal data sealed at rest
 // and found by keyed hash, one patient per phone, export and erasure.
 func testPersonal(t *testing.T, h Harness) {
 	s := h.New(t)

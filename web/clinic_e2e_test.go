@@ -98,7 +98,7 @@ func TestE2EStaffAuditImportRefund(t *testing.T) {
 func TestE2EDoctorSeesOwnDay(t *testing.T) {
 	b := browser(t)
 	// The pages' clock is tomorrow evening, after the seeded appointment
-	// started: only then can it be marked (issue 15, item 3).
+	// started: only then can it be marked.
 	paris, _ := time.LoadLocation("Europe/Paris")
 	_, evening := schedule.DayBounds(schedule.DateOf(time.Now(), paris).AddDays(1), paris)
 	s := newSite(t, func(c *web.Config) {

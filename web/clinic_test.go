@@ -17,7 +17,7 @@ import (
 	"github.com/slotd/slotd/sqlite"
 )
 
-// TestClinicPagesAuthorization: the staff pages of issue 15 send every
+// TestClinicPagesAuthorization: the clinic-administration staff pages send every
 // other session to the staff sign-in; a doctor's pages are a doctor's
 // only; a doctor cannot mark another doctor's appointment; the history
 // is a patient's.

@@ -14,7 +14,7 @@ import (
 	"github.com/slotd/slotd/schedule"
 )
 
-// Running a clinic (issue 15): the audit log, refunds and reconciliation,
+// Running a clinic (docs/clinic.md): the audit log, refunds and reconciliation,
 // import and export, a doctor's own days and a patient's history.
 
 func (s *server) clinicRoutes() {

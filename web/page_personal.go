@@ -10,7 +10,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// A patient's personal data (issue 20): the patient's "My data" download,
+// A patient's personal data (docs/personal-data.md): the patient's "My data" download,
 // and the staff's export and erasure of a patient. Each goes through the
 // Service, which records it in the audit log.
 

@@ -8,7 +8,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// The staff's clinic page (issue 15): the clinic's booking policy and the
+// The staff's clinic page (docs/clinic.md): the clinic's booking policy and the
 // closures of a doctor, a department or the whole clinic, with their
 // lifting. Visible text is in templates/staff_clinic.html; times are in
 // the clinic's zone, as on every page.

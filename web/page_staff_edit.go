@@ -9,7 +9,7 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Editing (issue 15): a department's name, a doctor's name, department and
+// Editing (docs/clinic.md): a department's name, a doctor's name, department and
 // activity, a patient's name, contact details and activity, and a
 // schedule's end. Each form posts to one Service method; visible text is in
 // templates/staff_edit.html and staff_doctor.html.

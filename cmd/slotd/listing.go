@@ -15,7 +15,7 @@ import (
 
 // runListing lists random doctors' days through booking.Reader, in process
 // (no HTTP, no list cache): the day-listing latency of a database as large
-// as `demo-data --doctors 20000` makes it (issue 12's scale figure).
+// as `demo-data --doctors 20000` makes it (the scale figure, docs/performance.md).
 func runListing(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("listing", flag.ContinueOnError)
 	var db dbFlags

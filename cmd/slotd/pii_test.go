@@ -30,7 +30,7 @@ import (
 // rush, a sign-in by the national form of a demo phone, an export and an
 // erasure, stops it, and finds none of the demo patients' names, phones or
 // e-mails in the database (the SQLite files with their WAL; every column of
-// every PostgreSQL table) nor in the logs (issue 20).
+// every PostgreSQL table) nor in the logs (docs/personal-data.md).
 func TestPersonalDataAtRest(t *testing.T) {
 	for _, kind := range []string{"sqlite", "postgres"} {
 		t.Run(kind, func(t *testing.T) {
