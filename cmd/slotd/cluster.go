@@ -16,7 +16,7 @@ import (
 	"github.com/slotd/slotd/service"
 )
 
-// clusterFlags are serve's flags for running many instances (README
+// clusterFlags are serve's flags for running many instances (docs/operations.md,
 // "Running many instances").
 type clusterFlags struct {
 	redis  string
