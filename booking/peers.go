@@ -5,15 +5,6 @@ import (
 	"time"
 )
 
-// Limiter spends one booking attempt of a patient (AttemptBooking). The
-// in-process RateLimiter is the default; an adapter may share one budget
-// between instances (cmd/slotd wires redisstate's GCRA with --redis), and
-// must then fall back to an in-process limiter itself when it cannot
-// answer in a bounded time, since a booking never fails because of it.
-type Limiter interface {
-	Allow(patientID int64, now time.Time) RateDecision
-}
-
 // Peers shares what one instance learns in front of the database with the
 // other instances of a deployment. It is advisory: the database still
 // decides every booking, so a peer set that is slow or unreachable must
