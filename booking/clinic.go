@@ -60,6 +60,38 @@ func ScopeRefusal(c Suspension) error {
 	return Errorf(CodeInvalidRequest, "scope must be doctor (with doctorId), department (with departmentId) or clinic")
 }
 
+// CheckSuspension is the check and the defaults of a suspension or closure
+// asked for, which every store applies before it records one: the scope is
+// the doctor's when none is given and names its one id (ScopeRefusal); the
+// period is kept in UTC to the microsecond (what the stores store), and
+// must end after it starts once so kept, so that what is checked is what
+// is recorded; what the store sets (ID, CreatedAt, LiftedAt) is never
+// taken from the request. It returns the suspension to record.
+func CheckSuspension(sus Suspension) (Suspension, error) {
+	out := Suspension{Scope: sus.Scope, DoctorID: sus.DoctorID, DepartmentID: sus.DepartmentID, Reason: sus.Reason,
+		From: sus.From.UTC().Truncate(time.Microsecond), To: sus.To.UTC().Truncate(time.Microsecond)}
+	if !out.To.After(out.From) {
+		return Suspension{}, Errorf(CodeInvalidRequest, "a suspension must end after it starts")
+	}
+	if out.Scope == "" {
+		out.Scope = ScopeDoctor
+	}
+	if err := ScopeRefusal(out); err != nil {
+		return Suspension{}, err
+	}
+	return out, nil
+}
+
+// SuspensionNotFound is the answer to a suspension whose target does not
+// exist: the department of a department's closure, else the doctor (the
+// clinic always exists).
+func SuspensionNotFound(sus Suspension) error {
+	if sus.Scope == ScopeDepartment {
+		return NotFound("department")
+	}
+	return NotFound("doctor")
+}
+
 // ReopenRefusal refuses reopening a slot that standing suspension closedBy
 // closed (0: none): it reopens when the suspension is lifted, and not
 // before, or it could be booked inside a closed period.

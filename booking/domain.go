@@ -7,7 +7,6 @@ package booking
 
 import (
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -162,28 +161,10 @@ const (
 )
 
 // ActiveStatuses are the states that occupy a place: THE list. ActiveSQL
-// spells it for the stores' queries (a test keeps the two equal); the
-// schemas' partial indexes and triggers repeat it, and a new state must be
-// added there too (a migration).
+// (sql.go) spells it for the stores' queries (a test keeps the two equal);
+// the schemas' partial indexes and triggers repeat it, and a new state
+// must be added there too (a migration).
 var ActiveStatuses = []Status{StatusHeld, StatusBooked}
-
-// ActiveSQL is ActiveStatuses as an SQL list literal, for "status IN "+
-// ActiveSQL in every store's queries. A literal, not a parameter, so that
-// the planners match the partial indexes on active appointments; a
-// constant, so that the stores' query strings stay constants.
-const ActiveSQL = "('HELD', 'BOOKED')"
-
-// SQLList spells states as an SQL list literal: ('A', 'B'). The states are
-// constants of this package, never input, so inlining them is safe, and the
-// conditional updates take their WHERE status IN (...) from the transition
-// table this way (see ActiveSQL for why a literal).
-func SQLList(states []Status) string {
-	q := make([]string, len(states))
-	for i, st := range states {
-		q[i] = "'" + string(st) + "'"
-	}
-	return "(" + strings.Join(q, ", ") + ")"
-}
 
 // Active reports whether an appointment in this state occupies a place.
 func (s Status) Active() bool { return slices.Contains(ActiveStatuses, s) }

@@ -270,6 +270,35 @@ func DecideAnswer(ans OfferAnswer, e *WaitlistEntry, a *Appointment, sl Slot, no
 	return AnswerDecision{To: StatusBooked, Entry: EntryAccepted, Notify: NotifyConfirmation}, nil
 }
 
+// LeaveDecision says what a patient's leaving of the waiting list writes.
+// Answer is the entry the patient is answered with; Changed says it is
+// written (its new state and time, the "leave" audit entry); CancelOffer
+// says its running offer's HELD appointment is cancelled first, a place
+// released like any other (it passes to the next entry waiting).
+type LeaveDecision struct {
+	Answer      WaitlistEntry
+	Changed     bool
+	CancelOffer bool
+}
+
+// DecideLeave decides patientID's leaving of entry e (nil: none) whose
+// offer's appointment is a (nil: none) at now: another patient's entry is
+// not found; an entry that has ended already is answered as it is, and
+// nothing changes (leaving twice is leaving once); a live one becomes
+// CANCELLED, out of the queue, and a running offer (its appointment still
+// HELD, even past its deadline) is cancelled with it.
+func DecideLeave(e *WaitlistEntry, a *Appointment, patientID int64, now time.Time) (LeaveDecision, error) {
+	switch {
+	case e == nil || e.PatientID != patientID:
+		return LeaveDecision{}, NotFound("waitlist entry")
+	case !e.Live():
+		return LeaveDecision{Answer: *e}, nil
+	}
+	d := LeaveDecision{Answer: *e, Changed: true, CancelOffer: e.State == EntryOffered && a != nil && a.Status == StatusHeld}
+	d.Answer.State, d.Answer.UpdatedAt, d.Answer.Position = EntryCancelled, now, 0
+	return d, nil
+}
+
 // ReleasedEntryState is what an OFFERED entry becomes when its offer's
 // appointment leaves HELD for `to`: accepted when booked, expired when it
 // timed out, declined when cancelled.

@@ -4,6 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
+	"maps"
+	"slices"
 )
 
 // PlainRow is one patient's personal data as stored before sealing.
@@ -92,4 +95,81 @@ func SealAll(ctx context.Context, tx *sql.Tx, keys *Keys, batch int, selectAfter
 		n += len(got)
 		after = got[len(got)-1].id
 	}
+}
+
+// DB is what CheckKeys runs its statements on: a *sql.DB or a *sql.Tx.
+type DB interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// CheckKeys is the data-key check of every store, run at each start after
+// migrating: it reads the database's check values (data_keys) and the ids
+// of the keys its patients are sealed with, compares them with keys
+// (CheckStored: a lost or wrong key is an error wrapping ErrKeys), and
+// records the check values of the keys the database has not seen yet.
+// insert is the store's one statement of its own: the INSERT of a
+// data_keys row (key_id, check_value), which must do nothing when the row
+// exists. A row another process recorded first (two instances starting
+// together) is read back and checked, so the later start is refused if
+// its key differs.
+func CheckKeys(ctx context.Context, db DB, keys *Keys, insert string) error {
+	for attempt := 0; ; attempt++ {
+		stored := map[uint16][]byte{}
+		if err := eachRow(ctx, db, `SELECT key_id, check_value FROM data_keys`, func(r *sql.Rows) error {
+			var id int
+			var v []byte
+			err := r.Scan(&id, &v)
+			stored[uint16(id)] = v
+			return err
+		}); err != nil {
+			return fmt.Errorf("data keys: %w", err)
+		}
+		var inUse []uint16
+		if err := eachRow(ctx, db, `SELECT DISTINCT seal_key FROM patients WHERE seal_key <> 0`, func(r *sql.Rows) error {
+			var id int
+			err := r.Scan(&id)
+			inUse = append(inUse, uint16(id))
+			return err
+		}); err != nil {
+			return fmt.Errorf("data keys: %w", err)
+		}
+		add, err := keys.CheckStored(stored, inUse)
+		if err != nil {
+			return err
+		}
+		lost := false
+		for _, id := range slices.Sorted(maps.Keys(add)) {
+			res, err := db.ExecContext(ctx, insert, int(id), add[id])
+			if err != nil {
+				return fmt.Errorf("data keys: %w", err)
+			}
+			if n, err := res.RowsAffected(); err != nil {
+				return fmt.Errorf("data keys: %w", err)
+			} else if n == 0 {
+				lost = true // another start recorded it first: check its value
+			}
+		}
+		if !lost {
+			return nil
+		}
+		if attempt > 0 {
+			return errors.New("data keys: the check values changed while this start recorded them")
+		}
+	}
+}
+
+// eachRow runs query on db and calls fn for each row.
+func eachRow(ctx context.Context, db DB, query string, fn func(*sql.Rows) error) error {
+	rows, err := db.QueryContext(ctx, query)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := fn(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }

@@ -18,7 +18,7 @@ import (
 var sqlCancel = `WITH l AS MATERIALIZED (
 		SELECT s.id, a.status AS old FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = $1 FOR UPDATE OF s),
 	a AS (
-		UPDATE appointments a SET status = 'CANCELLED', updated_at = $3 FROM l
+		UPDATE appointments a SET status = ` + booking.StatusCancelledSQL + `, updated_at = $3 FROM l
 		WHERE a.id = $1 AND a.slot_id = l.id AND a.status IN ` + cancelFrom + `
 		  AND a.start_at > $3::timestamptz + make_interval(hours => $4::integer) AND ($2::bigint = 0 OR a.patient_id = $2)
 		RETURNING a.*),
@@ -52,7 +52,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", old, a)); err != nil {
 			return err
 		}
-		if err := s.afterRelease(ctx, tx, []booking.Appointment{a}, now); err != nil {
+		if err := s.release(ctx, tx, booking.Released([]booking.Appointment{a}), now); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})

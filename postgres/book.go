@@ -107,8 +107,8 @@ const (
 			AND a.round_id IS NULL)::integer,
 		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
 			AND a.round_id IS NULL AND a.start_at >= d.from_at AND a.start_at < d.to_at)::integer,
-		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= $3)::integer,
-		(SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= $3)
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= $3)::integer,
+		(SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= $3)
 		FROM patients p LEFT JOIN LATERAL (
 			SELECT date_trunc('day', s.start_at AT TIME ZONE r.timezone) AT TIME ZONE r.timezone AS from_at,
 			       (date_trunc('day', s.start_at AT TIME ZONE r.timezone) + interval '1 day') AT TIME ZONE r.timezone AS to_at
@@ -121,10 +121,10 @@ const (
 	// the write pipeline.
 	sqlWaiting = `SELECT ` + entryColumns + `, COALESCE(r.department_id, 0), r.timezone
 		FROM slots s JOIN resources r ON r.id = s.resource_id, unnest($2::bigint[]) AS p(id),
-		LATERAL (SELECT * FROM waitlist_entries w WHERE w.patient_id = p.id AND w.state = 'WAITING' OFFSET 0) w
+		LATERAL (SELECT * FROM waitlist_entries w WHERE w.patient_id = p.id AND w.state = ` + booking.EntryWaitingSQL + ` OFFSET 0) w
 		WHERE s.id = $1`
 	// sqlFulfil ends the entries of booking.BookDecision.Fulfilled.
-	sqlFulfil = `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = $2 WHERE id = ANY($1) AND state = 'WAITING'`
+	sqlFulfil = `UPDATE waitlist_entries SET state = ` + booking.EntryFulfilledSQL + `, updated_at = $2 WHERE id = ANY($1) AND state = ` + booking.EntryWaitingSQL
 	// sqlTopQueue is the highest queue number in use, read backwards from
 	// appointments_slot_queue_active in O(log n): when it equals the slot's
 	// counter no number below it is free, and the next places are simply
@@ -138,13 +138,13 @@ const (
 	// may reclaim), through appointments_slot_held. A waitlist offer is not
 	// one (sqlNotOffer).
 	sqlSlotStaleHolds = `SELECT id, patient_id, queue_no FROM appointments
-		WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2` + sqlNotOffer
+		WHERE slot_id = $1 AND status = ` + booking.StatusHeldSQL + ` AND hold_expires_at <= $2` + sqlNotOffer
 	// sqlNotOffer keeps the reclaim off a timed-out waitlist offer: the
 	// expiry job ends it, so that its entry ends EXPIRED and the place
 	// passes to the next entry before it returns to open booking
 	// (booking/waitlist.go). Evaluated only for the slot's stale holds.
 	sqlNotOffer = `
-		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = 'OFFERED')`
+		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = ` + booking.EntryOfferedSQL + `)`
 	// sqlTakenIfHoles lists every queue number in use, but only when
 	// numbers below the top may be free (after cancels or expiries: the
 	// counter differs from the top number; or a stale hold may be
@@ -153,7 +153,7 @@ const (
 	// and the common one an index probe.
 	sqlTakenIfHoles = `SELECT queue_no FROM appointments WHERE slot_id = $1 AND status IN ` + booking.ActiveSQL + `
 		  AND ((SELECT booked_count FROM slots WHERE id = $1) <> (` + sqlTopQueue + `)
-		    OR EXISTS (SELECT 1 FROM appointments WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $2))
+		    OR EXISTS (SELECT 1 FROM appointments WHERE slot_id = $1 AND status = ` + booking.StatusHeldSQL + ` AND hold_expires_at <= $2))
 		ORDER BY queue_no`
 	// sqlNewIDs draws the ids of the batch's new appointments before the
 	// decision (as many as could win: the free places plus the reclaimable
@@ -163,7 +163,7 @@ const (
 	sqlNewIDs = `SELECT nextval(pg_get_serial_sequence('appointments', 'id'))
 		FROM generate_series(1, LEAST($2::integer,
 			(SELECT capacity - booked_count FROM slots WHERE id = $1)
-			+ (SELECT count(*) FROM appointments WHERE slot_id = $1 AND status = 'HELD' AND hold_expires_at <= $3)::integer))`
+			+ (SELECT count(*) FROM appointments WHERE slot_id = $1 AND status = ` + booking.StatusHeldSQL + ` AND hold_expires_at <= $3)::integer))`
 
 	// sqlTake is the decision and the inserts in one statement: the
 	// conditional update takes g places or matches no row, and then the
@@ -171,7 +171,7 @@ const (
 	// internal error.
 	sqlTake = `WITH u AS (
 			UPDATE slots SET booked_count = booked_count + $2::integer
-			WHERE id = $1 AND status = 'OPEN' AND opens_at <= $3 AND start_at > $3
+			WHERE id = $1 AND status = ` + booking.SlotOpenSQL + ` AND opens_at <= $3 AND start_at > $3
 			  AND booked_count + $2::integer <= capacity
 			RETURNING id, start_at, end_at, round_id)
 		` + sqlInsertFromU
@@ -195,7 +195,7 @@ const (
 // EXPIRED) and releases their places, under the slot's lock that Book holds. Nothing else can hold those
 // appointments' locks: they change only under their slot's lock.
 var sqlReclaim = `WITH x AS (
-		UPDATE appointments SET status = 'EXPIRED', updated_at = $2
+		UPDATE appointments SET status = ` + booking.StatusExpiredSQL + `, updated_at = $2
 		WHERE slot_id = $1 AND status IN ` + expireFrom + ` AND hold_expires_at <= $2` + sqlNotOffer + `
 		RETURNING id),
 	d AS (

@@ -197,7 +197,7 @@ const sqlReopen = `WITH l AS MATERIALIZED (
 			     OR (c.scope = 'doctor' AND c.resource_id = l.resource_id))
 			ORDER BY c.id LIMIT 1) AS other
 		FROM l)
-	UPDATE slots SET closed_by = o.other, status = CASE WHEN o.other IS NULL THEN 'OPEN' ELSE 'CLOSED' END
+	UPDATE slots SET closed_by = o.other, status = CASE WHEN o.other IS NULL THEN ` + booking.SlotOpenSQL + ` ELSE ` + booking.SlotClosedSQL + ` END
 	FROM o WHERE slots.id = o.id
 	RETURNING (o.other IS NULL)`
 

@@ -13,7 +13,7 @@ import (
 // appointments as the transaction just left them.
 const sqlInsertEvents = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
 	SELECT n.type, a.id, a.slot_id, a.patient_id, a.status, NULLIF(n.sus, 0),
-		CASE WHEN a.status = 'HELD' THEN a.hold_expires_at END, a.updated_at
+		CASE WHEN a.status = ` + booking.StatusHeldSQL + ` THEN a.hold_expires_at END, a.updated_at
 	FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(type, id, sus, ord)
 	JOIN appointments a ON a.id = n.id
 	ORDER BY n.ord`

@@ -276,12 +276,12 @@ func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.
 // slot-first lock order of everything else.
 var sqlExpireHolds = `WITH c AS MATERIALIZED (
 		SELECT a.id FROM appointments a JOIN slots s ON s.id = a.slot_id
-		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1
+		WHERE a.status = ` + booking.StatusHeldSQL + ` AND a.hold_expires_at <= $1
 		ORDER BY a.hold_expires_at, a.id
 		LIMIT $2
 		FOR UPDATE OF a, s SKIP LOCKED),
 	x AS (
-		UPDATE appointments a SET status = 'EXPIRED', updated_at = $1 FROM c
+		UPDATE appointments a SET status = ` + booking.StatusExpiredSQL + `, updated_at = $1 FROM c
 		WHERE a.id = c.id AND a.status IN ` + expireFrom + `
 		RETURNING a.*),
 	d AS (
@@ -292,8 +292,9 @@ var sqlExpireHolds = `WITH c AS MATERIALIZED (
 	SELECT ` + apptColumns + ` FROM x a JOIN d s ON s.id = a.slot_id ORDER BY a.hold_expires_at, a.id`
 
 // ExpireHolds expires up to limit HELD appointments whose deadline is at or
-// before now, oldest deadline first, releasing each place once and
-// announcing each expiry, in one transaction. Several processes may run it
+// before now, oldest deadline first, releasing each place once, and
+// applies what booking.DecideExpiry says the expiries trigger (audit,
+// notices, the waiting list), in one transaction. Several processes may run it
 // at once: each takes holds the others have not locked.
 func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
 	if limit <= 0 {
@@ -308,19 +309,14 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 		if err != nil {
 			return err
 		}
-		ns := make([]booking.Notification, len(out))
-		es := make([]booking.AuditEntry, len(out))
-		for i, a := range out {
-			ns[i] = booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID}
-			es[i] = booking.AuditAppointment(ctx, now, "expire", booking.StatusHeld, a)
-		}
-		if err := writeAudit(ctx, tx, es...); err != nil {
+		x := booking.DecideExpiry(booking.ActorOf(ctx), out, now)
+		if err := writeAudit(ctx, tx, x.Audit...); err != nil {
 			return err
 		}
-		if err := s.afterRelease(ctx, tx, out, now); err != nil {
+		if err := s.release(ctx, tx, x.Release, now); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx, ns)
+		return s.notify(ctx, tx, x.Notify)
 	})
 	if err != nil {
 		return nil, translate(err, "")
@@ -392,7 +388,7 @@ const (
 	// suspension $6 closed them, so that a booking waiting for one of them
 	// finds it closed and lifting $6 reopens exactly these.
 	sqlCloseSlots = `WITH l AS MATERIALIZED (` + coveredSlots + ` ORDER BY s.id FOR UPDATE)
-		UPDATE slots SET status = 'CLOSED', closed_by = $6 FROM l WHERE slots.id = l.id AND slots.status = 'OPEN'`
+		UPDATE slots SET status = ` + booking.SlotClosedSQL + `, closed_by = $6 FROM l WHERE slots.id = l.id AND slots.status = ` + booking.SlotOpenSQL
 )
 
 // sqlCancelPeriod cancels the active appointments of the (locked) slots of
@@ -402,7 +398,7 @@ var sqlCancelPeriod = `WITH o AS MATERIALIZED (
 		SELECT a.id, a.status FROM appointments a
 		WHERE a.slot_id IN (` + coveredSlots + `) AND a.status IN ` + cancelFrom + `),
 	x AS (
-		UPDATE appointments a SET status = 'CANCELLED', updated_at = $6 FROM o
+		UPDATE appointments a SET status = ` + booking.StatusCancelledSQL + `, updated_at = $6 FROM o
 		WHERE a.id = o.id AND a.status IN ` + cancelFrom + `
 		RETURNING a.id, a.slot_id, a.patient_id, a.start_at, o.status AS old),
 	d AS (
@@ -440,29 +436,21 @@ func nullInt(id int64) *int64 {
 // set and changes nothing.
 func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {
 	now = now.UTC().Truncate(time.Microsecond)
-	from, to := sus.From.UTC().Truncate(time.Microsecond), sus.To.UTC().Truncate(time.Microsecond)
-	if !to.After(from) {
-		return booking.SuspensionResult{}, booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
-	}
-	if sus.Scope == "" {
-		sus.Scope = booking.ScopeDoctor
-	}
-	if err := booking.ScopeRefusal(sus); err != nil {
+	sus, err := booking.CheckSuspension(sus)
+	if err != nil {
 		return booking.SuspensionResult{}, err
 	}
+	from, to := sus.From, sus.To
 	doc, dep := nullInt(sus.DoctorID), nullInt(sus.DepartmentID)
 	var res booking.SuspensionResult
-	err := s.inTx(ctx, func(tx pgx.Tx) error {
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
 		rec, err := scanSuspension(tx.QueryRow(ctx, sqlInsertSuspension, sus.Scope, doc, dep, from, to, sus.Reason, now))
 		if errors.Is(err, pgx.ErrNoRows) {
 			// Already recorded (by us earlier, or by a concurrent call that
 			// the insert waited for), or no such doctor or department.
 			rec, err = scanSuspension(tx.QueryRow(ctx, sqlSuspensionByPeriod, sus.Scope, doc, dep, from, to))
 			if errors.Is(err, pgx.ErrNoRows) {
-				if sus.Scope == booking.ScopeDepartment {
-					return booking.NotFound("department")
-				}
-				return booking.NotFound("doctor")
+				return booking.SuspensionNotFound(sus)
 			}
 			res = booking.SuspensionResult{Suspension: rec, Existing: true}
 			return err
@@ -549,7 +537,7 @@ const (
 		WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id, patient_id HAVING count(*) > 1
 		ORDER BY slot_id, patient_id`
 	sqlStaleHolds = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
-		WHERE a.status = 'HELD' AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
+		WHERE a.status = ` + booking.StatusHeldSQL + ` AND a.hold_expires_at <= $1 ORDER BY a.hold_expires_at, a.id LIMIT $2`
 	sqlRefunds = `SELECT ` + paymentColumns + ` FROM payments WHERE outcome = 'needs-refund' AND refunded_at IS NULL
 		ORDER BY id DESC LIMIT $1`
 	sqlPaymentConflicts = `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts

@@ -82,57 +82,10 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 	return goose.NewGoMigration(16, &goose.GoFunc{RunTx: up}, &goose.GoFunc{RunTx: down})
 }
 
-// checkKeys compares the keys with the database's check values and the
-// keys its rows are sealed with (pii.CheckStored), and records the check
-// values of keys it has not seen yet. It runs after every migration, so
-// that a lost or wrong key stops the start.
-func checkKeys(ctx context.Context, db *sql.DB, keys *pii.Keys) error {
-	stored := map[uint16][]byte{}
-	rows, err := db.QueryContext(ctx, `SELECT key_id, check_value FROM data_keys`)
-	if err != nil {
-		return fmt.Errorf("postgres: data keys: %w", err)
-	}
-	for rows.Next() {
-		var id int
-		var v []byte
-		if err := rows.Scan(&id, &v); err != nil {
-			rows.Close()
-			return err
-		}
-		stored[uint16(id)] = v
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	var inUse []uint16
-	rows, err = db.QueryContext(ctx, `SELECT DISTINCT seal_key FROM patients WHERE seal_key <> 0`)
-	if err != nil {
-		return fmt.Errorf("postgres: data keys: %w", err)
-	}
-	for rows.Next() {
-		var id int
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return err
-		}
-		inUse = append(inUse, uint16(id))
-	}
-	if err := rows.Close(); err != nil {
-		return err
-	}
-	add, err := keys.CheckStored(stored, inUse)
-	if err != nil {
-		return err
-	}
-	for id, v := range add {
-		// Instances starting together insert the same key's row: the first
-		// wins, and the next start verifies it.
-		if _, err := db.ExecContext(ctx, `INSERT INTO data_keys (key_id, check_value) VALUES ($1, $2) ON CONFLICT DO NOTHING`, int(id), v); err != nil {
-			return fmt.Errorf("postgres: data keys: %w", err)
-		}
-	}
-	return nil
-}
+// sqlInsertDataKey records a key's check value (pii.CheckKeys). Instances
+// starting together insert the same key's row: the first wins, and the
+// others read it back and check it.
+const sqlInsertDataKey = `INSERT INTO data_keys (key_id, check_value) VALUES ($1, $2) ON CONFLICT DO NOTHING`
 
 const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
 

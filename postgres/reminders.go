@@ -31,7 +31,7 @@ func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now
 		rows, err = tx.Query(ctx, `SELECT a.id, a.start_at, COALESCE(sc.reminders, ''),
 				ARRAY(SELECT r.offset_minutes FROM reminders r WHERE r.appointment_id = a.id)
 			FROM appointments a JOIN slots s ON s.id = a.slot_id LEFT JOIN schedules sc ON sc.id = s.schedule_id
-			WHERE a.status = 'BOOKED' AND a.start_at > $1 AND a.start_at <= $2
+			WHERE a.status = `+booking.StatusBookedSQL+` AND a.start_at > $1 AND a.start_at <= $2
 			ORDER BY a.start_at, a.id LIMIT $3`, now, now.Add(window), limit)
 		if err != nil {
 			return err

@@ -144,7 +144,7 @@ func (s *Store) AddRoundSlots(ctx context.Context, roundID int64, roomIDs []int6
 			return nil
 		}
 		rows, _ := tx.Query(ctx, `INSERT INTO slots (resource_id, start_at, end_at, capacity, opens_at, status, fee_cents, round_id)
-			SELECT r.id, o.term_start, o.term_end, (r.attributes->>'beds')::integer, o.opens_at, 'OPEN', 0, o.id
+			SELECT r.id, o.term_start, o.term_end, (r.attributes->>'beds')::integer, o.opens_at, `+booking.SlotOpenSQL+`, 0, o.id
 			FROM unnest($2::bigint[]) WITH ORDINALITY AS u(id, n)
 			JOIN resources r ON r.id = u.id AND r.kind = 'room'
 			CROSS JOIN rounds o WHERE o.id = $1

@@ -163,7 +163,11 @@ func MigrateKeys(ctx context.Context, dsn string, keys *pii.Keys) error {
 	if keys == nil {
 		return nil
 	}
-	return checkKeys(ctx, db, keys)
+	// The data-key check, at every start (pii.CheckKeys decides).
+	if err := pii.CheckKeys(ctx, db, keys, sqlInsertDataKey); err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	return nil
 }
 
 // stdlib registers the "pgx" database/sql driver that Migrate uses.

@@ -93,7 +93,26 @@ func TestConformance(t *testing.T) {
 			return s
 		},
 		Inspect: func(t testing.TB, s booking.Store) storetest.Inspector { return inspector{s.(*Store).Pool()} },
+		Keyed:   keyedStore,
 	})
+}
+
+// keyedStore is storetest.Harness.Keyed: a store on a fresh database
+// migrated and opened with keys; restart migrates it with others, as
+// another instance's start does.
+func keyedStore(t testing.TB, keys *pii.Keys) (booking.Store, func(*pii.Keys) error) {
+	t.Helper()
+	dsn := pgtest.DSN(t)
+	ctx := context.Background()
+	if err := MigrateKeys(ctx, dsn, keys); err != nil {
+		t.Fatalf("migrate: %v", err)
+	}
+	s, err := Open(ctx, dsn, Options{Keys: keys})
+	if err != nil {
+		t.Fatalf("open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, func(k *pii.Keys) error { return MigrateKeys(ctx, dsn, k) }
 }
 
 // inspector reads rows straight from the pool, bypassing the Store.

@@ -37,8 +37,8 @@ func collectEntries(rows pgx.Rows, err error) ([]booking.WaitlistEntry, error) {
 // entries for the same doctor or department whose period overlaps it, made
 // before it (the ones that compete with it for a place). Its own state
 // decides whether it has one (0 when it is not waiting).
-const sqlEntryPosition = `SELECT CASE WHEN w.state = 'WAITING' THEN 1 + (SELECT count(*) FROM waitlist_entries o
-		WHERE o.state IN ('WAITING', 'OFFERED') AND o.doctor_id IS NOT DISTINCT FROM w.doctor_id
+const sqlEntryPosition = `SELECT CASE WHEN w.state = ` + booking.EntryWaitingSQL + ` THEN 1 + (SELECT count(*) FROM waitlist_entries o
+		WHERE o.state IN ` + booking.LiveEntriesSQL + ` AND o.doctor_id IS NOT DISTINCT FROM w.doctor_id
 		  AND o.department_id IS NOT DISTINCT FROM w.department_id
 		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
 		  AND (o.created_at, o.id) < (w.created_at, w.id))
@@ -54,7 +54,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 		var err error
 		out, err = scanEntry(tx.QueryRow(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
 			from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, 'WAITING', $7, $8, $9, $9)
+			VALUES ($1, $2, $3, $4, $5, $6, `+booking.EntryWaitingSQL+`, $7, $8, $9, $9)
 			ON CONFLICT (patient_id, idempotency_key) DO NOTHING RETURNING `+entryReturning,
 			e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), e.From, e.To, e.PartOfDay, e.IdempotencyKey, e.Fingerprint, now))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -117,7 +117,7 @@ func (s *Store) ListWaitlist(ctx context.Context, patientID int64) ([]booking.Wa
 // starting in [from, to), for the staff's day view.
 func (s *Store) ListOffers(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.WaitlistEntry, error) {
 	rows, err := s.pool.Query(ctx, `SELECT `+entryColumns+` FROM waitlist_entries w JOIN slots s ON s.id = w.slot_id
-		WHERE w.state = 'OFFERED' AND s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3 ORDER BY s.start_at, w.id`,
+		WHERE w.state = `+booking.EntryOfferedSQL+` AND s.resource_id = $1 AND s.start_at >= $2 AND s.start_at < $3 ORDER BY s.start_at, w.id`,
 		doctorID, from, to)
 	es, err := collectEntries(rows, err)
 	return es, translate(err, "")
@@ -207,8 +207,9 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 	return e, a, nil
 }
 
-// LeaveWaitlist ends a patient's live entry (CANCELLED), declining its
-// offer if it holds one; an ended entry is returned as it is.
+// LeaveWaitlist ends a patient's entry as booking.DecideLeave says:
+// CANCELLED, with its running offer cancelled (the place passes on), or
+// answered as it is when it has ended.
 func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time.Time) (booking.WaitlistEntry, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	var e booking.WaitlistEntry
@@ -217,14 +218,12 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 		if err != nil {
 			return err
 		}
-		if ep == nil || ep.PatientID != patientID {
-			return booking.NotFound("waitlist entry")
+		d, err := booking.DecideLeave(ep, ap, patientID, now)
+		if err != nil || !d.Changed {
+			e = d.Answer
+			return err
 		}
-		e = *ep
-		if !e.Live() {
-			return nil
-		}
-		if e.State == booking.EntryOffered && ap != nil && ap.Status == booking.StatusHeld {
+		if d.CancelOffer {
 			if err := transition(ctx, tx, ap, booking.StatusCancelled, now, "leave-waitlist"); err != nil {
 				return err
 			}
@@ -232,12 +231,11 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 				return err
 			}
 		}
-		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = 'CANCELLED', updated_at = $2 WHERE id = $1`, e.ID, now); err != nil {
+		e = d.Answer
+		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = $2, updated_at = $3 WHERE id = $1`, e.ID, e.State, e.UpdatedAt); err != nil {
 			return err
 		}
-		from := e.State
-		e.State, e.UpdatedAt, e.Position = booking.EntryCancelled, now, 0
-		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", from, e))
+		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", ep.State, e))
 	})
 	if err != nil {
 		return booking.WaitlistEntry{}, translate(err, "")
@@ -246,18 +244,13 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 }
 
 // endOffers ends the OFFERED entries whose offer appointments just left
-// HELD (declined by a cancel, timed out), as booking.ReleasedEntryState
-// says. Cheap when none is an offer: one indexed update that matches
+// HELD (declined by a cancel, timed out), in the states booking.Released
+// gave them. Cheap when none is an offer: one indexed update that matches
 // nothing.
-func endOffers(ctx context.Context, tx pgx.Tx, as []booking.Appointment, now time.Time) error {
-	byState := map[string][]int64{}
-	for _, a := range as {
-		st := booking.ReleasedEntryState(a.Status)
-		byState[st] = append(byState[st], a.ID)
-	}
+func endOffers(ctx context.Context, tx pgx.Tx, byState map[string][]int64, now time.Time) error {
 	for st, ids := range byState {
 		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = $2, updated_at = $3
-			WHERE appointment_id = ANY($1) AND state = 'OFFERED'`, ids, st, now); err != nil {
+			WHERE appointment_id = ANY($1) AND state = `+booking.EntryOfferedSQL, ids, st, now); err != nil {
 			return err
 		}
 	}
@@ -269,7 +262,7 @@ func endOffers(ctx context.Context, tx pgx.Tx, as []booking.Appointment, now tim
 // booking.EntryMatches. A patient who has left (deactivated, erased)
 // keeps no entry live: theirs are passed over, and the place goes on.
 const sqlWaitingFor = `SELECT ` + entryColumns + ` FROM waitlist_entries w
-	WHERE w.state = 'WAITING' AND (w.doctor_id = $1 OR w.department_id = $2) AND w.from_at <= $3 AND w.to_at > $3
+	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND (w.doctor_id = $1 OR w.department_id = $2) AND w.from_at <= $3 AND w.to_at > $3
 	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
@@ -313,21 +306,17 @@ func (s *Store) reserve(ctx context.Context, tx pgx.Tx, released map[int64]int, 
 	return nil
 }
 
-// afterRelease is what every transaction that released places runs before
-// it commits: end the entries of offers among them, keep places for the
-// waitlist.
-func (s *Store) afterRelease(ctx context.Context, tx pgx.Tx, as []booking.Appointment, now time.Time) error {
-	if len(as) == 0 {
+// release applies what a transaction that released places owes the
+// waiting list before it commits (booking.Release): end the entries of
+// the offers among them, keep the places for the entries waiting.
+func (s *Store) release(ctx context.Context, tx pgx.Tx, r booking.Release, now time.Time) error {
+	if len(r.Places) == 0 {
 		return nil
 	}
-	if err := endOffers(ctx, tx, as, now); err != nil {
+	if err := endOffers(ctx, tx, r.EndOffers, now); err != nil {
 		return err
 	}
-	released := map[int64]int{}
-	for _, a := range as {
-		released[a.SlotID]++
-	}
-	return s.reserve(ctx, tx, released, now)
+	return s.reserve(ctx, tx, r.Places, now)
 }
 
 // MakeOffers is the offer job's work for one slot: under the slot's lock,
@@ -392,15 +381,15 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		for _, o := range d.Offers {
 			a, err := scanAppointment(tx.QueryRow(ctx, `WITH a AS (INSERT INTO appointments (slot_id, patient_id, status, queue_no,
 				start_at, end_at, idempotency_key, fingerprint, hold_expires_at, created_at, updated_at)
-				VALUES ($1, $2, 'HELD', $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *)
+				VALUES ($1, $2, `+booking.StatusHeldSQL+`, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *)
 				SELECT `+apptColumns+` FROM a JOIN slots s ON s.id = a.slot_id`,
 				slotID, o.PatientID, o.Queue, rd.Slot.StartAt, rd.Slot.EndAt, booking.OfferKey(o.EntryID, slotID),
 				booking.Fingerprint(slotID), o.ExpiresAt, now))
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = 'OFFERED', appointment_id = $2, slot_id = $3,
-				offer_expires_at = $4, updated_at = $5 WHERE id = $1 AND state = 'WAITING'`, o.EntryID, a.ID, slotID, o.ExpiresAt, now); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = $2, slot_id = $3,
+				offer_expires_at = $4, updated_at = $5 WHERE id = $1 AND state = `+booking.EntryWaitingSQL, o.EntryID, a.ID, slotID, o.ExpiresAt, now); err != nil {
 				return err
 			}
 			out = append(out, a)
@@ -414,7 +403,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			return err
 		}
 		if len(d.Ended) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = $2 WHERE id = ANY($1) AND state = 'WAITING'`, d.Ended, now); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryFulfilledSQL+`, updated_at = $2 WHERE id = ANY($1) AND state = `+booking.EntryWaitingSQL, d.Ended, now); err != nil {
 				return err
 			}
 		}
@@ -439,7 +428,7 @@ func slotScanTargets(sl *booking.Slot) []any {
 // WaitlistCounts counts the live entries by state, through the partial
 // indexes of live entries.
 func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.pool.Query(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN ('WAITING', 'OFFERED') GROUP BY state`)
+	rows, err := s.pool.Query(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN `+booking.LiveEntriesSQL+` GROUP BY state`)
 	if err != nil {
 		return nil, translate(err, "")
 	}

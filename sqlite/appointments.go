@@ -47,7 +47,7 @@ func getAppt(ctx context.Context, q querier, id int64) (booking.Appointment, err
 
 // cancelSQL is the transition to CANCELLED as a conditional update from the
 // states booking's transition table allows.
-var cancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
+var cancelSQL = `UPDATE appointments SET status = ` + booking.StatusCancelledSQL + `, updated_at = ?1
 	WHERE id = ?2 AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	  AND start_at > ?1 + ?4 AND (?3 = 0 OR patient_id = ?3)
 	RETURNING slot_id`
@@ -88,8 +88,8 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 				`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, slotID); err != nil {
 				return err
 			}
-			if err := s.afterRelease(ctx, tx, []booking.Appointment{
-				{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}, now); err != nil {
+			if err := s.release(ctx, tx, booking.Released([]booking.Appointment{
+				{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}), now); err != nil {
 				return err
 			}
 			// Only the real transition announces anything: a repeated

@@ -63,15 +63,15 @@ var (
 	// staleHoldsSQL lists the slot's holds past their deadline, through
 	// appointments_slot_held_idx (its WHERE repeated so that SQLite uses it).
 	staleHoldsSQL = `SELECT id, patient_id, queue_no FROM appointments
-		  WHERE slot_id = ?1 AND status = 'HELD' AND hold_expires_at <= ?2` + notOfferSQL
+		  WHERE slot_id = ?1 AND status = ` + booking.StatusHeldSQL + ` AND hold_expires_at <= ?2` + notOfferSQL
 	// notOfferSQL keeps the reclaim off a timed-out waitlist offer: the
 	// expiry job ends it, so that its entry ends EXPIRED and the place
 	// passes to the next entry before it returns to open booking
 	// (booking/waitlist.go). Evaluated only for the slot's stale holds.
 	notOfferSQL = `
-		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = 'OFFERED')`
+		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = ` + booking.EntryOfferedSQL + `)`
 	takePlacesSQL = `UPDATE slots SET booked_count = booked_count + ?1
-		  WHERE id = ?2 AND status = 'OPEN' AND opens_at <= ?3 AND start_at > ?3
+		  WHERE id = ?2 AND status = ` + booking.SlotOpenSQL + ` AND opens_at <= ?3 AND start_at > ?3
 		    AND booked_count + ?1 <= capacity`
 	insertOneSQL = insertSQL(1)
 )
@@ -343,9 +343,9 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 // fulfilSQL ends those a new place fulfils (booking.BookDecision.Fulfilled).
 const (
 	waitingSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
-		WHERE w.patient_id IN (SELECT value FROM json_each(?)) AND w.state = 'WAITING'`
-	fulfilSQL = `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = ?
-		WHERE id IN (SELECT value FROM json_each(?)) AND state = 'WAITING'`
+		WHERE w.patient_id IN (SELECT value FROM json_each(?)) AND w.state = ` + booking.EntryWaitingSQL
+	fulfilSQL = `UPDATE waitlist_entries SET state = ` + booking.EntryFulfilledSQL + `, updated_at = ?
+		WHERE id IN (SELECT value FROM json_each(?)) AND state = ` + booking.EntryWaitingSQL
 )
 
 // waiting reads the batch's patients' WAITING entries into rd and, when
@@ -383,8 +383,8 @@ func takeQuota(ctx context.Context, q execer, round *booking.Round, reqs []booki
 // first status term repeats the partial index's WHERE so that SQLite walks
 // appointments_slot_held_idx (only this slot's stale holds): a full slot's
 // every batch tries it, so it must not cost a scan of the slot's places.
-var reclaimSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
-	WHERE slot_id = ?2 AND status = 'HELD' AND hold_expires_at <= ?1
+var reclaimSQL = `UPDATE appointments SET status = ` + booking.StatusExpiredSQL + `, updated_at = ?1
+	WHERE slot_id = ?2 AND status = ` + booking.StatusHeldSQL + ` AND hold_expires_at <= ?1
 	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired)) + notOfferSQL
 
 // reclaim expires the slot's holds past their deadline and releases their

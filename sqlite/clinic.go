@@ -249,8 +249,8 @@ const patientLoadSQL = `SELECT p.id, NOT p.active,
 			AND a.round_id IS NULL),
 		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
 			AND a.round_id IS NULL AND a.start_at >= ?2 AND a.start_at < ?3),
-		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= ?4),
-		coalesce((SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = 'NO_SHOW' AND a.start_at >= ?4), 0)
+		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= ?4),
+		coalesce((SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= ?4), 0)
 	FROM patients p WHERE p.id IN (SELECT value FROM json_each(?1))`
 
 // patientLoad reads the policy and the patients' load for an ordinary slot.
@@ -358,7 +358,7 @@ func (s *Store) LiftSuspension(ctx context.Context, id int64, now time.Time) (bo
 		}
 		res.SlotsReopened = len(reopen)
 		j, _ := json.Marshal(reopen)
-		if _, err = tx.ExecContext(ctx, `UPDATE slots SET status = 'OPEN' WHERE id IN (SELECT value FROM json_each(?))`, string(j)); err != nil {
+		if _, err = tx.ExecContext(ctx, `UPDATE slots SET status = `+booking.SlotOpenSQL+` WHERE id IN (SELECT value FROM json_each(?))`, string(j)); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditLift(ctx, now, before, res))

@@ -10,7 +10,7 @@ import (
 )
 
 const sqlInsertEvent = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
-	SELECT ?1, id, slot_id, patient_id, status, NULLIF(?2, 0), CASE WHEN status = 'HELD' THEN hold_expires_at END, updated_at
+	SELECT ?1, id, slot_id, patient_id, status, NULLIF(?2, 0), CASE WHEN status = ` + booking.StatusHeldSQL + ` THEN hold_expires_at END, updated_at
 	FROM appointments WHERE id = ?3`
 
 // writeEvents writes ns's events inside tx when the outbox is on.

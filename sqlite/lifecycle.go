@@ -196,18 +196,19 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 
 // expireSQL is the transition HELD → EXPIRED for up to ?2 holds whose
 // deadline is at or before ?1, oldest deadline first. The inner SELECT
-// walks appointments_held_idx in order (its WHERE status = 'HELD' matches
+// walks appointments_held_idx in order (its WHERE is that of
 // the partial index), and the outer WHERE repeats the condition of the
 // transition table, so only a row still HELD is changed.
-var expireSQL = `UPDATE appointments SET status = 'EXPIRED', updated_at = ?1
-	WHERE id IN (SELECT id FROM appointments WHERE status = 'HELD' AND hold_expires_at <= ?1
+var expireSQL = `UPDATE appointments SET status = ` + booking.StatusExpiredSQL + `, updated_at = ?1
+	WHERE id IN (SELECT id FROM appointments WHERE status = ` + booking.StatusHeldSQL + ` AND hold_expires_at <= ?1
 	              ORDER BY hold_expires_at, id LIMIT ?2)
 	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusExpired)) + `
-	RETURNING id, slot_id`
+	RETURNING id`
 
 // ExpireHolds expires up to limit HELD appointments past their deadline,
 // oldest deadline first, in one write transaction: each slot's counter goes
-// down by the number expired in it and each expiry is announced. It
+// down by the number expired in it, and what booking.DecideExpiry says the
+// expiries trigger (audit, notices, the waiting list) is applied. It
 // returns the expired appointments in their new state, oldest deadline
 // first. Several instances (or processes) may run it at once: their
 // transactions are serialized and the conditional update changes a row
@@ -226,15 +227,13 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 			return err
 		}
 		var ids []int64
-		perSlot := map[int64]int{}
 		for rows.Next() {
-			var id, slotID int64
-			if err := rows.Scan(&id, &slotID); err != nil {
+			var id int64
+			if err := rows.Scan(&id); err != nil {
 				rows.Close()
 				return err
 			}
 			ids = append(ids, id)
-			perSlot[slotID]++
 		}
 		if err := rows.Err(); err != nil {
 			rows.Close()
@@ -243,26 +242,22 @@ func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]bo
 		if err := rows.Close(); err != nil {
 			return err
 		}
-		// HELD occupies a place and EXPIRED does not: release each once.
-		if err := releasePlaces(ctx, tx, perSlot); err != nil {
-			return err
-		}
 		if out, err = apptsByID(ctx, tx, ids); err != nil {
 			return err
 		}
-		ns := make([]booking.Notification, len(out))
-		es := make([]booking.AuditEntry, len(out))
-		for i, a := range out {
-			ns[i] = booking.Notification{Kind: booking.NotifyExpiry, AppointmentID: a.ID}
-			es[i] = booking.AuditAppointment(ctx, now, "expire", booking.StatusHeld, a)
-		}
-		if err := writeAudit(ctx, tx, es...); err != nil {
+		x := booking.DecideExpiry(booking.ActorOf(ctx), out, now)
+		// HELD occupies a place and EXPIRED does not: release each once
+		// (what PostgreSQL's expiry statement does in itself).
+		if err := releasePlaces(ctx, tx, x.Release.Places); err != nil {
 			return err
 		}
-		if err := s.afterRelease(ctx, tx, out, now); err != nil {
+		if err := writeAudit(ctx, tx, x.Audit...); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx, ns)
+		if err := s.release(ctx, tx, x.Release, now); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, x.Notify)
 	})
 	if err != nil {
 		return nil, mapErr(err, "")
@@ -327,7 +322,7 @@ const coveredSlotsSQL = `SELECT s.id FROM slots s WHERE s.round_id IS NULL AND s
 
 // suspendCancelSQL cancels the active appointments of the covered slots;
 // the status list is the transition table's sources of CANCELLED.
-var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at = ?1
+var suspendCancelSQL = `UPDATE appointments SET status = ` + booking.StatusCancelledSQL + `, updated_at = ?1
 	WHERE slot_id IN (` + coveredSlotsSQL + `)
 	  AND status IN ` + booking.SQLList(booking.Sources(booking.StatusCancelled)) + `
 	RETURNING id, slot_id, patient_id, start_at`
@@ -339,20 +334,15 @@ var suspendCancelSQL = `UPDATE appointments SET status = 'CANCELLED', updated_at
 // "Suspend"). The same scope, target and period again returns the
 // recorded suspension with Existing set and changes nothing.
 func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Time) (booking.SuspensionResult, error) {
-	if !sus.To.After(sus.From) {
-		return booking.SuspensionResult{}, booking.Errorf(booking.CodeInvalidRequest, "a suspension must end after it starts")
-	}
-	if sus.Scope == "" {
-		sus.Scope = booking.ScopeDoctor
-	}
-	if err := booking.ScopeRefusal(sus); err != nil {
+	sus, err := booking.CheckSuspension(sus)
+	if err != nil {
 		return booking.SuspensionResult{}, err
 	}
 	now = micro(now)
-	sus.From, sus.To, sus.CreatedAt = micro(sus.From), micro(sus.To), now
+	sus.CreatedAt = now
 	scope := []any{ts(now), 0, ts(sus.From), ts(sus.To), sus.Scope, sus.DoctorID, sus.DepartmentID}
 	var res booking.SuspensionResult
-	err := s.write(ctx, func(tx *sql.Tx) error {
+	err = s.write(ctx, func(tx *sql.Tx) error {
 		got, err := scanSuspension(tx.QueryRowContext(ctx,
 			`SELECT `+suspensionCols+` FROM suspensions WHERE scope = ? AND coalesce(resource_id, 0) = ?
 			   AND coalesce(department_id, 0) = ? AND from_at = ? AND to_at = ?`,
@@ -364,14 +354,16 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		switch sus.Scope {
-		case booking.ScopeDoctor:
-			if err := exists(ctx, tx, `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sus.DoctorID); err != nil {
-				return notFoundAs(err, "doctor")
+		// Its doctor or department must exist (the clinic always does).
+		if sus.Scope != booking.ScopeClinic {
+			q, id := `SELECT 1 FROM resources WHERE id = ? AND kind = 'doctor'`, sus.DoctorID
+			if sus.Scope == booking.ScopeDepartment {
+				q, id = `SELECT 1 FROM departments WHERE id = ?`, sus.DepartmentID
 			}
-		case booking.ScopeDepartment:
-			if err := exists(ctx, tx, `SELECT 1 FROM departments WHERE id = ?`, sus.DepartmentID); err != nil {
-				return notFoundAs(err, "department")
+			if err := exists(ctx, tx, q, id); errors.Is(err, sql.ErrNoRows) {
+				return booking.SuspensionNotFound(sus)
+			} else if err != nil {
+				return err
 			}
 		}
 		if err := tx.QueryRowContext(ctx,
@@ -385,7 +377,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		// Closed first, so that no booking can take a place in them again.
 		// Only open ones count, and only they reopen when it is lifted.
 		closed, err := tx.ExecContext(ctx,
-			`UPDATE slots SET status = 'CLOSED', closed_by = ?2 WHERE status = 'OPEN' AND id IN (`+coveredSlotsSQL+`)`,
+			`UPDATE slots SET status = `+booking.SlotClosedSQL+`, closed_by = ?2 WHERE status = `+booking.SlotOpenSQL+` AND id IN (`+coveredSlotsSQL+`)`,
 			append([]any{scope[0], sus.ID}, scope[2:]...)...)
 		if err != nil {
 			return err
@@ -561,7 +553,7 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		return rep, err
 	}
 	if err := eachRow(ctx, tx, `SELECT `+apptCols+apptFrom+`
-		 WHERE a.status = 'HELD' AND a.hold_expires_at <= ? ORDER BY a.hold_expires_at, a.id LIMIT ?`,
+		 WHERE a.status = `+booking.StatusHeldSQL+` AND a.hold_expires_at <= ? ORDER BY a.hold_expires_at, a.id LIMIT ?`,
 		[]any{ts(now), reportLimit}, func(rows *sql.Rows) error {
 			a, err := scanAppt(rows)
 			if err != nil {

@@ -103,57 +103,8 @@ func (s *Store) vacuum(ctx context.Context) error {
 	return nil
 }
 
-// checkKeys compares the keys with the database's check values and the
-// keys its rows are sealed with (pii.CheckStored), and records the check
-// values of keys it has not seen yet. Migrate runs it last, so that a lost
-// or wrong key stops the start.
-func (s *Store) checkKeys(ctx context.Context) error {
-	return s.write(ctx, func(tx *sql.Tx) error {
-		stored := map[uint16][]byte{}
-		rows, err := tx.QueryContext(ctx, `SELECT key_id, check_value FROM data_keys`)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int
-			var v []byte
-			if err := rows.Scan(&id, &v); err != nil {
-				rows.Close()
-				return err
-			}
-			stored[uint16(id)] = v
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		var inUse []uint16
-		rows, err = tx.QueryContext(ctx, `SELECT DISTINCT seal_key FROM patients WHERE seal_key <> 0`)
-		if err != nil {
-			return err
-		}
-		for rows.Next() {
-			var id int
-			if err := rows.Scan(&id); err != nil {
-				rows.Close()
-				return err
-			}
-			inUse = append(inUse, uint16(id))
-		}
-		if err := rows.Close(); err != nil {
-			return err
-		}
-		add, err := s.keys.CheckStored(stored, inUse)
-		if err != nil {
-			return err
-		}
-		for id, v := range add {
-			if _, err := tx.ExecContext(ctx, `INSERT INTO data_keys (key_id, check_value) VALUES (?, ?)`, int(id), v); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-}
+// insertDataKeySQL records a key's check value (pii.CheckKeys).
+const insertDataKeySQL = `INSERT INTO data_keys (key_id, check_value) VALUES (?, ?) ON CONFLICT DO NOTHING`
 
 const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
 

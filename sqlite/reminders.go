@@ -36,7 +36,7 @@ func (s *Store) SendReminders(ctx context.Context, defaults []time.Duration, now
 		if err := eachRow(ctx, tx, `SELECT a.id, a.start_at, coalesce(sc.reminders, ''),
 				coalesce((SELECT group_concat(r.offset_minutes) FROM reminders r WHERE r.appointment_id = a.id), '')
 			FROM appointments a JOIN slots s ON s.id = a.slot_id LEFT JOIN schedules sc ON sc.id = s.schedule_id
-			WHERE a.status = 'BOOKED' AND a.start_at > ? AND a.start_at <= ?
+			WHERE a.status = `+booking.StatusBookedSQL+` AND a.start_at > ? AND a.start_at <= ?
 			ORDER BY a.start_at, a.id LIMIT ?`, []any{ts(now), ts(now.Add(window)), limit}, func(r *sql.Rows) error {
 			var c booking.ReminderCandidate
 			var start int64

@@ -191,7 +191,7 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 // addRoundSlotSQL makes the round ?2's slot of room ?1: the room as
 // resource, the term, the room's beds, the round's opening, no fee.
 const addRoundSlotSQL = `INSERT INTO slots (resource_id, start_at, end_at, capacity, opens_at, status, fee_cents, round_id)
-	SELECT r.id, o.term_start, o.term_end, json_extract(r.attributes, '$.beds'), o.opens_at, 'OPEN', 0, o.id
+	SELECT r.id, o.term_start, o.term_end, json_extract(r.attributes, '$.beds'), o.opens_at, ` + booking.SlotOpenSQL + `, 0, o.id
 	  FROM resources r, rounds o WHERE r.id = ?1 AND r.kind = 'room' AND o.id = ?2
 	RETURNING ` + slotCols
 

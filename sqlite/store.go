@@ -209,7 +209,12 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return err
 		}
 	}
-	return s.checkKeys(ctx)
+	// The data-key check, at every start (pii.CheckKeys decides), in one
+	// write transaction.
+	if err := s.write(ctx, func(tx *sql.Tx) error { return pii.CheckKeys(ctx, tx, s.keys, insertDataKeySQL) }); err != nil {
+		return fmt.Errorf("sqlite: %w", err)
+	}
+	return nil
 }
 
 // DB returns the writer handle, for tests and tools (reconciliation,

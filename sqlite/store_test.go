@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/storetest"
 )
 
@@ -64,7 +65,33 @@ func TestConformance(t *testing.T) {
 		Inspect: func(t testing.TB, s booking.Store) storetest.Inspector {
 			return inspector{db: s.(*Store).DB(), path: s.(*Store).Path()}
 		},
+		Keyed: keyedStore,
 	})
+}
+
+// keyedStore is storetest.Harness.Keyed: a store on its own temp file
+// opened and migrated with keys; restart opens the file again with others
+// and migrates it, as another process's start does.
+func keyedStore(t testing.TB, keys *pii.Keys) (booking.Store, func(*pii.Keys) error) {
+	t.Helper()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "data", "slotd.db")
+	s, err := OpenKeys(ctx, path, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	if err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s, func(k *pii.Keys) error {
+		other, err := OpenKeys(ctx, path, k)
+		if err != nil {
+			return err
+		}
+		defer other.Close()
+		return other.Migrate(ctx)
+	}
 }
 
 // inspector reads the rows through the writer handle, bypassing the Store.

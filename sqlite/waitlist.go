@@ -53,8 +53,8 @@ func queryEntries(ctx context.Context, q querier, query string, args ...any) ([]
 // positionSQL: 1 + other patients' live entries for the same doctor or
 // department whose period overlaps it, made before it (the ones that
 // compete with it for a place); 0 when the entry is not waiting.
-const positionSQL = `SELECT CASE WHEN w.state = 'WAITING' THEN 1 + (SELECT count(*) FROM waitlist_entries o
-		WHERE o.state IN ('WAITING', 'OFFERED') AND o.doctor_id IS w.doctor_id AND o.department_id IS w.department_id
+const positionSQL = `SELECT CASE WHEN w.state = ` + booking.EntryWaitingSQL + ` THEN 1 + (SELECT count(*) FROM waitlist_entries o
+		WHERE o.state IN ` + booking.LiveEntriesSQL + ` AND o.doctor_id IS w.doctor_id AND o.department_id IS w.department_id
 		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
 		  AND (o.created_at < w.created_at OR (o.created_at = w.created_at AND o.id < w.id)))
 	ELSE 0 END FROM waitlist_entries w WHERE w.id = ?`
@@ -86,7 +86,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 			var id int64
 			if err := tx.QueryRowContext(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
 				from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, 'WAITING', ?, ?, ?, ?) RETURNING id`,
+				VALUES (?, ?, ?, ?, ?, ?, `+booking.EntryWaitingSQL+`, ?, ?, ?, ?) RETURNING id`,
 				e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), ts(e.From), ts(e.To), e.PartOfDay,
 				e.IdempotencyKey, e.Fingerprint, ts(now), ts(now)).Scan(&id); err != nil {
 				return err
@@ -126,7 +126,7 @@ func (s *Store) ListWaitlist(ctx context.Context, patientID int64) ([]booking.Wa
 // starting in [from, to).
 func (s *Store) ListOffers(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.WaitlistEntry, error) {
 	es, err := queryEntries(ctx, s.reader, `SELECT `+entryCols+` FROM waitlist_entries w JOIN slots s ON s.id = w.slot_id
-		WHERE w.state = 'OFFERED' AND s.resource_id = ? AND s.start_at >= ? AND s.start_at < ? ORDER BY s.start_at, w.id`,
+		WHERE w.state = `+booking.EntryOfferedSQL+` AND s.resource_id = ? AND s.start_at >= ? AND s.start_at < ? ORDER BY s.start_at, w.id`,
 		doctorID, ts(from), ts(to))
 	return es, mapErr(err, "")
 }
@@ -210,7 +210,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 	return e, a, nil
 }
 
-// LeaveWaitlist ends a patient's live entry, declining its offer if any.
+// LeaveWaitlist ends a patient's entry as booking.DecideLeave says.
 func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time.Time) (booking.WaitlistEntry, error) {
 	now = micro(now)
 	var e booking.WaitlistEntry
@@ -219,14 +219,12 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 		if err != nil {
 			return err
 		}
-		if ep == nil || ep.PatientID != patientID {
-			return booking.NotFound("waitlist entry")
+		d, err := booking.DecideLeave(ep, ap, patientID, now)
+		if err != nil || !d.Changed {
+			e = d.Answer
+			return err
 		}
-		e = *ep
-		if !e.Live() {
-			return nil
-		}
-		if e.State == booking.EntryOffered && ap != nil && ap.Status == booking.StatusHeld {
+		if d.CancelOffer {
 			if err := moveTo(ctx, tx, ap, booking.StatusCancelled, now, "leave-waitlist"); err != nil {
 				return err
 			}
@@ -234,12 +232,11 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 				return err
 			}
 		}
-		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'CANCELLED', updated_at = ? WHERE id = ?`, ts(now), e.ID); err != nil {
+		e = d.Answer
+		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE id = ?`, e.State, ts(e.UpdatedAt), e.ID); err != nil {
 			return err
 		}
-		from := e.State
-		e.State, e.UpdatedAt, e.Position = booking.EntryCancelled, now, 0
-		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", from, e))
+		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", ep.State, e))
 	})
 	if err != nil {
 		return booking.WaitlistEntry{}, mapErr(err, "")
@@ -250,7 +247,7 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 // waitingForSQL reads the waiting entries that may match a slot, in request
 // order; a departed patient's are passed over, and the place goes on.
 const waitingForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
-	WHERE w.state = 'WAITING' AND (w.doctor_id = ?1 OR w.department_id = ?2) AND w.from_at <= ?3 AND w.to_at > ?3
+	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND (w.doctor_id = ?1 OR w.department_id = ?2) AND w.from_at <= ?3 AND w.to_at > ?3
 	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
@@ -290,21 +287,22 @@ func (s *Store) reserve(ctx context.Context, tx *sql.Tx, released map[int64]int,
 	return nil
 }
 
-// afterRelease ends the entries of offers among as and keeps their places
-// (and any other released) for the waitlist.
-func (s *Store) afterRelease(ctx context.Context, tx *sql.Tx, as []booking.Appointment, now time.Time) error {
-	if len(as) == 0 {
+// release applies what a transaction that released places owes the
+// waiting list (booking.Release): end the entries of the offers among
+// them, keep the places for the entries waiting.
+func (s *Store) release(ctx context.Context, tx *sql.Tx, r booking.Release, now time.Time) error {
+	if len(r.Places) == 0 {
 		return nil
 	}
-	released := map[int64]int{}
-	for _, a := range as {
-		released[a.SlotID]++
-		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE appointment_id = ? AND state = 'OFFERED'`,
-			booking.ReleasedEntryState(a.Status), ts(now), a.ID); err != nil {
+	for st, ids := range r.EndOffers {
+		j, _ := json.Marshal(ids)
+		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ?
+			WHERE appointment_id IN (SELECT value FROM json_each(?)) AND state = `+booking.EntryOfferedSQL,
+			st, ts(now), string(j)); err != nil {
 			return err
 		}
 	}
-	return s.reserve(ctx, tx, released, now)
+	return s.reserve(ctx, tx, r.Places, now)
 }
 
 // MakeOffers gives a slot's pending places to the earliest matching
@@ -370,13 +368,13 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		for _, o := range d.Offers {
 			var id int64
 			if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
-				idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, 'HELD', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 				slotID, o.PatientID, o.Queue, ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
 				booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&id); err != nil {
 				return err
 			}
-			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'OFFERED', appointment_id = ?, slot_id = ?,
-				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = 'WAITING'`, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = ?, slot_id = ?,
+				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
 				return err
 			}
 			a, err := getAppt(ctx, tx, id)
@@ -394,7 +392,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			return err
 		}
 		for _, id := range d.Ended {
-			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = 'FULFILLED', updated_at = ? WHERE id = ? AND state = 'WAITING'`, ts(now), id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryFulfilledSQL+`, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, ts(now), id); err != nil {
 				return err
 			}
 		}
@@ -412,7 +410,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 
 // WaitlistCounts counts the live entries by state.
 func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN ('WAITING', 'OFFERED') GROUP BY state`)
+	rows, err := s.reader.QueryContext(ctx, `SELECT state, count(*) FROM waitlist_entries WHERE state IN `+booking.LiveEntriesSQL+` GROUP BY state`)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

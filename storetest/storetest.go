@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 )
 
 // Harness gives the suite stores to test.
@@ -24,6 +25,11 @@ type Harness struct {
 	EventsOn func(s booking.Store)
 	// Inspect reads a store's rows directly, bypassing the Store interface.
 	Inspect func(t testing.TB, s booking.Store) Inspector
+	// Keyed returns a store like New's opened with keys, and restart,
+	// which starts another process's store on the same database with
+	// other keys: it migrates as a start does (and so checks the keys,
+	// pii.CheckKeys) and closes it. nil skips the data-key test.
+	Keyed func(t testing.TB, keys *pii.Keys) (s booking.Store, restart func(keys *pii.Keys) error)
 }
 
 // Inspector reads the raw rows of a store for invariant checks.
@@ -85,6 +91,7 @@ func Run(t *testing.T, h Harness) {
 		{"WaitlistOffers", testWaitlistOffers},
 		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
+		{"LeaveWaitlist", testLeaveWaitlist},
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
@@ -101,11 +108,13 @@ func Run(t *testing.T, h Harness) {
 		{"ReclaimedHold", testReclaimedHold},
 		{"ExpireHolds", testExpireHolds},
 		{"ExpiryRacesPayment", testExpiryRacesPayment},
+		{"ExpiryEffects", testExpiryEffects},
 		{"ReclaimWhenFull", testReclaimWhenFull},
 		{"Transitions", testTransitions},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},
+		{"SuspensionCheck", testSuspensionCheck},
 		{"Reconcile", testReconcile},
 		{"Rooms", testRooms},
 		{"RoundLifecycle", testRoundLifecycle},
@@ -119,6 +128,7 @@ func Run(t *testing.T, h Harness) {
 		{"RoundReconcile", testRoundReconcile},
 		{"Accounts", testAccounts},
 		{"Personal", testPersonal},
+		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},

@@ -1,0 +1,50 @@
+package booking
+
+import "strings"
+
+// The states as the stores' queries spell them. Each is an SQL string
+// literal made from this package's constant by a constant expression, so a
+// state is spelled once (its constant), every list of states once (here),
+// and the stores' query strings stay constants. They are literals, not
+// parameters, so that the planners match the partial indexes on them
+// (appointments_held_idx is WHERE status = 'HELD'). The schemas' indexes,
+// checks and triggers (the migrations) repeat them: a new state is a
+// migration too.
+const (
+	// Appointment states (Status).
+	StatusHeldSQL      = "'" + string(StatusHeld) + "'"
+	StatusBookedSQL    = "'" + string(StatusBooked) + "'"
+	StatusCancelledSQL = "'" + string(StatusCancelled) + "'"
+	StatusExpiredSQL   = "'" + string(StatusExpired) + "'"
+	StatusNoShowSQL    = "'" + string(StatusNoShow) + "'"
+
+	// ActiveSQL is ActiveStatuses as an SQL list, for "status IN "+ActiveSQL
+	// in every store's query that counts or finds the appointments that
+	// occupy a place (a test keeps it equal to SQLList(ActiveStatuses)).
+	ActiveSQL = "(" + StatusHeldSQL + ", " + StatusBookedSQL + ")"
+
+	// Slot states.
+	SlotOpenSQL   = "'" + SlotOpen + "'"
+	SlotClosedSQL = "'" + SlotClosed + "'"
+
+	// Waiting-list entry states.
+	EntryWaitingSQL   = "'" + EntryWaiting + "'"
+	EntryOfferedSQL   = "'" + EntryOffered + "'"
+	EntryFulfilledSQL = "'" + EntryFulfilled + "'"
+
+	// LiveEntriesSQL is the live entry states (WaitlistEntry.Live) as an
+	// SQL list (a test keeps the two equal).
+	LiveEntriesSQL = "(" + EntryWaitingSQL + ", " + EntryOfferedSQL + ")"
+)
+
+// SQLList spells states as an SQL list literal: ('A', 'B'). The states are
+// constants of this package, never input, so inlining them is safe, and the
+// conditional updates take their WHERE status IN (...) from the transition
+// table this way (Sources; see above for why a literal).
+func SQLList(states []Status) string {
+	q := make([]string, len(states))
+	for i, st := range states {
+		q[i] = "'" + string(st) + "'"
+	}
+	return "(" + strings.Join(q, ", ") + ")"
+}
