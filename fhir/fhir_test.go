@@ -22,6 +22,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -709,12 +710,8 @@ func (f *fixture) waitSnapshot(prev *snapshot) *snapshot {
 	}
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 // TestSlotSearchDayInTheScheduleZone: a date is a day of the schedule's
 // zone, 25 hours long when summer time ends.
