@@ -699,15 +699,14 @@ func TestBulkRunRegeneratesAfterAChange(t *testing.T) {
 // waitSnapshot waits for a generation other than prev (the test's own
 // deadline bounds it; nothing here measures time).
 func (f *fixture) waitSnapshot(prev *snapshot) *snapshot {
-	for {
+	var s *snapshot
+	testkit.Poll(time.Duration(1<<63-1), func() bool {
 		f.h.bulk.mu.Lock()
-		s := f.h.bulk.snap
+		s = f.h.bulk.snap
 		f.h.bulk.mu.Unlock()
-		if s != nil && s != prev {
-			return s
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return s != nil && s != prev
+	})
+	return s
 }
 
 // must fails the test at once on an error.

@@ -232,16 +232,7 @@ func runner(t *testing.T, s booking.Store, cfg Config, start bool) *Runner {
 }
 
 // eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+var eventually = testkit.Eventually
 
 // drained waits until r has no unfinished notification job left.
 func drained(t *testing.T, r *Runner) {
