@@ -20,6 +20,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // memOutbox is an Outbox in memory with the stores' contract: oldest first,
@@ -69,16 +70,10 @@ func relayAll(t *testing.T, o *memOutbox, pubs ...Publisher) {
 	r := &Relay{Outbox: o, Publishers: pubs, Logger: quiet(), Batch: 50, Idle: 10 * time.Millisecond}
 	done := make(chan struct{})
 	go func() { defer close(done); r.Run(ctx) }()
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		if n, _ := o.EventBacklog(ctx); n == 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the relay did not empty the outbox")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, "the relay to empty the outbox", 2*time.Minute, func() bool {
+		n, _ := o.EventBacklog(ctx)
+		return n == 0
+	})
 	cancel()
 	<-done
 }

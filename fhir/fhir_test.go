@@ -22,6 +22,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -698,23 +699,18 @@ func TestBulkRunRegeneratesAfterAChange(t *testing.T) {
 // waitSnapshot waits for a generation other than prev (the test's own
 // deadline bounds it; nothing here measures time).
 func (f *fixture) waitSnapshot(prev *snapshot) *snapshot {
-	for {
+	var s *snapshot
+	testkit.Poll(time.Duration(1<<63-1), func() bool {
 		f.h.bulk.mu.Lock()
-		s := f.h.bulk.snap
+		s = f.h.bulk.snap
 		f.h.bulk.mu.Unlock()
-		if s != nil && s != prev {
-			return s
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return s != nil && s != prev
+	})
+	return s
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 // TestSlotSearchDayInTheScheduleZone: a date is a day of the schedule's
 // zone, 25 hours long when summer time ends.

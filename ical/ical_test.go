@@ -18,6 +18,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/ical"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -480,9 +481,5 @@ func openAPIOperations(t *testing.T) map[string]json.RawMessage {
 	return ops
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError

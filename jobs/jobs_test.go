@@ -16,6 +16,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/postgres"
@@ -231,16 +232,7 @@ func runner(t *testing.T, s booking.Store, cfg Config, start bool) *Runner {
 }
 
 // eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, what string, timeout time.Duration, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(timeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
+var eventually = testkit.Eventually
 
 // drained waits until r has no unfinished notification job left.
 func drained(t *testing.T, r *Runner) {
@@ -605,9 +597,5 @@ func TestNewRefusesBadConfig(t *testing.T) {
 	}
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 func TestSealOpen(t *testing.T) {
@@ -163,12 +165,8 @@ func TestCheckStored(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 // BenchmarkSealOpenIndex: what one patient's write (three seals, two
 // indexes) and read (three opens) cost; the booking path pays neither.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/pii"
 	"github.com/slotd/slotd/storetest"
 )
@@ -202,12 +203,8 @@ func newFix(t testing.TB) *fix {
 	return f
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 func (f *fix) slot(capacity int, mod ...func(*booking.Slot)) booking.Slot {
 	f.t.Helper()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/pii"
 )
 
@@ -182,12 +183,8 @@ func TestNewDatabaseKeyFile(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 // TestBookingOpensNothing: the booking path needs patient ids only. With
 // keys that open no patient's data, booking, replays, listing and

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // now is the suite's clock: every slot it makes opened before it and starts
@@ -128,12 +129,8 @@ func (f *fixture) getSlot(id int64) booking.Slot {
 	return s
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatalf("unexpected error: %v", err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 // wantCode fails unless err carries code.
 func wantCode(t testing.TB, err error, code booking.Code) {

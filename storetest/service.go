@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 )
 
@@ -247,7 +248,10 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 	// scheduling on a busy machine, well under twice the timeout (which
 	// the lanes used to allow a queued request).
 	const bound = timeout + timeout/2
-	svc := service.NewService(s, service.Options{Now: func() time.Time { return now }, Timeout: timeout})
+	// The store as the Service sees it says when a booking batch reaches
+	// the database, which orders the two requests below.
+	signal := &bookSignal{Store: s, reached: make(chan struct{})}
+	svc := service.NewService(signal, service.Options{Now: func() time.Time { return now }, Timeout: timeout})
 	ctx := context.Background()
 	sl := f.slot(10)
 	p1, p2 := f.patient(), f.patient()
@@ -256,6 +260,7 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 	wantOK(t, svc.Book(ctx, f.patient().ID, sl.ID, "warm"))
 
 	release := h.Inspect(t, s).BlockSlot(t, sl.ID)
+	signal.armed.Store(true)
 	released := false
 	defer func() {
 		if !released {
@@ -272,9 +277,13 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 		r := svc.Book(ctx, p1.ID, sl.ID, "k1")
 		first <- answer{r, time.Since(start)}
 	}()
-	// Let the first request's batch reach the database, so that the second
+	// The first request's batch reaches the database, so that the second
 	// queues behind it in the slot's lane.
-	time.Sleep(timeout / 4)
+	select {
+	case <-signal.reached:
+	case a := <-first:
+		t.Fatalf("the first request was answered before its batch reached the database: %+v", a.r)
+	}
 	go func() {
 		start := time.Now()
 		r := svc.Book(ctx, p2.ID, sl.ID, "k2")
@@ -296,12 +305,10 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 	}{{p1, "k1"}, {p2, "k2"}} {
 		var r booking.BookResult
 		// The lane may still be deciding what the database let through.
-		for try := 0; try < 50; try++ {
-			if r = svc.Book(ctx, p.patient.ID, sl.ID, p.key); booking.ErrorCode(r.Err) != booking.CodeUnavailable && booking.ErrorCode(r.Err) != booking.CodeKeyInUse {
-				break
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testkit.Poll(5*time.Second, func() bool {
+			r = svc.Book(ctx, p.patient.ID, sl.ID, p.key)
+			return booking.ErrorCode(r.Err) != booking.CodeUnavailable && booking.ErrorCode(r.Err) != booking.CodeKeyInUse
+		})
 		// Made now or by the request that was answered unavailable: either
 		// way the one appointment of this key.
 		a := r.Appointment
@@ -314,6 +321,22 @@ func testServiceHungDatabase(t *testing.T, h Harness) {
 		}
 	}
 	checkInvariants(t, h, s)
+}
+
+// bookSignal is a booking.Store that closes reached when a Book call
+// reaches it once armed is set.
+type bookSignal struct {
+	booking.Store
+	armed   atomic.Bool
+	once    sync.Once
+	reached chan struct{}
+}
+
+func (b *bookSignal) Book(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
+	if b.armed.Load() {
+		b.once.Do(func() { close(b.reached) })
+	}
+	return b.Store.Book(ctx, slotID, reqs, now)
 }
 
 // testServiceChanges makes the changes other than booking through the

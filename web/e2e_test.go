@@ -28,6 +28,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/ical"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
@@ -156,12 +157,8 @@ func newSite(t *testing.T, opts ...func(*web.Config)) *site {
 	return s
 }
 
-func must(t testing.TB, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
 
 // chromium finds the browser, or skips (fails under CI=true).
 func chromium(t *testing.T) string {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -89,9 +90,5 @@ func TestReconcile(t *testing.T) {
 	}
 }
 
-func mustNil(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// mustNil fails the test at once on an error.
+var mustNil = testkit.NoError

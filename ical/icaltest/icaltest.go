@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/ical"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // Store is what the suite needs: the tokens and the booking store they sit
@@ -69,9 +70,5 @@ func Run(t *testing.T, newStore func(t testing.TB) Store) {
 	}
 }
 
-func must(t *testing.T, err error) {
-	t.Helper()
-	if err != nil {
-		t.Fatal(err)
-	}
-}
+// must fails the test at once on an error.
+var must = testkit.NoError
