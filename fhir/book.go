@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -225,15 +226,18 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	if p, err = p.bounded(h.svc.Now()); err != nil {
 		return err
 	}
-	var doctors []int64
-	for _, ref := range tokens(q, "practitioner") {
-		n, err := refID(ref, "Practitioner")
-		if err != nil {
-			return err
-		}
-		doctors = append(doctors, n)
+	doctors, err := refIDs(q, "practitioner", "Practitioner")
+	if err != nil {
+		return err
 	}
-	specs := tokens(q, "specialty")
+	specs, err := tokens(q, "specialty")
+	if err != nil {
+		return err
+	}
+	// Over every doctor the cost grows with the clinic: only a short period.
+	if len(doctors) == 0 && len(specs) == 0 && p.To.Sub(p.From) > MaxFindAllDays*24*time.Hour {
+		return booking.Errorf(booking.CodeInvalidRequest, "$find without a practitioner or a specialty may span at most %d days", MaxFindAllDays)
+	}
 	ctx, cancel := h.ctx(r)
 	defer cancel()
 	all, err := h.schedules(ctx)

@@ -47,9 +47,13 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// Search limits: a search reads at most MaxSearchDays of slots.
+// Search limits: a search reads at most MaxSearchDays of slots, a list
+// parameter takes at most MaxListValues distinct values, and $find over
+// every doctor spans at most MaxFindAllDays.
 const (
 	MaxSearchDays     = 31
+	MaxListValues     = 20
+	MaxFindAllDays    = 7
 	DefaultSearchDays = 14
 	maxBodyBytes      = 16 << 10
 )

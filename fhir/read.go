@@ -263,7 +263,14 @@ func (h *Handler) searchSchedules(w http.ResponseWriter, r *http.Request) error 
 	if err := checkParams(q, "actor", "specialty"); err != nil {
 		return err
 	}
-	actors, specs := tokens(q, "actor"), tokens(q, "specialty")
+	actors, err := tokens(q, "actor")
+	if err != nil {
+		return err
+	}
+	specs, err := tokens(q, "specialty")
+	if err != nil {
+		return err
+	}
 	ctx, cancel := h.ctx(r)
 	defer cancel()
 	all, err := h.schedules(ctx)
@@ -342,11 +349,17 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 	if err := checkParams(q, "schedule", "start", "status"); err != nil {
 		return err
 	}
-	refs := tokens(q, "schedule")
-	if len(refs) == 0 {
+	schedules, err := refIDs(q, "schedule", "Schedule")
+	if err != nil {
+		return err
+	}
+	if len(schedules) == 0 {
 		return booking.Errorf(booking.CodeInvalidRequest, "schedule is required (Schedule/<id>); all slots are in $bulk-publish")
 	}
-	statuses := tokens(q, "status")
+	statuses, err := tokens(q, "status")
+	if err != nil {
+		return err
+	}
 	for _, st := range statuses {
 		if st != "free" && st != "busy" && st != "busy-unavailable" {
 			return booking.Errorf(booking.CodeInvalidRequest, "status must be free, busy or busy-unavailable")
@@ -357,11 +370,7 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 	now := h.svc.Now()
 	var ids []string
 	var res []any
-	for _, ref := range refs {
-		n, err := refID(ref, "Schedule")
-		if err != nil {
-			return err
-		}
+	for _, n := range schedules {
 		sc, err := h.schedule(ctx, n)
 		if err != nil {
 			return service.Classify(ctx, err)
@@ -457,7 +466,10 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	statuses := tokens(q, "status")
+	statuses, err := tokens(q, "status")
+	if err != nil {
+		return err
+	}
 	for _, st := range statuses {
 		if !contains([]string{"pending", "booked", "cancelled", "fulfilled", "noshow"}, st) {
 			return booking.Errorf(booking.CodeInvalidRequest, "status must be pending, booked, cancelled, fulfilled or noshow")

@@ -142,17 +142,42 @@ func pathID(v, kind string) (int64, error) {
 	return n, nil
 }
 
-// tokens splits a comma-separated token parameter (OR).
-func tokens(q url.Values, name string) []string {
+// tokens splits a comma-separated token parameter (OR), across repeats
+// of the parameter, dropping repeated values; more than MaxListValues
+// distinct values are refused, so one short request cannot fan out into
+// unbounded reads.
+func tokens(q url.Values, name string) ([]string, error) {
 	var out []string
 	for _, v := range q[name] {
 		for _, t := range strings.Split(v, ",") {
-			if t = strings.TrimSpace(t); t != "" {
+			if t = strings.TrimSpace(t); t != "" && !contains(out, t) {
+				if len(out) == MaxListValues {
+					return nil, booking.Errorf(booking.CodeInvalidRequest, "%s takes at most %d values", name, MaxListValues)
+				}
 				out = append(out, t)
 			}
 		}
 	}
-	return out
+	return out, nil
+}
+
+// refIDs reads a reference list as distinct ids ("Kind/3" and "3" are one).
+func refIDs(q url.Values, name, kind string) ([]int64, error) {
+	refs, err := tokens(q, name)
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for _, ref := range refs {
+		n, err := refID(ref, kind)
+		if err != nil {
+			return nil, err
+		}
+		if !containsID(ids, n) {
+			ids = append(ids, n)
+		}
+	}
+	return ids, nil
 }
 
 func contains(list []string, s string) bool {
