@@ -75,6 +75,21 @@ const leeway = 30 * time.Second
 // the cause is for logs, never for clients.
 var ErrInvalidToken = errors.New("invalid token")
 
+// Issuer is every token's iss claim.
+const Issuer = "slotd"
+
+// Audience is what a token is for (its aud claim): a bearer token for the
+// API, or a session cookie for the pages. Each is refused as the other, so
+// a session cookie lifted from a browser is no API credential and an API
+// token pasted into a cookie is no page session.
+type Audience string
+
+// The audiences.
+const (
+	AudienceAPI   Audience = "slotd-api"
+	AudiencePages Audience = "slotd-pages"
+)
+
 // Signer mints and verifies tokens with one HMAC secret.
 type Signer struct {
 	secret []byte
@@ -98,8 +113,19 @@ type tokenClaims struct {
 	jwt.RegisteredClaims
 }
 
-// Mint returns a signed token for sub in role, valid for ttl (DefaultTTL when 0).
+// Mint returns a signed API bearer token for sub in role, valid for ttl
+// (DefaultTTL when 0).
 func (s *Signer) Mint(role Role, sub string, ttl time.Duration) (string, error) {
+	return s.mint(AudienceAPI, role, sub, ttl)
+}
+
+// MintPage returns a signed page session for sub in role, valid for ttl
+// (DefaultTTL when 0): the web UI's cookie, which the API refuses.
+func (s *Signer) MintPage(role Role, sub string, ttl time.Duration) (string, error) {
+	return s.mint(AudiencePages, role, sub, ttl)
+}
+
+func (s *Signer) mint(aud Audience, role Role, sub string, ttl time.Duration) (string, error) {
 	if !role.Valid() {
 		return "", fmt.Errorf("auth: unknown role %q", role)
 	}
@@ -116,6 +142,8 @@ func (s *Signer) Mint(role Role, sub string, ttl time.Duration) (string, error) 
 	c := tokenClaims{
 		Role: role,
 		RegisteredClaims: jwt.RegisteredClaims{
+			Issuer:    Issuer,
+			Audience:  jwt.ClaimStrings{string(aud)},
 			Subject:   sub,
 			IssuedAt:  jwt.NewNumericDate(now),
 			ExpiresAt: jwt.NewNumericDate(now.Add(ttl)),
@@ -124,13 +152,19 @@ func (s *Signer) Mint(role Role, sub string, ttl time.Duration) (string, error) 
 	return jwt.NewWithClaims(jwt.SigningMethodHS256, c).SignedString(s.secret)
 }
 
-// Verify checks a token's signature, algorithm and expiry and returns its
-// claims. Only HS256 is accepted so that "alg: none" or an algorithm switch
-// cannot bypass the signature; a token without exp, or with an unknown role
-// or empty subject, is refused.
-func (s *Signer) Verify(token string) (Claims, error) {
+// Verify checks an API bearer token's signature, algorithm, issuer,
+// audience and expiry and returns its claims. Only HS256 is accepted so
+// that "alg: none" or an algorithm switch cannot bypass the signature; a
+// token without exp, for another audience, or with an unknown role or
+// empty subject, is refused.
+func (s *Signer) Verify(token string) (Claims, error) { return s.verify(AudienceAPI, token) }
+
+// VerifyPage is Verify for a page session cookie.
+func (s *Signer) VerifyPage(token string) (Claims, error) { return s.verify(AudiencePages, token) }
+
+func (s *Signer) verify(aud Audience, token string) (Claims, error) {
 	now := s.now()
-	if c, ok := s.seen.get(token, now); ok {
+	if c, ok := s.seen.get(aud, token, now); ok {
 		return c, nil
 	}
 	var c tokenClaims
@@ -141,6 +175,8 @@ func (s *Signer) Verify(token string) (Claims, error) {
 		jwt.WithIssuedAt(),
 		jwt.WithLeeway(leeway),
 		jwt.WithTimeFunc(s.now),
+		jwt.WithIssuer(Issuer),
+		jwt.WithAudience(string(aud)),
 	)
 	if err != nil {
 		return Claims{}, fmt.Errorf("%w: %v", ErrInvalidToken, err)
@@ -156,7 +192,7 @@ func (s *Signer) Verify(token string) (Claims, error) {
 	if c.IssuedAt != nil {
 		from = c.IssuedAt.Add(-leeway)
 	}
-	s.seen.put(token, claims, from, c.ExpiresAt.Add(leeway), now)
+	s.seen.put(aud, token, claims, from, c.ExpiresAt.Add(leeway), now)
 	return claims, nil
 }
 

@@ -3,6 +3,7 @@ package auth
 import (
 	"bytes"
 	"encoding/base64"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -121,6 +122,7 @@ func TestVerifyRefuses(t *testing.T) {
 	s := newTestSigner(t, now)
 	good := func(role Role, sub string) tokenClaims {
 		return tokenClaims{Role: role, RegisteredClaims: jwt.RegisteredClaims{
+			Issuer: Issuer, Audience: jwt.ClaimStrings{string(AudienceAPI)},
 			Subject: sub, IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
 		}}
 	}
@@ -134,6 +136,10 @@ func TestVerifyRefuses(t *testing.T) {
 	expired.ExpiresAt = jwt.NewNumericDate(now.Add(-time.Hour))
 	future := good(RoleAdmin, "1")
 	future.IssuedAt = jwt.NewNumericDate(now.Add(time.Hour))
+	pages := good(RoleAdmin, "1")
+	pages.Audience = jwt.ClaimStrings{string(AudiencePages)}
+	otherIssuer := good(RoleAdmin, "1")
+	otherIssuer.Issuer = "someone-else"
 
 	cases := map[string]string{
 		"empty":         "",
@@ -149,6 +155,8 @@ func TestVerifyRefuses(t *testing.T) {
 		"unknown role":  sign(t, jwt.SigningMethodHS256, testSecret, good("superuser", "1")),
 		"empty role":    sign(t, jwt.SigningMethodHS256, testSecret, good("", "1")),
 		"empty subject": sign(t, jwt.SigningMethodHS256, testSecret, good(RoleAdmin, "")),
+		"page audience": sign(t, jwt.SigningMethodHS256, testSecret, pages),
+		"other issuer":  sign(t, jwt.SigningMethodHS256, testSecret, otherIssuer),
 	}
 	for name, tok := range cases {
 		if c, err := s.Verify(tok); err == nil {
@@ -277,5 +285,49 @@ func TestDeriveKey(t *testing.T) {
 	}
 	if string(b.DeriveKey("web-csrf")) == string(k1) {
 		t.Fatal("another secret must give another key")
+	}
+}
+
+// A token says who issued it and for what: the API's tokens and the pages'
+// session cookies have different audiences, and neither is accepted as the
+// other, even once remembered.
+func TestAudienceSeparatesPagesFromAPI(t *testing.T) {
+	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
+	s := newTestSigner(t, now)
+	tok, err := s.Mint(RolePatient, "7", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c jwt.RegisteredClaims
+	if _, _, err := jwt.NewParser().ParseUnverified(tok, &c); err != nil {
+		t.Fatal(err)
+	}
+	if c.Issuer != Issuer || len(c.Audience) != 1 || c.Audience[0] != string(AudienceAPI) {
+		t.Fatalf("API token: iss %q aud %q, want %q %q", c.Issuer, c.Audience, Issuer, AudienceAPI)
+	}
+	page, err := s.MintPage(RolePatient, "7", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // the second time from the verification memory
+		if _, err := s.Verify(tok); err != nil {
+			t.Fatalf("API token refused: %v", err)
+		}
+		if _, err := s.VerifyPage(page); err != nil {
+			t.Fatalf("page session refused: %v", err)
+		}
+		if _, err := s.Verify(page); !errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("a page session was accepted as a bearer token: %v", err)
+		}
+		if _, err := s.VerifyPage(tok); !errors.Is(err, ErrInvalidToken) {
+			t.Fatalf("a bearer token was accepted as a page session: %v", err)
+		}
+	}
+	// A token from before audiences (no iss, no aud) is refused by both.
+	old := jwt.NewWithClaims(jwt.SigningMethodHS256, tokenClaims{Role: RolePatient, RegisteredClaims: jwt.RegisteredClaims{
+		Subject: "7", IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour))}})
+	raw, _ := old.SignedString(testSecret)
+	if _, err := s.Verify(raw); !errors.Is(err, ErrInvalidToken) {
+		t.Fatalf("a token without audience was accepted: %v", err)
 	}
 }

@@ -23,22 +23,24 @@ type verified struct {
 
 type verifiedToken struct {
 	claims      Claims
+	aud         Audience
 	from, until time.Time // the window in which Verify accepts it
 }
 
-// get returns token's claims if it was verified and has not expired at now.
-func (v *verified) get(token string, now time.Time) (Claims, bool) {
+// get returns token's claims if it was verified for aud and has not
+// expired at now.
+func (v *verified) get(aud Audience, token string, now time.Time) (Claims, bool) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	e, ok := v.m[token]
-	if !ok || now.Before(e.from) || !now.Before(e.until) {
+	if !ok || e.aud != aud || now.Before(e.from) || !now.Before(e.until) {
 		return Claims{}, false
 	}
 	return e.claims, true
 }
 
-// put remembers token's claims for the window [from, until).
-func (v *verified) put(token string, c Claims, from, until, now time.Time) {
+// put remembers token's claims, verified for aud, for the window [from, until).
+func (v *verified) put(aud Audience, token string, c Claims, from, until, now time.Time) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.m == nil {
@@ -54,5 +56,5 @@ func (v *verified) put(token string, c Claims, from, until, now time.Time) {
 			clear(v.m)
 		}
 	}
-	v.m[token] = verifiedToken{claims: c, from: from, until: until}
+	v.m[token] = verifiedToken{claims: c, aud: aud, from: from, until: until}
 }

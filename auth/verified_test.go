@@ -17,7 +17,7 @@ func TestVerifiedWindow(t *testing.T) {
 	if c, err := s.Verify(tok); err != nil || c.Subject != "7" {
 		t.Fatalf("verify: %+v %v", c, err)
 	}
-	if _, ok := s.seen.get(tok, now); !ok {
+	if _, ok := s.seen.get(AudienceAPI, tok, now); !ok {
 		t.Fatal("a verified token is not remembered")
 	}
 	if c, err := s.Verify(tok); err != nil || c.Subject != "7" || c.Role != RolePatient {
@@ -43,7 +43,7 @@ func TestVerifiedBounded(t *testing.T) {
 	var v verified
 	now := time.Date(2026, 3, 2, 7, 0, 0, 0, time.UTC)
 	for i := range maxVerified + 10 {
-		v.put(fmt.Sprint("t", i), Claims{Role: RolePatient, Subject: "1"}, now, now.Add(time.Hour), now)
+		v.put(AudienceAPI, fmt.Sprint("t", i), Claims{Role: RolePatient, Subject: "1"}, now, now.Add(time.Hour), now)
 	}
 	if n := len(v.m); n > maxVerified {
 		t.Fatalf("%d tokens remembered, at most %d", n, maxVerified)

@@ -67,7 +67,7 @@ func TestCalendarPage(t *testing.T) {
 	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/signin") {
 		t.Fatalf("signed out: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
-	tok, _ := signer.Mint(auth.RolePatient, strconv.FormatInt(p.ID, 10), time.Hour)
+	tok, _ := signer.MintPage(auth.RolePatient, strconv.FormatInt(p.ID, 10), time.Hour)
 	u, _ := url.Parse(srv.URL)
 	c.Jar.SetCookies(u, []*http.Cookie{{Name: sessionCookie, Value: tok, Path: "/"}})
 

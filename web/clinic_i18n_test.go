@@ -53,7 +53,7 @@ func TestClinicPagesInTheReadersLanguage(t *testing.T) {
 		t.Fatal(res.Err)
 	}
 
-	tok, _ := signer.Mint(auth.RoleAdmin, staffPrefix+"admin", time.Hour)
+	tok, _ := signer.MintPage(auth.RoleAdmin, staffPrefix+"admin", time.Hour)
 	const csrfID = "0123456789abcdef0123456789abcdef"
 	do := func(method, path, lang string, form url.Values) (int, string) {
 		t.Helper()

@@ -53,7 +53,7 @@ func TestClinicPagesAuthorization(t *testing.T) {
 	}
 
 	cookie := func(role auth.Role, sub string) string {
-		tok, err := signer.Mint(role, sub, time.Hour)
+		tok, err := signer.MintPage(role, sub, time.Hour)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -65,6 +65,12 @@ func TestClinicPagesAuthorization(t *testing.T) {
 		"doctor":  cookie(auth.RoleDoctor, fmt.Sprint(d1.ID)),
 		"admin":   cookie(auth.RoleAdmin, staffPrefix+"admin"),
 	}
+	// An API bearer token put in the cookie is no page session.
+	bearer, err := signer.Mint(auth.RoleAdmin, staffPrefix+"admin", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sessions["bearer"] = bearer
 	client := &http.Client{CheckRedirect: noRedirect}
 	get := func(path, who string) *http.Response {
 		req, _ := http.NewRequest("GET", srv.URL+path, nil)
@@ -79,7 +85,7 @@ func TestClinicPagesAuthorization(t *testing.T) {
 		return res
 	}
 	for _, path := range []string{"/staff/audit", "/staff/reconciliation", "/staff/import", "/staff/appointments.csv?from=2026-01-01&to=2026-01-02"} {
-		for _, who := range []string{"nobody", "patient", "doctor"} {
+		for _, who := range []string{"nobody", "patient", "doctor", "bearer"} {
 			if res := get(path, who); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/staff/signin") {
 				t.Errorf("%s as %s: %d %s", path, who, res.StatusCode, res.Header.Get("Location"))
 			}

@@ -42,6 +42,7 @@ type plainSite struct {
 	paid     booking.Slot
 	patient  booking.Patient
 	apiToken string
+	session  string
 }
 
 func newPlainSite(t *testing.T, opts service.Options) *plainSite {
@@ -82,6 +83,8 @@ func newPlainSite(t *testing.T, opts service.Options) *plainSite {
 	must(t, err)
 	s.apiToken, err = signer.Mint(auth.RolePatient, fmt.Sprint(s.patient.ID), time.Hour)
 	must(t, err)
+	s.session, err = signer.MintPage(auth.RolePatient, fmt.Sprint(s.patient.ID), time.Hour)
+	must(t, err)
 	return s
 }
 
@@ -90,7 +93,7 @@ func (s *plainSite) client(t *testing.T) *http.Client {
 	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	u, _ := url.Parse(s.url)
-	jar.SetCookies(u, []*http.Cookie{{Name: "slotd_session", Value: s.apiToken, Path: "/"}})
+	jar.SetCookies(u, []*http.Cookie{{Name: "slotd_session", Value: s.session, Path: "/"}})
 	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 

@@ -59,7 +59,7 @@ func (s *server) sessionOf(r *http.Request) session {
 	if err != nil || c.Value == "" {
 		return session{}
 	}
-	claims, err := s.signer.Verify(c.Value)
+	claims, err := s.signer.VerifyPage(c.Value)
 	if err != nil {
 		return session{}
 	}
@@ -83,7 +83,7 @@ func (s *server) sessionOf(r *http.Request) session {
 // signIn sets the session cookie: a JWT minted by the signer, so that any
 // instance sharing the secret accepts it and nothing is kept server-side.
 func (s *server) signIn(w http.ResponseWriter, r *http.Request, role auth.Role, sub string) error {
-	tok, err := s.signer.Mint(role, sub, s.sessionTTL)
+	tok, err := s.signer.MintPage(role, sub, s.sessionTTL)
 	if err != nil {
 		return err
 	}

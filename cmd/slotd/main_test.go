@@ -77,6 +77,7 @@ func TestTokenRefusesBadArguments(t *testing.T) {
 		{"token", "--db", db, "--role", "root", "--sub", "1"},
 		{"token", "--db", db, "--role", "admin"},
 		{"token", "--db", db, "--role", "admin", "--sub", "x", "--ttl", "-1h"},
+		{"token", "--db", db, "--role", "admin", "--sub", "x", "--ttl", "721h"},
 		{"token", "--db", "postgres://nowhere/db", "--role", "admin", "--sub", "x"},
 		{"token", "--db", db, "--role", "admin", "--sub", "x", "extra"},
 	} {

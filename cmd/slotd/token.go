@@ -11,6 +11,9 @@ import (
 	"github.com/slotd/slotd/auth"
 )
 
+// maxTokenTTL bounds the tokens the token command mints.
+const maxTokenTTL = 30 * 24 * time.Hour
+
 func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("token", flag.ContinueOnError)
 	var db dbFlags
@@ -41,6 +44,9 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	if *ttl <= 0 {
 		return fmt.Errorf("--ttl must be positive")
+	}
+	if *ttl > maxTokenTTL {
+		return fmt.Errorf("--ttl must be at most %v (30 days): a token cannot be taken back before it expires", maxTokenTTL)
 	}
 	if err := mkdirFor(db.url); err != nil {
 		return err
