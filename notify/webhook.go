@@ -112,10 +112,15 @@ const (
 
 // Notify sends m in one signed POST.
 func (w *Webhook) Notify(ctx context.Context, m Message) error {
-	m.Subject, m.Text = Text(m)
-	m.SMS = SMS(m)
 	// The least the receiver needs: the texts are made, the name field is
 	// not sent, and contact data only to the channel that delivers to it.
+	// A receiver that delivers to nobody does not get the name inside the
+	// texts either: they greet without it.
+	if w.Contact != ContactPhone && w.Contact != ContactEmail && w.Contact != ContactBoth {
+		m.PatientName = ""
+	}
+	m.Subject, m.Text = Text(m)
+	m.SMS = SMS(m)
 	m.PatientName = ""
 	if w.Contact != ContactPhone && w.Contact != ContactBoth {
 		m.Phone = ""

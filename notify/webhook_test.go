@@ -270,6 +270,11 @@ func TestWebhookSendsTheLeast(t *testing.T) {
 		if strings.Contains(body, `"patientName"`) || !strings.Contains(body, `"patientId"`) || !strings.Contains(body, `"text"`) {
 			t.Errorf("contact %q: want ids and texts, no name field: %s", c.contact, body)
 		}
+		// A receiver that delivers to nobody gets no name in the texts
+		// either; a gateway greets the patient it delivers to.
+		if named := strings.Contains(body, m.PatientName); named != (c.phone || c.mail) {
+			t.Errorf("contact %q: name in the text %v, want %v: %s", c.contact, named, c.phone || c.mail, body)
+		}
 	}
 	if _, err := notify.New(notify.Config{Kind: "webhook", WebhookURL: "https://x.example", WebhookSecret: "s", WebhookContact: "fax"}); err == nil {
 		t.Error("an unknown webhook contact is accepted")

@@ -29,6 +29,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
@@ -340,8 +342,11 @@ func errorCode(err error) booking.Code {
 // safeNext returns next when it is a local path, else fallback, so that a
 // sign-in link cannot redirect anywhere else.
 func safeNext(next, fallback string) string {
-	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") || strings.HasPrefix(next, "/\\") ||
-		strings.ContainsAny(next, "\r\n\t") {
+	// A backslash is a slash to some browsers, and a control character or
+	// broken UTF-8 has no business in a path: none of them may pass.
+	if next == "" || !strings.HasPrefix(next, "/") || strings.HasPrefix(next, "//") ||
+		strings.ContainsRune(next, '\\') || !utf8.ValidString(next) ||
+		strings.IndexFunc(next, unicode.IsControl) >= 0 {
 		return fallback
 	}
 	return next

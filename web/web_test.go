@@ -31,6 +31,8 @@ func TestEveryCodeHasAHumanMessage(t *testing.T) {
 func TestSafeNext(t *testing.T) {
 	for in, want := range map[string]string{
 		"/appointments": "/appointments", "//evil.example": "/", "https://evil.example": "/", "/\\evil": "/", "": "/",
+		"/a\x00b": "/", "/a\x1bb": "/", "/a\x7fb": "/", "/a\u0085b": "/", "/a\\b": "/", "/a\xffb": "/",
+		"/caf\u00e9?q=1": "/caf\u00e9?q=1",
 	} {
 		if got := safeNext(in, "/"); got != want {
 			t.Errorf("safeNext(%q) = %q, want %q", in, got, want)
