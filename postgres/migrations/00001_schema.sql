@@ -1,5 +1,5 @@
 -- +goose Up
--- The schema of SPEC §2. The constraints are the last line of defence: the
+-- The schema (docs/architecture.md). The constraints are the last line of defence: the
 -- code decides with conditional updates, and these refuse whatever a bug
 -- would let through. Constraint names are mapped to problem codes in
 -- postgres/errors.go: keep them in step.

@@ -1,5 +1,5 @@
 -- +goose Up
--- Rounds (SPEC §7, docs/contracts/rounds.md): room-selection style
+-- Rounds (docs/contracts/rounds.md): room-selection style
 -- allocation. A round is a set of slots, one per room, that open together,
 -- with a per-student quota of active allocations. Constraint names are
 -- mapped in postgres/errors.go.

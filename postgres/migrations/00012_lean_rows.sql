@@ -1,11 +1,11 @@
 -- +goose Up
--- Cheaper booking rows (issue 12). A booking inserts its appointments
+-- Cheaper booking rows. A booking inserts its appointments
 -- under the lock of their slot row, from that very row (the conditional
 -- update's RETURNING): the slot exists and the round is the slot's, so the
 -- foreign-key checks against slots and rounds buy nothing, per row, on the
 -- hottest insert. Slots and rounds are never deleted. The patient's key
 -- stays: nothing else proves that the patient exists. The CHECKs, the
--- partial uniques and the exclusion constraint (SPEC §2) stay: they are
+-- partial uniques and the exclusion constraint stay: they are
 -- the last line of defence.
 ALTER TABLE appointments DROP CONSTRAINT appointments_slot_id_fkey;
 ALTER TABLE appointments DROP CONSTRAINT appointments_round_id_fkey;

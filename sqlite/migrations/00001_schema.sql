@@ -1,5 +1,5 @@
 -- +goose Up
--- The schema of SPEC §2 in SQLite, mirroring postgres/migrations/00001_schema.sql
+-- The schema in SQLite, mirroring postgres/migrations/00001_schema.sql
 -- table for table, with the same constraint and index names so that
 -- sqlite/errors.go maps them to the same problem codes.
 --

@@ -1,5 +1,5 @@
 -- +goose Up
--- Rounds (SPEC §7, docs/contracts/rounds.md): room-selection style
+-- Rounds (docs/contracts/rounds.md): room-selection style
 -- allocation, mirroring postgres/migrations/00004_rounds.sql with the same
 -- table, column, constraint, index and trigger names. Timestamps are INTEGER
 -- unix microseconds in UTC, like 00001's; rooms are resources of kind 'room'

@@ -1,5 +1,5 @@
 -- +goose Up
--- Cheaper booking rows (issue 12). A patient's appointments are found
+-- Cheaper booking rows. A patient's appointments are found
 -- through appointments_patient_key_key (patient_id leads it); a patient has
 -- few, so ordering them costs nothing, and every insert saves an index
 -- entry. SQLite cannot drop a foreign key without rebuilding the table, and
