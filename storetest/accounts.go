@@ -173,6 +173,45 @@ func testAccounts(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("SameCodeUsedConcurrently", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
+		// Right answers and fewer wrong ones than the attempts allow, all
+		// released at once: one right answer signs in, every other answer
+		// finds the code used (never "too many wrong codes").
+		const rights, wrongs = 16, accounts.CodeMaxAttempts - 1
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		codes := make([]booking.Code, rights+wrongs)
+		for i := range codes {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				typed := "right"
+				if i >= rights {
+					typed = "wrong"
+				}
+				<-start
+				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, "k", typed, now, accounts.CodeMaxAttempts))
+			}(i)
+		}
+		close(start)
+		wg.Wait()
+		count := map[booking.Code]int{}
+		for _, c := range codes {
+			count[c]++
+		}
+		if count[""] != 1 || count[booking.CodeRateLimited] != 0 {
+			t.Fatalf("outcomes %v: want exactly one success and no rate-limited answer", count)
+		}
+		if err := s.UseLoginCode(ctx, "k", "right", now, accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("used code: %v, want not-found", err)
+		}
+	})
+
 	t.Run("StaffPasswords", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
