@@ -43,11 +43,11 @@ type Store interface {
 	// windowStart: then it records nothing and returns CodeRateLimited with
 	// RetryAfter set.
 	IssueLoginCode(ctx context.Context, phoneKey, codeHash string, now, expiresAt, windowStart time.Time, maxInWindow int) error
-	// UseLoginCode consumes the newest unused, unexpired code of phoneKey
-	// when its hash equals codeHash. Every call counts one attempt against
-	// that code first. It returns nil on success, CodeNotFound when there is
-	// no valid code, CodeInvalidRequest for a wrong code and CodeRateLimited
-	// once maxAttempts were used.
+	// UseLoginCode answers codeHash against the newest code of phoneKey as
+	// booking.DecideCodeUse decides, in one transaction: nil on success (the
+	// code is used), CodeNotFound when the newest code is used or expired
+	// (an older one never counts), CodeInvalidRequest for a wrong code (one
+	// attempt counted) and CodeRateLimited once maxAttempts were used.
 	UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error
 
 	// SetPatientLanguage remembers the language a patient chose (an

@@ -2,7 +2,6 @@ package postgres
 
 import (
 	"context"
-	"crypto/subtle"
 	"errors"
 	"time"
 
@@ -77,44 +76,38 @@ func (s *Store) IssueLoginCode(ctx context.Context, phoneKey, codeHash string, n
 	return translate(err, "")
 }
 
-// UseLoginCode checks codeHash against the newest unused, unexpired code of
-// phoneKey and consumes it when it matches. Each check counts as an attempt
-// before the comparison, in one conditional update, so parallel guesses
-// cannot exceed maxAttempts. Answers: nil (signed in), not-found (no valid
-// code), invalid-request (wrong code), rate-limited (attempts used up).
+// UseLoginCode answers codeHash against the newest code of phoneKey, as
+// booking.DecideCodeUse decides, in one transaction that locks that row: a
+// wrong code commits its counted attempt, a right one marks the code used,
+// so parallel guesses cannot pass maxAttempts nor two right answers both
+// sign in.
 func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error {
-	var id int64
-	err := s.pool.QueryRow(ctx,
-		`SELECT id FROM login_codes WHERE phone_key = $1 AND used_at IS NULL AND expires_at > $2
-		 ORDER BY created_at DESC, id DESC LIMIT 1`, phoneKey, now).Scan(&id)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return booking.Errorf(booking.CodeNotFound, "no valid sign-in code: request a new one")
-	}
+	var use booking.CodeUse
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var id int64
+		var c booking.LoginCode
+		var usedAt *time.Time
+		err := tx.QueryRow(ctx,
+			`SELECT id, code_hash, attempts, expires_at, used_at FROM login_codes WHERE phone_key = $1
+			 ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`, phoneKey).Scan(&id, &c.Hash, &c.Attempts, &c.ExpiresAt, &usedAt)
+		found := err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		c.Used = usedAt != nil
+		use = booking.DecideCodeUse(c, found, codeHash, now, maxAttempts)
+		switch use {
+		case booking.CodeWrong:
+			_, err = tx.Exec(ctx, `UPDATE login_codes SET attempts = attempts + 1 WHERE id = $1`, id)
+		case booking.CodeAccepted:
+			_, err = tx.Exec(ctx, `UPDATE login_codes SET attempts = attempts + 1, used_at = $2 WHERE id = $1`, id, now)
+		}
+		return err
+	})
 	if err != nil {
 		return translate(err, "")
 	}
-	var stored string
-	err = s.pool.QueryRow(ctx,
-		`UPDATE login_codes SET attempts = attempts + 1 WHERE id = $1 AND attempts < $2 AND used_at IS NULL
-		 RETURNING code_hash`, id, maxAttempts).Scan(&stored)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return booking.Errorf(booking.CodeRateLimited, "too many wrong codes: request a new one")
-	}
-	if err != nil {
-		return translate(err, "")
-	}
-	if subtle.ConstantTimeCompare([]byte(stored), []byte(codeHash)) != 1 {
-		return booking.Errorf(booking.CodeInvalidRequest, "the code is not the one we sent")
-	}
-	// Consumed once: of two correct answers racing, one finds it used.
-	tag, err := s.pool.Exec(ctx, `UPDATE login_codes SET used_at = $2 WHERE id = $1 AND used_at IS NULL`, id, now)
-	if err != nil {
-		return translate(err, "")
-	}
-	if tag.RowsAffected() == 0 {
-		return booking.Errorf(booking.CodeNotFound, "no valid sign-in code: request a new one")
-	}
-	return nil
+	return use.Err()
 }
 
 // SetPatientLanguage remembers the patient's language; an unknown patient

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"crypto/subtle"
 	"database/sql"
 	"errors"
 	"time"
@@ -73,46 +72,39 @@ func (s *Store) IssueLoginCode(ctx context.Context, phoneKey, codeHash string, n
 	return mapErr(err, "")
 }
 
-// UseLoginCode checks codeHash against the newest unused, unexpired code of
-// phoneKey and consumes it when it matches. Each check counts as an attempt
-// before the comparison, in one conditional update, so parallel guesses
-// cannot exceed maxAttempts. Answers: nil (signed in), not-found (no valid
-// code), invalid-request (wrong code), rate-limited (attempts used up).
+// UseLoginCode answers codeHash against the newest code of phoneKey, as
+// booking.DecideCodeUse decides, in one write transaction (SQLite's write
+// lock serializes them, where PostgreSQL locks the row): a wrong code
+// commits its counted attempt, a right one marks the code used.
 func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error {
-	wrong := false
+	var use booking.CodeUse
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var id int64
+		var c booking.LoginCode
+		var expiresAt int64
+		var usedAt sql.NullInt64
 		err := tx.QueryRowContext(ctx,
-			`SELECT id FROM login_codes WHERE phone_key = ? AND used_at IS NULL AND expires_at > ?
-			 ORDER BY created_at DESC, id DESC LIMIT 1`, phoneKey, ts(now)).Scan(&id)
-		if errors.Is(err, sql.ErrNoRows) {
-			return booking.Errorf(booking.CodeNotFound, "no valid sign-in code: request a new one")
-		}
-		if err != nil {
+			`SELECT id, code_hash, attempts, expires_at, used_at FROM login_codes WHERE phone_key = ?
+			 ORDER BY created_at DESC, id DESC LIMIT 1`, phoneKey).Scan(&id, &c.Hash, &c.Attempts, &expiresAt, &usedAt)
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		var stored string
-		err = tx.QueryRowContext(ctx,
-			`UPDATE login_codes SET attempts = attempts + 1 WHERE id = ? AND attempts < ? RETURNING code_hash`,
-			id, maxAttempts).Scan(&stored)
-		if errors.Is(err, sql.ErrNoRows) {
-			return booking.Errorf(booking.CodeRateLimited, "too many wrong codes: request a new one")
+		c.ExpiresAt = fromTS(expiresAt)
+		c.Used = usedAt.Valid
+		use = booking.DecideCodeUse(c, found, codeHash, now, maxAttempts)
+		switch use {
+		case booking.CodeWrong:
+			_, err = tx.ExecContext(ctx, `UPDATE login_codes SET attempts = attempts + 1 WHERE id = ?`, id)
+		case booking.CodeAccepted:
+			_, err = tx.ExecContext(ctx, `UPDATE login_codes SET attempts = attempts + 1, used_at = ? WHERE id = ?`, ts(now), id)
 		}
-		if err != nil {
-			return err
-		}
-		if subtle.ConstantTimeCompare([]byte(stored), []byte(codeHash)) != 1 {
-			// Commit the counted attempt, then answer the mismatch.
-			wrong = true
-			return nil
-		}
-		_, err = tx.ExecContext(ctx, `UPDATE login_codes SET used_at = ? WHERE id = ?`, ts(now), id)
 		return err
 	})
-	if err == nil && wrong {
-		return booking.Errorf(booking.CodeInvalidRequest, "the code is not the one we sent")
+	if err != nil {
+		return mapErr(err, "")
 	}
-	return mapErr(err, "")
+	return use.Err()
 }
 
 // SetPatientLanguage remembers the patient's language; an unknown patient

@@ -212,6 +212,28 @@ func testAccounts(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("UsedCodeIsNotAGuess", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		window := now.Add(-accounts.CodeWindow)
+		must(t, s.IssueLoginCode(ctx, "k", "old", now, now.Add(accounts.CodeTTL), window, 3))
+		must(t, s.IssueLoginCode(ctx, "k", "new", now.Add(time.Second), now.Add(accounts.CodeTTL), window, 3))
+		// Only the newest code counts: the older one is no second chance,
+		// neither before the newest is used nor after.
+		if err := s.UseLoginCode(ctx, "k", "old", now.Add(2*time.Second), accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+			t.Fatalf("older code while the newest is live: %v, want invalid-request", err)
+		}
+		must(t, s.UseLoginCode(ctx, "k", "new", now.Add(3*time.Second), accounts.CodeMaxAttempts))
+		if err := s.UseLoginCode(ctx, "k", "old", now.Add(4*time.Second), accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("older code after the newest was used: %v, want not-found", err)
+		}
+		if err := s.UseLoginCode(ctx, "k", "new", now.Add(5*time.Second), accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("the used code again: %v, want not-found", err)
+		}
+	})
+
 	t.Run("StaffPasswords", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)
