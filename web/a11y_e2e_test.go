@@ -166,8 +166,15 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	}
 	runs := 0
 	for _, l := range i18n.Languages {
-		for _, ctx := range []context.Context{patient, visitor, staff, doctor} {
+		for _, ctx := range []context.Context{visitor, staff, doctor} {
 			do(t, ctx, chromedp.Navigate(s.url+"/lang?to="+url.QueryEscape(l.Tag)+"&next=/"), chromedp.WaitReady(chromedp.CSS("body")))
+		}
+		// The patient switches through the language form (a POST), which
+		// also keeps the choice for the notifications.
+		do(t, patient, chromedp.Navigate(s.url+"/"), chromedp.WaitReady(chromedp.CSS("main")))
+		if cur, err := chromedp.Run(patient, chromedp.Evaluate[string](`document.documentElement.lang`)); err != nil || cur != l.Tag {
+			do(t, patient, chromedp.Click(chromedp.CSS(`form[action="/lang"] button[value="`+l.Tag+`"]`)),
+				chromedp.WaitVisible(chromedp.CSS(`.langs [aria-current][lang="`+l.Tag+`"]`)))
 		}
 		for _, pg := range pages {
 			do(t, pg.ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.url+pg.path), chromedp.WaitReady(chromedp.CSS("main")))
@@ -220,6 +227,12 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 	// The patient's last choice is kept for their notifications.
 	if got, err := s.store.GetPatient(context.Background(), p.ID); err != nil || got.Language != i18n.Languages[len(i18n.Languages)-1].Tag {
 		t.Errorf("the patient's language is %q (%v) after switching to %s", got.Language, err, i18n.Languages[len(i18n.Languages)-1].Tag)
+	}
+	// A link (GET) changes the pages' language only, never the stored one:
+	// a link followed from anywhere must not change the notifications.
+	do(t, patient, chromedp.Navigate(s.url+"/lang?to="+url.QueryEscape(i18n.Languages[0].Tag)+"&next=/"), chromedp.WaitReady(chromedp.CSS("main")))
+	if got, err := s.store.GetPatient(context.Background(), p.ID); err != nil || got.Language != i18n.Languages[len(i18n.Languages)-1].Tag {
+		t.Errorf("the patient's language is %q (%v) after a GET /lang?to=%s, want %s kept", got.Language, err, i18n.Languages[0].Tag, i18n.Languages[len(i18n.Languages)-1].Tag)
 	}
 	t.Logf("axe ran %d times (%d pages × %d languages × 2 widths)", runs, len(pages), len(i18n.Languages))
 }

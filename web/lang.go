@@ -21,21 +21,26 @@ func (s *server) printer(r *http.Request) *i18n.Printer {
 	return i18n.New(i18n.Pick(choice, r.Header.Get("Accept-Language"), s.defaultLang))
 }
 
-// handleLanguage is the switch on every page: a plain link (it works
-// without JavaScript and changes nothing but a preference) that remembers
-// the language and returns to the page.
+// handleLanguage sets the language cookie and returns to the page. By GET
+// (a plain link, for visitors) it changes nothing else: a link followed from
+// anywhere must not change what a signed-in patient's notifications say.
+// By POST (the form the pages show a signed-in patient, CSRF-checked) it
+// also stores the language for the patient's notifications.
 func (s *server) handleLanguage(w http.ResponseWriter, r *http.Request) {
-	to := i18n.Supported(r.URL.Query().Get("to"))
+	if r.Method == http.MethodPost && !s.postForm(w, r) {
+		return
+	}
+	to := i18n.Supported(r.FormValue("to"))
 	if to == "" {
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "language"))
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: langCookie, Value: to, Path: "/", MaxAge: int((365 * 24 * time.Hour).Seconds()),
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: r.TLS != nil})
-	if sess := s.sessionOf(r); sess.Patient() {
+	if sess := s.sessionOf(r); r.Method == http.MethodPost && sess.Patient() {
 		s.rememberLanguage(r, sess.PatientID, to)
 	}
-	http.Redirect(w, r, safeNext(r.URL.Query().Get("next"), "/"), http.StatusSeeOther)
+	http.Redirect(w, r, safeNext(r.FormValue("next"), "/"), http.StatusSeeOther)
 }
 
 // rememberLanguage stores a signed-in patient's language for their

@@ -263,7 +263,7 @@ func (s *server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	es, err := s.svc.Audit(r.Context(), booking.AuditFilter{PatientID: sess.PatientID, Entity: booking.EntityAppointment, Limit: 100})
+	es, err := s.svc.History(r.Context(), sess.PatientID, 0, 100)
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -249,6 +249,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /calendar", s.handleCalendarSubscribe)
 	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)
 	s.mux.HandleFunc("GET /lang", s.handleLanguage)
+	s.mux.HandleFunc("POST /lang", s.handleLanguage)
 	s.mux.HandleFunc("GET /appointments/{id}/cancel", s.handleCancelConfirm)
 	s.mux.HandleFunc("GET /appointments/{id}/ics", s.handleAppointmentICS)
 	s.mux.HandleFunc("GET /signin", s.handleSignin)
