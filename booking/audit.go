@@ -75,6 +75,16 @@ type AuditEntry struct {
 	patientID int64
 }
 
+// SeenByPatient is e as the appointment's patient sees it in their
+// history: a patient's own change keeps its id, anyone else's shows only
+// the role ("admin", "doctor", "system"), never a staff user name.
+func (e AuditEntry) SeenByPatient() AuditEntry {
+	if e.ActorRole != RolePatient {
+		e.ActorID = ""
+	}
+	return e
+}
+
 // Audit builds the entry of a change of entity id by ctx's actor at now;
 // before and after are marshalled as JSON (nil: absent).
 func Audit(ctx context.Context, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {

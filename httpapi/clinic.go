@@ -156,12 +156,18 @@ func (s *server) writeAudit(w http.ResponseWriter, r *http.Request, f booking.Au
 	if err != nil {
 		return err
 	}
+	writeAuditPage(w, es, f.Limit)
+	return nil
+}
+
+// writeAuditPage answers a page of entries, with the cursor of the next
+// page when the page is full.
+func writeAuditPage(w http.ResponseWriter, es []booking.AuditEntry, limit int) {
 	page := auditPage{Entries: orEmpty(es)}
-	if len(es) == f.Limit {
+	if len(es) == limit {
 		page.Next = es[len(es)-1].ID
 	}
 	writeJSON(w, http.StatusOK, page)
-	return nil
 }
 
 func (s *server) audit(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
@@ -182,9 +188,10 @@ func (s *server) myHistory(w http.ResponseWriter, r *http.Request, c auth.Claims
 	if err != nil {
 		return err
 	}
-	f := booking.AuditFilter{PatientID: id, Entity: booking.EntityAppointment, Limit: defaultAuditLimit}
+	var before int64
+	limit := defaultAuditLimit
 	if v, ok := q["before"]; ok {
-		if f.BeforeID, err = parseID(v, "before"); err != nil {
+		if before, err = parseID(v, "before"); err != nil {
 			return err
 		}
 	}
@@ -193,9 +200,14 @@ func (s *server) myHistory(w http.ResponseWriter, r *http.Request, c auth.Claims
 		if err != nil || n < 1 || n > booking.MaxAuditPage {
 			return errorf(booking.CodeInvalidRequest, "limit must be 1 to %d", booking.MaxAuditPage)
 		}
-		f.Limit = n
+		limit = n
 	}
-	return s.writeAudit(w, r, f)
+	es, err := s.svc.History(r.Context(), id, before, limit)
+	if err != nil {
+		return err
+	}
+	writeAuditPage(w, es, limit)
+	return nil
 }
 
 func (s *server) importCSV(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {

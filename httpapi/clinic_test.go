@@ -146,6 +146,15 @@ func TestAuditAPI(t *testing.T) {
 	if len(page.Entries) != 2 {
 		t.Fatalf("own history = %+v", page)
 	}
+	// Staff acting on the patient's appointment show as their role only:
+	// the patient never learns a staff user name.
+	var a2 booking.Appointment
+	e.do(book(e.patientToken(p.ID), "k2", slotBody(sl.ID))).expect(t, 201).decode(t, &a2)
+	e.do(call{method: "DELETE", path: fmt.Sprintf("/api/appointments/%d", a2.ID), token: e.admin}).expect(t, 200)
+	e.do(call{method: "GET", path: "/api/me/history", token: e.patientToken(p.ID)}).expect(t, 200).decode(t, &page)
+	if len(page.Entries) != 4 || page.Entries[0].ActorRole != "admin" || page.Entries[0].ActorID != "" || page.Entries[1].ActorID != fmt.Sprint(p.ID) {
+		t.Fatalf("history after a staff cancel = %+v, want the admin as a role without a name, the patient's own change with its id", page)
+	}
 	e.do(call{method: "GET", path: "/api/me/history", token: e.patientToken(q.ID)}).expect(t, 200).decode(t, &page)
 	if len(page.Entries) != 0 {
 		t.Fatalf("another patient's history shows %+v", page)
