@@ -18,7 +18,7 @@ import (
 // the round processor, whose decisions are bookings and audited as such.
 var serviceReads = map[string]bool{
 	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true,
-	"Application": true, "AttemptBooking": true, "Audit": true, "LastReconcileRun": true,
+	"Application": true, "AttemptBooking": true, "Audit": true, "History": true, "LastReconcileRun": true,
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true,
