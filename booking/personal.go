@@ -43,3 +43,12 @@ const MaxEraseReason = 500
 func AuditErasure(ctx context.Context, now time.Time, patientID int64, reason string) AuditEntry {
 	return Audit(ctx, now, EntityPatient, patientID, "erase", nil, map[string]any{"id": patientID, "reason": reason})
 }
+
+// UpdateRefusal refuses editing patient p once its personal data was
+// erased: it cannot be given back.
+func UpdateRefusal(p Patient) error {
+	if p.ErasedAt != nil {
+		return Errorf(CodeInvalidTransition, "this patient's personal data was erased")
+	}
+	return nil
+}

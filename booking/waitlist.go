@@ -108,6 +108,16 @@ func CheckWaitlistEntry(e *WaitlistEntry, now time.Time) error {
 	return nil
 }
 
+// JoinReplay answers a join whose patient and Idempotency-Key found entry
+// e: e again (nil), or key-reused when e was made for another request
+// (another fingerprint).
+func JoinReplay(e WaitlistEntry, fingerprint string) error {
+	if e.Fingerprint != fingerprint {
+		return Errorf(CodeKeyReused, "this Idempotency-Key was already used for a different request")
+	}
+	return nil
+}
+
 // EntryMatches reports whether a place in sl, a slot of doctor d, is what
 // e asks for: the doctor (or its department), a start in [From, To), the
 // part of the day in the doctor's zone (a zone that cannot be loaded

@@ -147,8 +147,8 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		if err != nil {
 			return nil, err
 		}
-		if before.ErasedAt != nil {
-			return nil, booking.Errorf(booking.CodeInvalidTransition, "this patient's personal data was erased")
+		if err := booking.UpdateRefusal(before); err != nil {
+			return nil, err
 		}
 		next := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRow(ctx,

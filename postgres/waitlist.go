@@ -61,8 +61,8 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 			existed = true
 			out, err = scanEntry(tx.QueryRow(ctx, `SELECT `+entryColumns+` FROM waitlist_entries w
 				WHERE patient_id = $1 AND idempotency_key = $2`, e.PatientID, e.IdempotencyKey))
-			if err == nil && out.Fingerprint != e.Fingerprint {
-				return booking.Errorf(booking.CodeKeyReused, "this Idempotency-Key was already used for a different request")
+			if err == nil {
+				err = booking.JoinReplay(out, e.Fingerprint)
 			}
 		}
 		if err != nil {

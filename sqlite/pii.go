@@ -177,8 +177,8 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		if err != nil {
 			return notFoundAs(err, "patient")
 		}
-		if before.ErasedAt != nil {
-			return booking.Errorf(booking.CodeInvalidTransition, "this patient's personal data was erased")
+		if err := booking.UpdateRefusal(before); err != nil {
+			return err
 		}
 		n := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRowContext(ctx,

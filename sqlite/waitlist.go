@@ -79,8 +79,8 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 		switch {
 		case err == nil:
 			existed = true
-			if out.Fingerprint != e.Fingerprint {
-				return booking.Errorf(booking.CodeKeyReused, "this Idempotency-Key was already used for a different request")
+			if err := booking.JoinReplay(out, e.Fingerprint); err != nil {
+				return err
 			}
 		case errors.Is(err, sql.ErrNoRows):
 			var id int64

@@ -15,7 +15,7 @@ import (
 // The rules a store applies but does not make (docs/stores.md, "What it
 // inherits"), where two stores could answer differently: the check and the
 // defaults of a suspension, leaving the waiting list, what the expiry
-// sweep triggers and the data-key check at start.
+// sweep triggers, a repeated join and the data-key check at start.
 
 // auditOf lists the audit entries of one entity, newest first.
 func auditOf(t testing.TB, s booking.Store, entity string, id int64) []booking.AuditEntry {
@@ -99,6 +99,29 @@ func testSuspensionCheck(t *testing.T, h Harness) {
 	must(t, err)
 	if !again.Existing || again.Suspension.ID != got.ID || again.SlotsClosed != 0 || again.Suspension.Reason != "training" {
 		t.Fatalf("the repeat = %+v, want the first (%d) unchanged", again, got.ID)
+	}
+}
+
+// testJoinReplay: booking.JoinReplay on both stores. The same patient and
+// key again answer the entry made (existed), for the same request; for
+// another request they are key-reused and make nothing.
+func testJoinReplay(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	p := f.patient()
+	e := f.join(p, "replay")
+	ask := booking.WaitlistEntry{PatientID: p.ID, DoctorID: f.doctor.ID, From: now, To: now.Add(30 * 24 * time.Hour), IdempotencyKey: "replay"}
+	must(t, booking.CheckWaitlistEntry(&ask, now))
+	again, existed, err := s.JoinWaitlist(f.ctx, ask, now.Add(time.Minute))
+	if err != nil || !existed || again.ID != e.ID || again.Position != e.Position {
+		t.Fatalf("the same join again: %+v existed=%v (%v), want entry %d", again, existed, err, e.ID)
+	}
+	ask.To = ask.To.Add(24 * time.Hour)
+	must(t, booking.CheckWaitlistEntry(&ask, now))
+	_, _, err = s.JoinWaitlist(f.ctx, ask, now.Add(time.Minute))
+	wantCode(t, err, booking.CodeKeyReused)
+	if es, err := s.ListWaitlist(f.ctx, p.ID); err != nil || len(es) != 1 {
+		t.Fatalf("entries after a reused key: %+v (%v), want the first only", es, err)
 	}
 }
 

@@ -91,6 +91,7 @@ func Run(t *testing.T, h Harness) {
 		{"WaitlistOffers", testWaitlistOffers},
 		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
+		{"JoinReplay", testJoinReplay},
 		{"LeaveWaitlist", testLeaveWaitlist},
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},
