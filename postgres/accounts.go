@@ -94,6 +94,7 @@ func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
+		err = nil
 		c.Used = usedAt != nil
 		use = booking.DecideCodeUse(c, found, codeHash, now, maxAttempts)
 		switch use {

@@ -90,6 +90,7 @@ func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
+		err = nil
 		c.ExpiresAt = fromTS(expiresAt)
 		c.Used = usedAt.Valid
 		use = booking.DecideCodeUse(c, found, codeHash, now, maxAttempts)

@@ -218,6 +218,9 @@ func testAccounts(t *testing.T, h Harness) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
 		window := now.Add(-accounts.CodeWindow)
+		if err := s.UseLoginCode(ctx, "k", "old", now, accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+			t.Fatalf("no code yet: %v, want not-found", err)
+		}
 		must(t, s.IssueLoginCode(ctx, "k", "old", now, now.Add(accounts.CodeTTL), window, 3))
 		must(t, s.IssueLoginCode(ctx, "k", "new", now.Add(time.Second), now.Add(accounts.CodeTTL), window, 3))
 		// Only the newest code counts: the older one is no second chance,

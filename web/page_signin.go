@@ -173,6 +173,9 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	patient, err := s.accounts.PatientByPhone(ctx, phone)
+	if refused := booking.DepartedRefusal(patient); err == nil && refused != nil {
+		err = refused // a departed patient's right code signs nobody in
+	}
 	if err != nil {
 		s.renderError(w, r, err)
 		return

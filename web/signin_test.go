@@ -93,6 +93,29 @@ func TestSigninStatuses(t *testing.T) {
 	status, body = post("/signin/verify", url.Values{"phone": {"+33600000001"}, "code": {code}})
 	expect("attempts used up", status, body, booking.CodeRateLimited)
 
+	// A deactivated patient gets the same code step as anyone (no telling
+	// who is registered) but the right code signs nobody in.
+	gone, err := st.CreatePatient(ctx, booking.Patient{Name: "B", Phone: "+33600000003"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inactive := false
+	if _, err := st.UpdatePatient(ctx, gone.ID, booking.PatientUpdate{Active: &inactive}); err != nil {
+		t.Fatal(err)
+	}
+	status, page = post("/signin", url.Values{"phone": {"+33600000003"}})
+	if status != http.StatusOK {
+		t.Fatalf("phone step of a deactivated patient: %d", status)
+	}
+	status, body = post("/signin/verify", url.Values{"phone": {"+33600000003"}, "code": {between(page, `data-demo-code>`, `<`)}})
+	expect("deactivated patient", status, body, booking.CodeBookingBlocked)
+	u, _ := url.Parse(srv.URL)
+	for _, ck := range c.Jar.Cookies(u) {
+		if ck.Name == sessionCookie {
+			t.Fatal("a deactivated patient got a session")
+		}
+	}
+
 	// Staff: a wrong password, then too many attempts.
 	res, err = c.Get(srv.URL + "/staff/signin")
 	if err != nil {
