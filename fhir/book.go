@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -248,7 +249,7 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	var ids []string
 	var res []any
 	for _, sc := range all {
-		if sc.doctor == nil || (len(doctors) > 0 && !containsID(doctors, sc.doctor.ID)) || (len(specs) > 0 && !hasSpecialty(sc.res, specs)) {
+		if sc.doctor == nil || (len(doctors) > 0 && !slices.Contains(doctors, sc.doctor.ID)) || (len(specs) > 0 && !hasSpecialty(sc.res, specs)) {
 			continue
 		}
 		slots, err := h.store.ListSlots(ctx, sc.doctor.ID, p.From, p.To)
@@ -263,13 +264,4 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeResource(w, http.StatusOK, h.searchset(r, "Slot", ids, res))
 	return nil
-}
-
-func containsID(ids []int64, n int64) bool {
-	for _, x := range ids {
-		if x == n {
-			return true
-		}
-	}
-	return false
 }

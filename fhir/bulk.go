@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -313,7 +314,7 @@ func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
 // bulkFile answers one NDJSON file, whole or since an instant.
 func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
 	kind, ok := strings.CutSuffix(r.PathValue("file"), ".ndjson")
-	if !ok || !contains(bulkTypes, kind) {
+	if !ok || !slices.Contains(bulkTypes, kind) {
 		return booking.NotFound("file")
 	}
 	q := r.URL.Query()

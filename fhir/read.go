@@ -3,6 +3,7 @@ package fhir
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -290,7 +291,7 @@ func (h *Handler) searchSchedules(w http.ResponseWriter, r *http.Request) error 
 
 func hasActor(s Schedule, actors []string) bool {
 	for _, a := range s.Actor {
-		if contains(actors, a.Reference) {
+		if slices.Contains(actors, a.Reference) {
 			return true
 		}
 	}
@@ -388,7 +389,7 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 		}
 		for _, s := range slots {
 			out := slot(s, now, h.links(s, sc.doctor, sc.zone))
-			if len(statuses) == 0 || contains(statuses, out.Status) {
+			if len(statuses) == 0 || slices.Contains(statuses, out.Status) {
 				ids, res = append(ids, out.ID), append(res, out)
 			}
 		}
@@ -471,7 +472,7 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	for _, st := range statuses {
-		if !contains([]string{"pending", "booked", "cancelled", "fulfilled", "noshow"}, st) {
+		if !slices.Contains([]string{"pending", "booked", "cancelled", "fulfilled", "noshow"}, st) {
 			return booking.Errorf(booking.CodeInvalidRequest, "status must be pending, booked, cancelled, fulfilled or noshow")
 		}
 	}
@@ -486,7 +487,7 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 			continue
 		}
 		out := appointment(a)
-		if len(statuses) == 0 || contains(statuses, out.Status) {
+		if len(statuses) == 0 || slices.Contains(statuses, out.Status) {
 			ids, res = append(ids, out.ID), append(res, out)
 		}
 	}

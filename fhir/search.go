@@ -2,6 +2,7 @@ package fhir
 
 import (
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -150,7 +151,7 @@ func tokens(q url.Values, name string) ([]string, error) {
 	var out []string
 	for _, v := range q[name] {
 		for _, t := range strings.Split(v, ",") {
-			if t = strings.TrimSpace(t); t != "" && !contains(out, t) {
+			if t = strings.TrimSpace(t); t != "" && !slices.Contains(out, t) {
 				if len(out) == MaxListValues {
 					return nil, booking.Errorf(booking.CodeInvalidRequest, "%s takes at most %d values", name, MaxListValues)
 				}
@@ -173,18 +174,9 @@ func refIDs(q url.Values, name, kind string) ([]int64, error) {
 		if err != nil {
 			return nil, err
 		}
-		if !containsID(ids, n) {
+		if !slices.Contains(ids, n) {
 			ids = append(ids, n)
 		}
 	}
 	return ids, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
