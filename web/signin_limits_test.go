@@ -8,48 +8,34 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/edge"
-	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
 // limitedSite serves the pages behind a proxy trusted from loopback (so a
 // test picks its client address with X-Forwarded-For) on a still clock.
 func limitedSite(t *testing.T, cfg Config) *httptest.Server {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, ph := range []string{"+33600000001", "+33600000002", "+33600000003"} {
-		if _, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: ph}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	t0 := time.Now()
-	now := func() time.Time { return t0 }
-	cfg.Service, cfg.Accounts, cfg.Signer, cfg.Now = service.NewService(st, service.Options{Now: now}), st, signer, now
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	proxies, err := edge.ParseProxies("127.0.0.0/8,::1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(proxies.Handler(New(cfg)))
-	t.Cleanup(srv.Close)
-	return srv
+	t0 := time.Now()
+	s := newSite(t, withoutSamples(), withClock(func() time.Time { return t0 }), withHandler(proxies.Handler),
+		withConfig(func(c *Config) {
+			c.CodesPerAddress, c.CodesPerMinute = cfg.CodesPerAddress, cfg.CodesPerMinute
+			c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		}))
+	for _, ph := range []string{"+33600000001", "+33600000002", "+33600000003"} {
+		if _, err := s.store.CreatePatient(context.Background(), booking.Patient{Name: "A", Phone: ph}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s.srv
 }
 
 // askCode posts the phone step from client address from and returns the
