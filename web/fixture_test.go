@@ -87,6 +87,7 @@ type siteSetup struct {
 	wrap      func(http.Handler) http.Handler
 	paySecret string
 	noSamples bool
+	phones    []string
 }
 
 // siteOption is an option of newSite.
@@ -120,6 +121,11 @@ func withHandler(wrap func(http.Handler) http.Handler) siteOption {
 // withoutSamples starts the site on an empty store (no departments,
 // doctors, slots, patients or staff password).
 func withoutSamples() siteOption { return func(s *siteSetup) { s.noSamples = true } }
+
+// withPatients adds a patient "A" for each phone (after the samples).
+func withPatients(phones ...string) siteOption {
+	return func(s *siteSetup) { s.phones = append(s.phones, phones...) }
+}
 
 // newSite starts a site for the test; it stops with the test.
 func newSite(t *testing.T, opts ...siteOption) *site {
@@ -177,9 +183,21 @@ func newSite(t *testing.T, opts ...siteOption) *site {
 	s.loc, err = time.LoadLocation("Europe/Paris")
 	must(t, err)
 	s.tomorrow = schedule.DateOf(now(), s.loc).AddDays(1)
-	if set.noSamples {
-		return s
+	if !set.noSamples {
+		s.samples(t)
 	}
+	for _, ph := range set.phones {
+		_, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: ph})
+		must(t, err)
+	}
+	return s
+}
+
+// samples fills the site's store with its sample data.
+func (s *site) samples(t *testing.T) {
+	t.Helper()
+	ctx, st, now := context.Background(), s.store, s.now
+	var err error
 	s.dept, err = st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	_, err = st.CreateDepartment(ctx, booking.Department{Name: "Dermatology"})
@@ -217,5 +235,4 @@ func newSite(t *testing.T, opts ...siteOption) *site {
 	hash, err := accounts.HashPassword(staffPassword)
 	must(t, err)
 	must(t, st.SetStaffPassword(ctx, "admin", hash, now()))
-	return s
 }

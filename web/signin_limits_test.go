@@ -1,7 +1,6 @@
 package web
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,26 +15,23 @@ import (
 	"github.com/slotd/slotd/edge"
 )
 
-// limitedSite serves the pages behind a proxy trusted from loopback (so a
-// test picks its client address with X-Forwarded-For) on a still clock.
-func limitedSite(t *testing.T, cfg Config) *httptest.Server {
+// limited are the options of the sign-in limit tests: the pages behind a
+// proxy trusted from loopback (so a test picks its client address with
+// X-Forwarded-For), on a still clock, with the given code limits (0: the
+// defaults), for three patients.
+func limited(t *testing.T, codesPerAddress, codesPerMinute int) []siteOption {
 	t.Helper()
 	proxies, err := edge.ParseProxies("127.0.0.0/8,::1")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t0 := time.Now()
-	s := newSite(t, withoutSamples(), withClock(func() time.Time { return t0 }), withHandler(proxies.Handler),
+	return []siteOption{withoutSamples(), withClock(func() time.Time { return t0 }), withHandler(proxies.Handler),
+		withPatients("+33600000001", "+33600000002", "+33600000003"),
 		withConfig(func(c *Config) {
-			c.CodesPerAddress, c.CodesPerMinute = cfg.CodesPerAddress, cfg.CodesPerMinute
+			c.CodesPerAddress, c.CodesPerMinute = codesPerAddress, codesPerMinute
 			c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
-		}))
-	for _, ph := range []string{"+33600000001", "+33600000002", "+33600000003"} {
-		if _, err := s.store.CreatePatient(context.Background(), booking.Patient{Name: "A", Phone: ph}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return s.srv
+		})}
 }
 
 // askCode posts the phone step from client address from and returns the
@@ -67,7 +63,7 @@ func askCode(t *testing.T, srv *httptest.Server, from, phone string) (int, strin
 // requests are limited whatever the phone (registered or not), while
 // another address still gets its code.
 func TestSigninCodesArePerAddressLimited(t *testing.T) {
-	srv := limitedSite(t, Config{CodesPerAddress: 2, CodesPerMinute: 100})
+	srv := newSite(t, limited(t, 2, 100)...).srv
 	for _, ph := range []string{"+33600000001", "+33699999999"} {
 		if status, code := askCode(t, srv, "203.0.113.1", ph); status != 200 || code != "" {
 			t.Fatalf("%s: %d %q", ph, status, code)
@@ -83,7 +79,7 @@ func TestSigninCodesArePerAddressLimited(t *testing.T) {
 
 // The clinic's budget of codes per minute holds across addresses.
 func TestSigninCodesHaveAGlobalBudget(t *testing.T) {
-	srv := limitedSite(t, Config{CodesPerAddress: 100, CodesPerMinute: 2})
+	srv := newSite(t, limited(t, 100, 2)...).srv
 	askCode(t, srv, "203.0.113.1", "+33600000001")
 	askCode(t, srv, "203.0.113.2", "+33600000002")
 	if status, code := askCode(t, srv, "203.0.113.3", "+33600000003"); status != 429 || code != string(booking.CodeRateLimited) {
@@ -94,7 +90,7 @@ func TestSigninCodesHaveAGlobalBudget(t *testing.T) {
 // Cookies are Secure when a trusted proxy says the client used https, and
 // only then; HSTS comes with it.
 func TestCookiesSecureBehindATrustedTLSProxy(t *testing.T) {
-	srv := limitedSite(t, Config{})
+	srv := newSite(t, limited(t, 0, 0)...).srv
 	for _, proto := range []string{"https", "http"} {
 		req, _ := http.NewRequest("GET", srv.URL+"/signin", nil)
 		req.Header.Set("X-Forwarded-Proto", proto)
