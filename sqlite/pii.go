@@ -147,7 +147,7 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 			ts(p.CreatedAt)).Scan(&p.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.EntityPatient, p.ID, "create", nil, map[string]any{"id": p.ID}))
+		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.AuditChange{Entity: booking.EntityPatient, ID: p.ID, Action: "create", After: map[string]any{"id": p.ID}}))
 	})
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")

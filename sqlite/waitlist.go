@@ -94,7 +94,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 			if out, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w WHERE id = ?`, id)); err != nil {
 				return err
 			}
-			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "join", "", out)); err != nil {
+			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "join", Entry: out})); err != nil {
 				return err
 			}
 		default:
@@ -191,7 +191,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		}
 		from := e.State
 		e.State, e.UpdatedAt = d.Entry, now
-		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, action, from, e)); err != nil {
+		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: action, From: from, Entry: e})); err != nil {
 			return err
 		}
 		if d.To == booking.StatusCancelled {
@@ -236,7 +236,7 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE id = ?`, e.State, ts(e.UpdatedAt), e.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", ep.State, e))
+		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "leave", From: ep.State, Entry: e}))
 	})
 	if err != nil {
 		return booking.WaitlistEntry{}, mapErr(err, "")
@@ -383,9 +383,9 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			}
 			out = append(out, a)
 			ns = append(ns, booking.Notification{Kind: booking.NotifyOffer, AppointmentID: id})
-			audit = append(audit, booking.AuditAppointment(ctx, now, "offer", "", a),
-				booking.AuditWaitlist(ctx, now, "offer", booking.EntryWaiting, booking.WaitlistEntry{ID: o.EntryID,
-					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}))
+			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: a}),
+				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
+					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}}))
 		}
 		audit = append(audit, booking.AuditEndedEntries(ctx, now, rd.Waiting, d.Ended)...)
 		if err := writeAudit(ctx, tx, audit...); err != nil {
