@@ -223,7 +223,7 @@ func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.
 		if !found {
 			appt = nil
 		}
-		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
+		d, err := booking.DecidePayment(p, booking.PaymentReads{Recorded: recorded, Appointment: appt, FeeCents: fee}, now)
 		switch {
 		case err != nil:
 			return err

@@ -156,7 +156,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err != nil {
 			return err
 		}
-		d, err := booking.DecideAnswer(ans, ep, ap, sl, now)
+		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl}, now)
 		if err != nil {
 			return err
 		}
@@ -292,7 +292,7 @@ func (s *Store) reserve(ctx context.Context, tx pgx.Tx, released map[int64]int, 
 		if err != nil {
 			return err
 		}
-		k := booking.ToReserve(sl, d, n, waiting, now)
+		k := booking.ToReserve(booking.ReserveReads{Slot: sl, Doctor: d, Released: n, Waiting: waiting}, now)
 		if k == 0 {
 			continue
 		}

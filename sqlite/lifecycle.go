@@ -149,7 +149,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
+		d, err := booking.DecidePayment(p, booking.PaymentReads{Recorded: recorded, Appointment: appt, FeeCents: fee}, now)
 		switch {
 		case err != nil:
 			return err
