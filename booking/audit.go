@@ -85,10 +85,19 @@ func (e AuditEntry) SeenByPatient() AuditEntry {
 	return e
 }
 
-// Audit builds the entry of a change of entity id by ctx's actor at now;
-// before and after are marshalled as JSON (nil: absent).
-func Audit(ctx context.Context, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {
-	return auditBy(ActorOf(ctx), now, entity, id, action, before, after)
+// AuditChange is one change to record: the action done to the entity
+// with id ID, and its state before and after (nil: absent).
+type AuditChange struct {
+	Entity        string
+	ID            int64
+	Action        string
+	Before, After any
+}
+
+// Audit builds the entry of change c by ctx's actor at now; c's before and
+// after are marshalled as JSON.
+func Audit(ctx context.Context, now time.Time, c AuditChange) AuditEntry {
+	return auditBy(ActorOf(ctx), now, c.Entity, c.ID, c.Action, c.Before, c.After)
 }
 
 func auditBy(a Actor, now time.Time, entity string, id int64, action string, before, after any) AuditEntry {
@@ -114,10 +123,17 @@ type ApptState struct {
 	PatientID int64  `json:"patientId"`
 }
 
-// AuditAppointment is the entry of an appointment moving from `from` to
-// a's state ("" from: it was created).
-func AuditAppointment(ctx context.Context, now time.Time, action string, from Status, a Appointment) AuditEntry {
-	return auditAppointment(ActorOf(ctx), now, action, from, a)
+// AppointmentChange is an appointment moved by Action from state From to
+// Appointment's state ("" From: it was created).
+type AppointmentChange struct {
+	Action      string
+	From        Status
+	Appointment Appointment
+}
+
+// AuditAppointment is the entry of appointment change c.
+func AuditAppointment(ctx context.Context, now time.Time, c AppointmentChange) AuditEntry {
+	return auditAppointment(ActorOf(ctx), now, c.Action, c.From, c.Appointment)
 }
 
 func auditAppointment(actor Actor, now time.Time, action string, from Status, a Appointment) AuditEntry {
@@ -193,11 +209,19 @@ func SlotAudit(sl Slot) (int64, any) {
 	return sl.ID, slotState{DoctorID: sl.DoctorID, Capacity: sl.Capacity, Status: sl.Status}
 }
 
-// AuditSlotUpdate is the entry of a slot's capacity or status change.
-func AuditSlotUpdate(ctx context.Context, now time.Time, capBefore int, statusBefore string, after Slot) AuditEntry {
-	return Audit(ctx, now, EntitySlot, after.ID, "update",
-		slotState{DoctorID: after.DoctorID, Capacity: capBefore, Status: statusBefore},
-		slotState{DoctorID: after.DoctorID, Capacity: after.Capacity, Status: after.Status})
+// SlotChange is a slot's capacity or status change: what they were before,
+// and the slot after.
+type SlotChange struct {
+	CapacityBefore int
+	StatusBefore   string
+	After          Slot
+}
+
+// AuditSlotUpdate is the entry of slot change c.
+func AuditSlotUpdate(ctx context.Context, now time.Time, c SlotChange) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntitySlot, ID: c.After.ID, Action: "update",
+		Before: slotState{DoctorID: c.After.DoctorID, Capacity: c.CapacityBefore, Status: c.StatusBefore},
+		After:  slotState{DoctorID: c.After.DoctorID, Capacity: c.After.Capacity, Status: c.After.Status}})
 }
 
 // AuditGeneration is the one entry of a generation that created n slots
@@ -207,46 +231,53 @@ func AuditGeneration(ctx context.Context, now time.Time, first Slot, n int) Audi
 	if id == 0 {
 		entity, id = EntityDoctor, first.DoctorID
 	}
-	return Audit(ctx, now, entity, id, "generate-slots", nil, map[string]any{"doctorId": first.DoctorID, "created": n})
+	return Audit(ctx, now, AuditChange{Entity: entity, ID: id, Action: "generate-slots", After: map[string]any{"doctorId": first.DoctorID, "created": n}})
 }
 
 // The entries of the rounds' preparation and of a repair, for both stores.
 
 // AuditRoomCreated records a new room.
 func AuditRoomCreated(ctx context.Context, now time.Time, r Room) AuditEntry {
-	return Audit(ctx, now, EntityRoom, r.ID, "create", nil, map[string]any{"beds": r.Beds})
+	return Audit(ctx, now, AuditChange{Entity: EntityRoom, ID: r.ID, Action: "create", After: map[string]any{"beds": r.Beds}})
 }
 
 // AuditRoundCreated records a new DRAFT round.
 func AuditRoundCreated(ctx context.Context, now time.Time, r Round) AuditEntry {
-	return Audit(ctx, now, EntityRound, r.ID, "create", nil, map[string]any{"state": RoundDraft, "quota": r.Quota})
+	return Audit(ctx, now, AuditChange{Entity: EntityRound, ID: r.ID, Action: "create", After: map[string]any{"state": RoundDraft, "quota": r.Quota}})
 }
 
-// AuditRoundState records a round moving from one state to another.
-func AuditRoundState(ctx context.Context, now time.Time, id int64, from, to string) AuditEntry {
-	return Audit(ctx, now, EntityRound, id, "set-state", map[string]any{"state": from}, map[string]any{"state": to})
+// RoundStateChange is round RoundID moving from state From to state To.
+type RoundStateChange struct {
+	RoundID  int64
+	From, To string
+}
+
+// AuditRoundState records round state change c.
+func AuditRoundState(ctx context.Context, now time.Time, c RoundStateChange) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntityRound, ID: c.RoundID, Action: "set-state",
+		Before: map[string]any{"state": c.From}, After: map[string]any{"state": c.To}})
 }
 
 // AuditRoundSlots records the slots added to a round, one entry each.
 func AuditRoundSlots(ctx context.Context, now time.Time, roundID int64, sls []Slot) []AuditEntry {
 	es := make([]AuditEntry, len(sls))
 	for i, sl := range sls {
-		es[i] = Audit(ctx, now, EntitySlot, sl.ID, "add-to-round", nil, map[string]any{"roundId": roundID, "roomId": sl.DoctorID, "capacity": sl.Capacity})
+		es[i] = Audit(ctx, now, AuditChange{Entity: EntitySlot, ID: sl.ID, Action: "add-to-round", After: map[string]any{"roundId": roundID, "roomId": sl.DoctorID, "capacity": sl.Capacity}})
 	}
 	return es
 }
 
 // AuditApplication records a submitted application.
 func AuditApplication(ctx context.Context, now time.Time, a Application) AuditEntry {
-	return Audit(ctx, now, EntityApplication, a.ID, "submit", nil,
-		map[string]any{"roundId": a.RoundID, "slotId": a.SlotID, "patientId": a.PatientID, "status": a.Status})
+	return Audit(ctx, now, AuditChange{Entity: EntityApplication, ID: a.ID, Action: "submit",
+		After: map[string]any{"roundId": a.RoundID, "slotId": a.SlotID, "patientId": a.PatientID, "status": a.Status}})
 }
 
 // AuditRepairs records the counters a repair set.
 func AuditRepairs(ctx context.Context, now time.Time, rs []CounterRepair) []AuditEntry {
 	es := make([]AuditEntry, len(rs))
 	for i, r := range rs {
-		es[i] = Audit(ctx, now, EntitySlot, r.SlotID, "repair-counter", map[string]any{"bookedCount": r.From}, map[string]any{"bookedCount": r.To})
+		es[i] = Audit(ctx, now, AuditChange{Entity: EntitySlot, ID: r.SlotID, Action: "repair-counter", Before: map[string]any{"bookedCount": r.From}, After: map[string]any{"bookedCount": r.To}})
 	}
 	return es
 }
@@ -258,14 +289,23 @@ type waitlistState struct {
 	AppointmentID int64  `json:"appointmentId,omitempty"`
 }
 
-// AuditWaitlist is the entry of a waitlist entry moving from `from` to e's
-// state ("" from: it was created); it is in its patient's history.
-func AuditWaitlist(ctx context.Context, now time.Time, action, from string, e WaitlistEntry) AuditEntry {
+// WaitlistChange is a waitlist entry moved by Action from state From to
+// Entry's state ("" From: it was created).
+type WaitlistChange struct {
+	Action, From string
+	Entry        WaitlistEntry
+}
+
+// AuditWaitlist is the entry of waitlist change c; it is in its patient's
+// history.
+func AuditWaitlist(ctx context.Context, now time.Time, c WaitlistChange) AuditEntry {
+	e := c.Entry
 	var before any
-	if from != "" {
-		before = waitlistState{State: from, PatientID: e.PatientID, AppointmentID: e.AppointmentID}
+	if c.From != "" {
+		before = waitlistState{State: c.From, PatientID: e.PatientID, AppointmentID: e.AppointmentID}
 	}
-	a := Audit(ctx, now, EntityWaitlist, e.ID, action, before, waitlistState{State: e.State, PatientID: e.PatientID, AppointmentID: e.AppointmentID})
+	a := Audit(ctx, now, AuditChange{Entity: EntityWaitlist, ID: e.ID, Action: c.Action, Before: before,
+		After: waitlistState{State: e.State, PatientID: e.PatientID, AppointmentID: e.AppointmentID}})
 	a.patientID = e.PatientID
 	return a
 }
@@ -273,9 +313,9 @@ func AuditWaitlist(ctx context.Context, now time.Time, action, from string, e Wa
 // AuditReschedule is the entry of appointment a moved from slot fromSlot
 // to its current one.
 func AuditReschedule(ctx context.Context, now time.Time, fromSlot int64, a Appointment) AuditEntry {
-	e := Audit(ctx, now, EntityAppointment, a.ID, "reschedule",
-		ApptState{Status: a.Status, SlotID: fromSlot, PatientID: a.PatientID},
-		ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID})
+	e := Audit(ctx, now, AuditChange{Entity: EntityAppointment, ID: a.ID, Action: "reschedule",
+		Before: ApptState{Status: a.Status, SlotID: fromSlot, PatientID: a.PatientID},
+		After:  ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID}})
 	e.patientID = a.PatientID
 	return e
 }
@@ -288,7 +328,7 @@ func AuditEndedEntries(ctx context.Context, now time.Time, waiting []WaitlistEnt
 		for _, e := range waiting {
 			if e.ID == id {
 				e.State = EntryFulfilled
-				es = append(es, AuditWaitlist(ctx, now, "fulfil", EntryWaiting, e))
+				es = append(es, AuditWaitlist(ctx, now, WaitlistChange{Action: "fulfil", From: EntryWaiting, Entry: e}))
 			}
 		}
 	}

@@ -267,12 +267,22 @@ type PatientLoad struct {
 	Inactive        bool
 }
 
-// PolicyRefusal tells why policy p refuses patient p's booking of an
-// ordinary slot at now given load (freed: the patient's stale hold in
-// this slot is reclaimed, so it no longer counts), or nil. staff books
-// for the patient and is not blocked by the no-show rule.
-func PolicyRefusal(p Policy, load PatientLoad, staff, freed bool, slotID int64, now time.Time) *Error {
-	if freed {
+// PolicyCheck is a patient's booking of ordinary slot SlotID, as the
+// policy judges it: the Policy, the patient's Load, whether Staff books
+// for the patient (not blocked by the no-show rule) and whether Freed (the
+// patient's stale hold in this slot is reclaimed, so it no longer counts).
+type PolicyCheck struct {
+	Policy Policy
+	Load   PatientLoad
+	Staff  bool
+	Freed  bool
+	SlotID int64
+}
+
+// PolicyRefusal tells why c's policy refuses c's booking at now, or nil.
+func PolicyRefusal(c PolicyCheck, now time.Time) *Error {
+	p, load, staff, slotID := c.Policy, c.Load, c.Staff, c.SlotID
+	if c.Freed {
 		load.Active, load.SameDay = load.Active-1, load.SameDay-1
 	}
 	switch {

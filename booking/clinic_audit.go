@@ -21,19 +21,19 @@ func SuspensionState(s Suspension) any {
 func AuditLift(ctx context.Context, now time.Time, before Suspension, res LiftResult) AuditEntry {
 	after := SuspensionState(res.Suspension).(map[string]any)
 	after["slotsReopened"] = res.SlotsReopened
-	return Audit(ctx, now, EntitySuspension, before.ID, "lift", SuspensionState(before), after)
+	return Audit(ctx, now, AuditChange{Entity: EntitySuspension, ID: before.ID, Action: "lift", Before: SuspensionState(before), After: after})
 }
 
 // AuditDepartmentUpdate records a department's rename.
 func AuditDepartmentUpdate(ctx context.Context, now time.Time, before, after Department) AuditEntry {
-	return Audit(ctx, now, EntityDepartment, after.ID, "update",
-		map[string]any{"name": before.Name}, map[string]any{"name": after.Name})
+	return Audit(ctx, now, AuditChange{Entity: EntityDepartment, ID: after.ID, Action: "update",
+		Before: map[string]any{"name": before.Name}, After: map[string]any{"name": after.Name}})
 }
 
 // AuditDoctorUpdate records a doctor's change (department, activity).
 func AuditDoctorUpdate(ctx context.Context, now time.Time, before, after Doctor) AuditEntry {
 	st := func(d Doctor) any { return map[string]any{"departmentId": d.DepartmentID, "active": d.Active} }
-	return Audit(ctx, now, EntityDoctor, after.ID, "update", st(before), st(after))
+	return Audit(ctx, now, AuditChange{Entity: EntityDoctor, ID: after.ID, Action: "update", Before: st(before), After: st(after)})
 }
 
 // AuditPatientUpdate records a patient's change: the activity, and which
@@ -48,8 +48,8 @@ func AuditPatientUpdate(ctx context.Context, now time.Time, before, after Patien
 			changed = append(changed, f.name)
 		}
 	}
-	return Audit(ctx, now, EntityPatient, after.ID, "update",
-		map[string]any{"active": before.Active}, map[string]any{"active": after.Active, "changed": changed})
+	return Audit(ctx, now, AuditChange{Entity: EntityPatient, ID: after.ID, Action: "update",
+		Before: map[string]any{"active": before.Active}, After: map[string]any{"active": after.Active, "changed": changed}})
 }
 
 // scheduleState is what the log keeps of a schedule.
@@ -61,18 +61,18 @@ func scheduleState(sc Schedule) any {
 // AuditScheduleSaved records a created (before nil) or edited schedule.
 func AuditScheduleSaved(ctx context.Context, now time.Time, before *Schedule, after Schedule) AuditEntry {
 	if before == nil {
-		return Audit(ctx, now, EntitySchedule, after.ID, "create", nil, scheduleState(after))
+		return Audit(ctx, now, AuditChange{Entity: EntitySchedule, ID: after.ID, Action: "create", After: scheduleState(after)})
 	}
-	return Audit(ctx, now, EntitySchedule, after.ID, "update", scheduleState(*before), scheduleState(after))
+	return Audit(ctx, now, AuditChange{Entity: EntitySchedule, ID: after.ID, Action: "update", Before: scheduleState(*before), After: scheduleState(after)})
 }
 
 // AuditFreeSlotsDeleted records the free future slots an edited schedule
 // dropped before regenerating them.
 func AuditFreeSlotsDeleted(ctx context.Context, now time.Time, scheduleID int64, n int) AuditEntry {
-	return Audit(ctx, now, EntitySchedule, scheduleID, "delete-free-slots", nil, map[string]any{"deleted": n})
+	return Audit(ctx, now, AuditChange{Entity: EntitySchedule, ID: scheduleID, Action: "delete-free-slots", After: map[string]any{"deleted": n}})
 }
 
 // AuditPolicy records the clinic's default policy replaced.
 func AuditPolicy(ctx context.Context, now time.Time, before, after Policy) AuditEntry {
-	return Audit(ctx, now, EntityPolicy, 1, "update", before, after)
+	return Audit(ctx, now, AuditChange{Entity: EntityPolicy, ID: 1, Action: "update", Before: before, After: after})
 }

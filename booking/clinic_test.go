@@ -42,7 +42,7 @@ func TestSlotOverlapAndPolicyRefusal(t *testing.T) {
 		"the block is over":     {PatientLoad{NoShows: 2, LastNoShow: now.Add(-31 * 24 * time.Hour)}, false, false, ""},
 	} {
 		var got Code
-		if e := PolicyRefusal(p, tc.load, tc.staff, tc.freed, 1, now); e != nil {
+		if e := PolicyRefusal(PolicyCheck{Policy: p, Load: tc.load, Staff: tc.staff, Freed: tc.freed, SlotID: 1}, now); e != nil {
 			got = e.Code
 		}
 		if got != tc.want {

@@ -246,6 +246,7 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 		if freed[p] && used > 0 {
 			used-- // the reclaimed hold's allocation is given back
 		}
+		policy := PolicyCheck{Policy: rd.Policy, Load: rd.Load[p], Staff: d.reqs[i].Staff, Freed: freed[p], SlotID: slotID}
 		var err *Error
 		switch {
 		case rd.Missing[p]:
@@ -256,8 +257,8 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			err = ConstraintError(ConNoOverlap, slotID)
 		case rd.Load[p].Inactive:
 			err = InactiveRefusal(slotID)
-		case rd.Round == nil && PolicyRefusal(rd.Policy, rd.Load[p], d.reqs[i].Staff, freed[p], slotID, d.now) != nil:
-			err = PolicyRefusal(rd.Policy, rd.Load[p], d.reqs[i].Staff, freed[p], slotID, d.now)
+		case rd.Round == nil && PolicyRefusal(policy, d.now) != nil:
+			err = PolicyRefusal(policy, d.now)
 		case rd.Round != nil && used >= rd.Round.Quota:
 			// One slot per batch and one place per patient: the count read
 			// is all the batch can add to.

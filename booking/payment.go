@@ -37,13 +37,21 @@ type PaymentDecision struct {
 	Err *Error
 }
 
-// DecidePayment decides payment p at now. recorded is the payment already
-// recorded with p's trade number (nil for none); a is p's appointment (nil
-// when there is none) and fee its slot's fee. A payment is applied only to
+// PaymentReads is what deciding a payment reads: the payment already
+// Recorded with its trade number (nil for none), its Appointment (nil when
+// there is none) and that one's slot's FeeCents.
+type PaymentReads struct {
+	Recorded    *Payment
+	Appointment *Appointment
+	FeeCents    int64
+}
+
+// DecidePayment decides payment p at now, given rd. A payment is applied only to
 // a HELD appointment whose hold still runs, for the exact fee; any other is
 // recorded as needing a refund, with the reason. A hold whose deadline has
 // passed is expired on the way, so a payment never wins against it.
-func DecidePayment(p Payment, recorded *Payment, a *Appointment, fee int64, now time.Time) (PaymentDecision, error) {
+func DecidePayment(p Payment, rd PaymentReads, now time.Time) (PaymentDecision, error) {
+	recorded, a, fee := rd.Recorded, rd.Appointment, rd.FeeCents
 	if recorded != nil {
 		if recorded.AppointmentID != p.AppointmentID || recorded.AmountCents != p.AmountCents {
 			return PaymentDecision{Conflict: true, Err: Errorf(CodePaymentConflict,

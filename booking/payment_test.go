@@ -35,7 +35,7 @@ func TestDecidePayment(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			q := p
 			q.AmountCents = tc.amount
-			d, err := DecidePayment(q, tc.recorded, tc.a, 2500, tc.at)
+			d, err := DecidePayment(q, PaymentReads{Recorded: tc.recorded, Appointment: tc.a, FeeCents: 2500}, tc.at)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -48,11 +48,11 @@ func TestDecidePayment(t *testing.T) {
 			}
 		})
 	}
-	d, err := DecidePayment(p, &Payment{TradeNo: "T", AppointmentID: 1, AmountCents: 2500}, held, 2500, t0)
+	d, err := DecidePayment(p, PaymentReads{Recorded: &Payment{TradeNo: "T", AppointmentID: 1, AmountCents: 2500}, Appointment: held, FeeCents: 2500}, t0)
 	if err != nil || !d.Duplicate || d.Conflict || d.Err != nil {
 		t.Fatalf("same payment again: %+v, %v", d, err)
 	}
-	if _, err := DecidePayment(p, nil, nil, 0, t0); ErrorCode(err) != CodeNotFound {
+	if _, err := DecidePayment(p, PaymentReads{}, t0); ErrorCode(err) != CodeNotFound {
 		t.Fatalf("no appointment: %v", err)
 	}
 }

@@ -41,7 +41,7 @@ const MaxEraseReason = 500
 // AuditErasure is the entry of a patient's erasure: its id and the reason,
 // never what was erased.
 func AuditErasure(ctx context.Context, now time.Time, patientID int64, reason string) AuditEntry {
-	return Audit(ctx, now, EntityPatient, patientID, "erase", nil, map[string]any{"id": patientID, "reason": reason})
+	return Audit(ctx, now, AuditChange{Entity: EntityPatient, ID: patientID, Action: "erase", After: map[string]any{"id": patientID, "reason": reason}})
 }
 
 // UpdateRefusal refuses editing patient p once its personal data was

@@ -70,6 +70,6 @@ type refundState struct {
 
 // AuditRefund is the entry of payment p (id: its row id) being settled.
 func AuditRefund(ctx context.Context, now time.Time, id int64, p Payment) AuditEntry {
-	return Audit(ctx, now, EntityPayment, id, "refund",
-		refundState{Outcome: p.Outcome}, refundState{Outcome: p.Outcome, Refunded: true, RefundRef: p.RefundRef})
+	return Audit(ctx, now, AuditChange{Entity: EntityPayment, ID: id, Action: "refund",
+		Before: refundState{Outcome: p.Outcome}, After: refundState{Outcome: p.Outcome, Refunded: true, RefundRef: p.RefundRef}})
 }

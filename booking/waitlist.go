@@ -140,11 +140,22 @@ func EntryMatches(e WaitlistEntry, sl Slot, d Doctor) bool {
 	return morning == (e.PartOfDay == PartMorning)
 }
 
-// ToReserve is how many of n places just released in sl are kept for the
-// waitlist: as many as there are live-waiting entries that match it and are
-// not yet covered by pending offers, and none once the slot cannot be
-// booked (closed, started).
-func ToReserve(sl Slot, d Doctor, n int, waiting []WaitlistEntry, now time.Time) int {
+// ReserveReads is what deciding a release's reserve reads: the Slot (with
+// its pending offers) and its Doctor, the number of places just Released in
+// it, and the Waiting entries that may match it.
+type ReserveReads struct {
+	Slot     Slot
+	Doctor   Doctor
+	Released int
+	Waiting  []WaitlistEntry
+}
+
+// ToReserve is how many of the places just released in rd's slot are kept
+// for the waitlist: as many as there are live-waiting entries that match it
+// and are not yet covered by pending offers, and none once the slot cannot
+// be booked (closed, started).
+func ToReserve(rd ReserveReads, now time.Time) int {
+	sl, d, n, waiting := rd.Slot, rd.Doctor, rd.Released, rd.Waiting
 	if n <= 0 || sl.Status != SlotOpen || !now.Before(sl.StartAt) {
 		return 0
 	}
@@ -257,11 +268,19 @@ type AnswerDecision struct {
 	Notify        NotificationKind
 }
 
-// DecideAnswer decides an answer to entry e whose offer appointment is a
-// (nil when it has none) in slot sl, at now: accepting a running offer
-// books it (or keeps it HELD for payment when the slot has a fee);
+// AnswerReads is what deciding an answer reads: the Entry (nil: none),
+// its offer's Appointment (nil when it has none) and that one's Slot.
+type AnswerReads struct {
+	Entry       *WaitlistEntry
+	Appointment *Appointment
+	Slot        Slot
+}
+
+// DecideAnswer decides an answer to rd's entry at now: accepting a running
+// offer books it (or keeps it HELD for payment when the slot has a fee);
 // declining cancels it, which releases the place to the next entry.
-func DecideAnswer(ans OfferAnswer, e *WaitlistEntry, a *Appointment, sl Slot, now time.Time) (AnswerDecision, error) {
+func DecideAnswer(ans OfferAnswer, rd AnswerReads, now time.Time) (AnswerDecision, error) {
+	e, a, sl := rd.Entry, rd.Appointment, rd.Slot
 	switch {
 	case e == nil || e.PatientID != ans.PatientID:
 		return AnswerDecision{}, NotFound("waitlist entry")

@@ -30,7 +30,7 @@ func open(t *testing.T) (*sqlite.Store, *service.Service) {
 
 func imp(t *testing.T, s *sqlite.Store, svc *service.Service, file string, dry bool) csvdata.Report {
 	t.Helper()
-	rep, err := csvdata.Import(context.Background(), svc, s, strings.NewReader(file), dry)
+	rep, err := csvdata.Import(context.Background(), svc, s, csvdata.File{CSV: strings.NewReader(file), DryRun: dry})
 	if err != nil {
 		t.Fatalf("import: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestImport(t *testing.T) {
 	if r := imp(t, s, svc, pats, false); r.Create != 1 || r.Exist != 1 || len(r.Errors) != 1 || r.Errors[0].Line != 3 {
 		t.Fatalf("patients = %+v", r)
 	}
-	if _, err := csvdata.Import(ctx, svc, s, strings.NewReader("what,ever\n"), true); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+	if _, err := csvdata.Import(ctx, svc, s, csvdata.File{CSV: strings.NewReader("what,ever\n"), DryRun: true}); booking.ErrorCode(err) != booking.CodeInvalidRequest {
 		t.Fatalf("unknown header: %v", err)
 	}
 }

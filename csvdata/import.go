@@ -102,14 +102,21 @@ type Finder interface {
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)
 }
 
+// File is one CSV file to import, and whether the import is a DryRun.
+type File struct {
+	CSV    io.Reader
+	DryRun bool
+}
+
 // Import reads one CSV file and creates, through svc, each of its records
 // that does not exist yet: departments by name, doctors by name within a
 // department, schedules by doctor, weekdays and hours, patients by phone.
-// Running it again creates nothing. With dryRun it checks every line and
+// Running it again creates nothing. With f.DryRun it checks every line and
 // counts what it would create, changing nothing. A line that cannot be
 // imported is reported with its number and the others still are; an
 // unreadable file or unknown header is an error of line 1.
-func Import(ctx context.Context, svc *service.Service, find Finder, r io.Reader, dryRun bool) (Report, error) {
+func Import(ctx context.Context, svc *service.Service, find Finder, f File) (Report, error) {
+	r, dryRun := f.CSV, f.DryRun
 	rep := Report{DryRun: dryRun, Errors: []LineError{}}
 	cr := csv.NewReader(&limited{r: r, n: MaxImportBytes})
 	cr.TrimLeadingSpace = true

@@ -138,7 +138,7 @@ func TestSlotsAcrossDST(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := schedule.Date{Year: 2026, Month: time.March, Day: 29}
-	if _, _, err := schedule.Apply(context.Background(), e.db, sc, loc, d, d); err != nil {
+	if _, _, err := schedule.Apply(context.Background(), e.db, schedule.Generation{Schedule: sc, Location: loc, From: d, To: d}); err != nil {
 		t.Fatal(err)
 	}
 	var day slotsAnswer

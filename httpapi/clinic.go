@@ -229,7 +229,7 @@ func (s *server) importCSV(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	if s.clinic == nil {
 		return errorf(booking.CodeUnavailable, "this store cannot find patients by phone")
 	}
-	rep, err := csvdata.Import(r.Context(), s.svc, importFinder{s.store, s.clinic}, r.Body, dry)
+	rep, err := csvdata.Import(r.Context(), s.svc, importFinder{s.store, s.clinic}, csvdata.File{CSV: r.Body, DryRun: dry})
 	if err != nil {
 		return bodyOrErr(err)
 	}

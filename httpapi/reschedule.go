@@ -5,6 +5,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // rescheduleRequest is the body of POST /api/appointments/{id}/reschedule.
@@ -40,7 +41,7 @@ func (s *server) reschedule(w http.ResponseWriter, r *http.Request, c auth.Claim
 	if !validID(in.SlotID) {
 		return errorf(booking.CodeInvalidRequest, "slotId must be an id 1 to %d", int64(booking.MaxID))
 	}
-	res, err := s.svc.Reschedule(r.Context(), id, patient, in.SlotID, key)
+	res, err := s.svc.Reschedule(r.Context(), service.RescheduleRequest{AppointmentID: id, PatientID: patient, SlotID: in.SlotID, Key: key})
 	if err != nil {
 		return err
 	}

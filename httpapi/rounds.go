@@ -10,6 +10,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // Rounds (docs/contracts/rounds.md): rooms offered together, with
@@ -393,7 +394,7 @@ func (s *server) apply(w http.ResponseWriter, r *http.Request, c auth.Claims) er
 	if !respondAsync(r) {
 		return s.answerBooking(w, r, at)
 	}
-	app, _, err := s.svc.SubmitApplication(r.Context(), roundID, at.acting.PatientID, at.slotID, at.key)
+	app, _, err := s.svc.SubmitApplication(r.Context(), service.ApplicationRequest{RoundID: roundID, PatientID: at.acting.PatientID, SlotID: at.slotID, Key: at.key})
 	if err != nil {
 		return err
 	}

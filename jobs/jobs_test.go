@@ -562,7 +562,7 @@ func TestRollingGeneration(t *testing.T) {
 		loc, err := time.LoadLocation("Europe/Paris")
 		must(t, err)
 		from, to := schedule.Window(sc, loc, t0)
-		if _, _, err := schedule.Apply(f.ctx, s, sc, loc, from, to); err != nil {
+		if _, _, err := schedule.Apply(f.ctx, s, schedule.Generation{Schedule: sc, Location: loc, From: from, To: to}); err != nil {
 			t.Fatal(err)
 		}
 		day := func(d schedule.Date) []booking.Slot {

@@ -49,12 +49,22 @@ func (s *Sealer) Seal(r PlainRow) SealedRow {
 // ErrNoKeys refuses to seal a store's rows without the data keys.
 var ErrNoKeys = errors.New("migration 00016 seals the patients' personal data: give the data keys")
 
-// SealAll seals a store's plain rows in tx, in id order and batch at a
-// time: selectAfter reads (id, name, phone, email) of up to $2 rows whose
-// id is above $1, and save writes one row sealed. It is the conversion of
-// both stores' migration 00016, each with its own SQL; it returns how many
-// rows it sealed, or ErrNoKeys when there are rows and keys is nil.
-func SealAll(ctx context.Context, tx *sql.Tx, keys *Keys, batch int, selectAfter string, save func(id int64, r SealedRow) error) (int, error) {
+// SealConversion is how a store's plain rows are sealed with Keys, Batch
+// rows at a time: SelectAfter reads (id, name, phone, email) of up to $2
+// rows whose id is above $1, and Save writes one row sealed.
+type SealConversion struct {
+	Keys        *Keys
+	Batch       int
+	SelectAfter string
+	Save        func(id int64, r SealedRow) error
+}
+
+// SealAll seals a store's plain rows in tx as c says, in id order. It is
+// the conversion of both stores' migration 00016, each with its own SQL; it
+// returns how many rows it sealed, or ErrNoKeys when there are rows and
+// c.Keys is nil.
+func SealAll(ctx context.Context, tx *sql.Tx, c SealConversion) (int, error) {
+	keys, batch, selectAfter, save := c.Keys, c.Batch, c.SelectAfter, c.Save
 	type plain struct {
 		id int64
 		PlainRow

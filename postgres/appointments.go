@@ -49,7 +49,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now, int32(cutoff.Hours())), &old); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", old, a)); err != nil {
+		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel", From: old, Appointment: a})); err != nil {
 			return err
 		}
 		if err := s.release(ctx, tx, booking.Released([]booking.Appointment{a}), now); err != nil {

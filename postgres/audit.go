@@ -178,7 +178,7 @@ func createAudited[T any](s *Store, ctx context.Context, entity string, scan fun
 			return nil, err
 		}
 		id, after := audit(out)
-		return []booking.AuditEntry{booking.Audit(ctx, time.Now(), entity, id, "create", nil, after)}, nil
+		return []booking.AuditEntry{booking.Audit(ctx, time.Now(), booking.AuditChange{Entity: entity, ID: id, Action: "create", After: after})}, nil
 	})
 	return out, err
 }

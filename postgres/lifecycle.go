@@ -147,7 +147,7 @@ func transition(ctx context.Context, tx pgx.Tx, a *booking.Appointment, to booki
 	}
 	from := a.Status
 	a.Status, a.UpdatedAt = to, now
-	return writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, action, from, *a))
+	return writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: action, From: from, Appointment: *a}))
 }
 
 // --- payments -----------------------------------------------------------------
@@ -223,7 +223,7 @@ func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.
 		if !found {
 			appt = nil
 		}
-		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
+		d, err := booking.DecidePayment(p, booking.PaymentReads{Recorded: recorded, Appointment: appt, FeeCents: fee}, now)
 		switch {
 		case err != nil:
 			return err
@@ -249,8 +249,8 @@ func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.
 		if err := tx.QueryRow(ctx, sqlInsertPayment, r.TradeNo, r.AppointmentID, r.AmountCents, r.Outcome, r.Reason, r.ReceivedAt).Scan(&pid); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, booking.Audit(ctx, now, booking.EntityPayment, pid, "record", nil,
-			map[string]any{"appointmentId": r.AppointmentID, "outcome": r.Outcome})); err != nil {
+		if err := writeAudit(ctx, tx, booking.Audit(ctx, now, booking.AuditChange{Entity: booking.EntityPayment, ID: pid, Action: "record",
+			After: map[string]any{"appointmentId": r.AppointmentID, "outcome": r.Outcome}})); err != nil {
 			return err
 		}
 		if err := s.notify(ctx, tx, ns); err != nil {
@@ -479,12 +479,12 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		var cancelled []booking.Appointment
 		var a booking.Appointment
 		var old booking.Status
-		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, rec.ID, "suspend", nil,
-			booking.SuspensionState(rec))}
+		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.AuditChange{Entity: booking.EntitySuspension, ID: rec.ID, Action: "suspend",
+			After: booking.SuspensionState(rec)})}
 		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt, &a.SlotID, &old}, func() error {
 			a.Status = booking.StatusCancelled
 			cancelled = append(cancelled, a)
-			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old, a))
+			es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel-suspension", From: old, Appointment: a}))
 			return nil
 		})
 		if cerr := br.Close(); err == nil {

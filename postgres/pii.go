@@ -48,16 +48,16 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 			);`); err != nil {
 			return err
 		}
-		_, err := pii.SealAll(ctx, tx, keys, sealBatch,
-			`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > $1 ORDER BY id LIMIT $2`,
-			func(id int64, r pii.SealedRow) error {
+		_, err := pii.SealAll(ctx, tx, pii.SealConversion{Keys: keys, Batch: sealBatch,
+			SelectAfter: `SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > $1 ORDER BY id LIMIT $2`,
+			Save: func(id int64, r pii.SealedRow) error {
 				_, err := tx.ExecContext(ctx,
 					`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4,
 					     phone_index = $5, email_index = $6, seal_key = $7, name = NULL, phone = NULL, email = NULL
 					 WHERE id = $1`,
 					id, r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int16(r.Key))
 				return err
-			})
+			}})
 		if errors.Is(err, pii.ErrNoKeys) {
 			return fmt.Errorf("%w (SLOTD_DATA_KEYS)", err)
 		}

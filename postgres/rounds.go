@@ -111,7 +111,7 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 		if out, err = scanRound(tx.QueryRow(ctx, `UPDATE rounds SET state = $2 WHERE id = $1 RETURNING `+roundColumns, id, state)); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditRoundState(ctx, now, id, r.State, state))
+		return writeAudit(ctx, tx, booking.AuditRoundState(ctx, now, booking.RoundStateChange{RoundID: id, From: r.State, To: state}))
 	})
 	if err != nil {
 		return booking.Round{}, translate(err, "round")

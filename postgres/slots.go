@@ -167,7 +167,7 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 			return booking.Slot{}, translate(err, "")
 		}
 	}
-	if err := writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), capBefore, statusBefore, out)); err != nil {
+	if err := writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), booking.SlotChange{CapacityBefore: capBefore, StatusBefore: statusBefore, After: out})); err != nil {
 		return booking.Slot{}, translate(err, "")
 	}
 	if err := tx.Commit(ctx); err != nil {

@@ -69,7 +69,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 			return err
 		}
 		if !existed {
-			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "join", "", out)); err != nil {
+			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "join", Entry: out})); err != nil {
 				return err
 			}
 		}
@@ -156,7 +156,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err != nil {
 			return err
 		}
-		d, err := booking.DecideAnswer(ans, ep, ap, sl, now)
+		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl}, now)
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		}
 		from := e.State
 		e.State, e.UpdatedAt = d.Entry, now
-		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, action, from, e)); err != nil {
+		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: action, From: from, Entry: e})); err != nil {
 			return err
 		}
 		if d.To == booking.StatusCancelled {
@@ -235,7 +235,7 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = $2, updated_at = $3 WHERE id = $1`, e.ID, e.State, e.UpdatedAt); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", ep.State, e))
+		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "leave", From: ep.State, Entry: e}))
 	})
 	if err != nil {
 		return booking.WaitlistEntry{}, translate(err, "")
@@ -292,7 +292,7 @@ func (s *Store) reserve(ctx context.Context, tx pgx.Tx, released map[int64]int, 
 		if err != nil {
 			return err
 		}
-		k := booking.ToReserve(sl, d, n, waiting, now)
+		k := booking.ToReserve(booking.ReserveReads{Slot: sl, Doctor: d, Released: n, Waiting: waiting}, now)
 		if k == 0 {
 			continue
 		}
@@ -394,9 +394,9 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			}
 			out = append(out, a)
 			ns = append(ns, booking.Notification{Kind: booking.NotifyOffer, AppointmentID: a.ID})
-			audit = append(audit, booking.AuditAppointment(ctx, now, "offer", "", a),
-				booking.AuditWaitlist(ctx, now, "offer", booking.EntryWaiting, booking.WaitlistEntry{ID: o.EntryID,
-					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}))
+			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: a}),
+				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
+					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}}))
 		}
 		audit = append(audit, booking.AuditEndedEntries(ctx, now, rd.Waiting, d.Ended)...)
 		if err := writeAudit(ctx, tx, audit...); err != nil {

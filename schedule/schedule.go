@@ -218,7 +218,15 @@ func eachDay(s booking.Schedule, loc *time.Location, from, to Date, yield func([
 	}
 }
 
-// Apply generates s's slots for the local days [from, to] and inserts the
+// Generation is a schedule's generation: its slots for the local days
+// [From, To] in Location (nil: UTC).
+type Generation struct {
+	Schedule booking.Schedule
+	Location *time.Location
+	From, To Date
+}
+
+// Apply generates g's slots and inserts the
 // ones that do not exist yet through store.InsertSlots, in chunks of at most
 // a few thousand so that a long range neither builds one huge statement nor
 // holds every slot in memory. It reports how many slots it created and how
@@ -226,10 +234,12 @@ func eachDay(s booking.Schedule, loc *time.Location, from, to Date, yield func([
 // deterministic and InsertSlots skips existing (doctor, start) keys, a
 // second run creates nothing and reports everything as existing.
 //
-// s is validated with Normalize first (on a copy); an invalid schedule or a
-// range with from after to is a *booking.Error with CodeInvalidRequest. On a
-// store error the counts cover the chunks done before it. A nil loc means UTC.
-func Apply(ctx context.Context, store SlotInserter, s booking.Schedule, loc *time.Location, from, to Date) (created, existing int, err error) {
+// The schedule is validated with Normalize first (on a copy); an invalid
+// schedule or a range with From after To is a *booking.Error with
+// CodeInvalidRequest. On a store error the counts cover the chunks done
+// before it.
+func Apply(ctx context.Context, store SlotInserter, g Generation) (created, existing int, err error) {
+	s, loc, from, to := g.Schedule, g.Location, g.From, g.To
 	if err := Normalize(&s); err != nil {
 		return 0, 0, err
 	}

@@ -349,7 +349,7 @@ func TestApply(t *testing.T) {
 		t.Fatalf("generated %d, want %d", total, 7*720)
 	}
 	f := &fakeStore{}
-	created, existing, err := Apply(ctx, f, s, paris, from, to)
+	created, existing, err := Apply(ctx, f, Generation{Schedule: s, Location: paris, From: from, To: to})
 	if err != nil || created != total || existing != 0 {
 		t.Fatalf("first Apply = %d, %d, %v; want %d, 0", created, existing, err, total)
 	}
@@ -361,12 +361,12 @@ func TestApply(t *testing.T) {
 			t.Errorf("chunk of %d", n)
 		}
 	}
-	created, existing, err = Apply(ctx, f, s, paris, from, to)
+	created, existing, err = Apply(ctx, f, Generation{Schedule: s, Location: paris, From: from, To: to})
 	if err != nil || created != 0 || existing != total {
 		t.Fatalf("second Apply = %d, %d, %v; want 0, %d", created, existing, err, total)
 	}
 	// Extending the range creates only the new days.
-	created, existing, err = Apply(ctx, f, s, paris, from, to.AddDays(2))
+	created, existing, err = Apply(ctx, f, Generation{Schedule: s, Location: paris, From: from, To: to.AddDays(2)})
 	if err != nil || created != 2*720 || existing != total {
 		t.Fatalf("extended Apply = %d, %d, %v; want %d, %d", created, existing, err, 2*720, total)
 	}
@@ -376,14 +376,14 @@ func TestApply(t *testing.T) {
 
 	t.Run("invalid schedule", func(t *testing.T) {
 		f := &fakeStore{}
-		_, _, err := Apply(ctx, f, sched("12:00", "09:00", 30), paris, from, to)
+		_, _, err := Apply(ctx, f, Generation{Schedule: sched("12:00", "09:00", 30), Location: paris, From: from, To: to})
 		if booking.ErrorCode(err) != booking.CodeInvalidRequest || len(f.chunks) != 0 {
 			t.Errorf("err = %v, chunks %v", err, f.chunks)
 		}
 	})
 	t.Run("to before from", func(t *testing.T) {
 		f := &fakeStore{}
-		_, _, err := Apply(ctx, f, s, paris, to, from)
+		_, _, err := Apply(ctx, f, Generation{Schedule: s, Location: paris, From: to, To: from})
 		if booking.ErrorCode(err) != booking.CodeInvalidRequest || len(f.chunks) != 0 {
 			t.Errorf("err = %v, chunks %v", err, f.chunks)
 		}
@@ -392,14 +392,14 @@ func TestApply(t *testing.T) {
 		f := &fakeStore{}
 		s := s
 		s.Weekdays = []time.Weekday{time.Saturday}
-		created, existing, err := Apply(ctx, f, s, paris, mustDate(t, "2026-03-09"), mustDate(t, "2026-03-13"))
+		created, existing, err := Apply(ctx, f, Generation{Schedule: s, Location: paris, From: mustDate(t, "2026-03-09"), To: mustDate(t, "2026-03-13")})
 		if err != nil || created != 0 || existing != 0 || len(f.chunks) != 0 {
 			t.Errorf("= %d, %d, %v, chunks %v", created, existing, err, f.chunks)
 		}
 	})
 	t.Run("store error", func(t *testing.T) {
 		f := &fakeStore{fail: booking.ErrUnavailable}
-		_, _, err := Apply(ctx, f, s, paris, from, to)
+		_, _, err := Apply(ctx, f, Generation{Schedule: s, Location: paris, From: from, To: to})
 		if !errors.Is(err, booking.ErrUnavailable) {
 			t.Errorf("err = %v", err)
 		}
@@ -408,7 +408,7 @@ func TestApply(t *testing.T) {
 		f := &fakeStore{}
 		cctx, cancel := context.WithCancel(ctx)
 		cancel()
-		_, _, err := Apply(cctx, f, s, paris, from, to)
+		_, _, err := Apply(cctx, f, Generation{Schedule: s, Location: paris, From: from, To: to})
 		if !errors.Is(err, context.Canceled) || len(f.chunks) != 0 {
 			t.Errorf("err = %v, chunks %v", err, f.chunks)
 		}

@@ -33,7 +33,7 @@ func (s *Service) ExportPatient(ctx context.Context, id int64) (booking.PatientE
 			return booking.PatientExport{}, err
 		}
 		now := s.now()
-		if err := s.store.AppendAudit(ctx, booking.Audit(ctx, now, booking.EntityPatient, id, "export", nil, map[string]any{"id": id})); err != nil {
+		if err := s.store.AppendAudit(ctx, booking.Audit(ctx, now, booking.AuditChange{Entity: booking.EntityPatient, ID: id, Action: "export", After: map[string]any{"id": id}})); err != nil {
 			return booking.PatientExport{}, err
 		}
 		return booking.PatientExport{ExportedAt: now.UTC(), Patient: p, Appointments: nonNil(as), Waitlist: nonNil(ws), History: mergeNewestFirst(appts, own)}, nil

@@ -8,14 +8,24 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// Reschedule moves patientID's appointment (any patient's with 0, for
-// staff) to slotID; key is the client's Idempotency-Key, and a retry with
-// it returns the moved appointment with Replayed set. Into a hot slot (one
+// RescheduleRequest asks to move PatientID's appointment AppointmentID
+// (any patient's with PatientID 0, for staff) to SlotID; Key is the
+// client's Idempotency-Key.
+type RescheduleRequest struct {
+	AppointmentID int64
+	PatientID     int64
+	SlotID        int64
+	Key           string
+}
+
+// Reschedule moves req's appointment to its slot; a retry with the same
+// key returns the moved appointment with Replayed set. Into a hot slot (one
 // whose bookings are being batched in a lane of this instance) the move
 // queues in that lane, so that it competes with the rush in arrival order
 // rather than for the slot's row; elsewhere it is one transaction of its
 // own. See Store.Reschedule and DecideReschedule.
-func (s *Service) Reschedule(ctx context.Context, appointmentID, patientID, slotID int64, key string) (booking.RescheduleResult, error) {
+func (s *Service) Reschedule(ctx context.Context, req RescheduleRequest) (booking.RescheduleResult, error) {
+	appointmentID, patientID, slotID, key := req.AppointmentID, req.PatientID, req.SlotID, req.Key
 	if patientID != 0 {
 		if err := s.present(ctx, patientID); err != nil {
 			return booking.RescheduleResult{}, err

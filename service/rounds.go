@@ -88,9 +88,17 @@ type roundProcessor struct {
 	resources map[int64]int64
 }
 
-// SubmitApplication stores patientID's application for slotID of roundID
-// as PENDING, to be decided in arrival order, and wakes the round's
-// processor. key is the client's Idempotency-Key: the same patient and key
+// ApplicationRequest is PatientID's application for SlotID of RoundID;
+// Key is the client's Idempotency-Key.
+type ApplicationRequest struct {
+	RoundID   int64
+	PatientID int64
+	SlotID    int64
+	Key       string
+}
+
+// SubmitApplication stores req's application as PENDING, to be decided in
+// arrival order, and wakes the round's processor. The same patient and key
 // return the same application with existed set (pending, or decided with
 // its outcome); another slot under the same key is CodeKeyReused.
 //
@@ -100,7 +108,8 @@ type roundProcessor struct {
 // opening is a fresh application, as with synchronous booking. A closed
 // round refuses with CodeSlotClosed, except for a retry of an application
 // that was allocated: the store then returns the original.
-func (s *Service) SubmitApplication(ctx context.Context, roundID, patientID, slotID int64, key string) (booking.Application, bool, error) {
+func (s *Service) SubmitApplication(ctx context.Context, req ApplicationRequest) (booking.Application, bool, error) {
+	roundID, patientID, slotID, key := req.RoundID, req.PatientID, req.SlotID, req.Key
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	now := s.now()

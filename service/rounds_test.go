@@ -151,7 +151,7 @@ func TestSubmitApplicationWakesProcessor(t *testing.T) {
 	f.svc.Watch(func(c service.Change) { mu.Lock(); changed[c.SlotID] = true; mu.Unlock() })
 
 	p1, p2 := f.patient(t), f.patient(t)
-	a, existed, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[0].ID, "k")
+	a, existed, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p1.ID, SlotID: f.slots[0].ID, Key: "k"})
 	if err != nil || existed || a.Status != booking.ApplicationPending || a.ID == 0 {
 		t.Fatalf("%+v %v %v", a, existed, err)
 	}
@@ -167,15 +167,15 @@ func TestSubmitApplicationWakesProcessor(t *testing.T) {
 	}
 
 	// The same key: the same application, now decided.
-	again, existed, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[0].ID, "k")
+	again, existed, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p1.ID, SlotID: f.slots[0].ID, Key: "k"})
 	if err != nil || !existed || again.ID != a.ID || again.Status != booking.ApplicationAllocated || again.AppointmentID != got.AppointmentID {
 		t.Fatalf("%+v %v %v", again, existed, err)
 	}
-	if _, _, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[1].ID, "k"); booking.ErrorCode(err) != booking.CodeKeyReused {
+	if _, _, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p1.ID, SlotID: f.slots[1].ID, Key: "k"}); booking.ErrorCode(err) != booking.CodeKeyReused {
 		t.Fatalf("%v", err)
 	}
 	// Quota: a second room is rejected with the reason.
-	q, _, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[1].ID, "k2")
+	q, _, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p1.ID, SlotID: f.slots[1].ID, Key: "k2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,17 +193,17 @@ func TestSubmitApplicationWakesProcessor(t *testing.T) {
 	// Before the opening nothing is stored; after the close only the
 	// allocated application's retry is answered.
 	f.now.Store(rt0.UnixNano())
-	if _, _, err := f.svc.SubmitApplication(ctx, f.round.ID, p2.ID, f.slots[1].ID, "early"); booking.ErrorCode(err) != booking.CodeNotOpenYet {
+	if _, _, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p2.ID, SlotID: f.slots[1].ID, Key: "early"}); booking.ErrorCode(err) != booking.CodeNotOpenYet {
 		t.Fatalf("%v", err)
 	}
 	f.now.Store(rt0.Add(25 * time.Hour).UnixNano())
-	if _, _, err := f.svc.SubmitApplication(ctx, f.round.ID, p2.ID, f.slots[1].ID, "late"); booking.ErrorCode(err) != booking.CodeSlotClosed {
+	if _, _, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p2.ID, SlotID: f.slots[1].ID, Key: "late"}); booking.ErrorCode(err) != booking.CodeSlotClosed {
 		t.Fatalf("%v", err)
 	}
-	if r, _, err := f.svc.SubmitApplication(ctx, f.round.ID, p1.ID, f.slots[0].ID, "k"); err != nil || r.ID != a.ID {
+	if r, _, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID, PatientID: p1.ID, SlotID: f.slots[0].ID, Key: "k"}); err != nil || r.ID != a.ID {
 		t.Fatalf("%+v %v", r, err)
 	}
-	if _, _, err := f.svc.SubmitApplication(ctx, f.round.ID+1000, p2.ID, f.slots[1].ID, "x"); booking.ErrorCode(err) != booking.CodeNotFound {
+	if _, _, err := f.svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: f.round.ID + 1000, PatientID: p2.ID, SlotID: f.slots[1].ID, Key: "x"}); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("%v", err)
 	}
 }
@@ -237,7 +237,7 @@ func TestRunRoundProcessorSweeps(t *testing.T) {
 	}
 	// Stopped: new submissions stay PENDING (for another instance).
 	p := f.patient(t)
-	a4, _, err := f.svc.SubmitApplication(context.Background(), f.round.ID, p.ID, f.slots[0].ID, "w")
+	a4, _, err := f.svc.SubmitApplication(context.Background(), service.ApplicationRequest{RoundID: f.round.ID, PatientID: p.ID, SlotID: f.slots[0].ID, Key: "w"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -263,7 +263,7 @@ func TestConcurrentSubmissions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			a, _, err := f.svc.SubmitApplication(context.Background(), f.round.ID, p.ID, f.slots[i%3].ID, "k")
+			a, _, err := f.svc.SubmitApplication(context.Background(), service.ApplicationRequest{RoundID: f.round.ID, PatientID: p.ID, SlotID: f.slots[i%3].ID, Key: "k"})
 			if err != nil {
 				errs <- err
 				return

@@ -335,5 +335,5 @@ func WindowDays(sc booking.Schedule, loc *time.Location, now time.Time) (first, 
 // generate is schedule.Apply for the local days first through last (UTC
 // midnights), counting the slots created and those that existed.
 func generate(ctx context.Context, ins schedule.SlotInserter, sc booking.Schedule, loc *time.Location, first, last time.Time) (created, existing int, err error) {
-	return schedule.Apply(ctx, ins, sc, loc, schedule.DateOf(first, time.UTC), schedule.DateOf(last, time.UTC))
+	return schedule.Apply(ctx, ins, schedule.Generation{Schedule: sc, Location: loc, From: schedule.DateOf(first, time.UTC), To: schedule.DateOf(last, time.UTC)})
 }

@@ -81,7 +81,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		case err == nil:
 			after := before
 			after.Status = booking.StatusCancelled
-			if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, "cancel", before.Status, after)); err != nil {
+			if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel", From: before.Status, Appointment: after})); err != nil {
 				return err
 			}
 			if _, err := tx.ExecContext(ctx,

@@ -17,7 +17,7 @@ func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (boo
 			d.Name, ts(d.CreatedAt)).Scan(&d.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.EntityDepartment, d.ID, "create", nil, map[string]any{"name": d.Name}))
+		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.AuditChange{Entity: booking.EntityDepartment, ID: d.ID, Action: "create", After: map[string]any{"name": d.Name}}))
 	})
 	if err != nil {
 		return booking.Department{}, mapErr(err, "department")
@@ -60,7 +60,7 @@ func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doc
 			d.Name, d.DepartmentID, d.TimeZone, ts(d.CreatedAt)).Scan(&d.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.EntityDoctor, d.ID, "create", nil, map[string]any{"departmentId": d.DepartmentID}))
+		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.AuditChange{Entity: booking.EntityDoctor, ID: d.ID, Action: "create", After: map[string]any{"departmentId": d.DepartmentID}}))
 	})
 	if err != nil {
 		return booking.Doctor{}, mapErr(err, "department")

@@ -52,7 +52,7 @@ func moveTo(ctx context.Context, tx *sql.Tx, a *booking.Appointment, to booking.
 	}
 	from := a.Status
 	a.Status, a.UpdatedAt = to, now
-	return writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, action, from, *a))
+	return writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: action, From: from, Appointment: *a}))
 }
 
 // releasePlaces lowers each slot's counter by the number of its
@@ -149,7 +149,7 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 		case !errors.Is(err, sql.ErrNoRows):
 			return err
 		}
-		d, err := booking.DecidePayment(p, recorded, appt, fee, now)
+		d, err := booking.DecidePayment(p, booking.PaymentReads{Recorded: recorded, Appointment: appt, FeeCents: fee}, now)
 		switch {
 		case err != nil:
 			return err
@@ -178,8 +178,8 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 			rec.TradeNo, rec.AppointmentID, rec.AmountCents, rec.Outcome, nullText(rec.Reason), ts(rec.ReceivedAt)).Scan(&pid); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, booking.Audit(ctx, now, booking.EntityPayment, pid, "record", nil,
-			map[string]any{"appointmentId": rec.AppointmentID, "outcome": rec.Outcome})); err != nil {
+		if err := writeAudit(ctx, tx, booking.Audit(ctx, now, booking.AuditChange{Entity: booking.EntityPayment, ID: pid, Action: "record",
+			After: map[string]any{"appointmentId": rec.AppointmentID, "outcome": rec.Outcome}})); err != nil {
 			return err
 		}
 		res, rejected = booking.PaymentResult{Payment: rec, Appointment: a}, d.Err
@@ -431,9 +431,9 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := releasePlaces(ctx, tx, r.Places); err != nil {
 			return err
 		}
-		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, sus.ID, "suspend", nil, booking.SuspensionState(sus))}
+		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.AuditChange{Entity: booking.EntitySuspension, ID: sus.ID, Action: "suspend", After: booking.SuspensionState(sus)})}
 		for _, a := range cancelled {
-			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old[a.ID], a))
+			es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel-suspension", From: old[a.ID], Appointment: a}))
 		}
 		if err := writeAudit(ctx, tx, es...); err != nil {
 			return err

@@ -55,16 +55,16 @@ func migrateSeal(keys *pii.Keys, converted *int) *goose.Migration {
 				return err
 			}
 		}
-		n, err := pii.SealAll(ctx, tx, keys, sealBatch,
-			`SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > ? ORDER BY id LIMIT ?`,
-			func(id int64, r pii.SealedRow) error {
+		n, err := pii.SealAll(ctx, tx, pii.SealConversion{Keys: keys, Batch: sealBatch,
+			SelectAfter: `SELECT id, name, COALESCE(phone, ''), COALESCE(email, '') FROM patients WHERE id > ? ORDER BY id LIMIT ?`,
+			Save: func(id int64, r pii.SealedRow) error {
 				_, err := tx.ExecContext(ctx,
 					`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?,
 					     phone_index = ?, email_index = ?, seal_key = ?, name = '', phone = NULL, email = NULL
 					 WHERE id = ?`,
 					r.Name, r.Phone, r.Email, r.PhoneIndex, r.EmailIndex, int(r.Key), id)
 				return err
-			})
+			}})
 		*converted += n
 		if err != nil {
 			return err
@@ -147,7 +147,7 @@ func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.P
 			ts(p.CreatedAt)).Scan(&p.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.EntityPatient, p.ID, "create", nil, map[string]any{"id": p.ID}))
+		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.AuditChange{Entity: booking.EntityPatient, ID: p.ID, Action: "create", After: map[string]any{"id": p.ID}}))
 	})
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")

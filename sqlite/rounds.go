@@ -180,7 +180,7 @@ func (s *Store) SetRoundState(ctx context.Context, id int64, state string, now t
 			return fmt.Errorf("sqlite: round %d changed under the write lock", id)
 		}
 		out.State = state
-		return writeAudit(ctx, tx, booking.AuditRoundState(ctx, now, id, r.State, state))
+		return writeAudit(ctx, tx, booking.AuditRoundState(ctx, now, booking.RoundStateChange{RoundID: id, From: r.State, To: state}))
 	})
 	if err != nil {
 		return booking.Round{}, mapErr(err, "round")

@@ -105,7 +105,7 @@ func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, 
 			return err
 		}
 		id, after := booking.SlotAudit(sl)
-		return writeAudit(ctx, tx, booking.Audit(ctx, time.Now(), booking.EntitySlot, id, "create", nil, after))
+		return writeAudit(ctx, tx, booking.Audit(ctx, time.Now(), booking.AuditChange{Entity: booking.EntitySlot, ID: id, Action: "create", After: after}))
 	})
 	if err != nil {
 		return booking.Slot{}, mapErr(err, "doctor")
@@ -192,7 +192,7 @@ func (s *Store) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) 
 		if sl, err = scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, id)); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), before.Capacity, before.Status, sl))
+		return writeAudit(ctx, tx, booking.AuditSlotUpdate(ctx, time.Now(), booking.SlotChange{CapacityBefore: before.Capacity, StatusBefore: before.Status, After: sl}))
 	})
 	if err != nil {
 		return booking.Slot{}, mapErr(err, "slot")

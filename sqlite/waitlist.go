@@ -94,7 +94,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 			if out, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w WHERE id = ?`, id)); err != nil {
 				return err
 			}
-			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "join", "", out)); err != nil {
+			if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "join", Entry: out})); err != nil {
 				return err
 			}
 		default:
@@ -159,7 +159,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err != nil {
 			return err
 		}
-		d, err := booking.DecideAnswer(ans, ep, ap, sl, now)
+		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl}, now)
 		if err != nil {
 			return err
 		}
@@ -191,7 +191,7 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		}
 		from := e.State
 		e.State, e.UpdatedAt = d.Entry, now
-		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, action, from, e)); err != nil {
+		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: action, From: from, Entry: e})); err != nil {
 			return err
 		}
 		if d.To == booking.StatusCancelled {
@@ -236,7 +236,7 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE id = ?`, e.State, ts(e.UpdatedAt), e.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, "leave", ep.State, e))
+		return writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "leave", From: ep.State, Entry: e}))
 	})
 	if err != nil {
 		return booking.WaitlistEntry{}, mapErr(err, "")
@@ -273,7 +273,7 @@ func (s *Store) reserve(ctx context.Context, tx *sql.Tx, released map[int64]int,
 		if err != nil {
 			return err
 		}
-		k := booking.ToReserve(sl, d, n, waiting, now)
+		k := booking.ToReserve(booking.ReserveReads{Slot: sl, Doctor: d, Released: n, Waiting: waiting}, now)
 		if k == 0 {
 			continue
 		}
@@ -383,9 +383,9 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			}
 			out = append(out, a)
 			ns = append(ns, booking.Notification{Kind: booking.NotifyOffer, AppointmentID: id})
-			audit = append(audit, booking.AuditAppointment(ctx, now, "offer", "", a),
-				booking.AuditWaitlist(ctx, now, "offer", booking.EntryWaiting, booking.WaitlistEntry{ID: o.EntryID,
-					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}))
+			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: a}),
+				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
+					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}}))
 		}
 		audit = append(audit, booking.AuditEndedEntries(ctx, now, rd.Waiting, d.Ended)...)
 		if err := writeAudit(ctx, tx, audit...); err != nil {

@@ -216,7 +216,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		{"SubmitApplication", func() error {
 			setClock(roundOpens.Add(time.Minute))
 			defer setClock(now)
-			_, _, err := svc.SubmitApplication(ctx, round.ID, p.ID, roundSlot.ID, "audit-app")
+			_, _, err := svc.SubmitApplication(ctx, service.ApplicationRequest{RoundID: round.ID, PatientID: p.ID, SlotID: roundSlot.ID, Key: "audit-app"})
 			return err
 		}},
 		{"Reschedule", func() error {
@@ -224,7 +224,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			if r.Err != nil {
 				return r.Err
 			}
-			_, err := svc.Reschedule(ctx, r.Appointment.ID, 0, target.ID, "audit-r")
+			_, err := svc.Reschedule(ctx, service.RescheduleRequest{AppointmentID: r.Appointment.ID, PatientID: 0, SlotID: target.ID, Key: "audit-r"})
 			return err
 		}},
 		{"JoinWaitlist", func() error {

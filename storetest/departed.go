@@ -55,7 +55,7 @@ func testDepartedPatients(t *testing.T, h Harness) {
 			_, _, err = svc.AnswerOffer(f.ctx, waiting.ID, p.ID, true)
 			wantCode(t, err, booking.CodeBookingBlocked)
 			if held.Status.Active() {
-				_, err = svc.Reschedule(f.ctx, held.ID, p.ID, f.slot(1).ID, "move-"+how)
+				_, err = svc.Reschedule(f.ctx, service.RescheduleRequest{AppointmentID: held.ID, PatientID: p.ID, SlotID: f.slot(1).ID, Key: "move-" + how})
 				wantCode(t, err, booking.CodeBookingBlocked)
 			}
 

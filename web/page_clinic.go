@@ -144,7 +144,7 @@ func (s *server) handleStaffImport(w http.ResponseWriter, r *http.Request, _ ses
 	}{Kinds: csvdata.Kinds(), DryRun: true}
 	if r.Method == http.MethodPost {
 		data.Posted, data.DryRun, data.CSV = true, r.PostFormValue("dryrun") != "", r.PostFormValue("csv")
-		rep, err := csvdata.Import(r.Context(), s.svc, importFinder{s.store, s.accounts}, strings.NewReader(data.CSV), data.DryRun)
+		rep, err := csvdata.Import(r.Context(), s.svc, importFinder{s.store, s.accounts}, csvdata.File{CSV: strings.NewReader(data.CSV), DryRun: data.DryRun})
 		if be, ok := errors.AsType[*booking.Error](err); ok && (be.Code == booking.CodeInvalidRequest || be.Code == booking.CodePayloadTooLarge) {
 			// A refused file: on the form, with what was pasted, in the page's language.
 			v, status := s.explain(r, err)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // handleReschedulePage lists the doctor's slots of one day (the
@@ -92,7 +93,7 @@ func (s *server) handleReschedule(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
-	if _, err := s.svc.Reschedule(r.Context(), id, sess.PatientID, slotID, key); err != nil {
+	if _, err := s.svc.Reschedule(r.Context(), service.RescheduleRequest{AppointmentID: id, PatientID: sess.PatientID, SlotID: slotID, Key: key}); err != nil {
 		s.renderError(w, r, err)
 		return
 	}

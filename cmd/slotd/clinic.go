@@ -62,7 +62,7 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	defer store.Close()
 	svc := service.NewService(store, service.Options{Timeout: time.Minute})
 	ctx = booking.WithActor(ctx, booking.Actor{Role: booking.ActorSystem, ID: "slotd-import"})
-	rep, err := csvdata.Import(ctx, svc, store, f, *dry)
+	rep, err := csvdata.Import(ctx, svc, store, csvdata.File{CSV: f, DryRun: *dry})
 	if err != nil {
 		return err
 	}
