@@ -62,7 +62,7 @@ func newStaffFixture(t *testing.T, opts service.Options) *staffFixture {
 	return f
 }
 
-func (f *staffFixture) clock() time.Time         { return time.Unix(0, f.now.Load()).UTC() }
+func (f *staffFixture) clock() time.Time        { return time.Unix(0, f.now.Load()).UTC() }
 func (f *staffFixture) advance(d time.Duration) { f.now.Add(int64(d)) }
 
 func (f *staffFixture) signIn(password, code string) (service.StaffIdentity, error) {
