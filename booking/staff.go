@@ -132,14 +132,14 @@ func DecideStaffAttempt(lock StaffLock, lastStep int64, a StaffAttempt, now time
 }
 
 // Err is the refusal of a decision, or nil when it is accepted. A locked
-// name is rate-limited with RetryAfter, the attempt that locked it too; a
-// wrong password, an unknown name, a wrong and a replayed code all read
-// alike, so that none tells which part was wrong.
+// name is rate-limited with RetryAfter; a wrong password, an unknown name,
+// a wrong and a replayed code all read alike (the failure that locks the
+// name too: it was wrong), so that none tells which part was wrong.
 func (d StaffDecision) Err() error {
-	switch {
-	case d.Outcome == StaffAccepted:
+	switch d.Outcome {
+	case StaffAccepted:
 		return nil
-	case d.RetryAfter > 0:
+	case StaffLocked:
 		e := Errorf(CodeRateLimited, "too many failed sign-ins for this user name: try again later")
 		e.RetryAfter = d.RetryAfter
 		return e

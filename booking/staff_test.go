@@ -31,13 +31,12 @@ func TestDecideStaffAttempt(t *testing.T) {
 		}
 		lock = d.Lock
 	}
-	// The fifth locks for a minute and says so.
+	// The fifth locks for a minute; it is answered as wrong.
 	d := DecideStaffAttempt(lock, 0, StaffAttempt{}, now)
 	if !d.NewLock || d.RetryAfter != time.Minute || !d.Lock.LockedUntil.Equal(now.Add(time.Minute)) {
 		t.Fatalf("fifth failure: %+v", d)
 	}
-	var e *Error
-	if err := d.Err(); ErrorCode(err) != CodeRateLimited || !errors.As(err, &e) || e.RetryAfter != time.Minute {
+	if err := d.Err(); ErrorCode(err) != CodeUnauthorized {
 		t.Fatalf("fifth failure's error: %v", err)
 	}
 	lock = d.Lock
@@ -46,8 +45,9 @@ func TestDecideStaffAttempt(t *testing.T) {
 	if d.Outcome != StaffLocked || d.Lock != lock || d.RetryAfter != 40*time.Second {
 		t.Fatalf("locked: %+v", d)
 	}
-	if ErrorCode(d.Err()) != CodeRateLimited {
-		t.Fatalf("locked: %v", d.Err())
+	var e *Error
+	if err := d.Err(); ErrorCode(err) != CodeRateLimited || !errors.As(err, &e) || e.RetryAfter != 40*time.Second {
+		t.Fatalf("locked: %v", err)
 	}
 	// After the lock a failure locks for twice as long.
 	d = DecideStaffAttempt(lock, 0, StaffAttempt{}, now.Add(time.Minute))
