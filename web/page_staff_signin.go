@@ -57,9 +57,7 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 	}
 	password, code := r.PostFormValue("password"), r.PostFormValue("code")
 	if len(password) > maxStaffPassword || len(code) > maxStaffCode {
-		d.Name = ""
-		pr := s.printer(r)
-		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: pr.T("Wrong name or password"), Message: pr.T(staffWrongMessage)})
+		fail(s.staffWrong(r))
 		return
 	}
 	id, err := s.svc.StaffSignIn(r.Context(), service.StaffCredentials{
@@ -69,7 +67,7 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		var e *booking.Error
 		switch booking.ErrorCode(err) {
 		case booking.CodeUnauthorized:
-			fail(&problemView{Code: string(booking.CodeUnauthorized), Title: pr.T("Wrong name or password"), Message: pr.T(staffWrongMessage)})
+			fail(s.staffWrong(r))
 		case booking.CodeRateLimited:
 			if asError(err, &e) {
 				fail(s.staffLocked(w, r, e))
@@ -100,8 +98,12 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 	redirect(w, r, safeNext(d.Next, "/staff"))
 }
 
-// staffWrongMessage is the one answer to a wrong name, password or code.
-const staffWrongMessage = "The user name, the password or the code is not right. Passwords are set with `slotd staff-password`, second factors with `slotd staff-totp`."
+// staffWrong is the one answer to a wrong name, password or code.
+func (s *server) staffWrong(r *http.Request) *problemView {
+	pr := s.printer(r)
+	return &problemView{Code: string(booking.CodeUnauthorized), Title: pr.T("Wrong name or password"),
+		Message: pr.T("The user name, the password or the code is not right. Passwords are set with `slotd staff-password`, second factors with `slotd staff-totp`.")}
+}
 
 // staffLocked is the problem of a staff name locked by its failed
 // sign-ins, with Retry-After.
