@@ -69,6 +69,13 @@ func (o StaffOutcome) String() string {
 	return "locked"
 }
 
+// StaffNotEnrolled is the outcome of an admin with the right password
+// refused because a second factor is required and it has none.
+const StaffNotEnrolled = "totp-not-enrolled"
+
+// StaffOutcomes are the outcomes a staff sign-in is counted under.
+var StaffOutcomes = []string{"accepted", "refused", "replayed", "locked", StaffNotEnrolled}
+
 // StaffDecision is DecideStaffAttempt's answer: the outcome, the lock and
 // the last used step to store, and how long the name stays locked.
 type StaffDecision struct {

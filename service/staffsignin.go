@@ -33,16 +33,12 @@ type StaffIdentity struct {
 }
 
 // StaffObserver is what an Options.Observer may also implement to count
-// staff sign-ins: each attempt's outcome (a booking.StaffOutcome's name, or
-// "totp-not-enrolled" for an admin refused by Options.StaffTOTPRequired)
-// and whether it locked the name.
+// staff sign-ins: each attempt's outcome (one of booking.StaffOutcomes:
+// a booking.StaffOutcome's name, or booking.StaffNotEnrolled for an admin
+// refused by Options.StaffTOTPRequired) and whether it locked the name.
 type StaffObserver interface {
 	StaffSignIn(outcome string, lockout bool)
 }
-
-// Outcome of an admin with the right password but no second factor while
-// one is required.
-const outcomeTOTPNotEnrolled = "totp-not-enrolled"
 
 // dummyHash is compared against when a staff user does not exist, so that
 // a wrong name takes as long as a wrong password.
@@ -97,7 +93,7 @@ func (s *Service) StaffSignIn(ctx context.Context, c StaffCredentials) (StaffIde
 	}
 	if acc.DoctorID == 0 && acc.TOTPSecret == "" && s.staffTOTPRequired {
 		if o, ok := s.observer.(StaffObserver); ok {
-			o.StaffSignIn(outcomeTOTPNotEnrolled, false)
+			o.StaffSignIn(booking.StaffNotEnrolled, false)
 		}
 		return StaffIdentity{}, booking.Errorf(booking.CodeForbidden,
 			"an admin needs a second factor here: enrol one with `slotd staff-totp --user %s`, then sign in with its code", c.Name)
