@@ -274,3 +274,31 @@ func (s *Store) StaffAttempt(ctx context.Context, name string, a booking.StaffAt
 	}
 	return d, nil
 }
+
+// rekeyStaff re-seals with the newest data key the second-factor secrets
+// sealed with an older one (Rekey's step for the staff: a few rows).
+func (s *Store) rekeyStaff(ctx context.Context, tx pgx.Tx) error {
+	rows, _ := tx.Query(ctx, `SELECT name, totp_sealed FROM staff_users WHERE totp_seal_key NOT IN (0, $1) FOR UPDATE`, int(s.keys.Newest()))
+	type sealed struct {
+		name   string
+		secret []byte
+	}
+	old, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sealed, error) {
+		var v sealed
+		return v, r.Scan(&v.name, &v.secret)
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range old {
+		secret, err := s.keys.Open(pii.FieldStaffTOTP, o.secret)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE staff_users SET totp_sealed = $2, totp_seal_key = $3 WHERE name = $1`,
+			o.name, s.keys.Seal(pii.FieldStaffTOTP, secret), int(s.keys.Newest())); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -284,3 +284,39 @@ func (s *Store) StaffAttempt(ctx context.Context, name string, a booking.StaffAt
 	}
 	return d, nil
 }
+
+// rekeyStaff re-seals with the newest data key the second-factor secrets
+// sealed with an older one (Rekey's step for the staff: a few rows).
+func (s *Store) rekeyStaff(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT name, totp_sealed FROM staff_users WHERE totp_seal_key NOT IN (0, ?)`, int(s.keys.Newest()))
+	if err != nil {
+		return err
+	}
+	type sealed struct {
+		name   string
+		secret []byte
+	}
+	var old []sealed
+	for rows.Next() {
+		var v sealed
+		if err := rows.Scan(&v.name, &v.secret); err != nil {
+			rows.Close()
+			return err
+		}
+		old = append(old, v)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, o := range old {
+		secret, err := s.keys.Open(pii.FieldStaffTOTP, o.secret)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE staff_users SET totp_sealed = ?, totp_seal_key = ? WHERE name = ?`,
+			s.keys.Seal(pii.FieldStaffTOTP, secret), int(s.keys.Newest()), o.name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
