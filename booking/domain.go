@@ -160,6 +160,10 @@ const (
 	StatusNoShow    Status = "NO_SHOW"
 )
 
+// Statuses are all the states, in the order of the transitions table: the
+// one list that validation messages, Sources and the API's enum follow.
+var Statuses = []Status{StatusHeld, StatusBooked, StatusCancelled, StatusExpired, StatusCompleted, StatusNoShow}
+
 // ActiveStatuses are the states that occupy a place: THE list. ActiveSQL
 // (sql.go) spells it for the stores' queries (a test keeps the two equal);
 // the schemas' partial indexes and triggers repeat it, and a new state
@@ -188,14 +192,7 @@ var transitions = map[Status][]Status{
 }
 
 // CanTransition reports whether an appointment may go from one state to another.
-func CanTransition(from, to Status) bool {
-	for _, s := range transitions[from] {
-		if s == to {
-			return true
-		}
-	}
-	return false
-}
+func CanTransition(from, to Status) bool { return slices.Contains(transitions[from], to) }
 
 // Appointment is a patient's claim on one place in a slot.
 type Appointment struct {
@@ -227,7 +224,7 @@ type Appointment struct {
 // conditional update that performs the transition.
 func Sources(to Status) []Status {
 	var from []Status
-	for _, s := range []Status{StatusHeld, StatusBooked, StatusCancelled, StatusExpired, StatusCompleted, StatusNoShow} {
+	for _, s := range Statuses {
 		if CanTransition(s, to) {
 			from = append(from, s)
 		}

@@ -8,10 +8,13 @@ func TestActiveSQLIsActiveStatuses(t *testing.T) {
 	if got := SQLList(ActiveStatuses); got != ActiveSQL {
 		t.Fatalf("ActiveSQL = %s, but ActiveStatuses spell %s", ActiveSQL, got)
 	}
-	for _, s := range []Status{StatusHeld, StatusBooked, StatusCancelled, StatusExpired, StatusCompleted, StatusNoShow} {
+	for _, s := range Statuses {
 		if !s.Valid() {
 			t.Fatalf("%s is not in the transition table", s)
 		}
+	}
+	if len(Statuses) != len(transitions) {
+		t.Fatalf("Statuses has %d states, the transition table %d", len(Statuses), len(transitions))
 	}
 	n := 0
 	for s := range transitions {

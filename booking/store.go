@@ -148,6 +148,7 @@ type LifecycleStore interface {
 	ConfirmPayment(ctx context.Context, p Payment, now time.Time) (PaymentResult, error)
 	// ExpireHolds expires up to limit HELD appointments past their deadline,
 	// oldest first, releasing each place once; safe from several processes.
+	// None expired (also for limit <= 0) is an empty list, not nil.
 	ExpireHolds(ctx context.Context, now time.Time, limit int) ([]Appointment, error)
 	// Transition moves an appointment to COMPLETED or NO_SHOW for staff;
 	// repeating it changes nothing.

@@ -211,18 +211,17 @@ func rabbitURL(t *testing.T) string {
 	}
 	t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); _ = cmd.Wait() })
 	url := fmt.Sprintf("amqp://guest:guest@127.0.0.1:%d/", port)
-	deadline := time.Now().Add(2 * time.Minute)
-	for {
-		c, err := amqp.Dial(url)
-		if err == nil {
+	var err error
+	if !testkit.Poll(2*time.Minute, func() bool {
+		var c *amqp.Connection
+		if c, err = amqp.Dial(url); err == nil {
 			c.Close()
-			return url
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rabbitmq-server did not start: %v", err)
-		}
-		time.Sleep(200 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("rabbitmq-server did not start: %v", err)
 	}
+	return url
 }
 
 func TestRabbitMQWithConfirmsAndDeadLetters(t *testing.T) {
@@ -273,18 +272,15 @@ func TestRabbitMQWithConfirmsAndDeadLetters(t *testing.T) {
 		}
 	}
 	checkOnceInOrder(t, want, got)
-	deadline := time.Now().Add(time.Minute)
-	for {
+	var dead int
+	if !testkit.Poll(time.Minute, func() bool {
 		q, err := ch.QueueDeclarePassive(DeadLetterQueue, true, false, false, false, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if q.Messages == 1 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("dead letters: %d, want 1", q.Messages)
-		}
-		time.Sleep(50 * time.Millisecond)
+		dead = q.Messages
+		return dead == 1
+	}) {
+		t.Fatalf("dead letters: %d, want 1", dead)
 	}
 }

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"net/http"
 	"strconv"
+	"strings"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -181,7 +182,7 @@ func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.C
 	if v, ok := q["status"]; ok {
 		st = booking.Status(v)
 		if !st.Valid() {
-			return errorf(booking.CodeInvalidRequest, "status must be one of HELD, BOOKED, CANCELLED, EXPIRED, COMPLETED, NO_SHOW")
+			return errorf(booking.CodeInvalidRequest, "status must be one of %s", statusNames())
 		}
 	}
 	as, err := s.svc.Appointments(r.Context(), patient, st)
@@ -193,4 +194,13 @@ func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.C
 	}
 	writeJSON(w, http.StatusOK, as)
 	return nil
+}
+
+// statusNames lists the appointment states for a validation message.
+func statusNames() string {
+	names := make([]string, len(booking.Statuses))
+	for i, st := range booking.Statuses {
+		names[i] = string(st)
+	}
+	return strings.Join(names, ", ")
 }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -130,5 +131,47 @@ func TestOpenAPIInputNumbersAreBounded(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestOpenAPIStatusEnumsAreTheDomains keeps every enum of appointment states
+// in the document equal to booking.Statuses, so a new state cannot be
+// forgotten in the API's description.
+func TestOpenAPIStatusEnumsAreTheDomains(t *testing.T) {
+	var want []string
+	for _, s := range booking.Statuses {
+		want = append(want, string(s))
+	}
+	found := 0
+	var walk func(v any)
+	walk = func(v any) {
+		switch x := v.(type) {
+		case map[string]any:
+			if enum, ok := x["enum"].([]any); ok && slices.Contains(enum, any(string(booking.StatusHeld))) {
+				found++
+				var got []string
+				for _, e := range enum {
+					got = append(got, e.(string))
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("an appointment state enum lists %v, booking.Statuses %v", got, want)
+				}
+			}
+			for _, e := range x {
+				walk(e)
+			}
+		case []any:
+			for _, e := range x {
+				walk(e)
+			}
+		}
+	}
+	var doc any
+	if err := json.Unmarshal(openapiJSON, &doc); err != nil {
+		t.Fatal(err)
+	}
+	walk(doc)
+	if found == 0 {
+		t.Fatal("no appointment state enum in openapi.json")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/problem"
 	"github.com/slotd/slotd/service"
 )
@@ -89,18 +90,13 @@ func (e *env) makeRound(name string, quota int, open bool, rooms ...booking.Room
 // poll waits until the application at path is decided.
 func (e *env) poll(tok, path string) applicationView {
 	e.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var a applicationView
+	var a applicationView
+	testkit.Eventually(e.t, path+" decided (not PENDING)", 10*time.Second, func() bool {
+		a = applicationView{}
 		e.do(call{method: "GET", path: path, token: tok}).expect(e.t, 200).decode(e.t, &a)
-		if a.Status != string(booking.ApplicationPending) {
-			return a
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("%s still PENDING", path)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return a.Status != string(booking.ApplicationPending)
+	})
+	return a
 }
 
 func TestRoundAdmin(t *testing.T) {

@@ -130,8 +130,11 @@ type Runner struct {
 	}
 	// jobsLeft counts jobs of the given kinds not yet finished (tests).
 	jobsLeft func(ctx context.Context, kinds ...string) (int, error)
-	backlog  func(ctx context.Context) (int, error)
-	work     *workers
+	// jobsFinished counts jobs of the given kinds finished: completed,
+	// cancelled or discarded (tests: how many passes or deliveries ran).
+	jobsFinished func(ctx context.Context, kinds ...string) (int, error)
+	backlog      func(ctx context.Context) (int, error)
+	work         *workers
 }
 
 // Start builds the Runner (see New) and starts working jobs.
@@ -265,15 +268,19 @@ func newRunner[TTx any](h Host[TTx], out *Outbox[TTx], rcfg *river.Config, w *wo
 			return err
 		})
 	}
-	left := func(ctx context.Context, kinds ...string) (int, error) {
-		p := river.NewJobListParams().Kinds(kinds...).First(10000).States(
-			rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-			rivertype.JobStateRetryable, rivertype.JobStateScheduled)
-		res, err := c.JobList(ctx, p)
+	count := func(ctx context.Context, kinds []string, states ...rivertype.JobState) (int, error) {
+		res, err := c.JobList(ctx, river.NewJobListParams().Kinds(kinds...).First(10000).States(states...))
 		if err != nil {
 			return 0, err
 		}
 		return len(res.Jobs), nil
+	}
+	left := func(ctx context.Context, kinds ...string) (int, error) {
+		return count(ctx, kinds, rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+			rivertype.JobStateRetryable, rivertype.JobStateScheduled)
+	}
+	finished := func(ctx context.Context, kinds ...string) (int, error) {
+		return count(ctx, kinds, rivertype.JobStateCompleted, rivertype.JobStateCancelled, rivertype.JobStateDiscarded)
 	}
 	backlog := func(ctx context.Context) (int, error) {
 		p := river.NewJobListParams().First(10000).States(rivertype.JobStateAvailable, rivertype.JobStateRetryable)
@@ -283,7 +290,7 @@ func newRunner[TTx any](h Host[TTx], out *Outbox[TTx], rcfg *river.Config, w *wo
 		}
 		return len(res.Jobs), nil
 	}
-	return &Runner{client: c, jobsLeft: left, backlog: backlog, work: w}, nil
+	return &Runner{client: c, jobsLeft: left, jobsFinished: finished, backlog: backlog, work: w}, nil
 }
 
 // Backlog counts the jobs waiting to be worked now (available or to be

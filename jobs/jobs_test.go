@@ -244,6 +244,16 @@ func drained(t *testing.T, r *Runner) {
 	})
 }
 
+// finished counts r's finished jobs of kinds: once none is left unfinished
+// (drained), no job remains to deliver a message again, and this says how
+// many deliveries (or passes) there were.
+func finished(t *testing.T, r *Runner, kinds ...string) int {
+	t.Helper()
+	n, err := r.jobsFinished(context.Background(), kinds...)
+	must(t, err)
+	return n
+}
+
 func clock(t time.Time) func() time.Time { return func() time.Time { return t } }
 
 // TestNotificationSurvivesCrash: the confirmation is written with the
@@ -270,7 +280,10 @@ func TestNotificationSurvivesCrash(t *testing.T) {
 		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "the confirmation", 20*time.Second, func() bool { return len(rec.messages()) >= 1 })
 		drained(t, r)
-		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
+		// Finished, and one job: none is left to deliver it a second time.
+		if n := finished(t, r, NotifyArgs{}.Kind()); n != 1 {
+			t.Fatalf("%d notification jobs finished, want 1", n)
+		}
 
 		ms := rec.messages()
 		if len(ms) != 1 || len(dead.messages()) != 0 {
@@ -317,7 +330,10 @@ func TestBatchFansOut(t *testing.T) {
 		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "four confirmations", 20*time.Second, func() bool { return len(rec.messages()) >= 4 })
 		drained(t, r)
-		time.Sleep(300 * time.Millisecond) // room for a wrong second delivery
+		// Finished: one batch and four jobs, none left to deliver again.
+		if n, m := finished(t, r, NotifyBatchArgs{}.Kind()), finished(t, r, NotifyArgs{}.Kind()); n != 1 || m != 4 {
+			t.Fatalf("%d batch and %d notification jobs finished, want 1 and 4", n, m)
+		}
 		got := map[int64]int{}
 		for _, m := range rec.messages() {
 			got[m.AppointmentID]++
@@ -393,7 +409,10 @@ func TestDeliveryRetriesAndGivesUp(t *testing.T) {
 		f.book(sl.ID, t0, p2)
 		eventually(t, "the refused attempt", 20*time.Second, func() bool { return rec.tries() == before+1 })
 		drained(t, r)
-		time.Sleep(300 * time.Millisecond)
+		// Both jobs finished (the refused one cancelled): none is left to try again.
+		if n := finished(t, r, NotifyArgs{}.Kind()); n != 2 {
+			t.Fatalf("%d notification jobs finished, want 2", n)
+		}
 		if n := rec.tries(); n != before+1 {
 			t.Fatalf("a permanent failure was tried %d times, want once", n-before)
 		}
@@ -413,10 +432,15 @@ func TestExpiryJob(t *testing.T) {
 		later := t0.Add(time.Hour) // past the first three holds' 15 minutes
 		svc := service.NewService(s, service.Options{Now: clock(later)})
 		rec := &recorder{}
-		runner(t, s, Config{Service: svc, Notifier: rec, ExpiryInterval: 200 * time.Millisecond}, true)
+		r := runner(t, s, Config{Service: svc, Notifier: rec, ExpiryInterval: 200 * time.Millisecond}, true)
 
 		eventually(t, "the expiry notifications", 20*time.Second, func() bool { return len(rec.messages()) >= 3 })
-		time.Sleep(500 * time.Millisecond) // several more passes: nothing more to do
+		// Several more passes, and their notices delivered: nothing more to do.
+		passes := finished(t, r, ExpireArgs{}.Kind())
+		eventually(t, "three more expiry passes", 20*time.Second, func() bool {
+			return finished(t, r, ExpireArgs{}.Kind()) >= passes+3
+		})
+		drained(t, r)
 		got, err := s.GetSlot(f.ctx, sl.ID)
 		must(t, err)
 		if got.BookedCount != 1 {
@@ -496,8 +520,7 @@ func TestExpiryTwoInstances(t *testing.T) {
 		t.Fatalf("expired %d holds, there are only %d", total, len(holds))
 	}
 	eventually(t, "every expiry notification", 60*time.Second, func() bool { return len(rec.messages()) >= len(holds) })
-	drained(t, r1)
-	time.Sleep(300 * time.Millisecond)
+	drained(t, r1) // the instances share the queue: no job is left to deliver again
 	seen := map[int64]int{}
 	for _, m := range rec.messages() {
 		seen[m.AppointmentID]++

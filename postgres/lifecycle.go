@@ -298,7 +298,7 @@ var sqlExpireHolds = `WITH c AS MATERIALIZED (
 // at once: each takes holds the others have not locked.
 func (s *Store) ExpireHolds(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
 	if limit <= 0 {
-		return nil, nil
+		return []booking.Appointment{}, nil // nothing this pass, as on SQLite
 	}
 	now = now.UTC().Truncate(time.Microsecond)
 	var out []booking.Appointment
@@ -430,7 +430,8 @@ func nullInt(id int64) *int64 {
 // closure of a department's or the clinic's, and, in the same
 // transaction, closes the open slots starting in it (remembering that it
 // closed them), cancels the active appointments of all its slots
-// (releasing the places) and announces it once to each patient concerned,
+// (releasing the places, and ending the entries of the offers among them
+// as booking.Released says) and announces it once to each patient concerned,
 // naming that patient's earliest cancelled appointment. Repeating one
 // (same scope, target, from and to) returns the recorded one with Existing
 // set and changes nothing.
@@ -481,8 +482,8 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, rec.ID, "suspend", nil,
 			booking.SuspensionState(rec))}
 		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt, &a.SlotID, &old}, func() error {
-			cancelled = append(cancelled, a)
 			a.Status = booking.StatusCancelled
+			cancelled = append(cancelled, a)
 			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old, a))
 			return nil
 		})
@@ -493,6 +494,11 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 			return err
 		}
 		if err := writeAudit(ctx, tx, es...); err != nil {
+			return err
+		}
+		// The cancelled offers' entries end as booking.Released says (the
+		// places themselves stay with the closed slots: none is kept).
+		if err := s.release(ctx, tx, booking.Released(cancelled), now); err != nil {
 			return err
 		}
 		res.Cancelled = len(cancelled)

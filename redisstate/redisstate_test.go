@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 )
 
@@ -58,17 +59,15 @@ func (r *redisServer) start() {
 	if err := r.cmd.Start(); err != nil {
 		r.t.Fatal(err)
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		c, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.port))
-		if err == nil {
+	var err error
+	if !testkit.Poll(30*time.Second, func() bool {
+		var c net.Conn
+		if c, err = net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", r.port)); err == nil {
 			c.Close()
-			return
 		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("redis-server did not start: %v", err)
-		}
-		time.Sleep(20 * time.Millisecond)
+		return err == nil
+	}) {
+		r.t.Fatalf("redis-server did not start: %v", err)
 	}
 }
 
@@ -194,18 +193,11 @@ func TestRedisDownFallsBackAndRecovers(t *testing.T) {
 		t.Fatal("a key claim failed because of Redis")
 	}
 	r.start()
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testkit.Eventually(t, "an answer by Redis again", 60*time.Second, func() bool {
 		before := s.Fallbacks(LayerLimit)
 		s.Allow(2, now)
-		if s.Fallbacks(LayerLimit) == before {
-			break // answered by Redis again
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never recovered")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return s.Fallbacks(LayerLimit) == before
+	})
 	// Shared again: a second instance sees the budget spent on the first.
 	b := newState(t, r.url())
 	for range 4 {
@@ -273,7 +265,7 @@ func TestRedisSlowFallsBackAndRecovers(t *testing.T) {
 		t.Fatalf("with Redis paused: %+v, fallbacks %v, up %v", d, s.Fallbacks(LayerLimit), s.Up())
 	}
 	// Past the backoff, Redis is tried (and given up on) again.
-	time.Sleep(60 * time.Millisecond)
+	testkit.Eventually(t, "the backoff to pass", 10*time.Second, s.usable)
 	if _, ok := s.ClaimKey(ctx, 1, "k", time.Minute); !ok {
 		t.Fatal("a key claim failed because Redis is slow")
 	}
@@ -284,18 +276,11 @@ func TestRedisSlowFallsBackAndRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	paused = false
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	testkit.Eventually(t, "an answer by Redis again", 60*time.Second, func() bool {
 		before := s.Fallbacks(LayerLimit)
 		s.Allow(2, now)
-		if s.Fallbacks(LayerLimit) == before {
-			break // answered by Redis again
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("never recovered")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return s.Fallbacks(LayerLimit) == before
+	})
 	if !s.Up() {
 		t.Fatal("answered by Redis again, but Up is false")
 	}
@@ -327,11 +312,5 @@ func TestRedisBackByItself(t *testing.T) {
 		t.Fatal("Up with Redis stopped")
 	}
 	r.start()
-	deadline := time.Now().Add(60 * time.Second)
-	for !s.Up() {
-		if time.Now().After(deadline) {
-			t.Fatal("Up never turned true with Redis back and no calls")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, "Up with Redis back and no calls", 60*time.Second, s.Up)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // A slow decision lets requests queue; they must then be decided together,
@@ -119,13 +120,7 @@ func TestLanesErrorAndIdle(t *testing.T) {
 
 func waitFor(t *testing.T, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 5s")
-		}
-		time.Sleep(time.Millisecond)
-	}
+	testkit.Eventually(t, "the lanes' condition", 5*time.Second, cond)
 }
 
 // Beyond MaxLanes a slot without a lane gets none: the caller decides the

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/sqlite"
 )
 
@@ -101,17 +102,12 @@ func (f *roundFixture) get(t *testing.T, id int64) booking.Application {
 // waitDecided polls the store until the application is decided.
 func (f *roundFixture) waitDecided(t *testing.T, id int64) booking.Application {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		a := f.get(t, id)
-		if a.Status != booking.ApplicationPending {
-			return a
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("application %d still pending", id)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	var a booking.Application
+	testkit.Eventually(t, fmt.Sprintf("application %d to be decided", id), 10*time.Second, func() bool {
+		a = f.get(t, id)
+		return a.Status != booking.ApplicationPending
+	})
+	return a
 }
 
 func TestProcessRoundDecidesInArrivalOrder(t *testing.T) {
@@ -166,10 +162,7 @@ func TestSubmitApplicationWakesProcessor(t *testing.T) {
 	// The decision is visible in the store just before the processor tells
 	// the watchers: wait a little for them.
 	told := func() bool { mu.Lock(); defer mu.Unlock(); return changed[f.slots[0].ID] }
-	for deadline := time.Now().Add(5 * time.Second); !told() && time.Now().Before(deadline); {
-		time.Sleep(time.Millisecond)
-	}
-	if !told() {
+	if !testkit.Poll(5*time.Second, told) {
 		t.Error("the watchers were not told of the allocation")
 	}
 
@@ -248,7 +241,8 @@ func TestRunRoundProcessorSweeps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond)
+	// RunRoundProcessor has returned (done), after its drains: nothing is
+	// left running here to decide it.
 	if got := f.get(t, a4.ID); got.Status != booking.ApplicationPending {
 		t.Fatalf("%+v", got)
 	}

@@ -406,7 +406,6 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 			return err
 		}
 		var cancelled []booking.Appointment
-		perSlot := map[int64]int{}
 		for rows.Next() {
 			var a booking.Appointment
 			var start int64
@@ -415,8 +414,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 				return err
 			}
 			a.StartAt = fromTS(start)
-			// Every source of CANCELLED (HELD, BOOKED) occupies a place.
-			perSlot[a.SlotID]++
+			a.Status = booking.StatusCancelled
 			cancelled = append(cancelled, a)
 		}
 		if err := rows.Err(); err != nil {
@@ -426,15 +424,21 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := rows.Close(); err != nil {
 			return err
 		}
-		if err := releasePlaces(ctx, tx, perSlot); err != nil {
+		// Every source of CANCELLED (HELD, BOOKED) occupies a place: release
+		// each once, and end the entries of the offers among them as
+		// booking.Released says (the slots are closed: no place is kept).
+		r := booking.Released(cancelled)
+		if err := releasePlaces(ctx, tx, r.Places); err != nil {
 			return err
 		}
 		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.EntitySuspension, sus.ID, "suspend", nil, booking.SuspensionState(sus))}
 		for _, a := range cancelled {
-			a.Status = booking.StatusCancelled
 			es = append(es, booking.AuditAppointment(ctx, now, "cancel-suspension", old[a.ID], a))
 		}
 		if err := writeAudit(ctx, tx, es...); err != nil {
+			return err
+		}
+		if err := s.release(ctx, tx, r, now); err != nil {
 			return err
 		}
 		res.Cancelled = len(cancelled)

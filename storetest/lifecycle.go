@@ -149,8 +149,20 @@ func testExpireHolds(t *testing.T, h Harness) {
 	}
 	got, err = s.ExpireHolds(f.ctx, at, 2)
 	must(t, err)
-	if len(got) != 0 {
-		t.Fatalf("third pass expired %d, want 0", len(got))
+	if got == nil || len(got) != 0 {
+		t.Fatalf("third pass expired %#v, want an empty list", got)
+	}
+	// A pass with no room (limit 0 or less) expires nothing and answers an
+	// empty list, as a pass that finds nothing does, on every store.
+	for _, limit := range []int{0, -1} {
+		got, err = s.ExpireHolds(f.ctx, as[3].HoldExpiresAt.Add(time.Second), limit)
+		must(t, err)
+		if got == nil || len(got) != 0 {
+			t.Fatalf("limit %d expired %#v, want an empty list", limit, got)
+		}
+	}
+	if a, err := s.GetAppointment(f.ctx, as[3].ID); err != nil || a.Status != booking.StatusHeld {
+		t.Fatalf("a pass with limit 0 changed the fourth hold: %s (%v)", a.Status, err)
 	}
 	if n := f.getSlot(sl.ID).BookedCount; n != 1 {
 		t.Fatalf("booked_count = %d, want 1", n)
@@ -342,6 +354,60 @@ func testSuspend(t *testing.T, h Harness) {
 	wantCode(t, err, booking.CodeNotFound)
 	_, err = s.Suspend(f.ctx, booking.Suspension{DoctorID: f.doctor.ID, From: day, To: day, Reason: "x"}, now)
 	wantCode(t, err, booking.CodeInvalidRequest)
+	checkInvariants(t, h, s)
+}
+
+// A suspension cancelling an offer (a HELD appointment of a waitlist
+// entry) ends the entry as booking.Released says, as an expiry or a cancel
+// does, instead of leaving it OFFERED with no live offer; the closed slot
+// keeps no place for the entries still waiting.
+func testSuspendEndsOffers(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	day := now.Add(10 * 24 * time.Hour)
+	sl := f.slot(1, startsAt(day))
+	outside := f.slot(1, startsAt(day.Add(5*time.Hour)))
+	ps := f.patients(2)
+	for _, p := range ps {
+		f.join(p, "w")
+	}
+	// Both slots' places go to the waitlist: sl's to ps[0], outside's to ps[1].
+	for _, x := range []booking.Slot{sl, outside} {
+		a := f.mustBook(x.ID, f.patient())
+		_, err := s.Cancel(f.ctx, a.ID, a.PatientID, now)
+		must(t, err)
+		offers, err := s.MakeOffers(f.ctx, x.ID, now)
+		must(t, err)
+		if len(offers) != 1 || offers[0].Status != booking.StatusHeld {
+			t.Fatalf("slot %d: offers %+v", x.ID, offers)
+		}
+	}
+	offered, kept := f.entry(ps[0]), f.entry(ps[1])
+	if offered.State != booking.EntryOffered || offered.SlotID != sl.ID || kept.State != booking.EntryOffered || kept.SlotID != outside.ID {
+		t.Fatalf("before the suspension: %+v, %+v", offered, kept)
+	}
+
+	r, err := s.Suspend(f.ctx, booking.Suspension{DoctorID: f.doctor.ID, From: day, To: day.Add(time.Hour), Reason: "conference"}, now)
+	must(t, err)
+	if r.Cancelled != 1 || r.SlotsClosed != 1 {
+		t.Fatalf("suspend = %+v", r)
+	}
+	if a, err := s.GetAppointment(f.ctx, offered.AppointmentID); err != nil || a.Status != booking.StatusCancelled {
+		t.Fatalf("the suspended offer is %s (%v)", a.Status, err)
+	}
+	if e := f.entry(ps[0]); e.State != booking.ReleasedEntryState(booking.StatusCancelled) {
+		t.Fatalf("the suspended offer's entry is %s, want %s", e.State, booking.ReleasedEntryState(booking.StatusCancelled))
+	}
+	if e := f.entry(ps[1]); e.State != booking.EntryOffered || e.AppointmentID != kept.AppointmentID {
+		t.Fatalf("an offer outside the period was touched: %+v", e)
+	}
+	if g := f.getSlot(sl.ID); g.Status != booking.SlotClosed || g.BookedCount != 0 {
+		t.Fatalf("the suspended slot: %+v", g)
+	}
+	if more, err := s.MakeOffers(f.ctx, sl.ID, now); err != nil || len(more) != 0 {
+		t.Fatalf("the closed slot offered %+v (%v)", more, err)
+	}
+	offerInvariants(t, f, ps)
 	checkInvariants(t, h, s)
 }
 

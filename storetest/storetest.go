@@ -115,6 +115,7 @@ func Run(t *testing.T, h Harness) {
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},
+		{"SuspendEndsOffers", testSuspendEndsOffers},
 		{"SuspensionCheck", testSuspensionCheck},
 		{"Reconcile", testReconcile},
 		{"Rooms", testRooms},

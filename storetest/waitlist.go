@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 func (f *fixture) join(p booking.Patient, key string) booking.WaitlistEntry {
@@ -454,11 +455,13 @@ func testStaleOfferNotReclaimed(t *testing.T, h Harness) {
 // PostgreSQL; the next pass takes them.
 func expireOffer(t *testing.T, f *fixture, p booking.Patient, at time.Time) {
 	t.Helper()
-	for i := 0; i < 200 && f.entry(p).State == booking.EntryOffered; i++ {
+	// The callers check the entry's state after it.
+	testkit.Poll(30*time.Second, func() bool {
+		if f.entry(p).State != booking.EntryOffered {
+			return true
+		}
 		_, err := f.s.ExpireHolds(f.ctx, at, 100)
 		must(t, err)
-		if f.entry(p).State == booking.EntryOffered {
-			time.Sleep(10 * time.Millisecond)
-		}
-	}
+		return f.entry(p).State != booking.EntryOffered
+	})
 }

@@ -1,4 +1,4 @@
-package web_test
+package web
 
 // Accessibility and languages in the browser: axe-core on every page in
 // every language at desktop and phone width, keyboard-only booking, and the
@@ -25,7 +25,6 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
-	"github.com/slotd/slotd/web"
 )
 
 // axeSource is axe-core's script: $SLOTD_AXE (.ci/run installs it from
@@ -390,7 +389,7 @@ func TestLanguageChoice(t *testing.T) {
 	}
 
 	// The clinic's default applies when the browser asks for nothing we have.
-	vi := newSite(t, func(c *web.Config) { c.DefaultLanguage = "vi" })
+	vi := newSite(t, withConfig(func(c *Config) { c.DefaultLanguage = "vi" }))
 	req, err := http.NewRequest("GET", vi.url+"/", nil)
 	must(t, err)
 	req.Header.Set("Accept-Language", "de-DE")

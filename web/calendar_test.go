@@ -4,9 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,8 +12,6 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
 // fakeLinks keeps one link per patient in memory.
@@ -38,22 +34,13 @@ func (f *fakeLinks) Subscribed(_ context.Context, patientID int64) (time.Time, b
 
 func TestCalendarPage(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	links := &fakeLinks{links: map[int64]string{}}
+	ws := newSite(t, withoutSamples(), withConfig(func(c *Config) { c.Calendar = links }))
+	srv, st, signer := ws.srv, ws.store, ws.signer
 	p, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: "+33600000001"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	links := &fakeLinks{links: map[int64]string{}}
-	srv := httptest.NewServer(New(Config{Service: service.NewService(st, service.Options{}), Store: st, Accounts: st, Signer: signer, Calendar: links}))
-	t.Cleanup(srv.Close)
 
 	c := srv.Client()
 	c.Jar, _ = cookiejar.New(nil)

@@ -1,4 +1,4 @@
-package web_test
+package web
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/web"
 )
 
 // staffSignIn signs in on the staff form as name.
@@ -32,17 +31,18 @@ func (s *site) staffSignIn(t *testing.T, ctx context.Context, name string, wait 
 // reconciliation clean of refunds.
 func TestE2EStaffAuditImportRefund(t *testing.T) {
 	b := browser(t)
-	s := newSite(t)
+	clk := newClock(time.Now())
+	s := newSite(t, withClock(clk.Now))
 	ctx := tab(t, b)
 	bg := context.Background()
 	// A payment too late for its hold: a refund to make.
 	sl, err := s.store.CreateSlot(bg, booking.Slot{DoctorID: s.doctor.ID, StartAt: s.slots[0].StartAt.Add(48 * time.Hour),
-		EndAt: s.slots[0].EndAt.Add(48 * time.Hour), Capacity: 1, OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen,
+		EndAt: s.slots[0].EndAt.Add(48 * time.Hour), Capacity: 1, OpensAt: clk.Now().Add(-time.Hour), Status: booking.SlotOpen,
 		FeeCents: 1500, HoldSeconds: 1})
 	must(t, err)
 	held := s.svc.Book(bg, s.patients[0].ID, sl.ID, "late")
 	must(t, held.Err)
-	time.Sleep(1100 * time.Millisecond) // the 1 s hold ends: nothing asserted on the clock
+	clk.add(2 * time.Second) // the 1 s hold has ended
 	if _, err := s.svc.ConfirmPayment(bg, booking.Payment{TradeNo: "E2E-1", AppointmentID: held.Appointment.ID, AmountCents: 1500}); booking.ErrorCode(err) != booking.CodePaymentRejected {
 		t.Fatalf("late payment: %v", err)
 	}
@@ -101,10 +101,10 @@ func TestE2EDoctorSeesOwnDay(t *testing.T) {
 	// started: only then can it be marked.
 	paris, _ := time.LoadLocation("Europe/Paris")
 	_, evening := schedule.DayBounds(schedule.DateOf(time.Now(), paris).AddDays(1), paris)
-	s := newSite(t, func(c *web.Config) {
+	s := newSite(t, withConfig(func(c *Config) {
 		c.Service = service.NewService(c.Store.(booking.Store), service.Options{
 			Now: func() time.Time { return evening.Add(-time.Hour) }})
-	})
+	}))
 	bg := context.Background()
 	hash, err := accounts.HashPassword(staffPassword)
 	must(t, err)

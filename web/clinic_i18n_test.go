@@ -6,9 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -16,8 +14,6 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
-	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
 // TestClinicPagesInTheReadersLanguage: the audit log's action, entity and
@@ -25,20 +21,9 @@ import (
 // page's language; the export takes dates in the clinic's zone.
 func TestClinicPagesInTheReadersLanguage(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	svc := service.NewService(st, service.Options{})
 	const tz = "Asia/Ho_Chi_Minh" // UTC+7: 20:00 UTC is the next day there
-	s := newServer(Config{Service: svc, Store: st, Accounts: st, Signer: signer, ClinicZone: tz})
-	srv := httptest.NewServer(s.middleware(s.mux))
-	t.Cleanup(srv.Close)
+	ws := newSite(t, withoutSamples(), withConfig(func(c *Config) { c.ClinicZone = tz }))
+	srv, st, svc, signer, s := ws.srv, ws.store, ws.svc, ws.signer, ws.pages
 
 	dep, _ := st.CreateDepartment(ctx, booking.Department{Name: "GP"})
 	doc, _ := st.CreateDoctor(ctx, booking.Doctor{Name: "A", DepartmentID: dep.ID, TimeZone: tz})

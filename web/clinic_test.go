@@ -4,17 +4,13 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
 // TestClinicPagesAuthorization: the clinic-administration staff pages send every
@@ -23,19 +19,8 @@ import (
 // is a patient's.
 func TestClinicPagesAuthorization(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	svc := service.NewService(st, service.Options{})
-	s := newServer(Config{Service: svc, Store: st, Accounts: st, Signer: signer})
-	srv := httptest.NewServer(s.middleware(s.mux))
-	t.Cleanup(srv.Close)
+	ws := newSite(t, withoutSamples())
+	srv, st, svc, signer, s := ws.srv, ws.store, ws.svc, ws.signer, ws.pages
 
 	dep, _ := st.CreateDepartment(ctx, booking.Department{Name: "GP"})
 	d1, _ := st.CreateDoctor(ctx, booking.Doctor{Name: "A", DepartmentID: dep.ID, TimeZone: "UTC"})

@@ -1,4 +1,4 @@
-package web_test
+package web
 
 // End-to-end tests: a real server (the JSON API and the web UI on one
 // embedded SQLite store) driven by Debian's Chromium through chromedp.
@@ -11,8 +11,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -23,139 +21,10 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/slotd/slotd/accounts"
-	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/httpapi"
-	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/internal/testkit"
-	"github.com/slotd/slotd/notify"
-	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
-	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
-	"github.com/slotd/slotd/web"
 )
-
-// codeBox is a notifier that keeps the last sign-in code per phone, as the
-// patient's phone would.
-type codeBox struct {
-	mu    sync.Mutex
-	codes map[string]string
-}
-
-func (c *codeBox) Notify(_ context.Context, m notify.Message) error {
-	if m.Kind == notify.KindLoginCode {
-		c.mu.Lock()
-		c.codes[phone.Normalize(m.Phone, "FR")] = m.Code
-		c.mu.Unlock()
-	}
-	return nil
-}
-
-func (c *codeBox) code(number string) string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.codes[phone.Normalize(number, "FR")]
-}
-
-// site is a running slotd with sample data.
-type site struct {
-	url      string
-	store    *sqlite.Store
-	svc      *service.Service
-	codes    *codeBox
-	doctor   booking.Doctor // has slots tomorrow
-	empty    booking.Doctor // has no schedule
-	dept     booking.Department
-	tomorrow schedule.Date
-	loc      *time.Location
-	slots    []booking.Slot // tomorrow's slots of doctor, by start
-	patients []booking.Patient
-}
-
-const staffPassword = "correct horse battery"
-
-func newSite(t *testing.T, opts ...func(*web.Config)) *site {
-	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	signer, err := auth.NewSigner([]byte("e2e-secret-e2e-secret-e2e-secret-!!"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := web.NewRecorder(nil)
-	svc := service.NewService(st, service.Options{Observer: rec, BookingRate: 50, BookingWindow: time.Second})
-	svc.Watch(rec.Changed)
-	codes := &codeBox{codes: map[string]string{}}
-	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer})
-	mux := http.NewServeMux()
-	for _, p := range []string{"/api/", "/healthz", "/readyz", "/openapi.json"} {
-		mux.Handle(p, api)
-	}
-	cal := ical.New(ical.Config{Service: svc, Tokens: st, Days: st, Signer: signer, PublicURL: "http://slotd.test"})
-	mux.Handle("/ical/", cal)
-	cfg := web.Config{
-		Service: svc, Store: st, Accounts: st, Signer: signer, Notifier: codes,
-		Stats: rec, Calendar: cal, AppointmentICS: cal, Place: "12 rue de la Paix, Paris",
-	}
-	for _, o := range opts {
-		o(&cfg)
-	}
-	mux.Handle("/", web.New(cfg))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	s := &site{url: srv.URL, store: st, svc: svc, codes: codes}
-	s.loc, _ = time.LoadLocation("Europe/Paris")
-	s.tomorrow = schedule.DateOf(time.Now(), s.loc).AddDays(1)
-	must(t, err)
-	s.dept, err = st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
-	must(t, err)
-	_, err = st.CreateDepartment(ctx, booking.Department{Name: "Dermatology"})
-	must(t, err)
-	s.doctor, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr Camille Martin", DepartmentID: s.dept.ID, TimeZone: "Europe/Paris"})
-	must(t, err)
-	s.empty, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr Wei Zhang", DepartmentID: s.dept.ID, TimeZone: "Europe/Paris"})
-	must(t, err)
-	// Tomorrow 09:00–12:00 in 30-minute slots of one place, open now; the
-	// 09:00 slot is already full, and a later day too.
-	start, _ := schedule.DayBounds(s.tomorrow, s.loc)
-	var slots []booking.Slot
-	for i := 0; i < 6; i++ {
-		at := start.Add(9*time.Hour + time.Duration(i)*30*time.Minute)
-		slots = append(slots, booking.Slot{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute), Capacity: 1,
-			OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900})
-	}
-	at := start.Add(3*24*time.Hour + 10*time.Hour)
-	slots = append(slots, booking.Slot{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute), Capacity: 3,
-		OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900})
-	_, err = st.InsertSlots(ctx, slots)
-	must(t, err)
-	end := start.Add(24 * time.Hour)
-	s.slots, err = st.ListSlots(ctx, s.doctor.ID, start, end)
-	must(t, err)
-	for i, name := range []string{"Anh Nguyen", "Lucas Bernard", "Léa Dubois"} {
-		p, err := st.CreatePatient(ctx, booking.Patient{Name: name, Phone: fmt.Sprintf("+33 6 12 34 56 %02d", i)})
-		must(t, err)
-		s.patients = append(s.patients, p)
-	}
-	// Fill the first slot so the day shows a full, greyed time.
-	res, err := st.Book(ctx, s.slots[0].ID, []booking.BookRequest{{PatientID: s.patients[2].ID, IdempotencyKey: "seed", Fingerprint: booking.Fingerprint(s.slots[0].ID)}}, time.Now())
-	must(t, err)
-	must(t, res[0].Err)
-	hash, err := accounts.HashPassword(staffPassword)
-	must(t, err)
-	must(t, st.SetStaffPassword(ctx, "admin", hash, time.Now()))
-	return s
-}
 
 // must fails the test at once on an error.
 var must = testkit.NoError

@@ -1,4 +1,4 @@
-package web_test
+package web
 
 // Plain HTTP tests of the patient pages that need no browser: the demo's
 // simulated payment with a payment secret, and the booking budget the
@@ -10,32 +10,24 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
-	"github.com/slotd/slotd/web"
 )
 
 const paySecret = "provider-secret"
 
-// plainSite is the API and the web UI on one SQLite store, in demo mode
-// with a payment secret, and a doctor with two slots tomorrow (one with a
-// fee).
+// plainSite is a site in demo mode with a payment secret, on a store
+// with a doctor with two slots tomorrow (one with a fee) and a patient
+// signed in to the API and the pages.
 type plainSite struct {
-	url      string
-	store    *sqlite.Store
-	svc      *service.Service
-	signer   *auth.Signer
+	*site
 	doctor   booking.Doctor
 	day      schedule.Date
 	free     booking.Slot
@@ -45,25 +37,12 @@ type plainSite struct {
 	session  string
 }
 
-func newPlainSite(t *testing.T, opts service.Options) *plainSite {
+// plain fills a site started withoutSamples with plainSite's data.
+func plain(t *testing.T, site *site) *plainSite {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	must(t, err)
-	t.Cleanup(func() { st.Close() })
-	must(t, st.Migrate(ctx))
-	signer, err := auth.NewSigner([]byte("plain-secret-plain-secret-plain-secret"))
-	must(t, err)
-	svc := service.NewService(st, opts)
-	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer, PaymentSecret: paySecret})
-	mux := http.NewServeMux()
-	mux.Handle("/api/", api)
-	mux.Handle("/", web.New(web.Config{Service: svc, Store: st, Accounts: st, Signer: signer, Demo: true,
-		PaymentSecret: []byte(paySecret)}))
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
-
-	s := &plainSite{url: srv.URL, store: st, svc: svc, signer: signer}
+	st, signer := site.store, site.signer
+	s := &plainSite{site: site}
 	dep, err := st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	s.doctor, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr Martin", DepartmentID: dep.ID, TimeZone: "UTC"})
@@ -140,7 +119,7 @@ func post(t *testing.T, c *http.Client, u string, form url.Values) *http.Respons
 // the API verifies (it was signed in bare hex and refused, so the demo pay
 // page always failed).
 func TestDemoPaymentWithSecret(t *testing.T) {
-	s := newPlainSite(t, service.Options{})
+	s := plain(t, newSite(t, withoutSamples(), withDemo(), withPaymentSecret(paySecret)))
 	res := s.svc.Book(context.Background(), s.patient.ID, s.paid.ID, "pay-1")
 	must(t, res.Err)
 	a := res.Appointment
@@ -169,7 +148,8 @@ func TestDemoPaymentWithSecret(t *testing.T) {
 // A patient has one booking budget, whether the attempts come from the API
 // or from the pages.
 func TestBookingBudgetIsSharedByAPIAndWeb(t *testing.T) {
-	s := newPlainSite(t, service.Options{BookingRate: 3, BookingWindow: time.Hour})
+	s := plain(t, newSite(t, withoutSamples(), withDemo(), withPaymentSecret(paySecret),
+		withService(func(o *service.Options) { o.BookingRate, o.BookingWindow = 3, time.Hour })))
 	apiBook := func(key string) *http.Response {
 		t.Helper()
 		req, _ := http.NewRequest(http.MethodPost, s.url+"/api/appointments", strings.NewReader(fmt.Sprintf(`{"slotId":%d}`, s.free.ID)))

@@ -1,55 +1,37 @@
 package web
 
 import (
-	"context"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/edge"
-	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
-// limitedSite serves the pages behind a proxy trusted from loopback (so a
-// test picks its client address with X-Forwarded-For) on a still clock.
-func limitedSite(t *testing.T, cfg Config) *httptest.Server {
+// limited are the options of the sign-in limit tests: the pages behind a
+// proxy trusted from loopback (so a test picks its client address with
+// X-Forwarded-For), on a still clock, with the given code limits (0: the
+// defaults), for three patients.
+func limited(t *testing.T, codesPerAddress, codesPerMinute int) []siteOption {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	for _, ph := range []string{"+33600000001", "+33600000002", "+33600000003"} {
-		if _, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: ph}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	t0 := time.Now()
-	now := func() time.Time { return t0 }
-	cfg.Service, cfg.Accounts, cfg.Signer, cfg.Now = service.NewService(st, service.Options{Now: now}), st, signer, now
-	cfg.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
 	proxies, err := edge.ParseProxies("127.0.0.0/8,::1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(proxies.Handler(New(cfg)))
-	t.Cleanup(srv.Close)
-	return srv
+	t0 := time.Now()
+	return []siteOption{withoutSamples(), withClock(func() time.Time { return t0 }), withHandler(proxies.Handler),
+		withPatients("+33600000001", "+33600000002", "+33600000003"),
+		withConfig(func(c *Config) {
+			c.CodesPerAddress, c.CodesPerMinute = codesPerAddress, codesPerMinute
+			c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		})}
 }
 
 // askCode posts the phone step from client address from and returns the
@@ -81,7 +63,7 @@ func askCode(t *testing.T, srv *httptest.Server, from, phone string) (int, strin
 // requests are limited whatever the phone (registered or not), while
 // another address still gets its code.
 func TestSigninCodesArePerAddressLimited(t *testing.T) {
-	srv := limitedSite(t, Config{CodesPerAddress: 2, CodesPerMinute: 100})
+	srv := newSite(t, limited(t, 2, 100)...).srv
 	for _, ph := range []string{"+33600000001", "+33699999999"} {
 		if status, code := askCode(t, srv, "203.0.113.1", ph); status != 200 || code != "" {
 			t.Fatalf("%s: %d %q", ph, status, code)
@@ -97,7 +79,7 @@ func TestSigninCodesArePerAddressLimited(t *testing.T) {
 
 // The clinic's budget of codes per minute holds across addresses.
 func TestSigninCodesHaveAGlobalBudget(t *testing.T) {
-	srv := limitedSite(t, Config{CodesPerAddress: 100, CodesPerMinute: 2})
+	srv := newSite(t, limited(t, 100, 2)...).srv
 	askCode(t, srv, "203.0.113.1", "+33600000001")
 	askCode(t, srv, "203.0.113.2", "+33600000002")
 	if status, code := askCode(t, srv, "203.0.113.3", "+33600000003"); status != 429 || code != string(booking.CodeRateLimited) {
@@ -108,7 +90,7 @@ func TestSigninCodesHaveAGlobalBudget(t *testing.T) {
 // Cookies are Secure when a trusted proxy says the client used https, and
 // only then; HSTS comes with it.
 func TestCookiesSecureBehindATrustedTLSProxy(t *testing.T) {
-	srv := limitedSite(t, Config{})
+	srv := newSite(t, limited(t, 0, 0)...).srv
 	for _, proto := range []string{"https", "http"} {
 		req, _ := http.NewRequest("GET", srv.URL+"/signin", nil)
 		req.Header.Set("X-Forwarded-Proto", proto)

@@ -6,45 +6,30 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/slotd/slotd/accounts"
-	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/problem"
 	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
 // TestSigninStatuses: every problem of the sign-in pages is answered with
 // the problem table's status for its code (data-code on the page).
 func TestSigninStatuses(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
+	// A still clock: the sign-in limits refill as time passes, which a slow
+	// run (bcrypt under -race) would otherwise reach.
+	t0 := time.Now()
+	ws := newSite(t, withoutSamples(), withDemo(), withClock(func() time.Time { return t0 }),
+		withConfig(func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) }))
+	srv, st := ws.srv, ws.store
 	if _, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: "+33600000001"}); err != nil {
 		t.Fatal(err)
 	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	// A still clock: the staff limiter refills one attempt every 12 s, which
-	// a slow run (bcrypt under -race) would otherwise reach.
-	t0 := time.Now()
-	now := func() time.Time { return t0 }
-	h := New(Config{Service: service.NewService(st, service.Options{Now: now}), Accounts: st, Signer: signer, Demo: true,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
 	c := srv.Client()
 	c.CheckRedirect = noRedirect
 	c.Jar, _ = cookiejar.New(nil) // the CSRF cookie
@@ -151,22 +136,11 @@ func TestSigninStatuses(t *testing.T) {
 // answers Retry-After.
 func TestStaffSigninTOTP(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
 	t0 := time.Date(2026, 12, 2, 8, 0, 0, 0, time.UTC)
-	now := func() time.Time { return t0 }
-	svc := service.NewService(st, service.Options{Now: now, StaffTOTPRequired: true})
-	h := New(Config{Service: svc, Accounts: st, Signer: signer,
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: now})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
+	ws := newSite(t, withoutSamples(), withClock(func() time.Time { return t0 }),
+		withService(func(o *service.Options) { o.StaffTOTPRequired = true }),
+		withConfig(func(c *Config) { c.Logger = slog.New(slog.NewTextHandler(io.Discard, nil)) }))
+	srv, st, svc := ws.srv, ws.store, ws.svc
 	hash, err := accounts.HashPassword("right-password")
 	if err != nil {
 		t.Fatal(err)

@@ -3,17 +3,13 @@ package web
 import (
 	"context"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/service"
-	"github.com/slotd/slotd/sqlite"
 )
 
 func TestEveryCodeHasAHumanMessage(t *testing.T) {
@@ -40,29 +36,10 @@ func TestSafeNext(t *testing.T) {
 	}
 }
 
-// newTestServer serves the pages over a fresh SQLite store.
-func newTestServer(t *testing.T) (*httptest.Server, *sqlite.Store) {
-	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	signer, _ := auth.NewSigner([]byte("unit-secret-unit-secret-unit-secret"))
-	h := New(Config{Service: service.NewService(st, service.Options{}), Store: st, Accounts: st, Signer: signer})
-	srv := httptest.NewServer(h)
-	t.Cleanup(srv.Close)
-	return srv, st
-}
-
 func noRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 func TestPostWithoutCSRFTokenIsRefused(t *testing.T) {
-	srv, _ := newTestServer(t)
+	srv := newSite(t, withoutSamples()).srv
 	c := srv.Client()
 	c.CheckRedirect = noRedirect
 	for _, path := range []string{"/signin", "/book", "/staff/signin", "/signout"} {
@@ -78,7 +55,8 @@ func TestPostWithoutCSRFTokenIsRefused(t *testing.T) {
 }
 
 func TestCookiesAndCSRFRoundTrip(t *testing.T) {
-	srv, st := newTestServer(t)
+	s := newSite(t, withoutSamples())
+	srv, st := s.srv, s.store
 	ctx := context.Background()
 	if _, err := st.CreatePatient(ctx, booking.Patient{Name: "A", Phone: "+33600000001"}); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // TestRedisHungAndBrokerDown serves with a Redis that accepts connections
@@ -87,18 +88,13 @@ func TestRedisHungAndBrokerDown(t *testing.T) {
 	}
 	// The relay reads the backlog each round, backing off from 1s after a
 	// failure: wait for a round that saw the three events (liveness).
-	deadline := time.Now().Add(60 * time.Second)
 	var exp string
-	for {
+	if !testkit.Poll(60*time.Second, func() bool {
 		_, body := call(t, "GET", in.url+"/metrics", "", "", nil)
 		exp = string(body)
-		if metric(exp, "slotd_events_backlog") >= bookings {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("slotd_events_backlog never counted the %d events:\n%s", bookings, grepLines(exp, "slotd_events"))
-		}
-		time.Sleep(100 * time.Millisecond)
+		return metric(exp, "slotd_events_backlog") >= bookings
+	}) {
+		t.Fatalf("slotd_events_backlog never counted the %d events:\n%s", bookings, grepLines(exp, "slotd_events"))
 	}
 	if v := metric(exp, "slotd_redis_up"); v != 0 {
 		t.Errorf("slotd_redis_up = %v with Redis hung, want 0", v)

@@ -19,6 +19,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/internal/replicacheck"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/pii"
 )
 
@@ -57,17 +58,16 @@ func startInstance(t *testing.T, env []string, args ...string) *instance {
 			_ = in.cmd.Wait()
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second)
-	for {
-		if m := listening.FindStringSubmatch(in.logs.String()); m != nil {
+	if !testkit.Poll(60*time.Second, func() bool {
+		m := listening.FindStringSubmatch(in.logs.String())
+		if m != nil {
 			in.url = m[1]
-			return in
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("instance did not start:\n%s", in.logs.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return m != nil
+	}) {
+		t.Fatalf("instance did not start:\n%s", in.logs.String())
 	}
+	return in
 }
 
 // stop sends SIGTERM and expects a clean exit.

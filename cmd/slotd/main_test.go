@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // syncBuffer is a bytes.Buffer safe for a command writing while the test reads.
@@ -114,25 +115,21 @@ func TestServeDemo(t *testing.T) {
 	}()
 	urlRe := regexp.MustCompile(`running at (http://[0-9.:]+)`)
 	var base string
-	deadline := time.Now().Add(60 * time.Second)
-	for base == "" {
+	if !testkit.Poll(60*time.Second, func() bool {
 		if m := urlRe.FindStringSubmatch(out.String()); m != nil {
 			base = m[1]
-			break
+			return true
 		}
 		select {
 		case err := <-done:
 			t.Fatalf("serve exited early: %v\n%s", err, errb.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no URL printed:\n%s\n%s", out.String(), errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("no URL printed:\n%s\n%s", out.String(), errb.String())
 	}
-	for !strings.Contains(errb.String(), "slotd listening") {
-		time.Sleep(10 * time.Millisecond)
-	}
+	testkit.Eventually(t, "slotd listening", 60*time.Second, func() bool { return strings.Contains(errb.String(), "slotd listening") })
 	if !strings.Contains(out.String(), "admin token:") || !strings.Contains(out.String(), "patient token") {
 		t.Fatalf("demo tokens not printed:\n%s", out.String())
 	}

@@ -29,6 +29,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 func TestVersion(t *testing.T) {
@@ -238,19 +239,17 @@ func TestServeOperations(t *testing.T) {
 		t.Fatalf("public /metrics with --metrics-addr: %d", res.StatusCode)
 	}
 	// The first periodic reconciliation runs a moment after start.
+	// (Not there within the minute: the checks below say what is missing.)
 	var exposition []byte
-	for deadline := time.Now().Add(60 * time.Second); ; {
+	testkit.Poll(60*time.Second, func() bool {
 		mres, err := http.Get("http://" + metricsAddr + "/metrics")
 		if err != nil {
 			t.Fatal(err)
 		}
 		exposition, _ = io.ReadAll(mres.Body)
 		mres.Body.Close()
-		if strings.Contains(string(exposition), "\nslotd_reconciliation_issues{") || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return strings.Contains(string(exposition), "\nslotd_reconciliation_issues{")
+	})
 	for _, want := range []string{`route="GET /{$}"`, "slotd_build_info{", "# TYPE slotd_db_pool_wait_seconds_total counter"} {
 		if !strings.Contains(string(exposition), want) {
 			t.Fatalf("/metrics lacks %s", want)
@@ -264,16 +263,9 @@ func TestServeOperations(t *testing.T) {
 
 	// SIGTERM: /readyz answers 503 while the listener still serves.
 	stop()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		if res := get(base+"/readyz", nil); res.StatusCode == 503 {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz never answered 503 after the signal")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testkit.Eventually(t, "/readyz to answer 503 after the signal", 30*time.Second, func() bool {
+		return get(base+"/readyz", nil).StatusCode == 503
+	})
 	select {
 	case err := <-done:
 		if err != nil {
@@ -318,21 +310,22 @@ func keys(m map[string][]string) []string {
 func waitURL(t *testing.T, out, errb *syncBuffer, done chan error) string {
 	t.Helper()
 	urlRe := regexp.MustCompile(`running at (https?://[0-9.:]+)`)
-	deadline := time.Now().Add(180 * time.Second)
-	for {
+	var base string
+	if !testkit.Poll(180*time.Second, func() bool {
 		if m := urlRe.FindStringSubmatch(out.String()); m != nil && strings.Contains(errb.String(), "slotd listening") {
-			return m[1]
+			base = m[1]
+			return true
 		}
 		select {
 		case err := <-done:
 			t.Fatalf("serve exited early: %v\n%s", err, errb.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("serve did not start:\n%s\n%s", out.String(), errb.String())
-		}
-		time.Sleep(20 * time.Millisecond)
+		return false
+	}) {
+		t.Fatalf("serve did not start:\n%s\n%s", out.String(), errb.String())
 	}
+	return base
 }
 
 // book tries to book the first slot of doctor 1 in trace traceID.

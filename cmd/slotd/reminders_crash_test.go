@@ -16,6 +16,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/pii"
 )
@@ -145,13 +146,7 @@ func testReminderSurvivesKill9(t *testing.T, db string, count func(q string) int
 	const reminderJobs = `SELECT count(*) FROM river_job WHERE kind = 'slotd.notify' AND CAST(args AS text) LIKE '%reminder%'`
 	wait := func(what string, cond func() bool) {
 		t.Helper()
-		deadline := time.Now().Add(3 * time.Minute) // generous: leadership passes after a kill
-		for !cond() {
-			if time.Now().After(deadline) {
-				t.Fatalf("timed out waiting for %s", what)
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		testkit.Eventually(t, what, 3*time.Minute, cond) // generous: leadership passes after a kill
 	}
 	b := startInstance(t, env, refused...)
 	// Its scan at start records the reminder and enqueues its job in one

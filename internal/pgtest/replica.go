@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // ReplicaEnvVar names the environment variable that holds the DSN of a
@@ -36,21 +38,18 @@ func ReplicaDSN(t testing.TB, dsn string) string {
 	}
 	// The replica has the database once it replayed CREATE DATABASE: a
 	// liveness wait, generous for a loaded machine.
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	if !testkit.Poll(60*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		c, err := pgx.Connect(ctx, out)
-		if err == nil {
+		defer cancel()
+		var c *pgx.Conn
+		if c, err = pgx.Connect(ctx, out); err == nil {
 			_ = c.Close(ctx)
-			cancel()
-			return out
 		}
-		cancel()
-		if time.Now().After(deadline) {
-			t.Fatalf("pgtest: database %s never appeared on the replica: %v", name, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+		return err == nil
+	}) {
+		t.Fatalf("pgtest: database %s never appeared on the replica: %v", name, err)
 	}
+	return out
 }
 
 // databaseOf is the database name of a DSN that withDatabase made.

@@ -27,6 +27,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/internal/testkit"
 )
 
 // Config says where to check.
@@ -250,20 +251,18 @@ func (k *checker) listed(path string, slot int64) (int, error) {
 	return 0, fmt.Errorf("GET %s: slot %d not listed: %s", path, slot, out)
 }
 
-// until polls ok every 100ms until it holds, for at most k.Wait: a
+// until polls ok (testkit.Poll) until it holds, for at most k.Wait: a
 // liveness bound, not a measurement.
 func (k *checker) until(ok func() (bool, error)) error {
-	deadline := time.Now().Add(k.Wait)
-	for {
-		done, err := ok()
-		if done {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not within %v (last error: %v)", k.Wait, err)
-		}
-		time.Sleep(100 * time.Millisecond)
+	var err error
+	if testkit.Poll(k.Wait, func() bool {
+		var done bool
+		done, err = ok()
+		return done
+	}) {
+		return nil
 	}
+	return fmt.Errorf("not within %v (last error: %v)", k.Wait, err)
 }
 
 var replicaSeries = regexp.MustCompile(`(?m)^slotd_db_queries_total\{pool="replica"\} ([0-9.e+]+)$`)
