@@ -65,6 +65,32 @@ type Store interface {
 	SetStaffDoctor(ctx context.Context, name string, doctorID int64) error
 	// StaffDoctor returns the doctor a staff user is, 0 for an admin.
 	StaffDoctor(ctx context.Context, name string) (int64, error)
+
+	// StaffAccount returns what staff sign-in checks of user name, its
+	// second factor's secret opened, or not found.
+	StaffAccount(ctx context.Context, name string) (StaffAccount, error)
+	// SetStaffTOTP enrols secret (base32, see NewTOTP) as user name's
+	// second factor, sealed at rest, and forgets its last used step; ""
+	// removes the second factor. An unknown user is not found.
+	SetStaffTOTP(ctx context.Context, name, secret string, now time.Time) error
+	// StaffAttempt decides attempt a with booking.DecideStaffAttempt on
+	// the failures counted under booking.StaffLockKey(name) (names that
+	// are no user's count too) and the last used step of user name, in one
+	// transaction that concurrent attempts on the name wait for, and
+	// stores what it decided: failures counted, reset or left, the step
+	// remembered.
+	StaffAttempt(ctx context.Context, name string, a booking.StaffAttempt, now time.Time) (booking.StaffDecision, error)
+}
+
+// StaffAccount is a staff user as sign-in checks it.
+type StaffAccount struct {
+	Name         string
+	PasswordHash []byte
+	// DoctorID is the doctor the user signs in as; 0 for an admin.
+	DoctorID int64
+	// TOTPSecret is the base32 secret of the user's second factor; ""
+	// when none is enrolled.
+	TOTPSecret string
 }
 
 // Sign-in code policy.

@@ -25,6 +25,8 @@ type Metrics struct {
 	requests  *prometheus.HistogramVec
 	offers    *prometheus.CounterVec
 	reminders *prometheus.CounterVec
+	staff     *prometheus.CounterVec
+	lockouts  prometheus.Counter
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -83,17 +85,37 @@ func New() *Metrics {
 		Name: "slotd_reminders_total",
 		Help: "Reminders by outcome: enqueued and passed (an offset whose time had gone by) by the scans, delivered and dropped (no longer BOOKED, or started) by the notification worker.",
 	}, []string{"outcome"})
+	m.staff = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_staff_signins_total",
+		Help: "Staff sign-in attempts by outcome: accepted, refused (a wrong name, password or code), replayed (a second-factor code used again), locked (refused unchecked: the name is locked by its failures), totp-not-enrolled (an admin without the second factor --staff-totp-required asks for).",
+	}, []string{"outcome"})
+	m.lockouts = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "slotd_staff_lockouts_total",
+		Help: "Staff names locked by their failed sign-ins (each lock, 1 minute doubling up to 1 hour); counted by the instance that took the failure that locked.",
+	})
+	for _, o := range booking.StaffOutcomes {
+		m.staff.WithLabelValues(o)
+	}
 	for _, o := range booking.OfferOutcomes {
 		m.offers.WithLabelValues(o)
 	}
 	for _, o := range booking.ReminderOutcomes {
 		m.reminders.WithLabelValues(o)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
 	return m
+}
+
+// StaffSignIn counts a staff sign-in attempt and whether it locked the
+// name (service.StaffObserver).
+func (m *Metrics) StaffSignIn(outcome string, lockout bool) {
+	m.staff.WithLabelValues(outcome).Inc()
+	if lockout {
+		m.lockouts.Inc()
+	}
 }
 
 // Offers counts waitlist offers (booking.WaitlistObserver).

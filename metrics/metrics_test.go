@@ -102,3 +102,23 @@ func TestReconciliationExposed(t *testing.T) {
 		}
 	}
 }
+
+func TestStaffSignInMetrics(t *testing.T) {
+	m := New()
+	m.StaffSignIn("refused", false)
+	m.StaffSignIn("refused", true)
+	m.StaffSignIn("locked", false)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{
+		`slotd_staff_signins_total{outcome="refused"} 2`,
+		`slotd_staff_signins_total{outcome="locked"} 1`,
+		`slotd_staff_signins_total{outcome="accepted"} 0`, // every outcome exists from the start
+		`slotd_staff_lockouts_total 1`,
+	} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}

@@ -28,6 +28,8 @@ const (
 	FieldName  = "patient.name"
 	FieldPhone = "patient.phone"
 	FieldEmail = "patient.email"
+	// FieldStaffTOTP is a staff user's second-factor secret.
+	FieldStaffTOTP = "staff.totp"
 )
 
 // version is the first byte of a sealed value: the layout below.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 )
 
 // The accounts methods below implement accounts.Store: patients found by
@@ -167,4 +168,137 @@ func (s *Store) StaffDoctor(ctx context.Context, name string) (int64, error) {
 		return 0, nil
 	}
 	return *id, nil
+}
+
+// StaffAccount returns what staff sign-in checks of user name, its second
+// factor's secret opened with the data keys, or not-found.
+func (s *Store) StaffAccount(ctx context.Context, name string) (accounts.StaffAccount, error) {
+	a := accounts.StaffAccount{Name: name}
+	var hash string
+	var doctor *int64
+	var sealed []byte
+	err := s.pool.QueryRow(ctx, `SELECT password_hash, doctor_id, totp_sealed FROM staff_users WHERE name = $1`, name).
+		Scan(&hash, &doctor, &sealed)
+	if err != nil {
+		return a, translate(err, "staff user")
+	}
+	a.PasswordHash = []byte(hash)
+	if doctor != nil {
+		a.DoctorID = *doctor
+	}
+	if a.TOTPSecret, err = s.keys.Open(pii.FieldStaffTOTP, sealed); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// SetStaffTOTP seals secret as user name's second factor (NULL for "":
+// none) and forgets its last used step; an unknown user is not found.
+func (s *Store) SetStaffTOTP(ctx context.Context, name, secret string, now time.Time) error {
+	sealed := s.keys.Seal(pii.FieldStaffTOTP, secret)
+	key := 0
+	if sealed != nil {
+		key = int(s.keys.Newest())
+	}
+	tag, err := s.pool.Exec(ctx,
+		`UPDATE staff_users SET totp_sealed = $2, totp_seal_key = $3, totp_last_step = 0, updated_at = $4 WHERE name = $1`,
+		name, sealed, key, now)
+	if err != nil {
+		return translate(err, "")
+	}
+	if tag.RowsAffected() == 0 {
+		return booking.NotFound("staff user")
+	}
+	return nil
+}
+
+// StaffAttempt decides a staff sign-in attempt with
+// booking.DecideStaffAttempt in one transaction. A transaction-scoped
+// advisory lock on the name's key serializes the attempts on one name on
+// every instance (there may be no row to lock yet), so that concurrent
+// wrong guesses are each counted and none slips past a lock.
+func (s *Store) StaffAttempt(ctx context.Context, name string, a booking.StaffAttempt, now time.Time) (booking.StaffDecision, error) {
+	key := booking.StaffLockKey(name)
+	var d booking.StaffDecision
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('staff-signin:' || $1, 0))`, key); err != nil {
+			return err
+		}
+		var lock booking.StaffLock
+		var lockedUntil *time.Time
+		err := tx.QueryRow(ctx, `SELECT failures, last_failure_at, locked_until FROM staff_signin_failures WHERE name_key = $1`, key).
+			Scan(&lock.Failures, &lock.LastFailure, &lockedUntil)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		if lockedUntil != nil {
+			lock.LockedUntil = *lockedUntil
+		}
+		var last int64
+		err = tx.QueryRow(ctx, `SELECT totp_last_step FROM staff_users WHERE name = $1 FOR UPDATE`, name).Scan(&last)
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		d = booking.DecideStaffAttempt(lock, last, a, now)
+		switch d.Outcome {
+		case booking.StaffAccepted:
+			if _, err := tx.Exec(ctx, `DELETE FROM staff_signin_failures WHERE name_key = $1`, key); err != nil {
+				return err
+			}
+			if d.LastStep != last {
+				_, err = tx.Exec(ctx, `UPDATE staff_users SET totp_last_step = $2 WHERE name = $1`, name, d.LastStep)
+			}
+			return err
+		case booking.StaffRefused, booking.StaffReplayed:
+			var until *time.Time
+			if !d.Lock.LockedUntil.IsZero() {
+				until = &d.Lock.LockedUntil
+			}
+			if _, err := tx.Exec(ctx,
+				`INSERT INTO staff_signin_failures (name_key, failures, last_failure_at, locked_until) VALUES ($1, $2, $3, $4)
+				 ON CONFLICT (name_key) DO UPDATE SET failures = excluded.failures,
+				     last_failure_at = excluded.last_failure_at, locked_until = excluded.locked_until`,
+				key, d.Lock.Failures, d.Lock.LastFailure, until); err != nil {
+				return err
+			}
+			// Forget the failures of other names that are a day old and
+			// no longer locked (a lock lasts at most booking.StaffLockMax).
+			_, err := tx.Exec(ctx, `DELETE FROM staff_signin_failures WHERE last_failure_at < $1 AND name_key <> $2`,
+				now.Add(-booking.StaffFailureMemory), key)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return booking.StaffDecision{}, translate(err, "")
+	}
+	return d, nil
+}
+
+// rekeyStaff re-seals with the newest data key the second-factor secrets
+// sealed with an older one (Rekey's step for the staff: a few rows).
+func (s *Store) rekeyStaff(ctx context.Context, tx pgx.Tx) error {
+	rows, _ := tx.Query(ctx, `SELECT name, totp_sealed FROM staff_users WHERE totp_seal_key NOT IN (0, $1) FOR UPDATE`, int(s.keys.Newest()))
+	type sealed struct {
+		name   string
+		secret []byte
+	}
+	old, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (sealed, error) {
+		var v sealed
+		return v, r.Scan(&v.name, &v.secret)
+	})
+	if err != nil {
+		return err
+	}
+	for _, o := range old {
+		secret, err := s.keys.Open(pii.FieldStaffTOTP, o.secret)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE staff_users SET totp_sealed = $2, totp_seal_key = $3 WHERE name = $1`,
+			o.name, s.keys.Seal(pii.FieldStaffTOTP, secret), int(s.keys.Newest())); err != nil {
+			return err
+		}
+	}
+	return nil
 }

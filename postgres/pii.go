@@ -208,12 +208,16 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 }
 
 // Rekey seals up to limit patients sealed with an older key with the
-// newest one and reports how many; 0 means none is left. Each call is its
+// newest one and reports how many; 0 means none is left. The staff's
+// second-factor secrets on an older key (a few rows) are re-sealed too. Each call is its
 // own transaction, so an interrupted rekey resumes where it stopped, and
 // SKIP LOCKED lets several run at once.
 func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 	n := 0
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if err := s.rekeyStaff(ctx, tx); err != nil {
+			return err
+		}
 		rows, _ := tx.Query(ctx, `SELECT `+patientColumns+` FROM patients WHERE seal_key NOT IN (0, $1)
 			 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, int(s.keys.Newest()), limit)
 		ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return s.scanPatient(r) })

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/phone"
 )
@@ -64,6 +65,13 @@ type Options struct {
 	// reminder is sent (default DefaultReminders; a schedule may have its
 	// own). An empty non-nil slice sends none.
 	Reminders []time.Duration
+	// Accounts keeps the staff users, their second factors and failed
+	// sign-ins (StaffSignIn); the store's when nil and it is one (both
+	// stores are).
+	Accounts accounts.Store
+	// StaffTOTPRequired refuses the sign-in of an admin that has no second
+	// factor enrolled (doctors' accounts are not admins).
+	StaffTOTPRequired bool
 }
 
 // Booking engines.
@@ -96,6 +104,9 @@ type Service struct {
 	peers     booking.Peers
 	region    string
 	reminders []time.Duration
+
+	accounts          accounts.Store // staff sign-in (staffsignin.go)
+	staffTOTPRequired bool
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -145,6 +156,10 @@ func NewService(store booking.Store, opts Options) *Service {
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
+	}
+	s.accounts, s.staffTOTPRequired = opts.Accounts, opts.StaffTOTPRequired
+	if acc, ok := store.(accounts.Store); ok && s.accounts == nil {
+		s.accounts = acc
 	}
 	s.gates = newGates(opts.Gates, s.loadSlot)
 	s.refused = newRecentKeys(s.gates.opts.FullTTL)

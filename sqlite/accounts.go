@@ -8,6 +8,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/pii"
 )
 
 // The accounts methods below implement accounts.Store: patients found by
@@ -175,4 +176,147 @@ func (s *Store) StaffDoctor(ctx context.Context, name string) (int64, error) {
 		return 0, mapErr(err, "staff user")
 	}
 	return id.Int64, nil
+}
+
+// StaffAccount returns what staff sign-in checks of user name, its second
+// factor's secret opened with the data keys, or not-found.
+func (s *Store) StaffAccount(ctx context.Context, name string) (accounts.StaffAccount, error) {
+	a := accounts.StaffAccount{Name: name}
+	var hash string
+	var doctor sql.NullInt64
+	var sealed []byte
+	err := s.reader.QueryRowContext(ctx, `SELECT password_hash, doctor_id, totp_sealed FROM staff_users WHERE name = ?`, name).
+		Scan(&hash, &doctor, &sealed)
+	if err != nil {
+		return a, mapErr(err, "staff user")
+	}
+	a.PasswordHash, a.DoctorID = []byte(hash), doctor.Int64
+	if a.TOTPSecret, err = s.keys.Open(pii.FieldStaffTOTP, sealed); err != nil {
+		return a, err
+	}
+	return a, nil
+}
+
+// SetStaffTOTP seals secret as user name's second factor (NULL for "":
+// none) and forgets its last used step; an unknown user is not found.
+func (s *Store) SetStaffTOTP(ctx context.Context, name, secret string, now time.Time) error {
+	sealed := s.keys.Seal(pii.FieldStaffTOTP, secret)
+	key := 0
+	if sealed != nil {
+		key = int(s.keys.Newest())
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		res, err := tx.ExecContext(ctx,
+			`UPDATE staff_users SET totp_sealed = ?, totp_seal_key = ?, totp_last_step = 0, updated_at = ? WHERE name = ?`,
+			sealed, key, ts(now), name)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil {
+			return err
+		} else if n == 0 {
+			return booking.NotFound("staff user")
+		}
+		return nil
+	})
+	return mapErr(err, "")
+}
+
+// StaffAttempt decides a staff sign-in attempt with
+// booking.DecideStaffAttempt in one write transaction (SQLite's write lock
+// serializes them, where PostgreSQL takes a lock per name), so that
+// concurrent wrong guesses are each counted and none slips past a lock.
+func (s *Store) StaffAttempt(ctx context.Context, name string, a booking.StaffAttempt, now time.Time) (booking.StaffDecision, error) {
+	key := booking.StaffLockKey(name)
+	var d booking.StaffDecision
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var lock booking.StaffLock
+		var lastFailure int64
+		var lockedUntil sql.NullInt64
+		err := tx.QueryRowContext(ctx, `SELECT failures, last_failure_at, locked_until FROM staff_signin_failures WHERE name_key = ?`, key).
+			Scan(&lock.Failures, &lastFailure, &lockedUntil)
+		switch {
+		case err == nil:
+			lock.LastFailure = fromTS(lastFailure)
+			if lockedUntil.Valid {
+				lock.LockedUntil = fromTS(lockedUntil.Int64)
+			}
+		case !errors.Is(err, sql.ErrNoRows):
+			return err
+		}
+		var last int64
+		err = tx.QueryRowContext(ctx, `SELECT totp_last_step FROM staff_users WHERE name = ?`, name).Scan(&last)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		d = booking.DecideStaffAttempt(lock, last, a, now)
+		switch d.Outcome {
+		case booking.StaffAccepted:
+			if _, err := tx.ExecContext(ctx, `DELETE FROM staff_signin_failures WHERE name_key = ?`, key); err != nil {
+				return err
+			}
+			if d.LastStep != last {
+				_, err = tx.ExecContext(ctx, `UPDATE staff_users SET totp_last_step = ? WHERE name = ?`, d.LastStep, name)
+			}
+			return err
+		case booking.StaffRefused, booking.StaffReplayed:
+			var until sql.NullInt64
+			if !d.Lock.LockedUntil.IsZero() {
+				until = sql.NullInt64{Int64: ts(d.Lock.LockedUntil), Valid: true}
+			}
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO staff_signin_failures (name_key, failures, last_failure_at, locked_until) VALUES (?, ?, ?, ?)
+				 ON CONFLICT (name_key) DO UPDATE SET failures = excluded.failures,
+				     last_failure_at = excluded.last_failure_at, locked_until = excluded.locked_until`,
+				key, d.Lock.Failures, ts(d.Lock.LastFailure), until); err != nil {
+				return err
+			}
+			// Forget the failures of other names that are a day old and
+			// no longer locked (a lock lasts at most booking.StaffLockMax).
+			_, err := tx.ExecContext(ctx, `DELETE FROM staff_signin_failures WHERE last_failure_at < ? AND name_key <> ?`,
+				ts(now.Add(-booking.StaffFailureMemory)), key)
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return booking.StaffDecision{}, mapErr(err, "")
+	}
+	return d, nil
+}
+
+// rekeyStaff re-seals with the newest data key the second-factor secrets
+// sealed with an older one (Rekey's step for the staff: a few rows).
+func (s *Store) rekeyStaff(ctx context.Context, tx *sql.Tx) error {
+	rows, err := tx.QueryContext(ctx, `SELECT name, totp_sealed FROM staff_users WHERE totp_seal_key NOT IN (0, ?)`, int(s.keys.Newest()))
+	if err != nil {
+		return err
+	}
+	type sealed struct {
+		name   string
+		secret []byte
+	}
+	var old []sealed
+	for rows.Next() {
+		var v sealed
+		if err := rows.Scan(&v.name, &v.secret); err != nil {
+			rows.Close()
+			return err
+		}
+		old = append(old, v)
+	}
+	if err := rows.Close(); err != nil {
+		return err
+	}
+	for _, o := range old {
+		secret, err := s.keys.Open(pii.FieldStaffTOTP, o.secret)
+		if err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE staff_users SET totp_sealed = ?, totp_seal_key = ? WHERE name = ?`,
+			s.keys.Seal(pii.FieldStaffTOTP, secret), int(s.keys.Newest()), o.name); err != nil {
+			return err
+		}
+	}
+	return nil
 }

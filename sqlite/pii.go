@@ -272,10 +272,14 @@ func (s *Store) AppendAudit(ctx context.Context, es ...booking.AuditEntry) error
 
 // Rekey seals up to limit patients sealed with an older key with the
 // newest one and reports how many; 0 means none is left. Each call is its
-// own transaction, so an interrupted rekey resumes where it stopped.
+// own transaction, so an interrupted rekey resumes where it stopped. The
+// staff's second-factor secrets on an older key are re-sealed too.
 func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 	n := 0
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if err := s.rekeyStaff(ctx, tx); err != nil {
+			return err
+		}
 		rows, err := tx.QueryContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE seal_key NOT IN (0, ?) ORDER BY id LIMIT ?`,
 			int(s.keys.Newest()), limit)
 		if err != nil {

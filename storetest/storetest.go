@@ -129,6 +129,7 @@ func Run(t *testing.T, h Harness) {
 		{"RoundAsyncConcurrent", testRoundAsyncConcurrent},
 		{"RoundReconcile", testRoundReconcile},
 		{"Accounts", testAccounts},
+		{"StaffSignIn", testStaffSignIn},
 		{"Personal", testPersonal},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},

@@ -5,15 +5,12 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 )
-
-// dummyHash is compared against when a staff user does not exist, so that
-// a wrong name takes as long as a wrong password.
-var dummyHash, _ = accounts.HashPassword("slotd-no-such-user")
 
 type staffSigninData struct {
 	Name string
@@ -21,21 +18,30 @@ type staffSigninData struct {
 	Demo bool
 }
 
-// handleStaffSignin asks for a staff user name and password.
+// handleStaffSignin asks for a staff user name, password and, for a user
+// with a second factor, its code.
 func (s *server) handleStaffSignin(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(w, r, "Staff sign-in")
 	p.Data = staffSigninData{Next: safeNext(r.URL.Query().Get("next"), ""), Demo: s.demo}
 	s.render(w, r, http.StatusOK, "staff_signin", p)
 }
 
-// handleStaffSigninSubmit checks the password (bcrypt) and starts an admin
-// session. Attempts are limited per user name.
+// Longest password and code read from the form: bcrypt uses 72 bytes, a
+// code has six digits (spaces allowed).
+const (
+	maxStaffPassword = 256
+	maxStaffCode     = 16
+)
+
+// handleStaffSigninSubmit parses the form, lets the Service decide the
+// sign-in (password, second factor, the name's lockout shared by every
+// instance) and starts the session. Posts are limited per client address
+// before anything is read.
 func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request) {
 	if !s.postForm(w, r) {
 		return
 	}
 	name := strings.TrimSpace(r.PostFormValue("name"))
-	password := r.PostFormValue("password")
 	d := staffSigninData{Name: name, Next: safeNext(r.PostFormValue("next"), ""), Demo: s.demo}
 	// fail shows the form again with a problem; its status is the problem
 	// table's for the problem's code.
@@ -45,49 +51,70 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		p.Data = d
 		s.render(w, r, problem.Status(booking.Code(v.Code)), "staff_signin", p)
 	}
-	if ok, wait := s.signinLimited(r, s.staffLimit, strings.ToLower(name)); !ok {
+	if ok, wait := s.signinLimited(r, nil, ""); !ok {
 		fail(s.rateLimited(w, wait))
 		return
 	}
-	hash := dummyHash
-	known := false
-	if accounts.StaffNameOK(name) {
-		ctx, cancel := s.storeCtx(r.Context())
-		h, err := s.accounts.StaffPasswordHash(ctx, name)
-		cancel()
-		switch {
-		case err == nil:
-			hash, known = h, true
-		case booking.ErrorCode(err) != booking.CodeNotFound:
-			s.renderError(w, r, err)
-			return
-		}
-	}
-	if !accounts.PasswordMatches(hash, password) || !known {
-		pr := s.printer(r)
-		fail(&problemView{Code: string(booking.CodeUnauthorized), Title: pr.T("Wrong name or password"),
-			Message: pr.T("The user name or the password is not right. Passwords are set with `slotd staff-password`.")})
+	password, code := r.PostFormValue("password"), r.PostFormValue("code")
+	if len(password) > maxStaffPassword || len(code) > maxStaffCode {
+		fail(s.staffWrong(r))
 		return
 	}
-	ctx, cancel := s.storeCtx(r.Context())
-	doctorID, err := s.accounts.StaffDoctor(ctx, name)
-	cancel()
+	id, err := s.svc.StaffSignIn(r.Context(), service.StaffCredentials{
+		Name: name, Password: password, TOTP: code, ClientAddr: edge.ClientAddr(r)})
 	if err != nil {
-		s.renderError(w, r, err)
+		pr := s.printer(r)
+		var e *booking.Error
+		switch booking.ErrorCode(err) {
+		case booking.CodeUnauthorized:
+			fail(s.staffWrong(r))
+		case booking.CodeRateLimited:
+			if asError(err, &e) {
+				fail(s.staffLocked(w, r, e))
+				return
+			}
+			s.renderError(w, r, err)
+		case booking.CodeForbidden:
+			fail(&problemView{Code: string(booking.CodeForbidden), Title: pr.T("A second factor is required"),
+				Message: pr.T("This admin account has no second factor, which this clinic requires. Enrol one with `slotd staff-totp --user %s`, then sign in with its code.", name)})
+		default:
+			s.renderError(w, r, err)
+		}
 		return
 	}
-	if doctorID > 0 {
+	if id.Role == booking.RoleDoctor {
 		// A doctor's account signs in as that doctor only.
-		if err := s.signIn(w, r, auth.RoleDoctor, strconv.FormatInt(doctorID, 10)); err != nil {
+		if err := s.signIn(w, r, auth.RoleDoctor, strconv.FormatInt(id.DoctorID, 10)); err != nil {
 			s.renderError(w, r, err)
 			return
 		}
 		redirect(w, r, "/doctor/days/today")
 		return
 	}
-	if err := s.signIn(w, r, auth.RoleAdmin, staffPrefix+name); err != nil {
+	if err := s.signIn(w, r, auth.RoleAdmin, staffPrefix+id.Name); err != nil {
 		s.renderError(w, r, err)
 		return
 	}
 	redirect(w, r, safeNext(d.Next, "/staff"))
+}
+
+// staffWrong is the one answer to a wrong name, password or code.
+func (s *server) staffWrong(r *http.Request) *problemView {
+	pr := s.printer(r)
+	return &problemView{Code: string(booking.CodeUnauthorized), Title: pr.T("Wrong name or password"),
+		Message: pr.T("The user name, the password or the code is not right. Passwords are set with `slotd staff-password`, second factors with `slotd staff-totp`.")}
+}
+
+// staffLocked is the problem of a staff name locked by its failed
+// sign-ins, with Retry-After.
+func (s *server) staffLocked(w http.ResponseWriter, r *http.Request, e *booking.Error) *problemView {
+	secs := int(e.RetryAfter.Seconds())
+	if e.RetryAfter > 0 && float64(secs) < e.RetryAfter.Seconds() {
+		secs++
+	}
+	secs = max(secs, 1)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	pr := s.printer(r)
+	return &problemView{Code: string(booking.CodeRateLimited), Title: pr.T("Sign-in locked"),
+		Message: pr.T("Too many failed sign-ins for this user name: it is locked for %d seconds, even with the right password. Try again then.", secs)}
 }

@@ -151,7 +151,6 @@ type server struct {
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
-	staffLimit *edge.KeyLimiter // staff sign-in attempts per user name
 	codeAddr   *edge.KeyLimiter // sign-in code requests per client address
 	codeBudget *edge.Budget     // sign-in code requests of everyone
 	signinAddr *edge.KeyLimiter // sign-in form posts per client address
@@ -206,7 +205,6 @@ func newServer(cfg Config) *server {
 		codeKey:     cfg.Signer.DeriveKey("web-login-code"),
 		phoneKey:    cfg.Signer.DeriveKey("web-login-phone"),
 		mux:         http.NewServeMux(),
-		staffLimit:  edge.NewKeyLimiter(5, time.Minute),
 		codeAddr:    edge.NewKeyLimiter(cfg.CodesPerAddress, 15*time.Minute),
 		codeBudget:  edge.NewBudget(cfg.CodesPerMinute, time.Minute),
 		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),

@@ -73,6 +73,9 @@ type serveFlags struct {
 	expiryInterval time.Duration
 	paymentSecret  string
 
+	// staff sign-in
+	staffTOTPRequired bool
+
 	interop interopFlags
 	locale  localeFlags
 	cluster clusterFlags
@@ -120,6 +123,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.smtpUser, "smtp-user", "", "smtp notifier: AUTH PLAIN user (with --smtp-password)")
 	fs.StringVar(&f.smtpPassword, "smtp-password", "", "smtp notifier: AUTH PLAIN password")
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
+	fs.BoolVar(&f.staffTOTPRequired, "staff-totp-required", false, "refuse the staff sign-in of admins without a second factor (enrol one with `slotd staff-totp --user NAME`); doctors' accounts are not asked")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
 	f.locale.register(fs)
@@ -200,7 +204,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := service.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
-		PhoneRegion: f.locale.phoneRegion, Reminders: reminders,
+		PhoneRegion: f.locale.phoneRegion, Reminders: reminders, StaffTOTPRequired: f.staffTOTPRequired,
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)

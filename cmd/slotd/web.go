@@ -48,6 +48,15 @@ func (o observers) Offers(outcome string, n int) {
 	}
 }
 
+// StaffSignIn goes to the observers that count staff sign-ins.
+func (o observers) StaffSignIn(outcome string, lockout bool) {
+	for _, x := range o {
+		if s, ok := x.(service.StaffObserver); ok {
+			s.StaffSignIn(outcome, lockout)
+		}
+	}
+}
+
 func (o observers) Reminders(outcome string, n int) {
 	for _, x := range o {
 		if w, ok := x.(service.WaitlistObserver); ok {
