@@ -365,7 +365,18 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 	return err
 }
 
-func (h *Handler) caller(r *http.Request) (auth.Claims, error) { return h.signer.Caller(r) }
+// caller is the verified caller of r, once the Service admitted its token
+// (service.Service.Admit: not signed out, revoked or of a departed patient).
+func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
+	c, err := h.signer.Caller(r)
+	if err != nil {
+		return c, err
+	}
+	if err := h.svc.Admit(r.Context(), string(c.Role), c.Subject, c.Issued); err != nil {
+		return auth.Claims{}, err
+	}
+	return c, nil
+}
 
 // patient returns the calling patient's id; subscriptions are a
 // patient's own.

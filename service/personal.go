@@ -66,7 +66,9 @@ func mergeNewestFirst(a, b []booking.AuditEntry) []booking.AuditEntry {
 // that their places are released and counted as any other; every other
 // appointment stays, anonymized with its patient, so that capacity history
 // and reconciliation stay true. The phone is then free: a patient
-// registered with it later is a new patient.
+// registered with it later is a new patient. In the erasure's transaction
+// the patient's calendar link is deleted and their revocation mark closed:
+// no token of theirs is admitted again, on this instance at once.
 func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (booking.Patient, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" || utf8.RuneCountInString(reason) > booking.MaxEraseReason {
@@ -100,5 +102,10 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 			}
 		}
 	}
-	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.ErasePatient(ctx, id, reason, now) })
+	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.ErasePatient(ctx, id, reason, now) })
+	if err == nil {
+		// Best effort: failing, the copy is read again within MarkRefresh.
+		_ = s.rereadMarks(ctx)
+	}
+	return p, err
 }

@@ -64,6 +64,13 @@ type Options struct {
 	// reminder is sent (default DefaultReminders; a schedule may have its
 	// own). An empty non-nil slice sends none.
 	Reminders []time.Duration
+	// MarkRefresh bounds how stale this instance's copy of the revocation
+	// marks may be (DefaultMarkRefresh when 0): a sign-out or deactivation
+	// made on another instance is refused here within it (marks.go).
+	MarkRefresh time.Duration
+	// OnRefusedToken, when set, is told the code of every token Admit
+	// refuses (for the metrics).
+	OnRefusedToken func(code booking.Code)
 }
 
 // Booking engines.
@@ -96,6 +103,12 @@ type Service struct {
 	peers     booking.Peers
 	region    string
 	reminders []time.Duration
+	// marks is this instance's copy of the revocation marks; wall stamps
+	// and compares them, the clock tokens are minted by (never Options.Now,
+	// which tests move).
+	marks          *marks
+	wall           func() time.Time
+	onRefusedToken func(code booking.Code)
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -142,7 +155,8 @@ func NewService(store booking.Store, opts Options) *Service {
 	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
-		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion}
+		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
+		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}
