@@ -70,6 +70,19 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		return
 	}
 	ctx, cancel := s.storeCtx(r.Context())
+	disabled, err := s.accounts.StaffDisabled(ctx, name)
+	cancel()
+	if err == nil && disabled {
+		pr := s.printer(r)
+		fail(&problemView{Code: string(booking.CodeForbidden), Title: pr.T("This account is disabled"),
+			Message: pr.T("An administrator disabled this staff account (`slotd staff-disable`); it cannot sign in.")})
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	ctx, cancel = s.storeCtx(r.Context())
 	doctorID, err := s.accounts.StaffDoctor(ctx, name)
 	cancel()
 	if err != nil {
