@@ -14,9 +14,12 @@ import (
 type PatientStore interface {
 	// ErasePatient removes a patient's personal fields (name, phone,
 	// e-mail, their look-up indexes, language) and sets ErasedAt, keeping
-	// the row and its appointments; it writes AuditErasure's entry in the
-	// same transaction. Erasing an erased patient returns it unchanged.
-	ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (Patient, error)
+	// the row and its appointments; in the same transaction it deletes the
+	// patient's calendar link and the sign-in codes stored under loginKey
+	// (the phone's key, "" for none), closes the patient's revocation mark
+	// and writes AuditErasure's entry. Erasing an erased patient returns it
+	// unchanged.
+	ErasePatient(ctx context.Context, id int64, reason string, now time.Time, loginKey string) (Patient, error)
 	// AppendAudit writes audit entries that no change of state carries
 	// (an export of a patient's data).
 	AppendAudit(ctx context.Context, es ...AuditEntry) error

@@ -191,7 +191,7 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
-func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
+func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time, loginKey string) (booking.Patient, error) {
 	var out booking.Patient
 	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
 		p, err := s.scanPatient(tx.QueryRow(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = $1 FOR UPDATE`, id))
@@ -212,6 +212,11 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 		// The patient's calendar link and tokens end with the erasure.
 		if _, err := tx.Exec(ctx, `DELETE FROM calendar_tokens WHERE patient_id = $1`, id); err != nil {
 			return nil, err
+		}
+		if loginKey != "" {
+			if _, err := tx.Exec(ctx, `DELETE FROM login_codes WHERE phone_key = $1`, loginKey); err != nil {
+				return nil, err
+			}
 		}
 		if err := moveMarks(ctx, tx, time.Now(), closeMark, booking.PatientSubject(id)); err != nil {
 			return nil, err

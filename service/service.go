@@ -68,6 +68,10 @@ type Options struct {
 	// marks may be (DefaultMarkRefresh when 0): a sign-out or deactivation
 	// made on another instance is refused here within it (marks.go).
 	MarkRefresh time.Duration
+	// LoginKey is the key under which the pages store a phone's sign-in
+	// codes (web.LoginKey), so that an erasure deletes them; without it
+	// an erasure leaves them to expire (accounts.CodeTTL).
+	LoginKey func(phone string) string
 	// OnRefusedToken, when set, is told the code of every token Admit
 	// refuses (for the metrics).
 	OnRefusedToken func(code booking.Code)
@@ -109,6 +113,7 @@ type Service struct {
 	marks          *marks
 	wall           func() time.Time
 	onRefusedToken func(code booking.Code)
+	loginKey       func(phone string) string
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -156,7 +161,8 @@ func NewService(store booking.Store, opts Options) *Service {
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
-		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken}
+		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
+		loginKey: opts.LoginKey}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}

@@ -250,7 +250,7 @@ func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]b
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
-func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
+func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time, loginKey string) (booking.Patient, error) {
 	var out booking.Patient
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		p, err := s.scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
@@ -267,6 +267,11 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 		// The patient's calendar link and tokens end with the erasure.
 		if _, err := tx.ExecContext(ctx, `DELETE FROM calendar_tokens WHERE patient_id = ?`, id); err != nil {
 			return err
+		}
+		if loginKey != "" {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM login_codes WHERE phone_key = ?`, loginKey); err != nil {
+				return err
+			}
 		}
 		if err := moveMarks(ctx, tx, time.Now(), closeMark, booking.PatientSubject(id)); err != nil {
 			return err

@@ -132,15 +132,24 @@ func testRevocationMarks(t *testing.T, h Harness) {
 			t.Fatalf("the %T store keeps no calendar links", s)
 		}
 		must(t, cal.SetCalendarToken(ctx, p.ID, "hash-of-lan", now))
-		_, err = s.ErasePatient(ctx, p.ID, "asked to be forgotten", now)
+		acc, ok := s.(accountsStore)
+		if !ok {
+			t.Fatalf("the %T store does not implement accounts.Store", s)
+		}
+		// Codes of the patient's phone and of another one.
+		must(t, acc.IssueLoginCode(ctx, "key-of-lan", "code-hash", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
+		must(t, acc.IssueLoginCode(ctx, "key-of-other", "code-hash", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
+		_, err = s.ErasePatient(ctx, p.ID, "asked to be forgotten", now, "key-of-lan")
 		must(t, err)
 		if m, _ := markOf(t, s, sub); !m.Closed {
 			t.Fatalf("an erased patient's mark %+v, want closed", m)
 		}
 		_, err = cal.CalendarTokenCreated(ctx, p.ID)
 		wantCode(t, err, booking.CodeNotFound)
+		wantCode(t, acc.UseLoginCode(ctx, "key-of-lan", "code-hash", now, accounts.CodeMaxAttempts), booking.CodeNotFound)
+		must(t, acc.UseLoginCode(ctx, "key-of-other", "code-hash", now, accounts.CodeMaxAttempts))
 		// Erasing again changes nothing and fails nothing.
-		_, err = s.ErasePatient(ctx, p.ID, "again", now)
+		_, err = s.ErasePatient(ctx, p.ID, "again", now, "")
 		must(t, err)
 	})
 
@@ -195,6 +204,21 @@ func testRevocationMarks(t *testing.T, h Harness) {
 		if m, ok := markOf(t, s, booking.Subject{Role: booking.RoleDoctor, ID: strconv.FormatInt(f.doctor.ID, 10)}); !ok || !m.Closed {
 			t.Fatalf("the disabled doctor account's doctor mark %+v %v, want closed", m, ok)
 		}
+	})
+
+	t.Run("ServiceErasureDeletesCodes", func(t *testing.T) {
+		t.Parallel()
+		s := h.New(t)
+		acc := s.(accountsStore)
+		ctx := context.Background()
+		svc := service.NewService(s, service.Options{Now: func() time.Time { return now },
+			LoginKey: func(phone string) string { return "key:" + phone }})
+		p, err := svc.CreatePatient(ctx, booking.Patient{Name: "Thu", Phone: "+84901230009"})
+		must(t, err)
+		must(t, acc.IssueLoginCode(ctx, "key:"+p.Phone, "code-hash", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
+		_, err = svc.ErasePatient(ctx, p.ID, "asked to be forgotten")
+		must(t, err)
+		wantCode(t, acc.UseLoginCode(ctx, "key:"+p.Phone, "code-hash", now, accounts.CodeMaxAttempts), booking.CodeNotFound)
 	})
 
 	t.Run("ServiceAdmits", func(t *testing.T) {
