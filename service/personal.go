@@ -108,7 +108,9 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 			}
 		}
 	}
-	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.ErasePatient(ctx, id, reason, now, loginKey) })
+	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) {
+		return s.store.ErasePatient(ctx, id, reason, now, loginKey)
+	})
 	if err == nil {
 		// Best effort: failing, the copy is read again within MarkRefresh.
 		_ = s.rereadMarks(ctx)
