@@ -55,8 +55,17 @@ type Store interface {
 	SetPatientLanguage(ctx context.Context, patientID int64, lang string) error
 
 	// SetStaffPassword creates a staff user or replaces its password hash
-	// (a bcrypt hash, see HashPassword).
+	// (a bcrypt hash, see HashPassword), and moves the user's revocation
+	// marks (booking.StaffSubjects) to now in the same transaction: the
+	// tokens signed in with the old password end.
 	SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error
+	// SetStaffDisabled disables a staff user (it cannot sign in; its marks
+	// close, so its tokens are refused) or enables it again (its marks
+	// open from now: tokens from before stay refused); an unknown user is
+	// not found.
+	SetStaffDisabled(ctx context.Context, name string, disabled bool, now time.Time) error
+	// StaffDisabled reports whether a staff user is disabled, or not found.
+	StaffDisabled(ctx context.Context, name string) (bool, error)
 	// StaffPasswordHash returns a staff user's password hash, or not found.
 	StaffPasswordHash(ctx context.Context, name string) ([]byte, error)
 	// SetStaffDoctor makes a staff user the account of a doctor (role

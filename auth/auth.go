@@ -44,6 +44,12 @@ func (r Role) Valid() bool {
 type Claims struct {
 	Role    Role
 	Subject string
+	// Issued is when the token was minted, to the microsecond (the iat_us
+	// claim; a token without it is taken as issued at the start of its iat
+	// second, so that a revocation mark in that second still wins). The
+	// Service compares it with the subject's revocation mark on every
+	// request (service.Service.Admit).
+	Issued time.Time
 }
 
 // PatientID returns the patient id of a patient token. It is false for other
@@ -110,6 +116,10 @@ func NewSigner(secret []byte) (*Signer, error) {
 // tokenClaims is the JWT payload: the registered claims plus the role.
 type tokenClaims struct {
 	Role Role `json:"role"`
+	// IssuedMicros is the issue time in microseconds since the epoch: iat
+	// has whole seconds only, too coarse to order a token against a
+	// sign-out in the same second.
+	IssuedMicros int64 `json:"iat_us,omitempty"`
 	jwt.RegisteredClaims
 }
 
@@ -140,7 +150,8 @@ func (s *Signer) mint(aud Audience, role Role, sub string, ttl time.Duration) (s
 	}
 	now := s.now()
 	c := tokenClaims{
-		Role: role,
+		Role:         role,
+		IssuedMicros: now.UnixMicro(),
 		RegisteredClaims: jwt.RegisteredClaims{
 			Issuer:    Issuer,
 			Audience:  jwt.ClaimStrings{string(aud)},
@@ -191,6 +202,10 @@ func (s *Signer) verify(aud Audience, token string) (Claims, error) {
 	from := time.Time{}
 	if c.IssuedAt != nil {
 		from = c.IssuedAt.Add(-leeway)
+		claims.Issued = c.IssuedAt.Time.UTC()
+	}
+	if c.IssuedMicros > 0 {
+		claims.Issued = time.UnixMicro(c.IssuedMicros).UTC()
 	}
 	s.seen.put(aud, token, claims, from, c.ExpiresAt.Add(leeway), now)
 	return claims, nil

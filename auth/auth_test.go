@@ -174,13 +174,13 @@ func TestPatientID(t *testing.T) {
 		id int64
 		ok bool
 	}{
-		{Claims{RolePatient, "42"}, 42, true},
-		{Claims{RolePatient, "0"}, 0, false},
-		{Claims{RolePatient, "-3"}, 0, false},
-		{Claims{RolePatient, "abc"}, 0, false},
-		{Claims{RolePatient, "99999999999999999999"}, 0, false},
-		{Claims{RoleAdmin, "42"}, 0, false},
-		{Claims{RoleDoctor, "42"}, 0, false},
+		{Claims{Role: RolePatient, Subject: "42"}, 42, true},
+		{Claims{Role: RolePatient, Subject: "0"}, 0, false},
+		{Claims{Role: RolePatient, Subject: "-3"}, 0, false},
+		{Claims{Role: RolePatient, Subject: "abc"}, 0, false},
+		{Claims{Role: RolePatient, Subject: "99999999999999999999"}, 0, false},
+		{Claims{Role: RoleAdmin, Subject: "42"}, 0, false},
+		{Claims{Role: RoleDoctor, Subject: "42"}, 0, false},
 	}
 	for _, tc := range cases {
 		id, ok := tc.c.PatientID()
@@ -329,5 +329,38 @@ func TestAudienceSeparatesPagesFromAPI(t *testing.T) {
 	raw, _ := old.SignedString(testSecret)
 	if _, err := s.Verify(raw); !errors.Is(err, ErrInvalidToken) {
 		t.Fatalf("a token without audience was accepted: %v", err)
+	}
+}
+
+// TestIssuedToTheMicrosecond: a token says when it was minted to the
+// microsecond (iat_us), through the verification cache too; a token
+// without it counts as minted at the start of its iat second, so that a
+// revocation mark later in that second still refuses it.
+func TestIssuedToTheMicrosecond(t *testing.T) {
+	now := time.Date(2026, 3, 2, 7, 0, 0, 123456789, time.UTC)
+	s := newTestSigner(t, now)
+	tok, err := s.Mint(RolePatient, "42", time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 { // parsed, then remembered
+		c, err := s.Verify(tok)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := now.Truncate(time.Microsecond); !c.Issued.Equal(want) {
+			t.Fatalf("Issued %v, want %v", c.Issued, want)
+		}
+	}
+	old := sign(t, jwt.SigningMethodHS256, testSecret, tokenClaims{Role: RolePatient, RegisteredClaims: jwt.RegisteredClaims{
+		Issuer: Issuer, Audience: jwt.ClaimStrings{string(AudienceAPI)}, Subject: "42",
+		IssuedAt: jwt.NewNumericDate(now), ExpiresAt: jwt.NewNumericDate(now.Add(time.Hour)),
+	}})
+	c, err := s.Verify(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := now.Truncate(time.Second); !c.Issued.Equal(want) {
+		t.Fatalf("a token without iat_us: Issued %v, want the start of its second %v", c.Issued, want)
 	}
 }

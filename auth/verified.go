@@ -13,9 +13,11 @@ const maxVerified = 10000
 // the leeway Verify allows), so that a client's every request does not
 // parse and check its token again: on the hot booking path verification
 // was a ninth of the server's CPU. Only tokens whose signature checked are
-// kept, so an attacker cannot fill it; a token's claims never change, and
-// tokens are not revocable, so a remembered answer is the one Verify would
-// give until the token expires.
+// kept, so an attacker cannot fill it; a token's claims never change, so a
+// remembered answer is the one Verify would give until the token expires.
+// Whether the token was revoked since (a sign-out, a deactivation) is not
+// Verify's question: the front ends ask the Service on every request,
+// cache hit or not (service.Service.Admit).
 type verified struct {
 	mu sync.Mutex
 	m  map[string]verifiedToken

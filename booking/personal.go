@@ -14,12 +14,24 @@ import (
 type PatientStore interface {
 	// ErasePatient removes a patient's personal fields (name, phone,
 	// e-mail, their look-up indexes, language) and sets ErasedAt, keeping
-	// the row and its appointments; it writes AuditErasure's entry in the
-	// same transaction. Erasing an erased patient returns it unchanged.
-	ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (Patient, error)
+	// the row and its appointments; in the same transaction it deletes the
+	// patient's calendar link and the sign-in codes stored under
+	// e.LoginKey, closes the patient's revocation mark and writes
+	// AuditErasure's entry. Erasing an erased patient returns it unchanged.
+	ErasePatient(ctx context.Context, e Erasure) (Patient, error)
 	// AppendAudit writes audit entries that no change of state carries
 	// (an export of a patient's data).
 	AppendAudit(ctx context.Context, es ...AuditEntry) error
+}
+
+// Erasure is one patient's erasure as a store performs it.
+type Erasure struct {
+	PatientID int64
+	Reason    string // kept in the audit entry (no personal data)
+	At        time.Time
+	// LoginKey is the key of the patient's phone under which sign-in codes
+	// are stored, "" for none.
+	LoginKey string
 }
 
 // PatientExport is everything slotd keeps about one patient, as the

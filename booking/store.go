@@ -63,6 +63,8 @@ type Store interface {
 	AuditLog
 	// PatientStore exports and erases a patient's personal data.
 	PatientStore
+	// MarkStore keeps the revocation marks of tokens.
+	MarkStore
 }
 
 // CatalogStore holds the clinic's departments, doctors, patients,

@@ -143,7 +143,18 @@ func (h *Handler) ctx(r *http.Request) (context.Context, context.CancelFunc) {
 }
 
 // caller verifies the bearer token.
-func (h *Handler) caller(r *http.Request) (auth.Claims, error) { return h.signer.Caller(r) }
+// caller is the verified caller of r, once the Service admitted its token
+// (service.Service.Admit: not signed out, revoked or of a departed patient).
+func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
+	c, err := h.signer.Caller(r)
+	if err != nil {
+		return c, err
+	}
+	if err := h.svc.Admit(r.Context(), string(c.Role), c.Subject, c.Issued); err != nil {
+		return auth.Claims{}, err
+	}
+	return c, nil
+}
 
 func writeResource(w http.ResponseWriter, status int, v any) {
 	b, err := marshal(v)

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -9,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/internal/testkit"
+	"github.com/slotd/slotd/service"
 )
 
 // access is who may call an operation.
@@ -40,6 +44,8 @@ const (
 	// may act on: A finds it, another patient is told it does not exist,
 	// doctors and admins are forbidden.
 	ownerOnly
+	// anyCaller: any admitted token, whatever its role (signing out).
+	anyCaller
 )
 
 // authorization classifies every operation of openapi.json. A new operation
@@ -116,6 +122,7 @@ var authorization = map[string]access{
 	"POST /api/waitlist/{id}/accept":                 ownerOnly,
 	"POST /api/waitlist/{id}/decline":                ownerOnly,
 	"GET /api/admin/doctors/{id}/offers":             adminOnly,
+	"POST /api/signout":                              anyCaller,
 }
 
 // servedElsewhere are the path prefixes of openapi.json that another
@@ -130,10 +137,14 @@ type caller struct {
 
 // TestAuthorizationMatrix sends every operation of /openapi.json as every
 // kind of caller — no token, an expired one, a forged one, patient A (the
-// owner of the ids in the paths), patient B (another owner), a doctor and
-// an admin — and checks the answer against the operation's class.
+// owner of the ids in the paths), patient B (another owner), a doctor, an
+// admin, and the callers who are gone: a deactivated patient, an erased
+// one, a signed-out token and a disabled staff user's — and checks the
+// answer against the operation's class.
 func TestAuthorizationMatrix(t *testing.T) {
-	e := newEnv(t)
+	// The staff user is disabled through the store, as slotd staff-disable
+	// does from another process: every request reads the marks.
+	e := newEnv(t, withService(func(o *service.Options) { o.MarkRefresh = time.Nanosecond }))
 	f := e.fixture()
 	pa, pb := e.patient(), e.patient()
 	ta, tb := e.patientToken(pa.ID), e.patientToken(pb.ID)
@@ -167,11 +178,30 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 	}
 	sort.Strings(ops)
+	// Signing out ends every caller's token: it goes last.
+	for i, op := range ops {
+		if op == "POST /api/signout" {
+			ops = append(append(ops[:i:i], ops[i+1:]...), op)
+			break
+		}
+	}
 	for op := range authorization {
 		if _, ok := doc.Paths[strings.SplitN(op, " ", 2)[1]]; !ok {
 			t.Errorf("%s is in the authorization table but not in openapi.json", op)
 		}
 	}
+
+	// The callers who are gone, each with a token minted before it went.
+	pc, pd, pe := e.patient(), e.patient(), e.patient()
+	tc, td, te := e.patientToken(pc.ID), e.patientToken(pd.ID), e.patientToken(pe.ID)
+	e.do(call{method: "PATCH", path: fmt.Sprintf("/api/admin/patients/%d", pc.ID), token: e.admin, body: map[string]any{"active": false}}).expect(t, 200)
+	e.do(call{method: "DELETE", path: fmt.Sprintf("/api/admin/patients/%d", pd.ID), token: e.admin, body: map[string]any{"reason": "asked to be forgotten"}}).expect(t, 200)
+	e.do(call{method: "POST", path: "/api/signout", token: te}).expect(t, 204)
+	hash, err := accounts.HashPassword("correct horse")
+	testkit.NoError(t, err)
+	testkit.NoError(t, e.db.SetStaffPassword(context.Background(), "carol", hash, time.Now()))
+	tcarol := e.token(auth.RoleAdmin, "staff:carol")
+	testkit.NoError(t, e.db.SetStaffDisabled(context.Background(), "carol", true, time.Now()))
 
 	callers := []caller{
 		{"no token", ""},
@@ -181,6 +211,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"patient B (another owner)", tb},
 		{"patient A (the owner)", ta},
 		{"admin", e.admin},
+		{"deactivated patient", tc},
+		{"erased patient", td},
+		{"signed-out token", te},
+		{"disabled staff user", tcarol},
 	}
 	idFor := func(path string) string {
 		switch {
@@ -255,6 +289,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 func judge(class access, caller, status int) string {
 	const (
 		none, expired, forged, doctor, other, owner, admin = 0, 1, 2, 3, 4, 5, 6
+		deactivated, erased, signedOut, disabledStaff      = 7, 8, 9, 10
 	)
 	denied := status == http.StatusUnauthorized || status == http.StatusForbidden
 	want := func(ok bool, what string) string {
@@ -268,8 +303,10 @@ func judge(class access, caller, status int) string {
 		return want(!denied, "neither 401 nor 403")
 	case class == signed:
 		return want(status == http.StatusUnauthorized, "401 (no provider signature)")
-	case caller == none || caller == expired || caller == forged:
+	case caller == none || caller == expired || caller == forged || caller == signedOut || caller == disabledStaff:
 		return want(status == http.StatusUnauthorized, "401")
+	case caller == deactivated || caller == erased:
+		return want(status == http.StatusConflict, "409 booking-blocked (the departed patient's refusal)")
 	}
 	switch class {
 	case adminOnly:
@@ -316,6 +353,8 @@ func judge(class access, caller, status int) string {
 			return want(status == http.StatusNotFound, "404 (another owner's object does not exist for them)")
 		}
 		return want(status == http.StatusForbidden, "403")
+	case anyCaller:
+		return want(status == http.StatusNoContent, "204")
 	}
 	return "an unknown class"
 }

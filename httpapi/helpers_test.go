@@ -82,7 +82,11 @@ type envOpt func(*envConfig)
 type envConfig struct {
 	wrap func(booking.Store) booking.Store
 	cfg  func(*Config)
+	svc  func(*service.Options)
 }
+
+// withService changes the Service's options.
+func withService(f func(*service.Options)) envOpt { return func(c *envConfig) { c.svc = f } }
 
 func withStore(wrap func(booking.Store) booking.Store) envOpt {
 	return func(c *envConfig) { c.wrap = wrap }
@@ -144,7 +148,11 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	}
 	// The timeout bounds a booking's whole wait: generous, as these tests
 	// are about answers and -race on busy cores makes a rush of hundreds slow.
-	svc := service.NewService(e.store, service.Options{Now: e.clock.Now, Timeout: 10 * time.Second})
+	so := service.Options{Now: e.clock.Now, Timeout: 10 * time.Second}
+	if ec.svc != nil {
+		ec.svc(&so)
+	}
+	svc := service.NewService(e.store, so)
 	cfg := Config{
 		Service: svc, Store: e.store, Signer: signer,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

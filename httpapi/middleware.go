@@ -98,8 +98,17 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
-// authenticate returns the verified caller of r. Why a token was refused is
-// not told to the client (it would help forgers).
+// authenticate returns the verified caller of r, once the Service has
+// admitted its token (not signed out, revoked or of a departed patient),
+// on every request, whether the signer remembered the token or not. Why a
+// token was refused is not told to the client (it would help forgers).
 func (s *server) authenticate(r *http.Request) (auth.Claims, error) {
-	return s.signer.Caller(r)
+	c, err := s.signer.Caller(r)
+	if err != nil {
+		return c, err
+	}
+	if err := s.svc.Admit(r.Context(), string(c.Role), c.Subject, c.Issued); err != nil {
+		return auth.Claims{}, err
+	}
+	return c, nil
 }

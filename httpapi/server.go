@@ -232,6 +232,7 @@ func (s *server) routes() {
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
 	s.handle("GET /api/me/data", s.authed(s.myData))
+	s.handle("POST /api/signout", s.authed(s.signOut))
 	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
 	s.handle("POST /api/waitlist", s.authed(s.joinWaitlist))
 	s.handle("GET /api/me/waitlist", s.authed(s.myWaitlist))

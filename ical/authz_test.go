@@ -60,11 +60,13 @@ const (
 	theDoctor
 	otherDoctor
 	admin
+	signedOut   // an admin's token, signed out
+	departedPat // a deactivated patient's token
 	callerCount
 )
 
 var callerNames = [callerCount]string{"no token", "expired token", "forged token", "patient A (the owner)",
-	"patient B (another owner)", "the doctor", "another doctor", "admin"}
+	"patient B (another owner)", "the doctor", "another doctor", "admin", "signed-out token", "deactivated patient"}
 
 // TestICalAuthorizationMatrix sends every /ical/ operation of openapi.json
 // as every kind of caller and checks the answer against the operation's
@@ -108,7 +110,15 @@ func TestICalAuthorizationMatrix(t *testing.T) {
 			theDoctor:   f.token(auth.RoleDoctor, doc1),
 			otherDoctor: f.token(auth.RoleDoctor, strconv.FormatInt(other.ID, 10)),
 			admin:       f.token(auth.RoleAdmin, "1"),
+			signedOut:   f.token(auth.RoleAdmin, "9"),
 		}
+		must(t, f.svc.SignOut(context.Background(), string(auth.RoleAdmin), "9"))
+		gone, err := f.store.CreatePatient(context.Background(), booking.Patient{Name: "Gone", Phone: "+33600000009"})
+		must(t, err)
+		tokens[departedPat] = f.token(auth.RolePatient, strconv.FormatInt(gone.ID, 10))
+		off := false
+		_, err = f.svc.UpdatePatient(context.Background(), gone.ID, booking.PatientUpdate{Active: &off})
+		must(t, err)
 		insider := auth.RolePatient
 		sub := a
 		if cl == doctorDays {
@@ -182,8 +192,10 @@ func judgeICal(cl class, method, variant string, caller, status int) string {
 		return want(http.StatusNotFound, "a dead subscription token, whatever the bearer")
 	}
 	switch caller {
-	case noToken, expiredToken, forgedToken:
+	case noToken, expiredToken, forgedToken, signedOut:
 		return want(http.StatusUnauthorized, "no valid bearer token")
+	case departedPat:
+		return want(http.StatusConflict, "the departed patient's refusal")
 	}
 	switch cl {
 	case ownSubscription:

@@ -142,8 +142,12 @@ func HashToken(token string) string {
 // Subscribe makes a new subscription token for patientID, revoking the old
 // one, and returns the feed's URL under base (the service's external URL;
 // PublicURL wins when set). The token is shown only now: only its hash
-// is kept.
+// is kept. A deactivated or erased patient gets none (the departed
+// patient's refusal, booking-blocked).
 func (h *Handler) Subscribe(ctx context.Context, patientID int64, base string) (string, error) {
+	if err := h.svc.Present(ctx, patientID); err != nil {
+		return "", err
+	}
 	var raw [tokenBytes]byte
 	if _, err := rand.Read(raw[:]); err != nil {
 		return "", err
@@ -173,7 +177,10 @@ func (h *Handler) Subscribed(ctx context.Context, patientID int64) (time.Time, b
 }
 
 // feed serves a patient's appointments to whoever holds the token: the
-// calendar apps that subscribe cannot send a bearer token.
+// calendar apps that subscribe cannot send a bearer token. An erased
+// patient's link is gone (the erasure deleted it) and a deactivated
+// patient's answers nothing: both are 404, which calendar apps take as a
+// subscription that ended.
 func (h *Handler) feed(w http.ResponseWriter, r *http.Request) error {
 	token := strings.TrimSuffix(r.PathValue("token"), ".ics")
 	if len(token) != base64.RawURLEncoding.EncodedLen(tokenBytes) {
@@ -184,6 +191,11 @@ func (h *Handler) feed(w http.ResponseWriter, r *http.Request) error {
 		return booking.NotFound("calendar")
 	}
 	if err != nil {
+		return err
+	}
+	if err := h.svc.Present(r.Context(), patientID); booking.ErrorCode(err) == booking.CodeBookingBlocked {
+		return booking.NotFound("calendar")
+	} else if err != nil {
 		return err
 	}
 	as, err := h.svc.Appointments(r.Context(), patientID, "")
@@ -365,7 +377,18 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 	return err
 }
 
-func (h *Handler) caller(r *http.Request) (auth.Claims, error) { return h.signer.Caller(r) }
+// caller is the verified caller of r, once the Service admitted its token
+// (service.Service.Admit: not signed out, revoked or of a departed patient).
+func (h *Handler) caller(r *http.Request) (auth.Claims, error) {
+	c, err := h.signer.Caller(r)
+	if err != nil {
+		return c, err
+	}
+	if err := h.svc.Admit(r.Context(), string(c.Role), c.Subject, c.Issued); err != nil {
+		return auth.Claims{}, err
+	}
+	return c, nil
+}
 
 // patient returns the calling patient's id; subscriptions are a
 // patient's own.

@@ -24,6 +24,7 @@ type Metrics struct {
 	decision  prometheus.Histogram
 	requests  *prometheus.HistogramVec
 	offers    *prometheus.CounterVec
+	revoked   *prometheus.CounterVec
 	reminders *prometheus.CounterVec
 	staff     *prometheus.CounterVec
 	lockouts  prometheus.Counter
@@ -102,7 +103,14 @@ func New() *Metrics {
 	for _, o := range booking.ReminderOutcomes {
 		m.reminders.WithLabelValues(o)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts)
+	m.revoked = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_tokens_refused_total",
+		Help: "Verified tokens and page sessions refused by their subject's revocation mark, by reason: revoked (signed out, a staff password changed, a staff user disabled) or departed (a deactivated or erased patient).",
+	}, []string{"reason"})
+	for _, r := range []string{"revoked", "departed"} {
+		m.revoked.WithLabelValues(r)
+	}
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -120,6 +128,17 @@ func (m *Metrics) StaffSignIn(outcome string, lockout bool) {
 
 // Offers counts waitlist offers (booking.WaitlistObserver).
 func (m *Metrics) Offers(outcome string, n int) { m.offers.WithLabelValues(outcome).Add(float64(n)) }
+
+// TokenRefused counts a token refused by its revocation mark (the
+// service's OnRefusedToken): unauthorized is "revoked", the departed
+// patient's refusal "departed".
+func (m *Metrics) TokenRefused(code booking.Code) {
+	reason := "revoked"
+	if code != booking.CodeUnauthorized {
+		reason = "departed"
+	}
+	m.revoked.WithLabelValues(reason).Inc()
+}
 
 // Reminders counts reminders (booking.WaitlistObserver).
 func (m *Metrics) Reminders(outcome string, n int) {

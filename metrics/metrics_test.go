@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 func TestMetricsExposed(t *testing.T) {
@@ -120,5 +122,26 @@ func TestStaffSignInMetrics(t *testing.T) {
 		if !strings.Contains(string(body), want) {
 			t.Errorf("metrics lack %q", want)
 		}
+	}
+}
+
+// Refused tokens are counted by reason, both reasons there from the start.
+func TestTokensRefused(t *testing.T) {
+	m := New()
+	m.TokenRefused(booking.CodeUnauthorized)
+	m.TokenRefused(booking.CodeUnauthorized)
+	m.TokenRefused(booking.CodeBookingBlocked)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body, _ := io.ReadAll(rec.Body)
+	for _, want := range []string{`slotd_tokens_refused_total{reason="revoked"} 2`, `slotd_tokens_refused_total{reason="departed"} 1`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	rec = httptest.NewRecorder()
+	New().Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	if b, _ := io.ReadAll(rec.Body); !strings.Contains(string(b), `slotd_tokens_refused_total{reason="departed"} 0`) {
+		t.Error("the reasons are not exported before the first refusal")
 	}
 }

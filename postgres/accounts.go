@@ -122,13 +122,56 @@ func (s *Store) SetPatientLanguage(ctx context.Context, patientID int64, lang st
 	return translate(err, "")
 }
 
-// SetStaffPassword creates staff user name or replaces its password hash.
+// SetStaffPassword creates staff user name or replaces its password hash;
+// a changed password ends the user's tokens (its marks move to now,
+// staying closed while the user is disabled).
 func (s *Store) SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error {
-	_, err := s.pool.Exec(ctx,
-		`INSERT INTO staff_users (name, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)
-		 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at`,
-		name, string(hash), now)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var doctorID *int64
+		var disabled bool
+		if err := tx.QueryRow(ctx,
+			`INSERT INTO staff_users (name, password_hash, created_at, updated_at) VALUES ($1, $2, $3, $3)
+			 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at
+			 RETURNING doctor_id, disabled_at IS NOT NULL`,
+			name, string(hash), now).Scan(&doctorID, &disabled); err != nil {
+			return err
+		}
+		return moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, deref(doctorID))...)
+	})
 	return translate(err, "")
+}
+
+// SetStaffDisabled disables staff user name (it cannot sign in and its
+// tokens are refused) or enables it again (tokens from before stay
+// refused); an unknown user is not found.
+func (s *Store) SetStaffDisabled(ctx context.Context, name string, disabled bool, now time.Time) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var doctorID *int64
+		if err := tx.QueryRow(ctx,
+			`UPDATE staff_users SET disabled_at = CASE WHEN $2 THEN coalesce(disabled_at, $3) END WHERE name = $1 RETURNING doctor_id`,
+			name, disabled, now).Scan(&doctorID); err != nil {
+			return err
+		}
+		return moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, deref(doctorID))...)
+	})
+	return translate(err, "staff user")
+}
+
+// StaffDisabled reports whether staff user name is disabled, or not found.
+func (s *Store) StaffDisabled(ctx context.Context, name string) (bool, error) {
+	var disabled bool
+	if err := s.pool.QueryRow(ctx, `SELECT disabled_at IS NOT NULL FROM staff_users WHERE name = $1`, name).Scan(&disabled); err != nil {
+		return false, translate(err, "staff user")
+	}
+	return disabled, nil
+}
+
+// deref is an optional id, 0 when absent.
+func deref(id *int64) int64 {
+	if id == nil {
+		return 0
+	}
+	return *id
 }
 
 // StaffPasswordHash returns the password hash of staff user name, or

@@ -157,6 +157,13 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active)...)); err != nil {
 			return nil, err
 		}
+		if before.Active != p.Active {
+			// Deactivation ends the patient's tokens; reactivation opens the
+			// mark again from now, so tokens from before stay refused.
+			if err := moveMarks(ctx, tx, time.Now(), closedIf(!p.Active), booking.PatientSubject(id)); err != nil {
+				return nil, err
+			}
+		}
 		return []booking.AuditEntry{booking.AuditPatientUpdate(ctx, time.Now(), before, p)}, nil
 	})
 	return p, translate(err, "patient")
@@ -184,7 +191,8 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
-func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
+func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Patient, error) {
+	id, reason, now, loginKey := e.PatientID, e.Reason, e.At, e.LoginKey
 	var out booking.Patient
 	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
 		p, err := s.scanPatient(tx.QueryRow(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = $1 FOR UPDATE`, id))
@@ -200,6 +208,18 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 			     email_index = NULL, seal_key = 0, language = '', active = false, erased_at = $2
 			 WHERE id = $1 RETURNING `+patientColumns, id, now))
 		if err != nil {
+			return nil, err
+		}
+		// The patient's calendar link and tokens end with the erasure.
+		if _, err := tx.Exec(ctx, `DELETE FROM calendar_tokens WHERE patient_id = $1`, id); err != nil {
+			return nil, err
+		}
+		if loginKey != "" {
+			if _, err := tx.Exec(ctx, `DELETE FROM login_codes WHERE phone_key = $1`, loginKey); err != nil {
+				return nil, err
+			}
+		}
+		if err := moveMarks(ctx, tx, time.Now(), closeMark, booking.PatientSubject(id)); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditErasure(ctx, now, id, reason)}, nil

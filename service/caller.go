@@ -44,3 +44,10 @@ func (s *Service) present(ctx context.Context, patientID int64) error {
 	}
 	return nil
 }
+
+// Present refuses a patient who does not exist or has left (deactivated or
+// erased), for what a front end keeps outside the Service's changes: the
+// calendar subscription asks it before it makes a link and serves a feed.
+func (s *Service) Present(ctx context.Context, patientID int64) error {
+	return s.present(ctx, patientID)
+}

@@ -63,7 +63,9 @@ func (s *Service) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUp
 }
 
 // UpdatePatient changes a patient's name, contact details or activity.
-// A new phone is stored in E.164, as CreatePatient stores it.
+// A new phone is stored in E.164, as CreatePatient stores it. Deactivation
+// closes the patient's revocation mark in the store's transaction (every
+// token refused, on this instance at once), reactivation opens it from now.
 func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.PatientUpdate) (booking.Patient, error) {
 	if u.Phone != nil && *u.Phone != "" {
 		p := s.NormalizePhone(*u.Phone)
@@ -72,5 +74,10 @@ func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.Patient
 		}
 		u.Phone = &p
 	}
-	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.UpdatePatient(ctx, id, u) })
+	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.UpdatePatient(ctx, id, u) })
+	if err == nil && u.Active != nil {
+		// Best effort: failing, the copy is read again within MarkRefresh.
+		_ = s.rereadMarks(ctx)
+	}
+	return p, err
 }

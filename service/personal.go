@@ -66,14 +66,22 @@ func mergeNewestFirst(a, b []booking.AuditEntry) []booking.AuditEntry {
 // that their places are released and counted as any other; every other
 // appointment stays, anonymized with its patient, so that capacity history
 // and reconciliation stay true. The phone is then free: a patient
-// registered with it later is a new patient.
+// registered with it later is a new patient. In the erasure's transaction
+// the patient's calendar link and sign-in codes (Options.LoginKey) are
+// deleted and their revocation mark closed:
+// no token of theirs is admitted again, on this instance at once.
 func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (booking.Patient, error) {
 	reason = strings.TrimSpace(reason)
 	if reason == "" || utf8.RuneCountInString(reason) > booking.MaxEraseReason {
 		return booking.Patient{}, booking.Errorf(booking.CodeInvalidRequest, "an erasure needs a reason (1 to 500 characters)")
 	}
-	if _, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.GetPatient(ctx, id) }); err != nil {
+	before, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.GetPatient(ctx, id) })
+	if err != nil {
 		return booking.Patient{}, err
+	}
+	loginKey := ""
+	if s.loginKey != nil && before.Phone != "" {
+		loginKey = s.loginKey(before.Phone)
 	}
 	// Waiting entries first (an offer they hold is declined, its place
 	// passed on), so that no new offer goes to the patient meanwhile.
@@ -100,5 +108,12 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 			}
 		}
 	}
-	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.ErasePatient(ctx, id, reason, now) })
+	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) {
+		return s.store.ErasePatient(ctx, booking.Erasure{PatientID: id, Reason: reason, At: now, LoginKey: loginKey})
+	})
+	if err == nil {
+		// Best effort: failing, the copy is read again within MarkRefresh.
+		_ = s.rereadMarks(ctx)
+	}
+	return p, err
 }

@@ -72,6 +72,17 @@ type Options struct {
 	// StaffTOTPRequired refuses the sign-in of an admin that has no second
 	// factor enrolled (doctors' accounts are not admins).
 	StaffTOTPRequired bool
+	// MarkRefresh bounds how stale this instance's copy of the revocation
+	// marks may be (DefaultMarkRefresh when 0): a sign-out or deactivation
+	// made on another instance is refused here within it (marks.go).
+	MarkRefresh time.Duration
+	// LoginKey is the key under which the pages store a phone's sign-in
+	// codes (web.LoginKey), so that an erasure deletes them; without it
+	// an erasure leaves them to expire (accounts.CodeTTL).
+	LoginKey func(phone string) string
+	// OnRefusedToken, when set, is told the code of every token Admit
+	// refuses (for the metrics).
+	OnRefusedToken func(code booking.Code)
 }
 
 // Booking engines.
@@ -104,6 +115,13 @@ type Service struct {
 	peers     booking.Peers
 	region    string
 	reminders []time.Duration
+	// marks is this instance's copy of the revocation marks; wall stamps
+	// and compares them, the clock tokens are minted by (never Options.Now,
+	// which tests move).
+	marks          *marks
+	wall           func() time.Time
+	onRefusedToken func(code booking.Code)
+	loginKey       func(phone string) string
 
 	accounts          accounts.Store // staff sign-in (staffsignin.go)
 	staffTOTPRequired bool
@@ -153,7 +171,9 @@ func NewService(store booking.Store, opts Options) *Service {
 	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
-		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion}
+		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
+		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
+		loginKey: opts.LoginKey}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}

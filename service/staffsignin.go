@@ -46,6 +46,10 @@ var dummyHash, _ = accounts.HashPassword("slotd-no-such-user")
 
 var errNoAccounts = errors.New("service: staff sign-in needs an accounts store (Options.Accounts)")
 
+// ErrStaffDisabled refuses the sign-in of a staff user disabled with
+// `slotd staff-disable`.
+var ErrStaffDisabled = booking.Errorf(booking.CodeForbidden, "this staff account is disabled (slotd staff-disable)")
+
 // StaffSignIn checks a staff sign-in: the password (bcrypt, against a
 // dummy hash for an unknown name, so that both take as long), then the
 // second factor when the user has one, and lets the store decide the
@@ -90,6 +94,14 @@ func (s *Service) StaffSignIn(ctx context.Context, c StaffCredentials) (StaffIde
 	if err := d.Err(); err != nil {
 		s.observeStaff(d)
 		return StaffIdentity{}, err
+	}
+	// Only the right credentials learn that the account is disabled.
+	disabled, err := bounded(s, ctx, func(ctx context.Context) (bool, error) { return s.accounts.StaffDisabled(ctx, c.Name) })
+	if err != nil {
+		return StaffIdentity{}, err
+	}
+	if disabled {
+		return StaffIdentity{}, ErrStaffDisabled
 	}
 	if acc.DoctorID == 0 && acc.TOTPSecret == "" && s.staffTOTPRequired {
 		if o, ok := s.observer.(StaffObserver); ok {

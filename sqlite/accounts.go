@@ -125,16 +125,50 @@ func (s *Store) SetPatientLanguage(ctx context.Context, patientID int64, lang st
 	return mapErr(err, "")
 }
 
-// SetStaffPassword creates staff user name or replaces its password hash.
+// SetStaffPassword creates staff user name or replaces its password hash;
+// a changed password ends the user's tokens (its marks move to now,
+// staying closed while the user is disabled).
 func (s *Store) SetStaffPassword(ctx context.Context, name string, hash []byte, now time.Time) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx,
+		var doctorID sql.NullInt64
+		var disabled bool
+		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO staff_users (name, password_hash, created_at, updated_at) VALUES (?, ?, ?, ?)
-			 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at`,
-			name, string(hash), ts(now), ts(now))
-		return err
+			 ON CONFLICT (name) DO UPDATE SET password_hash = excluded.password_hash, updated_at = excluded.updated_at
+			 RETURNING doctor_id, disabled_at IS NOT NULL`,
+			name, string(hash), ts(now), ts(now)).Scan(&doctorID, &disabled); err != nil {
+			return err
+		}
+		return moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, doctorID.Int64)...)
 	})
 	return mapErr(err, "")
+}
+
+// SetStaffDisabled disables staff user name (it cannot sign in and its
+// tokens are refused) or enables it again (tokens from before stay
+// refused); an unknown user is not found.
+func (s *Store) SetStaffDisabled(ctx context.Context, name string, disabled bool, now time.Time) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var doctorID sql.NullInt64
+		err := tx.QueryRowContext(ctx,
+			`UPDATE staff_users SET disabled_at = CASE WHEN ? THEN coalesce(disabled_at, ?) END WHERE name = ? RETURNING doctor_id`,
+			disabled, ts(now), name).Scan(&doctorID)
+		if err != nil {
+			return notFoundAs(err, "staff user")
+		}
+		return moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, doctorID.Int64)...)
+	})
+	return mapErr(err, "staff user")
+}
+
+// StaffDisabled reports whether staff user name is disabled, or not found.
+func (s *Store) StaffDisabled(ctx context.Context, name string) (bool, error) {
+	var disabled bool
+	err := s.reader.QueryRowContext(ctx, `SELECT disabled_at IS NOT NULL FROM staff_users WHERE name = ?`, name).Scan(&disabled)
+	if err != nil {
+		return false, mapErr(err, "staff user")
+	}
+	return disabled, nil
 }
 
 // StaffPasswordHash returns the password hash of staff user name, or

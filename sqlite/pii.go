@@ -189,6 +189,13 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()), n.Active, id)); err != nil {
 			return err
 		}
+		if before.Active != p.Active {
+			// Deactivation ends the patient's tokens; reactivation opens the
+			// mark again from now, so tokens from before stay refused.
+			if err := moveMarks(ctx, tx, time.Now(), closedIf(!p.Active), booking.PatientSubject(id)); err != nil {
+				return err
+			}
+		}
 		return writeAudit(ctx, tx, booking.AuditPatientUpdate(ctx, time.Now(), before, p))
 	})
 	if err != nil {
@@ -243,7 +250,8 @@ func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]b
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
-func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now time.Time) (booking.Patient, error) {
+func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Patient, error) {
+	id, reason, now, loginKey := e.PatientID, e.Reason, e.At, e.LoginKey
 	var out booking.Patient
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		p, err := s.scanPatient(tx.QueryRowContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ?`, id))
@@ -255,6 +263,18 @@ func (s *Store) ErasePatient(ctx context.Context, id int64, reason string, now t
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
 			     email_index = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
 			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
+			return err
+		}
+		// The patient's calendar link and tokens end with the erasure.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM calendar_tokens WHERE patient_id = ?`, id); err != nil {
+			return err
+		}
+		if loginKey != "" {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM login_codes WHERE phone_key = ?`, loginKey); err != nil {
+				return err
+			}
+		}
+		if err := moveMarks(ctx, tx, time.Now(), closeMark, booking.PatientSubject(id)); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditErasure(ctx, now, id, reason))

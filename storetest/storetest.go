@@ -133,6 +133,7 @@ func Run(t *testing.T, h Harness) {
 		{"Personal", testPersonal},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},
+		{"RevocationMarks", testRevocationMarks},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},

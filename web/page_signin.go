@@ -190,13 +190,18 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	redirect(w, r, safeNext(d.Next, "/appointments?welcome=1"))
 }
 
-// handleSignout ends the session (patient or staff).
+// handleSignout ends the session (patient or staff): its cookie, copied
+// or not, is refused from now on. When the database cannot record that,
+// the session stays and the error page says to try again.
 func (s *server) handleSignout(w http.ResponseWriter, r *http.Request) {
 	if !s.postForm(w, r) {
 		return
 	}
 	staff := s.sessionOf(r).IsStaff()
-	s.signOut(w, r)
+	if err := s.signOut(w, r); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
 	if staff {
 		redirect(w, r, "/staff/signin")
 		return

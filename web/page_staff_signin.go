@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -75,6 +76,11 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 			}
 			s.renderError(w, r, err)
 		case booking.CodeForbidden:
+			if errors.Is(err, service.ErrStaffDisabled) {
+				fail(&problemView{Code: string(booking.CodeForbidden), Title: pr.T("This account is disabled"),
+					Message: pr.T("An administrator disabled this staff account (`slotd staff-disable`); it cannot sign in.")})
+				return
+			}
 			fail(&problemView{Code: string(booking.CodeForbidden), Title: pr.T("A second factor is required"),
 				Message: pr.T("This admin account has no second factor, which this clinic requires. Enrol one with `slotd staff-totp --user %s`, then sign in with its code.", name)})
 		default:

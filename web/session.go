@@ -53,14 +53,12 @@ func (s session) actor() booking.Actor {
 }
 
 // sessionOf reads and verifies the session cookie. A missing, expired or
-// forged cookie is no session.
+// forged cookie is no session, and so is one the Service does not admit
+// (signed out, revoked, a departed patient's or a disabled staff user's),
+// asked on every request.
 func (s *server) sessionOf(r *http.Request) session {
-	c, err := r.Cookie(sessionCookie)
-	if err != nil || c.Value == "" {
-		return session{}
-	}
-	claims, err := s.signer.VerifyPage(c.Value)
-	if err != nil {
+	claims, ok := s.sessionClaims(r)
+	if !ok {
 		return session{}
 	}
 	switch claims.Role {
@@ -80,6 +78,23 @@ func (s *server) sessionOf(r *http.Request) session {
 	return session{}
 }
 
+// sessionClaims are the verified and admitted claims of the session
+// cookie.
+func (s *server) sessionClaims(r *http.Request) (auth.Claims, bool) {
+	c, err := r.Cookie(sessionCookie)
+	if err != nil || c.Value == "" {
+		return auth.Claims{}, false
+	}
+	claims, err := s.signer.VerifyPage(c.Value)
+	if err != nil {
+		return auth.Claims{}, false
+	}
+	if err := s.svc.Admit(r.Context(), string(claims.Role), claims.Subject, claims.Issued); err != nil {
+		return auth.Claims{}, false
+	}
+	return claims, true
+}
+
 // signIn sets the session cookie: a JWT minted by the signer, so that any
 // instance sharing the secret accepts it and nothing is kept server-side.
 func (s *server) signIn(w http.ResponseWriter, r *http.Request, role auth.Role, sub string) error {
@@ -94,11 +109,21 @@ func (s *server) signIn(w http.ResponseWriter, r *http.Request, role auth.Role, 
 	return nil
 }
 
-func (s *server) signOut(w http.ResponseWriter, r *http.Request) {
+// signOut ends the session: the Service moves the mark of the cookie's
+// subject, so that the cookie's value (and every other session and token
+// of the subject minted until now) is refused from now on, then the
+// cookie is cleared.
+func (s *server) signOut(w http.ResponseWriter, r *http.Request) error {
+	if claims, ok := s.sessionClaims(r); ok {
+		if err := s.svc.SignOut(r.Context(), string(claims.Role), claims.Subject); err != nil {
+			return err
+		}
+	}
 	http.SetCookie(w, &http.Cookie{
 		Name: sessionCookie, Value: "", Path: "/", MaxAge: -1,
 		HttpOnly: true, SameSite: http.SameSiteLaxMode, Secure: edge.Secure(r),
 	})
+	return nil
 }
 
 // csrfID returns this browser's CSRF cookie value, setting a new random one

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+
+	"github.com/slotd/slotd/auth"
 )
 
 // codeDigits is the length of a sign-in code (accounts has the policy).
@@ -23,6 +25,16 @@ func keyedHash(key []byte, parts ...string) string {
 // phoneKeyOf is the key under which a phone's codes are stored: the phone
 // itself is never written to the login_codes table.
 func (s *server) phoneKeyOf(phone string) string { return keyedHash(s.phoneKey, phone) }
+
+// loginPhonePurpose derives the key of phoneKeyOf from the signer's secret.
+const loginPhonePurpose = "web-login-phone"
+
+// LoginKey is phoneKeyOf for the Service (service.Options.LoginKey), so
+// that a patient's erasure deletes their sign-in codes.
+func LoginKey(signer *auth.Signer) func(phone string) string {
+	key := signer.DeriveKey(loginPhonePurpose)
+	return func(phone string) string { return keyedHash(key, phone) }
+}
 
 // codeHashOf is the stored form of a code, bound to its phone so that a
 // code hash copied to another phone's row is worthless.

@@ -203,7 +203,7 @@ func newServer(cfg Config) *server {
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
 		csrfKey:     cfg.Signer.DeriveKey("web-csrf"),
 		codeKey:     cfg.Signer.DeriveKey("web-login-code"),
-		phoneKey:    cfg.Signer.DeriveKey("web-login-phone"),
+		phoneKey:    cfg.Signer.DeriveKey(loginPhonePurpose),
 		mux:         http.NewServeMux(),
 		codeAddr:    edge.NewKeyLimiter(cfg.CodesPerAddress, 15*time.Minute),
 		codeBudget:  edge.NewBudget(cfg.CodesPerMinute, time.Minute),

@@ -1,6 +1,6 @@
 // Command slotd is the booking service and its tools: serve, migrate,
 // token, demo-data, listing, rush, reconcile, staff-password, staff-totp,
-// chaos, version, healthcheck.
+// staff-disable, chaos, version, healthcheck.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
 // flag's name in upper case with dashes as underscores (--db → SLOTD_DB),
@@ -38,8 +38,9 @@ var commands = []command{
 	{"import", "import a CSV file of departments, doctors, schedules or patients (--dry-run checks only)", runImport},
 	{"rekey", "re-seal patients' personal data with the newest data key, in batches (resumable)", runRekey},
 	{"data-keys", "print new data keys for --data-keys, or with --add the rotation's next key appended", runDataKeys},
-	{"staff-password", "set a staff user's web UI password (read from stdin)", runStaffPassword},
+	{"staff-password", "set a staff user's web UI password (read from stdin); the user's older sessions and tokens end", runStaffPassword},
 	{"staff-totp", "enrol (prints the otpauth:// URL once) or --remove a staff user's second factor", runStaffTOTP},
+	{"staff-disable", "disable a staff user (no sign-in; every session and token refused), or --enable it again", runStaffDisable},
 	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
 	{"version", "print the version and VCS revision of this binary", runVersion},
 	{"healthcheck", "GET a running slotd's /healthz; exit 0 when it answers 200 (container HEALTHCHECK)", runHealthcheck},

@@ -205,6 +205,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: reminders, StaffTOTPRequired: f.staffTOTPRequired,
+		OnRefusedToken: m.TokenRefused, LoginKey: web.LoginKey(signer),
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)

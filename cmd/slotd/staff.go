@@ -14,6 +14,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/slotd/slotd/accounts"
+	"github.com/slotd/slotd/booking"
 )
 
 // stdin is where staff-password reads the password; tests replace it.
@@ -21,7 +22,8 @@ var stdin io.Reader = os.Stdin
 
 // runStaffPassword sets (creating the user if needed) a staff user's web UI
 // password, read from standard input without echo when it is a terminal,
-// and stores its bcrypt hash.
+// and stores its bcrypt hash; the store moves the user's revocation marks
+// in the same transaction, so the sessions and tokens from before end.
 func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("staff-password", flag.ContinueOnError)
 	var db dbFlags
@@ -94,4 +96,53 @@ func readPassword(stderr io.Writer) (string, error) {
 		return "", errors.New("no password on standard input")
 	}
 	return strings.TrimRight(line, "\r\n"), nil
+}
+
+// runStaffDisable disables a staff user, or enables it again with
+// --enable. A disabled user cannot sign in, and every session and token of
+// theirs is refused (401) — a running server refuses them within
+// service.DefaultMarkRefresh. Enabling lets the user sign in again; the
+// sessions from before stay refused.
+func runStaffDisable(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("staff-disable", flag.ContinueOnError)
+	var db dbFlags
+	db.register(fs)
+	var user string
+	fs.StringVar(&user, "user", "", "staff user name (letters, digits, . - _)")
+	enable := fs.Bool("enable", false, "enable the user again instead (sessions from before stay refused)")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `Usage: slotd staff-disable --user NAME [--enable]
+
+Disables staff user NAME: it cannot sign in to the web UI, and every page
+session and API token of it (page sessions, tokens minted with --sub NAME or
+--sub staff:NAME, and a doctor account's doctor tokens) is refused with 401,
+by every running instance within a second. With --enable the user may sign
+in again; sessions and tokens from before stay refused.
+
+`)
+		fs.PrintDefaults()
+	}
+	if err := parse(fs, args, stderr); err != nil {
+		return err
+	}
+	if !accounts.StaffNameOK(user) {
+		return errors.New("--user must be 1 to 64 letters, digits, dots, dashes or underscores")
+	}
+	store, err := db.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	if err := store.SetStaffDisabled(ctx, user, !*enable, time.Now()); err != nil {
+		if booking.ErrorCode(err) == booking.CodeNotFound {
+			return fmt.Errorf("there is no staff user %s (slotd staff-password creates one)", user)
+		}
+		return err
+	}
+	if *enable {
+		fmt.Fprintf(stdout, "staff user %s enabled\n", user)
+	} else {
+		fmt.Fprintf(stdout, "staff user %s disabled: its sessions and tokens are refused\n", user)
+	}
+	return nil
 }

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
+	"github.com/slotd/slotd/sqlite"
+)
+
+// TestStaffDisable: staff-disable refuses the user's tokens minted before
+// it (and the user's sign-in, see web), --enable lets new ones in while
+// the old stay refused, and a password change ends the older tokens too.
+func TestStaffDisable(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "staff.db")
+	db := "sqlite:" + path
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	cli := func(input string, args ...string) (string, error) {
+		t.Helper()
+		stdin = strings.NewReader(input)
+		var out, errb syncBuffer
+		err := run(ctx, append(args, "--db", db), &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	if out, err := cli("", "migrate"); err != nil {
+		t.Fatalf("migrate: %v %s", err, out)
+	}
+	if out, err := cli("correct horse\n", "staff-password", "--user", "carol"); err != nil {
+		t.Fatalf("staff-password: %v %s", err, out)
+	}
+	if _, err := cli("", "staff-disable", "--user", "nobody"); err == nil || !strings.Contains(err.Error(), "no staff user nobody") {
+		t.Fatalf("disabling an unknown user: %v", err)
+	}
+	if _, err := cli("", "staff-disable", "--user", "bad name"); err == nil {
+		t.Fatal("a bad user name was accepted")
+	}
+	if out, _ := cli("", "staff-disable", "--help"); !strings.Contains(out, "--enable") || !strings.Contains(out, "refused with 401") {
+		t.Fatalf("--help does not explain the command: %s", out)
+	}
+
+	store, err := sqlite.Open(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	svc := service.NewService(store, service.Options{MarkRefresh: time.Nanosecond}) // another process: read every time
+	admit := func(issued time.Time) error {
+		return svc.Admit(ctx, string(auth.RoleAdmin), "staff:carol", issued)
+	}
+	before := time.Now()
+	if err := admit(before); err != nil {
+		t.Fatalf("a token after the password: %v", err)
+	}
+	if out, err := cli("", "staff-disable", "--user", "carol"); err != nil || !strings.Contains(out, "disabled") {
+		t.Fatalf("staff-disable: %v %s", err, out)
+	}
+	if code := booking.ErrorCode(admit(before)); code != booking.CodeUnauthorized {
+		t.Fatalf("a disabled user's token: %q, want unauthorized", code)
+	}
+	if code := booking.ErrorCode(admit(time.Now().Add(time.Minute))); code != booking.CodeUnauthorized {
+		t.Fatalf("a token minted while disabled: %q, want unauthorized", code)
+	}
+	if disabled, err := store.StaffDisabled(ctx, "carol"); err != nil || !disabled {
+		t.Fatalf("StaffDisabled: %v %v", disabled, err)
+	}
+	if out, err := cli("", "staff-disable", "--user", "carol", "--enable"); err != nil || !strings.Contains(out, "enabled") {
+		t.Fatalf("--enable: %v %s", err, out)
+	}
+	if code := booking.ErrorCode(admit(before)); code != booking.CodeUnauthorized {
+		t.Fatalf("a token from before the disable, after --enable: %q, want unauthorized", code)
+	}
+	after := time.Now()
+	if err := admit(after); err != nil {
+		t.Fatalf("a token minted after --enable: %v", err)
+	}
+	if out, err := cli("another horse\n", "staff-password", "--user", "carol"); err != nil {
+		t.Fatalf("staff-password again: %v %s", err, out)
+	}
+	if code := booking.ErrorCode(admit(after)); code != booking.CodeUnauthorized {
+		t.Fatalf("a token from before the password change: %q, want unauthorized", code)
+	}
+}
