@@ -128,6 +128,8 @@ func Run(t *testing.T, h Harness) {
 		{"RoundAsyncConcurrent", testRoundAsyncConcurrent},
 		{"RoundReconcile", testRoundReconcile},
 		{"Accounts", testAccounts},
+		{"DemoMarker", testDemoMarker},
+		{"DemoClaimRace", testDemoClaimRace},
 		{"Personal", testPersonal},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},
