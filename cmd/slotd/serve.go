@@ -173,6 +173,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
+	// The demo claims its database before anything else runs: on one that
+	// holds real data it stops here, before a token is printed or the
+	// demo's staff user exists.
+	var demoFill bool
+	if f.demo {
+		if demoFill, err = claimDemo(ctx, store, dbKind(f.db.url)); err != nil {
+			return err
+		}
+	}
 
 	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
 		return fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
@@ -276,7 +285,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	url := scheme + "://" + ln.Addr().String()
 	if f.demo {
-		if err := loadDemo(ctx, store, signer, url, stdout); err != nil {
+		if err := loadDemo(ctx, store, signer, url, demoFill, stdout); err != nil {
 			ln.Close()
 			return err
 		}
@@ -342,15 +351,36 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// loadDemo fills an empty database with a small sample and prints how to
-// use it: the URL and a demo admin and patient token.
-func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, stdout io.Writer) error {
+// errDemoRefused is the start of --demo's refusal of a database holding
+// real data.
+const errDemoRefused = "--demo refuses a database that holds real data"
+
+// claimDemo lets --demo use only an empty database, which it marks as the
+// demo's, or one it marked before (booking.DecideDemo); fill says the
+// database was empty. db names the database for the message.
+func claimDemo(ctx context.Context, store booking.DemoStore, db string) (fill bool, err error) {
+	fill, err = store.ClaimDemo(ctx)
+	if booking.ErrorCode(err) == booking.CodeConflict {
+		return false, fmt.Errorf("%s: %s holds departments, doctors, patients, slots or staff users that the demo did not load "+
+			"(it has no demo marker); the demo's printed admin tokens and its staff user with a well-known password "+
+			"must never reach a clinic's data. Start without --demo, or give --demo an empty database", errDemoRefused, db)
+	}
+	if err != nil {
+		return false, fmt.Errorf("--demo: %w", err)
+	}
+	return fill, nil
+}
+
+// loadDemo fills a database claimDemo found empty (or a demo database
+// left empty) with a small sample and prints how to use it: the URL and a
+// demo admin and patient token. Only a demo database gets here.
+func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, fill bool, stdout io.Writer) error {
 	depts, err := store.ListDepartments(ctx)
 	if err != nil {
 		return err
 	}
 	var patientID int64 = 1
-	if len(depts) == 0 {
+	if fill || len(depts) == 0 {
 		sum, err := demo.Load(ctx, store, demo.Options{Doctors: 12, Days: 14, Patients: 20})
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
