@@ -70,6 +70,8 @@ type serveFlags struct {
 	smtpFrom       string
 	smtpUser       string
 	smtpPassword   string
+	smtpRequireTLS optionalBool
+	smtpImplicit   bool
 	expiryInterval time.Duration
 	paymentSecret  string
 
@@ -119,6 +121,8 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.smtpFrom, "smtp-from", "", "smtp notifier: From address")
 	fs.StringVar(&f.smtpUser, "smtp-user", "", "smtp notifier: AUTH PLAIN user (with --smtp-password)")
 	fs.StringVar(&f.smtpPassword, "smtp-password", "", "smtp notifier: AUTH PLAIN password")
+	fs.Var(&f.smtpRequireTLS, "smtp-require-tls", "smtp notifier: refuse to send unless the server offers STARTTLS or --smtp-implicit-tls (default: on, off for a loopback --smtp-addr)")
+	fs.BoolVar(&f.smtpImplicit, "smtp-implicit-tls", false, "smtp notifier: speak TLS from the connection's start (SMTPS, usually port 465) instead of STARTTLS")
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
@@ -164,6 +168,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
 		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
+		SMTPRequireTLS: f.smtpRequireTLS.or(notify.RequireTLSByDefault(f.smtpAddr)), SMTPImplicitTLS: f.smtpImplicit,
 	})
 	if err != nil {
 		return err
@@ -478,6 +483,40 @@ func reloadOnHangup(ctx context.Context, certs *certReloader, logger *slog.Logge
 			logger.Info("SIGHUP: TLS certificate reloaded")
 		}
 	}
+}
+
+// optionalBool is a boolean flag that knows whether it was given (on the
+// command line or by its environment variable), for a default that depends
+// on other flags.
+type optionalBool struct {
+	set, value bool
+}
+
+func (b *optionalBool) String() string {
+	if b == nil || !b.set {
+		return ""
+	}
+	return strconv.FormatBool(b.value)
+}
+
+func (b *optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.set, b.value = true, v
+	return nil
+}
+
+// IsBoolFlag lets the flag stand alone ("--smtp-require-tls").
+func (b *optionalBool) IsBoolFlag() bool { return true }
+
+// or is the value given, else def.
+func (b optionalBool) or(def bool) bool {
+	if b.set {
+		return b.value
+	}
+	return def
 }
 
 // splitList reads a comma-separated flag value.
