@@ -87,3 +87,43 @@ func TestServeDemoOnlyOnDemoDatabase(t *testing.T) {
 		t.Fatalf("departments after the refusal: %v %v, want the clinic's one", depts, err)
 	}
 }
+
+// TestDemoDataMarksAnEmptyDatabase: `demo-data` on an empty database marks
+// it as the demo's (serve --demo may use it); on a clinic's it adds its
+// sample without marking it.
+func TestDemoDataMarksAnEmptyDatabase(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	fill := func(db string) {
+		t.Helper()
+		var out, errb syncBuffer
+		if err := run(ctx, []string{"demo-data", "--db", "sqlite:" + db, "--doctors", "1", "--days", "1", "--patients", "1"}, &out, &errb); err != nil {
+			t.Fatalf("demo-data: %v\n%s", err, errb.String())
+		}
+	}
+	claim := func(db string) (bool, error) {
+		t.Helper()
+		st, err := sqlite.Open(ctx, db)
+		mustNil(t, err)
+		defer st.Close()
+		mustNil(t, st.Migrate(ctx))
+		return st.ClaimDemo(ctx)
+	}
+	empty := filepath.Join(dir, "empty.db")
+	fill(empty)
+	if fill, err := claim(empty); err != nil || fill {
+		t.Fatalf("demo-data's own database: fill %v, %v; want marked (false, nil)", fill, err)
+	}
+
+	clinic := filepath.Join(dir, "clinic.db")
+	st, err := sqlite.Open(ctx, clinic)
+	mustNil(t, err)
+	mustNil(t, st.Migrate(ctx))
+	_, err = st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
+	mustNil(t, err)
+	mustNil(t, st.Close())
+	fill(clinic)
+	if _, err := claim(clinic); booking.ErrorCode(err) != booking.CodeConflict {
+		t.Fatalf("a clinic's database after demo-data: %v, want still refused", err)
+	}
+}
