@@ -3,6 +3,7 @@ package auth
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestPaymentSignature(t *testing.T) {
@@ -29,5 +30,21 @@ func TestPaymentSignature(t *testing.T) {
 	}
 	if VerifyPayment(nil, body, SignPayment(nil, body)) {
 		t.Error("without a secret a signature verifies")
+	}
+}
+
+func TestPaymentTimely(t *testing.T) {
+	now := time.Date(2026, 12, 2, 14, 0, 0, 0, time.UTC)
+	for d, want := range map[time.Duration]bool{
+		0: true, -PaymentMaxSkew: true, PaymentMaxSkew: true,
+		-PaymentMaxSkew - time.Second: false, PaymentMaxSkew + time.Second: false,
+		-24 * time.Hour: false, 24 * time.Hour: false,
+	} {
+		if got := PaymentTimely(now.Add(d).Unix(), now); got != want {
+			t.Errorf("signed %v from now: timely %v, want %v", d, got, want)
+		}
+	}
+	if PaymentTimely(0, now) {
+		t.Error("timestamp 0 is timely")
 	}
 }

@@ -65,6 +65,18 @@ type Store interface {
 	PatientStore
 	// MarkStore keeps the revocation marks of tokens.
 	MarkStore
+	DemoStore
+}
+
+// DemoStore keeps the marker of a database the demo filled.
+type DemoStore interface {
+	// ClaimDemo decides, in one transaction, whether `serve --demo` may
+	// use the database (DecideDemo): it writes the DemoSetting marker on
+	// an empty database and answers fill true (load the sample); it
+	// answers false on one already marked (so does the loser of two
+	// starts racing for an empty one), and refuses a database holding
+	// anything else with CodeConflict, marking nothing.
+	ClaimDemo(ctx context.Context) (fill bool, err error)
 }
 
 // CatalogStore holds the clinic's departments, doctors, patients,

@@ -259,7 +259,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 				}
 				body = b
 			case "POST /api/payments/callback":
-				body = map[string]any{"tradeNo": "t-1", "appointmentId": appt.ID, "amount": 500}
+				body = map[string]any{"tradeNo": "t-1", "appointmentId": appt.ID, "amount": 500, "currency": "EUR", "timestamp": e.clock.Now().Unix()}
 			case "POST /api/appointments/{id}/reschedule":
 				body = map[string]any{"slotId": sl.ID} // its own slot: refused, but only once found and allowed
 			case "POST /api/waitlist":

@@ -21,6 +21,8 @@ const (
 	maxTradeNoLen  = 64
 	maxReasonLen   = 500
 	maxSuspendDays = 366
+	// maxTimestamp is 9999-12-31T23:59:59Z in unix seconds.
+	maxTimestamp = 253402300799
 )
 
 // paymentAnswer is the answer to an accepted payment callback.
@@ -57,6 +59,11 @@ func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.
 		TradeNo       string `json:"tradeNo"`
 		AppointmentID int64  `json:"appointmentId"`
 		Amount        int64  `json:"amount"`
+		// Currency and Timestamp (unix seconds) are signed with the rest:
+		// an amount is only meaningful in its currency, and a callback
+		// only while it is fresh (auth.PaymentMaxSkew).
+		Currency  string `json:"currency"`
+		Timestamp int64  `json:"timestamp"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -68,6 +75,15 @@ func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.
 		return errorf(booking.CodeInvalidRequest, "appointmentId must be an id 1 to %d", int64(booking.MaxID))
 	case in.Amount <= 0 || in.Amount > booking.MaxFeeCents:
 		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", booking.MaxFeeCents)
+	case !validCurrency(in.Currency):
+		return errorf(booking.CodeInvalidRequest, "currency must be an ISO 4217 code of 3 capital letters")
+	case in.Timestamp <= 0 || in.Timestamp > maxTimestamp:
+		return errorf(booking.CodeInvalidRequest, "timestamp must be the signing time in unix seconds")
+	case !auth.PaymentTimely(in.Timestamp, s.now()):
+		return errorf(booking.CodeBadSignature, "the callback was signed more than %d minutes from now: a replayed, delayed or misdated callback",
+			int(auth.PaymentMaxSkew/time.Minute))
+	case in.Currency != s.currency:
+		return errorf(booking.CodePaymentRejected, "the payment is in %s, the clinic's fees are in %s", in.Currency, s.currency)
 	}
 	ctx := booking.WithActor(r.Context(), booking.Actor{Role: booking.ActorProvider, ID: "callback"})
 	res, err := s.svc.ConfirmPayment(ctx, booking.Payment{
@@ -78,6 +94,19 @@ func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.
 	}
 	writeJSON(w, http.StatusOK, paymentAnswer{Payment: res.Payment, Appointment: res.Appointment, Duplicate: res.Duplicate})
 	return nil
+}
+
+// validCurrency accepts the form of an ISO 4217 code: 3 capital letters.
+func validCurrency(c string) bool {
+	if len(c) != 3 {
+		return false
+	}
+	for i := 0; i < len(c); i++ {
+		if c[i] < 'A' || c[i] > 'Z' {
+			return false
+		}
+	}
+	return true
 }
 
 // validTradeNo accepts what an Idempotency-Key accepts: visible ASCII.

@@ -29,8 +29,22 @@ func sign(secret string, body []byte) string {
 }
 
 // callback is a payment callback whose body is signed with secret (no
-// signature header when secret is empty).
-func callback(secret string, body any) call {
+// signature header when secret is empty). A map body is sent in the
+// clinic's currency (EUR) and signed at the env's clock unless it says
+// otherwise; a member set to nil is left out.
+func (e *env) callback(secret string, body any) call {
+	if m, ok := body.(map[string]any); ok {
+		full := map[string]any{"currency": "EUR", "timestamp": e.clock.Now().Unix()}
+		for k, v := range m {
+			full[k] = v
+		}
+		for k, v := range full {
+			if v == nil {
+				delete(full, k)
+			}
+		}
+		body = full
+	}
 	raw, _ := json.Marshal(body)
 	h := map[string]string{}
 	if secret != "" {
@@ -62,14 +76,14 @@ func TestPaymentCallback(t *testing.T) {
 	a := e.hold(f, 2500)
 
 	var ans paymentAnswer
-	e.do(callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200).decode(t, &ans)
+	e.do(e.callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200).decode(t, &ans)
 	if ans.Duplicate || ans.Payment.Outcome != booking.PaymentApplied || ans.Appointment.Status != booking.StatusBooked || ans.Appointment.ID != a.ID {
 		t.Fatalf("%+v", ans)
 	}
 
 	// The provider retries: same answer, nothing changes.
 	before := e.snapshot()
-	e.do(callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200).decode(t, &ans)
+	e.do(e.callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200).decode(t, &ans)
 	if !ans.Duplicate || ans.Appointment.Status != booking.StatusBooked || ans.Payment.TradeNo != "T-1" {
 		t.Fatalf("duplicate: %+v", ans)
 	}
@@ -78,7 +92,7 @@ func TestPaymentCallback(t *testing.T) {
 	}
 
 	// Unknown appointment.
-	e.do(callback(paymentSecret, payment("T-2", 987654, 2500))).expect(t, 404, booking.CodeNotFound)
+	e.do(e.callback(paymentSecret, payment("T-2", 987654, 2500))).expect(t, 404, booking.CodeNotFound)
 	// Malformed input, correctly signed.
 	for _, b := range []map[string]any{
 		{"tradeNo": "", "appointmentId": a.ID, "amount": 2500},
@@ -86,7 +100,7 @@ func TestPaymentCallback(t *testing.T) {
 		{"tradeNo": "T-3", "appointmentId": a.ID, "amount": 0},
 		{"tradeNo": "T-3", "appointmentId": a.ID, "amount": 2500, "extra": 1},
 	} {
-		c := callback(paymentSecret, b)
+		c := e.callback(paymentSecret, b)
 		c.invalid = true
 		e.do(c).expect(t, 400, booking.CodeInvalidRequest)
 	}
@@ -100,12 +114,12 @@ func TestPaymentCallbackSignature(t *testing.T) {
 	f := e.fixture()
 	a := e.hold(f, 2500)
 	body := payment("T-1", a.ID, 2500)
-	raw, _ := json.Marshal(body)
+	raw := e.callback("", body).body.([]byte)
 	before := e.snapshot()
 
 	for name, c := range map[string]call{
-		"missing":      callback("", body),
-		"other secret": callback("not-the-secret", body),
+		"missing":      e.callback("", body),
+		"other secret": e.callback("not-the-secret", body),
 		"not hex":      {method: "POST", path: "/api/payments/callback", body: raw, header: map[string]string{SignatureHeader: "sha256=zz"}},
 		"no prefix":    {method: "POST", path: "/api/payments/callback", body: raw, header: map[string]string{SignatureHeader: strings.TrimPrefix(sign(paymentSecret, raw), "sha256=")}},
 		"other body": {method: "POST", path: "/api/payments/callback", body: raw,
@@ -125,10 +139,66 @@ func TestPaymentCallbackSignature(t *testing.T) {
 
 	// Without a configured secret no callback is accepted, however signed.
 	e2 := newEnv(t)
-	unsigned := callback("", body)
+	unsigned := e2.callback("", body)
 	unsigned.invalid = true
 	e2.do(unsigned).expect(t, 401, booking.CodeBadSignature)
-	e2.do(callback(paymentSecret, body)).expect(t, 401, booking.CodeBadSignature)
+	e2.do(e2.callback(paymentSecret, body)).expect(t, 401, booking.CodeBadSignature)
+}
+
+// TestPaymentCallbackTimestampAndCurrency: the signed timestamp must lie
+// within 5 minutes of the clock either way (401), the signed currency must
+// be the clinic's (409), both are required (400), and a currency changed
+// after signing fails the signature (401); none of these changes anything.
+func TestPaymentCallbackTimestampAndCurrency(t *testing.T) {
+	e := newEnv(t, withPaymentSecret(paymentSecret))
+	f := e.fixture()
+	a := e.hold(f, 2500)
+	now := e.clock.Now()
+	before := e.snapshot()
+	with := func(k string, v any) map[string]any {
+		b := payment("T-1", a.ID, 2500)
+		b[k] = v
+		return b
+	}
+	for name, c := range map[string]struct {
+		body   map[string]any
+		status int
+		code   booking.Code
+	}{
+		"old timestamp":      {with("timestamp", now.Add(-auth.PaymentMaxSkew-time.Second).Unix()), 401, booking.CodeBadSignature},
+		"a day old":          {with("timestamp", now.Add(-24*time.Hour).Unix()), 401, booking.CodeBadSignature},
+		"future timestamp":   {with("timestamp", now.Add(auth.PaymentMaxSkew+time.Second).Unix()), 401, booking.CodeBadSignature},
+		"wrong currency":     {with("currency", "USD"), 409, booking.CodePaymentRejected},
+		"missing currency":   {with("currency", nil), 400, booking.CodeInvalidRequest},
+		"lower-case":         {with("currency", "eur"), 400, booking.CodeInvalidRequest},
+		"missing timestamp":  {with("timestamp", nil), 400, booking.CodeInvalidRequest},
+		"zero timestamp":     {with("timestamp", 0), 400, booking.CodeInvalidRequest},
+		"timestamp a string": {with("timestamp", now.Format(time.RFC3339)), 400, booking.CodeInvalidRequest},
+	} {
+		cl := e.callback(paymentSecret, c.body)
+		cl.invalid = c.status == 400 // outside the documented schema
+		if got := e.do(cl); got.status != c.status || !strings.Contains(string(got.body), string(c.code)) {
+			t.Errorf("%s: %d %s, want %d %s", name, got.status, got.body, c.status, c.code)
+		}
+	}
+	// The currency changed in transit: the signature no longer matches.
+	cl := e.callback(paymentSecret, payment("T-1", a.ID, 2500))
+	cl.body = []byte(strings.Replace(string(cl.body.([]byte)), `"EUR"`, `"USD"`, 1))
+	e.do(cl).expect(t, 401, booking.CodeBadSignature)
+	// So is the timestamp.
+	cl = e.callback(paymentSecret, payment("T-1", a.ID, 2500))
+	cl.body = []byte(strings.Replace(string(cl.body.([]byte)), strconv.FormatInt(now.Unix(), 10), strconv.FormatInt(now.Unix()+1, 10), 1))
+	e.do(cl).expect(t, 401, booking.CodeBadSignature)
+	if e.snapshot() != before {
+		t.Fatal("refused callbacks changed the database")
+	}
+	// Within the window both ways, in the clinic's currency: accepted.
+	var ans paymentAnswer
+	e.do(e.callback(paymentSecret, with("timestamp", now.Add(-auth.PaymentMaxSkew+time.Second).Unix()))).expect(t, 200).decode(t, &ans)
+	if ans.Appointment.Status != booking.StatusBooked {
+		t.Fatalf("%+v", ans)
+	}
+	e.do(e.callback(paymentSecret, with("timestamp", now.Add(auth.PaymentMaxSkew-time.Second).Unix()))).expect(t, 200)
 }
 
 // TestLatePayment: a payment after the hold's deadline is refused and
@@ -139,7 +209,7 @@ func TestLatePayment(t *testing.T) {
 	a := e.hold(f, 2500)
 	e.clock.add(16 * time.Minute) // the hold lasts 15
 
-	e.do(callback(paymentSecret, payment("T-late", a.ID, 2500))).expect(t, 409, booking.CodePaymentRejected)
+	e.do(e.callback(paymentSecret, payment("T-late", a.ID, 2500))).expect(t, 409, booking.CodePaymentRejected)
 	got, err := e.db.GetAppointment(t.Context(), a.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -153,14 +223,14 @@ func TestLatePayment(t *testing.T) {
 	}
 	// A retried late callback is a duplicate of the recorded refund.
 	var ans paymentAnswer
-	e.do(callback(paymentSecret, payment("T-late", a.ID, 2500))).expect(t, 200).decode(t, &ans)
+	e.do(e.callback(paymentSecret, payment("T-late", a.ID, 2500))).expect(t, 200).decode(t, &ans)
 	if !ans.Duplicate || ans.Payment.Outcome != booking.PaymentRefund {
 		t.Fatalf("%+v", ans)
 	}
 
 	// A wrong amount is refused too, while the hold runs.
 	b := e.hold(f, 2500)
-	e.do(callback(paymentSecret, payment("T-short", b.ID, 100))).expect(t, 409, booking.CodePaymentRejected)
+	e.do(e.callback(paymentSecret, payment("T-short", b.ID, 100))).expect(t, 409, booking.CodePaymentRejected)
 
 	var rep reconciliationAnswer
 	e.do(call{method: "GET", path: "/api/admin/reconciliation", token: e.admin}).expect(t, 200).decode(t, &rep)

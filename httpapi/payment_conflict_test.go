@@ -15,16 +15,16 @@ func TestPaymentConflict(t *testing.T) {
 	f := e.fixture()
 	a := e.hold(f, 2500)
 	b := e.hold(f, 2500)
-	e.do(callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200)
+	e.do(e.callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200)
 
 	var ans paymentAnswer
-	e.do(callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200).decode(t, &ans)
+	e.do(e.callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 200).decode(t, &ans)
 	if !ans.Duplicate || ans.Appointment.ID != a.ID {
 		t.Fatalf("the same payment replayed: %+v", ans)
 	}
 
-	e.do(callback(paymentSecret, payment("T-1", b.ID, 2500))).expect(t, 409, booking.CodePaymentConflict)
-	e.do(callback(paymentSecret, payment("T-1", a.ID, 100))).expect(t, 409, booking.CodePaymentConflict)
+	e.do(e.callback(paymentSecret, payment("T-1", b.ID, 2500))).expect(t, 409, booking.CodePaymentConflict)
+	e.do(e.callback(paymentSecret, payment("T-1", a.ID, 100))).expect(t, 409, booking.CodePaymentConflict)
 	got, err := e.db.GetAppointment(t.Context(), b.ID)
 	if err != nil {
 		t.Fatal(err)

@@ -64,6 +64,9 @@ type Config struct {
 	// callbacks with (POST /api/payments/callback). Empty refuses every
 	// callback: an unauthenticated payment endpoint would book for free.
 	PaymentSecret string
+	// Currency is the clinic's ISO 4217 code (EUR when empty): a payment
+	// callback in another currency is refused.
+	Currency string
 	// PublicPerMinute bounds the unauthenticated requests of one client
 	// address (edge.ClientAddr) per minute; 0 is no bound. Probes and the
 	// documents (/healthz, /readyz, /openapi.json, /problems/) are exempt.
@@ -99,8 +102,10 @@ type server struct {
 	mux          *http.ServeMux
 	// paySecret verifies payment callbacks; empty refuses them all.
 	paySecret []byte
-	patterns  []string
-	clinic    ClinicReads
+	// currency is the only one payment callbacks may be in.
+	currency string
+	patterns []string
+	clinic   ClinicReads
 	// perAddr limits unauthenticated requests per client address (nil: off).
 	perAddr  *edge.KeyLimiter
 	draining func() bool
@@ -131,6 +136,9 @@ func newServer(cfg Config) *server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Currency == "" {
+		cfg.Currency = "EUR"
+	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -155,6 +163,7 @@ func newServer(cfg Config) *server {
 		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
 		paySecret:    []byte(cfg.PaymentSecret),
+		currency:     cfg.Currency,
 		clinic:       cfg.Clinic,
 		draining:     cfg.Draining,
 	}

@@ -337,26 +337,42 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 	if base == "" {
 		base = requestBase(r)
 	}
+	rounds := map[int64]roundPlaces{}
 	for _, a := range as {
-		d, ok := doctors[a.DoctorID]
-		if !ok {
-			var err error
-			if d, err = h.store.GetDoctor(r.Context(), a.DoctorID); err != nil {
+		var ev Event
+		if a.RoundID != 0 {
+			// A round allocation's slot is a room's term, which no doctor
+			// holds: the event names the round and the room.
+			rp, ok := rounds[a.RoundID]
+			if !ok {
+				var err error
+				if rp, err = h.roundPlaces(r.Context(), a.RoundID); err != nil {
+					return err
+				}
+				rounds[a.RoundID] = rp
+			}
+			ev = rp.event(a)
+		} else {
+			d, ok := doctors[a.DoctorID]
+			if !ok {
+				var err error
+				if d, err = h.store.GetDoctor(r.Context(), a.DoctorID); err != nil {
+					return err
+				}
+				doctors[a.DoctorID] = d
+			}
+			loc, err := d.Location()
+			if err != nil {
 				return err
 			}
-			doctors[a.DoctorID] = d
+			ev = Event{Appointment: a, Zone: loc, Summary: fmt.Sprintf("Appointment with %s (No. %d)", d.Name, a.QueueNumber)}
 		}
-		loc, err := d.Location()
-		if err != nil {
-			return err
-		}
-		ev := Event{Appointment: a, Zone: loc,
-			Summary:     fmt.Sprintf("Appointment with %s (No. %d)", d.Name, a.QueueNumber),
-			Description: "Status: " + strings.ToLower(string(a.Status)),
-			URL:         base + "/appointments/" + strconv.FormatInt(a.ID, 10)}
+		ev.Description = "Status: " + strings.ToLower(string(a.Status))
+		ev.URL = base + "/appointments/" + strconv.FormatInt(a.ID, 10)
 		if staff {
 			p, ok := patients[a.PatientID]
 			if !ok {
+				var err error
 				if p, err = h.store.GetPatient(r.Context(), a.PatientID); err != nil {
 					return err
 				}
@@ -375,6 +391,58 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 	w.Header().Set("Cache-Control", "private, max-age=60")
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// roundPlaces is what a calendar shows of a round's allocations: the
+// round's name and the room of each of its slots.
+type roundPlaces struct {
+	round booking.Round
+	rooms map[int64]booking.Room // by slot id
+}
+
+// roundPlaces reads round id and its rooms. A round that is gone (a
+// patient's feed must not fail for it) is named by its id alone.
+func (h *Handler) roundPlaces(ctx context.Context, id int64) (roundPlaces, error) {
+	rp := roundPlaces{round: booking.Round{ID: id}, rooms: map[int64]booking.Room{}}
+	rd, err := h.store.GetRound(ctx, id)
+	if booking.ErrorCode(err) == booking.CodeNotFound {
+		return rp, nil
+	}
+	if err != nil {
+		return rp, err
+	}
+	rp.round = rd
+	slots, err := h.store.ListRoundSlots(ctx, id, booking.RoomFilter{})
+	if err != nil {
+		return rp, err
+	}
+	for _, sl := range slots {
+		rp.rooms[sl.ID] = sl.Room
+	}
+	return rp, nil
+}
+
+// event is allocation a as a calendar event: in the room's zone (UTC
+// when the room is unknown), named by the round, located at the room.
+func (rp roundPlaces) event(a booking.Appointment) Event {
+	name := rp.round.Name
+	if name == "" {
+		name = fmt.Sprintf("round %d", rp.round.ID)
+	}
+	ev := Event{Appointment: a, Zone: time.UTC, Summary: fmt.Sprintf("Room allocation: %s", name)}
+	room, ok := rp.rooms[a.SlotID]
+	if !ok {
+		return ev
+	}
+	if loc, err := time.LoadLocation(room.TimeZone); err == nil && room.TimeZone != "" {
+		ev.Zone = loc
+	}
+	ev.Summary = fmt.Sprintf("Room allocation: %s, room %s", name, room.Name)
+	ev.Location = room.Name
+	if room.Building != "" {
+		ev.Location = fmt.Sprintf("%s, building %s, floor %d", room.Name, room.Building, room.Floor)
+	}
+	return ev
 }
 
 // caller is the verified caller of r, once the Service admitted its token

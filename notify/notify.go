@@ -156,6 +156,8 @@ type Config struct {
 	SMTPUser       string
 	SMTPPassword   string
 	SMTPRequireTLS bool
+	// SMTPImplicitTLS speaks TLS from the connection's start (SMTPS).
+	SMTPImplicitTLS bool
 
 	// Timeout bounds one webhook or SMTP delivery; 0 means DefaultTimeout.
 	Timeout time.Duration
@@ -246,8 +248,8 @@ func newNotifier(cfg Config) (Notifier, error) {
 			From:       cfg.SMTPFrom,
 			User:       cfg.SMTPUser,
 			Password:   cfg.SMTPPassword,
-			RequireTLS: cfg.SMTPRequireTLS,
-			Timeout:    cfg.Timeout,
+			RequireTLS: cfg.SMTPRequireTLS, ImplicitTLS: cfg.SMTPImplicitTLS,
+			Timeout: cfg.Timeout,
 		}, nil
 	}
 	return nil, fmt.Errorf("notify: unknown notifier kind %q (want log, webhook or smtp)", cfg.Kind)

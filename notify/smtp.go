@@ -23,7 +23,8 @@ import (
 // It makes one attempt per call; retries belong to the job system.
 //
 // It uses STARTTLS whenever the server offers it, and with RequireTLS
-// refuses to send otherwise. With User set it authenticates with AUTH PLAIN,
+// refuses to send otherwise; with ImplicitTLS the connection is TLS from
+// its first byte (SMTPS, port 465) and STARTTLS does not apply. With User set it authenticates with AUTH PLAIN,
 // which net/smtp allows only over TLS or to a server on localhost, so a
 // password never crosses the network in clear.
 //
@@ -43,9 +44,12 @@ type SMTP struct {
 	From string
 	// User and Password enable AUTH PLAIN when User is set.
 	User, Password string
-	// RequireTLS refuses to send over a connection without STARTTLS.
+	// RequireTLS refuses to send over a connection without STARTTLS
+	// (unless ImplicitTLS). RequireTLSByDefault is its default.
 	RequireTLS bool
-	// TLSConfig is used for STARTTLS; nil verifies the server's certificate
+	// ImplicitTLS speaks TLS from the connection's start (SMTPS).
+	ImplicitTLS bool
+	// TLSConfig is used for STARTTLS and implicit TLS; nil verifies the server's certificate
 	// against the system roots for the host part of Addr.
 	TLSConfig *tls.Config
 	// Timeout bounds one whole delivery; 0 means DefaultTimeout.
@@ -112,6 +116,25 @@ func (s *SMTP) send(ctx context.Context, from, to string, msg []byte) error {
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
 
+	tlsConfig := func() *tls.Config {
+		cfg := s.TLSConfig
+		if cfg == nil {
+			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
+		} else {
+			cfg = cfg.Clone()
+		}
+		if cfg.ServerName == "" {
+			cfg.ServerName = host
+		}
+		return cfg
+	}
+	if s.ImplicitTLS {
+		tc := tls.Client(conn, tlsConfig())
+		if err := tc.HandshakeContext(ctx); err != nil {
+			return fmt.Errorf("smtp: TLS handshake with %s: %w", s.Addr, err)
+		}
+		conn = tc
+	}
 	c, err := smtp.NewClient(conn, host)
 	if err != nil {
 		return fmt.Errorf("smtp: greeting: %w", err)
@@ -123,21 +146,15 @@ func (s *SMTP) send(ctx context.Context, from, to string, msg []byte) error {
 		}
 	}
 
-	if ok, _ := c.Extension("STARTTLS"); ok {
-		cfg := s.TLSConfig
-		if cfg == nil {
-			cfg = &tls.Config{MinVersion: tls.VersionTLS12}
-		} else {
-			cfg = cfg.Clone()
-		}
-		if cfg.ServerName == "" {
-			cfg.ServerName = host
-		}
-		if err := c.StartTLS(cfg); err != nil {
+	if s.ImplicitTLS {
+		// Already TLS: nothing to start.
+	} else if ok, _ := c.Extension("STARTTLS"); ok {
+		if err := c.StartTLS(tlsConfig()); err != nil {
 			return smtpError("STARTTLS", err, to)
 		}
 	} else if s.RequireTLS {
-		return errors.New("smtp: the server does not offer STARTTLS and TLS is required")
+		return fmt.Errorf("smtp: %s does not offer STARTTLS and TLS is required (--smtp-require-tls): nothing was sent; "+
+			"use a server that offers STARTTLS, implicit TLS (--smtp-implicit-tls), or --smtp-require-tls=false", s.Addr)
 	}
 
 	if s.User != "" {
@@ -169,6 +186,21 @@ func (s *SMTP) send(ctx context.Context, from, to string, msg []byte) error {
 	// into an error: the job system would send the e-mail a second time.
 	_ = c.Quit()
 	return nil
+}
+
+// RequireTLSByDefault is RequireTLS's default for a server at addr
+// (host:port): on, except for a loopback host (a relay on the same
+// machine), where mail does not cross the network before the relay.
+func RequireTLSByDefault(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return ip == nil || !ip.IsLoopback()
 }
 
 // smtpError describes a failed SMTP step with the recipient's address

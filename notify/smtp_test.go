@@ -52,7 +52,9 @@ type gotMail struct {
 }
 
 type serverOpts struct {
-	tls            bool
+	tls bool
+	// implicit serves TLS from the first byte (SMTPS) instead of STARTTLS.
+	implicit       bool
 	user, password string
 	rcptErr        error
 	dataErr        error
@@ -85,6 +87,9 @@ func startMailServer(t *testing.T, o serverOpts) *mailServer {
 		t.Fatal(err)
 	}
 	ms.addr = l.Addr().String()
+	if o.implicit {
+		l = tls.NewListener(l, s.TLSConfig)
+	}
 	go func() { _ = s.Serve(l) }()
 	t.Cleanup(func() { _ = s.Close() })
 	return ms
@@ -348,6 +353,74 @@ func TestSMTPRequireTLSRefusesPlainServer(t *testing.T) {
 	}
 	if mails, _ := ms.received(); len(mails) != 0 {
 		t.Fatalf("sent %d mails in clear", len(mails))
+	}
+}
+
+// TestSMTPRequireTLSByDefault: --smtp-require-tls is on for any server but
+// one on the loopback, where a plain server (no STARTTLS) is sent to; the
+// same server refused with the default of a remote host sends nothing.
+func TestSMTPRequireTLSByDefault(t *testing.T) {
+	t.Parallel()
+	for addr, want := range map[string]bool{
+		"127.0.0.1:25": false, "[::1]:25": false, "localhost:25": false, "LOCALHOST:587": false, "127.0.0.53:25": false,
+		"mail.example.com:587": true, "10.0.0.5:25": true, "[2001:db8::1]:25": true, "192.168.1.1:465": true,
+	} {
+		if got := notify.RequireTLSByDefault(addr); got != want {
+			t.Errorf("RequireTLSByDefault(%q) = %v, want %v", addr, got, want)
+		}
+	}
+
+	ms := startMailServer(t, serverOpts{}) // 127.0.0.1, no STARTTLS
+	n, err := notify.New(notify.Config{Kind: "smtp", SMTPAddr: ms.addr, SMTPFrom: "noreply@clinic.example",
+		SMTPRequireTLS: notify.RequireTLSByDefault(ms.addr)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := n.Notify(t.Context(), sampleMessage(notify.KindConfirmation)); err != nil {
+		t.Fatalf("loopback server, default: %v, want sent", err)
+	}
+	if mails, _ := ms.received(); len(mails) != 1 || mails[0].tls {
+		t.Fatalf("loopback server, default: %d mails, want 1 in clear", len(mails))
+	}
+
+	// The default of a remote host, against the same plain server.
+	plain := startMailServer(t, serverOpts{})
+	n, err = notify.New(notify.Config{Kind: "smtp", SMTPAddr: plain.addr, SMTPFrom: "noreply@clinic.example",
+		SMTPRequireTLS: notify.RequireTLSByDefault("mail.example.com:587")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = n.Notify(t.Context(), sampleMessage(notify.KindConfirmation))
+	if err == nil || notify.IsPermanent(err) || !strings.Contains(err.Error(), "does not offer STARTTLS") ||
+		!strings.Contains(err.Error(), "nothing was sent") {
+		t.Fatalf("plain server, TLS required: %v, want a clear retryable STARTTLS error", err)
+	}
+	if mails, _ := plain.received(); len(mails) != 0 {
+		t.Fatalf("sent %d mails in clear", len(mails))
+	}
+}
+
+// TestSMTPImplicitTLS: with ImplicitTLS the session is TLS from the first
+// byte, which satisfies RequireTLS without STARTTLS.
+func TestSMTPImplicitTLS(t *testing.T) {
+	t.Parallel()
+	ms := startMailServer(t, serverOpts{tls: true, implicit: true})
+	n := ms.notifier()
+	n.RequireTLS, n.ImplicitTLS = true, true
+	if err := n.Notify(t.Context(), sampleMessage(notify.KindConfirmation)); err != nil {
+		t.Fatalf("Notify over implicit TLS: %v", err)
+	}
+	if mails, _ := ms.received(); len(mails) != 1 || !mails[0].tls {
+		t.Fatalf("implicit TLS: %+v, want one mail over TLS", mails)
+	}
+	// A plain client against it fails, and nothing is sent.
+	n.ImplicitTLS = false
+	n.Timeout = 2 * time.Second
+	if err := n.Notify(t.Context(), sampleMessage(notify.KindConfirmation)); err == nil {
+		t.Fatal("a plain session with an SMTPS server succeeded")
+	}
+	if mails, _ := ms.received(); len(mails) != 1 {
+		t.Fatalf("%d mails, want still 1", len(mails))
 	}
 }
 

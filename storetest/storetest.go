@@ -130,6 +130,8 @@ func Run(t *testing.T, h Harness) {
 		{"RoundReconcile", testRoundReconcile},
 		{"Accounts", testAccounts},
 		{"StaffSignIn", testStaffSignIn},
+		{"DemoMarker", testDemoMarker},
+		{"DemoClaimRace", testDemoClaimRace},
 		{"Personal", testPersonal},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},

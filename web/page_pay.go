@@ -65,7 +65,7 @@ func (s *server) handlePaySubmit(w http.ResponseWriter, r *http.Request) {
 	if !validKey(trade) {
 		trade = newIdempotencyKey()
 	}
-	p, err := s.simulatePayment(demoCallback{"demo-" + trade, a.ID, sl.FeeCents})
+	p, err := s.simulatePayment(demoCallback{"demo-" + trade, a.ID, sl.FeeCents, s.currency.Code, s.svc.Now().Unix()})
 	if err == nil {
 		_, err = s.svc.ConfirmPayment(r.Context(), p)
 	}
@@ -81,6 +81,8 @@ type demoCallback struct {
 	TradeNo       string `json:"tradeNo"`
 	AppointmentID int64  `json:"appointmentId"`
 	Amount        int64  `json:"amount"`
+	Currency      string `json:"currency"`
+	Timestamp     int64  `json:"timestamp"`
 }
 
 // simulatePayment sends cb as a provider would: the raw body is signed with
@@ -101,6 +103,9 @@ func (s *server) simulatePayment(cb demoCallback) (booking.Payment, error) {
 	var in demoCallback
 	if err := json.Unmarshal(body, &in); err != nil {
 		return booking.Payment{}, err
+	}
+	if !auth.PaymentTimely(in.Timestamp, s.svc.Now()) || in.Currency != s.currency.Code {
+		return booking.Payment{}, booking.Errorf(booking.CodeBadSignature, "the payment signature does not verify")
 	}
 	return booking.Payment{TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount}, nil
 }

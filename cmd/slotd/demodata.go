@@ -7,6 +7,7 @@ import (
 	"io"
 	"time"
 
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
 )
 
@@ -30,6 +31,11 @@ func runDemoData(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	defer store.Close()
+	// An empty database it fills is the demo's, which `serve --demo` may
+	// use; one that held data before stays unmarked (booking.DecideDemo).
+	if _, err := store.ClaimDemo(ctx); err != nil && booking.ErrorCode(err) != booking.CodeConflict {
+		return err
+	}
 	start := time.Now()
 	sum, err := demo.Load(ctx, store, o)
 	if err != nil {

@@ -37,7 +37,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	var handler http.Handler = httpapi.New(httpapi.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
+		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
 		ClinicZone: f.interop.clinicZone,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)

@@ -70,6 +70,8 @@ type serveFlags struct {
 	smtpFrom       string
 	smtpUser       string
 	smtpPassword   string
+	smtpRequireTLS optionalBool
+	smtpImplicit   bool
 	expiryInterval time.Duration
 	paymentSecret  string
 
@@ -122,6 +124,8 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.smtpFrom, "smtp-from", "", "smtp notifier: From address")
 	fs.StringVar(&f.smtpUser, "smtp-user", "", "smtp notifier: AUTH PLAIN user (with --smtp-password)")
 	fs.StringVar(&f.smtpPassword, "smtp-password", "", "smtp notifier: AUTH PLAIN password")
+	fs.Var(&f.smtpRequireTLS, "smtp-require-tls", "smtp notifier: refuse to send unless the server offers STARTTLS or --smtp-implicit-tls (default: on, off for a loopback --smtp-addr)")
+	fs.BoolVar(&f.smtpImplicit, "smtp-implicit-tls", false, "smtp notifier: speak TLS from the connection's start (SMTPS, usually port 465) instead of STARTTLS")
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
 	fs.BoolVar(&f.staffTOTPRequired, "staff-totp-required", false, "refuse the staff sign-in of admins without a second factor (enrol one with `slotd staff-totp --user NAME`); doctors' accounts are not asked")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
@@ -168,6 +172,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
 		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
+		SMTPRequireTLS: f.smtpRequireTLS.or(notify.RequireTLSByDefault(f.smtpAddr)), SMTPImplicitTLS: f.smtpImplicit,
 	})
 	if err != nil {
 		return err
@@ -177,6 +182,15 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer store.Close()
+	// The demo claims its database before anything else runs: on one that
+	// holds real data it stops here, before a token is printed or the
+	// demo's staff user exists.
+	var demoFill bool
+	if f.demo {
+		if demoFill, err = claimDemo(ctx, store, dbKind(f.db.url)); err != nil {
+			return err
+		}
+	}
 
 	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
 		return fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
@@ -281,7 +295,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	url := scheme + "://" + ln.Addr().String()
 	if f.demo {
-		if err := loadDemo(ctx, store, signer, url, stdout); err != nil {
+		if err := loadDemo(ctx, store, signer, url, demoFill, stdout); err != nil {
 			ln.Close()
 			return err
 		}
@@ -347,15 +361,36 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return nil
 }
 
-// loadDemo fills an empty database with a small sample and prints how to
-// use it: the URL and a demo admin and patient token.
-func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, stdout io.Writer) error {
+// errDemoRefused is the start of --demo's refusal of a database holding
+// real data.
+const errDemoRefused = "--demo refuses a database that holds real data"
+
+// claimDemo lets --demo use only an empty database, which it marks as the
+// demo's, or one it marked before (booking.DecideDemo); fill says the
+// database was empty. db names the database for the message.
+func claimDemo(ctx context.Context, store booking.DemoStore, db string) (fill bool, err error) {
+	fill, err = store.ClaimDemo(ctx)
+	if booking.ErrorCode(err) == booking.CodeConflict {
+		return false, fmt.Errorf("%s: %s holds departments, doctors, patients, slots or staff users that the demo did not load "+
+			"(it has no demo marker); the demo's printed admin tokens and its staff user with a well-known password "+
+			"must never reach a clinic's data. Start without --demo, or give --demo an empty database", errDemoRefused, db)
+	}
+	if err != nil {
+		return false, fmt.Errorf("--demo: %w", err)
+	}
+	return fill, nil
+}
+
+// loadDemo fills a database claimDemo found empty (or a demo database
+// left empty) with a small sample and prints how to use it: the URL and a
+// demo admin and patient token. Only a demo database gets here.
+func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, fill bool, stdout io.Writer) error {
 	depts, err := store.ListDepartments(ctx)
 	if err != nil {
 		return err
 	}
 	var patientID int64 = 1
-	if len(depts) == 0 {
+	if fill || len(depts) == 0 {
 		sum, err := demo.Load(ctx, store, demo.Options{Doctors: 12, Days: 14, Patients: 20})
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
@@ -453,6 +488,40 @@ func reloadOnHangup(ctx context.Context, certs *certReloader, logger *slog.Logge
 			logger.Info("SIGHUP: TLS certificate reloaded")
 		}
 	}
+}
+
+// optionalBool is a boolean flag that knows whether it was given (on the
+// command line or by its environment variable), for a default that depends
+// on other flags.
+type optionalBool struct {
+	set, value bool
+}
+
+func (b *optionalBool) String() string {
+	if b == nil || !b.set {
+		return ""
+	}
+	return strconv.FormatBool(b.value)
+}
+
+func (b *optionalBool) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return err
+	}
+	b.set, b.value = true, v
+	return nil
+}
+
+// IsBoolFlag lets the flag stand alone ("--smtp-require-tls").
+func (b *optionalBool) IsBoolFlag() bool { return true }
+
+// or is the value given, else def.
+func (b optionalBool) or(def bool) bool {
+	if b.set {
+		return b.value
+	}
+	return def
 }
 
 // splitList reads a comma-separated flag value.

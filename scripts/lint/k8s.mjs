@@ -8,6 +8,7 @@ const kinds = {
   "apps/v1/Deployment": "kubernetes-models/apps/v1/Deployment",
   "v1/Service": "kubernetes-models/v1/Service",
   "policy/v1/PodDisruptionBudget": "kubernetes-models/policy/v1/PodDisruptionBudget",
+  "networking.k8s.io/v1/NetworkPolicy": "kubernetes-models/networking.k8s.io/v1/NetworkPolicy",
 };
 let failed = false;
 for (const file of process.argv.slice(2)) {

@@ -1,0 +1,41 @@
+package postgres
+
+import (
+	"context"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// sqlHoldsData tells whether the database holds anything a clinic made:
+// the catalogue, patients, staff users, slots or rounds.
+const sqlHoldsData = `SELECT EXISTS (SELECT 1 FROM departments) OR EXISTS (SELECT 1 FROM resources)
+	OR EXISTS (SELECT 1 FROM patients) OR EXISTS (SELECT 1 FROM staff_users)
+	OR EXISTS (SELECT 1 FROM schedules) OR EXISTS (SELECT 1 FROM slots) OR EXISTS (SELECT 1 FROM rounds)`
+
+// ClaimDemo marks an empty database as the demo's (booking.DecideDemo).
+func (s *Store) ClaimDemo(ctx context.Context) (bool, error) {
+	var fill bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var marked, holds bool
+		if err := tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM clinic_settings WHERE name = $1 AND value = 'true')`,
+			booking.DemoSetting).Scan(&marked); err != nil {
+			return err
+		}
+		if err := tx.QueryRow(ctx, sqlHoldsData).Scan(&holds); err != nil {
+			return err
+		}
+		f, err := booking.DecideDemo(marked, !holds)
+		if err != nil || !f {
+			return err
+		}
+		// Of two starts racing for an empty database, the second waits
+		// for the first's row and inserts nothing: it does not fill.
+		tag, err := tx.Exec(ctx, `INSERT INTO clinic_settings (name, value) VALUES ($1, 'true') ON CONFLICT (name) DO NOTHING`,
+			booking.DemoSetting)
+		fill = err == nil && tag.RowsAffected() == 1
+		return err
+	})
+	return fill, translate(err, "")
+}

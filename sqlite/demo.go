@@ -1,0 +1,43 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// sqlHoldsData tells whether the database holds anything a clinic made:
+// the catalogue, patients, staff users, slots or rounds.
+const sqlHoldsData = `SELECT EXISTS (SELECT 1 FROM departments) OR EXISTS (SELECT 1 FROM resources)
+	OR EXISTS (SELECT 1 FROM patients) OR EXISTS (SELECT 1 FROM staff_users)
+	OR EXISTS (SELECT 1 FROM schedules) OR EXISTS (SELECT 1 FROM slots) OR EXISTS (SELECT 1 FROM rounds)`
+
+// ClaimDemo marks an empty database as the demo's (booking.DecideDemo),
+// on the writer: the check and the mark are one write transaction.
+func (s *Store) ClaimDemo(ctx context.Context) (bool, error) {
+	var fill bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var marked, holds bool
+		if err := tx.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM clinic_settings WHERE name = ? AND value = 'true')`,
+			booking.DemoSetting).Scan(&marked); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, sqlHoldsData).Scan(&holds); err != nil {
+			return err
+		}
+		f, err := booking.DecideDemo(marked, !holds)
+		if err != nil || !f {
+			return err
+		}
+		res, err := tx.ExecContext(ctx, `INSERT INTO clinic_settings (name, value) VALUES (?, 'true') ON CONFLICT (name) DO NOTHING`,
+			booking.DemoSetting)
+		if err != nil {
+			return err
+		}
+		n, err := res.RowsAffected()
+		fill = n == 1
+		return err
+	})
+	return fill, mapErr(err, "")
+}
