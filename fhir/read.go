@@ -45,7 +45,9 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) error {
 		"software":     map[string]string{"name": "slotd"},
 		"implementation": map[string]string{
 			"description": "slotd: capacity-limited slots. Slots carry extensions " + ExtCapacity + " and " + ExtRemaining +
-				" (places and free places from the real counter), " + ExtOpensAt + " and the SMART Scheduling Links ones.",
+				" (places and free places from the real counter), " + ExtOpensAt + " and the SMART Scheduling Links ones." +
+				" Every search is paged: _count (default " + strconv.Itoa(DefaultCount) + ", at most " + strconv.Itoa(MaxCount) +
+				") and a next link carrying _cursor.",
 			"url": h.base,
 		},
 		"fhirVersion": "4.0.1",
