@@ -109,6 +109,10 @@ type CatalogStore interface {
 	GetSlot(ctx context.Context, id int64) (Slot, error)
 	// ListSlots lists a doctor's slots starting in [from, to), by start.
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
+	// ListSlotsPage lists one page of a doctor's slots (SlotPage): by
+	// (start, id), after the cursor, at most the limit; a page refused by
+	// SlotPage.Validate is invalid-request.
+	ListSlotsPage(ctx context.Context, p SlotPage) ([]Slot, error)
 	// UpdateSlot changes capacity (never below the places taken) or status.
 	UpdateSlot(ctx context.Context, id int64, u SlotUpdate) (Slot, error)
 }

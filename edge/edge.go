@@ -122,12 +122,26 @@ func Secure(r *http.Request) bool {
 	return info != nil && info.secure
 }
 
-// ClientAddr is the client's IP address (see Handler), "" when unknown.
+// ClientAddr is the client as every per-address limit keys it (see
+// Handler): an IPv4 address, or an IPv6 client's /64 network
+// ("2001:db8:1:2::/64"), since one host or home is given a whole /64 and
+// would otherwise get a fresh bucket per address; "" when unknown. Logs
+// name the client the same way.
 func ClientAddr(r *http.Request) string {
 	if a, ok := addrOf(r.RemoteAddr); ok {
-		return a.String()
+		return addrKey(a)
 	}
 	return ""
+}
+
+// IPv6Prefix is the length of the network an IPv6 client is keyed by.
+const IPv6Prefix = 64
+
+func addrKey(a netip.Addr) string {
+	if a.Is6() && !a.Is4In6() {
+		return netip.PrefixFrom(a, IPv6Prefix).Masked().String()
+	}
+	return a.String()
 }
 
 func addrOf(remote string) (netip.Addr, bool) {

@@ -212,3 +212,72 @@ func TestUntracedKeepsTheCallersTraceInLogs(t *testing.T) {
 		t.Fatal("a span was recorded with tracing off")
 	}
 }
+
+// TestClientAddrKeysIPv6ByItsNetwork: an IPv6 client is its /64, an IPv4
+// one (also written as IPv4-mapped IPv6) its address.
+func TestClientAddrKeysIPv6ByItsNetwork(t *testing.T) {
+	for remote, want := range map[string]string{
+		"[2001:db8:1:2::1]:443":          "2001:db8:1:2::/64",
+		"[2001:db8:1:2:ffff:1:2:3]:5000": "2001:db8:1:2::/64",
+		"[2001:db8:1:3::1]:443":          "2001:db8:1:3::/64",
+		"[::ffff:203.0.113.9]:80":        "203.0.113.9",
+		"203.0.113.9:80":                 "203.0.113.9",
+		"not an address":                 "",
+	} {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		if got := ClientAddr(r); got != want {
+			t.Errorf("ClientAddr(%q) = %q, want %q", remote, got, want)
+		}
+	}
+}
+
+// TestAddrLimiterSharesABucketPerNetwork: two addresses of one /64 spend
+// one bucket, another /64 and an IPv4 client have their own; past the
+// limit deny answers with the wait, until the clock refills the bucket.
+func TestAddrLimiterSharesABucketPerNetwork(t *testing.T) {
+	now := time.Date(2026, 12, 2, 7, 0, 0, 0, time.UTC)
+	l := NewAddrLimiter(2, time.Minute, func() time.Time { return now })
+	var waits []time.Duration
+	h := l.Limit(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) }),
+		func(r *http.Request) bool { return r.URL.Path != "/free" },
+		func(w http.ResponseWriter, _ *http.Request, wait time.Duration) {
+			waits = append(waits, wait)
+			w.WriteHeader(http.StatusTooManyRequests)
+		})
+	do := func(remote, path string) int {
+		r := httptest.NewRequest("GET", path, nil)
+		r.RemoteAddr = remote
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	a1, a2, other, v4 := "[2001:db8:1:2::1]:1", "[2001:db8:1:2:abcd::7]:2", "[2001:db8:1:3::1]:1", "198.51.100.4:1"
+	for i, c := range []struct {
+		remote, path string
+		want         int
+	}{
+		{a1, "/", 204}, {a2, "/", 204}, {a1, "/", 429}, {a2, "/", 429},
+		{a2, "/free", 204}, // not counted
+		{other, "/", 204}, {other, "/", 204}, {other, "/", 429},
+		{v4, "/", 204},
+	} {
+		if got := do(c.remote, c.path); got != c.want {
+			t.Fatalf("request %d from %s: %d, want %d", i, c.remote, got, c.want)
+		}
+	}
+	if len(waits) != 3 || waits[0] <= 0 || waits[0] > 30*time.Second {
+		t.Fatalf("waits %v", waits)
+	}
+	now = now.Add(30 * time.Second)
+	if got := do(a2, "/"); got != 204 {
+		t.Fatalf("after the refill: %d", got)
+	}
+	var none *AddrLimiter
+	if NewAddrLimiter(0, time.Minute, nil) != nil {
+		t.Fatal("a limit of 0 is no limiter")
+	}
+	if ok, _ := none.Allow(httptest.NewRequest("GET", "/", nil)); !ok {
+		t.Fatal("no limiter refuses")
+	}
+}

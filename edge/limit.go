@@ -1,6 +1,7 @@
 package edge
 
 import (
+	"net/http"
 	"sync"
 	"time"
 
@@ -69,4 +70,52 @@ func spend(b *rate.Limiter, now time.Time) (bool, time.Duration) {
 		return false, d
 	}
 	return true, 0
+}
+
+// AddrLimiter is the one per-address limit of public traffic: every front
+// end (the API's public routes, /fhir/, /ical/, the web pages) spends the
+// same bucket of a client (ClientAddr: an IPv4 address or an IPv6 /64), so
+// an address gets n requests per window in all, not n per front end.
+// A nil *AddrLimiter allows everything (no limit configured).
+type AddrLimiter struct {
+	keys *KeyLimiter
+	now  func() time.Time
+}
+
+// NewAddrLimiter allows each client n requests per window, reading the
+// time from now (time.Now when nil); nil when n <= 0.
+func NewAddrLimiter(n int, window time.Duration, now func() time.Time) *AddrLimiter {
+	if n <= 0 {
+		return nil
+	}
+	if now == nil {
+		now = time.Now
+	}
+	return &AddrLimiter{keys: NewKeyLimiter(n, window), now: now}
+}
+
+// Allow spends one request of r's client, or tells how long to wait.
+func (a *AddrLimiter) Allow(r *http.Request) (bool, time.Duration) {
+	if a == nil {
+		return true, 0
+	}
+	return a.keys.Allow(ClientAddr(r), a.now())
+}
+
+// Limit serves next within the limit. Only the requests counted reports
+// true for spend the client's bucket (nil counts all); deny answers a
+// request past the limit with how long to wait (a 429 with Retry-After).
+func (a *AddrLimiter) Limit(next http.Handler, counted func(*http.Request) bool, deny func(http.ResponseWriter, *http.Request, time.Duration)) http.Handler {
+	if a == nil {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if counted == nil || counted(r) {
+			if ok, wait := a.Allow(r); !ok {
+				deny(w, r, wait)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }

@@ -239,29 +239,28 @@ func (h *Handler) find(w http.ResponseWriter, r *http.Request) error {
 	if len(doctors) == 0 && len(specs) == 0 && p.To.Sub(p.From) > MaxFindAllDays*24*time.Hour {
 		return booking.Errorf(booking.CodeInvalidRequest, "$find without a practitioner or a specialty may span at most %d days", MaxFindAllDays)
 	}
+	pg, err := pagerOf(q)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := h.ctx(r)
 	defer cancel()
 	all, err := h.schedules(ctx)
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	now := h.svc.Now()
-	var ids []string
-	var res []any
-	for _, sc := range all {
+	var sources []slotSource
+	for _, sc := range sortedBy(all, schedOf.key) {
 		if sc.doctor == nil || (len(doctors) > 0 && !slices.Contains(doctors, sc.doctor.ID)) || (len(specs) > 0 && !hasSpecialty(sc.res, specs)) {
 			continue
 		}
-		slots, err := h.store.ListSlots(ctx, sc.doctor.ID, p.From, p.To)
-		if err != nil {
-			return service.Classify(ctx, err)
-		}
-		for _, s := range slots {
-			if out := slot(s, now, h.links(s, sc.doctor, sc.zone)); out.Status == "free" {
-				ids, res = append(ids, out.ID), append(res, out)
-			}
-		}
+		sources = append(sources, slotSource{resource: sc.doctor.ID, sched: sc, period: p})
 	}
-	writeResource(w, http.StatusOK, h.searchset(r, "Slot", ids, res))
+	page := newPage(pg, "Slot")
+	if err := h.pageSlots(ctx, page, sources, func(s Slot) bool { return s.Status == "free" }); err != nil {
+		return service.Classify(ctx, err)
+	}
+	// A POST's next page is a GET of the same parameters.
+	writeResource(w, http.StatusOK, h.bundle(r, q, page))
 	return nil
 }

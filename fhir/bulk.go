@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -213,23 +214,35 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		if err := add("Schedule", sr.ID, &sr, func(m *Meta) { sr.Meta = m }); err != nil {
 			return nil, err
 		}
-		room := p.opts.MaxSlots - len(s.files["Slot"])
-		if room <= 0 {
+		if p.opts.MaxSlots-len(s.files["Slot"]) <= 0 {
 			cut++ // every Schedule is published, its slots not
 			continue
 		}
-		slots, err := p.h.store.ListSlots(ctx, sc.doctor.ID, now, now.AddDate(0, 0, p.opts.Days))
-		if err != nil {
-			return nil, err
-		}
-		for _, bs := range slots[:min(room, len(slots))] {
-			sl := slot(bs, now, p.h.links(bs, sc.doctor, sc.zone))
-			if sl.Status == "busy-unavailable" {
-				sl.Status = "busy" // SMART Scheduling Links knows only free and busy
+		// Read by bounded pages, never more than the file has room for.
+		var after booking.SlotCursor
+		for {
+			room := p.opts.MaxSlots - len(s.files["Slot"])
+			if room <= 0 {
+				break
 			}
-			if err := add("Slot", sl.ID, &sl, func(m *Meta) { sl.Meta = m }); err != nil {
+			limit := min(room, booking.MaxSlotPage)
+			slots, err := p.h.store.ListSlotsPage(ctx, booking.SlotPage{DoctorID: sc.doctor.ID, From: now, To: now.AddDate(0, 0, p.opts.Days), After: after, Limit: limit})
+			if err != nil {
 				return nil, err
 			}
+			for _, bs := range slots {
+				sl := slot(bs, now, p.h.links(bs, sc.doctor, sc.zone))
+				if sl.Status == "busy-unavailable" {
+					sl.Status = "busy" // SMART Scheduling Links knows only free and busy
+				}
+				if err := add("Slot", sl.ID, &sl, func(m *Meta) { sl.Meta = m }); err != nil {
+					return nil, err
+				}
+			}
+			if len(slots) < limit {
+				break
+			}
+			after = booking.CursorOf(slots)
 		}
 	}
 	if cut > 0 {
@@ -337,15 +350,19 @@ func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
 		_, err = w.Write(s.full[kind])
 		return err
 	}
-	var b bytes.Buffer
+	// Streamed line by line from the snapshot: no copy of the file per
+	// request, whatever the number of concurrent pollers.
+	bw := bufio.NewWriterSize(w, 32<<10)
 	for _, rid := range s.files[kind] {
 		if pub := s.res[kind+"/"+rid]; pub.modified.After(t) {
-			b.Write(pub.line)
-			b.WriteByte('\n')
+			if _, err := bw.Write(pub.line); err != nil {
+				return nil // the client went away; the status is sent
+			}
+			_ = bw.WriteByte('\n')
 		}
 	}
-	_, err = w.Write(b.Bytes())
-	return err
+	_ = bw.Flush()
+	return nil
 }
 
 // cacheable lets clients and proxies keep an answer briefly (the files

@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"cmp"
 	"context"
 	"net/http"
 	"slices"
@@ -44,7 +45,9 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) error {
 		"software":     map[string]string{"name": "slotd"},
 		"implementation": map[string]string{
 			"description": "slotd: capacity-limited slots. Slots carry extensions " + ExtCapacity + " and " + ExtRemaining +
-				" (places and free places from the real counter), " + ExtOpensAt + " and the SMART Scheduling Links ones.",
+				" (places and free places from the real counter), " + ExtOpensAt + " and the SMART Scheduling Links ones." +
+				" Every search is paged: _count (default " + strconv.Itoa(DefaultCount) + ", at most " + strconv.Itoa(MaxCount) +
+				") and a next link carrying _cursor.",
 			"url": h.base,
 		},
 		"fhirVersion": "4.0.1",
@@ -95,7 +98,12 @@ func (h *Handler) readPractitioner(w http.ResponseWriter, r *http.Request) error
 }
 
 func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r.URL.Query()); err != nil {
+	q := r.URL.Query()
+	if err := checkParams(q); err != nil {
+		return err
+	}
+	pg, err := pagerOf(q)
+	if err != nil {
 		return err
 	}
 	ctx, cancel := h.ctx(r)
@@ -104,12 +112,13 @@ func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	var ids []string
-	var res []any
-	for _, d := range ds {
-		ids, res = append(ids, id(d.ID)), append(res, practitioner(d))
+	p := newPage(pg, "Practitioner")
+	for _, d := range sortedBy(ds, func(d booking.Doctor) int64 { return d.ID }) {
+		if !p.add(cursor{K: d.ID}, id(d.ID), practitioner(d)) {
+			break
+		}
 	}
-	writeResource(w, http.StatusOK, h.searchset(r, "Practitioner", ids, res))
+	writeResource(w, http.StatusOK, h.bundle(r, q, p))
 	return nil
 }
 
@@ -133,7 +142,12 @@ func (h *Handler) readLocation(w http.ResponseWriter, r *http.Request) error {
 }
 
 func (h *Handler) searchLocations(w http.ResponseWriter, r *http.Request) error {
-	if err := checkParams(r.URL.Query()); err != nil {
+	q := r.URL.Query()
+	if err := checkParams(q); err != nil {
+		return err
+	}
+	pg, err := pagerOf(q)
+	if err != nil {
 		return err
 	}
 	ctx, cancel := h.ctx(r)
@@ -142,11 +156,16 @@ func (h *Handler) searchLocations(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	ids, res := []string{ClinicID}, []any{h.clinic.location()}
-	for _, rm := range rooms {
-		ids, res = append(ids, id(rm.ID)), append(res, roomLocation(rm))
+	// The clinic comes first (key 0), then the rooms by id.
+	p := newPage(pg, "Location")
+	if p.add(cursor{}, ClinicID, h.clinic.location()) {
+		for _, rm := range sortedBy(rooms, func(rm booking.Room) int64 { return rm.ID }) {
+			if !p.add(cursor{K: rm.ID}, id(rm.ID), roomLocation(rm)) {
+				break
+			}
+		}
 	}
-	writeResource(w, http.StatusOK, h.searchset(r, "Location", ids, res))
+	writeResource(w, http.StatusOK, h.bundle(r, q, p))
 	return nil
 }
 
@@ -170,6 +189,18 @@ type schedOf struct {
 	res    Schedule
 	zone   *time.Location
 	doctor *booking.Doctor
+}
+
+// key is the Schedule's id as a number, its paging key.
+func (s schedOf) key() int64 {
+	n, _ := strconv.ParseInt(s.res.ID, 10, 64)
+	return n
+}
+
+// sortedBy sorts xs by an ascending key (in place) and returns it.
+func sortedBy[T any](xs []T, key func(T) int64) []T {
+	slices.SortStableFunc(xs, func(a, b T) int { return cmp.Compare(key(a), key(b)) })
+	return xs
 }
 
 // schedules lists every Schedule: one per doctor, then one per room.
@@ -272,20 +303,25 @@ func (h *Handler) searchSchedules(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
+	pg, err := pagerOf(q)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := h.ctx(r)
 	defer cancel()
 	all, err := h.schedules(ctx)
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	var ids []string
-	var res []any
-	for _, s := range all {
+	p := newPage(pg, "Schedule")
+	for _, s := range sortedBy(all, schedOf.key) {
 		if (len(actors) == 0 || hasActor(s.res, actors)) && (len(specs) == 0 || hasSpecialty(s.res, specs)) {
-			ids, res = append(ids, s.res.ID), append(res, s.res)
+			if !p.add(cursor{K: s.key()}, s.res.ID, s.res) {
+				break
+			}
 		}
 	}
-	writeResource(w, http.StatusOK, h.searchset(r, "Schedule", ids, res))
+	writeResource(w, http.StatusOK, h.bundle(r, q, p))
 	return nil
 }
 
@@ -366,11 +402,16 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 			return booking.Errorf(booking.CodeInvalidRequest, "status must be free, busy or busy-unavailable")
 		}
 	}
+	pg, err := pagerOf(q)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := h.ctx(r)
 	defer cancel()
 	now := h.svc.Now()
-	var ids []string
-	var res []any
+	// By schedule id, then by start: the order the cursor keys.
+	slices.Sort(schedules)
+	sources := make([]slotSource, 0, len(schedules))
 	for _, n := range schedules {
 		sc, err := h.schedule(ctx, n)
 		if err != nil {
@@ -383,18 +424,14 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 		if p, err = p.bounded(now); err != nil {
 			return err
 		}
-		slots, err := h.store.ListSlots(ctx, n, p.From, p.To)
-		if err != nil {
-			return service.Classify(ctx, err)
-		}
-		for _, s := range slots {
-			out := slot(s, now, h.links(s, sc.doctor, sc.zone))
-			if len(statuses) == 0 || slices.Contains(statuses, out.Status) {
-				ids, res = append(ids, out.ID), append(res, out)
-			}
-		}
+		sources = append(sources, slotSource{resource: n, sched: sc, period: p})
 	}
-	writeResource(w, http.StatusOK, h.searchset(r, "Slot", ids, res))
+	p := newPage(pg, "Slot")
+	err = h.pageSlots(ctx, p, sources, func(s Slot) bool { return len(statuses) == 0 || slices.Contains(statuses, s.Status) })
+	if err != nil {
+		return service.Classify(ctx, err)
+	}
+	writeResource(w, http.StatusOK, h.bundle(r, q, p))
 	return nil
 }
 
@@ -476,21 +513,30 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 			return booking.Errorf(booking.CodeInvalidRequest, "status must be pending, booked, cancelled, fulfilled or noshow")
 		}
 	}
+	pg, err := pagerOf(q)
+	if err != nil {
+		return err
+	}
 	as, err := h.svc.Appointments(r.Context(), patient, "")
 	if err != nil {
 		return err
 	}
-	var ids []string
-	var res []any
+	// By start, then id: the order the cursor keys.
+	slices.SortFunc(as, func(a, b booking.Appointment) int {
+		return cmp.Or(a.StartAt.Compare(b.StartAt), cmp.Compare(a.ID, b.ID))
+	})
+	page := newPage(pg, "Appointment")
 	for _, a := range as {
 		if (!p.From.IsZero() && a.StartAt.Before(p.From)) || (!p.To.IsZero() && !a.StartAt.Before(p.To)) {
 			continue
 		}
 		out := appointment(a)
 		if len(statuses) == 0 || slices.Contains(statuses, out.Status) {
-			ids, res = append(ids, out.ID), append(res, out)
+			if !page.add(cursor{T: a.StartAt.UnixMicro(), I: a.ID}, out.ID, out) {
+				break
+			}
 		}
 	}
-	writeResource(w, http.StatusOK, h.searchset(r, "Appointment", ids, res))
+	writeResource(w, http.StatusOK, h.bundle(r, q, page))
 	return nil
 }

@@ -13,7 +13,8 @@ import (
 // ignoredParams are result-shaping parameters a client may send that do
 // not change which resources match; anything else unknown is refused, so a
 // misspelt filter is never silently ignored.
-var ignoredParams = map[string]bool{"_format": true, "_pretty": true, "_count": true, "_summary": true}
+// _count and _cursor shape the page (pagerOf).
+var ignoredParams = map[string]bool{"_format": true, "_pretty": true, "_count": true, "_cursor": true, "_summary": true}
 
 // checkParams refuses parameters outside allowed.
 func checkParams(q url.Values, allowed ...string) error {

@@ -116,6 +116,20 @@ func writeProblemIn(w http.ResponseWriter, e *booking.Error, status int, lang st
 	_ = json.NewEncoder(w).Encode(p)
 }
 
+// addrLimited is the error of a request past the per-address limit.
+func addrLimited(wait time.Duration) *booking.Error {
+	return &booking.Error{Code: booking.CodeRateLimited, Message: "too many requests from this address", RetryAfter: wait}
+}
+
+// WriteAddrLimited answers a request past the per-address limit
+// (edge.AddrLimiter) as the API does its own: 429 problem+json in the
+// request's language, with Retry-After. cmd/slotd gives it to the limit
+// in front of /fhir/, /ical/ and the web pages, so every front end
+// refuses alike.
+func WriteAddrLimited(w http.ResponseWriter, r *http.Request, wait time.Duration) {
+	writeProblemIn(w, addrLimited(wait), http.StatusTooManyRequests, i18n.Pick("", r.Header.Get("Accept-Language"), "en"), time.UTC)
+}
+
 // errorf is a short-hand for the *booking.Error of a handler's own checks.
 func errorf(code booking.Code, format string, args ...any) error {
 	return booking.Errorf(code, format, args...)

@@ -70,7 +70,10 @@ type Config struct {
 	// PublicPerMinute bounds the unauthenticated requests of one client
 	// address (edge.ClientAddr) per minute; 0 is no bound. Probes and the
 	// documents (/healthz, /readyz, /openapi.json, /problems/) are exempt.
+	// PerAddress, when set, is that limit shared with the other front ends
+	// (cmd/slotd makes one for all) and PublicPerMinute is not read.
 	PublicPerMinute int
+	PerAddress      *edge.AddrLimiter
 	// Draining, when it reports true, makes /readyz answer 503 so that a
 	// load balancer stops sending requests before the listener closes.
 	Draining func() bool
@@ -107,7 +110,7 @@ type server struct {
 	patterns []string
 	clinic   ClinicReads
 	// perAddr limits unauthenticated requests per client address (nil: off).
-	perAddr  *edge.KeyLimiter
+	perAddr  *edge.AddrLimiter
 	draining func() bool
 	zone     *time.Location // the clinic's, for the times in problem sentences
 }
@@ -174,8 +177,9 @@ func newServer(cfg Config) *server {
 	if loc, err := time.LoadLocation(cfg.ClinicZone); err == nil && cfg.ClinicZone != "" {
 		s.zone = loc
 	}
-	if cfg.PublicPerMinute > 0 {
-		s.perAddr = edge.NewKeyLimiter(cfg.PublicPerMinute, time.Minute)
+	s.perAddr = cfg.PerAddress
+	if s.perAddr == nil {
+		s.perAddr = edge.NewAddrLimiter(cfg.PublicPerMinute, time.Minute, s.now)
 	}
 	cfg.Service.Watch(func(c service.Change) { s.lists.drop(c.DoctorID) })
 	s.routes()
@@ -327,8 +331,8 @@ func (s *server) public(h handlerFunc) http.Handler {
 	return s.unlimited(func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
 		if s.perAddr != nil {
 			if _, err := s.authenticate(r); err != nil {
-				if ok, wait := s.perAddr.Allow(edge.ClientAddr(r), s.now()); !ok {
-					return &booking.Error{Code: booking.CodeRateLimited, Message: "too many requests from this address", RetryAfter: wait}
+				if ok, wait := s.perAddr.Allow(r); !ok {
+					return addrLimited(wait)
 				}
 			}
 		}

@@ -112,6 +112,24 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Tim
 	return sls, translate(err, "")
 }
 
+// ListSlotsPage lists one page of a doctor's slots by (start, id): a
+// keyset read on the (resource_id, start_at) key, so a later page costs
+// what the first does.
+func (s *Store) ListSlotsPage(ctx context.Context, p booking.SlotPage) ([]booking.Slot, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	after := p.After
+	if after.IsZero() || after.StartAt.Before(p.From) {
+		after = booking.SlotCursor{StartAt: p.From}
+	}
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+slotColumns+` FROM slots WHERE resource_id = $1 AND (start_at, id) > ($2, $3) AND start_at < $4
+		 ORDER BY start_at, id LIMIT $5`, p.DoctorID, after.StartAt, after.ID, p.To, p.Limit)
+	sls, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Slot, error) { return scanSlot(r) })
+	return sls, translate(err, "")
+}
+
 // UpdateSlot changes capacity or status. Capacity never goes below the
 // places taken, nor below the highest queue number in use (queue numbers
 // stay within 1..capacity); both are conflicts. The slot row is locked

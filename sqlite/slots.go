@@ -143,6 +143,36 @@ func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Tim
 	return out, mapErr(rows.Err(), "")
 }
 
+// ListSlotsPage lists one page of a doctor's slots by (start, id): a
+// keyset read on the (resource_id, start_at) key, so a later page costs
+// what the first does.
+func (s *Store) ListSlotsPage(ctx context.Context, p booking.SlotPage) ([]booking.Slot, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	after := p.After
+	if after.IsZero() || after.StartAt.Before(p.From) {
+		after = booking.SlotCursor{StartAt: p.From}
+	}
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+slotCols+` FROM slots
+		  WHERE resource_id = ? AND (start_at, id) > (?, ?) AND start_at < ? ORDER BY start_at, id LIMIT ?`,
+		p.DoctorID, ts(after.StartAt), after.ID, ts(p.To), p.Limit)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := make([]booking.Slot, 0, min(p.Limit, 64))
+	for rows.Next() {
+		sl, err := scanSlot(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, sl)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
 // UpdateSlot changes a slot's capacity or status. Capacity never goes below
 // the places taken nor below the highest queue number in use (queue numbers
 // stay within 1..capacity): either is a conflict.

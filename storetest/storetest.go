@@ -68,6 +68,7 @@ func Run(t *testing.T, h Harness) {
 		{"AuditLog", testAuditLog},
 		{"Refunds", testRefunds},
 		{"Slots", testSlots},
+		{"SlotsPage", testSlotsPage},
 		{"BookBasics", testBookBasics},
 		{"BookRefusals", testBookRefusals},
 		{"BatchInOrder", testBatchInOrder},

@@ -3,6 +3,8 @@ package main
 import (
 	"log/slog"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -33,28 +35,42 @@ type frontParts struct {
 // frontDoor is the path of every request, outermost first: the server
 // span and the proxies' word (edge), FHIR and iCal, the web UI beside the
 // API's paths, CORS, the API. A benchmark serves requests through it.
+//
+// One per-address limiter (--public-rate) is shared by every front end,
+// so an address's requests to the API, FHIR, iCal and the pages spend one
+// bucket: the API's unauthenticated requests, FHIR requests without a
+// valid bearer token, every iCal feed request and every page GET (the
+// static assets aside).
 func frontDoor(f *serveFlags, p frontParts) http.Handler {
+	perAddr := edge.NewAddrLimiter(f.publicPerMinute, time.Minute, nil)
 	var handler http.Handler = httpapi.New(httpapi.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PublicPerMinute: f.publicPerMinute, Draining: p.draining,
+		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PerAddress: perAddr, Draining: p.draining,
 		ClinicZone: f.interop.clinicZone,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
 	// the way was a routing pass and allocations per request.
 	mux := http.NewServeMux()
-	withWeb(mux, handler, observed(web.New(web.Config{
+	withWeb(mux, handler, observed(perAddr.Limit(web.New(web.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
-	}), p.metrics, p.logger, f.quietLog))
-	p.inter.mount(mux, p.metrics, p.logger, f.quietLog)
+	}), pageGET, httpapi.WriteAddrLimited), p.metrics, p.logger, f.quietLog))
+	p.inter.mount(mux, perAddr, p.signer, p.metrics, p.logger, f.quietLog)
 	handler = mux
 	if f.metricsAddr != "" {
 		handler = withoutMetrics(handler)
 	}
 	return p.tracing.Handler(p.proxies.Handler(handler))
+}
+
+// pageGET is what the per-address limit counts of the web UI: page
+// reads. Its forms have their own limits (sign-in), and the static assets
+// a page loads are not requests of their own to bound.
+func pageGET(r *http.Request) bool {
+	return (r.Method == http.MethodGet || r.Method == http.MethodHead) && !strings.HasPrefix(r.URL.Path, "/static/")
 }

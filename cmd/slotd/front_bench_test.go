@@ -29,7 +29,7 @@ type front struct {
 	signer *auth.Signer
 }
 
-func newFront(b *testing.B, args ...string) front {
+func newFront(b testing.TB, args ...string) front {
 	b.Helper()
 	ctx := context.Background()
 	tracing, err := edge.SetupTracing(ctx, "bench", nil)

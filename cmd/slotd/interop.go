@@ -13,6 +13,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/fhir"
+	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/metrics"
 	"github.com/slotd/slotd/service"
@@ -76,10 +77,16 @@ func (i interop) run(ctx context.Context) { i.fhir.Run(ctx) }
 
 // mount serves /fhir/ and /ical/ on mux (beside the API and the web UI),
 // each request counted in m and logged like the API's: by route pattern,
-// never by path (a feed's path is its secret token).
-func (i interop) mount(mux *http.ServeMux, m *metrics.Metrics, logger *slog.Logger, quiet bool) {
-	mux.Handle("/fhir/", observed(i.fhir, m, logger, quiet))
-	mux.Handle("/ical/", observed(i.ical, m, logger, quiet))
+// never by path (a feed's path is its secret token). Both are under the
+// per-address limit: FHIR's requests without a valid bearer token (as the
+// API's public ones), every feed request.
+func (i interop) mount(mux *http.ServeMux, perAddr *edge.AddrLimiter, signer *auth.Signer, m *metrics.Metrics, logger *slog.Logger, quiet bool) {
+	anonymous := func(r *http.Request) bool {
+		_, err := signer.Caller(r)
+		return err != nil
+	}
+	mux.Handle("/fhir/", observed(perAddr.Limit(i.fhir, anonymous, httpapi.WriteAddrLimited), m, logger, quiet))
+	mux.Handle("/ical/", observed(perAddr.Limit(i.ical, nil, httpapi.WriteAddrLimited), m, logger, quiet))
 }
 
 // observed counts and logs each request of h (the web pages, FHIR, iCal)

@@ -113,7 +113,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.corsOrigins, "cors-origins", "", "comma-separated origins (https://app.example) whose browser apps may call /api/")
 	fs.DurationVar(&f.reconcileEvery, "reconcile-interval", 5*time.Minute, "how often the scheduled reconciliation (a job, no repair) checks the invariants and pending actions for the dashboard and slotd_reconciliation_issues")
 	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
-	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "unauthenticated API requests allowed per client address per minute (0: no limit)")
+	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "requests allowed per client address (an IPv6 client: its /64) per minute, one budget across the API's unauthenticated requests, /fhir/ without a token, /ical/ and web page GETs (0: no limit)")
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
 	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in code requests allowed per minute in all (the SMS budget)")
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
