@@ -108,7 +108,7 @@ func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient
 	now := s.now()
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	if err := s.accounts.IssueLoginCode(ctx, key, s.codeHashOf(key, code), now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone); err != nil {
+	if err := s.accounts.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: key, CodeHash: s.codeHashOf(key, code), Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone}); err != nil {
 		return "", err
 	}
 	msg := notify.Message{
@@ -156,7 +156,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	key := s.phoneKeyOf(phone)
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	err := s.accounts.UseLoginCode(ctx, key, s.codeHashOf(key, code), s.now(), accounts.CodeMaxAttempts)
+	err := s.accounts.UseLoginCode(ctx, accounts.UseCode{PhoneKey: key, CodeHash: s.codeHashOf(key, code), Now: s.now(), MaxAttempts: accounts.CodeMaxAttempts})
 	switch booking.ErrorCode(err) {
 	case "":
 	case booking.CodeInvalidRequest:
