@@ -74,15 +74,20 @@ type env struct {
 	logs   *syncBuffer
 	router routers.Router
 
-	admin string // an admin token
+	admin string     // an admin token
+	codes *sentCodes // the sign-in codes the Signin sent
 }
 
 type envOpt func(*envConfig)
 
 type envConfig struct {
-	wrap func(booking.Store) booking.Store
-	cfg  func(*Config)
+	wrap   func(booking.Store) booking.Store
+	cfg    func(*Config)
+	signin func(*service.SigninOptions)
 }
+
+// withSignin tunes the options of the env's Signin.
+func withSignin(f func(*service.SigninOptions)) envOpt { return func(c *envConfig) { c.signin = f } }
 
 func withStore(wrap func(booking.Store) booking.Store) envOpt {
 	return func(c *envConfig) { c.wrap = wrap }
@@ -138,7 +143,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, db: db, store: db, signer: signer, clock: newClock(t0), logs: &syncBuffer{}, router: openAPIRouter(t)}
+	e := &env{t: t, db: db, store: db, signer: signer, clock: newClock(t0), logs: &syncBuffer{}, router: openAPIRouter(t), codes: &sentCodes{}}
 	if ec.wrap != nil {
 		e.store = ec.wrap(db)
 	}
@@ -150,6 +155,12 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:    e.clock.Now,
 	}
+	so := service.SigninOptions{Accounts: db, Notifier: e.codes, PhoneKey: signer.DeriveKey(service.SigninPhoneKeyPurpose),
+		CodeKey: signer.DeriveKey(service.SigninCodeKeyPurpose), Logger: cfg.Logger}
+	if ec.signin != nil {
+		ec.signin(&so)
+	}
+	cfg.Signin = svc.NewSignin(so)
 	if ec.cfg != nil {
 		ec.cfg(&cfg)
 	}
