@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
@@ -60,6 +61,7 @@ type serveFlags struct {
 	reconcileEvery  time.Duration
 	codesPerAddress int
 	codesPerMinute  int
+	failuresPerDay  int
 
 	// notifications and payments
 	notifier       string
@@ -113,7 +115,8 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
 	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "unauthenticated API requests allowed per client address per minute (0: no limit)")
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
-	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in code requests allowed per minute in all (the SMS budget)")
+	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in codes sent per minute in all (the SMS budget; only codes sent to registered phones spend it)")
+	fs.IntVar(&f.failuresPerDay, "signin-failures-per-day", accounts.DefaultFailuresPerDay, "wrong sign-in codes allowed per day (UTC) in all, shared by every instance; beyond it every code check answers 429 until midnight UTC")
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
