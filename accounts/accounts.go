@@ -1,8 +1,9 @@
 // Package accounts is who may sign in: patients found by phone with
 // one-time codes, and staff users with passwords. It holds the interface
 // both stores implement (storetest holds them to the same behaviour), the
-// sign-in policy and the pure rules on names, phones and passwords; the web
-// UI and `slotd staff-password` use it, and nothing here touches HTTP.
+// sign-in policy and the pure rules on names, phones and passwords; the
+// sign-in service (service.Signin), the web UI and `slotd staff-password`
+// use it, and nothing here touches HTTP.
 package accounts
 
 import (

@@ -16,8 +16,8 @@ import (
 // /api/signin/verify answers with: the web session's (web.DefaultSessionTTL).
 const DefaultSigninTokenTTL = 12 * time.Hour
 
-// signinBody is what both sign-in endpoints read; each refuses the field it
-// does not use (decodeJSON refuses unknown fields, these are bounded here).
+// signinBody is the body of POST /api/signin/verify (decodeJSON refuses
+// unknown fields; the lengths are bounded by the handler).
 type signinBody struct {
 	Phone string `json:"phone"`
 	Code  string `json:"code"`

@@ -50,6 +50,11 @@ func (s *Store) IssueLoginCode(ctx context.Context, c accounts.IssueCode) error 
 	if c.MaxInDay > 0 && c.DayStart.Before(keep) {
 		keep = c.DayStart
 	}
+	// Any phone's codes a day old count in none of its windows.
+	stale := keep
+	if d := c.Now.Add(-accounts.CodeDay); d.Before(stale) {
+		stale = d
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, c.PhoneKey); err != nil {
 			return err
@@ -74,6 +79,14 @@ func (s *Store) IssueLoginCode(ctx context.Context, c accounts.IssueCode) error 
 		if _, err := tx.Exec(ctx,
 			`DELETE FROM login_codes WHERE phone_key = $1 AND created_at <= $2 AND expires_at <= $3`,
 			c.PhoneKey, keep, c.Now); err != nil {
+			return err
+		}
+		// And the oldest stale codes of any phone, two per code recorded:
+		// codes recorded for unknown phones are never asked for again, and
+		// the table stays about one day of codes.
+		if _, err := tx.Exec(ctx,
+			`DELETE FROM login_codes WHERE id IN (SELECT id FROM login_codes WHERE created_at <= $1 AND expires_at <= $2
+			 ORDER BY created_at LIMIT 2 FOR UPDATE SKIP LOCKED)`, stale, c.Now); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx,

@@ -50,6 +50,11 @@ func (s *Store) IssueLoginCode(ctx context.Context, c accounts.IssueCode) error 
 	if c.MaxInDay > 0 && c.DayStart.Before(keep) {
 		keep = c.DayStart
 	}
+	// Any phone's codes a day old count in none of its windows.
+	stale := keep
+	if d := c.Now.Add(-accounts.CodeDay); d.Before(stale) {
+		stale = d
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var inWindow, inDay int
 		var oldestInWindow, oldestInDay sql.NullInt64
@@ -71,6 +76,14 @@ func (s *Store) IssueLoginCode(ctx context.Context, c accounts.IssueCode) error 
 		if _, err := tx.ExecContext(ctx,
 			`DELETE FROM login_codes WHERE phone_key = ? AND created_at <= ? AND expires_at <= ?`,
 			c.PhoneKey, ts(keep), ts(c.Now)); err != nil {
+			return err
+		}
+		// And the oldest stale codes of any phone, two per code recorded:
+		// codes recorded for unknown phones are never asked for again, and
+		// the table stays about one day of codes.
+		if _, err := tx.ExecContext(ctx,
+			`DELETE FROM login_codes WHERE id IN (SELECT id FROM login_codes WHERE created_at <= ? AND expires_at <= ?
+			 ORDER BY created_at LIMIT 2)`, ts(stale), ts(c.Now)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx,

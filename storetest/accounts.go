@@ -390,6 +390,30 @@ func testAccounts(t *testing.T, h Harness) {
 		}
 	})
 
+	// Codes of phones never asked for again (an unknown phone's) do not
+	// stay: each new code deletes two of the oldest a day old.
+	t.Run("StaleCodesPurged", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		in := h.Inspect(t, s)
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		for _, k := range []string{"a", "b", "c", "d", "e"} {
+			issueAt(t, s, k, "x", now)
+		}
+		later := now.Add(accounts.CodeDay + time.Hour)
+		for i := 0; i < 3; i++ {
+			issueAt(t, s, "fresh", "y", later.Add(time.Duration(i)*time.Second))
+		}
+		if n := in.LoginCodes(t); n != 3 {
+			t.Fatalf("%d codes left, want only the 3 fresh ones", n)
+		}
+		// A code of the day is never purged.
+		issueAt(t, s, "fresh", "z", later.Add(time.Minute))
+		if n := in.LoginCodes(t); n != 4 {
+			t.Fatalf("%d codes, want 4", n)
+		}
+	})
+
 	t.Run("StaffPasswords", func(t *testing.T) {
 		t.Parallel()
 		s := newStore(t)

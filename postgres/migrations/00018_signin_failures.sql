@@ -11,5 +11,12 @@ CREATE TABLE signin_failures (
 );
 CREATE INDEX signin_failures_day_idx ON signin_failures (day);
 
+-- A code is now recorded for a phone nobody has too (so that the limits
+-- per phone answer alike): such a phone is never asked for again, so each
+-- new code deletes the two oldest codes a day old of any phone, found by
+-- this index.
+CREATE INDEX login_codes_created_idx ON login_codes (created_at);
+
 -- +goose Down
+DROP INDEX login_codes_created_idx;
 DROP TABLE signin_failures;
