@@ -23,8 +23,8 @@ type signinBody struct {
 	Code  string `json:"code"`
 }
 
-// maxSigninField bounds a phone or code as typed.
-const maxSigninField = 64
+// maxSigninField bounds a phone or code as typed (the Signin's bound).
+const maxSigninField = service.MaxSigninInput
 
 // signinCode asks for a sign-in code sent to the phone: 202 whether or not
 // the phone is a patient's, so that the endpoint tells nobody who is.

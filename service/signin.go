@@ -23,6 +23,9 @@ import (
 // CodeDigits is the length of a sign-in code.
 const CodeDigits = 6
 
+// MaxSigninInput bounds a phone as typed: a longer one is not a phone.
+const MaxSigninInput = 64
+
 // ErrMalformedSignin is the cause (errors.Is) of the refusal of a phone
 // or a code that is not one, as told from a wrong code.
 var ErrMalformedSignin = errors.New("not a phone number or not a sign-in code")
@@ -206,7 +209,10 @@ func (g *Signin) RequestSigninCode(ctx context.Context, r SigninCodeRequest) (Si
 
 func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCodeSent, string, error) {
 	now := g.svc.now()
-	ph := g.svc.NormalizePhone(r.Phone)
+	ph := ""
+	if len(r.Phone) <= MaxSigninInput {
+		ph = g.svc.NormalizePhone(r.Phone)
+	}
 	if ph == "" {
 		return SigninCodeSent{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "phone is not a phone number", Err: ErrMalformedSignin}
 	}
@@ -288,8 +294,10 @@ func (g *Signin) VerifySigninCode(ctx context.Context, v SigninVerify) (booking.
 
 func (g *Signin) verify(ctx context.Context, v SigninVerify) (booking.Patient, string, error) {
 	now := g.svc.now()
-	ph := g.svc.NormalizePhone(v.Phone)
-	code := strings.TrimSpace(v.Code)
+	ph, code := "", strings.TrimSpace(v.Code)
+	if len(v.Phone) <= MaxSigninInput {
+		ph = g.svc.NormalizePhone(v.Phone)
+	}
 	if ph == "" || !codeShaped(code) {
 		return booking.Patient{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "a phone number and a sign-in code of 6 digits are required", Err: ErrMalformedSignin}
 	}

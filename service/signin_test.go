@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -77,6 +78,13 @@ func TestSigninOutcomes(t *testing.T) {
 	if _, err := g.RequestSigninCode(ctx, SigninCodeRequest{Phone: "call me"}); booking.ErrorCode(err) != booking.CodeInvalidRequest || !errors.Is(err, ErrMalformedSignin) {
 		t.Fatalf("not a phone: %v", err)
 	}
+	long := "+84901234567" + strings.Repeat(" ", MaxSigninInput)
+	if _, err := g.RequestSigninCode(ctx, SigninCodeRequest{Phone: long}); !errors.Is(err, ErrMalformedSignin) {
+		t.Fatalf("a phone beyond the bound: %v", err)
+	}
+	if _, err := g.VerifySigninCode(ctx, SigninVerify{Phone: long, Code: "123456"}); !errors.Is(err, ErrMalformedSignin) {
+		t.Fatalf("a phone beyond the bound: %v", err)
+	}
 	unknown, err := g.RequestSigninCode(ctx, SigninCodeRequest{Phone: "+84909999999", ClientAddr: "a"})
 	if err != nil || unknown.DemoCode != "" || len(notes.sent) != 0 {
 		t.Fatalf("unknown phone: %+v %v, %d sent", unknown, err, len(notes.sent))
@@ -107,13 +115,13 @@ func TestSigninOutcomes(t *testing.T) {
 	if _, err := g.VerifySigninCode(ctx, SigninVerify{Phone: "+84901234567", Code: "12 34"}); !errors.Is(err, ErrMalformedSignin) {
 		t.Fatalf("malformed code: %v", err)
 	}
-	want := map[string]int{SigninInvalid: 1, SigninUnknown: 1, SigninSent: 1}
+	want := map[string]int{SigninInvalid: 2, SigninUnknown: 1, SigninSent: 1}
 	for k, v := range want {
 		if counts.codes[k] != v {
 			t.Fatalf("code outcomes %v, want %v", counts.codes, want)
 		}
 	}
-	if counts.checks[SigninWrong] != 1 || counts.checks[SigninExpired] != 1 || counts.checks[SigninInvalid] != 1 {
+	if counts.checks[SigninWrong] != 1 || counts.checks[SigninExpired] != 1 || counts.checks[SigninInvalid] != 2 {
 		t.Fatalf("check outcomes %v", counts.checks)
 	}
 }
