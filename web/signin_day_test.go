@@ -13,7 +13,8 @@ import (
 // Ten wrong codes of a phone in a day, over its codes, are answered with
 // the day's page (429, Retry-After), even for a fresh right code.
 func TestSigninPhoneDayLimitPage(t *testing.T) {
-	srv := limitedSite(t, Config{Demo: true, SigninPerMinute: 100})
+	site := newSite(t, append(limited(t, 0, 0), withDemo(), withConfig(func(c *Config) { c.SigninPerMinute = 100 }))...)
+	srv := site.srv
 	c := srv.Client()
 	c.CheckRedirect = noRedirect
 	c.Jar, _ = cookiejar.New(nil)
