@@ -1,8 +1,9 @@
 // Package accounts is who may sign in: patients found by phone with
 // one-time codes, and staff users with passwords. It holds the interface
 // both stores implement (storetest holds them to the same behaviour), the
-// sign-in policy and the pure rules on names, phones and passwords; the web
-// UI and `slotd staff-password` use it, and nothing here touches HTTP.
+// sign-in policy and the pure rules on names, phones and passwords; the
+// sign-in service (service.Signin), the web UI and `slotd staff-password`
+// use it, and nothing here touches HTTP.
 package accounts
 
 import (
@@ -38,17 +39,24 @@ type Store interface {
 	// slots starting in [from, to), by slot start and queue number.
 	DoctorAppointments(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.Appointment, error)
 
-	// IssueLoginCode records a sign-in code's hash for phoneKey, valid until
-	// expiresAt, unless maxInWindow codes were issued for phoneKey after
-	// windowStart: then it records nothing and returns CodeRateLimited with
-	// RetryAfter set.
-	IssueLoginCode(ctx context.Context, phoneKey, codeHash string, now, expiresAt, windowStart time.Time, maxInWindow int) error
-	// UseLoginCode answers codeHash against the newest code of phoneKey as
-	// booking.DecideCodeUse decides, in one transaction: nil on success (the
-	// code is used), CodeNotFound when the newest code is used or expired
-	// (an older one never counts), CodeInvalidRequest for a wrong code (one
-	// attempt counted) and CodeRateLimited once maxAttempts were used.
-	UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error
+	// IssueLoginCode records a sign-in code's hash for c.PhoneKey, valid
+	// until c.ExpiresAt, unless c.MaxInWindow codes were issued for it after
+	// c.WindowStart or c.MaxInDay after c.DayStart: then it records nothing
+	// and returns CodeRateLimited with RetryAfter set.
+	IssueLoginCode(ctx context.Context, c IssueCode) error
+	// UseLoginCode answers u.CodeHash against the newest code of u.PhoneKey
+	// as booking.DecideCodeUse decides, in one transaction: nil on success
+	// (the code is used), CodeNotFound when the newest code is used or
+	// expired (an older one never counts), CodeInvalidRequest for a wrong
+	// code (one attempt counted on the code, and one wrong code counted for
+	// the phone's and the clinic's day, booking.SigninDay) and
+	// CodeRateLimited once u.MaxAttempts were used, or the phone's
+	// (u.MaxPhoneFailures) or the clinic's (u.MaxClinicFailures) wrong codes
+	// of the day ran out (errors.Is booking.ErrPhoneDayFailures or
+	// booking.ErrClinicDayFailures, RetryAfter until the day rolls). The day
+	// counts are shared by every instance on the database, and concurrent
+	// wrong codes never count past a limit.
+	UseLoginCode(ctx context.Context, u UseCode) error
 
 	// SetPatientLanguage remembers the language a patient chose (an
 	// i18n.Languages tag), which Patient.Language then returns.
@@ -102,12 +110,42 @@ type StaffAccount struct {
 	TOTPSecret string
 }
 
+// IssueCode is one sign-in code to record (Store.IssueLoginCode).
+type IssueCode struct {
+	PhoneKey, CodeHash string
+	Now, ExpiresAt     time.Time
+	// At most MaxInWindow codes after WindowStart, and MaxInDay after
+	// DayStart (0: no daily limit).
+	WindowStart time.Time
+	MaxInWindow int
+	DayStart    time.Time
+	MaxInDay    int
+}
+
+// UseCode is one typed sign-in code to check (Store.UseLoginCode).
+type UseCode struct {
+	PhoneKey, CodeHash string
+	Now                time.Time
+	MaxAttempts        int // wrong guesses allowed per code
+	// Wrong codes allowed per phone and per clinic per booking.SigninDay
+	// (0: no limit).
+	MaxPhoneFailures, MaxClinicFailures int
+}
+
 // Sign-in code policy.
 const (
 	CodeTTL         = 5 * time.Minute  // a code is valid this long
 	CodeMaxAttempts = 5                // wrong guesses allowed per code
 	CodeMaxPerPhone = 3                // codes sent per phone per CodeWindow
 	CodeWindow      = 15 * time.Minute // the window of CodeMaxPerPhone
+	// CodeMaxPerPhoneDay codes are sent per phone per CodeDay.
+	CodeMaxPerPhoneDay = 10
+	CodeDay            = 24 * time.Hour
+	// FailuresPerPhoneDay wrong codes are allowed per phone per
+	// booking.SigninDay, over all its codes; DefaultFailuresPerDay per
+	// clinic (--signin-failures-per-day).
+	FailuresPerPhoneDay   = 10
+	DefaultFailuresPerDay = 1000
 )
 
 // StaffNameOK reports whether name is a usable staff user name: 1 to 64

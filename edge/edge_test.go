@@ -133,6 +133,19 @@ func TestLimitsPerKeyAndInAll(t *testing.T) {
 	if ok, wait := b.Allow(now); ok || wait <= 0 {
 		t.Fatalf("budget over: %v %v", ok, wait)
 	}
+	// Left tells without spending.
+	if ok, wait := b.Left(now); ok || wait != 20*time.Second {
+		t.Fatalf("left of a spent budget: %v %v, want 20s", ok, wait)
+	}
+	later := now.Add(20 * time.Second)
+	for i := 0; i < 3; i++ {
+		if ok, _ := b.Left(later); !ok {
+			t.Fatal("a refilled budget is not left")
+		}
+	}
+	if ok, _ := b.Allow(later); !ok {
+		t.Fatal("Left spent the budget")
+	}
 }
 
 // A caller's traceparent is honoured: the server span continues its trace,

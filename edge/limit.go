@@ -63,6 +63,16 @@ func NewBudget(n int, window time.Duration) *Budget {
 // Allow spends one of the budget at now, or tells how long to wait.
 func (g *Budget) Allow(now time.Time) (bool, time.Duration) { return spend(g.b, now) }
 
+// Left reports whether one of the budget is left at now, spending nothing,
+// or how long until one is.
+func (g *Budget) Left(now time.Time) (bool, time.Duration) {
+	tokens := g.b.TokensAt(now)
+	if tokens >= 1 {
+		return true, 0
+	}
+	return false, time.Duration((1 - tokens) / float64(g.b.Limit()) * float64(time.Second))
+}
+
 func spend(b *rate.Limiter, now time.Time) (bool, time.Duration) {
 	res := b.ReserveN(now, 1)
 	if d := res.DelayFrom(now); d > 0 {

@@ -122,6 +122,8 @@ var authorization = map[string]access{
 	"POST /api/waitlist/{id}/accept":                 ownerOnly,
 	"POST /api/waitlist/{id}/decline":                ownerOnly,
 	"GET /api/admin/doctors/{id}/offers":             adminOnly,
+	"POST /api/signin/code":                          public,
+	"POST /api/signin/verify":                        public,
 	"POST /api/signout":                              anyCaller,
 }
 

@@ -74,19 +74,24 @@ type env struct {
 	logs   *syncBuffer
 	router routers.Router
 
-	admin string // an admin token
+	admin string     // an admin token
+	codes *sentCodes // the sign-in codes the Signin sent
 }
 
 type envOpt func(*envConfig)
 
 type envConfig struct {
-	wrap func(booking.Store) booking.Store
-	cfg  func(*Config)
-	svc  func(*service.Options)
+	wrap   func(booking.Store) booking.Store
+	cfg    func(*Config)
+	svc    func(*service.Options)
+	signin func(*service.SigninOptions)
 }
 
 // withService changes the Service's options.
 func withService(f func(*service.Options)) envOpt { return func(c *envConfig) { c.svc = f } }
+
+// withSignin tunes the options of the env's Signin.
+func withSignin(f func(*service.SigninOptions)) envOpt { return func(c *envConfig) { c.signin = f } }
 
 func withStore(wrap func(booking.Store) booking.Store) envOpt {
 	return func(c *envConfig) { c.wrap = wrap }
@@ -142,7 +147,7 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := &env{t: t, db: db, store: db, signer: signer, clock: newClock(t0), logs: &syncBuffer{}, router: openAPIRouter(t)}
+	e := &env{t: t, db: db, store: db, signer: signer, clock: newClock(t0), logs: &syncBuffer{}, router: openAPIRouter(t), codes: &sentCodes{}}
 	if ec.wrap != nil {
 		e.store = ec.wrap(db)
 	}
@@ -158,6 +163,12 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Now:    e.clock.Now,
 	}
+	sio := service.SigninOptions{Accounts: db, Notifier: e.codes, PhoneKey: signer.DeriveKey(service.SigninPhoneKeyPurpose),
+		CodeKey: signer.DeriveKey(service.SigninCodeKeyPurpose), Logger: cfg.Logger}
+	if ec.signin != nil {
+		ec.signin(&sio)
+	}
+	cfg.Signin = svc.NewSignin(sio)
 	if ec.cfg != nil {
 		ec.cfg(&cfg)
 	}

@@ -80,6 +80,12 @@ type Config struct {
 	// ClinicZone is the clinic's IANA zone, in which a problem's sentence
 	// names a time ("booking for this slot opens at …"); UTC when empty.
 	ClinicZone string
+	// Signin serves POST /api/signin/code and /api/signin/verify (the
+	// web pages' own); they answer not-found without it.
+	Signin *service.Signin
+	// SigninTokenTTL is the life of the token /api/signin/verify answers
+	// (DefaultSigninTokenTTL).
+	SigninTokenTTL time.Duration
 }
 
 // Defaults of Config.
@@ -110,9 +116,11 @@ type server struct {
 	patterns []string
 	clinic   ClinicReads
 	// perAddr limits unauthenticated requests per client address (nil: off).
-	perAddr  *edge.AddrLimiter
-	draining func() bool
-	zone     *time.Location // the clinic's, for the times in problem sentences
+	perAddr   *edge.AddrLimiter
+	draining  func() bool
+	zone      *time.Location // the clinic's, for the times in problem sentences
+	signin    *service.Signin
+	signinTTL time.Duration
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -169,6 +177,11 @@ func newServer(cfg Config) *server {
 		currency:     cfg.Currency,
 		clinic:       cfg.Clinic,
 		draining:     cfg.Draining,
+		signin:       cfg.Signin,
+		signinTTL:    cfg.SigninTokenTTL,
+	}
+	if s.signinTTL <= 0 {
+		s.signinTTL = DefaultSigninTokenTTL
 	}
 	if s.clinic == nil {
 		s.clinic, _ = cfg.Store.(ClinicReads)
@@ -235,6 +248,11 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/closures", s.admin(s.createClosure))
 	s.handle("GET /api/admin/suspensions", s.admin(s.listSuspensions))
 	s.handle("POST /api/admin/suspensions/{id}/lift", s.admin(s.liftSuspension))
+
+	// Patients' sign-in with a one-time code: public, limited per address,
+	// phone and clinic by the Signin.
+	s.handle("POST /api/signin/code", s.public(s.signinCode))
+	s.handle("POST /api/signin/verify", s.public(s.signinVerify))
 
 	// The payment provider: authenticated by its signature, not a token.
 	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))

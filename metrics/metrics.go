@@ -28,6 +28,8 @@ type Metrics struct {
 	reminders *prometheus.CounterVec
 	staff     *prometheus.CounterVec
 	lockouts  prometheus.Counter
+	codes     *prometheus.CounterVec // sign-in code requests
+	checks    *prometheus.CounterVec // sign-in code checks
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -97,6 +99,14 @@ func New() *Metrics {
 	for _, o := range booking.StaffOutcomes {
 		m.staff.WithLabelValues(o)
 	}
+	m.codes = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_signin_codes_total",
+		Help: "Sign-in code requests by outcome: sent (to a registered phone), unknown (no patient has the phone: nothing sent), invalid, failed, or the limit that refused it: address, phone (its codes of 15 minutes or of the day), clinic (the codes per minute).",
+	}, []string{"outcome"})
+	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_signin_checks_total",
+		Help: "Sign-in code checks by outcome: accepted, wrong, expired, departed (a deactivated or erased patient's right code), invalid, failed, or the limit that refused it: attempts (the code's), phone-day, clinic-day (the day's wrong codes), address.",
+	}, []string{"outcome"})
 	for _, o := range booking.OfferOutcomes {
 		m.offers.WithLabelValues(o)
 	}
@@ -110,7 +120,7 @@ func New() *Metrics {
 	for _, r := range []string{"revoked", "departed"} {
 		m.revoked.WithLabelValues(r)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -139,6 +149,12 @@ func (m *Metrics) TokenRefused(code booking.Code) {
 	}
 	m.revoked.WithLabelValues(reason).Inc()
 }
+
+// SigninCode counts a sign-in code request (service.SigninObserver).
+func (m *Metrics) SigninCode(outcome string) { m.codes.WithLabelValues(outcome).Inc() }
+
+// SigninChecked counts a sign-in code check (service.SigninObserver).
+func (m *Metrics) SigninChecked(outcome string) { m.checks.WithLabelValues(outcome).Inc() }
 
 // Reminders counts reminders (booking.WaitlistObserver).
 func (m *Metrics) Reminders(outcome string, n int) {

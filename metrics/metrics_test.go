@@ -145,3 +145,23 @@ func TestTokensRefused(t *testing.T) {
 		t.Error("the reasons are not exported before the first refusal")
 	}
 }
+
+func TestSigninMetrics(t *testing.T) {
+	m := New()
+	m.SigninCode("sent")
+	m.SigninCode("sent")
+	m.SigninCode("clinic")
+	m.SigninChecked("phone-day")
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`slotd_signin_codes_total{outcome="sent"} 2`,
+		`slotd_signin_codes_total{outcome="clinic"} 1`,
+		`slotd_signin_checks_total{outcome="phone-day"} 1`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"math"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -15,7 +16,7 @@ import (
 // The accounts methods below implement accounts.Store: patients found by
 // phone, one-time sign-in codes and staff passwords. Phone numbers and codes
 // are personal data and secrets: nothing here logs them, and login codes are
-// stored only as keyed hashes that the web package computes.
+// stored only as keyed hashes that the sign-in service computes.
 
 var _ accounts.Store = (*Store)(nil)
 
@@ -38,78 +39,162 @@ func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to
 	return as, translate(err, "")
 }
 
-// IssueLoginCode records a new sign-in code (its hash) for phoneKey, valid
-// until expiresAt, unless maxInWindow codes were already issued for it since
-// windowStart: then it records nothing and answers rate-limited with the
-// time until the oldest of those leaves the window. Codes of that phone that
-// expired long ago are deleted on the way. A transaction-scoped advisory
-// lock on the phone key serializes concurrent requests for one phone, so
-// the count cannot be raced past.
-func (s *Store) IssueLoginCode(ctx context.Context, phoneKey, codeHash string, now, expiresAt, windowStart time.Time, maxInWindow int) error {
+// IssueLoginCode records a new sign-in code (its hash) for c.PhoneKey,
+// valid until c.ExpiresAt, unless c.MaxInWindow codes were already issued
+// for it since c.WindowStart, or c.MaxInDay since c.DayStart: then it
+// records nothing and answers rate-limited with the time until the oldest
+// of those leaves its window. Codes of that phone that expired before both
+// windows are deleted on the way.
+func (s *Store) IssueLoginCode(ctx context.Context, c accounts.IssueCode) error {
+	keep := c.WindowStart
+	if c.MaxInDay > 0 && c.DayStart.Before(keep) {
+		keep = c.DayStart
+	}
+	// Any phone's codes a day old count in none of its windows.
+	stale := keep
+	if d := c.Now.Add(-accounts.CodeDay); d.Before(stale) {
+		stale = d
+	}
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, phoneKey); err != nil {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, c.PhoneKey); err != nil {
 			return err
 		}
-		var n int
-		var oldest *time.Time
+		var inWindow, inDay int
+		var oldestInWindow, oldestInDay *time.Time
 		if err := tx.QueryRow(ctx,
-			`SELECT count(*), min(created_at) FROM login_codes WHERE phone_key = $1 AND created_at > $2`,
-			phoneKey, windowStart).Scan(&n, &oldest); err != nil {
+			`SELECT count(*) FILTER (WHERE created_at > $2), min(created_at) FILTER (WHERE created_at > $2),
+			        count(*) FILTER (WHERE created_at > $3), min(created_at) FILTER (WHERE created_at > $3)
+			 FROM login_codes WHERE phone_key = $1 AND created_at > $4`,
+			c.PhoneKey, c.WindowStart, c.DayStart, keep).Scan(&inWindow, &oldestInWindow, &inDay, &oldestInDay); err != nil {
 			return err
 		}
-		if n >= maxInWindow {
-			wait := time.Second
-			if oldest != nil {
-				wait = max(oldest.Sub(windowStart), time.Second)
+		if err := issueRefusal(inWindow, c.MaxInWindow, oldestInWindow, c.WindowStart); err != nil {
+			return err
+		}
+		if c.MaxInDay > 0 {
+			if err := issueRefusal(inDay, c.MaxInDay, oldestInDay, c.DayStart); err != nil {
+				return err
 			}
-			return &booking.Error{Code: booking.CodeRateLimited, Message: "too many sign-in codes were requested for this phone", RetryAfter: wait}
 		}
 		if _, err := tx.Exec(ctx,
 			`DELETE FROM login_codes WHERE phone_key = $1 AND created_at <= $2 AND expires_at <= $3`,
-			phoneKey, windowStart, now); err != nil {
+			c.PhoneKey, keep, c.Now); err != nil {
+			return err
+		}
+		// And the oldest stale codes of any phone, two per code recorded:
+		// codes recorded for unknown phones are never asked for again, and
+		// the table stays about one day of codes.
+		if _, err := tx.Exec(ctx,
+			`DELETE FROM login_codes WHERE id IN (SELECT id FROM login_codes WHERE created_at <= $1 AND expires_at <= $2
+			 ORDER BY created_at LIMIT 2 FOR UPDATE SKIP LOCKED)`, stale, c.Now); err != nil {
 			return err
 		}
 		_, err := tx.Exec(ctx,
 			`INSERT INTO login_codes (phone_key, code_hash, created_at, expires_at) VALUES ($1, $2, $3, $4)`,
-			phoneKey, codeHash, now, expiresAt)
+			c.PhoneKey, c.CodeHash, c.Now, c.ExpiresAt)
 		return err
 	})
 	return translate(err, "")
 }
 
-// UseLoginCode answers codeHash against the newest code of phoneKey, as
-// booking.DecideCodeUse decides, in one transaction that locks that row: a
-// wrong code commits its counted attempt, a right one marks the code used,
-// so parallel guesses cannot pass maxAttempts nor two right answers both
-// sign in.
-func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error {
+// issueRefusal is the rate-limited answer when n codes since start reach
+// most, waiting until the oldest of them leaves the window; nil otherwise.
+func issueRefusal(n, most int, oldest *time.Time, start time.Time) error {
+	if n < most {
+		return nil
+	}
+	wait := time.Second
+	if oldest != nil {
+		wait = max(oldest.Sub(start), time.Second)
+	}
+	return &booking.Error{Code: booking.CodeRateLimited, Message: "too many sign-in codes were requested for this phone", RetryAfter: wait}
+}
+
+// clinicScope is the signin_failures scope of the whole clinic's wrong
+// codes (a phone's scope is its 64-hex-digit key).
+const clinicScope = "clinic"
+
+// UseLoginCode answers u.CodeHash against the newest code of u.PhoneKey, as
+// booking.DecideCodeUse decides, in one transaction under the phone's lock
+// (the one IssueLoginCode takes): a wrong code commits its counted attempt
+// and the day's wrong codes of the phone and of the clinic, a right one
+// marks the code used, so parallel guesses cannot pass u.MaxAttempts nor the
+// phone's day nor two right answers both sign in. The clinic's count is
+// raised only while under its limit, in one statement, so wrong codes of
+// many phones at once cannot pass it either.
+func (s *Store) UseLoginCode(ctx context.Context, u accounts.UseCode) error {
 	var use booking.CodeUse
+	day := booking.SigninDay(u.Now)
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('login:' || $1, 0))`, u.PhoneKey); err != nil {
+			return err
+		}
 		var id int64
-		var c booking.LoginCode
+		check := booking.CodeCheck{TypedHash: u.CodeHash, Now: u.Now, MaxAttempts: u.MaxAttempts,
+			MaxPhoneFailures: u.MaxPhoneFailures, MaxClinicFailures: u.MaxClinicFailures}
 		var usedAt *time.Time
 		err := tx.QueryRow(ctx,
 			`SELECT id, code_hash, attempts, expires_at, used_at FROM login_codes WHERE phone_key = $1
-			 ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`, phoneKey).Scan(&id, &c.Hash, &c.Attempts, &c.ExpiresAt, &usedAt)
-		found := err == nil
+			 ORDER BY created_at DESC, id DESC LIMIT 1 FOR UPDATE`, u.PhoneKey).Scan(&id, &check.Code.Hash, &check.Code.Attempts, &check.Code.ExpiresAt, &usedAt)
+		check.Found = err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err
 		}
-		err = nil
-		c.Used = usedAt != nil
-		use = booking.DecideCodeUse(c, found, codeHash, now, maxAttempts)
+		check.Code.Used = usedAt != nil
+		if err := tx.QueryRow(ctx,
+			`SELECT coalesce(sum(failures) FILTER (WHERE scope = $1), 0), coalesce(sum(failures) FILTER (WHERE scope = $2), 0)
+			 FROM signin_failures WHERE scope IN ($1, $2) AND day = $3`,
+			u.PhoneKey, clinicScope, day).Scan(&check.PhoneFailures, &check.ClinicFailures); err != nil {
+			return err
+		}
+		use = booking.DecideCodeUse(check)
 		switch use {
 		case booking.CodeWrong:
+			// The clinic's count first: when wrong codes of other phones
+			// reached its limit meanwhile, this one is refused with it
+			// and nothing is counted.
+			var n int
+			err := tx.QueryRow(ctx,
+				`INSERT INTO signin_failures (scope, day, failures) VALUES ($1, $2, 1)
+				 ON CONFLICT (scope, day) DO UPDATE SET failures = signin_failures.failures + 1
+				 WHERE signin_failures.failures < $3 RETURNING failures`, clinicScope, day, limitOrMax(u.MaxClinicFailures)).Scan(&n)
+			if errors.Is(err, pgx.ErrNoRows) {
+				use = booking.CodeClinicDayExhausted
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			if n == 1 { // the day's first wrong code: forget the days before
+				if _, err := tx.Exec(ctx, `DELETE FROM signin_failures WHERE day < $1`, day); err != nil {
+					return err
+				}
+			}
+			if _, err := tx.Exec(ctx,
+				`INSERT INTO signin_failures (scope, day, failures) VALUES ($1, $2, 1)
+				 ON CONFLICT (scope, day) DO UPDATE SET failures = signin_failures.failures + 1`, u.PhoneKey, day); err != nil {
+				return err
+			}
 			_, err = tx.Exec(ctx, `UPDATE login_codes SET attempts = attempts + 1 WHERE id = $1`, id)
+			return err
 		case booking.CodeAccepted:
-			_, err = tx.Exec(ctx, `UPDATE login_codes SET attempts = attempts + 1, used_at = $2 WHERE id = $1`, id, now)
+			_, err = tx.Exec(ctx, `UPDATE login_codes SET attempts = attempts + 1, used_at = $2 WHERE id = $1`, id, u.Now)
+			return err
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return translate(err, "")
 	}
-	return use.Err()
+	return use.Err(u.Now)
+}
+
+// limitOrMax is a limit for SQL, where 0 (no limit) is the largest count.
+func limitOrMax(n int) int {
+	if n <= 0 {
+		return math.MaxInt32
+	}
+	return n
 }
 
 // SetPatientLanguage remembers the patient's language; an unknown patient

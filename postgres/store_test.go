@@ -561,6 +561,15 @@ func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, us
 	}
 }
 
+func (in inspector) LoginCodes(t testing.TB) int {
+	t.Helper()
+	var n int
+	if err := in.pool.QueryRow(context.Background(), `SELECT count(*) FROM login_codes`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func (in inspector) PatientBytes(t testing.TB) []byte {
 	t.Helper()
 	rows, err := in.pool.Query(context.Background(), `SELECT * FROM patients`)

@@ -77,7 +77,7 @@ type Options struct {
 	// made on another instance is refused here within it (marks.go).
 	MarkRefresh time.Duration
 	// LoginKey is the key under which the pages store a phone's sign-in
-	// codes (web.LoginKey), so that an erasure deletes them; without it
+	// codes (SigninPhoneKey), so that an erasure deletes them; without it
 	// an erasure leaves them to expire (accounts.CodeTTL).
 	LoginKey func(phone string) string
 	// OnRefusedToken, when set, is told the code of every token Admit

@@ -14,7 +14,7 @@ import (
 // The accounts methods below implement accounts.Store: patients found by
 // phone, one-time sign-in codes and staff passwords. Phone numbers and codes
 // are personal data and secrets: nothing here logs them, and login codes are
-// stored only as keyed hashes that the web package computes.
+// stored only as keyed hashes that the sign-in service computes.
 
 var _ accounts.Store = (*Store)(nil)
 
@@ -39,74 +39,135 @@ func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to
 	return out, mapErr(rows.Err(), "")
 }
 
-// IssueLoginCode records a new sign-in code (its hash) for phoneKey, valid
-// until expiresAt, unless maxInWindow codes were already issued for it since
-// windowStart: then it records nothing and answers rate-limited with the
-// time until the oldest of those leaves the window. Codes of that phone that
-// expired long ago are deleted on the way.
-func (s *Store) IssueLoginCode(ctx context.Context, phoneKey, codeHash string, now, expiresAt, windowStart time.Time, maxInWindow int) error {
+// IssueLoginCode records a new sign-in code (its hash) for c.PhoneKey,
+// valid until c.ExpiresAt, unless c.MaxInWindow codes were already issued
+// for it since c.WindowStart, or c.MaxInDay since c.DayStart: then it
+// records nothing and answers rate-limited with the time until the oldest
+// of those leaves its window. Codes of that phone that expired before both
+// windows are deleted on the way.
+func (s *Store) IssueLoginCode(ctx context.Context, c accounts.IssueCode) error {
+	keep := c.WindowStart
+	if c.MaxInDay > 0 && c.DayStart.Before(keep) {
+		keep = c.DayStart
+	}
+	// Any phone's codes a day old count in none of its windows.
+	stale := keep
+	if d := c.Now.Add(-accounts.CodeDay); d.Before(stale) {
+		stale = d
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		var n int
-		var oldest sql.NullInt64
+		var inWindow, inDay int
+		var oldestInWindow, oldestInDay sql.NullInt64
 		if err := tx.QueryRowContext(ctx,
-			`SELECT count(*), min(created_at) FROM login_codes WHERE phone_key = ? AND created_at > ?`,
-			phoneKey, ts(windowStart)).Scan(&n, &oldest); err != nil {
+			`SELECT coalesce(sum(created_at > ?), 0), min(CASE WHEN created_at > ? THEN created_at END),
+			        coalesce(sum(created_at > ?), 0), min(CASE WHEN created_at > ? THEN created_at END)
+			 FROM login_codes WHERE phone_key = ? AND created_at > ?`,
+			ts(c.WindowStart), ts(c.WindowStart), ts(c.DayStart), ts(c.DayStart), c.PhoneKey, ts(keep)).Scan(&inWindow, &oldestInWindow, &inDay, &oldestInDay); err != nil {
 			return err
 		}
-		if n >= maxInWindow {
-			wait := time.Second
-			if oldest.Valid {
-				wait = max(fromTS(oldest.Int64).Sub(windowStart), time.Second)
+		if err := issueRefusal(inWindow, c.MaxInWindow, oldestInWindow, c.WindowStart); err != nil {
+			return err
+		}
+		if c.MaxInDay > 0 {
+			if err := issueRefusal(inDay, c.MaxInDay, oldestInDay, c.DayStart); err != nil {
+				return err
 			}
-			return &booking.Error{Code: booking.CodeRateLimited, Message: "too many sign-in codes were requested for this phone", RetryAfter: wait}
 		}
 		if _, err := tx.ExecContext(ctx,
 			`DELETE FROM login_codes WHERE phone_key = ? AND created_at <= ? AND expires_at <= ?`,
-			phoneKey, ts(windowStart), ts(now)); err != nil {
+			c.PhoneKey, ts(keep), ts(c.Now)); err != nil {
+			return err
+		}
+		// And the oldest stale codes of any phone, two per code recorded:
+		// codes recorded for unknown phones are never asked for again, and
+		// the table stays about one day of codes.
+		if _, err := tx.ExecContext(ctx,
+			`DELETE FROM login_codes WHERE id IN (SELECT id FROM login_codes WHERE created_at <= ? AND expires_at <= ?
+			 ORDER BY created_at LIMIT 2)`, ts(stale), ts(c.Now)); err != nil {
 			return err
 		}
 		_, err := tx.ExecContext(ctx,
 			`INSERT INTO login_codes (phone_key, code_hash, created_at, expires_at) VALUES (?, ?, ?, ?)`,
-			phoneKey, codeHash, ts(now), ts(expiresAt))
+			c.PhoneKey, c.CodeHash, ts(c.Now), ts(c.ExpiresAt))
 		return err
 	})
 	return mapErr(err, "")
 }
 
-// UseLoginCode answers codeHash against the newest code of phoneKey, as
+// issueRefusal is the rate-limited answer when n codes since start reach
+// most, waiting until the oldest of them leaves the window; nil otherwise.
+func issueRefusal(n, most int, oldest sql.NullInt64, start time.Time) error {
+	if n < most {
+		return nil
+	}
+	wait := time.Second
+	if oldest.Valid {
+		wait = max(fromTS(oldest.Int64).Sub(start), time.Second)
+	}
+	return &booking.Error{Code: booking.CodeRateLimited, Message: "too many sign-in codes were requested for this phone", RetryAfter: wait}
+}
+
+// clinicScope is the signin_failures scope of the whole clinic's wrong
+// codes (a phone's scope is its 64-hex-digit key).
+const clinicScope = "clinic"
+
+// UseLoginCode answers u.CodeHash against the newest code of u.PhoneKey, as
 // booking.DecideCodeUse decides, in one write transaction (SQLite's write
-// lock serializes them, where PostgreSQL locks the row): a wrong code
-// commits its counted attempt, a right one marks the code used.
-func (s *Store) UseLoginCode(ctx context.Context, phoneKey, codeHash string, now time.Time, maxAttempts int) error {
+// lock serializes them, where PostgreSQL locks the phone and raises the
+// clinic's count conditionally): a wrong code commits its counted attempt
+// and the day's wrong codes of the phone and of the clinic, a right one
+// marks the code used.
+func (s *Store) UseLoginCode(ctx context.Context, u accounts.UseCode) error {
 	var use booking.CodeUse
+	day := booking.SigninDay(u.Now)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var id int64
-		var c booking.LoginCode
+		check := booking.CodeCheck{TypedHash: u.CodeHash, Now: u.Now, MaxAttempts: u.MaxAttempts,
+			MaxPhoneFailures: u.MaxPhoneFailures, MaxClinicFailures: u.MaxClinicFailures}
 		var expiresAt int64
 		var usedAt sql.NullInt64
 		err := tx.QueryRowContext(ctx,
 			`SELECT id, code_hash, attempts, expires_at, used_at FROM login_codes WHERE phone_key = ?
-			 ORDER BY created_at DESC, id DESC LIMIT 1`, phoneKey).Scan(&id, &c.Hash, &c.Attempts, &expiresAt, &usedAt)
-		found := err == nil
+			 ORDER BY created_at DESC, id DESC LIMIT 1`, u.PhoneKey).Scan(&id, &check.Code.Hash, &check.Code.Attempts, &expiresAt, &usedAt)
+		check.Found = err == nil
 		if err != nil && !errors.Is(err, sql.ErrNoRows) {
 			return err
 		}
-		err = nil
-		c.ExpiresAt = fromTS(expiresAt)
-		c.Used = usedAt.Valid
-		use = booking.DecideCodeUse(c, found, codeHash, now, maxAttempts)
+		check.Code.ExpiresAt = fromTS(expiresAt)
+		check.Code.Used = usedAt.Valid
+		if err := tx.QueryRowContext(ctx,
+			`SELECT coalesce(sum(CASE WHEN scope = ? THEN failures END), 0), coalesce(sum(CASE WHEN scope = ? THEN failures END), 0)
+			 FROM signin_failures WHERE scope IN (?, ?) AND day = ?`,
+			u.PhoneKey, clinicScope, u.PhoneKey, clinicScope, day).Scan(&check.PhoneFailures, &check.ClinicFailures); err != nil {
+			return err
+		}
+		use = booking.DecideCodeUse(check)
 		switch use {
 		case booking.CodeWrong:
-			_, err = tx.ExecContext(ctx, `UPDATE login_codes SET attempts = attempts + 1 WHERE id = ?`, id)
+			if check.ClinicFailures == 0 { // the day's first wrong code: forget the days before
+				if _, err := tx.ExecContext(ctx, `DELETE FROM signin_failures WHERE day < ?`, day); err != nil {
+					return err
+				}
+			}
+			for _, scope := range []string{clinicScope, u.PhoneKey} {
+				if _, err := tx.ExecContext(ctx,
+					`INSERT INTO signin_failures (scope, day, failures) VALUES (?, ?, 1)
+					 ON CONFLICT (scope, day) DO UPDATE SET failures = failures + 1`, scope, day); err != nil {
+					return err
+				}
+			}
+			_, err := tx.ExecContext(ctx, `UPDATE login_codes SET attempts = attempts + 1 WHERE id = ?`, id)
+			return err
 		case booking.CodeAccepted:
-			_, err = tx.ExecContext(ctx, `UPDATE login_codes SET attempts = attempts + 1, used_at = ? WHERE id = ?`, ts(now), id)
+			_, err := tx.ExecContext(ctx, `UPDATE login_codes SET attempts = attempts + 1, used_at = ? WHERE id = ?`, ts(u.Now), id)
+			return err
 		}
-		return err
+		return nil
 	})
 	if err != nil {
 		return mapErr(err, "")
 	}
-	return use.Err()
+	return use.Err(u.Now)
 }
 
 // SetPatientLanguage remembers the patient's language; an unknown patient

@@ -679,6 +679,15 @@ func TestSynchronousFull(t *testing.T) {
 	}
 }
 
+func (in inspector) LoginCodes(t testing.TB) int {
+	t.Helper()
+	var n int
+	if err := in.db.QueryRow(`SELECT count(*) FROM login_codes`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
 func (in inspector) PatientBytes(t testing.TB) []byte {
 	t.Helper()
 	rows, err := in.db.Query(`SELECT * FROM patients`)

@@ -97,7 +97,7 @@ func testAccounts(t *testing.T, h Harness) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
 		issue := func(at time.Time, hash string) error {
-			return s.IssueLoginCode(ctx, "phone-a", hash, at, at.Add(accounts.CodeTTL), at.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone)
+			return s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "phone-a", CodeHash: hash, Now: at, ExpiresAt: at.Add(accounts.CodeTTL), WindowStart: at.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone})
 		}
 		for i := 0; i < accounts.CodeMaxPerPhone; i++ {
 			must(t, issue(now.Add(time.Duration(i)*time.Minute), "h"+string(rune('0'+i))))
@@ -108,7 +108,7 @@ func testAccounts(t *testing.T, h Harness) {
 			t.Fatalf("4th code in the window: %v, want rate-limited with RetryAfter", err)
 		}
 		// Another phone is not limited by this one.
-		must(t, s.IssueLoginCode(ctx, "phone-b", "x", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "phone-b", CodeHash: "x", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone}))
 		// Once the first code left the window, a new one may be sent.
 		must(t, issue(now.Add(accounts.CodeWindow+time.Second), "h4"))
 	})
@@ -118,26 +118,26 @@ func testAccounts(t *testing.T, h Harness) {
 		s := newStore(t)
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
-		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
-		if err := s.UseLoginCode(ctx, "k", "wrong", now, 5); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "k", CodeHash: "right", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: 3}))
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "wrong", Now: now, MaxAttempts: 5}); booking.ErrorCode(err) != booking.CodeInvalidRequest {
 			t.Fatalf("wrong code: %v", err)
 		}
-		if err := s.UseLoginCode(ctx, "other", "right", now, 5); booking.ErrorCode(err) != booking.CodeNotFound {
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "other", CodeHash: "right", Now: now, MaxAttempts: 5}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("code of another phone: %v", err)
 		}
-		must(t, s.UseLoginCode(ctx, "k", "right", now.Add(time.Minute), 5))
-		if err := s.UseLoginCode(ctx, "k", "right", now.Add(time.Minute), 5); booking.ErrorCode(err) != booking.CodeNotFound {
+		must(t, s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "right", Now: now.Add(time.Minute), MaxAttempts: 5}))
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "right", Now: now.Add(time.Minute), MaxAttempts: 5}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("used twice: %v, want not-found", err)
 		}
 		// Expiry.
-		must(t, s.IssueLoginCode(ctx, "e", "c", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
-		if err := s.UseLoginCode(ctx, "e", "c", now.Add(accounts.CodeTTL), 5); booking.ErrorCode(err) != booking.CodeNotFound {
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "e", CodeHash: "c", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: 3}))
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "e", CodeHash: "c", Now: now.Add(accounts.CodeTTL), MaxAttempts: 5}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("expired code: %v, want not-found", err)
 		}
 		// The newest code counts.
-		must(t, s.IssueLoginCode(ctx, "n", "old", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
-		must(t, s.IssueLoginCode(ctx, "n", "new", now.Add(time.Second), now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
-		must(t, s.UseLoginCode(ctx, "n", "new", now.Add(2*time.Second), 5))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "n", CodeHash: "old", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: 3}))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "n", CodeHash: "new", Now: now.Add(time.Second), ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: 3}))
+		must(t, s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "n", CodeHash: "new", Now: now.Add(2 * time.Second), MaxAttempts: 5}))
 	})
 
 	t.Run("AttemptsAreCountedUnderConcurrency", func(t *testing.T) {
@@ -145,7 +145,7 @@ func testAccounts(t *testing.T, h Harness) {
 		s := newStore(t)
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
-		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "k", CodeHash: "right", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: 3}))
 		const guesses = 12
 		start := make(chan struct{})
 		var wg sync.WaitGroup
@@ -155,7 +155,7 @@ func testAccounts(t *testing.T, h Harness) {
 			go func(i int) {
 				defer wg.Done()
 				<-start
-				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, "k", "wrong", now, accounts.CodeMaxAttempts))
+				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "wrong", Now: now, MaxAttempts: accounts.CodeMaxAttempts}))
 			}(i)
 		}
 		close(start)
@@ -168,7 +168,7 @@ func testAccounts(t *testing.T, h Harness) {
 			t.Fatalf("outcomes %v: want exactly %d wrong-code answers and the rest rate-limited", count, accounts.CodeMaxAttempts)
 		}
 		// Even the right code is refused now.
-		if err := s.UseLoginCode(ctx, "k", "right", now, accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeRateLimited {
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "right", Now: now, MaxAttempts: accounts.CodeMaxAttempts}); booking.ErrorCode(err) != booking.CodeRateLimited {
 			t.Fatalf("right code after the attempts ran out: %v", err)
 		}
 	})
@@ -178,7 +178,7 @@ func testAccounts(t *testing.T, h Harness) {
 		s := newStore(t)
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
-		must(t, s.IssueLoginCode(ctx, "k", "right", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), 3))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "k", CodeHash: "right", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: 3}))
 		// Right answers and fewer wrong ones than the attempts allow, all
 		// released at once: one right answer signs in, every other answer
 		// finds the code used (never "too many wrong codes").
@@ -195,7 +195,7 @@ func testAccounts(t *testing.T, h Harness) {
 					typed = "wrong"
 				}
 				<-start
-				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, "k", typed, now, accounts.CodeMaxAttempts))
+				codes[i] = booking.ErrorCode(s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: typed, Now: now, MaxAttempts: accounts.CodeMaxAttempts}))
 			}(i)
 		}
 		close(start)
@@ -207,7 +207,7 @@ func testAccounts(t *testing.T, h Harness) {
 		if count[""] != 1 || count[booking.CodeRateLimited] != 0 {
 			t.Fatalf("outcomes %v: want exactly one success and no rate-limited answer", count)
 		}
-		if err := s.UseLoginCode(ctx, "k", "right", now, accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "right", Now: now, MaxAttempts: accounts.CodeMaxAttempts}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("used code: %v, want not-found", err)
 		}
 	})
@@ -218,22 +218,199 @@ func testAccounts(t *testing.T, h Harness) {
 		ctx := context.Background()
 		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
 		window := now.Add(-accounts.CodeWindow)
-		if err := s.UseLoginCode(ctx, "k", "old", now, accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "old", Now: now, MaxAttempts: accounts.CodeMaxAttempts}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("no code yet: %v, want not-found", err)
 		}
-		must(t, s.IssueLoginCode(ctx, "k", "old", now, now.Add(accounts.CodeTTL), window, 3))
-		must(t, s.IssueLoginCode(ctx, "k", "new", now.Add(time.Second), now.Add(accounts.CodeTTL), window, 3))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "k", CodeHash: "old", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: window, MaxInWindow: 3}))
+		must(t, s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "k", CodeHash: "new", Now: now.Add(time.Second), ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: window, MaxInWindow: 3}))
 		// Only the newest code counts: the older one is no second chance,
 		// neither before the newest is used nor after.
-		if err := s.UseLoginCode(ctx, "k", "old", now.Add(2*time.Second), accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "old", Now: now.Add(2 * time.Second), MaxAttempts: accounts.CodeMaxAttempts}); booking.ErrorCode(err) != booking.CodeInvalidRequest {
 			t.Fatalf("older code while the newest is live: %v, want invalid-request", err)
 		}
-		must(t, s.UseLoginCode(ctx, "k", "new", now.Add(3*time.Second), accounts.CodeMaxAttempts))
-		if err := s.UseLoginCode(ctx, "k", "old", now.Add(4*time.Second), accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+		must(t, s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "new", Now: now.Add(3 * time.Second), MaxAttempts: accounts.CodeMaxAttempts}))
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "old", Now: now.Add(4 * time.Second), MaxAttempts: accounts.CodeMaxAttempts}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("older code after the newest was used: %v, want not-found", err)
 		}
-		if err := s.UseLoginCode(ctx, "k", "new", now.Add(5*time.Second), accounts.CodeMaxAttempts); booking.ErrorCode(err) != booking.CodeNotFound {
+		if err := s.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "k", CodeHash: "new", Now: now.Add(5 * time.Second), MaxAttempts: accounts.CodeMaxAttempts}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("the used code again: %v, want not-found", err)
+		}
+	})
+
+	t.Run("CodeLimitPerPhoneDay", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		ctx := context.Background()
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		issue := func(at time.Time) error {
+			return s.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "phone-a", CodeHash: "h", Now: at, ExpiresAt: at.Add(accounts.CodeTTL),
+				WindowStart: at.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone,
+				DayStart: at.Add(-accounts.CodeDay), MaxInDay: 4})
+		}
+		// One code an hour stays under the 15-minute limit, not the day's.
+		for i := 0; i < 4; i++ {
+			must(t, issue(now.Add(time.Duration(i)*time.Hour)))
+		}
+		err := issue(now.Add(4 * time.Hour))
+		var be *booking.Error
+		if !errors.As(err, &be) || be.Code != booking.CodeRateLimited || be.RetryAfter != 20*time.Hour {
+			t.Fatalf("5th code in the day: %v, want rate-limited until the first leaves the day", err)
+		}
+		// Once the first code is a day old, one more may be sent.
+		must(t, issue(now.Add(accounts.CodeDay+time.Second)))
+	})
+
+	// useCode checks a typed code with day limits of wrong codes.
+	useCode := func(s accountsStore, key, hash string, at time.Time, attempts, perPhone, perClinic int) error {
+		return s.UseLoginCode(context.Background(), accounts.UseCode{PhoneKey: key, CodeHash: hash, Now: at,
+			MaxAttempts: attempts, MaxPhoneFailures: perPhone, MaxClinicFailures: perClinic})
+	}
+	issueAt := func(t *testing.T, s accountsStore, key, hash string, at time.Time) {
+		t.Helper()
+		must(t, s.IssueLoginCode(context.Background(), accounts.IssueCode{PhoneKey: key, CodeHash: hash, Now: at, ExpiresAt: at.Add(accounts.CodeTTL),
+			WindowStart: at.Add(-accounts.CodeWindow), MaxInWindow: 1000}))
+	}
+
+	t.Run("FailuresPerPhoneDay", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		// Three wrong codes per code, over fresh codes: the phone's fourth
+		// wrong code of the day is its last.
+		for i := 0; i < 4; i++ {
+			at := now.Add(time.Duration(i) * time.Minute)
+			issueAt(t, s, "k", "right", at)
+			if err := useCode(s, "k", "wrong", at, 3, 4, 100); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+				t.Fatalf("wrong code %d: %v", i, err)
+			}
+		}
+		// Even a fresh code, typed right, is refused until the day rolls.
+		at := now.Add(10 * time.Minute)
+		issueAt(t, s, "k", "right", at)
+		err := useCode(s, "k", "right", at, 3, 4, 100)
+		var be *booking.Error
+		if !errors.As(err, &be) || be.Code != booking.CodeRateLimited || !errors.Is(err, booking.ErrPhoneDayFailures) ||
+			be.RetryAfter != booking.SigninDayEnd(at).Sub(at) {
+			t.Fatalf("right code after the day's wrong codes: %v", err)
+		}
+		// Another phone is not limited by this one.
+		issueAt(t, s, "other", "right", at)
+		must(t, useCode(s, "other", "right", at, 3, 4, 100))
+		// The next day, a fresh code signs in.
+		next := booking.SigninDayEnd(at).Add(time.Minute)
+		issueAt(t, s, "k", "right", next)
+		must(t, useCode(s, "k", "right", next, 3, 4, 100))
+	})
+
+	t.Run("FailuresPerClinicDay", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		for _, key := range []string{"a", "b", "c"} {
+			issueAt(t, s, key, "right", now)
+			if err := useCode(s, key, "wrong", now, 5, 10, 3); booking.ErrorCode(err) != booking.CodeInvalidRequest {
+				t.Fatalf("wrong code of %s: %v", key, err)
+			}
+		}
+		// The clinic's day is over for everyone, with a right code too.
+		issueAt(t, s, "d", "right", now)
+		for _, key := range []string{"a", "d"} {
+			if err := useCode(s, key, "right", now, 5, 10, 3); booking.ErrorCode(err) != booking.CodeRateLimited || !errors.Is(err, booking.ErrClinicDayFailures) {
+				t.Fatalf("%s after the clinic's wrong codes: %v", key, err)
+			}
+		}
+		next := booking.SigninDayEnd(now)
+		issueAt(t, s, "d", "right", next)
+		must(t, useCode(s, "d", "right", next, 5, 10, 3))
+	})
+
+	// Wrong codes released at once, of one phone and of many, never count
+	// past the phone's or the clinic's limit of the day.
+	t.Run("DayFailuresUnderConcurrency", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		const perPhone, perClinic, phones, guesses = 4, 10, 6, 24
+		keys := make([]string, phones)
+		for i := range keys {
+			keys[i] = "phone-" + string(rune('a'+i))
+			issueAt(t, s, keys[i], "right", now)
+		}
+		start := make(chan struct{})
+		var wg sync.WaitGroup
+		errs := make([]error, guesses)
+		for i := range errs {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				<-start
+				errs[i] = useCode(s, keys[i%phones], "wrong", now, 100, perPhone, perClinic)
+			}(i)
+		}
+		close(start)
+		wg.Wait()
+		wrong, byPhone := 0, map[string]int{}
+		for i, err := range errs {
+			switch {
+			case booking.ErrorCode(err) == booking.CodeInvalidRequest:
+				wrong++
+				byPhone[keys[i%phones]]++
+			case booking.ErrorCode(err) != booking.CodeRateLimited:
+				t.Fatalf("guess %d: %v, want wrong-code or rate-limited", i, err)
+			}
+		}
+		if wrong != perClinic {
+			t.Fatalf("%d wrong codes counted, want exactly the clinic's %d", wrong, perClinic)
+		}
+		for k, n := range byPhone {
+			if n > perPhone {
+				t.Fatalf("phone %s: %d wrong codes counted, more than %d", k, n, perPhone)
+			}
+		}
+		// One phone's guesses alone stop at the phone's limit.
+		issueAt(t, s, "alone", "right", now)
+		alone := make([]booking.Code, 3*perPhone)
+		start = make(chan struct{})
+		for i := range alone {
+			wg.Add(1)
+			go func(i int) {
+				defer wg.Done()
+				<-start
+				alone[i] = booking.ErrorCode(useCode(s, "alone", "wrong", now, 100, perPhone, 0))
+			}(i)
+		}
+		close(start)
+		wg.Wait()
+		count := map[booking.Code]int{}
+		for _, c := range alone {
+			count[c]++
+		}
+		if count[booking.CodeInvalidRequest] != perPhone || count[booking.CodeRateLimited] != len(alone)-perPhone {
+			t.Fatalf("one phone's outcomes %v: want exactly %d wrong codes and the rest rate-limited", count, perPhone)
+		}
+	})
+
+	// Codes of phones never asked for again (an unknown phone's) do not
+	// stay: each new code deletes two of the oldest a day old.
+	t.Run("StaleCodesPurged", func(t *testing.T) {
+		t.Parallel()
+		s := newStore(t)
+		in := h.Inspect(t, s)
+		now := time.Date(2026, 11, 2, 7, 0, 0, 0, time.UTC)
+		for _, k := range []string{"a", "b", "c", "d", "e"} {
+			issueAt(t, s, k, "x", now)
+		}
+		later := now.Add(accounts.CodeDay + time.Hour)
+		for i := 0; i < 3; i++ {
+			issueAt(t, s, "fresh", "y", later.Add(time.Duration(i)*time.Second))
+		}
+		if n := in.LoginCodes(t); n != 3 {
+			t.Fatalf("%d codes left, want only the 3 fresh ones", n)
+		}
+		// A code of the day is never purged.
+		issueAt(t, s, "fresh", "z", later.Add(time.Minute))
+		if n := in.LoginCodes(t); n != 4 {
+			t.Fatalf("%d codes, want 4", n)
 		}
 	})
 

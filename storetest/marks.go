@@ -137,8 +137,8 @@ func testRevocationMarks(t *testing.T, h Harness) {
 			t.Fatalf("the %T store does not implement accounts.Store", s)
 		}
 		// Codes of the patient's phone and of another one.
-		must(t, acc.IssueLoginCode(ctx, "key-of-lan", "code-hash", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
-		must(t, acc.IssueLoginCode(ctx, "key-of-other", "code-hash", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
+		must(t, acc.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "key-of-lan", CodeHash: "code-hash", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone}))
+		must(t, acc.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "key-of-other", CodeHash: "code-hash", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone}))
 		_, err = s.ErasePatient(ctx, booking.Erasure{PatientID: p.ID, Reason: "asked to be forgotten", At: now, LoginKey: "key-of-lan"})
 		must(t, err)
 		if m, _ := markOf(t, s, sub); !m.Closed {
@@ -146,8 +146,8 @@ func testRevocationMarks(t *testing.T, h Harness) {
 		}
 		_, err = cal.CalendarTokenCreated(ctx, p.ID)
 		wantCode(t, err, booking.CodeNotFound)
-		wantCode(t, acc.UseLoginCode(ctx, "key-of-lan", "code-hash", now, accounts.CodeMaxAttempts), booking.CodeNotFound)
-		must(t, acc.UseLoginCode(ctx, "key-of-other", "code-hash", now, accounts.CodeMaxAttempts))
+		wantCode(t, acc.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "key-of-lan", CodeHash: "code-hash", Now: now, MaxAttempts: accounts.CodeMaxAttempts}), booking.CodeNotFound)
+		must(t, acc.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "key-of-other", CodeHash: "code-hash", Now: now, MaxAttempts: accounts.CodeMaxAttempts}))
 		// Erasing again changes nothing and fails nothing.
 		_, err = s.ErasePatient(ctx, booking.Erasure{PatientID: p.ID, Reason: "again", At: now})
 		must(t, err)
@@ -215,10 +215,10 @@ func testRevocationMarks(t *testing.T, h Harness) {
 			LoginKey: func(phone string) string { return "key:" + phone }})
 		p, err := svc.CreatePatient(ctx, booking.Patient{Name: "Thu", Phone: "+84901230009"})
 		must(t, err)
-		must(t, acc.IssueLoginCode(ctx, "key:"+p.Phone, "code-hash", now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone))
+		must(t, acc.IssueLoginCode(ctx, accounts.IssueCode{PhoneKey: "key:" + p.Phone, CodeHash: "code-hash", Now: now, ExpiresAt: now.Add(accounts.CodeTTL), WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone}))
 		_, err = svc.ErasePatient(ctx, p.ID, "asked to be forgotten")
 		must(t, err)
-		wantCode(t, acc.UseLoginCode(ctx, "key:"+p.Phone, "code-hash", now, accounts.CodeMaxAttempts), booking.CodeNotFound)
+		wantCode(t, acc.UseLoginCode(ctx, accounts.UseCode{PhoneKey: "key:" + p.Phone, CodeHash: "code-hash", Now: now, MaxAttempts: accounts.CodeMaxAttempts}), booking.CodeNotFound)
 	})
 
 	t.Run("ServiceAdmits", func(t *testing.T) {

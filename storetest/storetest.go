@@ -54,6 +54,8 @@ type Inspector interface {
 	// connection holds the lock the booking needs (the slot's row, or the
 	// database's write lock) until release is called.
 	BlockSlot(t testing.TB, slotID int64) (release func())
+	// LoginCodes counts the rows of login_codes, every phone's.
+	LoginCodes(t testing.TB) int
 }
 
 // Run runs the whole suite against h.

@@ -1,15 +1,16 @@
 package web
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
 
-	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/problem"
+	"github.com/slotd/slotd/service"
 )
 
 // signinData is the sign-in page: the phone step, then the code step.
@@ -37,157 +38,102 @@ func (s *server) handleSignin(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "signin", p)
 }
 
-// handleSigninPhone sends a one-time code to a registered phone and asks
-// for it. The answer is the same whether or not the phone is registered, so
-// the page cannot be used to find out who is a patient.
+// handleSigninPhone asks the sign-in service to send a one-time code to
+// the phone, and asks for it. The answer is the same whether or not the
+// phone is registered, so the page cannot be used to find out who is a
+// patient.
 func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	if !s.postForm(w, r) {
 		return
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := s.svc.NormalizePhone(raw)
-	if phone == "" {
+	sent, err := s.signin.RequestSigninCode(r.Context(), service.SigninCodeRequest{
+		Phone: raw, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang})
+	if err != nil {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"
-		p.Problem = &problemView{Code: string(booking.CodeInvalidRequest), Title: p.T("Please check the phone number"),
-			Message: p.T("Enter your phone number, as you would dial it from here or with its country code (+…).")}
 		p.Data = d
-		s.render(w, r, problem.Status(booking.CodeInvalidRequest), "signin", p)
+		p.Problem = s.signinProblem(w, r, err, true)
+		s.render(w, r, problem.Status(errorCode(err)), "signin", p)
 		return
 	}
-	if ok, wait := s.codeLimited(r); !ok {
-		p := s.newPage(w, r, "Sign in")
-		p.Problem = s.rateLimited(w, wait)
-		d.Step = "phone"
-		p.Data = d
-		s.render(w, r, problem.Status(booking.CodeRateLimited), "signin", p)
-		return
-	}
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	patient, err := s.accounts.PatientByPhone(ctx, phone)
-	switch {
-	case err == nil:
-		code, err := s.sendCode(r, phone, patient)
-		if err != nil {
-			v, status := s.explain(r, err)
-			p := s.newPage(w, r, "Sign in")
-			p.Problem = v
-			d.Step = "phone"
-			p.Data = d
-			var be *booking.Error
-			if asError(err, &be) && be.RetryAfter > 0 {
-				w.Header().Set("Retry-After", strconv.Itoa(int(be.RetryAfter.Seconds())+1))
-			}
-			s.render(w, r, status, "signin", p)
-			return
-		}
-		if s.demo {
-			d.DemoCode = code
-		}
-	case booking.ErrorCode(err) == booking.CodeNotFound:
-		// Same answer as for a registered phone.
-	default:
-		s.renderError(w, r, err)
-		return
-	}
+	d.DemoCode = sent.DemoCode
 	p := s.newPage(w, r, "Enter your code")
 	p.Data = d
 	s.render(w, r, http.StatusOK, "signin", p)
 }
 
-// sendCode issues a code for phone (within the per-phone limit) and sends
-// it through the notifier.
-func (s *server) sendCode(r *http.Request, phone string, patient booking.Patient) (string, error) {
-	code, err := newCode()
-	if err != nil {
-		return "", err
-	}
-	key := s.phoneKeyOf(phone)
-	now := s.now()
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	if err := s.accounts.IssueLoginCode(ctx, key, s.codeHashOf(key, code), now, now.Add(accounts.CodeTTL), now.Add(-accounts.CodeWindow), accounts.CodeMaxPerPhone); err != nil {
-		return "", err
-	}
-	msg := notify.Message{
-		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: s.printer(r).Lang,
-		Phone: patient.Phone, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
-	}
-	if err := s.notifier.Notify(r.Context(), msg); err != nil {
-		// The code is stored; the patient may ask again within the limit.
-		s.log.WarnContext(r.Context(), "web: sending a sign-in code failed", "patientId", patient.ID, "err", err)
-		return "", booking.Errorf(booking.CodeUnavailable, "the code could not be sent")
-	}
-	return code, nil
-}
-
-// handleSigninVerify checks the code and signs the patient in.
+// handleSigninVerify checks the code with the sign-in service and signs the
+// patient in.
 func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	if !s.postForm(w, r) {
 		return
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
-	phone := s.svc.NormalizePhone(raw)
-	code := strings.TrimSpace(r.PostFormValue("code"))
 	pr := s.printer(r)
-	// fail shows the code step again with a problem; its status is the
-	// problem table's for code.
-	fail := func(title, msg string, code booking.Code) {
+	patient, err := s.signin.VerifySigninCode(r.Context(), service.SigninVerify{
+		Phone: raw, Code: r.PostFormValue("code"), ClientAddr: edge.ClientAddr(r), Language: pr.Lang})
+	if err == nil {
+		err = s.signIn(w, r, auth.RolePatient, strconv.FormatInt(patient.ID, 10))
+	}
+	if err != nil {
+		code := errorCode(err)
+		switch code {
+		case booking.CodeInvalidRequest, booking.CodeNotFound, booking.CodeRateLimited:
+		default:
+			s.renderError(w, r, err)
+			return
+		}
+		// The code step again with the problem; a code that cannot be
+		// used any more sends back to the phone step.
 		p := s.newPage(w, r, "Enter your code")
-		p.Problem = &problemView{Code: string(code), Title: title, Message: msg}
+		p.Problem = s.signinProblem(w, r, err, false)
 		if code != booking.CodeInvalidRequest {
 			d.Step = "phone"
 		}
 		p.Data = d
 		s.render(w, r, problem.Status(code), "signin", p)
-	}
-	if phone == "" || len(code) != codeDigits {
-		fail(pr.T("Please check the code"), pr.T("Enter the 6-digit code we sent to your phone."), booking.CodeInvalidRequest)
 		return
 	}
-	if ok, wait := s.signinLimited(r, nil, ""); !ok {
-		pr := s.rateLimited(w, wait)
-		fail(pr.Title, pr.Message, booking.CodeRateLimited)
-		return
-	}
-	key := s.phoneKeyOf(phone)
-	ctx, cancel := s.storeCtx(r.Context())
-	defer cancel()
-	err := s.accounts.UseLoginCode(ctx, key, s.codeHashOf(key, code), s.now(), accounts.CodeMaxAttempts)
-	switch booking.ErrorCode(err) {
-	case "":
-	case booking.CodeInvalidRequest:
-		fail(pr.T("That code is not right"), pr.T("The code does not match the one we sent. Check the message and try again."), booking.CodeInvalidRequest)
-		return
-	case booking.CodeNotFound:
-		fail(pr.T("The code has expired"), pr.T("This code has expired or was already used. Ask for a new code."), booking.CodeNotFound)
-		return
-	case booking.CodeRateLimited:
-		fail(pr.T("Too many wrong codes"), pr.T("You entered too many wrong codes. Ask for a new code."), booking.CodeRateLimited)
-		return
-	default:
-		s.renderError(w, r, err)
-		return
-	}
-	patient, err := s.accounts.PatientByPhone(ctx, phone)
-	if refused := booking.DepartedRefusal(patient); err == nil && refused != nil {
-		err = refused // a departed patient's right code signs nobody in
-	}
-	if err != nil {
-		s.renderError(w, r, err)
-		return
-	}
-	if err := s.signIn(w, r, auth.RolePatient, strconv.FormatInt(patient.ID, 10)); err != nil {
-		s.renderError(w, r, err)
-		return
-	}
-	// The language the patient reads the pages in is the one their
-	// notifications will speak.
-	s.rememberLanguage(r, patient.ID, pr.Lang)
 	redirect(w, r, safeNext(d.Next, "/appointments?welcome=1"))
+}
+
+// signinProblem is what a refused code request (asking) or code check
+// tells the patient, with Retry-After when there is a wait.
+func (s *server) signinProblem(w http.ResponseWriter, r *http.Request, err error, asking bool) *problemView {
+	pr := s.printer(r)
+	code := errorCode(err)
+	var be *booking.Error
+	if asError(err, &be) && be.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(int(be.RetryAfter.Seconds())+1))
+	}
+	view := func(title, msg string) *problemView {
+		return &problemView{Code: string(code), Title: title, Message: msg}
+	}
+	switch {
+	case errors.Is(err, booking.ErrPhoneDayFailures):
+		return view(pr.T("Too many wrong codes today"), pr.T("This phone had too many wrong codes today. You can sign in again tomorrow, or call the clinic."))
+	case errors.Is(err, booking.ErrClinicDayFailures):
+		return view(pr.T("Signing in with a code is paused"), pr.T("Too many wrong codes were entered today. Signing in with a code is paused until tomorrow: please call the clinic."))
+	case code == booking.CodeInvalidRequest && asking:
+		return view(pr.T("Please check the phone number"), pr.T("Enter your phone number, as you would dial it from here or with its country code (+…)."))
+	case code == booking.CodeInvalidRequest && errors.Is(err, service.ErrMalformedSignin):
+		return view(pr.T("Please check the code"), pr.T("Enter the 6-digit code we sent to your phone."))
+	case code == booking.CodeInvalidRequest:
+		return view(pr.T("That code is not right"), pr.T("The code does not match the one we sent. Check the message and try again."))
+	case code == booking.CodeNotFound && !asking:
+		return view(pr.T("The code has expired"), pr.T("This code has expired or was already used. Ask for a new code."))
+	case code == booking.CodeRateLimited && !asking && be != nil && be.RetryAfter == 0:
+		// The code's own wrong guesses ran out: a new code may be asked.
+		return view(pr.T("Too many wrong codes"), pr.T("You entered too many wrong codes. Ask for a new code."))
+	case code == booking.CodeRateLimited:
+		p := problemOf(booking.CodeRateLimited)
+		return view(pr.T(p.Title), pr.T(p.Message))
+	}
+	v, _ := s.explain(r, err)
+	return v
 }
 
 // handleSignout ends the session (patient or staff): its cookie, copied

@@ -65,7 +65,12 @@ type Config struct {
 	// tokens and code hashes are derived from its secret, so every instance
 	// sharing the secret accepts every other's sessions and forms.
 	Signer *auth.Signer
-	// Notifier sends sign-in codes (Kind "login-code"); a log notifier when nil.
+	// Signin sends and checks the patients' sign-in codes, shared with the
+	// API; when nil one is made from Accounts, Notifier, Signer's keys,
+	// Demo and the limits below.
+	Signin *service.Signin
+	// Notifier sends sign-in codes (Kind "login-code") of the Signin made
+	// when Signin is nil; a log notifier when nil.
 	Notifier notify.Notifier
 	// Demo shows demo hints (sample phone numbers, the sign-in code on the
 	// page) and the simulated payment page.
@@ -87,15 +92,12 @@ type Config struct {
 	// Calendar manages patients' calendar subscription links; without it
 	// the calendar page is not found.
 	Calendar CalendarLinks
-	// CodesPerAddress bounds the sign-in code requests of one client
-	// address per 15 minutes, and CodesPerMinute those of everyone (the SMS
-	// budget), beside accounts' limit per phone: together they stop one
-	// client from making the clinic text every patient (defaults
-	// DefaultCodesPerAddress, DefaultCodesPerMinute).
-	CodesPerAddress, CodesPerMinute int
-	// SigninPerMinute bounds the unauthenticated sign-in form posts (phone,
-	// code, staff password) of one client address per minute (default
-	// DefaultSigninPerMinute).
+	// CodesPerAddress, CodesPerMinute and FailuresPerDay are the limits of
+	// the Signin made when Signin is nil (service.SigninOptions).
+	CodesPerAddress, CodesPerMinute, FailuresPerDay int
+	// SigninPerMinute bounds the unauthenticated sign-in form posts (the
+	// staff password; the phone and code of the Signin made when Signin is
+	// nil) of one client address per minute (default DefaultSigninPerMinute).
 	SigninPerMinute int
 	// DefaultLanguage is the clinic's language for people whose browser
 	// asks for none of i18n.Languages ("en" when empty).
@@ -117,9 +119,9 @@ type Config struct {
 const (
 	DefaultSessionTTL = 12 * time.Hour
 
-	DefaultCodesPerAddress = 10
-	DefaultCodesPerMinute  = 60
-	DefaultSigninPerMinute = 30
+	DefaultCodesPerAddress = service.DefaultCodesPerAddress
+	DefaultCodesPerMinute  = service.DefaultCodesPerMinute
+	DefaultSigninPerMinute = service.DefaultSigninPerMinute
 )
 
 // server holds the wired dependencies of the pages.
@@ -129,7 +131,7 @@ type server struct {
 	listings     booking.Reader // the patients' slot calendars (Config.Listings)
 	accounts     accounts.Store
 	signer       *auth.Signer
-	notifier     notify.Notifier
+	signin       *service.Signin
 	demo         bool
 	paySecret    []byte
 	stats        Stats
@@ -144,16 +146,12 @@ type server struct {
 	ics          AppointmentICS
 	place        string
 
-	csrfKey  []byte // CSRF tokens
-	codeKey  []byte // sign-in code hashes
-	phoneKey []byte // phone keys of sign-in codes
+	csrfKey []byte // CSRF tokens
 
 	pages map[string]*template.Template
 	mux   *http.ServeMux
 
-	codeAddr   *edge.KeyLimiter // sign-in code requests per client address
-	codeBudget *edge.Budget     // sign-in code requests of everyone
-	signinAddr *edge.KeyLimiter // sign-in form posts per client address
+	signinAddr *edge.KeyLimiter // staff sign-in form posts per client address
 }
 
 // New returns the web UI handler, to be mounted at "/" beside the JSON API.
@@ -188,28 +186,26 @@ func newServer(cfg Config) *server {
 	if cfg.SessionTTL <= 0 {
 		cfg.SessionTTL = DefaultSessionTTL
 	}
-	if cfg.CodesPerAddress <= 0 {
-		cfg.CodesPerAddress = DefaultCodesPerAddress
-	}
-	if cfg.CodesPerMinute <= 0 {
-		cfg.CodesPerMinute = DefaultCodesPerMinute
-	}
 	if cfg.SigninPerMinute <= 0 {
 		cfg.SigninPerMinute = DefaultSigninPerMinute
 	}
 	s := &server{
 		svc: cfg.Service, store: cfg.Store, listings: cfg.Listings, accounts: cfg.Accounts, signer: cfg.Signer,
-		notifier: cfg.Notifier, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
+		signin: cfg.Signin, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
 		csrfKey:     cfg.Signer.DeriveKey("web-csrf"),
-		codeKey:     cfg.Signer.DeriveKey("web-login-code"),
-		phoneKey:    cfg.Signer.DeriveKey(loginPhonePurpose),
 		mux:         http.NewServeMux(),
-		codeAddr:    edge.NewKeyLimiter(cfg.CodesPerAddress, 15*time.Minute),
-		codeBudget:  edge.NewBudget(cfg.CodesPerMinute, time.Minute),
 		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
 		calendar:    cfg.Calendar,
 		defaultLang: cfg.DefaultLanguage, currency: cfg.Currency, clinicZone: zone(cfg.ClinicZone), ics: cfg.AppointmentICS, place: cfg.Place,
+	}
+	if s.signin == nil {
+		s.signin = cfg.Service.NewSignin(service.SigninOptions{
+			Accounts: cfg.Accounts, Notifier: cfg.Notifier, Demo: cfg.Demo,
+			PhoneKey: cfg.Signer.DeriveKey(service.SigninPhoneKeyPurpose), CodeKey: cfg.Signer.DeriveKey(service.SigninCodeKeyPurpose),
+			CodesPerAddress: cfg.CodesPerAddress, CodesPerMinute: cfg.CodesPerMinute,
+			AttemptsPerMinute: cfg.SigninPerMinute, FailuresPerDay: cfg.FailuresPerDay, Logger: cfg.Logger,
+		})
 	}
 	if s.currency.Code == "" {
 		s.currency = i18n.MustCurrency("EUR")

@@ -43,11 +43,25 @@ type frontParts struct {
 // static assets aside).
 func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	perAddr := edge.NewAddrLimiter(f.publicPerMinute, time.Minute, nil)
+	// One sign-in for the pages and the API: one set of limits per process
+	// (the day's wrong codes are the database's, shared by every instance).
+	so := service.SigninOptions{
+		Accounts: p.store, Notifier: p.notifier, Demo: f.demo,
+		PhoneKey: p.signer.DeriveKey(service.SigninPhoneKeyPurpose), CodeKey: p.signer.DeriveKey(service.SigninCodeKeyPurpose),
+		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute, FailuresPerDay: f.failuresPerDay, Logger: p.logger,
+	}
+	if so.Notifier == nil {
+		so.Notifier = &notify.Log{Logger: p.logger, ShowCodes: f.demo}
+	}
+	if p.metrics != nil {
+		so.Observer = p.metrics
+	}
+	signin := p.svc.NewSignin(so)
 	var handler http.Handler = httpapi.New(httpapi.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PerAddress: perAddr, Draining: p.draining,
-		ClinicZone: f.interop.clinicZone,
+		ClinicZone: f.interop.clinicZone, Signin: signin,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
@@ -57,7 +71,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
-		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute,
+		Signin:          signin,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
 	}), pageGET, httpapi.WriteAddrLimited), p.metrics, p.logger, f.quietLog))
 	p.inter.mount(mux, perAddr, p.signer, p.metrics, p.logger, f.quietLog)

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
@@ -60,6 +61,7 @@ type serveFlags struct {
 	reconcileEvery  time.Duration
 	codesPerAddress int
 	codesPerMinute  int
+	failuresPerDay  int
 
 	// notifications and payments
 	notifier       string
@@ -115,7 +117,8 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.DurationVar(&f.drain, "drain", 5*time.Second, "on SIGTERM, how long /readyz answers 503 before the listener closes")
 	fs.IntVar(&f.publicPerMinute, "public-rate", 1200, "requests allowed per client address (an IPv6 client: its /64) per minute, one budget across the API's unauthenticated requests, /fhir/ without a token, /ical/ and web page GETs (0: no limit)")
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
-	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in code requests allowed per minute in all (the SMS budget)")
+	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in codes sent per minute in all (the SMS budget; only codes sent to registered phones spend it)")
+	fs.IntVar(&f.failuresPerDay, "signin-failures-per-day", accounts.DefaultFailuresPerDay, "wrong sign-in codes allowed per day (UTC) in all, shared by every instance; beyond it every code check answers 429 until midnight UTC")
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
@@ -219,7 +222,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: reminders, StaffTOTPRequired: f.staffTOTPRequired,
-		OnRefusedToken: m.TokenRefused, LoginKey: web.LoginKey(signer),
+		OnRefusedToken: m.TokenRefused, LoginKey: service.SigninPhoneKey(signer.DeriveKey(service.SigninPhoneKeyPurpose)),
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)

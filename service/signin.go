@@ -1,0 +1,400 @@
+package service
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/big"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/slotd/slotd/accounts"
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/edge"
+	"github.com/slotd/slotd/notify"
+)
+
+// CodeDigits is the length of a sign-in code.
+const CodeDigits = 6
+
+// MaxSigninInput bounds a phone as typed: a longer one is not a phone.
+const MaxSigninInput = 64
+
+// ErrMalformedSignin is the cause (errors.Is) of the refusal of a phone
+// or a code that is not one, as told from a wrong code.
+var ErrMalformedSignin = errors.New("not a phone number or not a sign-in code")
+
+// SigninOptions configure a Signin.
+type SigninOptions struct {
+	// Accounts finds patients by phone and keeps the codes and the day's
+	// wrong codes (required).
+	Accounts accounts.Store
+	// Notifier sends the codes (Kind notify.KindLoginCode) (required).
+	Notifier notify.Notifier
+	// PhoneKey keys the hashes under which a phone's codes are stored, and
+	// CodeKey the codes' hashes (required; auth.Signer.DeriveKey, so that
+	// every instance sharing the secret accepts every other's codes).
+	PhoneKey, CodeKey []byte
+	// Demo returns the code to the caller (SigninCodeSent.DemoCode), to be
+	// shown on the page: demo mode only.
+	Demo bool
+	// CodesPerAddress bounds the code requests of one client address per
+	// 15 minutes (DefaultCodesPerAddress).
+	CodesPerAddress int
+	// CodesPerMinute is the clinic's budget of codes sent per minute (the
+	// SMS budget, DefaultCodesPerMinute). Only codes sent to a registered
+	// phone spend it.
+	CodesPerMinute int
+	// AttemptsPerMinute bounds the sign-in attempts (code requests and
+	// checks) of one client address per minute (DefaultSigninPerMinute).
+	AttemptsPerMinute int
+	// FailuresPerDay is the clinic's wrong codes per day, over every phone
+	// (--signin-failures-per-day, accounts.DefaultFailuresPerDay); beyond
+	// it every check is refused until the day rolls (booking.SigninDay).
+	FailuresPerDay int
+	// Observer, when set, counts what happens to codes (metrics).
+	Observer SigninObserver
+	// Logger receives failures to send or to remember; slog.Default().
+	Logger *slog.Logger
+}
+
+// SigninPhoneKeyPurpose and SigninCodeKeyPurpose are the
+// auth.Signer.DeriveKey purposes of SigninOptions.PhoneKey and CodeKey:
+// every Signin of a deployment derives them alike, so that a code asked for
+// through the pages is checked through the API and the other way round.
+const (
+	SigninPhoneKeyPurpose = "web-login-phone"
+	SigninCodeKeyPurpose  = "web-login-code"
+)
+
+// Defaults of SigninOptions.
+const (
+	DefaultCodesPerAddress = 10
+	DefaultCodesPerMinute  = 60
+	DefaultSigninPerMinute = 30
+)
+
+// SigninObserver is told the outcome of every code request (SigninCode:
+// SigninSent, SigninUnknown, or the limit that refused it) and of every
+// code check (SigninChecked: SigninAccepted, SigninWrong, SigninExpired,
+// SigninDeparted or the limit that refused it).
+type SigninObserver interface {
+	SigninCode(outcome string)
+	SigninChecked(outcome string)
+}
+
+// Outcomes told to a SigninObserver.
+const (
+	SigninSent      = "sent"      // a code went to a registered phone
+	SigninUnknown   = "unknown"   // no patient has the phone: nothing sent
+	SigninInvalid   = "invalid"   // not a phone number, not a code
+	SigninAddress   = "address"   // the client address's limit refused it
+	SigninPhone     = "phone"     // the phone's codes of 15 minutes or of the day
+	SigninClinic    = "clinic"    // the clinic's budget of codes per minute
+	SigninFailed    = "failed"    // the notifier or the database failed
+	SigninAccepted  = "accepted"  // the right code: signed in
+	SigninWrong     = "wrong"     // a wrong code, counted
+	SigninExpired   = "expired"   // no live code
+	SigninAttempts  = "attempts"  // the code's wrong guesses ran out
+	SigninPhoneDay  = "phone-day" // the phone's wrong codes of the day ran out
+	SigninClinicDay = "clinic-day"
+	SigninDeparted  = "departed" // the right code of a departed patient
+)
+
+// Signin is the patients' sign-in with a one-time code sent to their phone,
+// the one place for its rules whichever front end asks (the web pages, the
+// API): the phone's normalization (Service.NormalizePhone), the code and
+// its keyed hashes, the limits per client address, per phone and for the
+// clinic, the code's delivery, its check, the refusal of departed patients
+// and the language they read.
+//
+// Nothing tells a registered phone from another: a code request is
+// answered alike (a code is recorded under the phone's key either way, so
+// the phone's limits are the same, but only a registered phone is sent one
+// and spends the clinic's budget), and a code check of an unknown phone is
+// a wrong or an expired code like any other.
+type Signin struct {
+	svc      *Service
+	accounts accounts.Store
+	notifier notify.Notifier
+	phoneKey []byte
+	codeKey  []byte
+	demo     bool
+	failures int
+	observer SigninObserver
+	log      *slog.Logger
+
+	attempts *edge.KeyLimiter // sign-in attempts per client address
+	codeAddr *edge.KeyLimiter // code requests per client address
+	budget   *edge.Budget     // codes sent, clinic-wide
+}
+
+// NewSignin returns the sign-in of the service's patients. It panics when
+// Accounts, Notifier or a key is missing: a wiring bug.
+func (s *Service) NewSignin(opts SigninOptions) *Signin {
+	if opts.Accounts == nil || opts.Notifier == nil || len(opts.PhoneKey) == 0 || len(opts.CodeKey) == 0 {
+		panic("service: SigninOptions.Accounts, Notifier, PhoneKey and CodeKey are required")
+	}
+	if opts.CodesPerAddress <= 0 {
+		opts.CodesPerAddress = DefaultCodesPerAddress
+	}
+	if opts.CodesPerMinute <= 0 {
+		opts.CodesPerMinute = DefaultCodesPerMinute
+	}
+	if opts.AttemptsPerMinute <= 0 {
+		opts.AttemptsPerMinute = DefaultSigninPerMinute
+	}
+	if opts.FailuresPerDay <= 0 {
+		opts.FailuresPerDay = accounts.DefaultFailuresPerDay
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	return &Signin{
+		svc: s, accounts: opts.Accounts, notifier: opts.Notifier, phoneKey: opts.PhoneKey, codeKey: opts.CodeKey,
+		demo: opts.Demo, failures: opts.FailuresPerDay, observer: opts.Observer, log: opts.Logger,
+		attempts: edge.NewKeyLimiter(opts.AttemptsPerMinute, time.Minute),
+		codeAddr: edge.NewKeyLimiter(opts.CodesPerAddress, 15*time.Minute),
+		budget:   edge.NewBudget(opts.CodesPerMinute, time.Minute),
+	}
+}
+
+// SigninCodeRequest asks for a code sent to Phone (as typed), from
+// ClientAddr (edge.ClientAddr), for a patient reading Language (an
+// i18n.Languages tag; the notifier's when empty).
+type SigninCodeRequest struct {
+	Phone      string
+	ClientAddr string
+	Language   string
+}
+
+// SigninCodeSent is the answer to a code request, the same for a
+// registered phone and another.
+type SigninCodeSent struct {
+	// ExpiresAt is when a code sent now expires.
+	ExpiresAt time.Time
+	// DemoCode is the code sent, in demo mode only ("" otherwise and when
+	// no patient has the phone).
+	DemoCode string
+}
+
+// SigninVerify checks Code, typed for Phone, from ClientAddr; on success
+// Language (when set) becomes the patient's.
+type SigninVerify struct {
+	Phone      string
+	Code       string
+	ClientAddr string
+	Language   string
+}
+
+// RequestSigninCode sends a new code to r.Phone when it is a patient's.
+// Refusals: CodeInvalidRequest when r.Phone is not a phone number;
+// CodeRateLimited (RetryAfter set) when the client address asked too
+// often, the phone had its codes of 15 minutes or of the day, or the
+// clinic's budget of codes is spent; CodeUnavailable when the code could
+// not be sent.
+func (g *Signin) RequestSigninCode(ctx context.Context, r SigninCodeRequest) (SigninCodeSent, error) {
+	sent, outcome, err := g.requestCode(ctx, r)
+	if g.observer != nil {
+		g.observer.SigninCode(outcome)
+	}
+	return sent, err
+}
+
+func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCodeSent, string, error) {
+	now := g.svc.now()
+	ph := ""
+	if len(r.Phone) <= MaxSigninInput {
+		ph = g.svc.NormalizePhone(r.Phone)
+	}
+	if ph == "" {
+		return SigninCodeSent{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "phone is not a phone number", Err: ErrMalformedSignin}
+	}
+	// The address's limits and the budget's state come before the phone
+	// is looked up, so that a refusal says nothing of who is a patient.
+	if ok, wait := g.attempts.Allow(r.ClientAddr, now); !ok {
+		return SigninCodeSent{}, SigninAddress, limited(wait, "too many sign-in attempts from this address")
+	}
+	if ok, wait := g.codeAddr.Allow(r.ClientAddr, now); !ok {
+		return SigninCodeSent{}, SigninAddress, limited(wait, "too many sign-in codes were requested from this address")
+	}
+	if ok, wait := g.budget.Left(now); !ok {
+		return SigninCodeSent{}, SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
+	}
+	patient, err := bounded(g.svc, ctx, func(ctx context.Context) (booking.Patient, error) {
+		return g.accounts.PatientByPhone(ctx, ph)
+	})
+	known := err == nil
+	if err != nil && booking.ErrorCode(err) != booking.CodeNotFound {
+		return SigninCodeSent{}, SigninFailed, err
+	}
+	code, err := newCode()
+	if err != nil {
+		return SigninCodeSent{}, SigninFailed, err
+	}
+	key := g.phoneKeyOf(ph)
+	// Recorded for an unknown phone too (a code nobody is sent), so that
+	// the phone's limits answer alike.
+	issue := accounts.IssueCode{PhoneKey: key, CodeHash: g.codeHashOf(key, code), Now: now, ExpiresAt: now.Add(accounts.CodeTTL),
+		WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone,
+		DayStart: now.Add(-accounts.CodeDay), MaxInDay: accounts.CodeMaxPerPhoneDay}
+	if _, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, g.accounts.IssueLoginCode(ctx, issue)
+	}); err != nil {
+		if booking.ErrorCode(err) == booking.CodeRateLimited {
+			return SigninCodeSent{}, SigninPhone, err
+		}
+		return SigninCodeSent{}, SigninFailed, err
+	}
+	sent := SigninCodeSent{ExpiresAt: issue.ExpiresAt}
+	if !known {
+		return sent, SigninUnknown, nil
+	}
+	// Only a code sent spends the clinic's budget: requests for unknown
+	// phones cannot lock the patients out.
+	if ok, wait := g.budget.Allow(now); !ok {
+		return SigninCodeSent{}, SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
+	}
+	msg := notify.Message{
+		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: r.Language,
+		Phone: patient.Phone, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
+	}
+	if err := g.notifier.Notify(ctx, msg); err != nil {
+		// The code is stored; the patient may ask again within the limits.
+		g.log.WarnContext(ctx, "sign-in: sending a code failed", "patientId", patient.ID, "err", err)
+		return SigninCodeSent{}, SigninFailed, booking.Errorf(booking.CodeUnavailable, "the code could not be sent")
+	}
+	if g.demo {
+		sent.DemoCode = code
+	}
+	return sent, SigninSent, nil
+}
+
+// VerifySigninCode checks v.Code and returns the patient it signs in.
+// Refusals: CodeInvalidRequest for a malformed phone or code and for a
+// wrong code; CodeNotFound when the phone has no live code (expired, used,
+// none); CodeRateLimited when the code's wrong guesses ran out, the
+// phone's (accounts.FailuresPerPhoneDay) or the clinic's (FailuresPerDay)
+// wrong codes of the day ran out (until the day rolls), or the client
+// address tried too often; booking.DepartedRefusal's for a deactivated or
+// erased patient.
+func (g *Signin) VerifySigninCode(ctx context.Context, v SigninVerify) (booking.Patient, error) {
+	p, outcome, err := g.verify(ctx, v)
+	if g.observer != nil {
+		g.observer.SigninChecked(outcome)
+	}
+	return p, err
+}
+
+func (g *Signin) verify(ctx context.Context, v SigninVerify) (booking.Patient, string, error) {
+	now := g.svc.now()
+	ph, code := "", strings.TrimSpace(v.Code)
+	if len(v.Phone) <= MaxSigninInput {
+		ph = g.svc.NormalizePhone(v.Phone)
+	}
+	if ph == "" || !codeShaped(code) {
+		return booking.Patient{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "a phone number and a sign-in code of 6 digits are required", Err: ErrMalformedSignin}
+	}
+	if ok, wait := g.attempts.Allow(v.ClientAddr, now); !ok {
+		return booking.Patient{}, SigninAddress, limited(wait, "too many sign-in attempts from this address")
+	}
+	key := g.phoneKeyOf(ph)
+	use := accounts.UseCode{PhoneKey: key, CodeHash: g.codeHashOf(key, code), Now: now, MaxAttempts: accounts.CodeMaxAttempts,
+		MaxPhoneFailures: accounts.FailuresPerPhoneDay, MaxClinicFailures: g.failures}
+	_, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, g.accounts.UseLoginCode(ctx, use)
+	})
+	switch {
+	case err == nil:
+	case errors.Is(err, booking.ErrPhoneDayFailures):
+		return booking.Patient{}, SigninPhoneDay, err
+	case errors.Is(err, booking.ErrClinicDayFailures):
+		return booking.Patient{}, SigninClinicDay, err
+	case booking.ErrorCode(err) == booking.CodeInvalidRequest:
+		return booking.Patient{}, SigninWrong, err
+	case booking.ErrorCode(err) == booking.CodeNotFound:
+		return booking.Patient{}, SigninExpired, err
+	case booking.ErrorCode(err) == booking.CodeRateLimited:
+		return booking.Patient{}, SigninAttempts, err
+	default:
+		return booking.Patient{}, SigninFailed, err
+	}
+	patient, err := bounded(g.svc, ctx, func(ctx context.Context) (booking.Patient, error) {
+		return g.accounts.PatientByPhone(ctx, ph)
+	})
+	if err != nil {
+		return booking.Patient{}, SigninFailed, err
+	}
+	if refused := booking.DepartedRefusal(patient); refused != nil {
+		return booking.Patient{}, SigninDeparted, refused // a departed patient's right code signs nobody in
+	}
+	// The language the patient signed in with is the one their
+	// notifications will speak. A failure only logs.
+	if v.Language != "" && v.Language != patient.Language {
+		if _, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
+			return struct{}{}, g.accounts.SetPatientLanguage(ctx, patient.ID, v.Language)
+		}); err != nil {
+			g.log.WarnContext(ctx, "sign-in: remembering a patient's language failed", "patientId", patient.ID, "err", err)
+		} else {
+			patient.Language = v.Language
+		}
+	}
+	return patient, SigninAccepted, nil
+}
+
+// limited is a rate-limited refusal that says when to try again.
+func limited(wait time.Duration, msg string) error {
+	return &booking.Error{Code: booking.CodeRateLimited, Message: msg, RetryAfter: max(wait, time.Second)}
+}
+
+// codeShaped reports whether code is CodeDigits ASCII digits.
+func codeShaped(code string) bool {
+	if len(code) != CodeDigits {
+		return false
+	}
+	for _, c := range code {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// keyedHash is hex HMAC-SHA256 of the parts, joined by NUL bytes.
+func keyedHash(key []byte, parts ...string) string {
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(strings.Join(parts, "\x00")))
+	return hex.EncodeToString(m.Sum(nil))
+}
+
+// SigninPhoneKey is phoneKeyOf for key (derived with
+// SigninPhoneKeyPurpose), for Options.LoginKey: an erasure deletes the
+// patient's sign-in codes.
+func SigninPhoneKey(key []byte) func(phone string) string {
+	return func(phone string) string { return keyedHash(key, phone) }
+}
+
+// phoneKeyOf is the key under which a phone's codes are stored: the phone
+// itself is never written to the login_codes table.
+func (g *Signin) phoneKeyOf(phone string) string { return keyedHash(g.phoneKey, phone) }
+
+// codeHashOf is the stored form of a code, bound to its phone so that a
+// code hash copied to another phone's row is worthless.
+func (g *Signin) codeHashOf(phoneKey, code string) string {
+	return keyedHash(g.codeKey, phoneKey, code)
+}
+
+// newCode returns a uniformly random numeric code of CodeDigits digits.
+func newCode() (string, error) {
+	n, err := rand.Int(rand.Reader, big.NewInt(1_000_000))
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("%0*d", CodeDigits, n.Int64()), nil
+}
