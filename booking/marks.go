@@ -20,6 +20,29 @@ type Subject struct {
 	ID   string
 }
 
+// Check refuses a subject no token can name, before a store's
+// constraints would.
+func (sub Subject) Check() error {
+	switch sub.Role {
+	case RolePatient, RoleDoctor, RoleAdmin:
+	default:
+		return Errorf(CodeInvalidRequest, "unknown role %q", sub.Role)
+	}
+	if sub.ID == "" || len(sub.ID) > MaxMarkSubject {
+		return Errorf(CodeInvalidRequest, "a subject is 1 to %d characters", MaxMarkSubject)
+	}
+	return nil
+}
+
+// MarkChange is what a move does to a mark's closed flag.
+type MarkChange int
+
+const (
+	MarkKeep  MarkChange = iota // as it was
+	MarkClose                   // every token refused (deactivation, erasure, a disabled staff user)
+	MarkOpen                    // tokens issued from now on admitted again
+)
+
 // Mark is one subject's mark.
 type Mark struct {
 	Subject

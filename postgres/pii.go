@@ -219,7 +219,7 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 				return nil, err
 			}
 		}
-		if err := moveMarks(ctx, tx, time.Now(), closeMark, booking.PatientSubject(id)); err != nil {
+		if err := moveMarks(ctx, tx, time.Now(), booking.MarkClose, booking.PatientSubject(id)); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditErasure(ctx, now, id, reason)}, nil

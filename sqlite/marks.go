@@ -12,48 +12,25 @@ import (
 // one transaction; a closed mark stays closed.
 func (s *Store) MoveMarks(ctx context.Context, at time.Time, subjects ...booking.Subject) error {
 	for _, sub := range subjects {
-		if err := checkSubject(sub); err != nil {
+		if err := sub.Check(); err != nil {
 			return err
 		}
 	}
-	return mapErr(s.write(ctx, func(tx *sql.Tx) error { return moveMarks(ctx, tx, at, keepClosed, subjects...) }), "")
+	return mapErr(s.write(ctx, func(tx *sql.Tx) error { return moveMarks(ctx, tx, at, booking.MarkKeep, subjects...) }), "")
 }
-
-// checkSubject refuses a subject no token can name, before the database's
-// constraints would.
-func checkSubject(sub booking.Subject) error {
-	switch sub.Role {
-	case booking.RolePatient, booking.RoleDoctor, booking.RoleAdmin:
-	default:
-		return booking.Errorf(booking.CodeInvalidRequest, "unknown role %q", sub.Role)
-	}
-	if sub.ID == "" || len(sub.ID) > booking.MaxMarkSubject {
-		return booking.Errorf(booking.CodeInvalidRequest, "a subject is 1 to %d characters", booking.MaxMarkSubject)
-	}
-	return nil
-}
-
-// markState is what a move does to a mark's closed flag.
-type markState int
-
-const (
-	keepClosed markState = iota
-	closeMark
-	openMark
-)
 
 // moveMarks is MoveMarks inside a caller's transaction, closing or opening
 // the marks too (the changes that end or give back a subject's tokens).
-func moveMarks(ctx context.Context, tx *sql.Tx, at time.Time, state markState, subjects ...booking.Subject) error {
+func moveMarks(ctx context.Context, tx *sql.Tx, at time.Time, state booking.MarkChange, subjects ...booking.Subject) error {
 	closed := `excluded.closed`
-	if state == keepClosed {
+	if state == booking.MarkKeep {
 		closed = `revocation_marks.closed`
 	}
 	for _, sub := range subjects {
 		if _, err := tx.ExecContext(ctx,
 			`INSERT INTO revocation_marks (role, subject, valid_after, closed) VALUES (?, ?, ?, ?)
 			 ON CONFLICT (role, subject) DO UPDATE SET valid_after = max(valid_after, excluded.valid_after), closed = `+closed,
-			sub.Role, sub.ID, ts(at), state == closeMark); err != nil {
+			sub.Role, sub.ID, ts(at), state == booking.MarkClose); err != nil {
 			return err
 		}
 	}
@@ -83,10 +60,10 @@ func (s *Store) MarksSince(ctx context.Context, since time.Time, closed bool) ([
 	return out, mapErr(rows.Err(), "")
 }
 
-// closedIf is closeMark when closed, else openMark.
-func closedIf(closed bool) markState {
+// closedIf is booking.MarkClose when closed, else booking.MarkOpen.
+func closedIf(closed bool) booking.MarkChange {
 	if closed {
-		return closeMark
+		return booking.MarkClose
 	}
-	return openMark
+	return booking.MarkOpen
 }

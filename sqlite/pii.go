@@ -274,7 +274,7 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 				return err
 			}
 		}
-		if err := moveMarks(ctx, tx, time.Now(), closeMark, booking.PatientSubject(id)); err != nil {
+		if err := moveMarks(ctx, tx, time.Now(), booking.MarkClose, booking.PatientSubject(id)); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditErasure(ctx, now, id, reason))
