@@ -38,6 +38,12 @@ type marks struct {
 	m       map[booking.Subject]booking.Mark
 	fresh   time.Time // when the last successful read started; zero: never
 	reading sync.Mutex
+	// failedAt and failed are the last failed read's end and error (under
+	// reading): the requests that queued behind it share its failure
+	// instead of each waiting out a read of its own, so with the database
+	// frozen every request waits one bounded read at most.
+	failedAt time.Time
+	failed   error
 }
 
 func newMarks(refresh, timeout time.Duration) *marks {
@@ -111,8 +117,12 @@ func (s *Service) Admit(ctx context.Context, role, subject string, issued time.T
 // instance just committed).
 func (s *Service) refreshMarks(ctx context.Context, force bool) error {
 	k := s.marks
+	arrived := s.wall()
 	k.reading.Lock()
 	defer k.reading.Unlock()
+	if !force && k.failedAt.After(arrived) {
+		return k.failed // the read this request waited for failed
+	}
 	started := s.wall()
 	k.mu.RLock()
 	last := k.fresh
@@ -126,6 +136,7 @@ func (s *Service) refreshMarks(ctx context.Context, force bool) error {
 	}
 	ms, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Mark, error) { return s.store.MarksSince(ctx, since, closed) })
 	if err != nil {
+		k.failedAt, k.failed = s.wall(), err
 		return err
 	}
 	k.merge(ms, started)

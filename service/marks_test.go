@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -20,10 +21,17 @@ type countedMarks struct {
 	*sqlite.Store
 	reads atomic.Int64
 	fail  atomic.Bool
+	// hung, when set, holds every read until it is closed, then fails it
+	// (a frozen database, answered by the timeout).
+	hung chan struct{}
 }
 
 func (c *countedMarks) MarksSince(ctx context.Context, since time.Time, closed bool) ([]booking.Mark, error) {
 	c.reads.Add(1)
+	if c.hung != nil {
+		<-c.hung
+		return nil, fmt.Errorf("%w: the database does not answer", booking.ErrUnavailable)
+	}
 	if c.fail.Load() {
 		return nil, fmt.Errorf("%w: the database is down", booking.ErrUnavailable)
 	}
@@ -97,6 +105,46 @@ func TestAdmitReadsOncePerInterval(t *testing.T) {
 	st.fail.Store(false)
 	if err := other.Admit(ctx, booking.RolePatient, "2", issued); err != nil {
 		t.Fatalf("database back: %v", err)
+	}
+}
+
+// TestAdmitSharesAFailedRead: with the database frozen, the requests that
+// queued behind a read of the marks share its failure instead of each
+// waiting out a read of its own (which made the last of n requests wait n
+// timeouts).
+func TestAdmitSharesAFailedRead(t *testing.T) {
+	ctx := context.Background()
+	st := openMarks(t)
+	svc := service.NewService(st, service.Options{MarkRefresh: time.Nanosecond})
+	if err := svc.Admit(ctx, booking.RolePatient, "1", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	st.reads.Store(0)
+	st.hung = make(chan struct{})
+	const n = 32
+	var wg sync.WaitGroup
+	var calling atomic.Int64
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			calling.Add(1)
+			errs <- svc.Admit(ctx, booking.RolePatient, fmt.Sprint(i+1), time.Now())
+		}()
+	}
+	testkit.Eventually(t, "every request calling Admit while the first read hangs", 10*time.Second,
+		func() bool { return calling.Load() == n && st.reads.Load() == 1 })
+	close(st.hung)
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if !errors.Is(err, booking.ErrUnavailable) {
+			t.Fatalf("frozen database: %v, want unavailable", err)
+		}
+	}
+	if got := st.reads.Load(); got > n/4 {
+		t.Fatalf("%d reads for %d requests queued behind one failed read, want them to share it", got, n)
 	}
 }
 
