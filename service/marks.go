@@ -34,16 +34,23 @@ type marks struct {
 	// up to the store's timeout), and instances' clocks differ a little.
 	overlap time.Duration
 
-	mu      sync.RWMutex
-	m       map[booking.Subject]booking.Mark
-	fresh   time.Time // when the last successful read started; zero: never
-	reading sync.Mutex
-	// failedAt and failed are the last failed read's end and error (under
-	// reading): the requests that queued behind it share its failure
-	// instead of each waiting out a read of its own, so with the database
-	// frozen every request waits one bounded read at most.
-	failedAt time.Time
-	failed   error
+	mu    sync.RWMutex
+	m     map[booking.Subject]booking.Mark
+	fresh time.Time // when the last successful read started; zero: never
+	// flight is the read in progress, nil when none (under flightMu):
+	// the requests that need a read while one runs wait for it and share
+	// its answer, failure included, so with the database frozen each
+	// request waits one bounded read at most (a mutex would let newcomers
+	// start reads ahead of those already waiting).
+	flightMu sync.Mutex
+	flight   *markRead
+}
+
+// markRead is one read of the marks: done is closed when err is set.
+type markRead struct {
+	started time.Time
+	done    chan struct{}
+	err     error
 }
 
 func newMarks(refresh, timeout time.Duration) *marks {
@@ -112,31 +119,56 @@ func (s *Service) Admit(ctx context.Context, role, subject string, issued time.T
 
 // refreshMarks reads the marks moved since the last read (less the
 // overlap), or on the first read those of MarkHorizon and every closed
-// one. One read at a time: the requests that wait for it use its answer,
-// unless force asks for a read that starts after this call (a move this
-// instance just committed).
+// one. One read at a time: the requests that need one while it runs use
+// its answer, unless force asks for a read that starts after this call (a
+// move this instance just committed).
 func (s *Service) refreshMarks(ctx context.Context, force bool) error {
 	k := s.marks
 	arrived := s.wall()
-	k.reading.Lock()
-	defer k.reading.Unlock()
-	if !force && k.failedAt.After(arrived) {
-		return k.failed // the read this request waited for failed
+	for {
+		k.flightMu.Lock()
+		f := k.flight
+		if f == nil {
+			if _, _, fresh := k.get(booking.Subject{}, s.wall()); fresh && !force {
+				k.flightMu.Unlock()
+				return nil // another request read them meanwhile
+			}
+			f = &markRead{started: s.wall(), done: make(chan struct{})}
+			k.flight = f
+			k.flightMu.Unlock()
+			// The read is every waiter's: one request's cancellation
+			// must not fail the others (bounded still limits it).
+			f.err = s.readMarks(context.WithoutCancel(ctx), f.started)
+			k.flightMu.Lock()
+			k.flight = nil
+			k.flightMu.Unlock()
+			close(f.done)
+			return f.err
+		}
+		k.flightMu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return s.storeErr(ctx, ctx.Err())
+		}
+		if !force || f.started.After(arrived) {
+			return f.err
+		}
 	}
-	started := s.wall()
+}
+
+// readMarks is one read of the marks, started at started.
+func (s *Service) readMarks(ctx context.Context, started time.Time) error {
+	k := s.marks
 	k.mu.RLock()
 	last := k.fresh
 	k.mu.RUnlock()
-	if !force && !last.IsZero() && started.Sub(last) < k.refresh {
-		return nil // another request read them meanwhile
-	}
 	since, closed := last.Add(-k.overlap), false
 	if last.IsZero() {
 		since, closed = started.Add(-MarkHorizon), true
 	}
 	ms, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Mark, error) { return s.store.MarksSince(ctx, since, closed) })
 	if err != nil {
-		k.failedAt, k.failed = s.wall(), err
 		return err
 	}
 	k.merge(ms, started)
