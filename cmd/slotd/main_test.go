@@ -143,7 +143,18 @@ func TestServeDemo(t *testing.T) {
 	if err != nil || resp.StatusCode != 200 || len(doctors) == 0 {
 		t.Fatalf("GET /api/doctors: %d %v %d doctors", resp.StatusCode, err, len(doctors))
 	}
-	for _, p := range []string{"/healthz", "/readyz", "/metrics", "/fhir/metadata", "/fhir/$bulk-publish"} {
+	// Ready once the database answers within the probe's second: on
+	// SQLite the one writer may still be busy with the demo's start-up
+	// writes (slot generation, the bulk export's first build).
+	testkit.Eventually(t, "GET /readyz answering 200", 60*time.Second, func() bool {
+		r, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		r.Body.Close()
+		return r.StatusCode == 200
+	})
+	for _, p := range []string{"/healthz", "/metrics", "/fhir/metadata", "/fhir/$bulk-publish"} {
 		r, err := http.Get(base + p)
 		if err != nil || r.StatusCode != 200 {
 			t.Fatalf("GET %s: %v %v", p, err, r)
