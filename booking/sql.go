@@ -48,3 +48,10 @@ func SQLList(states []Status) string {
 	}
 	return "(" + strings.Join(q, ", ") + ")"
 }
+
+// HoldsDataSQL tells whether a database holds anything a clinic made (the
+// catalogue, patients, staff users, schedules, slots or rounds): such a
+// database is no demo's to fill (DecideDemo). Both stores ask it as is.
+const HoldsDataSQL = `SELECT EXISTS (SELECT 1 FROM departments) OR EXISTS (SELECT 1 FROM resources)
+	OR EXISTS (SELECT 1 FROM patients) OR EXISTS (SELECT 1 FROM staff_users)
+	OR EXISTS (SELECT 1 FROM schedules) OR EXISTS (SELECT 1 FROM slots) OR EXISTS (SELECT 1 FROM rounds)`

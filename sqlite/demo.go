@@ -7,12 +7,6 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// sqlHoldsData tells whether the database holds anything a clinic made:
-// the catalogue, patients, staff users, slots or rounds.
-const sqlHoldsData = `SELECT EXISTS (SELECT 1 FROM departments) OR EXISTS (SELECT 1 FROM resources)
-	OR EXISTS (SELECT 1 FROM patients) OR EXISTS (SELECT 1 FROM staff_users)
-	OR EXISTS (SELECT 1 FROM schedules) OR EXISTS (SELECT 1 FROM slots) OR EXISTS (SELECT 1 FROM rounds)`
-
 // ClaimDemo marks an empty database as the demo's (booking.DecideDemo),
 // on the writer: the check and the mark are one write transaction.
 func (s *Store) ClaimDemo(ctx context.Context) (bool, error) {
@@ -23,7 +17,7 @@ func (s *Store) ClaimDemo(ctx context.Context) (bool, error) {
 			booking.DemoSetting).Scan(&marked); err != nil {
 			return err
 		}
-		if err := tx.QueryRowContext(ctx, sqlHoldsData).Scan(&holds); err != nil {
+		if err := tx.QueryRowContext(ctx, booking.HoldsDataSQL).Scan(&holds); err != nil {
 			return err
 		}
 		f, err := booking.DecideDemo(marked, !holds)
