@@ -36,6 +36,10 @@ type store interface {
 	// Rekey and SealedWith are `slotd rekey`'s (rekey.go).
 	Rekey(ctx context.Context, limit int) (int, error)
 	SealedWith(ctx context.Context) (map[uint16]int, error)
+	// ClinicSettings and SetClinicSettings are the clinic's settings by
+	// name, which `slotd init` keeps and serve reads (init.go).
+	ClinicSettings(ctx context.Context) (map[string]string, error)
+	SetClinicSettings(ctx context.Context, settings map[string]string) error
 }
 
 var (
@@ -123,6 +127,18 @@ func (d *dbFlags) migrate(ctx context.Context) error {
 	}
 	defer s.Close()
 	return s.MigrateRiver(ctx)
+}
+
+// pendingMigrations lists the schema migrations migrate would apply,
+// changing nothing.
+func (d *dbFlags) pendingMigrations(ctx context.Context) ([]string, error) {
+	switch {
+	case isPostgres(d.url):
+		return postgres.PendingMigrations(ctx, d.url)
+	case sqlitePath(d.url) != "":
+		return sqlite.PendingMigrations(ctx, sqlitePath(d.url))
+	}
+	return nil, fmt.Errorf("--db %q: want sqlite:PATH or postgres://…", d.url)
 }
 
 // open migrates and opens the configured database.

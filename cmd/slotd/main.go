@@ -1,6 +1,6 @@
-// Command slotd is the booking service and its tools: serve, migrate,
-// token, demo-data, listing, rush, reconcile, staff-password, staff-totp,
-// staff-disable, chaos, version, healthcheck.
+// Command slotd is the booking service and its tools: init, serve, migrate,
+// backup, restore, token, demo-data, listing, rush, reconcile,
+// staff-password, staff-totp, staff-disable, chaos, version, healthcheck.
 //
 // Every flag can also be set by an environment variable named SLOTD_ and the
 // flag's name in upper case with dashes as underscores (--db → SLOTD_DB),
@@ -28,8 +28,11 @@ type command struct {
 }
 
 var commands = []command{
+	{"init", "set up a new installation: secrets, database, clinic settings and the first admin", runInit},
 	{"serve", "run the service (API and web UI)", runServe},
-	{"migrate", "apply the schema migrations", runMigrate},
+	{"migrate", "apply the schema migrations (--dry-run lists those pending)", runMigrate},
+	{"backup", "copy a SQLite database, consistent while it serves, to --to FILE (PostgreSQL: pg_dump)", runBackup},
+	{"restore", "put a backup from --from FILE back as the SQLite database, then check its keys and invariants", runRestore},
 	{"token", "mint a bearer token", runToken},
 	{"demo-data", "create sample departments, doctors, patients and slots", runDemoData},
 	{"listing", "list random doctors' days in process and report p50/p99 (the scale figure of demo-data --doctors 20000)", runListing},

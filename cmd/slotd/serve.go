@@ -171,6 +171,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	store, startJobs, err := f.db.openServing(ctx, f.cluster.events())
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	// The clinic's settings `slotd init` kept fill the flags not set.
+	if err := useClinicSettings(ctx, fs, store); err != nil {
+		return err
+	}
+	if err := f.locale.check(); err != nil {
+		return err
+	}
 	notifier, err := notify.New(notify.Config{
 		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
 		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
@@ -180,11 +192,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	store, startJobs, err := f.db.openServing(ctx, f.cluster.events())
-	if err != nil {
-		return err
-	}
-	defer store.Close()
 	// The demo claims its database before anything else runs: on one that
 	// holds real data it stops here, before a token is printed or the
 	// demo's staff user exists.
