@@ -7,6 +7,7 @@ import { parseAllDocuments } from "yaml";
 const kinds = {
   "apps/v1/Deployment": "kubernetes-models/apps/v1/Deployment",
   "v1/Service": "kubernetes-models/v1/Service",
+  "v1/Secret": "kubernetes-models/v1/Secret",
   "policy/v1/PodDisruptionBudget": "kubernetes-models/policy/v1/PodDisruptionBudget",
   "networking.k8s.io/v1/NetworkPolicy": "kubernetes-models/networking.k8s.io/v1/NetworkPolicy",
 };
