@@ -100,7 +100,8 @@ type Config struct {
 	// Signer mints the admin and patient tokens; it must share the server's
 	// secret.
 	Signer *auth.Signer
-	// Progress receives a progress line every second (nil: none); Log
+	// Progress receives the progress (nil: none): on a terminal one line
+	// rewritten every second, elsewhere a whole line every few seconds; Log
 	// receives setup and phase messages (nil: none).
 	Progress io.Writer
 	Log      io.Writer

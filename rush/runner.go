@@ -8,10 +8,13 @@ import (
 	"io"
 	"math/rand/v2"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 )
 
 // runner drives the load phase against a Fixture.
@@ -568,26 +571,29 @@ func (r *runner) echo(d time.Duration, token string) (began time.Time, took time
 	return began, time.Since(began), gone.Load()
 }
 
-// progress prints a line every second on Progress until the returned
-// function is called.
+// progress prints the load's progress on Progress until the returned
+// function is called: on a terminal one line rewritten in place (\r) every
+// second, anywhere else (a file, a pipe, a CI log) a plain line every
+// plainEvery and a last one at the end, so that a log holds whole lines.
 func (r *runner) progress(began time.Time) (stop func()) {
 	w := r.cfg.Progress
 	if w == nil {
 		return func() {}
 	}
+	tty := isTerminal(w)
+	every := time.Second
+	if !tty {
+		every = plainEvery
+	}
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(time.Second)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		var prevB, prevL int64
-		for {
-			select {
-			case <-done:
-				fmt.Fprintln(w)
-				return
-			case <-t.C:
-			}
+		prevAt := began
+		line := func() {
+			now := time.Now()
 			b := r.rec.Counts(EndpointBook)
 			l := r.rec.Counts(EndpointList)
 			tb, tl := sum(b[:]), sum(l[:])
@@ -597,15 +603,45 @@ func (r *runner) progress(began time.Time) (stop func()) {
 					errs += n
 				}
 			}
-			printProgress(w, time.Since(began), tb-prevB, tl-prevL, b, errs, r.sold.Load(), r.places, r.inflight.Load(), r.dropped.Load())
-			prevB, prevL = tb, tl
+			secs := max(now.Sub(prevAt).Seconds(), 1e-3)
+			printProgress(w, tty, now.Sub(began), int64(float64(tb-prevB)/secs), int64(float64(tl-prevL)/secs), b, errs, r.sold.Load(), r.places, r.inflight.Load(), r.dropped.Load())
+			prevB, prevL, prevAt = tb, tl, now
+		}
+		for {
+			select {
+			case <-done:
+				if tty {
+					fmt.Fprintln(w)
+				} else {
+					line()
+				}
+				return
+			case <-t.C:
+				line()
+			}
 		}
 	})
 	return func() { close(done); wg.Wait() }
 }
 
-func printProgress(w io.Writer, el time.Duration, bookPS, listPS int64, b [numOutcomes]int64, errs, sold, places, inflight, dropped int64) {
-	fmt.Fprintf(w, "\r%5.1fs book %5d/s [201 %d  full %d  early %d  429 %d  503 %d  err %d]  list %5d/s  sold %d/%d  in-flight %d  dropped %d   ",
+// plainEvery is the progress interval when Progress is not a terminal.
+const plainEvery = 5 * time.Second
+
+// isTerminal reports whether w is a terminal, the only place where a
+// carriage return rewrites a line rather than leaving one in a log.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// printProgress writes one progress line: rewritten in place on a terminal
+// (\r, no newline), a whole line elsewhere. Rates are per second.
+func printProgress(w io.Writer, tty bool, el time.Duration, bookPS, listPS int64, b [numOutcomes]int64, errs, sold, places, inflight, dropped int64) {
+	prefix, suffix := "", "\n"
+	if tty {
+		prefix, suffix = "\r", "   "
+	}
+	fmt.Fprintf(w, prefix+"%5.1fs book %5d/s [201 %d  full %d  early %d  429 %d  503 %d  err %d]  list %5d/s  sold %d/%d  in-flight %d  dropped %d"+suffix,
 		el.Seconds(), bookPS, b[OutCreated], b[OutSlotFull], b[OutNotOpenYet], b[OutRateLimited],
 		b[OutOverloaded]+b[OutUnavailable], errs, listPS, sold, places, inflight, dropped)
 }
