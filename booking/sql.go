@@ -55,3 +55,9 @@ func SQLList(states []Status) string {
 const HoldsDataSQL = `SELECT EXISTS (SELECT 1 FROM departments) OR EXISTS (SELECT 1 FROM resources)
 	OR EXISTS (SELECT 1 FROM patients) OR EXISTS (SELECT 1 FROM staff_users)
 	OR EXISTS (SELECT 1 FROM schedules) OR EXISTS (SELECT 1 FROM slots) OR EXISTS (SELECT 1 FROM rounds)`
+
+// HoldingsSQL reads Holdings: the demo's marker, the patients not erased
+// and the active appointments. Both stores ask it as is.
+const HoldingsSQL = `SELECT EXISTS (SELECT 1 FROM clinic_settings WHERE name = '` + DemoSetting + `' AND value = 'true'),
+	(SELECT COUNT(*) FROM patients WHERE erased_at IS NULL),
+	(SELECT COUNT(*) FROM appointments WHERE status IN ` + ActiveSQL + `)`

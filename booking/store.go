@@ -77,6 +77,9 @@ type DemoStore interface {
 	// starts racing for an empty one), and refuses a database holding
 	// anything else with CodeConflict, marking nothing.
 	ClaimDemo(ctx context.Context) (fill bool, err error)
+	// Holdings reads whether the database is the demo's and how many
+	// patients and active appointments it holds (HoldingsSQL).
+	Holdings(ctx context.Context) (Holdings, error)
 }
 
 // CatalogStore holds the clinic's departments, doctors, patients,

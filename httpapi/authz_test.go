@@ -106,6 +106,7 @@ var authorization = map[string]access{
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,
+	"GET /api/admin/holdings":                        adminOnly,
 	"GET /api/admin/audit":                           adminOnly,
 	"POST /api/admin/import":                         adminOnly,
 	"GET /api/admin/appointments/export":             adminOnly,

@@ -34,6 +34,7 @@ func (s *server) clinicRoutes() {
 	s.handle("POST /api/admin/payments/{tradeNo}/refund", s.admin(s.markRefunded))
 	s.handle("GET /api/admin/reconciliation/last", s.admin(s.lastReconciliation))
 	s.handle("GET /api/admin/audit", s.admin(s.audit))
+	s.handle("GET /api/admin/holdings", s.admin(s.holdings))
 	s.handle("GET /api/me/history", s.authed(s.myHistory))
 	s.handle("POST "+importPath, s.admin(s.importCSV))
 	s.handle("GET /api/admin/appointments/export", s.admin(s.exportAppointments))
@@ -79,6 +80,24 @@ func (s *server) markRefunded(w http.ResponseWriter, r *http.Request, _ auth.Cla
 		return err
 	}
 	writeJSON(w, http.StatusOK, p)
+	return nil
+}
+
+// holdings answers whether the database is the demo's and how many
+// patients and active appointments it holds (slotd rush asks before it
+// writes its test data).
+func (s *server) holdings(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	h, err := s.svc.Holdings(r.Context())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, struct {
+		booking.Holdings
+		Real bool `json:"real"`
+	}{h, h.Real()})
 	return nil
 }
 

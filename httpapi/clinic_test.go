@@ -24,6 +24,7 @@ func TestClinicAuthorization(t *testing.T) {
 	admin := []call{
 		{method: "POST", path: "/api/admin/payments/T1/refund", body: `{"reference":"R"}`},
 		{method: "GET", path: "/api/admin/reconciliation/last"},
+		{method: "GET", path: "/api/admin/holdings"},
 		{method: "GET", path: "/api/admin/audit"},
 		{method: "POST", path: "/api/admin/import?dryRun=true", body: "department\nX\n", header: csv, invalid: true},
 		{method: "GET", path: "/api/admin/appointments/export?from=2026-03-01T00:00:00Z&to=2026-03-05T00:00:00Z"},

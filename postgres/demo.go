@@ -33,3 +33,11 @@ func (s *Store) ClaimDemo(ctx context.Context) (bool, error) {
 	})
 	return fill, translate(err, "")
 }
+
+// Holdings reads the demo's marker and the patients and active
+// appointments (booking.HoldingsSQL).
+func (s *Store) Holdings(ctx context.Context) (booking.Holdings, error) {
+	var h booking.Holdings
+	err := s.pool.QueryRow(ctx, booking.HoldingsSQL).Scan(&h.Demo, &h.Patients, &h.ActiveAppointments)
+	return h, translate(err, "")
+}

@@ -81,3 +81,10 @@ func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.Patient
 	}
 	return p, err
 }
+
+// Holdings reads whether the database is the demo's and how many patients
+// and active appointments it holds: what a tool asks before it writes test
+// data into a running clinic (booking.Holdings.Real).
+func (s *Service) Holdings(ctx context.Context) (booking.Holdings, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Holdings, error) { return s.store.Holdings(ctx) })
+}

@@ -21,7 +21,7 @@ var serviceReads = map[string]bool{
 	"Application": true, "AttemptBooking": true, "Audit": true, "History": true, "LastReconcileRun": true,
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
-	"ClinicPolicy":    true, "ListSuspensions": true,
+	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region

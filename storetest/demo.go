@@ -103,3 +103,44 @@ func testDemoClaimRace(t *testing.T, h Harness) {
 		t.Fatalf("%d of %d racing claims would fill the database, want 1", got, n)
 	}
 }
+
+// testHoldings: Holdings counts the patients not erased and the active
+// appointments, and tells the demo's database from a clinic's (Real), which
+// slotd rush refuses to write into.
+func testHoldings(t *testing.T, h Harness) {
+	ctx := context.Background()
+	s := h.New(t)
+	want := func(what string, w booking.Holdings, real bool) {
+		t.Helper()
+		got, err := s.Holdings(ctx)
+		if err != nil || got != w || got.Real() != real {
+			t.Fatalf("%s: holdings %+v (real %v), %v; want %+v (real %v)", what, got, got.Real(), err, w, real)
+		}
+	}
+	want("empty", booking.Holdings{}, false)
+	f := newFixture(t, s)
+	want("a catalogue only", booking.Holdings{}, false)
+	p, q := f.patient(), f.patient()
+	want("two patients", booking.Holdings{Patients: 2}, true)
+	a := f.mustBook(f.slot(2).ID, p)
+	want("a booking", booking.Holdings{Patients: 2, ActiveAppointments: 1}, true)
+	if _, err := s.ErasePatient(ctx, booking.Erasure{PatientID: q.ID, Reason: "test", At: now}); err != nil {
+		t.Fatal(err)
+	}
+	want("one erased", booking.Holdings{Patients: 1, ActiveAppointments: 1}, true)
+	if _, err := s.Cancel(ctx, a.ID, p.ID, now); err != nil {
+		t.Fatal(err)
+	}
+	want("cancelled", booking.Holdings{Patients: 1}, true)
+
+	demo := h.New(t)
+	if fill, err := demo.ClaimDemo(ctx); err != nil || !fill {
+		t.Fatalf("claim: %v %v", fill, err)
+	}
+	if _, err := demo.CreatePatient(ctx, booking.Patient{Name: "Demo patient"}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := demo.Holdings(ctx); err != nil || !got.Demo || got.Patients != 1 || got.Real() {
+		t.Fatalf("demo: holdings %+v (real %v), %v; want the demo's, 1 patient, not real", got, got.Real(), err)
+	}
+}

@@ -135,6 +135,7 @@ func Run(t *testing.T, h Harness) {
 		{"StaffSignIn", testStaffSignIn},
 		{"DemoMarker", testDemoMarker},
 		{"DemoClaimRace", testDemoClaimRace},
+		{"Holdings", testHoldings},
 		{"Personal", testPersonal},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},
