@@ -100,6 +100,14 @@ type Config struct {
 	// Signer mints the admin and patient tokens; it must share the server's
 	// secret.
 	Signer *auth.Signer
+	// Keep leaves what setup created on the server, for inspection;
+	// otherwise the run removes it at the end (Cleanup).
+	Keep bool
+	// AllowRealData runs against a server whose database holds patients
+	// or active appointments the demo did not load; otherwise such a
+	// target is refused before anything is created.
+	AllowRealData bool
+
 	// Progress receives the progress (nil: none): on a terminal one line
 	// rewritten every second, elsewhere a whole line every few seconds; Log
 	// receives setup and phase messages (nil: none).

@@ -9,6 +9,8 @@
 // Idempotency-Key. Afterwards it asks the server what it holds and checks
 // that nothing was oversold, nothing confirmed was lost and nobody holds a
 // slot twice, then prints a summary and writes report.json and SVG plots.
+// Last it removes what it created (Cleanup); it refuses, before creating
+// anything, a server that holds a clinic's real data (checkTarget).
 //
 // Latencies go into HdrHistograms per endpoint and outcome, and per 100 ms
 // bucket for the plots; the generator shares the machine with the server,
@@ -28,8 +30,9 @@ import (
 // Run performs one rush as cfg describes and returns its report. The error
 // is for runs that could not be carried out (bad config, setup refused,
 // interrupted); a run that found a violated invariant returns a report
-// whose Verification failed.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+// whose Verification failed. Whatever setup created is removed at the end
+// (Cleanup), after an error or an interrupt too, unless cfg.Keep.
+func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	if err := validate(&cfg); err != nil {
 		return nil, err
 	}
@@ -45,7 +48,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	client := newHTTPClient(cfg.Timeout, min(conns, 10000))
 	a := &api{c: newHTTPClient(30*time.Second, 256), base: cfg.Target}
 
-	rep := &Report{
+	rep = &Report{
 		Scenario: cfg.Scenario, Target: cfg.Target, Started: time.Now(),
 		Endpoints: map[string]*EndpointReport{},
 		Settings: Settings{
@@ -70,6 +73,17 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 
 	f, err := Setup(ctx, &cfg, a, logf)
+	if f != nil {
+		if cfg.Keep {
+			logf("--keep: run %s's department, doctors, slots and patients stay on the server", f.RunID)
+		} else {
+			defer func() {
+				if cerr := Cleanup(&cfg, a, f, logf); cerr != nil {
+					err = errors.Join(err, cerr)
+				}
+			}()
+		}
+	}
 	if err != nil {
 		return nil, err
 	}

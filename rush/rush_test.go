@@ -24,6 +24,14 @@ import (
 // `slotd serve` wires it, and returns its URL and token signer.
 func startServer(t *testing.T, bookingRate int) (string, *auth.Signer) {
 	t.Helper()
+	url, signer, _ := startServerStore(t, bookingRate)
+	return url, signer
+}
+
+// startServerStore is startServer with the server's store, for tests that
+// look at what a run left behind.
+func startServerStore(t *testing.T, bookingRate int) (string, *auth.Signer, *sqlite.Store) {
+	t.Helper()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "slotd.db")
 	if err := sqlite.Migrate(ctx, path); err != nil {
@@ -46,7 +54,7 @@ func startServer(t *testing.T, bookingRate int) (string, *auth.Signer) {
 		srv.Close()
 		store.Close()
 	})
-	return srv.URL, signer
+	return srv.URL, signer, store
 }
 
 // TestVaccinationRush runs a small vaccination-like rush against a real

@@ -91,7 +91,9 @@ func newRunID() string {
 // Setup creates a department, doctors, patients and slots through the admin
 // API. Patients come first because they are the slow part; the slots are
 // created last with an opening time OpenIn after setup ends, so that the
-// load starts on slots that have never been open.
+// load starts on slots that have never been open. It first refuses a
+// target holding real data (checkTarget). On an error it returns what it
+// created so far, for Cleanup.
 func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) (*Fixture, error) {
 	began := time.Now()
 	f := &Fixture{RunID: newRunID(), slotByID: map[int64]*Slot{}}
@@ -100,18 +102,21 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 		return nil, err
 	}
 	f.AdminToken = admin
+	if err := checkTarget(ctx, cfg, a, admin); err != nil {
+		return nil, err
+	}
 
 	var dept struct {
 		ID int64 `json:"id"`
 	}
 	if err := a.call(ctx, "POST", "/api/admin/departments", admin, map[string]string{"name": "rush-" + f.RunID}, &dept); err != nil {
-		return nil, fmt.Errorf("create department: %w", err)
+		return f, fmt.Errorf("create department: %w", err)
 	}
 	f.DepartmentID = dept.ID
 
 	logf("setup: creating %d patients with %d workers", cfg.Patients, cfg.SetupWorkers)
 	if err := createPatients(ctx, cfg, a, f); err != nil {
-		return nil, err
+		return f, err
 	}
 
 	// Main slots, SlotsPerDoctor to a doctor, then the group slots on a
@@ -137,7 +142,7 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 		}
 		body := map[string]any{"name": fmt.Sprintf("rush %s doctor %d", f.RunID, i+1), "departmentId": f.DepartmentID, "timezone": doctorZone}
 		if err := a.call(ctx, "POST", "/api/admin/doctors", admin, body, &d); err != nil {
-			return nil, fmt.Errorf("create doctor: %w", err)
+			return f, fmt.Errorf("create doctor: %w", err)
 		}
 		f.Doctors = append(f.Doctors, d.ID)
 	}
@@ -160,7 +165,7 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 			"opensAt": opens.UTC().Format(time.RFC3339Nano),
 		}
 		if err := a.call(ctx, "POST", "/api/admin/slots", admin, body, &s); err != nil {
-			return nil, fmt.Errorf("create slot: %w", err)
+			return f, fmt.Errorf("create slot: %w", err)
 		}
 		sl := &Slot{ID: s.ID, DoctorID: f.Doctors[p.doctor], Capacity: p.capacity, StartAt: start}
 		sl.body = []byte(`{"slotId":` + strconv.FormatInt(s.ID, 10) + `}`)
@@ -170,7 +175,7 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 		f.slotByID[sl.ID] = sl
 	}
 	if !time.Now().Before(opens) {
-		return nil, fmt.Errorf("setup ended after the opening time %s: raise --open-in", opens.Format(time.RFC3339Nano))
+		return f, fmt.Errorf("setup ended after the opening time %s: raise --open-in", opens.Format(time.RFC3339Nano))
 	}
 	f.SetupTook = time.Since(began)
 	return f, nil

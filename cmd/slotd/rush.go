@@ -47,6 +47,8 @@ func runRush(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		out           = fs.String("out", "rush-report", "report directory (report.json, latency.svg, histogram.svg, throughput.svg); empty: none")
 		plotFormat    = fs.String("plot-format", "svg", "plots as svg, png or pdf")
 		quiet         = fs.Bool("quiet", false, "no progress line")
+		keep          = fs.Bool("keep", false, "keep the run's department, doctors, slots and patients on the server for inspection (default: erase the patients, close the slots and deactivate the doctors at the end, also after an error or Ctrl-C)")
+		allowReal     = fs.Bool("allow-real-data", false, "run against a server whose database holds patients or active appointments that the demo did not load (refused by default)")
 	)
 	if err := parse(fs, args, stderr); err != nil {
 		return err
@@ -58,6 +60,8 @@ func runRush(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg.Target = *target
 	cfg.Out = *out
 	cfg.PlotFormat = *plotFormat
+	cfg.Keep = *keep
+	cfg.AllowRealData = *allowReal
 	var conflict []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
