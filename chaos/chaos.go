@@ -65,6 +65,8 @@ type Report struct {
 	// StaleFull counts the slot-full answers left out of the histories for
 	// being concurrent with a cancel (linear.History.DropFullDuringCancel).
 	StaleFull int
+	// Figures is a backup drill's own line of figures ("" for chaos).
+	Figures string
 }
 
 // Check is one verdict.
@@ -93,8 +95,12 @@ func (r Report) Print(w io.Writer, store string) {
 			fmt.Fprintf(w, "FAIL %s: %s: %v\n", store, c.Name, c.Err)
 		}
 	}
-	fmt.Fprintf(w, "%s: %d kill cycles, %d requests, %d answered 2xx, %d lost, %d histories, %d operations checked\n",
-		store, r.Cycles, r.Requests, r.Confirmed, r.Lost, r.Histories, r.Operations-r.StaleFull)
+	if r.Figures != "" {
+		fmt.Fprintf(w, "%s: %d requests; %s\n", store, r.Requests, r.Figures)
+	} else {
+		fmt.Fprintf(w, "%s: %d kill cycles, %d requests, %d answered 2xx, %d lost, %d histories, %d operations checked\n",
+			store, r.Cycles, r.Requests, r.Confirmed, r.Lost, r.Histories, r.Operations-r.StaleFull)
+	}
 	fmt.Fprintf(w, "%s: %d passed, %d failed\n", store, len(r.Checks)-r.Failed(), r.Failed())
 }
 
