@@ -38,6 +38,7 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.Record, "record", "", "write every request and answer to this JSON Lines file")
 	fs.StringVar(&cfg.ServerLog, "server-log", "", "append the servers' logs to this file")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0: from the clock)")
+	fs.DurationVar(&cfg.Hold, "hold", 0, "instead of kills and outages: rush this long while the fault comes from outside (scripts/failover kills the PostgreSQL leader), then report the longest time without a confirmed booking")
 	drill := fs.Bool("backup-drill", false, "instead of kills and outages: a backup mid-rush, more bookings, the restore, and the checks that what was confirmed before the backup's moment is back and nothing after it")
 	var d chaos.DrillConfig
 	fs.StringVar(&d.Backup, "backup", "", "backup drill on SQLite: the file slotd backup writes (default: beside --db)")
@@ -54,7 +55,9 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case cfg.DB == "":
 		return errors.New("--db is required")
-	case strings.HasPrefix(cfg.DB, "postgres") && (cfg.PGData == "" || cfg.PGBin == "" || cfg.PGLog == ""):
+	case *drill && cfg.Hold > 0:
+		return errors.New("--backup-drill and --hold are different runs: give one")
+	case strings.HasPrefix(cfg.DB, "postgres") && cfg.Hold == 0 && (cfg.PGData == "" || cfg.PGBin == "" || cfg.PGLog == ""):
 		return errors.New("a postgres:// --db needs --pg-data, --pg-bin and --pg-log, to stop and freeze it")
 	case *drill && strings.HasPrefix(cfg.DB, "postgres") && d.PgBackRestConfig == "":
 		return errors.New("a backup drill on PostgreSQL needs --pgbackrest-config")
