@@ -41,6 +41,12 @@ type Config struct {
 	// binaries (pg_ctl), its log and the user to run pg_ctl as ("" = us).
 	PGData, PGBin, PGLog, PGUser string
 
+	// Hold, when set, replaces the kills and outages: the rush runs this
+	// long while someone else injects the fault (scripts/failover kills
+	// the PostgreSQL leader's machine), and the report measures the
+	// longest time without a confirmed booking.
+	Hold time.Duration
+
 	Slots    int // slots booked at once
 	Patients int // patients per slot (≤ linear.MaxPatients)
 
@@ -65,6 +71,9 @@ type Report struct {
 	// StaleFull counts the slot-full answers left out of the histories for
 	// being concurrent with a cancel (linear.History.DropFullDuringCancel).
 	StaleFull int
+	// Figures is a backup drill's or a failover's own line of figures
+	// ("" for chaos).
+	Figures string
 }
 
 // Check is one verdict.
@@ -93,8 +102,12 @@ func (r Report) Print(w io.Writer, store string) {
 			fmt.Fprintf(w, "FAIL %s: %s: %v\n", store, c.Name, c.Err)
 		}
 	}
-	fmt.Fprintf(w, "%s: %d kill cycles, %d requests, %d answered 2xx, %d lost, %d histories, %d operations checked\n",
-		store, r.Cycles, r.Requests, r.Confirmed, r.Lost, r.Histories, r.Operations-r.StaleFull)
+	if r.Figures != "" {
+		fmt.Fprintf(w, "%s: %d requests; %s\n", store, r.Requests, r.Figures)
+	} else {
+		fmt.Fprintf(w, "%s: %d kill cycles, %d requests, %d answered 2xx, %d lost, %d histories, %d operations checked\n",
+			store, r.Cycles, r.Requests, r.Confirmed, r.Lost, r.Histories, r.Operations-r.StaleFull)
+	}
 	fmt.Fprintf(w, "%s: %d passed, %d failed\n", store, len(r.Checks)-r.Failed(), r.Failed())
 }
 
@@ -135,12 +148,20 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	r.start()
 	var outages []outage
 	var faultErr error
+	if cfg.Hold > 0 {
+		progress("rushing for %v while the fault comes from outside", cfg.Hold)
+		sleep(ctx, cfg.Hold)
+		cfg.Cycles = 0
+	}
 	for i := 0; i < cfg.Cycles && faultErr == nil; i++ {
 		sleep(ctx, time.Duration(300+rng.IntN(1200))*time.Millisecond)
 		progress("cycle %d/%d: kill -9", i+1, cfg.Cycles)
 		faultErr = srv.kill9AndRestart(ctx)
 	}
-	if cfg.store() == "postgres" && faultErr == nil {
+	stoppedAt := time.Now()
+	if cfg.Hold > 0 {
+		// The fault was someone else's.
+	} else if cfg.store() == "postgres" && faultErr == nil {
 		db := pgControl{cfg}
 		for _, f := range []struct {
 			name     string
@@ -179,6 +200,9 @@ func Run(ctx context.Context, cfg Config) (Report, error) {
 	progress("verifying")
 	rep := verify(ctx, cfg, srv, r, outages)
 	rep.Cycles = srv.kills
+	if cfg.Hold > 0 {
+		rep.Figures = checkGap(r.log.all(), stoppedAt, func(name string, err error) { rep.Checks = append(rep.Checks, Check{name, err}) })
+	}
 	if cfg.Record != "" {
 		if err := r.log.write(cfg.Record); err != nil {
 			rep.Checks = append(rep.Checks, Check{"the record of every request was written", err})

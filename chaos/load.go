@@ -85,6 +85,11 @@ type confirmed struct {
 	key, token                 string
 	cancelled                  bool // by its client, answered 200
 	uncertain                  bool // a cancel of it was never answered
+	// When the booking was first sent and its 2xx came back, and when a
+	// cancel of it was first sent and its 200 came back (zero: none): the
+	// backup drill's "before" and "after" the moment it restores to.
+	sent, answered             time.Time
+	cancelSent, cancelAnswered time.Time
 }
 
 type slotRun struct {
@@ -329,12 +334,13 @@ func pause() { time.Sleep(time.Duration(50+rand.IntN(100)) * time.Millisecond) }
 func (r *rush) book(sl *slotRun, idx int, p patient, key string) *confirmed {
 	op := r.nextOp.Add(1)
 	done := sl.history.Call(idx, linear.Input{Kind: linear.Book, Patient: idx})
+	sent := time.Now()
 	for {
 		a := r.send(op, "book", sl, p, "POST", "/api/appointments", key, map[string]any{"slotId": sl.id})
 		switch {
 		case a.Status == http.StatusCreated || a.Status == http.StatusOK:
 			done(linear.Output{Result: linear.OK, Queue: a.Queue})
-			c := &confirmed{slot: sl.id, patient: p.id, appointment: a.Appointment, key: key, token: p.token}
+			c := &confirmed{slot: sl.id, patient: p.id, appointment: a.Appointment, key: key, token: p.token, sent: sent, answered: a.End}
 			r.mu.Lock()
 			r.confirmed = append(r.confirmed, c)
 			r.mu.Unlock()
@@ -362,13 +368,16 @@ func (r *rush) book(sl *slotRun, idx int, p patient, key string) *confirmed {
 func (r *rush) cancel(sl *slotRun, idx int, p patient, c *confirmed) {
 	op := r.nextOp.Add(1)
 	done := sl.history.Call(idx, linear.Input{Kind: linear.Cancel, Patient: idx})
+	r.mu.Lock()
+	c.cancelSent = time.Now()
+	r.mu.Unlock()
 	for {
 		a := r.send(op, "cancel", sl, p, "DELETE", fmt.Sprintf("/api/appointments/%d", c.appointment), "", nil)
 		switch {
 		case a.Status == http.StatusOK && a.Code == "CANCELLED":
 			done(linear.Output{Result: linear.OK})
 			r.mu.Lock()
-			c.cancelled = true
+			c.cancelled, c.cancelAnswered = true, a.End
 			r.mu.Unlock()
 			return
 		case retryable(a):

@@ -18,18 +18,22 @@ import (
 type pgControl struct{ cfg Config }
 
 func (p pgControl) pgCtl(ctx context.Context, args ...string) error {
-	name := filepath.Join(p.cfg.PGBin, "pg_ctl")
-	argv := append([]string{"-D", p.cfg.PGData}, args...)
+	return p.run(ctx, filepath.Join(p.cfg.PGBin, "pg_ctl"), append([]string{"-D", p.cfg.PGData}, args...)...)
+}
+
+// run runs a server tool (pg_ctl, pgbackrest) as the server's user.
+func (p pgControl) run(ctx context.Context, name string, args ...string) error {
+	argv := args
 	if p.cfg.PGUser != "" {
-		// The server refuses to run as root.
-		argv = append([]string{"-u", p.cfg.PGUser, "--", name}, argv...)
+		// The server refuses to run as root, and its files are its user's.
+		argv = append([]string{"-u", p.cfg.PGUser, "--", name}, args...)
 		name = "runuser"
 	}
 	cmd := exec.CommandContext(ctx, name, argv...)
 	cmd.Dir = filepath.Dir(p.cfg.PGData) // the server's user may not read our cwd
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return fmt.Errorf("pg_ctl %s: %v: %s", strings.Join(args, " "), err, out)
+		return fmt.Errorf("%s %s: %v: %s", filepath.Base(name), strings.Join(args, " "), err, out)
 	}
 	return nil
 }

@@ -122,8 +122,9 @@ func (s *server) ensureUp(ctx context.Context) error {
 	}
 }
 
-// close stops the child with SIGTERM (SIGKILL after 20 s).
-func (s *server) close() {
+// halt stops the child with SIGTERM (SIGKILL after 20 s) and waits for it,
+// so that the database can be restored under it; start starts the next.
+func (s *server) halt() {
 	s.mu.Lock()
 	cmd, exit := s.cmd, s.exit
 	s.killing = true
@@ -138,6 +139,17 @@ func (s *server) close() {
 		_ = cmd.Process.Kill()
 		<-exit
 	}
+	s.mu.Lock()
+	s.killing = false
+	s.mu.Unlock()
+}
+
+// close stops the child for good and closes its log.
+func (s *server) close() {
+	s.halt()
+	s.mu.Lock()
+	s.killing = true
+	s.mu.Unlock()
 	if c, ok := s.log.(io.Closer); ok {
 		c.Close()
 	}

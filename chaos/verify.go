@@ -59,24 +59,7 @@ func verify(ctx context.Context, cfg Config, srv *server, r *rush, outages []out
 	add(fmt.Sprintf("each of the %d appointments answered 2xx exists, active unless its client cancelled it", len(confirmed)), list(lost))
 	add(fmt.Sprintf("a retry of each of the %d confirmed keys after the restarts returns the same appointment", len(confirmed)), list(replays))
 
-	// The rows.
-	rows, err := readRows(ctx, cfg.DB)
-	if err != nil {
-		add("the rows can be read", err)
-	} else {
-		over, twice, numbers, counters := rows.check()
-		add(fmt.Sprintf("no slot over capacity (%d slots)", len(rows.slots)), list(over))
-		add("nobody twice in a slot", list(twice))
-		add("queue numbers unique in each slot", list(numbers))
-		add("every slot's counter equals its active rows", list(counters))
-	}
-	rec := exec.CommandContext(ctx, cfg.Binary, "reconcile", "--db", cfg.DB)
-	rec.Env = append(os.Environ(), "SLOTD_DATA_KEYS="+cfg.DataKeys)
-	out, err := rec.CombinedOutput()
-	if err != nil {
-		err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
-	}
-	add("slotd reconcile is clean", err)
+	checkDatabase(ctx, cfg, add)
 
 	// Linearizability, slot by slot.
 	var mu sync.Mutex
@@ -107,6 +90,29 @@ func verify(ctx context.Context, cfg Config, srv *server, r *rush, outages []out
 		checkOutage(cfg, o, all, add)
 	}
 	return rep
+}
+
+// checkDatabase checks the rows (capacities, nobody twice, queue numbers,
+// counters) and runs slotd reconcile.
+func checkDatabase(ctx context.Context, cfg Config, add func(string, error)) {
+	rows, err := readRows(ctx, cfg.DB)
+	if err != nil {
+		add("the rows can be read", err)
+	} else {
+		over, twice, numbers, counters := rows.check()
+		add(fmt.Sprintf("no slot over capacity (%d slots)", len(rows.slots)), list(over))
+		add("nobody twice in a slot", list(twice))
+		add("queue numbers unique in each slot", list(numbers))
+		add("every slot's counter equals its active rows", list(counters))
+	}
+	rec := exec.CommandContext(ctx, cfg.Binary, "reconcile", "--db", cfg.DB)
+	rec.Env = append(os.Environ(), "SLOTD_DATA_KEYS="+cfg.DataKeys)
+	out, err := rec.CombinedOutput()
+	if err != nil {
+		err = fmt.Errorf("%v: %s", err, strings.TrimSpace(string(out)))
+	}
+	add("slotd reconcile is clean", err)
+
 }
 
 // checkOutage checks the answers to the requests sent while the database

@@ -16,7 +16,8 @@ import (
 
 // runChaos is `slotd chaos`: a rush against `slotd serve` children of this
 // very binary, killed and restarted, with database outages on PostgreSQL,
-// then the checks (package chaos; scripts/chaos runs it on both stores).
+// then the checks (package chaos; scripts/chaos runs it on both stores);
+// with --backup-drill a backup and restore instead (scripts/backup-drill).
 func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("chaos", flag.ContinueOnError)
 	var cfg chaos.Config
@@ -37,6 +38,14 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&cfg.Record, "record", "", "write every request and answer to this JSON Lines file")
 	fs.StringVar(&cfg.ServerLog, "server-log", "", "append the servers' logs to this file")
 	fs.Uint64Var(&cfg.Seed, "seed", 0, "random seed (0: from the clock)")
+	fs.DurationVar(&cfg.Hold, "hold", 0, "instead of kills and outages: rush this long while the fault comes from outside (scripts/failover kills the PostgreSQL leader), then report the longest time without a confirmed booking")
+	drill := fs.Bool("backup-drill", false, "instead of kills and outages: a backup mid-rush, more bookings, the restore, and the checks that what was confirmed before the backup's moment is back and nothing after it")
+	var d chaos.DrillConfig
+	fs.StringVar(&d.Backup, "backup", "", "backup drill on SQLite: the file slotd backup writes (default: beside --db)")
+	fs.StringVar(&d.PgBackRestConfig, "pgbackrest-config", "", "backup drill on PostgreSQL: pgBackRest's configuration file (the server archives its WAL there)")
+	fs.StringVar(&d.Stanza, "pgbackrest-stanza", "slotd", "backup drill on PostgreSQL: pgBackRest's stanza")
+	fs.DurationVar(&d.Before, "before", 3*time.Second, "backup drill: how long the rush runs before the moment")
+	fs.DurationVar(&d.After, "after", 3*time.Second, "backup drill: how long it runs after it")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -46,8 +55,12 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case cfg.DB == "":
 		return errors.New("--db is required")
-	case strings.HasPrefix(cfg.DB, "postgres") && (cfg.PGData == "" || cfg.PGBin == "" || cfg.PGLog == ""):
+	case *drill && cfg.Hold > 0:
+		return errors.New("--backup-drill and --hold are different runs: give one")
+	case strings.HasPrefix(cfg.DB, "postgres") && cfg.Hold == 0 && (cfg.PGData == "" || cfg.PGBin == "" || cfg.PGLog == ""):
 		return errors.New("a postgres:// --db needs --pg-data, --pg-bin and --pg-log, to stop and freeze it")
+	case *drill && strings.HasPrefix(cfg.DB, "postgres") && d.PgBackRestConfig == "":
+		return errors.New("a backup drill on PostgreSQL needs --pgbackrest-config")
 	case cfg.Patients < 1 || cfg.Patients > linear.MaxPatients || cfg.Slots < 1:
 		return fmt.Errorf("--slots ≥ 1 and --patients 1 to %d", linear.MaxPatients)
 	}
@@ -56,7 +69,15 @@ func runChaos(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	cfg.Progress = stderr
-	rep, err := chaos.Run(ctx, cfg)
+	var rep chaos.Report
+	if *drill {
+		if d.Backup == "" {
+			d.Backup = sqlitePath(cfg.DB) + ".drill-backup"
+		}
+		rep, err = chaos.Drill(ctx, cfg, d)
+	} else {
+		rep, err = chaos.Run(ctx, cfg)
+	}
 	if err != nil {
 		return err
 	}
