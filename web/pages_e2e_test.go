@@ -64,7 +64,12 @@ type pageShot struct {
 	item string // the file name's first part
 	role string // "patient", "visitor" or "staff"
 	path string
+	// phone, when set, is a JavaScript test that must hold at 360 px.
+	phone string
 }
+
+// cellsShort: no calendar cell's text takes more than two lines.
+const cellsShort = `[...document.querySelectorAll('.calendar .left')].filter(e => e.offsetParent).every(e => e.getBoundingClientRect().height <= 2.5 * parseFloat(getComputedStyle(e).lineHeight))`
 
 func TestE2EPagesEveryLanguageBothWidths(t *testing.T) {
 	b := browser(t)
@@ -83,20 +88,20 @@ func TestE2EPagesEveryLanguageBothWidths(t *testing.T) {
 	s.staffSignIn(t, tabs["staff"], "admin", "#h-docs")
 	appt := fmt.Sprintf("/appointments/%d", s.appt)
 	pages := []pageShot{
-		{"01-day-opens", "patient", fmt.Sprintf("/doctors/%d/days/%s", s.later.ID, s.laterOn)},
-		{"02-day-times", "patient", fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)},
-		{"03-signin-sentence", "visitor", fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)},
-		{"04-calendar-cells", "patient", fmt.Sprintf("/doctors/%d", s.later.ID)},
-		{"05-queue-confirmation", "patient", appt + "?booked=1"},
-		{"05-queue-history", "patient", "/history"},
-		{"05-queue-appointments", "patient", "/appointments"},
-		{"06-fee", "patient", fmt.Sprintf("/doctors/%d/days/%s", s.fee.ID, s.tomorrow)},
-		{"07-dashboard-full", "staff", "/staff/dashboard"},
-		{"08-clinic-close", "staff", "/staff/clinic"},
-		{"09-staff-doctors", "staff", "/staff"},
-		{"10-confirmation-cancel", "patient", appt + "?booked=1"},
-		{"12-staff-doctor", "staff", fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow)},
-		{"12-cancel", "patient", appt + "/cancel"},
+		{item: "01-day-opens", role: "patient", path: fmt.Sprintf("/doctors/%d/days/%s", s.later.ID, s.laterOn)},
+		{item: "02-day-times", role: "patient", path: fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)},
+		{item: "03-signin-sentence", role: "visitor", path: fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)},
+		{item: "04-calendar-cells", role: "patient", path: fmt.Sprintf("/doctors/%d", s.later.ID), phone: cellsShort},
+		{item: "05-queue-confirmation", role: "patient", path: appt + "?booked=1"},
+		{item: "05-queue-history", role: "patient", path: "/history"},
+		{item: "05-queue-appointments", role: "patient", path: "/appointments"},
+		{item: "06-fee", role: "patient", path: fmt.Sprintf("/doctors/%d/days/%s", s.fee.ID, s.tomorrow)},
+		{item: "07-dashboard-full", role: "staff", path: "/staff/dashboard"},
+		{item: "08-clinic-close", role: "staff", path: "/staff/clinic"},
+		{item: "09-staff-doctors", role: "staff", path: "/staff"},
+		{item: "10-confirmation-cancel", role: "patient", path: appt + "?booked=1"},
+		{item: "12-staff-doctor", role: "staff", path: fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow)},
+		{item: "12-cancel", role: "patient", path: appt + "/cancel"},
 	}
 	for _, l := range i18n.Languages {
 		for _, ctx := range tabs {
@@ -106,6 +111,13 @@ func TestE2EPagesEveryLanguageBothWidths(t *testing.T) {
 			ctx := tabs[pg.role]
 			do(t, ctx, chromedp.EmulateViewport(1280, 900), chromedp.Navigate(s.url+pg.path), chromedp.WaitReady(chromedp.CSS("main")))
 			shoot(t, ctx, dir, pg.item, l.Tag, phase)
+			if pg.phone != "" {
+				ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](pg.phone))
+				must(t, err)
+				if !ok {
+					t.Errorf("%s in %s at 360 px: %s does not hold", pg.item, l.Tag, pg.phone)
+				}
+			}
 		}
 	}
 	// The demo's catalog, as a clinic of each language sees it first.
@@ -125,6 +137,7 @@ func TestE2EPagesEveryLanguageBothWidths(t *testing.T) {
 // scrolls sideways.
 func shoot(t *testing.T, ctx context.Context, dir, item, lang, phase string) {
 	t.Helper()
+	// Phone last: the checks after it run at 360 px.
 	for _, w := range []struct{ w, h int64 }{{1280, 900}, {360, 780}} {
 		do(t, ctx, chromedp.EmulateViewport(w.w, w.h))
 		if w.w == 360 {
