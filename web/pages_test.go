@@ -5,6 +5,7 @@ package web
 // same pages in the browser).
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"regexp"
@@ -14,7 +15,9 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
+	"github.com/slotd/slotd/schedule"
 )
 
 // getAs renders path in lang as role ("patient" for patients[0], "staff"
@@ -150,6 +153,68 @@ func TestFeeWithoutStraySeparator(t *testing.T) {
 	}{{[]any{"", "€ 25.00"}, "€ 25.00"}, {[]any{"2 of 3 left", "€ 25.00"}, "2 of 3 left · € 25.00"}, {[]any{"Full", int64(0)}, "Full"}, {nil, ""}} {
 		if got := p.Joined(c.parts...); got != c.want {
 			t.Errorf("Joined(%q) = %q, want %q", c.parts, got, c.want)
+		}
+	}
+}
+
+// A queue number shows only where a slot takes several people; an
+// appointment's id is never labelled "No.".
+func TestQueueNumberOnlyWhereItCounts(t *testing.T) {
+	s := newPagesSite(t)
+	ctx := context.Background()
+	day3, _ := schedule.DayBounds(s.tomorrow.AddDays(3), s.loc)
+	group, err := s.store.ListSlots(ctx, s.doctor.ID, day3, day3.Add(24*time.Hour))
+	must(t, err)
+	if len(group) != 1 || group[0].Capacity != 3 {
+		t.Fatalf("the sample's group slot: %+v", group)
+	}
+	p := s.patients[0]
+	res := s.svc.Book(booking.WithActor(ctx, booking.Actor{Role: "patient", ID: fmt.Sprint(p.ID)}), p.ID, group[0].ID, "pages-group")
+	must(t, res.Err)
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		one := s.getAs(t, "patient", l.Tag, fmt.Sprintf("/appointments/%d", s.appt))
+		if strings.Contains(mainOf(one), `class="queue"`) || strings.Contains(one, pr.T("No. %d", 1)) || strings.Contains(one, pr.T("Queue number")) {
+			t.Errorf("%s: a one-place slot shows a queue number:\n%s", l.Tag, mainOf(one))
+		}
+		three := mainOf(s.getAs(t, "patient", l.Tag, fmt.Sprintf("/appointments/%d", res.Appointment.ID)))
+		if !strings.Contains(three, `data-queue="1">`+pr.T("No. %d", 1)+"<") {
+			t.Errorf("%s: a group slot lacks its queue number:\n%s", l.Tag, three)
+		}
+		list := mainOf(s.getAs(t, "patient", l.Tag, "/appointments"))
+		if strings.Count(list, pr.T("No. %d", 1)) != 2 { // the group one: seen and in its Cancel button's name
+			t.Errorf("%s: the list's queue numbers:\n%s", l.Tag, list)
+		}
+		for _, id := range []int64{s.appt, res.Appointment.ID} {
+			if cancel := mainOf(s.getAs(t, "patient", l.Tag, fmt.Sprintf("/appointments/%d/cancel", id))); strings.Contains(cancel, pr.T("Queue number")) != (id != s.appt) {
+				t.Errorf("%s: the cancel page of %d:\n%s", l.Tag, id, cancel)
+			}
+		}
+		hist := mainOf(s.getAs(t, "patient", l.Tag, "/history"))
+		for _, id := range []int64{s.appt, res.Appointment.ID} {
+			if strings.Contains(hist, pr.T("No. %d", id)) {
+				t.Errorf("%s: the history labels appointment id %d as a number:\n%s", l.Tag, id, hist)
+			}
+		}
+		if !strings.Contains(hist, fmt.Sprintf(`href="/appointments/%d">`, s.appt)) || !strings.Contains(hist, "10:00<") {
+			t.Errorf("%s: the history does not name the appointment by its time:\n%s", l.Tag, hist)
+		}
+	}
+}
+
+// On the confirmation, cancelling is offered after the other actions, as a
+// plain link, not as the most prominent button.
+func TestConfirmationCancelIsSecondary(t *testing.T) {
+	s := newPagesSite(t)
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		page := mainOf(s.getAs(t, "patient", l.Tag, fmt.Sprintf("/appointments/%d?booked=1", s.appt)))
+		cancel := strings.Index(page, "data-cancel>"+pr.T("Cancel this appointment"))
+		if cancel < 0 || strings.Index(page, pr.T("Reschedule")) > cancel || strings.Index(page, pr.T("Book another time")) > cancel {
+			t.Errorf("%s: cancelling is not after the other actions:\n%s", l.Tag, page)
+		}
+		if strings.Contains(page, `class="button danger" href="/appointments/`) {
+			t.Errorf("%s: cancelling is still a button", l.Tag)
 		}
 	}
 }
