@@ -6,8 +6,10 @@ package web
 // "after") each is saved as <item>-<lang>-<phase>-<width>.png.
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image/png"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -64,8 +66,25 @@ type pageShot struct {
 	item string // the file name's first part
 	role string // "patient", "visitor" or "staff"
 	path string
-	// phone, when set, is a JavaScript test that must hold at 360 px.
+	// phone, when set, is a JavaScript test that must hold at 360 px;
+	// check a test in Go.
 	phone string
+	check func(*testing.T, context.Context) bool
+}
+
+// inView: every link of the doctors table is within the phone's width.
+const inView = `[...document.querySelectorAll('#doctors a')].every(a => { const r = a.getBoundingClientRect(); return r.width > 0 && r.right <= window.innerWidth })`
+
+// fullBarIsRed: the full slot's bar is drawn red (the clinic's --bad),
+// not a meter's green: the middle pixel of its screenshot.
+func fullBarIsRed(t *testing.T, ctx context.Context) bool {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(".bars li.full meter")))
+	must(t, err)
+	img, err := png.Decode(bytes.NewReader(b))
+	must(t, err)
+	r, g, bl, _ := img.At(img.Bounds().Dx()/2, img.Bounds().Dy()/2).RGBA()
+	return r>>8 > 150 && g>>8 < 90 && bl>>8 < 90
 }
 
 // cellsShort: no calendar cell's text takes more than two lines.
@@ -96,9 +115,9 @@ func TestE2EPagesEveryLanguageBothWidths(t *testing.T) {
 		{item: "05-queue-history", role: "patient", path: "/history"},
 		{item: "05-queue-appointments", role: "patient", path: "/appointments"},
 		{item: "06-fee", role: "patient", path: fmt.Sprintf("/doctors/%d/days/%s", s.fee.ID, s.tomorrow)},
-		{item: "07-dashboard-full", role: "staff", path: "/staff/dashboard"},
+		{item: "07-dashboard-full", role: "staff", path: "/staff/dashboard", check: fullBarIsRed},
 		{item: "08-clinic-close", role: "staff", path: "/staff/clinic"},
-		{item: "09-staff-doctors", role: "staff", path: "/staff"},
+		{item: "09-staff-doctors", role: "staff", path: "/staff", phone: inView},
 		{item: "10-confirmation-cancel", role: "patient", path: appt + "?booked=1"},
 		{item: "12-staff-doctor", role: "staff", path: fmt.Sprintf("/staff/doctors/%d?date=%s", s.doctor.ID, s.tomorrow)},
 		{item: "12-cancel", role: "patient", path: appt + "/cancel"},
@@ -117,6 +136,9 @@ func TestE2EPagesEveryLanguageBothWidths(t *testing.T) {
 				if !ok {
 					t.Errorf("%s in %s at 360 px: %s does not hold", pg.item, l.Tag, pg.phone)
 				}
+			}
+			if pg.check != nil && !pg.check(t, ctx) {
+				t.Errorf("%s in %s at 360 px: the check fails", pg.item, l.Tag)
 			}
 		}
 	}

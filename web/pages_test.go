@@ -218,3 +218,27 @@ func TestConfirmationCancelIsSecondary(t *testing.T) {
 		}
 	}
 }
+
+// The staff pages: a full slot's bar is marked full (red, not the meter's
+// green), the closure's button says it cancels, and the doctors table
+// stacks on a phone (its actions named per doctor).
+func TestStaffPagesSayWhatTheyDo(t *testing.T) {
+	s := newPagesSite(t)
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		dash := mainOf(s.getAs(t, "staff", l.Tag, "/staff/dashboard"))
+		full := between(dash, `<li class="full">`, "</li>")
+		if !strings.Contains(full, `<meter class="full" optimum="0"`) {
+			t.Errorf("%s: the full slot's bar is not marked full: %q\n%s", l.Tag, full, dash)
+		}
+		clinic := mainOf(s.getAs(t, "staff", l.Tag, "/staff/clinic"))
+		if !strings.Contains(between(clinic, `id="closure-form"`, "</form>"), `class="danger">`+pr.T("Close and cancel its appointments")+"</button>") {
+			t.Errorf("%s: the closure's button:\n%s", l.Tag, between(clinic, `id="closure-form"`, "</form>"))
+		}
+		home := mainOf(s.getAs(t, "staff", l.Tag, "/staff"))
+		table := between(home, `<table class="list stack" id="doctors"`, "</table>")
+		if !strings.Contains(table, `aria-label="`+pr.T("Day view of %s", s.doctor.Name)+`"`) || !strings.Contains(table, `data-label="`+pr.T("%s:", pr.T("Edit"))+`"`) {
+			t.Errorf("%s: the doctors table does not stack:\n%s", l.Tag, home)
+		}
+	}
+}
