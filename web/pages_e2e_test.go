@@ -177,5 +177,5 @@ func shoot(t *testing.T, ctx context.Context, dir, item, lang, phase string) {
 
 // demoOptions is a small demo for a clinic of language lang.
 func demoOptions(lang string) demo.Options {
-	return demo.Options{Doctors: 3, Days: 2, Patients: 1}
+	return demo.Options{Doctors: 3, Days: 2, Patients: 1, Language: lang}
 }
