@@ -237,7 +237,7 @@ func TestStaffPagesSayWhatTheyDo(t *testing.T) {
 		}
 		home := mainOf(s.getAs(t, "staff", l.Tag, "/staff"))
 		table := between(home, `<table class="list stack" id="doctors"`, "</table>")
-		if !strings.Contains(table, `aria-label="`+pr.T("Day view of %s", s.doctor.Name)+`"`) || !strings.Contains(table, `data-label="`+pr.T("%s:", pr.T("Edit"))+`"`) {
+		if !strings.Contains(table, pr.T("Day view")+`<span class="visually-hidden"> – `+s.doctor.Name+"</span>") || !strings.Contains(table, `data-label="`+pr.T("%s:", pr.T("Edit"))+`"`) {
 			t.Errorf("%s: the doctors table does not stack:\n%s", l.Tag, home)
 		}
 	}
