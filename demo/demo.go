@@ -23,6 +23,10 @@ type Options struct {
 	Now      time.Time
 	// Progress receives a progress line as slots are written; nil for none.
 	Progress io.Writer
+	// Language is the clinic's language ("fr", "vi", "zh-Hans"; "" or
+	// another: English): the departments and doctors are named in it, as a
+	// clinic of that language would name its own.
+	Language string
 }
 
 // Summary is what Load created.
@@ -31,9 +35,35 @@ type Summary struct {
 	FirstPatientID                                   int64
 }
 
+// vaccination is the index of the Vaccination department, whose slots take
+// ten people.
+const vaccination = 7
+
 var departments = []string{
 	"General practice", "Cardiology", "Dermatology", "Paediatrics",
 	"Ophthalmology", "Orthopaedics", "ENT", "Vaccination",
+}
+
+// departmentNames are the departments in each language, in the order of
+// departments; doctorTitle writes a doctor's name in it.
+var departmentNames = map[string][]string{
+	"fr":      {"Médecine générale", "Cardiologie", "Dermatologie", "Pédiatrie", "Ophtalmologie", "Orthopédie", "ORL", "Vaccination"},
+	"vi":      {"Đa khoa", "Tim mạch", "Da liễu", "Nhi khoa", "Mắt", "Chấn thương chỉnh hình", "Tai mũi họng", "Tiêm chủng"},
+	"zh-Hans": {"全科", "心内科", "皮肤科", "儿科", "眼科", "骨科", "耳鼻喉科", "疫苗接种"},
+}
+
+// doctorName is the i-th sample doctor's name in lang: "Dr Anh Martin 1",
+// "BS. Anh Martin 1", "Anh Martin 1 医生".
+func doctorName(lang, first, last string, n int) string {
+	switch lang {
+	case "fr":
+		return fmt.Sprintf("Dr %s %s %d", first, last, n)
+	case "vi":
+		return fmt.Sprintf("BS. %s %s %d", first, last, n)
+	case "zh-Hans":
+		return fmt.Sprintf("%s %s %d 医生", first, last, n)
+	}
+	return fmt.Sprintf("Dr. %s %s %d", first, last, n)
 }
 
 var firstNames = []string{"Anh", "Camille", "Li", "Hugo", "Mai", "Wei", "Lucas", "Linh", "Chloé", "Jun", "Léa", "Minh"}
@@ -71,7 +101,11 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 	for _, d := range existing {
 		byName[d.Name] = d
 	}
-	for _, name := range departments {
+	names := departments
+	if n, ok := departmentNames[o.Language]; ok {
+		names = n
+	}
+	for _, name := range names {
 		d, ok := byName[name]
 		if !ok {
 			if d, err = store.CreateDepartment(ctx, booking.Department{Name: name}); err != nil {
@@ -106,7 +140,7 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 	for i := 0; i < o.Doctors; i++ {
 		dept := depts[i%len(depts)]
 		doc, err := store.CreateDoctor(ctx, booking.Doctor{
-			Name:         fmt.Sprintf("Dr. %s %s %d", firstNames[i%len(firstNames)], lastNames[(i/len(firstNames))%len(lastNames)], i+1),
+			Name:         doctorName(o.Language, firstNames[i%len(firstNames)], lastNames[(i/len(firstNames))%len(lastNames)], i+1),
 			DepartmentID: dept.ID, TimeZone: o.TimeZone,
 		})
 		if err != nil {
@@ -119,7 +153,7 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 			StartTime: "08:00", EndTime: "18:00", SlotMinutes: 15, Capacity: 1,
 			HorizonDays: o.Days,
 		}
-		if dept.Name == "Vaccination" {
+		if i%len(depts) == vaccination {
 			sc.Capacity = 10
 		}
 		if i%5 == 4 {

@@ -131,8 +131,19 @@ func (p *Printer) Date(t time.Time) string { return p.l.FmtDateFull(t) }
 // ShortDate is a compact day, e.g. "7 déc. 2026".
 func (p *Printer) ShortDate(t time.Time) string { return p.l.FmtDateMedium(t) }
 
-// Clock is a time of day, e.g. "09:05" or "9:05 am".
-func (p *Printer) Clock(t time.Time) string { return p.l.FmtTimeShort(t) }
+// Clock is a time of day on the 24-hour clock, e.g. "09:05". Chinese
+// reads it too, as Chinese hospitals' booking apps do, not CLDR's
+// 12-hour "上午9:05".
+func (p *Printer) Clock(t time.Time) string {
+	if clock24[p.Lang] {
+		return t.Format("15:04")
+	}
+	return p.l.FmtTimeShort(t)
+}
+
+// clock24 are the languages whose CLDR short time is on the 12-hour clock
+// but whose pages use the 24-hour one.
+var clock24 = map[string]bool{"zh-Hans": true}
 
 // DateTime is a day and a time.
 func (p *Printer) DateTime(t time.Time) string { return p.T("%s, %s", p.Date(t), p.Clock(t)) }

@@ -63,7 +63,7 @@ func TestFormats(t *testing.T) {
 		"en":      {"Monday", "December", "09:05", "1,234,567", "décembre"},
 		"fr":      {"lundi", "décembre", "09:05", "1\u202f234\u202f567", ""},
 		"vi":      {"Thứ Hai", "tháng 12", "09:05", "1.234.567", ""},
-		"zh-Hans": {"星期一", "2026年12月7日", "9:05", "1,234,567", ""},
+		"zh-Hans": {"星期一", "2026年12月7日", "09:05", "1,234,567", ""},
 	} {
 		p := New(lang)
 		got := p.Date(at) + " " + p.Month(2026, time.December) + " " + p.Clock(at) + " " + p.Number(1234567)
@@ -137,6 +137,26 @@ func TestSentence(t *testing.T) {
 	} {
 		if got := c.p.Sentence(c.message, c.format, c.args, utc); got != c.want {
 			t.Errorf("%s %q: %q, want %q", c.p.Lang, c.format, got, c.want)
+		}
+	}
+}
+
+// TestClock24Hour: every language writes times on the 24-hour clock with
+// two-digit hours, Chinese too (no 上午/下午, no am/pm).
+func TestClock24Hour(t *testing.T) {
+	for _, l := range Languages {
+		p := New(l.Tag)
+		for at, want := range map[time.Time]string{
+			time.Date(2026, 12, 7, 7, 0, 0, 0, time.UTC):   "07:00",
+			time.Date(2026, 12, 7, 15, 30, 0, 0, time.UTC): "15:30",
+		} {
+			got := p.Clock(at)
+			if got != want {
+				t.Errorf("%s: Clock(%s) = %q, want %q", l.Tag, at.Format("15:04"), got, want)
+			}
+			if dt := p.DateTime(at); strings.ContainsAny(dt, "上下午") || strings.Contains(strings.ToLower(dt), "pm") {
+				t.Errorf("%s: DateTime = %q: a 12-hour clock", l.Tag, dt)
+			}
 		}
 	}
 }

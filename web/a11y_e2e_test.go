@@ -295,7 +295,7 @@ func TestE2EKeyboardOnlyBooking(t *testing.T) {
 		{fmt.Sprintf(`a[href="/departments/%d"]`, s.dept.ID), fmt.Sprintf(`a[href="/doctors/%d"]`, s.doctor.ID)},
 		{fmt.Sprintf(`a[href="/doctors/%d"]`, s.doctor.ID), "table.calendar"},
 		{fmt.Sprintf(`a[data-date="%s"]`, s.tomorrow), "ul.slots"},
-		{fmt.Sprintf(`li[data-slot="%d"] button[type=submit]`, s.slots[1].ID), ".queue"},
+		{fmt.Sprintf(`li[data-slot="%d"] button[type=submit]`, s.slots[1].ID), ".ticket"},
 	} {
 		if strings.Contains(step.focus, "data-date") {
 			// Tomorrow may be in next month's page.
@@ -309,8 +309,8 @@ func TestE2EKeyboardOnlyBooking(t *testing.T) {
 		tabTo(t, ctx, step.focus)
 		do(t, ctx, chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(chromedp.CSS(step.then)))
 	}
-	if q := text(t, ctx, ".queue"); q != "No. 1" {
-		t.Fatalf("queue number %q", q)
+	if st := text(t, ctx, "[data-status]"); st != "BOOKED" {
+		t.Fatalf("status %q", st)
 	}
 }
 

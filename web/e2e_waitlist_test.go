@@ -25,7 +25,7 @@ func TestE2ERescheduleAndWaitlist(t *testing.T) {
 	s.openDay(t, ctx)
 	do(t, ctx,
 		chromedp.Click(chromedp.CSS(fmt.Sprintf(`li[data-slot="%d"] button[type=submit]`, s.slots[1].ID))),
-		chromedp.WaitVisible(chromedp.CSS(".queue")),
+		chromedp.WaitVisible(chromedp.CSS(".ticket")),
 		chromedp.Click(chromedp.CSS(`a[href$="/reschedule"]`)),
 		chromedp.WaitVisible(chromedp.CSS("ul.slots")),
 	)

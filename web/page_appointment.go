@@ -11,8 +11,11 @@ import (
 
 // apptView is an appointment as the patient pages show it.
 type apptView struct {
-	ID        int64
-	Queue     int
+	ID    int64
+	Queue int
+	// ShowQueue: the slot takes several people, so the number tells them
+	// their turn; a one-place slot's "No. 1" would say nothing.
+	ShowQueue bool
 	Doctor    string
 	DoctorID  int64
 	When      string // date and start–end, in the doctor's zone
@@ -53,6 +56,7 @@ func (s *server) apptViewOf(ctx context.Context, pr *i18n.Printer, a booking.App
 	v.When = v.Date + ", " + v.Hours
 	if sl, err := s.store.GetSlot(ctx, a.SlotID); err == nil {
 		v.Fee = sl.FeeCents
+		v.ShowQueue = sl.Capacity > 1
 	}
 	now := s.now()
 	v.CanCancel = a.Status.Active() && now.Before(a.StartAt)
@@ -78,8 +82,11 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	p := s.newPage(w, r, "")
-	p.Title = p.T("Appointment No. %d", a.QueueNumber)
 	v := s.apptViewOf(ctx, p.pr, a)
+	p.Title = p.T("Your appointment")
+	if v.ShowQueue {
+		p.Title = p.T("Appointment No. %d", a.QueueNumber)
+	}
 	q := r.URL.Query()
 	switch {
 	case q.Has("booked") && a.Status == booking.StatusHeld:

@@ -36,6 +36,9 @@ func (s *server) clinicRoutes() {
 type auditRow struct {
 	booking.AuditEntry
 	When string
+	// Appt names the entry's appointment by its time (the patient's
+	// history): an id is no queue number.
+	Appt string
 }
 
 // auditRows shows each entry's time in the clinic's zone, in the page's
@@ -269,6 +272,17 @@ func (s *server) handleHistory(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.newPage(w, r, "History")
-	p.Data = s.auditRows(p, es)
+	rows := s.auditRows(p, es)
+	if as, err := s.svc.Appointments(r.Context(), sess.PatientID, ""); err == nil {
+		when := map[int64]string{}
+		for _, a := range as {
+			at := a.StartAt.In(s.clinicZone)
+			when[a.ID] = p.pr.ShortDate(at) + " " + p.pr.Clock(at)
+		}
+		for i := range rows {
+			rows[i].Appt = when[rows[i].EntityID]
+		}
+	}
+	p.Data = rows
 	s.render(w, r, http.StatusOK, "history", p)
 }

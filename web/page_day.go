@@ -2,6 +2,7 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -68,6 +69,15 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
+	// A day whose slots are not published yet says when booking opens, as
+	// the calendar's cell does.
+	opens := ""
+	if len(rows) == 0 {
+		scheds, _ := s.store.ListSchedules(ctx, doc.ID)
+		if at := unpublishedOpens(scheds, loc, day, now); !at.IsZero() {
+			opens = fmtDateTime(p.pr, at, loc)
+		}
+	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	p.Data = struct {
 		Doctor     booking.Doctor
@@ -80,7 +90,10 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		HasFee     bool
 		Full       bool
 		WaitKey    string
-	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey()}
+		Opens      string
+		SignIn     string
+	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
+		"/signin?next=" + url.QueryEscape(r.URL.Path)}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 

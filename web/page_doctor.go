@@ -22,8 +22,12 @@ type calDay struct {
 	Remaining int
 	Label     string // for screen readers
 	// Opens is when booking opens, for a day not open yet (its slots not
-	// published, or published but not open).
-	Opens string
+	// published, or published but not open); OpensClock its time alone,
+	// the cell's short text on a phone (Label and Aria keep the whole).
+	Opens      string
+	OpensClock string
+	// Aria names the cell's link for screen readers: the day and Label.
+	Aria string
 }
 
 // Full reports a day with slots but no place left: greyed, not a link.
@@ -99,6 +103,7 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 			}
 			if !opens.IsZero() {
 				c.Opens = p.pr.ShortDate(opens.In(loc)) + " " + p.pr.Clock(opens.In(loc))
+				c.OpensClock = p.pr.Clock(opens.In(loc))
 			}
 			switch {
 			case c.Full():
@@ -110,6 +115,7 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 			default:
 				c.Label = p.T("no appointments")
 			}
+			c.Aria = p.T("%s, %s", dayTitle(p.pr, d), c.Label)
 			week = append(week, c)
 			d = d.AddDays(1)
 		}

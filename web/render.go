@@ -180,3 +180,34 @@ func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // Currency is the clinic currency's ISO 4217 code, for fee inputs.
 func (p *page) Currency() string { return p.srv.currency.Code }
+
+// Link writes a translated sentence whose part in [brackets] is a link to
+// href, so that each language places the link inside its own whole
+// sentence: {{$.Link ($.T "[Sign in] with your phone number to book.") $d.SignIn}}.
+// The text is escaped; href must be a path of the site. A sentence without
+// brackets is written whole, as a link.
+func (p *page) Link(sentence, href string) template.HTML {
+	if !strings.HasPrefix(href, "/") || strings.HasPrefix(href, "//") {
+		return template.HTML(template.HTMLEscapeString(sentence))
+	}
+	before, rest, ok := strings.Cut(sentence, "[")
+	inner, after, ok2 := strings.Cut(rest, "]")
+	if !ok || !ok2 {
+		before, inner, after = "", sentence, ""
+	}
+	esc := template.HTMLEscapeString
+	return template.HTML(esc(before) + `<a href="` + esc(href) + `">` + esc(inner) + `</a>` + esc(after))
+}
+
+// Joined writes the non-empty strings of parts separated by " · ", so a
+// missing part leaves no stray separator; other values (a zero fee's
+// false, say) are left out.
+func (p *page) Joined(parts ...any) string {
+	var out []string
+	for _, x := range parts {
+		if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, s)
+		}
+	}
+	return strings.Join(out, " · ")
+}

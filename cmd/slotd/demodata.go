@@ -20,6 +20,7 @@ func runDemoData(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.IntVar(&o.Days, "days", 14, "days of slots from today")
 	fs.IntVar(&o.Patients, "patients", 100, "patients to create")
 	fs.StringVar(&o.TimeZone, "timezone", "Europe/Paris", "the doctors' IANA time zone")
+	fs.StringVar(&o.Language, "lang", "en", "the language of the departments' and doctors' names: en, zh-Hans, vi or fr")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}

@@ -305,7 +305,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	url := scheme + "://" + ln.Addr().String()
 	if f.demo {
-		if err := loadDemo(ctx, store, signer, url, demoFill, stdout); err != nil {
+		if err := loadDemo(ctx, store, signer, url, demoFill, f.locale.language, stdout); err != nil {
 			ln.Close()
 			return err
 		}
@@ -394,14 +394,14 @@ func claimDemo(ctx context.Context, store booking.DemoStore, db string) (fill bo
 // loadDemo fills a database claimDemo found empty (or a demo database
 // left empty) with a small sample and prints how to use it: the URL and a
 // demo admin and patient token. Only a demo database gets here.
-func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, fill bool, stdout io.Writer) error {
+func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, fill bool, lang string, stdout io.Writer) error {
 	depts, err := store.ListDepartments(ctx)
 	if err != nil {
 		return err
 	}
 	var patientID int64 = 1
 	if fill || len(depts) == 0 {
-		sum, err := demo.Load(ctx, store, demo.Options{Doctors: 12, Days: 14, Patients: 20})
+		sum, err := demo.Load(ctx, store, demo.Options{Doctors: 12, Days: 14, Patients: 20, Language: lang})
 		if err != nil {
 			return fmt.Errorf("demo data: %w", err)
 		}
