@@ -67,13 +67,15 @@ func unavailable(err error) error {
 
 // unavailableState reports SQLSTATEs that mean the server cannot serve us
 // now rather than that the request is wrong: connection exceptions, the
-// server shutting down or starting, too many connections, and a statement
-// cancelled (statement_timeout or our context).
+// server shutting down or starting, too many connections, a statement
+// cancelled (statement_timeout or our context), and a read-only transaction:
+// a standby answered, as during a failover when the proxy already sends to
+// the node being promoted.
 func unavailableState(code string) bool {
 	switch {
 	case strings.HasPrefix(code, "08"):
 		return true
-	case code == "57P01", code == "57P02", code == "57P03", code == "53300", code == "57014":
+	case code == "57P01", code == "57P02", code == "57P03", code == "53300", code == "57014", code == "25006":
 		return true
 	}
 	return false
