@@ -25,6 +25,7 @@ cleanup() {
 		fi
 		rm -rf "$PGTMP"
 	fi
+	rm -f "$FREE_PORTS_GIVEN"
 	exit "$rc"
 }
 trap cleanup EXIT
@@ -51,13 +52,20 @@ find_pg_bin() {
 	echo "$best"
 }
 
-# free_port prints a TCP port on 127.0.0.1 that nothing answers on. A port can
-# still be taken between this probe and the server's bind; start_pg retries.
+# free_port prints a TCP port on 127.0.0.1 that nothing answers on, below
+# Linux's ephemeral range (32768+), where an outgoing connection's local port
+# could take it before the server binds, and not printed before to this
+# script (the ports it hands out are kept in a file, since callers run it in
+# a subshell). A port can still be taken between this probe and the bind;
+# start_pg retries.
+FREE_PORTS_GIVEN="${FREE_PORTS_GIVEN:-$(mktemp "${TMPDIR:-/tmp}/slotd-ports.XXXXXX")}"
 free_port() {
 	local i port
-	for ((i = 0; i < 50; i++)); do
-		port=$((20000 + (RANDOM * 32768 + RANDOM) % 30000))
+	for ((i = 0; i < 100; i++)); do
+		port=$((20000 + RANDOM % 12000))
+		grep -qx "$port" "$FREE_PORTS_GIVEN" 2>/dev/null && continue
 		if ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			echo "$port" >>"$FREE_PORTS_GIVEN"
 			echo "$port"
 			return 0
 		fi
