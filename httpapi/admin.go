@@ -200,7 +200,7 @@ func (in scheduleRequest) schedule(doctorID int64) (booking.Schedule, error) {
 	if in.EndDate != "" {
 		d, err := parseDate(in.EndDate, "endDate")
 		if err != nil {
-			return booking.Schedule{}, err
+			return booking.Schedule{}, inBody(err, "/endDate")
 		}
 		sc.EndDate = d.String()
 	}
@@ -278,11 +278,11 @@ func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	}
 	from, err := parseDate(in.From, "from")
 	if err != nil {
-		return err
+		return inBody(err, "/from")
 	}
 	to, err := parseDate(in.To, "to")
 	if err != nil {
-		return err
+		return inBody(err, "/to")
 	}
 	if to.Before(from) {
 		return errorf(booking.CodeInvalidRequest, "to must not be before from")
@@ -301,12 +301,12 @@ func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 
 func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	var in struct {
-		DoctorID        int64      `json:"doctorId"`
-		StartAt         time.Time  `json:"startAt"`
-		DurationMinutes int        `json:"durationMinutes"`
-		Capacity        int        `json:"capacity"`
-		OpensAt         *time.Time `json:"opensAt"`
-		Fee             int64      `json:"fee"`
+		DoctorID        int64    `json:"doctorId"`
+		StartAt         instant  `json:"startAt"`
+		DurationMinutes int      `json:"durationMinutes"`
+		Capacity        int      `json:"capacity"`
+		OpensAt         *instant `json:"opensAt"`
+		Fee             int64    `json:"fee"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -328,8 +328,8 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	}
 	opens := now
 	if in.OpensAt != nil {
-		opens = *in.OpensAt
-		if !opens.Before(in.StartAt) {
+		opens = in.OpensAt.Time
+		if !opens.Before(in.StartAt.Time) {
 			return errorf(booking.CodeInvalidRequest, "opensAt must be before startAt")
 		}
 	}
@@ -364,10 +364,14 @@ func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		return errorf(booking.CodeInvalidRequest, "give capacity, status or both")
 	}
 	if in.Capacity != nil && (*in.Capacity < booking.MinCapacity || *in.Capacity > booking.MaxCapacity) {
-		return errorf(booking.CodeInvalidRequest, "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
+		return fieldErrorf("/capacity", "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
 	}
-	if in.Status != nil && *in.Status != booking.SlotOpen && *in.Status != booking.SlotClosed {
-		return errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")
+	if in.Status != nil {
+		st, ok := enumValue(*in.Status, booking.SlotOpen, booking.SlotClosed)
+		if !ok {
+			return fieldErrorf("/status", "status must be OPEN or CLOSED")
+		}
+		in.Status = &st
 	}
 	sl, err := s.svc.UpdateSlot(r.Context(), id, booking.SlotUpdate{Capacity: in.Capacity, Status: in.Status})
 	if err != nil {

@@ -70,7 +70,7 @@ func TestBadInputNeverServerError(t *testing.T) {
 		{method: "PATCH", path: "/api/admin/slots/%s", admin: true, hasID: true, body: true},
 		{method: "GET", path: "/api/appointments/%s", hasID: true},
 		{method: "DELETE", path: "/api/appointments/%s", hasID: true},
-		{method: "GET", path: "/api/me/appointments", queries: []string{"status=booked", "status=", "status=GONE", "status=BOOKED&status=HELD", "page=2"}},
+		{method: "GET", path: "/api/me/appointments", queries: []string{"status=", "status=GONE", "status=BOOKED&status=HELD", "page=2"}},
 	}
 	tokenFor := func(ep endpoint) string {
 		if ep.admin {

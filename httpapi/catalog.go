@@ -80,7 +80,7 @@ func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, list func(
 	var dep int64
 	if v, ok := q["departmentId"]; ok {
 		if dep, err = parseID(v, "departmentId"); err != nil {
-			return err
+			return inParam(err, "departmentId")
 		}
 	}
 	ctx, cancel := s.storeCtx(r.Context())
@@ -169,7 +169,7 @@ func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	var day schedule.Date
 	if hasDate {
 		if day, err = parseDate(rawDate, "date"); err != nil {
-			return err
+			return inParam(err, "date")
 		}
 	}
 	now := s.now()
@@ -295,13 +295,13 @@ func (s *server) availability(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	from := schedule.DateOf(s.now(), loc)
 	if v, ok := q["from"]; ok {
 		if from, err = parseDate(v, "from"); err != nil {
-			return err
+			return inParam(err, "from")
 		}
 	}
 	to := from.AddDays(defaultAvailabilityDays - 1)
 	if v, ok := q["to"]; ok {
 		if to, err = parseDate(v, "to"); err != nil {
-			return err
+			return inParam(err, "to")
 		}
 	}
 	if to.Before(from) {

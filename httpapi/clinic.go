@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -119,15 +120,46 @@ func (s *server) lastReconciliation(w http.ResponseWriter, r *http.Request, _ au
 // auditPage is one page of the audit log; Next is the `before` of the next
 // page, 0 on the last.
 type auditPage struct {
-	Entries []booking.AuditEntry `json:"entries"`
-	Next    int64                `json:"next"`
+	Entries []auditView `json:"entries"`
+	Next    int64       `json:"next"`
+}
+
+// auditView is an audit entry as the API answers it: before and after
+// are the JSON objects the log recorded, not strings holding them.
+type auditView struct {
+	booking.AuditEntry
+	Before json.RawMessage `json:"before,omitempty"`
+	After  json.RawMessage `json:"after,omitempty"`
+}
+
+// newAuditView makes e's states JSON values; a state that is not a JSON
+// object (none is written so) is left out rather than answered broken.
+func newAuditView(e booking.AuditEntry) auditView {
+	return auditView{AuditEntry: e, Before: stateObject(e.Before), After: stateObject(e.After)}
+}
+
+// auditViews makes each entry an auditView, never nil.
+func auditViews(es []booking.AuditEntry) []auditView {
+	out := make([]auditView, len(es))
+	for i, e := range es {
+		out[i] = newAuditView(e)
+	}
+	return out
+}
+
+func stateObject(s string) json.RawMessage {
+	if !strings.HasPrefix(s, "{") || !json.Valid([]byte(s)) {
+		return nil
+	}
+	return json.RawMessage(s)
 }
 
 const defaultAuditLimit = 100
 
 // auditFilter parses the audit log's query: entity, id, actor ("role" or
-// "role:id"), from and to (RFC 3339), before (the page cursor), limit.
-func auditFilter(r *http.Request, extra ...string) (booking.AuditFilter, error) {
+// "role:id"), from and to (RFC 3339, or a date: that day in the clinic's
+// zone loc, to included), before (the page cursor), limit.
+func auditFilter(r *http.Request, loc *time.Location, extra ...string) (booking.AuditFilter, error) {
 	q, err := parseQuery(r, append([]string{"entity", "id", "actor", "from", "to", "before", "limit"}, extra...)...)
 	if err != nil {
 		return booking.AuditFilter{}, err
@@ -142,7 +174,7 @@ func auditFilter(r *http.Request, extra ...string) (booking.AuditFilter, error) 
 	for name, dst := range map[string]*int64{"id": &f.EntityID, "before": &f.BeforeID} {
 		if v, ok := q[name]; ok {
 			if *dst, err = parseID(v, name); err != nil {
-				return f, err
+				return f, inParam(err, name)
 			}
 		}
 	}
@@ -153,11 +185,14 @@ func auditFilter(r *http.Request, extra ...string) (booking.AuditFilter, error) 
 		}
 		f.ActorRole, f.ActorID = role, id
 	}
-	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
-		if v, ok := q[name]; ok {
-			if *dst, err = time.Parse(time.RFC3339, v); err != nil {
-				return f, errorf(booking.CodeInvalidRequest, "%s must be an RFC 3339 time", name)
-			}
+	if v, ok := q["from"]; ok {
+		if f.From, err = parseInstant(v, "from", false, loc); err != nil {
+			return f, err
+		}
+	}
+	if v, ok := q["to"]; ok {
+		if f.To, err = parseInstant(v, "to", true, loc); err != nil {
+			return f, err
 		}
 	}
 	if v, ok := q["limit"]; ok {
@@ -182,7 +217,7 @@ func (s *server) writeAudit(w http.ResponseWriter, r *http.Request, f booking.Au
 // writeAuditPage answers a page of entries, with the cursor of the next
 // page when the page is full.
 func writeAuditPage(w http.ResponseWriter, es []booking.AuditEntry, limit int) {
-	page := auditPage{Entries: orEmpty(es)}
+	page := auditPage{Entries: auditViews(es)}
 	if len(es) == limit {
 		page.Next = es[len(es)-1].ID
 	}
@@ -190,7 +225,7 @@ func writeAuditPage(w http.ResponseWriter, es []booking.AuditEntry, limit int) {
 }
 
 func (s *server) audit(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	f, err := auditFilter(r)
+	f, err := auditFilter(r, s.zone)
 	if err != nil {
 		return err
 	}
@@ -211,7 +246,7 @@ func (s *server) myHistory(w http.ResponseWriter, r *http.Request, c auth.Claims
 	limit := defaultAuditLimit
 	if v, ok := q["before"]; ok {
 		if before, err = parseID(v, "before"); err != nil {
-			return err
+			return inParam(err, "before")
 		}
 	}
 	if v, ok := q["limit"]; ok {
@@ -369,11 +404,18 @@ func (s *server) exportAppointments(w http.ResponseWriter, r *http.Request, _ au
 	if err != nil {
 		return err
 	}
-	from, ferr := time.Parse(time.RFC3339, q["from"])
-	to, terr := time.Parse(time.RFC3339, q["to"])
-	switch {
-	case ferr != nil || terr != nil:
+	if q["from"] == "" || q["to"] == "" {
 		return errorf(booking.CodeInvalidRequest, "from and to are required RFC 3339 times")
+	}
+	from, err := parseInstant(q["from"], "from", false, s.zone)
+	if err != nil {
+		return err
+	}
+	to, err := parseInstant(q["to"], "to", true, s.zone)
+	if err != nil {
+		return err
+	}
+	switch {
 	case !to.After(from) || to.Sub(from) > maxExportDays*24*time.Hour:
 		return errorf(booking.CodeInvalidRequest, "the period must end after it starts and last at most %d days", maxExportDays)
 	}

@@ -10,11 +10,11 @@ import (
 
 // waitlistRequest is the body of POST /api/waitlist.
 type waitlistRequest struct {
-	DoctorID     int64     `json:"doctorId"`
-	DepartmentID int64     `json:"departmentId"`
-	From         time.Time `json:"from"`
-	To           time.Time `json:"to"`
-	PartOfDay    string    `json:"partOfDay"`
+	DoctorID     int64   `json:"doctorId"`
+	DepartmentID int64   `json:"departmentId"`
+	From         instant `json:"from"`
+	To           instant `json:"to"`
+	PartOfDay    string  `json:"partOfDay"`
 }
 
 // waitlistPatient returns the token's patient, or forbidden.
@@ -40,11 +40,14 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
+	if part, ok := enumValue(in.PartOfDay, booking.PartMorning, booking.PartAfternoon, booking.PartAny); ok {
+		in.PartOfDay = part
+	}
 	if in.DoctorID != 0 && !validID(in.DoctorID) || in.DepartmentID != 0 && !validID(in.DepartmentID) {
 		return errorf(booking.CodeInvalidRequest, "doctorId and departmentId must be ids 1 to %d", int64(booking.MaxID))
 	}
 	e, existed, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: patient, DoctorID: in.DoctorID,
-		DepartmentID: in.DepartmentID, From: in.From, To: in.To, PartOfDay: in.PartOfDay, IdempotencyKey: key})
+		DepartmentID: in.DepartmentID, From: in.From.Time, To: in.To.Time, PartOfDay: in.PartOfDay, IdempotencyKey: key})
 	if err != nil {
 		return err
 	}
@@ -140,9 +143,9 @@ func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	to := from.Add(24 * time.Hour)
 	for name, dst := range map[string]*time.Time{"from": &from, "to": &to} {
 		if v, ok := q[name]; ok {
-			t, err := time.Parse(time.RFC3339, v)
+			t, err := parseInstant(v, name, name == "to", s.zone)
 			if err != nil {
-				return errorf(booking.CodeInvalidRequest, "%s must be an RFC 3339 time", name)
+				return err
 			}
 			*dst = t
 		}
