@@ -182,7 +182,7 @@ func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ ses
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
 	// Deactivated doctors too: their appointments stay.
-	docs, err := s.store.ListAllDoctors(ctx, 0)
+	docs, err := s.store.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
