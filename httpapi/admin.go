@@ -159,6 +159,35 @@ func (s *server) getPatient(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	return nil
 }
 
+// findPatients is GET /api/admin/patients?q=: the staff's search (a name's
+// start, a phone or an e-mail; Service.FindPatients), paged by id. The
+// answer is personal data: never cached on the way, never logged.
+func (s *server) findPatients(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, withPage("q")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	if !booking.ValidPatientQuery(q["q"]) {
+		return errorf(booking.CodeInvalidRequest, "q must be at most %d characters", booking.MaxPatientQuery)
+	}
+	found, err := s.svc.FindPatients(r.Context(), booking.PatientQuery{Q: q["q"], Page: booking.Page{After: p.After, Limit: p.Limit}})
+	if err != nil {
+		return err
+	}
+	page := listPage[booking.Patient]{Items: orEmpty(found.Patients)}
+	if found.Next != 0 {
+		next := encodeCursor(found.Next)
+		page.Next = &next
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
 // scheduleRequest is the body of POST /api/admin/doctors/{id}/schedules.
 // Weekdays are plain ints so that 7 or -1 is refused here, not wrapped.
 type scheduleRequest struct {
@@ -241,20 +270,26 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 }
 
 func (s *server) listSchedules(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, pageParams...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
 	d, _, err := s.doctor(r)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
+	// A doctor has a few schedules (they may not overlap): read whole, by id.
 	ss, err := s.store.ListSchedules(ctx, d.ID)
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	if ss == nil {
-		ss = []booking.Schedule{}
-	}
-	writeJSON(w, http.StatusOK, ss)
+	writeJSON(w, http.StatusOK, pageAfter(ss, p, func(sc booking.Schedule) int64 { return sc.ID }, true))
 	return nil
 }
 

@@ -167,7 +167,11 @@ func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.C
 	if !ok {
 		return errorf(booking.CodeForbidden, "only patients have their own appointments")
 	}
-	q, err := parseQuery(r, "status")
+	q, err := parseQuery(r, withPage("status")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
@@ -177,14 +181,11 @@ func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.C
 			return paramErrorf("status", "status must be one of %s", statusNames())
 		}
 	}
-	as, err := s.svc.Appointments(r.Context(), patient, st)
+	as, err := s.svc.Appointments(r.Context(), patient, st, p.store())
 	if err != nil {
 		return err
 	}
-	if as == nil {
-		as = []booking.Appointment{}
-	}
-	writeJSON(w, http.StatusOK, as)
+	writeJSON(w, http.StatusOK, pageOf(as, p, func(a booking.Appointment) int64 { return a.ID }))
 	return nil
 }
 

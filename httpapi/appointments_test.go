@@ -367,7 +367,9 @@ func (downStore) Ping(context.Context) error { return errDown }
 func (downStore) Book(context.Context, int64, []booking.BookRequest, time.Time) ([]booking.BookResult, error) {
 	return nil, errDown
 }
-func (downStore) ListDepartments(context.Context) ([]booking.Department, error) { return nil, errDown }
+func (downStore) ListDepartments(context.Context, booking.Page) ([]booking.Department, error) {
+	return nil, errDown
+}
 func (downStore) GetAppointment(context.Context, int64) (booking.Appointment, error) {
 	return booking.Appointment{}, errDown
 }
@@ -422,11 +424,11 @@ func TestAppointmentsReadAndCancel(t *testing.T) {
 	e.do(call{method: "GET", path: path1}).expect(t, 401, booking.CodeUnauthorized)
 
 	var mine []booking.Appointment
-	e.do(call{method: "GET", path: "/api/me/appointments", token: t1}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments", token: t1}).expect(t, 200).items(t, &mine)
 	if len(mine) != 2 || mine[0].ID != a2.ID {
 		t.Fatalf("%+v", mine)
 	}
-	e.do(call{method: "GET", path: "/api/me/appointments", token: t2}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments", token: t2}).expect(t, 200).items(t, &mine)
 	if len(mine) != 0 {
 		t.Fatalf("%+v", mine)
 	}
@@ -450,11 +452,11 @@ func TestAppointmentsReadAndCancel(t *testing.T) {
 	// The place is free again for someone else.
 	e.do(book(t2, "x", slotBody(s1.ID))).expect(t, 201)
 
-	e.do(call{method: "GET", path: "/api/me/appointments?status=CANCELLED", token: t1}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments?status=CANCELLED", token: t1}).expect(t, 200).items(t, &mine)
 	if len(mine) != 1 || mine[0].ID != a1.ID {
 		t.Fatalf("%+v", mine)
 	}
-	e.do(call{method: "GET", path: "/api/me/appointments?status=BOOKED", token: t1}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments?status=BOOKED", token: t1}).expect(t, 200).items(t, &mine)
 	if len(mine) != 1 || mine[0].ID != a2.ID {
 		t.Fatalf("%+v", mine)
 	}

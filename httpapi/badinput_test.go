@@ -296,7 +296,7 @@ func testNumbersOutOfRange(t *testing.T, st booking.Store) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	docs, err := st.ListDoctors(ctx, 0)
+	docs, err := st.ListDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -190,19 +190,28 @@ func (s *server) createClosure(w http.ResponseWriter, r *http.Request, _ auth.Cl
 }
 
 func (s *server) listSuspensions(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, withPage("standing")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
 	standing := false
-	switch r.URL.Query().Get("standing") {
+	switch q["standing"] {
 	case "", "false":
 	case "true":
 		standing = true
 	default:
 		return errorf(booking.CodeInvalidRequest, "standing must be true or false")
 	}
+	// Bounded by the store (the newest 1000, newest first): paged here.
 	ss, err := s.svc.ListSuspensions(r.Context(), standing)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ss)
+	writeJSON(w, http.StatusOK, pageAfter(ss, p, func(sus booking.Suspension) int64 { return sus.ID }, false))
 	return nil
 }
 

@@ -139,8 +139,8 @@ func TestQueryDateMeansThatDay(t *testing.T) {
 	} {
 		var page auditPage
 		e.do(call{method: "GET", path: "/api/admin/audit?entity=appointment&" + tc.query, token: e.admin}).expect(t, 200).decode(t, &page)
-		if len(page.Entries) != tc.n {
-			t.Errorf("%s: %d entries, want %d", tc.query, len(page.Entries), tc.n)
+		if len(page.Items) != tc.n {
+			t.Errorf("%s: %d entries, want %d", tc.query, len(page.Items), tc.n)
 		}
 	}
 }

@@ -490,3 +490,26 @@ func mustSigner(t *testing.T) *auth.Signer {
 	}
 	return s
 }
+
+// items decodes the items of a list page into v and returns the page's
+// next cursor ("" on the last page).
+func (a answer) items(t *testing.T, v any) string {
+	t.Helper()
+	var page struct {
+		Items json.RawMessage `json:"items"`
+		Next  *string         `json:"next"`
+	}
+	if err := json.Unmarshal(a.body, &page); err != nil || page.Items == nil {
+		t.Fatalf("answer body %q is not a page: %v", a.body, err)
+	}
+	if err := json.Unmarshal(page.Items, v); err != nil {
+		t.Fatalf("page items %q: %v", page.Items, err)
+	}
+	if page.Next == nil {
+		return ""
+	}
+	return *page.Next
+}
+
+// auditPage is an audit log page as a client reads it.
+type auditPage = listPage[auditView]

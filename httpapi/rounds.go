@@ -319,7 +319,11 @@ func (s *server) listRoundSlots(w http.ResponseWriter, r *http.Request, _ auth.C
 	if err != nil {
 		return err
 	}
-	q, err := parseQuery(r, "building", "floor", "nearDoor")
+	q, err := parseQuery(r, withPage("building", "floor", "nearDoor")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
@@ -342,7 +346,8 @@ func (s *server) listRoundSlots(w http.ResponseWriter, r *http.Request, _ auth.C
 		out = append(out, newRoundSlotView(id, rs.Slot, rs.Room))
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, out)
+	// A round's slots are read whole (by id, bounded by the round), paged here.
+	writeJSON(w, http.StatusOK, pageAfter(out, p, func(v roundSlotView) int64 { return v.ID }, true))
 	return nil
 }
 

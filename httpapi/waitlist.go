@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/slotd/slotd/auth"
@@ -65,17 +67,21 @@ func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claim
 	if err != nil {
 		return err
 	}
-	if _, err := parseQuery(r); err != nil {
+	q, err := parseQuery(r, pageParams...)
+	if err != nil {
 		return err
 	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	// A patient's entries are bounded by the store (its newest 200, newest
+	// first): read whole, paged here.
 	es, err := s.svc.Waitlist(r.Context(), patient)
 	if err != nil {
 		return err
 	}
-	if es == nil {
-		es = []booking.WaitlistEntry{}
-	}
-	writeJSON(w, http.StatusOK, es)
+	writeJSON(w, http.StatusOK, pageAfter(es, p, entryKey, false))
 	return nil
 }
 
@@ -135,7 +141,11 @@ func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err != nil {
 		return err
 	}
-	q, err := parseQuery(r, "from", "to")
+	q, err := parseQuery(r, withPage("from", "to")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
@@ -155,13 +165,15 @@ func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
+	// One doctor's offers over at most 31 days: read whole, paged by id.
 	es, err := s.store.ListOffers(ctx, id, from, to)
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	if es == nil {
-		es = []booking.WaitlistEntry{}
-	}
-	writeJSON(w, http.StatusOK, es)
+	slices.SortFunc(es, func(a, b booking.WaitlistEntry) int { return cmp.Compare(a.ID, b.ID) })
+	writeJSON(w, http.StatusOK, pageAfter(es, p, entryKey, true))
 	return nil
 }
+
+// entryKey is the key a page of waiting-list entries resumes from.
+func entryKey(e booking.WaitlistEntry) int64 { return e.ID }

@@ -40,7 +40,7 @@ func leftOver(t *testing.T, s *sqlite.Store) leftovers {
 	t.Helper()
 	ctx := context.Background()
 	var l leftovers
-	all, err := s.ListAllDoctors(ctx, 0)
+	all, err := s.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRunRefusesRealData(t *testing.T) {
 	if !errors.Is(err, ErrRealData) || !strings.Contains(err.Error(), "--allow-real-data") || !strings.Contains(err.Error(), "1 patients") {
 		t.Fatalf("run against real data: %v; want ErrRealData naming --allow-real-data and the count", err)
 	}
-	if deps, err := store.ListDepartments(ctx); err != nil || len(deps) != 0 {
+	if deps, err := store.ListDepartments(ctx, booking.Page{}); err != nil || len(deps) != 0 {
 		t.Fatalf("refused, yet departments %+v (%v)", deps, err)
 	}
 

@@ -137,9 +137,10 @@ func TestServeDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var doctors []map[string]any
-	err = json.NewDecoder(resp.Body).Decode(&doctors)
+	var page struct{ Items []map[string]any }
+	err = json.NewDecoder(resp.Body).Decode(&page)
 	resp.Body.Close()
+	doctors := page.Items
 	if err != nil || resp.StatusCode != 200 || len(doctors) == 0 {
 		t.Fatalf("GET /api/doctors: %d %v %d doctors", resp.StatusCode, err, len(doctors))
 	}

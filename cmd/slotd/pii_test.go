@@ -110,8 +110,9 @@ func TestPersonalDataAtRest(t *testing.T) {
 				t.Fatal("the erased patient signed in")
 			}
 
-			var doctors []booking.Doctor
-			getJSON(t, base+"/api/doctors", "", &doctors)
+			var page struct{ Items []booking.Doctor }
+			getJSON(t, base+"/api/doctors", "", &page)
+			doctors := page.Items
 			var doctorNames strings.Builder
 			for _, d := range doctors {
 				doctorNames.WriteString(d.Name + "\n")
