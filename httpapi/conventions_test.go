@@ -79,15 +79,15 @@ func TestEnumsEitherCase(t *testing.T) {
 
 	for _, st := range []string{"booked", "Booked", "BOOKED"} {
 		c := call{method: "GET", path: "/api/me/appointments?status=" + st, token: tok, invalid: st != "BOOKED"}
-		var as []booking.Appointment
+		var as listPage[booking.Appointment]
 		e.do(c).expect(t, 200).decode(t, &as)
-		if len(as) != 1 || as[0].ID != ap.ID {
+		if len(as.Items) != 1 || as.Items[0].ID != ap.ID {
 			t.Fatalf("status=%s: %+v", st, as)
 		}
 	}
-	var none []booking.Appointment
+	var none listPage[booking.Appointment]
 	e.do(call{method: "GET", path: "/api/me/appointments?status=cancelled", token: tok, invalid: true}).expect(t, 200).decode(t, &none)
-	if len(none) != 0 {
+	if len(none.Items) != 0 {
 		t.Fatalf("status=cancelled: %+v", none)
 	}
 

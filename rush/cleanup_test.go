@@ -107,8 +107,8 @@ func TestRunCleansUp(t *testing.T) {
 	if p, err := store.GetPatient(ctx, demo.ID); err != nil || p.ErasedAt != nil || p.Name != "Demo patient" {
 		t.Fatalf("the demo's patient: %+v, %v", p, err)
 	}
-	var doctors []booking.Doctor
-	if err := (&api{c: newHTTPClient(5*time.Second, 1), base: url}).call(ctx, "GET", "/api/doctors", "", nil, &doctors); err != nil || len(doctors) != 0 {
+	var doctors struct{ Items []booking.Doctor }
+	if err := (&api{c: newHTTPClient(5*time.Second, 1), base: url}).call(ctx, "GET", "/api/doctors", "", nil, &doctors); err != nil || len(doctors.Items) != 0 {
 		t.Fatalf("public doctors after the run: %+v, %v", doctors, err)
 	}
 

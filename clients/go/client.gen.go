@@ -510,15 +510,15 @@ type AuditEntry struct {
 	// ActorRole patient, doctor, admin, job, provider or system
 	ActorRole string `json:"actorRole"`
 
-	// After JSON object
-	After *string   `json:"after,omitempty"`
-	At    time.Time `json:"at"`
+	// After the entity's state after (ids and states)
+	After *map[string]interface{} `json:"after,omitempty"`
+	At    time.Time               `json:"at"`
 
-	// Before JSON object; absent when the entity was created
-	Before   *string `json:"before,omitempty"`
-	Entity   string  `json:"entity"`
-	EntityId int64   `json:"entityId"`
-	Id       int64   `json:"id"`
+	// Before the entity's state before (ids and states); absent when the entity was created
+	Before   *map[string]interface{} `json:"before,omitempty"`
+	Entity   string                  `json:"entity"`
+	EntityId int64                   `json:"entityId"`
+	Id       int64                   `json:"id"`
 }
 
 // AuditPage audit entries, newest first
@@ -653,6 +653,21 @@ type Health struct {
 // HealthStatus defines model for Health.Status.
 type HealthStatus string
 
+// Holdings what the database holds that people rely on
+type Holdings struct {
+	// ActiveAppointments HELD and BOOKED appointments
+	ActiveAppointments int `json:"activeAppointments"`
+
+	// Demo serve --demo filled it
+	Demo bool `json:"demo"`
+
+	// Patients patients not erased
+	Patients int `json:"patients"`
+
+	// Real patients or active appointments in a database the demo did not fill
+	Real bool `json:"real"`
+}
+
 // ImportReport defines model for ImportReport.
 type ImportReport struct {
 	// Created created, or with dryRun would be
@@ -680,15 +695,17 @@ type LiftResult struct {
 
 // NewClosure doctor needs doctorId, department departmentId, clinic neither
 type NewClosure struct {
-	DepartmentId *int64          `json:"departmentId,omitempty"`
-	DoctorId     *int64          `json:"doctorId,omitempty"`
-	From         time.Time       `json:"from"`
-	Reason       string          `json:"reason"`
-	Scope        NewClosureScope `json:"scope"`
-	To           time.Time       `json:"to"`
+	DepartmentId *int64    `json:"departmentId,omitempty"`
+	DoctorId     *int64    `json:"doctorId,omitempty"`
+	From         time.Time `json:"from"`
+	Reason       string    `json:"reason"`
+
+	// Scope either case
+	Scope NewClosureScope `json:"scope"`
+	To    time.Time       `json:"to"`
 }
 
-// NewClosureScope defines model for NewClosure.Scope.
+// NewClosureScope either case
 type NewClosureScope string
 
 // NewDepartment defines model for NewDepartment.
@@ -940,10 +957,30 @@ type PolicyOverride struct {
 	NoShowLimit       *int `json:"noShowLimit,omitempty"`
 }
 
-// Problem RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// Problem RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type Problem struct {
-	Detail  *string    `json:"detail,omitempty"`
-	OpensAt *time.Time `json:"opensAt,omitempty"`
+	Detail *string `json:"detail,omitempty"`
+
+	// Errors the invalid inputs, each by its JSON Pointer (RFC 6901) into the request body or its query parameter, with the sentence of detail
+	Errors *[]struct {
+		Detail string `json:"detail"`
+
+		// Parameter the query parameter at fault
+		//
+		// Example: status
+		Parameter *string `json:"parameter,omitempty"`
+
+		// Pointer JSON Pointer of the body member at fault
+		//
+		// Example: /slotId
+		Pointer *string `json:"pointer,omitempty"`
+	} `json:"errors,omitempty"`
+
+	// Instance this occurrence: the request id the answer's X-Request-Id carries and the server's log lines name; quote it when reporting a problem
+	//
+	// Example: urn:slotd:request:5f2c0e9a4b1d7c3e
+	Instance *string    `json:"instance,omitempty"`
+	OpensAt  *time.Time `json:"opensAt,omitempty"`
 
 	// RetryAfter seconds, as in Retry-After
 	RetryAfter *int   `json:"retryAfter,omitempty"`
@@ -1272,11 +1309,13 @@ type SlotDay struct {
 
 // SlotPatch defines model for SlotPatch.
 type SlotPatch struct {
-	Capacity *int             `json:"capacity,omitempty"`
-	Status   *SlotPatchStatus `json:"status,omitempty"`
+	Capacity *int `json:"capacity,omitempty"`
+
+	// Status either case (closed is CLOSED)
+	Status *SlotPatchStatus `json:"status,omitempty"`
 }
 
-// SlotPatchStatus defines model for SlotPatch.Status.
+// SlotPatchStatus either case (closed is CLOSED)
 type SlotPatchStatus string
 
 // Suspension defines model for Suspension.
@@ -1354,12 +1393,12 @@ type WaitlistRequest struct {
 	DoctorId     *int64    `json:"doctorId,omitempty"`
 	From         time.Time `json:"from"`
 
-	// PartOfDay in the doctor's zone, morning before 12:00; default any
+	// PartOfDay in the doctor's zone, morning before 12:00; default any; either case
 	PartOfDay *WaitlistRequestPartOfDay `json:"partOfDay,omitempty"`
 	To        time.Time                 `json:"to"`
 }
 
-// WaitlistRequestPartOfDay in the doctor's zone, morning before 12:00; default any
+// WaitlistRequestPartOfDay in the doctor's zone, morning before 12:00; default any; either case
 type WaitlistRequestPartOfDay string
 
 // Cursor defines model for Cursor.
@@ -1368,43 +1407,43 @@ type Cursor = string
 // Limit defines model for Limit.
 type Limit = int
 
-// BadRequest RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// BadRequest RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type BadRequest = Problem
 
-// BadSignature RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// BadSignature RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type BadSignature = Problem
 
-// Conflict RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// Conflict RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type Conflict = Problem
 
-// Forbidden RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// Forbidden RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type Forbidden = Problem
 
-// Internal RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// Internal RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type Internal = Problem
 
-// NotFound RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// NotFound RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type NotFound = Problem
 
-// RateLimited RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// RateLimited RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type RateLimited = Problem
 
-// TooLarge RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// TooLarge RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type TooLarge = Problem
 
-// Unauthorized RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// Unauthorized RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type Unauthorized = Problem
 
-// Unavailable RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
+// Unavailable RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type Unavailable = Problem
 
 // ExportAppointmentsParams defines parameters for ExportAppointments.
 type ExportAppointmentsParams struct {
-	// From start of the period
-	From time.Time `form:"from" json:"from"`
+	// From start of the period: RFC 3339, or a date YYYY-MM-DD for the start of that day in the clinic's zone
+	From string `form:"from" json:"from"`
 
-	// To end of the period
-	To time.Time `form:"to" json:"to"`
+	// To end of the period: RFC 3339, or a date YYYY-MM-DD for that day included (the start of the next day in the clinic's zone)
+	To string `form:"to" json:"to"`
 }
 
 // AuditParams defines parameters for Audit.
@@ -1418,11 +1457,11 @@ type AuditParams struct {
 	// Actor role or role:id, such as patient:42
 	Actor *string `form:"actor,omitempty" json:"actor,omitempty"`
 
-	// From at or after
-	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+	// From at or after: RFC 3339, or a date YYYY-MM-DD for the start of that day in the clinic's zone
+	From *string `form:"from,omitempty" json:"from,omitempty"`
 
-	// To before
-	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+	// To before: RFC 3339, or a date YYYY-MM-DD for that day included (the start of the next day in the clinic's zone)
+	To *string `form:"to,omitempty" json:"to,omitempty"`
 
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1445,11 +1484,11 @@ type ListAllDoctorsParams struct {
 
 // DoctorOffersParams defines parameters for DoctorOffers.
 type DoctorOffersParams struct {
-	// From RFC 3339; default now
-	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+	// From RFC 3339, or a date YYYY-MM-DD for the start of that day in the clinic's zone; default now
+	From *string `form:"from,omitempty" json:"from,omitempty"`
 
-	// To RFC 3339; default from + 24 h; at most 31 days after from
-	To *time.Time `form:"to,omitempty" json:"to,omitempty"`
+	// To RFC 3339, or a date YYYY-MM-DD for that day included; default from + 24 h; at most 31 days after from
+	To *string `form:"to,omitempty" json:"to,omitempty"`
 
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1492,6 +1531,7 @@ type MarkRefundedJSONBody struct {
 
 // RoundResultsParams defines parameters for RoundResults.
 type RoundResultsParams struct {
+	// Format either case; wins over Accept
 	Format *RoundResultsParamsFormat `form:"format,omitempty" json:"format,omitempty"`
 }
 
@@ -1560,7 +1600,7 @@ type ListSlotsParams struct {
 
 // MyAppointmentsParams defines parameters for MyAppointments.
 type MyAppointmentsParams struct {
-	// Status only this state
+	// Status only this state; either case (booked is BOOKED)
 	Status *MyAppointmentsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
 
 	// Limit items per page (docs/api.md, Paging)
@@ -1752,6 +1792,22 @@ func (a *Problem) UnmarshalJSON(b []byte) error {
 		delete(object, "detail")
 	}
 
+	if raw, found := object["errors"]; found {
+		err = json.Unmarshal(raw, &a.Errors)
+		if err != nil {
+			return fmt.Errorf("error reading 'errors': %w", err)
+		}
+		delete(object, "errors")
+	}
+
+	if raw, found := object["instance"]; found {
+		err = json.Unmarshal(raw, &a.Instance)
+		if err != nil {
+			return fmt.Errorf("error reading 'instance': %w", err)
+		}
+		delete(object, "instance")
+	}
+
 	if raw, found := object["opensAt"]; found {
 		err = json.Unmarshal(raw, &a.OpensAt)
 		if err != nil {
@@ -1823,6 +1879,20 @@ func (a Problem) MarshalJSON() ([]byte, error) {
 		object["detail"], err = json.Marshal(a.Detail)
 		if err != nil {
 			return nil, fmt.Errorf("error marshaling 'detail': %w", err)
+		}
+	}
+
+	if a.Errors != nil {
+		object["errors"], err = json.Marshal(a.Errors)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'errors': %w", err)
+		}
+	}
+
+	if a.Instance != nil {
+		object["instance"], err = json.Marshal(a.Instance)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'instance': %w", err)
 		}
 	}
 
@@ -2200,6 +2270,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/admin/doctors/{id}/suspensions (the `SuspendDoctor` operationId).
 	SuspendDoctor(ctx context.Context, id int64, body SuspendDoctorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Holdings Whether the database holds a clinic's real data
+	//
+	// Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
+	//
+	// Corresponds with GET /api/admin/holdings (the `Holdings` operationId).
+	Holdings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ImportCSVWithBody Import a CSV file
 	//
@@ -3222,6 +3299,23 @@ func (c *Client) SuspendDoctorWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with POST /api/admin/doctors/{id}/suspensions (the `SuspendDoctor` operationId).
 func (c *Client) SuspendDoctor(ctx context.Context, id int64, body SuspendDoctorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSuspendDoctorRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Holdings Whether the database holds a clinic's real data
+//
+// Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
+//
+// Corresponds with GET /api/admin/holdings (the `Holdings` operationId).
+func (c *Client) Holdings(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewHoldingsRequest(c.Server)
 	if err != nil {
 		return nil, err
 	}
@@ -4676,7 +4770,7 @@ func NewExportAppointmentsRequest(server string, params *ExportAppointmentsParam
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
-		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 			return nil, err
 		} else {
 			for _, qp := range strings.Split(queryFrag, "&") {
@@ -4684,7 +4778,7 @@ func NewExportAppointmentsRequest(server string, params *ExportAppointmentsParam
 			}
 		}
 
-		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 			return nil, err
 		} else {
 			for _, qp := range strings.Split(queryFrag, "&") {
@@ -4840,7 +4934,7 @@ func NewAuditRequest(server string, params *AuditParams) (*http.Request, error) 
 
 		if params.From != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -4852,7 +4946,7 @@ func NewAuditRequest(server string, params *AuditParams) (*http.Request, error) 
 
 		if params.To != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5270,7 +5364,7 @@ func NewDoctorOffersRequest(server string, id int64, params *DoctorOffersParams)
 
 		if params.From != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5282,7 +5376,7 @@ func NewDoctorOffersRequest(server string, id int64, params *DoctorOffersParams)
 
 		if params.To != nil {
 
-			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -5540,6 +5634,33 @@ func NewSuspendDoctorRequestWithBody(server string, id int64, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewHoldingsRequest constructs an http.Request for the Holdings method
+func NewHoldingsRequest(server string) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/holdings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -8638,6 +8759,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/doctors/{id}/suspensions (the `SuspendDoctor` operationId).
 	SuspendDoctorWithResponse(ctx context.Context, id int64, body SuspendDoctorJSONRequestBody, reqEditors ...RequestEditorFn) (*SuspendDoctorResponse, error)
 
+	// HoldingsWithResponse Whether the database holds a clinic's real data
+	//
+	// Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/holdings (the `Holdings` operationId).
+	HoldingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HoldingsResponse, error)
+
 	// ImportCSVWithBodyWithResponse Import a CSV file
 	//
 	// One file of departments (department), doctors (doctor,department,timezone), schedules (doctor,department,weekdays,start,end,slot_minutes,capacity,fee_cents,horizon_days; weekdays like mon;thu) or patients (patient,phone,email), told by its header. Existing records (by name, by doctor and hours, by phone) are counted, not created again; refused lines are reported by number. Up to 2 MiB and 5000 rows.
@@ -11130,6 +11260,110 @@ func (r SuspendDoctorResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SuspendDoctorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// HoldingsResponse401Headers the declared response headers of an HTTP 401 response for Holdings
+type HoldingsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// HoldingsResponse503Headers the declared response headers of an HTTP 503 response for Holdings
+type HoldingsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type HoldingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Holdings
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *HoldingsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *HoldingsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r HoldingsResponse) GetJSON200() *Holdings {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r HoldingsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r HoldingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r HoldingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r HoldingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r HoldingsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18287,6 +18521,21 @@ func (c *ClientWithResponses) SuspendDoctorWithResponse(ctx context.Context, id 
 	return ParseSuspendDoctorResponse(rsp)
 }
 
+// HoldingsWithResponse Whether the database holds a clinic's real data
+//
+// Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/holdings (the `Holdings` operationId).
+func (c *ClientWithResponses) HoldingsWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HoldingsResponse, error) {
+	rsp, err := c.Holdings(ctx, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseHoldingsResponse(rsp)
+}
+
 // ImportCSVWithBodyWithResponse Import a CSV file
 //
 // One file of departments (department), doctors (doctor,department,timezone), schedules (doctor,department,weekdays,start,end,slot_minutes,capacity,fee_cents,horizon_days; weekdays like mon;thu) or patients (patient,phone,email), told by its header. Existing records (by name, by doctor and hours, by phone) are counted, not created again; refused lines are reported by number. Up to 2 MiB and 5000 rows.
@@ -21173,6 +21422,104 @@ func ParseSuspendDoctorResponse(rsp *http.Response) (*SuspendDoctorResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers SuspendDoctorResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseHoldingsResponse parses an HTTP response from a HoldingsWithResponse call
+func ParseHoldingsResponse(rsp *http.Response) (*HoldingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &HoldingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Holdings
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers HoldingsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers HoldingsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
