@@ -323,7 +323,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	interopDone := make(chan struct{})
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
-	if f.paymentSecret == "" {
+	switch {
+	case f.paymentSecret == "" && f.demo:
+		// The demo pays on its simulated provider page, so only the API's callback is off.
+		logger.Info("demo: held appointments are paid on the simulated payment page; a real provider's callbacks need --payment-secret")
+	case f.paymentSecret == "":
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	handler := frontDoor(&f, frontParts{
