@@ -77,6 +77,11 @@ type Error struct {
 	SlotID     int64
 	OpensAt    *time.Time
 	RetryAfter time.Duration
+	// Pointer is the JSON Pointer (RFC 6901) of the request body's member
+	// at fault ("/slotId"), Parameter the query parameter at fault
+	// ("status"); a front end names it beside the sentence.
+	Pointer   string
+	Parameter string
 	// Err is the underlying cause, for logs only.
 	Err error
 }

@@ -12,10 +12,10 @@ type Reader interface {
 	// Ping checks that the database answers.
 	Ping(ctx context.Context) error
 
-	ListDepartments(ctx context.Context) ([]Department, error)
+	ListDepartments(ctx context.Context, p Page) ([]Department, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
-	ListDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
-	ListAllDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	ListDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
+	ListAllDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
 	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
 	GetSlot(ctx context.Context, id int64) (Slot, error)

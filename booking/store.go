@@ -86,15 +86,17 @@ type DemoStore interface {
 // schedules and slots.
 type CatalogStore interface {
 	CreateDepartment(ctx context.Context, d Department) (Department, error)
-	ListDepartments(ctx context.Context) ([]Department, error)
+	// ListDepartments lists the departments by id, one Page at a time.
+	ListDepartments(ctx context.Context, p Page) ([]Department, error)
 	CreateDoctor(ctx context.Context, d Doctor) (Doctor, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
 	// ListDoctors lists the active doctors of a department, or all with
-	// departmentID 0: what patients, generation and the public API see.
-	ListDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	// departmentID 0, by id, one Page at a time: what patients, generation
+	// and the public API see.
+	ListDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
 	// ListAllDoctors is ListDoctors with the deactivated ones too: staff
 	// must see them to reactivate them, and their appointments remain.
-	ListAllDoctors(ctx context.Context, departmentID int64) ([]Doctor, error)
+	ListAllDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
 	CreatePatient(ctx context.Context, p Patient) (Patient, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
 	CreateSchedule(ctx context.Context, s Schedule) (Schedule, error)
@@ -151,8 +153,9 @@ type BookingStore interface {
 	// told already-booked).
 	FindByKeys(ctx context.Context, reqs []BookRequest) ([]Appointment, error)
 	// ListAppointments lists a patient's appointments, newest first,
-	// optionally only those in one state.
-	ListAppointments(ctx context.Context, patientID int64, status Status) ([]Appointment, error)
+	// optionally only those in one state, one Page at a time (After is an
+	// id above those of the page: ids descend).
+	ListAppointments(ctx context.Context, patientID int64, status Status, p Page) ([]Appointment, error)
 }
 
 // LifecycleStore moves appointments through the rest of their life:

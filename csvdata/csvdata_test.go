@@ -47,7 +47,7 @@ func TestImport(t *testing.T) {
 	if r := imp(t, s, svc, depts, true); r.Kind != "departments" || r.Create != 2 || r.Exist != 1 || len(r.Errors) != 0 {
 		t.Fatalf("dry run = %+v", r)
 	}
-	if ds, _ := s.ListDepartments(ctx); len(ds) != 0 {
+	if ds, _ := s.ListDepartments(ctx, booking.Page{}); len(ds) != 0 {
 		t.Fatalf("the dry run created %d departments", len(ds))
 	}
 	if r := imp(t, s, svc, depts, false); r.Create != 2 {
@@ -83,7 +83,7 @@ func TestImport(t *testing.T) {
 	}
 
 	// A deactivated doctor still exists: a re-run does not create it again.
-	roux, err := s.ListDoctors(ctx, 0)
+	roux, err := s.ListDoctors(ctx, 0, booking.Page{})
 	if err != nil || len(roux) != 1 {
 		t.Fatalf("doctors %+v %v", roux, err)
 	}

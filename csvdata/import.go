@@ -94,10 +94,10 @@ type Report struct {
 // Finder is what an import reads to find what exists: the catalog and
 // patients by phone (accounts.Store).
 type Finder interface {
-	ListDepartments(ctx context.Context) ([]booking.Department, error)
+	ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error)
 	// ListAllDoctors includes the deactivated: a re-run must not create
 	// a deactivated doctor again.
-	ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error)
+	ListAllDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error)
 	ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error)
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)
 }
@@ -239,7 +239,7 @@ func newImporter(ctx context.Context, svc *service.Service, find Finder, kind st
 	if kind == "patients" {
 		return im, nil
 	}
-	ds, err := find.ListDepartments(ctx)
+	ds, err := find.ListDepartments(ctx, booking.Page{})
 	if err != nil {
 		return nil, err
 	}
@@ -251,7 +251,7 @@ func newImporter(ctx context.Context, svc *service.Service, find Finder, kind st
 	if kind == "departments" {
 		return im, nil
 	}
-	docs, err := find.ListAllDoctors(ctx, 0)
+	docs, err := find.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		return nil, err
 	}

@@ -108,7 +108,7 @@ func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) er
 	}
 	ctx, cancel := h.ctx(r)
 	defer cancel()
-	ds, err := h.store.ListDoctors(ctx, 0)
+	ds, err := h.store.ListDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
@@ -205,7 +205,7 @@ func sortedBy[T any](xs []T, key func(T) int64) []T {
 
 // schedules lists every Schedule: one per doctor, then one per room.
 func (h *Handler) schedules(ctx context.Context) ([]schedOf, error) {
-	ds, err := h.store.ListDoctors(ctx, 0)
+	ds, err := h.store.ListDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		return nil, err
 	}
@@ -236,7 +236,7 @@ func (h *Handler) schedules(ctx context.Context) ([]schedOf, error) {
 }
 
 func (h *Handler) departments(ctx context.Context) (map[int64]booking.Department, error) {
-	deps, err := h.store.ListDepartments(ctx)
+	deps, err := h.store.ListDepartments(ctx, booking.Page{})
 	if err != nil {
 		return nil, err
 	}
@@ -517,7 +517,7 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	as, err := h.svc.Appointments(r.Context(), patient, "")
+	as, err := h.svc.Appointments(r.Context(), patient, "", booking.Page{})
 	if err != nil {
 		return err
 	}

@@ -159,6 +159,35 @@ func (s *server) getPatient(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	return nil
 }
 
+// findPatients is GET /api/admin/patients?q=: the staff's search (a name's
+// start, a phone or an e-mail; Service.FindPatients), paged by id. The
+// answer is personal data: never cached on the way, never logged.
+func (s *server) findPatients(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, withPage("q")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	if !booking.ValidPatientQuery(q["q"]) {
+		return errorf(booking.CodeInvalidRequest, "q must be at most %d characters", booking.MaxPatientQuery)
+	}
+	found, err := s.svc.FindPatients(r.Context(), booking.PatientQuery{Q: q["q"], Page: booking.Page{After: p.After, Limit: p.Limit}})
+	if err != nil {
+		return err
+	}
+	page := listPage[booking.Patient]{Items: orEmpty(found.Patients)}
+	if found.Next != 0 {
+		next := encodeCursor(found.Next)
+		page.Next = &next
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, page)
+	return nil
+}
+
 // scheduleRequest is the body of POST /api/admin/doctors/{id}/schedules.
 // Weekdays are plain ints so that 7 or -1 is refused here, not wrapped.
 type scheduleRequest struct {
@@ -200,7 +229,7 @@ func (in scheduleRequest) schedule(doctorID int64) (booking.Schedule, error) {
 	if in.EndDate != "" {
 		d, err := parseDate(in.EndDate, "endDate")
 		if err != nil {
-			return booking.Schedule{}, err
+			return booking.Schedule{}, inBody(err, "/endDate")
 		}
 		sc.EndDate = d.String()
 	}
@@ -241,20 +270,26 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 }
 
 func (s *server) listSchedules(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, pageParams...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
 	d, _, err := s.doctor(r)
 	if err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
+	// A doctor has a few schedules (they may not overlap): read whole, by id.
 	ss, err := s.store.ListSchedules(ctx, d.ID)
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	if ss == nil {
-		ss = []booking.Schedule{}
-	}
-	writeJSON(w, http.StatusOK, ss)
+	writeJSON(w, http.StatusOK, pageAfter(ss, p, func(sc booking.Schedule) int64 { return sc.ID }, true))
 	return nil
 }
 
@@ -278,11 +313,11 @@ func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	}
 	from, err := parseDate(in.From, "from")
 	if err != nil {
-		return err
+		return inBody(err, "/from")
 	}
 	to, err := parseDate(in.To, "to")
 	if err != nil {
-		return err
+		return inBody(err, "/to")
 	}
 	if to.Before(from) {
 		return errorf(booking.CodeInvalidRequest, "to must not be before from")
@@ -301,12 +336,12 @@ func (s *server) generateSlots(w http.ResponseWriter, r *http.Request, _ auth.Cl
 
 func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	var in struct {
-		DoctorID        int64      `json:"doctorId"`
-		StartAt         time.Time  `json:"startAt"`
-		DurationMinutes int        `json:"durationMinutes"`
-		Capacity        int        `json:"capacity"`
-		OpensAt         *time.Time `json:"opensAt"`
-		Fee             int64      `json:"fee"`
+		DoctorID        int64    `json:"doctorId"`
+		StartAt         instant  `json:"startAt"`
+		DurationMinutes int      `json:"durationMinutes"`
+		Capacity        int      `json:"capacity"`
+		OpensAt         *instant `json:"opensAt"`
+		Fee             int64    `json:"fee"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -328,8 +363,8 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	}
 	opens := now
 	if in.OpensAt != nil {
-		opens = *in.OpensAt
-		if !opens.Before(in.StartAt) {
+		opens = in.OpensAt.Time
+		if !opens.Before(in.StartAt.Time) {
 			return errorf(booking.CodeInvalidRequest, "opensAt must be before startAt")
 		}
 	}
@@ -364,10 +399,14 @@ func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		return errorf(booking.CodeInvalidRequest, "give capacity, status or both")
 	}
 	if in.Capacity != nil && (*in.Capacity < booking.MinCapacity || *in.Capacity > booking.MaxCapacity) {
-		return errorf(booking.CodeInvalidRequest, "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
+		return fieldErrorf("/capacity", "capacity must be %d to %d", booking.MinCapacity, booking.MaxCapacity)
 	}
-	if in.Status != nil && *in.Status != booking.SlotOpen && *in.Status != booking.SlotClosed {
-		return errorf(booking.CodeInvalidRequest, "status must be OPEN or CLOSED")
+	if in.Status != nil {
+		st, ok := enumValue(*in.Status, booking.SlotOpen, booking.SlotClosed)
+		if !ok {
+			return fieldErrorf("/status", "status must be OPEN or CLOSED")
+		}
+		in.Status = &st
 	}
 	sl, err := s.svc.UpdateSlot(r.Context(), id, booking.SlotUpdate{Capacity: in.Capacity, Status: in.Status})
 	if err != nil {

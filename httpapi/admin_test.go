@@ -100,7 +100,7 @@ func TestAdminSchedulesAndGeneration(t *testing.T) {
 	e.do(post("/api/admin/doctors/9999/schedules", e.admin, body)).expect(t, 404, booking.CodeNotFound)
 
 	var list []booking.Schedule
-	e.do(call{method: "GET", path: base + "/schedules", token: e.admin}).expect(t, 200).decode(t, &list)
+	e.do(call{method: "GET", path: base + "/schedules", token: e.admin}).expect(t, 200).items(t, &list)
 	if len(list) != 2 {
 		t.Fatalf("%+v", list)
 	}

@@ -38,20 +38,13 @@ type bookingAttempt struct {
 }
 
 // readBooking checks a booking request (POST /api/appointments, and the
-// applications to a round, which are bookings too). The rate limit comes
-// first for patients (every attempt counts, malformed ones too: it is the
-// cheapest layer of the rush); an admin booking for a patient is counted
-// against that patient once the body names them.
+// applications to a round, which are bookings too). The request is read
+// and checked first: a malformed one is answered 400 and spends nothing, so
+// a client's mistakes never eat the patient's budget. A well-formed attempt
+// then spends one booking attempt of the patient it is for (the token's, or
+// the one an admin names) before anything reads the database.
 func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Claims) (bookingAttempt, error) {
-	var patient int64
-	switch c.Role {
-	case auth.RolePatient:
-		patient, _ = c.PatientID()
-		if err := s.rateLimit(w, patient); err != nil {
-			return bookingAttempt{}, err
-		}
-	case auth.RoleAdmin:
-	default:
+	if c.Role != auth.RolePatient && c.Role != auth.RoleAdmin {
 		return bookingAttempt{}, errorf(booking.CodeForbidden, "only patients and admins can book")
 	}
 	key, err := idempotencyKey(r)
@@ -63,23 +56,23 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 		return bookingAttempt{}, err
 	}
 	if !validID(in.SlotID) {
-		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "slotId must be an id 1 to %d", int64(booking.MaxID))
+		return bookingAttempt{}, fieldErrorf("/slotId", "slotId must be an id 1 to %d", int64(booking.MaxID))
 	}
 	if in.PatientID != nil && !validID(*in.PatientID) {
-		return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "patientId must be an id 1 to %d", int64(booking.MaxID))
+		return bookingAttempt{}, fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
 	}
 	var named int64
 	if in.PatientID != nil {
 		named = *in.PatientID
 	}
-	if c.Role == auth.RoleAdmin {
-		if named == 0 {
-			return bookingAttempt{}, errorf(booking.CodeInvalidRequest, "an admin must name the patient (patientId)")
-		}
-		// An admin's attempt counts against the patient it names.
-		if err := s.rateLimit(w, named); err != nil {
-			return bookingAttempt{}, err
-		}
+	spend := named
+	if c.Role == auth.RolePatient {
+		spend, _ = c.PatientID()
+	} else if named == 0 {
+		return bookingAttempt{}, fieldErrorf("/patientId", "an admin must name the patient (patientId)")
+	}
+	if err := s.rateLimit(w, spend); err != nil {
+		return bookingAttempt{}, err
 	}
 	acting, err := s.svc.ActFor(r.Context(), actorOf(c), named)
 	if err != nil {
@@ -174,25 +167,25 @@ func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.C
 	if !ok {
 		return errorf(booking.CodeForbidden, "only patients have their own appointments")
 	}
-	q, err := parseQuery(r, "status")
+	q, err := parseQuery(r, withPage("status")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
 	var st booking.Status
 	if v, ok := q["status"]; ok {
-		st = booking.Status(v)
-		if !st.Valid() {
-			return errorf(booking.CodeInvalidRequest, "status must be one of %s", statusNames())
+		if st, ok = enumValue(v, booking.Statuses...); !ok {
+			return paramErrorf("status", "status must be one of %s", statusNames())
 		}
 	}
-	as, err := s.svc.Appointments(r.Context(), patient, st)
+	as, err := s.svc.Appointments(r.Context(), patient, st, p.store())
 	if err != nil {
 		return err
 	}
-	if as == nil {
-		as = []booking.Appointment{}
-	}
-	writeJSON(w, http.StatusOK, as)
+	writeJSON(w, http.StatusOK, pageOf(as, p, func(a booking.Appointment) int64 { return a.ID }))
 	return nil
 }
 

@@ -285,11 +285,9 @@ func TestBookRateLimited(t *testing.T) {
 	p := e.patient()
 	tok := e.patientToken(p.ID)
 
-	// Every attempt counts, malformed ones too.
+	// Every well-formed attempt counts, a refused one too (no such slot).
 	for i := 0; i < 5; i++ {
-		c := book(tok, "", slotBody(sl.ID))
-		c.invalid = true
-		a := e.do(c).expect(t, 400, booking.CodeMissingIdempotencyKey)
+		a := e.do(book(tok, fmt.Sprint("gone-", i), slotBody(sl.ID+1000))).expect(t, 404)
 		if want := fmt.Sprintf(`"booking";r=%d;t=%d`, 4-i, (i+1)*2); a.header.Get("RateLimit") != want {
 			t.Fatalf("attempt %d: RateLimit %q, want %q", i, a.header.Get("RateLimit"), want)
 		}
@@ -311,6 +309,55 @@ func TestBookRateLimited(t *testing.T) {
 	e.do(book(tok, "k2", slotBody(sl.ID))).expect(t, 429)
 }
 
+// TestMalformedBookingsSpendNothing: a client's malformed requests are
+// answered 400 and leave the patient's budget whole, so the first correct
+// request after them books (it once got 429).
+func TestMalformedBookingsSpendNothing(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	sl := e.slot(f, 10)
+	p := e.patient()
+	tok := e.patientToken(p.ID)
+
+	bad := []call{
+		book(tok, "", slotBody(sl.ID)),                             // no Idempotency-Key
+		book(tok, "k", `{"slotId":`),                               // truncated
+		book(tok, "k", map[string]any{"slotId": 0}),                // out of range
+		book(tok, "k", map[string]any{"slotId": "41"}),             // wrong type
+		book(tok, "k", map[string]any{"slotId": sl.ID, "seat": 1}), // unknown member
+		book(tok, "k", map[string]any{"slotId": sl.ID, "patientId": -1}),
+	}
+	for round := 0; round < 2; round++ { // twelve, more than the budget of five
+		for i, c := range bad {
+			c.invalid = true
+			a := e.do(c).expect(t, 400)
+			if a.header.Get("RateLimit") != "" {
+				t.Fatalf("bad request %d spent the budget: RateLimit %q", i, a.header.Get("RateLimit"))
+			}
+		}
+	}
+	// The same for a reschedule's malformed body.
+	for i := 0; i < 6; i++ {
+		c := call{method: "POST", path: "/api/appointments/1/reschedule", token: tok, body: map[string]any{"slotId": 0},
+			header: map[string]string{"Idempotency-Key": "r"}, invalid: true}
+		e.do(c).expect(t, 400)
+	}
+	a := e.do(book(tok, "k", slotBody(sl.ID))).expect(t, 201)
+	if a.header.Get("RateLimit") != `"booking";r=4;t=2` {
+		t.Fatalf("RateLimit %q after the malformed requests", a.header.Get("RateLimit"))
+	}
+	// An admin's malformed booking does not spend the named patient's budget either.
+	for i := 0; i < 6; i++ {
+		c := book(e.admin, "", map[string]any{"slotId": sl.ID, "patientId": p.ID})
+		c.invalid = true
+		e.do(c).expect(t, 400)
+	}
+	a = e.do(book(tok, "k2", slotBody(sl.ID))).expect(t, 409, booking.CodeAlreadyBooked)
+	if a.header.Get("RateLimit") != `"booking";r=3;t=4` {
+		t.Fatalf("RateLimit %q after the admin's malformed requests", a.header.Get("RateLimit"))
+	}
+}
+
 // downStore is a database that cannot be reached.
 type downStore struct{ booking.Store }
 
@@ -320,7 +367,9 @@ func (downStore) Ping(context.Context) error { return errDown }
 func (downStore) Book(context.Context, int64, []booking.BookRequest, time.Time) ([]booking.BookResult, error) {
 	return nil, errDown
 }
-func (downStore) ListDepartments(context.Context) ([]booking.Department, error) { return nil, errDown }
+func (downStore) ListDepartments(context.Context, booking.Page) ([]booking.Department, error) {
+	return nil, errDown
+}
 func (downStore) GetAppointment(context.Context, int64) (booking.Appointment, error) {
 	return booking.Appointment{}, errDown
 }
@@ -375,11 +424,11 @@ func TestAppointmentsReadAndCancel(t *testing.T) {
 	e.do(call{method: "GET", path: path1}).expect(t, 401, booking.CodeUnauthorized)
 
 	var mine []booking.Appointment
-	e.do(call{method: "GET", path: "/api/me/appointments", token: t1}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments", token: t1}).expect(t, 200).items(t, &mine)
 	if len(mine) != 2 || mine[0].ID != a2.ID {
 		t.Fatalf("%+v", mine)
 	}
-	e.do(call{method: "GET", path: "/api/me/appointments", token: t2}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments", token: t2}).expect(t, 200).items(t, &mine)
 	if len(mine) != 0 {
 		t.Fatalf("%+v", mine)
 	}
@@ -403,11 +452,11 @@ func TestAppointmentsReadAndCancel(t *testing.T) {
 	// The place is free again for someone else.
 	e.do(book(t2, "x", slotBody(s1.ID))).expect(t, 201)
 
-	e.do(call{method: "GET", path: "/api/me/appointments?status=CANCELLED", token: t1}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments?status=CANCELLED", token: t1}).expect(t, 200).items(t, &mine)
 	if len(mine) != 1 || mine[0].ID != a1.ID {
 		t.Fatalf("%+v", mine)
 	}
-	e.do(call{method: "GET", path: "/api/me/appointments?status=BOOKED", token: t1}).expect(t, 200).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/appointments?status=BOOKED", token: t1}).expect(t, 200).items(t, &mine)
 	if len(mine) != 1 || mine[0].ID != a2.ID {
 		t.Fatalf("%+v", mine)
 	}

@@ -68,6 +68,7 @@ var authorization = map[string]access{
 	"POST /api/admin/doctors":                     adminOnly,
 	"GET /api/admin/doctors":                      adminOnly,
 	"POST /api/admin/patients":                    adminOnly,
+	"GET /api/admin/patients":                     adminOnly,
 	"GET /api/admin/patients/{id}":                adminOnly,
 	"DELETE /api/admin/patients/{id}":             adminOnly,
 	"GET /api/admin/patients/{id}/data":           adminOnly,

@@ -46,19 +46,21 @@ func newSlotView(s booking.Slot) slotView {
 }
 
 func (s *server) listDepartments(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	if _, err := parseQuery(r); err != nil {
+	q, err := parseQuery(r, pageParams...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	ds, err := s.store.ListDepartments(ctx)
+	ds, err := s.store.ListDepartments(ctx, p.store())
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	if ds == nil {
-		ds = []booking.Department{}
-	}
-	writeJSON(w, http.StatusOK, ds)
+	writeJSON(w, http.StatusOK, pageOf(ds, p, func(d booking.Department) int64 { return d.ID }))
 	return nil
 }
 
@@ -72,27 +74,28 @@ func (s *server) listAllDoctors(w http.ResponseWriter, r *http.Request, _ auth.C
 	return s.writeDoctors(w, r, s.store.ListAllDoctors)
 }
 
-func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, list func(context.Context, int64) ([]booking.Doctor, error)) error {
-	q, err := parseQuery(r, "departmentId")
+func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, list func(context.Context, int64, booking.Page) ([]booking.Doctor, error)) error {
+	q, err := parseQuery(r, withPage("departmentId")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
 	var dep int64
 	if v, ok := q["departmentId"]; ok {
 		if dep, err = parseID(v, "departmentId"); err != nil {
-			return err
+			return inParam(err, "departmentId")
 		}
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	ds, err := list(ctx, dep)
+	ds, err := list(ctx, dep, p.store())
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	if ds == nil {
-		ds = []booking.Doctor{}
-	}
-	writeJSON(w, http.StatusOK, ds)
+	writeJSON(w, http.StatusOK, pageOf(ds, p, func(d booking.Doctor) int64 { return d.ID }))
 	return nil
 }
 
@@ -169,7 +172,7 @@ func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	var day schedule.Date
 	if hasDate {
 		if day, err = parseDate(rawDate, "date"); err != nil {
-			return err
+			return inParam(err, "date")
 		}
 	}
 	now := s.now()
@@ -295,13 +298,13 @@ func (s *server) availability(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	from := schedule.DateOf(s.now(), loc)
 	if v, ok := q["from"]; ok {
 		if from, err = parseDate(v, "from"); err != nil {
-			return err
+			return inParam(err, "from")
 		}
 	}
 	to := from.AddDays(defaultAvailabilityDays - 1)
 	if v, ok := q["to"]; ok {
 		if to, err = parseDate(v, "to"); err != nil {
-			return err
+			return inParam(err, "to")
 		}
 	}
 	if to.Before(from) {

@@ -19,7 +19,7 @@ func TestHealth(t *testing.T) {
 func TestDepartmentsAndDoctors(t *testing.T) {
 	e := newEnv(t)
 	var deps []booking.Department
-	e.do(call{method: "GET", path: "/api/departments"}).expect(t, 200).decode(t, &deps)
+	e.do(call{method: "GET", path: "/api/departments"}).expect(t, 200).items(t, &deps)
 	if deps == nil || len(deps) != 0 {
 		t.Fatalf("%#v", deps)
 	}
@@ -28,20 +28,20 @@ func TestDepartmentsAndDoctors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e.do(call{method: "GET", path: "/api/departments"}).expect(t, 200).decode(t, &deps)
+	e.do(call{method: "GET", path: "/api/departments"}).expect(t, 200).items(t, &deps)
 	if len(deps) != 2 {
 		t.Fatalf("%+v", deps)
 	}
 	var docs []booking.Doctor
-	e.do(call{method: "GET", path: "/api/doctors"}).expect(t, 200).decode(t, &docs)
+	e.do(call{method: "GET", path: "/api/doctors"}).expect(t, 200).items(t, &docs)
 	if len(docs) != 2 {
 		t.Fatalf("%+v", docs)
 	}
-	e.do(call{method: "GET", path: "/api/doctors?departmentId=" + strconv.FormatInt(f.dept.ID, 10)}).expect(t, 200).decode(t, &docs)
+	e.do(call{method: "GET", path: "/api/doctors?departmentId=" + strconv.FormatInt(f.dept.ID, 10)}).expect(t, 200).items(t, &docs)
 	if len(docs) != 2 {
 		t.Fatalf("%+v", docs)
 	}
-	e.do(call{method: "GET", path: "/api/doctors?departmentId=" + strconv.FormatInt(other.ID, 10)}).expect(t, 200).decode(t, &docs)
+	e.do(call{method: "GET", path: "/api/doctors?departmentId=" + strconv.FormatInt(other.ID, 10)}).expect(t, 200).items(t, &docs)
 	if len(docs) != 0 {
 		t.Fatalf("%+v", docs)
 	}

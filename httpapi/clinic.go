@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
@@ -116,34 +117,66 @@ func (s *server) lastReconciliation(w http.ResponseWriter, r *http.Request, _ au
 	return nil
 }
 
-// auditPage is one page of the audit log; Next is the `before` of the next
-// page, 0 on the last.
-type auditPage struct {
-	Entries []booking.AuditEntry `json:"entries"`
-	Next    int64                `json:"next"`
+// auditView is an audit entry as the API answers it: before and after
+// are the JSON objects the log recorded, not strings holding them.
+type auditView struct {
+	booking.AuditEntry
+	Before json.RawMessage `json:"before,omitempty"`
+	After  json.RawMessage `json:"after,omitempty"`
 }
 
-const defaultAuditLimit = 100
+// newAuditView makes e's states JSON values; a state that is not a JSON
+// object (none is written so) is left out rather than answered broken.
+func newAuditView(e booking.AuditEntry) auditView {
+	return auditView{AuditEntry: e, Before: stateObject(e.Before), After: stateObject(e.After)}
+}
+
+// auditViews makes each entry an auditView, never nil.
+func auditViews(es []booking.AuditEntry) []auditView {
+	out := make([]auditView, len(es))
+	for i, e := range es {
+		out[i] = newAuditView(e)
+	}
+	return out
+}
+
+func stateObject(s string) json.RawMessage {
+	if !strings.HasPrefix(s, "{") || !json.Valid([]byte(s)) {
+		return nil
+	}
+	return json.RawMessage(s)
+}
 
 // auditFilter parses the audit log's query: entity, id, actor ("role" or
-// "role:id"), from and to (RFC 3339), before (the page cursor), limit.
-func auditFilter(r *http.Request, extra ...string) (booking.AuditFilter, error) {
-	q, err := parseQuery(r, append([]string{"entity", "id", "actor", "from", "to", "before", "limit"}, extra...)...)
+// "role:id"), from and to (RFC 3339, or a date: that day in the clinic's
+// zone loc, to included), and the page (limit, cursor: entries come newest
+// first, so the cursor is the id the next page is below).
+func auditFilter(r *http.Request, loc *time.Location) (booking.AuditFilter, pageRequest, error) {
+	q, err := parseQuery(r, withPage("entity", "id", "actor", "from", "to")...)
 	if err != nil {
-		return booking.AuditFilter{}, err
+		return booking.AuditFilter{}, pageRequest{}, err
 	}
-	f := booking.AuditFilter{Limit: defaultAuditLimit}
+	p, err := parsePage(q)
+	if err != nil {
+		return booking.AuditFilter{}, p, err
+	}
+	f := booking.AuditFilter{BeforeID: p.After, Limit: p.store().Limit}
+	f, err = auditFields(q, f, loc)
+	return f, p, err
+}
+
+// auditFields fills f from the audit log's filters in q.
+func auditFields(q map[string]string, f booking.AuditFilter, loc *time.Location) (booking.AuditFilter, error) {
+	var err error
 	if v, ok := q["entity"]; ok {
 		if len(v) > 32 || v == "" {
 			return f, errorf(booking.CodeInvalidRequest, "entity must be a name such as appointment")
 		}
 		f.Entity = v
 	}
-	for name, dst := range map[string]*int64{"id": &f.EntityID, "before": &f.BeforeID} {
-		if v, ok := q[name]; ok {
-			if *dst, err = parseID(v, name); err != nil {
-				return f, err
-			}
+	if v, ok := q["id"]; ok {
+		if f.EntityID, err = parseID(v, "id"); err != nil {
+			return f, inParam(err, "id")
 		}
 	}
 	if v, ok := q["actor"]; ok {
@@ -153,48 +186,33 @@ func auditFilter(r *http.Request, extra ...string) (booking.AuditFilter, error) 
 		}
 		f.ActorRole, f.ActorID = role, id
 	}
-	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
-		if v, ok := q[name]; ok {
-			if *dst, err = time.Parse(time.RFC3339, v); err != nil {
-				return f, errorf(booking.CodeInvalidRequest, "%s must be an RFC 3339 time", name)
-			}
+	if v, ok := q["from"]; ok {
+		if f.From, err = parseInstant(v, "from", false, loc); err != nil {
+			return f, err
 		}
 	}
-	if v, ok := q["limit"]; ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > booking.MaxAuditPage {
-			return f, errorf(booking.CodeInvalidRequest, "limit must be 1 to %d", booking.MaxAuditPage)
+	if v, ok := q["to"]; ok {
+		if f.To, err = parseInstant(v, "to", true, loc); err != nil {
+			return f, err
 		}
-		f.Limit = n
 	}
 	return f, nil
 }
 
-func (s *server) writeAudit(w http.ResponseWriter, r *http.Request, f booking.AuditFilter) error {
+// auditKey is the key an audit page resumes from.
+func auditKey(e auditView) int64 { return e.ID }
+
+func (s *server) audit(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	f, p, err := auditFilter(r, s.zone)
+	if err != nil {
+		return err
+	}
 	es, err := s.svc.Audit(r.Context(), f)
 	if err != nil {
 		return err
 	}
-	writeAuditPage(w, es, f.Limit)
+	writeJSON(w, http.StatusOK, pageOf(auditViews(es), p, auditKey))
 	return nil
-}
-
-// writeAuditPage answers a page of entries, with the cursor of the next
-// page when the page is full.
-func writeAuditPage(w http.ResponseWriter, es []booking.AuditEntry, limit int) {
-	page := auditPage{Entries: orEmpty(es)}
-	if len(es) == limit {
-		page.Next = es[len(es)-1].ID
-	}
-	writeJSON(w, http.StatusOK, page)
-}
-
-func (s *server) audit(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	f, err := auditFilter(r)
-	if err != nil {
-		return err
-	}
-	return s.writeAudit(w, r, f)
 }
 
 // myHistory is the history of the caller's own appointments.
@@ -203,29 +221,19 @@ func (s *server) myHistory(w http.ResponseWriter, r *http.Request, c auth.Claims
 	if !ok {
 		return errorf(booking.CodeForbidden, "only patients have a history of their own")
 	}
-	q, err := parseQuery(r, "before", "limit")
+	q, err := parseQuery(r, pageParams...)
 	if err != nil {
 		return err
 	}
-	var before int64
-	limit := defaultAuditLimit
-	if v, ok := q["before"]; ok {
-		if before, err = parseID(v, "before"); err != nil {
-			return err
-		}
-	}
-	if v, ok := q["limit"]; ok {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > booking.MaxAuditPage {
-			return errorf(booking.CodeInvalidRequest, "limit must be 1 to %d", booking.MaxAuditPage)
-		}
-		limit = n
-	}
-	es, err := s.svc.History(r.Context(), id, before, limit)
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
-	writeAuditPage(w, es, limit)
+	es, err := s.svc.History(r.Context(), id, p.After, p.store().Limit)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, pageOf(auditViews(es), p, auditKey))
 	return nil
 }
 
@@ -369,11 +377,18 @@ func (s *server) exportAppointments(w http.ResponseWriter, r *http.Request, _ au
 	if err != nil {
 		return err
 	}
-	from, ferr := time.Parse(time.RFC3339, q["from"])
-	to, terr := time.Parse(time.RFC3339, q["to"])
-	switch {
-	case ferr != nil || terr != nil:
+	if q["from"] == "" || q["to"] == "" {
 		return errorf(booking.CodeInvalidRequest, "from and to are required RFC 3339 times")
+	}
+	from, err := parseInstant(q["from"], "from", false, s.zone)
+	if err != nil {
+		return err
+	}
+	to, err := parseInstant(q["to"], "to", true, s.zone)
+	if err != nil {
+		return err
+	}
+	switch {
 	case !to.After(from) || to.Sub(from) > maxExportDays*24*time.Hour:
 		return errorf(booking.CodeInvalidRequest, "the period must end after it starts and last at most %d days", maxExportDays)
 	}
@@ -383,7 +398,7 @@ func (s *server) exportAppointments(w http.ResponseWriter, r *http.Request, _ au
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
 	// Deactivated doctors too: their appointments stay.
-	docs, err := s.store.ListAllDoctors(ctx, 0)
+	docs, err := s.store.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		return storeErr(ctx, err)
 	}

@@ -162,11 +162,16 @@ func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 // createClosure closes a doctor's, a department's or the whole clinic's
 // period, through the suspension path.
 func (s *server) createClosure(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	// The period's members are spelled out, not periodRequest embedded:
+	// the decoder would name an embedded struct in a member's path
+	// (periodRequest.from), and a problem must point at /from.
 	var in struct {
-		periodRequest
-		Scope        string `json:"scope"`
-		DoctorID     int64  `json:"doctorId"`
-		DepartmentID int64  `json:"departmentId"`
+		From         instant `json:"from"`
+		To           instant `json:"to"`
+		Reason       string  `json:"reason"`
+		Scope        string  `json:"scope"`
+		DoctorID     int64   `json:"doctorId"`
+		DepartmentID int64   `json:"departmentId"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -174,27 +179,39 @@ func (s *server) createClosure(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	if in.DoctorID < 0 || in.DoctorID > booking.MaxID || in.DepartmentID < 0 || in.DepartmentID > booking.MaxID {
 		return errorf(booking.CodeInvalidRequest, "doctorId and departmentId must be ids 1 to %d", int64(booking.MaxID))
 	}
+	if scope, ok := enumValue(in.Scope, booking.ScopeDoctor, booking.ScopeDepartment, booking.ScopeClinic); ok {
+		in.Scope = scope
+	}
 	sus := booking.Suspension{Scope: in.Scope, DoctorID: in.DoctorID, DepartmentID: in.DepartmentID}
 	if err := booking.ScopeRefusal(sus); err != nil {
 		return err
 	}
-	return s.closePeriod(w, r, sus, in.periodRequest)
+	return s.closePeriod(w, r, sus, periodRequest{From: in.From, To: in.To, Reason: in.Reason})
 }
 
 func (s *server) listSuspensions(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, withPage("standing")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
 	standing := false
-	switch r.URL.Query().Get("standing") {
+	switch q["standing"] {
 	case "", "false":
 	case "true":
 		standing = true
 	default:
 		return errorf(booking.CodeInvalidRequest, "standing must be true or false")
 	}
+	// Bounded by the store (the newest 1000, newest first): paged here.
 	ss, err := s.svc.ListSuspensions(r.Context(), standing)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, ss)
+	writeJSON(w, http.StatusOK, pageAfter(ss, p, func(sus booking.Suspension) int64 { return sus.ID }, false))
 	return nil
 }
 

@@ -172,12 +172,12 @@ func TestSlotsNeverOverlap(t *testing.T) {
 			body: map[string]any{"weekdays": []int{1}, "startTime": "09:00", "endTime": "10:00", "slotMinutes": 30, "capacity": 1}}).
 			expect(t, 409, booking.CodeSlotOverlap)
 		var none []booking.Schedule
-		e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/doctors/%d/schedules", c.doc), token: e.admin}).expect(t, 200).decode(t, &none)
+		e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/doctors/%d/schedules", c.doc), token: e.admin}).expect(t, 200).items(t, &none)
 		if len(none) != 0 {
 			t.Fatalf("the overlapping schedule was stored: %+v", none)
 		}
 		var ss []booking.Schedule
-		e.do(call{method: "GET", path: path, token: e.admin}).expect(t, 200).decode(t, &ss)
+		e.do(call{method: "GET", path: path, token: e.admin}).expect(t, 200).items(t, &ss)
 		if len(ss) != 2 {
 			t.Fatalf("%d schedules, want the two that do not overlap", len(ss))
 		}
@@ -223,7 +223,7 @@ func TestClosures(t *testing.T) {
 			t.Fatalf("lifting the clinic closure reopened %d", lift.SlotsReopened)
 		}
 		var standing []booking.Suspension
-		e.do(call{method: "GET", path: "/api/admin/suspensions?standing=true", token: e.admin}).expect(t, 200).decode(t, &standing)
+		e.do(call{method: "GET", path: "/api/admin/suspensions?standing=true", token: e.admin}).expect(t, 200).items(t, &standing)
 		if len(standing) != 1 || standing[0].ID != res.Suspension.ID {
 			t.Fatalf("standing = %+v", standing)
 		}
@@ -376,12 +376,12 @@ func TestEditing(t *testing.T) {
 			t.Fatalf("doctor = %+v", doc)
 		}
 		var docs []booking.Doctor
-		e.do(call{method: "GET", path: "/api/doctors"}).expect(t, 200).decode(t, &docs)
+		e.do(call{method: "GET", path: "/api/doctors"}).expect(t, 200).items(t, &docs)
 		if len(docs) != 1 || docs[0].ID != c.doc2 {
 			t.Fatalf("listing = %+v, want only the active doctor", docs)
 		}
 		// Staff still see it, with its flag, to reactivate it.
-		e.do(call{method: "GET", path: "/api/admin/doctors", token: e.admin}).expect(t, 200).decode(t, &docs)
+		e.do(call{method: "GET", path: "/api/admin/doctors", token: e.admin}).expect(t, 200).items(t, &docs)
 		if len(docs) != 2 || docs[0].ID != c.doc || docs[0].Active || docs[1].ID != c.doc2 || !docs[1].Active {
 			t.Fatalf("staff listing = %+v, want both doctors, the deactivated one marked", docs)
 		}
@@ -438,7 +438,7 @@ func TestClinicEditAuthorization(t *testing.T) {
 		var pat booking.Patient
 		e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/patients/%d", p), token: e.admin}).expect(t, 200).decode(t, &pat)
 		var docs []booking.Doctor
-		e.do(call{method: "GET", path: "/api/doctors"}).expect(t, 200).decode(t, &docs)
+		e.do(call{method: "GET", path: "/api/doctors"}).expect(t, 200).items(t, &docs)
 		if pol != booking.DefaultPolicy || pat.Name != "Anna" || len(docs) != 2 {
 			t.Fatalf("refused calls changed something: %+v %+v %d doctors", pol, pat, len(docs))
 		}

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -98,7 +99,7 @@ func TestDoctorSeesOnlyOwnDays(t *testing.T) {
 	var page auditPage
 	e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/audit?entity=appointment&id=%d&actor=doctor:%d", a.ID, f.doctor.ID), token: e.admin}).
 		expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 1 || page.Entries[0].Action != "no_show" {
+	if len(page.Items) != 1 || page.Items[0].Action != "no_show" {
 		t.Fatalf("the doctor's change is not audited as the doctor's: %+v", page)
 	}
 }
@@ -118,25 +119,32 @@ func TestAuditAPI(t *testing.T) {
 	var page auditPage
 	actor := fmt.Sprintf("patient:%d", p.ID)
 	e.do(call{method: "GET", path: "/api/admin/audit?entity=appointment&id=" + fmt.Sprint(a.ID) + "&actor=" + actor, token: e.admin}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 2 || page.Entries[0].Action != "cancel" || page.Entries[1].Action != "book" ||
-		!strings.Contains(page.Entries[0].Before, `"BOOKED"`) || !strings.Contains(page.Entries[0].After, `"CANCELLED"`) {
+	if len(page.Items) != 2 || page.Items[0].Action != "cancel" || page.Items[1].Action != "book" {
 		t.Fatalf("audit = %+v", page)
 	}
-	for _, en := range page.Entries {
-		if strings.Contains(en.Before+en.After, "Anna") || strings.Contains(en.Before+en.After, "1234567") {
+	// before and after are JSON objects, not strings holding them.
+	var before, after struct{ Status booking.Status }
+	if err := json.Unmarshal(page.Items[0].Before, &before); err != nil || before.Status != booking.StatusBooked {
+		t.Fatalf("before = %s (%v)", page.Items[0].Before, err)
+	}
+	if err := json.Unmarshal(page.Items[0].After, &after); err != nil || after.Status != booking.StatusCancelled {
+		t.Fatalf("after = %s (%v)", page.Items[0].After, err)
+	}
+	for _, en := range page.Items {
+		if states := string(en.Before) + string(en.After); strings.Contains(states, "Anna") || strings.Contains(states, "1234567") {
 			t.Fatalf("personal data in the log: %+v", en)
 		}
 	}
 	e.do(call{method: "GET", path: "/api/admin/audit?limit=1&entity=appointment", token: e.admin}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 1 || page.Next == 0 {
+	if len(page.Items) != 1 || page.Next == nil {
 		t.Fatalf("first page = %+v", page)
 	}
-	e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/audit?limit=1&entity=appointment&before=%d", page.Next), token: e.admin}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 1 || page.Entries[0].Action != "book" {
+	e.do(call{method: "GET", path: "/api/admin/audit?limit=1&entity=appointment&cursor=" + *page.Next, token: e.admin}).expect(t, 200).decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0].Action != "book" {
 		t.Fatalf("second page = %+v", page)
 	}
 	e.do(call{method: "GET", path: "/api/admin/audit?from=2030-01-01T00:00:00Z&entity=appointment", token: e.admin}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 0 {
+	if len(page.Items) != 0 {
 		t.Fatalf("after the period = %+v", page)
 	}
 	for _, bad := range []string{"?limit=0", "?limit=501", "?id=x", "?from=yesterday", "?actor=", "?nope=1"} {
@@ -144,7 +152,7 @@ func TestAuditAPI(t *testing.T) {
 	}
 
 	e.do(call{method: "GET", path: "/api/me/history", token: e.patientToken(p.ID)}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 2 {
+	if len(page.Items) != 2 {
 		t.Fatalf("own history = %+v", page)
 	}
 	// Staff acting on the patient's appointment show as their role only:
@@ -153,11 +161,11 @@ func TestAuditAPI(t *testing.T) {
 	e.do(book(e.patientToken(p.ID), "k2", slotBody(sl.ID))).expect(t, 201).decode(t, &a2)
 	e.do(call{method: "DELETE", path: fmt.Sprintf("/api/appointments/%d", a2.ID), token: e.admin}).expect(t, 200)
 	e.do(call{method: "GET", path: "/api/me/history", token: e.patientToken(p.ID)}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 4 || page.Entries[0].ActorRole != "admin" || page.Entries[0].ActorID != "" || page.Entries[1].ActorID != fmt.Sprint(p.ID) {
+	if len(page.Items) != 4 || page.Items[0].ActorRole != "admin" || page.Items[0].ActorID != "" || page.Items[1].ActorID != fmt.Sprint(p.ID) {
 		t.Fatalf("history after a staff cancel = %+v, want the admin as a role without a name, the patient's own change with its id", page)
 	}
 	e.do(call{method: "GET", path: "/api/me/history", token: e.patientToken(q.ID)}).expect(t, 200).decode(t, &page)
-	if len(page.Entries) != 0 {
+	if len(page.Items) != 0 {
 		t.Fatalf("another patient's history shows %+v", page)
 	}
 }
@@ -178,7 +186,7 @@ func TestImportAndExportAPI(t *testing.T) {
 	if rep.Kind != "departments" || !rep.DryRun || rep.Created != 2 || len(rep.Errors) != 1 || rep.Errors[0].Line != 4 {
 		t.Fatalf("dry run = %+v", rep)
 	}
-	if ds, _ := e.db.ListDepartments(t.Context()); len(ds) != 0 {
+	if ds, _ := e.db.ListDepartments(t.Context(), booking.Page{}); len(ds) != 0 {
 		t.Fatal("the dry run created departments")
 	}
 	// A refused line's message follows Accept-Language.

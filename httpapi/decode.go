@@ -7,8 +7,10 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
@@ -42,7 +44,8 @@ func decodeJSON(r *http.Request, v any) error {
 	return nil
 }
 
-// bodyError explains a decoding failure without echoing the input.
+// bodyError explains a decoding failure without echoing the input, naming
+// the member at fault when the decoder knows it.
 func bodyError(err error) error {
 	var maxErr *http.MaxBytesError
 	var typeErr *json.UnmarshalTypeError
@@ -55,18 +58,84 @@ func bodyError(err error) error {
 	case errors.Is(err, io.ErrUnexpectedEOF):
 		return errorf(booking.CodeInvalidRequest, "the JSON body is truncated")
 	case errors.As(err, &typeErr):
-		if typeErr.Field != "" {
-			return errorf(booking.CodeInvalidRequest, "field %q has the wrong type", typeErr.Field)
+		if typeErr.Field == "" {
+			return errorf(booking.CodeInvalidRequest, "the JSON body has the wrong type")
 		}
-		return errorf(booking.CodeInvalidRequest, "the JSON body has the wrong type")
+		ptr := "/" + strings.ReplaceAll(typeErr.Field, ".", "/")
+		if typeErr.Type == instantType {
+			return fieldErrorf(ptr, "field %q must be an RFC 3339 date-time with its offset, such as 2026-03-02T09:30:00+01:00", typeErr.Field)
+		}
+		return fieldErrorf(ptr, "field %q has the wrong type", typeErr.Field)
 	case errors.As(err, &syntaxErr):
 		return errorf(booking.CodeInvalidRequest, "malformed JSON at byte %d", syntaxErr.Offset)
 	case strings.HasPrefix(err.Error(), "json: unknown field "):
 		// encoding/json has no typed error for unknown fields; the field
 		// name it quotes came from the client and is bounded by the body limit.
-		return errorf(booking.CodeInvalidRequest, "unknown field %s", strings.TrimPrefix(err.Error(), "json: unknown field "))
+		quoted := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		e := booking.Errorf(booking.CodeInvalidRequest, "unknown field %s", quoted)
+		if name, err := strconv.Unquote(quoted); err == nil {
+			e.Pointer = "/" + pointerToken(name)
+		}
+		return e
 	}
 	return errorf(booking.CodeInvalidRequest, "malformed JSON body")
+}
+
+// pointerToken escapes a member name as one JSON Pointer token (RFC 6901).
+func pointerToken(name string) string {
+	return strings.ReplaceAll(strings.ReplaceAll(name, "~", "~0"), "/", "~1")
+}
+
+// instant is a date-time member of a request body: RFC 3339 with its
+// offset. Anything else — a plain date among them, since an instant
+// without an offset would have to guess a zone — is refused as a type
+// error, which the decoder gives the member's name (bodyError).
+type instant struct{ time.Time }
+
+// instantType is the Type of instant's type errors.
+var instantType = reflect.TypeFor[time.Time]()
+
+func (t *instant) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		return nil
+	}
+	var v time.Time
+	if err := v.UnmarshalJSON(b); err != nil {
+		return &json.UnmarshalTypeError{Value: "string", Type: instantType}
+	}
+	t.Time = v
+	return nil
+}
+
+// parseInstant parses a date-time query parameter: RFC 3339, or a plain
+// date YYYY-MM-DD meaning that day in the clinic's zone loc — its start,
+// or for the end of a period (end) the start of the next day, so that
+// from=2026-03-01&to=2026-03-31 is the whole of March.
+func parseInstant(v, name string, end bool, loc *time.Location) (time.Time, error) {
+	if t, err := time.Parse(time.RFC3339, v); err == nil {
+		return t, nil
+	}
+	d, err := schedule.ParseDate(v)
+	if err != nil {
+		return time.Time{}, paramErrorf(name, "%s must be an RFC 3339 time or a date YYYY-MM-DD", name)
+	}
+	t := time.Date(d.Year, time.Month(d.Month), d.Day, 0, 0, 0, 0, loc)
+	if end {
+		t = time.Date(d.Year, time.Month(d.Month), d.Day+1, 0, 0, 0, 0, loc)
+	}
+	return t, nil
+}
+
+// enumValue returns the member of allowed that v names, in either case
+// ("booked" and "BOOKED" both name BOOKED): the one parsing of every enum a
+// client sends, in a query or a body.
+func enumValue[T ~string](v string, allowed ...T) (T, bool) {
+	for _, a := range allowed {
+		if strings.EqualFold(v, string(a)) {
+			return a, true
+		}
+	}
+	return "", false
 }
 
 // pathID parses the {name} path value as a positive int64.
@@ -125,6 +194,25 @@ func parseDate(s, name string) (schedule.Date, error) {
 		return schedule.Date{}, errorf(booking.CodeInvalidRequest, "%s must be a date YYYY-MM-DD", name)
 	}
 	return d, nil
+}
+
+// inParam names the query parameter an invalid-request err is about.
+func inParam(err error, name string) error {
+	var e *booking.Error
+	if errors.As(err, &e) && e.Code == booking.CodeInvalidRequest {
+		e.Parameter = name
+	}
+	return err
+}
+
+// inBody names the body member (a JSON Pointer) an invalid-request err is
+// about.
+func inBody(err error, pointer string) error {
+	var e *booking.Error
+	if errors.As(err, &e) && e.Code == booking.CodeInvalidRequest {
+		e.Pointer = pointer
+	}
+	return err
 }
 
 func truncate(s string, n int) string {

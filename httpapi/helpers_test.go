@@ -311,6 +311,15 @@ func (e *env) doAllow(c call, want5xx bool) answer {
 		if spec.Status != a.status || spec.Title != p.Title {
 			e.t.Fatalf("%s %s: %s answered with %d %q, table says %d %q", c.method, c.path, code, a.status, p.Title, spec.Status, spec.Title)
 		}
+		// Every problem names its occurrence by the request id it was answered under.
+		if id := a.header.Get("X-Request-Id"); id == "" || p.Instance != "urn:slotd:request:"+id {
+			e.t.Fatalf("%s %s: instance %q, X-Request-Id %q", c.method, c.path, p.Instance, id)
+		}
+		for _, fe := range p.Errors {
+			if (fe.Pointer == "") == (fe.Parameter == "") || fe.Detail == "" || (fe.Pointer != "" && !strings.HasPrefix(fe.Pointer, "/")) {
+				e.t.Fatalf("%s %s: errors item %+v", c.method, c.path, fe)
+			}
+		}
 		if (a.status == 503 || a.status == 429) && a.header.Get("Retry-After") == "" {
 			e.t.Fatalf("%s %s: %d without Retry-After", c.method, c.path, a.status)
 		}
@@ -481,3 +490,26 @@ func mustSigner(t *testing.T) *auth.Signer {
 	}
 	return s
 }
+
+// items decodes the items of a list page into v and returns the page's
+// next cursor ("" on the last page).
+func (a answer) items(t *testing.T, v any) string {
+	t.Helper()
+	var page struct {
+		Items json.RawMessage `json:"items"`
+		Next  *string         `json:"next"`
+	}
+	if err := json.Unmarshal(a.body, &page); err != nil || page.Items == nil {
+		t.Fatalf("answer body %q is not a page: %v", a.body, err)
+	}
+	if err := json.Unmarshal(page.Items, v); err != nil {
+		t.Fatalf("page items %q: %v", page.Items, err)
+	}
+	if page.Next == nil {
+		return ""
+	}
+	return *page.Next
+}
+
+// auditPage is an audit log page as a client reads it.
+type auditPage = listPage[auditView]

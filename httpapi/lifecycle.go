@@ -139,9 +139,9 @@ func (s *server) suspend(w http.ResponseWriter, r *http.Request, _ auth.Claims) 
 
 // periodRequest is a suspension's or closure's period and reason.
 type periodRequest struct {
-	From   time.Time `json:"from"`
-	To     time.Time `json:"to"`
-	Reason string    `json:"reason"`
+	From   instant `json:"from"`
+	To     instant `json:"to"`
+	Reason string  `json:"reason"`
 }
 
 // closePeriod checks the period of sus and suspends it: 201 for a new
@@ -151,9 +151,9 @@ func (s *server) closePeriod(w http.ResponseWriter, r *http.Request, sus booking
 	switch {
 	case in.From.IsZero() || in.To.IsZero():
 		return errorf(booking.CodeInvalidRequest, "from and to are required (RFC 3339)")
-	case !in.To.After(in.From):
+	case !in.To.After(in.From.Time):
 		return errorf(booking.CodeInvalidRequest, "to must be after from")
-	case in.To.Sub(in.From) > maxSuspendDays*24*time.Hour:
+	case in.To.Sub(in.From.Time) > maxSuspendDays*24*time.Hour:
 		return errorf(booking.CodeInvalidRequest, "a suspension lasts at most %d days", maxSuspendDays)
 	case reason == "" || utf8.RuneCountInString(reason) > maxReasonLen || !utf8.ValidString(reason) || strings.ContainsFunc(reason, isControl):
 		return errorf(booking.CodeInvalidRequest, "reason must be 1 to %d printable characters", maxReasonLen)

@@ -40,8 +40,15 @@ func (s *server) writeExport(w http.ResponseWriter, r *http.Request, id int64) e
 	// A download of personal data: kept out of caches, saved as a file.
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Disposition", `attachment; filename="patient-`+strconv.FormatInt(id, 10)+`-data.json"`)
-	writeJSON(w, http.StatusOK, ex)
+	writeJSON(w, http.StatusOK, exportView{PatientExport: ex, History: auditViews(ex.History)})
 	return nil
+}
+
+// exportView is a patient's export as the API answers it: the history's
+// states are JSON objects, as in the audit log's pages.
+type exportView struct {
+	booking.PatientExport
+	History []auditView `json:"history"`
 }
 
 // erasePatient is DELETE /api/admin/patients/{id} with {"reason"}.

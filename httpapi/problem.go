@@ -26,7 +26,23 @@ type problemDetails struct {
 	SlotID     int64  `json:"slotId,omitempty"`
 	OpensAt    string `json:"opensAt,omitempty"`
 	RetryAfter int64  `json:"retryAfter,omitempty"`
+	// Instance names this occurrence: urn:slotd:request:<request id>, the
+	// X-Request-Id the answer carries and the log lines name.
+	Instance string `json:"instance,omitempty"`
+	// Errors lists the invalid inputs, each by its JSON Pointer into the
+	// body or its query parameter (RFC 9457 §3.2 extension member).
+	Errors []fieldProblem `json:"errors,omitempty"`
 }
+
+// fieldProblem is one invalid input of a problem's errors.
+type fieldProblem struct {
+	Pointer   string `json:"pointer,omitempty"`
+	Parameter string `json:"parameter,omitempty"`
+	Detail    string `json:"detail"`
+}
+
+// instancePrefix makes a request id the problem's instance URI.
+const instancePrefix = "urn:slotd:request:"
 
 // toBookingError turns any error into the *booking.Error that clients see.
 // Errors that are not *booking.Error carry driver or programming detail:
@@ -90,6 +106,12 @@ func writeProblemIn(w http.ResponseWriter, e *booking.Error, status int, lang st
 		p.Title = pr.T(spec.Title)
 		w.Header().Set("Content-Language", lang)
 	}
+	if id := w.Header().Get("X-Request-Id"); id != "" {
+		p.Instance = instancePrefix + id
+	}
+	if e.Pointer != "" || e.Parameter != "" {
+		p.Errors = []fieldProblem{{Pointer: e.Pointer, Parameter: e.Parameter, Detail: p.Detail}}
+	}
 	if e.OpensAt != nil {
 		p.OpensAt = e.OpensAt.UTC().Format(time.RFC3339)
 	}
@@ -128,6 +150,21 @@ func addrLimited(wait time.Duration) *booking.Error {
 // refuses alike.
 func WriteAddrLimited(w http.ResponseWriter, r *http.Request, wait time.Duration) {
 	writeProblemIn(w, addrLimited(wait), http.StatusTooManyRequests, i18n.Pick("", r.Header.Get("Accept-Language"), "en"), time.UTC)
+}
+
+// fieldErrorf is the invalid-request error of the body member at pointer
+// ("/slotId").
+func fieldErrorf(pointer, format string, args ...any) error {
+	e := booking.Errorf(booking.CodeInvalidRequest, format, args...)
+	e.Pointer = pointer
+	return e
+}
+
+// paramErrorf is the invalid-request error of the query parameter name.
+func paramErrorf(name, format string, args ...any) error {
+	e := booking.Errorf(booking.CodeInvalidRequest, format, args...)
+	e.Parameter = name
+	return e
 }
 
 // errorf is a short-hand for the *booking.Error of a handler's own checks.

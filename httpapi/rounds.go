@@ -144,12 +144,12 @@ func (s *server) createRoom(w http.ResponseWriter, r *http.Request, _ auth.Claim
 
 func (s *server) createRound(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	var in struct {
-		Name      string    `json:"name"`
-		OpensAt   time.Time `json:"opensAt"`
-		ClosesAt  time.Time `json:"closesAt"`
-		TermStart time.Time `json:"termStart"`
-		TermEnd   time.Time `json:"termEnd"`
-		Quota     *int      `json:"quota"`
+		Name      string  `json:"name"`
+		OpensAt   instant `json:"opensAt"`
+		ClosesAt  instant `json:"closesAt"`
+		TermStart instant `json:"termStart"`
+		TermEnd   instant `json:"termEnd"`
+		Quota     *int    `json:"quota"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -165,16 +165,16 @@ func (s *server) createRound(w http.ResponseWriter, r *http.Request, _ auth.Clai
 	switch {
 	case in.OpensAt.IsZero() || in.ClosesAt.IsZero() || in.TermStart.IsZero() || in.TermEnd.IsZero():
 		return errorf(booking.CodeInvalidRequest, "opensAt, closesAt, termStart and termEnd are required (RFC 3339)")
-	case !in.ClosesAt.After(in.OpensAt):
+	case !in.ClosesAt.After(in.OpensAt.Time):
 		return errorf(booking.CodeInvalidRequest, "closesAt must be after opensAt")
 	case !in.ClosesAt.After(s.now()):
 		return errorf(booking.CodeInvalidRequest, "closesAt must be in the future")
 	// A round's slots start at termStart, and a slot that has started
 	// takes no booking: a term starting before the close would silently
 	// cut the round short.
-	case in.TermStart.Before(in.ClosesAt):
+	case in.TermStart.Before(in.ClosesAt.Time):
 		return errorf(booking.CodeInvalidRequest, "termStart must not be before closesAt")
-	case !in.TermEnd.After(in.TermStart):
+	case !in.TermEnd.After(in.TermStart.Time):
 		return errorf(booking.CodeInvalidRequest, "termEnd must be after termStart")
 	case quota < 1 || quota > maxRoundQuota:
 		return errorf(booking.CodeInvalidRequest, "quota must be 1 to %d", maxRoundQuota)
@@ -319,7 +319,11 @@ func (s *server) listRoundSlots(w http.ResponseWriter, r *http.Request, _ auth.C
 	if err != nil {
 		return err
 	}
-	q, err := parseQuery(r, "building", "floor", "nearDoor")
+	q, err := parseQuery(r, withPage("building", "floor", "nearDoor")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
@@ -342,7 +346,8 @@ func (s *server) listRoundSlots(w http.ResponseWriter, r *http.Request, _ auth.C
 		out = append(out, newRoundSlotView(id, rs.Slot, rs.Room))
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, out)
+	// A round's slots are read whole (by id, bounded by the round), paged here.
+	writeJSON(w, http.StatusOK, pageAfter(out, p, func(v roundSlotView) int64 { return v.ID }, true))
 	return nil
 }
 
@@ -450,8 +455,9 @@ func (s *server) getApplication(w http.ResponseWriter, r *http.Request, c auth.C
 // preferred of text/csv and application/json in Accept, then JSON.
 func resultsFormat(r *http.Request, q map[string]string) (string, error) {
 	if f, ok := q["format"]; ok {
-		if f != "csv" && f != "json" {
-			return "", errorf(booking.CodeInvalidRequest, "format must be csv or json")
+		f, ok := enumValue(f, "csv", "json")
+		if !ok {
+			return "", paramErrorf("format", "format must be csv or json")
 		}
 		return f, nil
 	}

@@ -228,7 +228,7 @@ func TestRoundSlotsFilters(t *testing.T) {
 	base := fmt.Sprintf("/api/rounds/%d/slots", rd.ID)
 	names := func(q string) string {
 		var ss []roundSlotView
-		e.do(call{method: "GET", path: base + q}).expect(t, 200).decode(t, &ss)
+		e.do(call{method: "GET", path: base + q}).expect(t, 200).items(t, &ss)
 		var n []string
 		for _, s := range ss {
 			n = append(n, s.Room.Name)
@@ -325,7 +325,7 @@ func TestRoundApplySync(t *testing.T) {
 	e.do(call{method: "DELETE", path: apPath, token: t1}).expect(t, 200)
 	e.do(call{method: "DELETE", path: apPath, token: t1}).expect(t, 200)
 	var ss []roundSlotView
-	e.do(call{method: "GET", path: fmt.Sprintf("/api/rounds/%d/slots", rd.ID)}).expect(t, 200).decode(t, &ss)
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/rounds/%d/slots", rd.ID)}).expect(t, 200).items(t, &ss)
 	if ss[0].Booked != 0 || ss[0].Remaining != 2 {
 		t.Fatalf("%+v", ss[0])
 	}

@@ -225,6 +225,7 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
 	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
+	s.handle("GET /api/admin/patients", s.admin(s.findPatients))
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
 	s.handle("DELETE /api/admin/patients/{id}", s.admin(s.erasePatient))
 	s.handle("GET /api/admin/patients/{id}/data", s.admin(s.patientData))

@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"cmp"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/slotd/slotd/auth"
@@ -10,11 +12,11 @@ import (
 
 // waitlistRequest is the body of POST /api/waitlist.
 type waitlistRequest struct {
-	DoctorID     int64     `json:"doctorId"`
-	DepartmentID int64     `json:"departmentId"`
-	From         time.Time `json:"from"`
-	To           time.Time `json:"to"`
-	PartOfDay    string    `json:"partOfDay"`
+	DoctorID     int64   `json:"doctorId"`
+	DepartmentID int64   `json:"departmentId"`
+	From         instant `json:"from"`
+	To           instant `json:"to"`
+	PartOfDay    string  `json:"partOfDay"`
 }
 
 // waitlistPatient returns the token's patient, or forbidden.
@@ -40,11 +42,14 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
+	if part, ok := enumValue(in.PartOfDay, booking.PartMorning, booking.PartAfternoon, booking.PartAny); ok {
+		in.PartOfDay = part
+	}
 	if in.DoctorID != 0 && !validID(in.DoctorID) || in.DepartmentID != 0 && !validID(in.DepartmentID) {
 		return errorf(booking.CodeInvalidRequest, "doctorId and departmentId must be ids 1 to %d", int64(booking.MaxID))
 	}
 	e, existed, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: patient, DoctorID: in.DoctorID,
-		DepartmentID: in.DepartmentID, From: in.From, To: in.To, PartOfDay: in.PartOfDay, IdempotencyKey: key})
+		DepartmentID: in.DepartmentID, From: in.From.Time, To: in.To.Time, PartOfDay: in.PartOfDay, IdempotencyKey: key})
 	if err != nil {
 		return err
 	}
@@ -62,17 +67,21 @@ func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claim
 	if err != nil {
 		return err
 	}
-	if _, err := parseQuery(r); err != nil {
+	q, err := parseQuery(r, pageParams...)
+	if err != nil {
 		return err
 	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	// A patient's entries are bounded by the store (its newest 200, newest
+	// first): read whole, paged here.
 	es, err := s.svc.Waitlist(r.Context(), patient)
 	if err != nil {
 		return err
 	}
-	if es == nil {
-		es = []booking.WaitlistEntry{}
-	}
-	writeJSON(w, http.StatusOK, es)
+	writeJSON(w, http.StatusOK, pageAfter(es, p, entryKey, false))
 	return nil
 }
 
@@ -132,7 +141,11 @@ func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err != nil {
 		return err
 	}
-	q, err := parseQuery(r, "from", "to")
+	q, err := parseQuery(r, withPage("from", "to")...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
 	if err != nil {
 		return err
 	}
@@ -140,9 +153,9 @@ func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	to := from.Add(24 * time.Hour)
 	for name, dst := range map[string]*time.Time{"from": &from, "to": &to} {
 		if v, ok := q[name]; ok {
-			t, err := time.Parse(time.RFC3339, v)
+			t, err := parseInstant(v, name, name == "to", s.zone)
 			if err != nil {
-				return errorf(booking.CodeInvalidRequest, "%s must be an RFC 3339 time", name)
+				return err
 			}
 			*dst = t
 		}
@@ -152,13 +165,15 @@ func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
+	// One doctor's offers over at most 31 days: read whole, paged by id.
 	es, err := s.store.ListOffers(ctx, id, from, to)
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	if es == nil {
-		es = []booking.WaitlistEntry{}
-	}
-	writeJSON(w, http.StatusOK, es)
+	slices.SortFunc(es, func(a, b booking.WaitlistEntry) int { return cmp.Compare(a.ID, b.ID) })
+	writeJSON(w, http.StatusOK, pageAfter(es, p, entryKey, true))
 	return nil
 }
+
+// entryKey is the key a page of waiting-list entries resumes from.
+func entryKey(e booking.WaitlistEntry) int64 { return e.ID }

@@ -43,13 +43,13 @@ func TestWaitlistOverHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	var mine []booking.WaitlistEntry
-	e.do(call{method: "GET", path: "/api/me/waitlist", token: tok}).expect(t, http.StatusOK).decode(t, &mine)
+	e.do(call{method: "GET", path: "/api/me/waitlist", token: tok}).expect(t, http.StatusOK).items(t, &mine)
 	if len(mine) != 1 || mine[0].State != booking.EntryOffered || mine[0].OfferExpiresAt == nil {
 		t.Fatalf("%+v", mine)
 	}
 	var offers []booking.WaitlistEntry
 	e.do(call{method: "GET", path: "/api/admin/doctors/" + strconv.FormatInt(f.doctor.ID, 10) + "/offers?from=" +
-		t0.Format(time.RFC3339) + "&to=" + t0.Add(7*24*time.Hour).Format(time.RFC3339), token: e.admin}).expect(t, http.StatusOK).decode(t, &offers)
+		t0.Format(time.RFC3339) + "&to=" + t0.Add(7*24*time.Hour).Format(time.RFC3339), token: e.admin}).expect(t, http.StatusOK).items(t, &offers)
 	if len(offers) != 1 || offers[0].ID != entry.ID {
 		t.Fatalf("staff offers %+v", offers)
 	}

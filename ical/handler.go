@@ -198,7 +198,7 @@ func (h *Handler) feed(w http.ResponseWriter, r *http.Request) error {
 	} else if err != nil {
 		return err
 	}
-	as, err := h.svc.Appointments(r.Context(), patientID, "")
+	as, err := h.svc.Appointments(r.Context(), patientID, "", booking.Page{})
 	if err != nil {
 		return err
 	}

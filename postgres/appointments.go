@@ -82,11 +82,12 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 }
 
 // ListAppointments lists a patient's appointments, newest first, only those
-// in status unless it is empty.
-func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
+// in status unless it is empty, one page at a time (ids below p.After).
+func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
-		 WHERE a.patient_id = $1 AND ($2::text = '' OR a.status = $2) ORDER BY a.id DESC`, patientID, string(status))
+		 WHERE a.patient_id = $1 AND ($2::text = '' OR a.status = $2) AND ($3::bigint = 0 OR a.id < $3)
+		 ORDER BY a.id DESC LIMIT NULLIF($4, 0)`, patientID, string(status), p.After, p.Limit)
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	return as, translate(err, "")
 }

@@ -201,9 +201,10 @@ func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (boo
 	return d, translate(err, "")
 }
 
-// ListDepartments lists every department by id.
-func (s *Store) ListDepartments(ctx context.Context) ([]booking.Department, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT id, name, created_at FROM departments ORDER BY id`)
+// ListDepartments lists the departments by id, one page at a time.
+func (s *Store) ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT id, name, created_at FROM departments WHERE id > $1 ORDER BY id LIMIT NULLIF($2, 0)`,
+		p.After, p.Limit)
 	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Department, error) {
 		var d booking.Department
 		err := r.Scan(&d.ID, &d.Name, &d.CreatedAt)
@@ -240,20 +241,21 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 
 // ListDoctors lists the active doctors of a department, or all with
 // departmentID 0, by id (a deactivated doctor is hidden from listings).
-func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, false)
+func (s *Store) ListDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, false, p)
 }
 
 // ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
-func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, true)
+func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, true, p)
 }
 
-func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool) ([]booking.Doctor, error) {
+func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool, p booking.Page) ([]booking.Doctor, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+doctorColumns+` FROM resources
-		 WHERE kind = 'doctor' AND (active OR $2) AND ($1::bigint = 0 OR department_id = $1) ORDER BY id`,
-		departmentID, inactive)
+		 WHERE kind = 'doctor' AND (active OR $2) AND ($1::bigint = 0 OR department_id = $1) AND id > $3
+		 ORDER BY id LIMIT NULLIF($4, 0)`,
+		departmentID, inactive, p.After, p.Limit)
 	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Doctor, error) { return scanDoctor(r) })
 	return ds, translate(err, "")
 }

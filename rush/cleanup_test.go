@@ -40,7 +40,7 @@ func leftOver(t *testing.T, s *sqlite.Store) leftovers {
 	t.Helper()
 	ctx := context.Background()
 	var l leftovers
-	all, err := s.ListAllDoctors(ctx, 0)
+	all, err := s.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,8 +107,8 @@ func TestRunCleansUp(t *testing.T) {
 	if p, err := store.GetPatient(ctx, demo.ID); err != nil || p.ErasedAt != nil || p.Name != "Demo patient" {
 		t.Fatalf("the demo's patient: %+v, %v", p, err)
 	}
-	var doctors []booking.Doctor
-	if err := (&api{c: newHTTPClient(5*time.Second, 1), base: url}).call(ctx, "GET", "/api/doctors", "", nil, &doctors); err != nil || len(doctors) != 0 {
+	var doctors struct{ Items []booking.Doctor }
+	if err := (&api{c: newHTTPClient(5*time.Second, 1), base: url}).call(ctx, "GET", "/api/doctors", "", nil, &doctors); err != nil || len(doctors.Items) != 0 {
 		t.Fatalf("public doctors after the run: %+v, %v", doctors, err)
 	}
 
@@ -143,7 +143,7 @@ func TestRunRefusesRealData(t *testing.T) {
 	if !errors.Is(err, ErrRealData) || !strings.Contains(err.Error(), "--allow-real-data") || !strings.Contains(err.Error(), "1 patients") {
 		t.Fatalf("run against real data: %v; want ErrRealData naming --allow-real-data and the count", err)
 	}
-	if deps, err := store.ListDepartments(ctx); err != nil || len(deps) != 0 {
+	if deps, err := store.ListDepartments(ctx, booking.Page{}); err != nil || len(deps) != 0 {
 		t.Fatalf("refused, yet departments %+v (%v)", deps, err)
 	}
 

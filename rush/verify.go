@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -380,13 +381,35 @@ func observe(ctx context.Context, a *api, f *Fixture, exp Expected, workers, sam
 	return obs, firstErr
 }
 
-// myAppointments reads GET /api/me/appointments, which answers either a
-// JSON array or an object with an "appointments" array.
+// myAppointments reads every page of GET /api/me/appointments (a page
+// {"items", "next"}; a JSON array or an object with an "appointments"
+// array from other servers).
 func myAppointments(ctx context.Context, a *api, token string) ([]Appointment, error) {
-	var raw json.RawMessage
-	if err := a.call(ctx, "GET", "/api/me/appointments", token, nil, &raw); err != nil {
-		return nil, err
+	var all []Appointment
+	path := "/api/me/appointments?limit=200"
+	for range 1000 {
+		var page struct {
+			Items []Appointment `json:"items"`
+			Next  *string       `json:"next"`
+		}
+		var raw json.RawMessage
+		if err := a.call(ctx, "GET", path, token, nil, &raw); err != nil {
+			return nil, err
+		}
+		if bytes.HasPrefix(bytes.TrimSpace(raw), []byte("[")) || json.Unmarshal(raw, &page) != nil || page.Items == nil {
+			return oldAppointments(raw)
+		}
+		all = append(all, page.Items...)
+		if page.Next == nil {
+			break
+		}
+		path = "/api/me/appointments?limit=200&cursor=" + url.QueryEscape(*page.Next)
 	}
+	return all, nil
+}
+
+// oldAppointments reads an unpaged list of appointments.
+func oldAppointments(raw json.RawMessage) ([]Appointment, error) {
 	raw = bytes.TrimSpace(raw)
 	var list []Appointment
 	if len(raw) > 0 && raw[0] == '[' {

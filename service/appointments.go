@@ -63,10 +63,11 @@ func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking
 	return a, nil
 }
 
-// Appointments lists a patient's appointments, optionally in one state.
-func (s *Service) Appointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
+// Appointments lists a patient's appointments, newest first, optionally in
+// one state, one page at a time (booking.Page; the zero Page lists all).
+func (s *Service) Appointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
-	as, err := s.store.ListAppointments(ctx, patientID, status)
+	as, err := s.store.ListAppointments(ctx, patientID, status, p)
 	return as, s.storeErr(ctx, err)
 }

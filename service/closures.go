@@ -106,7 +106,9 @@ func (s *Service) changedScope(ctx context.Context, sus booking.Suspension) {
 	if sus.Scope == booking.ScopeDepartment {
 		dept = sus.DepartmentID
 	}
-	ds, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Doctor, error) { return s.store.ListDoctors(ctx, dept) })
+	ds, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Doctor, error) {
+		return s.store.ListDoctors(ctx, dept, booking.Page{})
+	})
 	if err != nil {
 		return // the list caches expire on their own
 	}

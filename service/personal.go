@@ -16,7 +16,7 @@ func (s *Service) ExportPatient(ctx context.Context, id int64) (booking.PatientE
 		if err != nil {
 			return booking.PatientExport{}, err
 		}
-		as, err := s.store.ListAppointments(ctx, id, "")
+		as, err := s.store.ListAppointments(ctx, id, "", booking.Page{})
 		if err != nil {
 			return booking.PatientExport{}, err
 		}
@@ -96,7 +96,7 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 			}
 		}
 	}
-	as, err := s.Appointments(ctx, id, "")
+	as, err := s.Appointments(ctx, id, "", booking.Page{})
 	if err != nil {
 		return booking.Patient{}, err
 	}

@@ -105,7 +105,7 @@ func (s *Service) ExtendSchedules(ctx context.Context, full bool) (int, error) {
 		if err != nil {
 			return catalog{}, err
 		}
-		ds, err := s.store.ListDoctors(ctx, 0)
+		ds, err := s.store.ListDoctors(ctx, 0, booking.Page{})
 		return catalog{ss, ds}, err
 	})
 	if err != nil {

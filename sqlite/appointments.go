@@ -127,11 +127,12 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 }
 
 // ListAppointments lists a patient's appointments, newest first, optionally
-// only those in one state.
-func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status) ([]booking.Appointment, error) {
+// only those in one state, one page at a time (ids below p.After).
+func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
 	rows, err := s.reader.QueryContext(ctx,
-		`SELECT `+apptCols+apptFrom+`WHERE a.patient_id = ?1 AND (?2 = '' OR a.status = ?2) ORDER BY a.id DESC`,
-		patientID, string(status))
+		`SELECT `+apptCols+apptFrom+`WHERE a.patient_id = ?1 AND (?2 = '' OR a.status = ?2) AND (?3 = 0 OR a.id < ?3)
+		 ORDER BY a.id DESC LIMIT ?4`,
+		patientID, string(status), p.After, rowLimit(p))
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

@@ -25,9 +25,10 @@ func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (boo
 	return d, nil
 }
 
-// ListDepartments lists every department by id.
-func (s *Store) ListDepartments(ctx context.Context) ([]booking.Department, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, created_at FROM departments ORDER BY id`)
+// ListDepartments lists the departments by id, one page at a time.
+func (s *Store) ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, created_at FROM departments WHERE id > ?1 ORDER BY id LIMIT ?2`,
+		p.After, rowLimit(p))
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
@@ -95,20 +96,21 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 
 // ListDoctors lists the active doctors of a department (all with 0), by
 // id: a deactivated doctor is hidden from listings.
-func (s *Store) ListDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, false)
+func (s *Store) ListDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, false, p)
 }
 
 // ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
-func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, true)
+func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
+	return s.listDoctors(ctx, departmentID, true, p)
 }
 
-func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool) ([]booking.Doctor, error) {
+func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool, p booking.Page) ([]booking.Doctor, error) {
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT `+doctorCols+` FROM resources
-		  WHERE kind = 'doctor' AND (active OR ?2) AND (?1 = 0 OR department_id = ?1) ORDER BY id`,
-		departmentID, inactive)
+		  WHERE kind = 'doctor' AND (active OR ?2) AND (?1 = 0 OR department_id = ?1) AND id > ?3
+		  ORDER BY id LIMIT ?4`,
+		departmentID, inactive, p.After, rowLimit(p))
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
@@ -203,4 +205,13 @@ func nullText(s string) any {
 		return nil
 	}
 	return s
+}
+
+// rowLimit is a page's LIMIT argument: SQLite reads a negative LIMIT as no
+// limit, which is booking.Page's 0.
+func rowLimit(p booking.Page) int {
+	if p.Limit <= 0 {
+		return -1
+	}
+	return p.Limit
 }

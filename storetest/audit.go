@@ -17,7 +17,7 @@ import (
 // reconciliation and its verdict (reconcile_runs is itself the record), and
 // the round processor, whose decisions are bookings and audited as such.
 var serviceReads = map[string]bool{
-	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true,
+	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true, "FindPatients": true,
 	"Application": true, "AttemptBooking": true, "Audit": true, "History": true, "LastReconcileRun": true,
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there

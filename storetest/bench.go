@@ -84,7 +84,7 @@ func BenchListDay(b *testing.B, newStore func(testing.TB) booking.Store) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ds, err := s.ListDoctors(context.Background(), 0)
+	ds, err := s.ListDoctors(context.Background(), 0, booking.Page{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -18,7 +18,7 @@ func testCatalog(t *testing.T, h Harness) {
 	if derm.ID == 0 || derm.ID == f.dept.ID {
 		t.Fatalf("department id %d", derm.ID)
 	}
-	depts, err := s.ListDepartments(f.ctx)
+	depts, err := s.ListDepartments(f.ctx, booking.Page{})
 	must(t, err)
 	if len(depts) != 2 {
 		t.Fatalf("want 2 departments, got %d", len(depts))
@@ -35,9 +35,9 @@ func testCatalog(t *testing.T, h Harness) {
 	}
 	_, err = s.GetDoctor(f.ctx, 999999)
 	wantCode(t, err, booking.CodeNotFound)
-	all, err := s.ListDoctors(f.ctx, 0)
+	all, err := s.ListDoctors(f.ctx, 0, booking.Page{})
 	must(t, err)
-	inDerm, err := s.ListDoctors(f.ctx, derm.ID)
+	inDerm, err := s.ListDoctors(f.ctx, derm.ID, booking.Page{})
 	must(t, err)
 	if len(all) != 3 || len(inDerm) != 1 || inDerm[0].ID != d3.ID {
 		t.Fatalf("ListDoctors: all=%d derm=%v", len(all), inDerm)
@@ -47,15 +47,15 @@ func testCatalog(t *testing.T, h Harness) {
 	off := false
 	_, err = s.UpdateDoctor(f.ctx, d3.ID, booking.DoctorUpdate{Active: &off})
 	must(t, err)
-	if ds, err := s.ListDoctors(f.ctx, derm.ID); err != nil || len(ds) != 0 {
+	if ds, err := s.ListDoctors(f.ctx, derm.ID, booking.Page{}); err != nil || len(ds) != 0 {
 		t.Fatalf("ListDoctors after deactivation = %v, %v", ds, err)
 	}
-	if ds, err := s.ListDoctors(f.ctx, 0); err != nil || len(ds) != 2 {
+	if ds, err := s.ListDoctors(f.ctx, 0, booking.Page{}); err != nil || len(ds) != 2 {
 		t.Fatalf("ListDoctors(0) after deactivation = %v, %v", ds, err)
 	}
-	staffAll, err := s.ListAllDoctors(f.ctx, 0)
+	staffAll, err := s.ListAllDoctors(f.ctx, 0, booking.Page{})
 	must(t, err)
-	staffDerm, err := s.ListAllDoctors(f.ctx, derm.ID)
+	staffDerm, err := s.ListAllDoctors(f.ctx, derm.ID, booking.Page{})
 	must(t, err)
 	if len(staffAll) != 3 || len(staffDerm) != 1 || staffDerm[0].ID != d3.ID || staffDerm[0].Active {
 		t.Fatalf("ListAllDoctors: all=%v derm=%v", staffAll, staffDerm)
@@ -68,7 +68,7 @@ func testCatalog(t *testing.T, h Harness) {
 	on := true
 	_, err = s.UpdateDoctor(f.ctx, d3.ID, booking.DoctorUpdate{Active: &on})
 	must(t, err)
-	if ds, err := s.ListDoctors(f.ctx, derm.ID); err != nil || len(ds) != 1 || !ds[0].Active {
+	if ds, err := s.ListDoctors(f.ctx, derm.ID, booking.Page{}); err != nil || len(ds) != 1 || !ds[0].Active {
 		t.Fatalf("ListDoctors after reactivation = %v, %v", ds, err)
 	}
 

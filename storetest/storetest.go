@@ -80,6 +80,7 @@ func Run(t *testing.T, h Harness) {
 		{"IdempotencyAcrossPatients", testIdempotencyAcrossPatients},
 		{"Cancel", testCancel},
 		{"ListAppointments", testListAppointments},
+		{"ListPages", testListPages},
 		{"RaceCapacityOne", testRaceCapacityOne},
 		{"RaceCapacityTen", testRaceCapacityTen},
 		{"RaceBatchesCapacityTen", testRaceBatches},

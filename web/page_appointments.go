@@ -2,6 +2,8 @@ package web
 
 import (
 	"net/http"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // handleAppointments lists the signed-in patient's appointments, newest
@@ -11,7 +13,7 @@ func (s *server) handleAppointments(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	as, err := s.svc.Appointments(r.Context(), sess.PatientID, "")
+	as, err := s.svc.Appointments(r.Context(), sess.PatientID, "", booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return

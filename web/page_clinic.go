@@ -185,7 +185,7 @@ func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ ses
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
 	// Deactivated doctors too: their appointments stay.
-	docs, err := s.store.ListAllDoctors(ctx, 0)
+	docs, err := s.store.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -273,7 +273,7 @@ func (s *server) handleHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	p := s.newPage(w, r, "History")
 	rows := s.auditRows(p, es)
-	if as, err := s.svc.Appointments(r.Context(), sess.PatientID, ""); err == nil {
+	if as, err := s.svc.Appointments(r.Context(), sess.PatientID, "", booking.Page{}); err == nil {
 		when := map[int64]string{}
 		for _, a := range as {
 			at := a.StartAt.In(s.clinicZone)

@@ -62,7 +62,7 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	dep := "Department"
-	if deps, err := s.store.ListDepartments(ctx); err == nil {
+	if deps, err := s.store.ListDepartments(ctx, booking.Page{}); err == nil {
 		for _, d := range deps {
 			if d.ID == doc.DepartmentID {
 				dep = d.Name

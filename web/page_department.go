@@ -15,7 +15,7 @@ func (s *server) handleDepartment(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	deps, err := s.store.ListDepartments(ctx)
+	deps, err := s.store.ListDepartments(ctx, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -30,7 +30,7 @@ func (s *server) handleDepartment(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, booking.NotFound("department"))
 		return
 	}
-	docs, err := s.store.ListDoctors(ctx, id)
+	docs, err := s.store.ListDoctors(ctx, id, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -10,7 +10,7 @@ import (
 func (s *server) handleHome(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	deps, err := s.store.ListDepartments(ctx)
+	deps, err := s.store.ListDepartments(ctx, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return

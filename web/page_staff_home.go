@@ -26,13 +26,13 @@ type staffDoctorRow struct {
 func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ session) {
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	deps, err := s.store.ListDepartments(ctx)
+	deps, err := s.store.ListDepartments(ctx, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
 	}
 	// Deactivated doctors too, marked, so staff can reactivate them.
-	docs, err := s.store.ListAllDoctors(ctx, 0)
+	docs, err := s.store.ListAllDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return

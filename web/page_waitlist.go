@@ -142,7 +142,7 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 			}
 		} else {
 			v.What = p.T("Department %d", e.DepartmentID)
-			if deps, err := s.store.ListDepartments(ctx); err == nil {
+			if deps, err := s.store.ListDepartments(ctx, booking.Page{}); err == nil {
 				for _, d := range deps {
 					if d.ID == e.DepartmentID {
 						v.What = d.Name

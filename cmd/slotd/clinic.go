@@ -39,6 +39,10 @@ func runImport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	// FILE comes last; the flags before it take parse's usual checks.
 	if len(args) == 0 || strings.HasPrefix(args[len(args)-1], "-") {
+		// Without a FILE the flags still parse, so that -h is help, not an error.
+		if err := parse(fs, args, stderr); err != nil {
+			return err
+		}
 		fs.SetOutput(stderr)
 		fs.Usage()
 		return fmt.Errorf("import takes one FILE, last")

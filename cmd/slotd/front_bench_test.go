@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
 	"github.com/slotd/slotd/edge"
 	"github.com/slotd/slotd/metrics"
@@ -132,7 +133,7 @@ func BenchmarkFrontBookRefused(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	docs, err := f.store.ListDoctors(ctx, 0)
+	docs, err := f.store.ListDoctors(ctx, 0, booking.Page{})
 	if err != nil || len(docs) == 0 {
 		b.Fatal(err, docs)
 	}

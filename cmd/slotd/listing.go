@@ -58,7 +58,7 @@ func (s listingSummary) p(q float64) time.Duration {
 // listDays lists n random (doctor, day) pairs of the next days, one after
 // the other, each as GET /api/doctors/{id}/slots?date=… reads it.
 func listDays(ctx context.Context, r booking.Reader, n, days int, rnd *rand.Rand, now time.Time) (listingSummary, error) {
-	doctors, err := r.ListDoctors(ctx, 0)
+	doctors, err := r.ListDoctors(ctx, 0, booking.Page{})
 	if err != nil {
 		return listingSummary{}, err
 	}

@@ -92,9 +92,16 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'slotd <command> -h' for its flags; each flag also reads SLOTD_<FLAG>.")
 }
 
+// parsing, when set, is given every flag set parse is about to parse: a
+// test's way to reach each subcommand's flags.
+var parsing func(*flag.FlagSet)
+
 // parse parses args into fs after filling every flag not given on the
 // command line from its environment variable.
 func parse(fs *flag.FlagSet, args []string, stderr io.Writer) error {
+	if parsing != nil {
+		parsing(fs)
+	}
 	fs.SetOutput(stderr)
 	if err := fs.Parse(args); err != nil {
 		return err

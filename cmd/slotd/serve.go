@@ -106,7 +106,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.IntVar(&f.lanes.MaxPending, "max-pending", 20000, "requests waiting in all lanes before 503 overloaded")
 	fs.DurationVar(&f.fullTTL, "full-ttl", time.Second, "how long a slot found full is refused from memory")
 	fs.DurationVar(&f.listTTL, "list-cache-ttl", httpapi.DefaultListCacheTTL, "how long slot lists are served from memory (negative: off)")
-	fs.BoolVar(&f.bench, "bench-endpoints", false, "serve POST /bench/echo, the no-database ceiling for `slotd rush --scenario echo`")
+	fs.BoolVar(&f.bench, "bench-endpoints", false, "serve POST /bench/echo, the no-database ceiling for 'slotd rush --scenario echo'")
 	fs.BoolVar(&f.quietLog, "quiet-access-log", false, "log only failed requests, not one line per request")
 	fs.StringVar(&f.metricsAddr, "metrics-addr", "", "serve /metrics and Go's /debug/pprof on this other address (e.g. 127.0.0.1:9090) instead of the public one")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "serve https with this PEM certificate (chain) file, reloaded on SIGHUP (with --tls-key)")
@@ -130,7 +130,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.Var(&f.smtpRequireTLS, "smtp-require-tls", "smtp notifier: refuse to send unless the server offers STARTTLS or --smtp-implicit-tls (default: on, off for a loopback --smtp-addr)")
 	fs.BoolVar(&f.smtpImplicit, "smtp-implicit-tls", false, "smtp notifier: speak TLS from the connection's start (SMTPS, usually port 465) instead of STARTTLS")
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
-	fs.BoolVar(&f.staffTOTPRequired, "staff-totp-required", false, "refuse the staff sign-in of admins without a second factor (enrol one with `slotd staff-totp --user NAME`); doctors' accounts are not asked")
+	fs.BoolVar(&f.staffTOTPRequired, "staff-totp-required", false, "refuse the staff sign-in of admins without a second factor (enrol one with 'slotd staff-totp --user NAME'); doctors' accounts are not asked")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	f.interop.register(fs)
 	f.locale.register(fs)
@@ -323,7 +323,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	interopDone := make(chan struct{})
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
-	if f.paymentSecret == "" {
+	switch {
+	case f.paymentSecret == "" && f.demo:
+		// The demo pays on its simulated provider page, so only the API's callback is off.
+		logger.Info("demo: held appointments are paid on the simulated payment page; a real provider's callbacks need --payment-secret")
+	case f.paymentSecret == "":
 		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	handler := frontDoor(&f, frontParts{
@@ -395,7 +399,7 @@ func claimDemo(ctx context.Context, store booking.DemoStore, db string) (fill bo
 // left empty) with a small sample and prints how to use it: the URL and a
 // demo admin and patient token. Only a demo database gets here.
 func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, fill bool, lang string, stdout io.Writer) error {
-	depts, err := store.ListDepartments(ctx)
+	depts, err := store.ListDepartments(ctx, booking.Page{})
 	if err != nil {
 		return err
 	}
