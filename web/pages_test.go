@@ -199,6 +199,15 @@ func TestQueueNumberOnlyWhereItCounts(t *testing.T) {
 		if !strings.Contains(hist, fmt.Sprintf(`href="/appointments/%d">`, s.appt)) || !strings.Contains(hist, "10:00<") {
 			t.Errorf("%s: the history does not name the appointment by its time:\n%s", l.Tag, hist)
 		}
+		// The staff day list: numbers on the group slot's day only.
+		staffOne := mainOf(s.getAs(t, "staff", l.Tag, fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)))
+		if !strings.Contains(staffOne, "data-appointment=") || strings.Contains(staffOne, pr.T("No. %d", 1)) {
+			t.Errorf("%s: the staff day list numbers a one-place slot:\n%s", l.Tag, staffOne)
+		}
+		staffThree := mainOf(s.getAs(t, "staff", l.Tag, fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow.AddDays(3))))
+		if !strings.Contains(staffThree, pr.T("No. %d", 1)) {
+			t.Errorf("%s: the staff day list lacks the group slot's queue number:\n%s", l.Tag, staffThree)
+		}
 	}
 }
 
