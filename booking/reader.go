@@ -13,6 +13,7 @@ type Reader interface {
 	Ping(ctx context.Context) error
 
 	ListDepartments(ctx context.Context, p Page) ([]Department, error)
+	ListAllDepartments(ctx context.Context, p Page) ([]Department, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
 	ListDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
 	ListAllDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)

@@ -86,8 +86,14 @@ type DemoStore interface {
 // schedules and slots.
 type CatalogStore interface {
 	CreateDepartment(ctx context.Context, d Department) (Department, error)
-	// ListDepartments lists the departments by id, one Page at a time.
+	// ListDepartments lists the departments that offer something, those
+	// with at least one active doctor, by id, one Page at a time: what
+	// patients and the public API see (a department whose doctors all left,
+	// or that has none yet, is a dead end for a patient).
 	ListDepartments(ctx context.Context, p Page) ([]Department, error)
+	// ListAllDepartments is ListDepartments with the empty ones too: staff
+	// must see a new department to add its first doctor.
+	ListAllDepartments(ctx context.Context, p Page) ([]Department, error)
 	CreateDoctor(ctx context.Context, d Doctor) (Doctor, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
 	// ListDoctors lists the active doctors of a department, or all with

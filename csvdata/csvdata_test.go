@@ -47,7 +47,7 @@ func TestImport(t *testing.T) {
 	if r := imp(t, s, svc, depts, true); r.Kind != "departments" || r.Create != 2 || r.Exist != 1 || len(r.Errors) != 0 {
 		t.Fatalf("dry run = %+v", r)
 	}
-	if ds, _ := s.ListDepartments(ctx, booking.Page{}); len(ds) != 0 {
+	if ds, _ := s.ListAllDepartments(ctx, booking.Page{}); len(ds) != 0 {
 		t.Fatalf("the dry run created %d departments", len(ds))
 	}
 	if r := imp(t, s, svc, depts, false); r.Create != 2 {

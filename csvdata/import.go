@@ -94,9 +94,9 @@ type Report struct {
 // Finder is what an import reads to find what exists: the catalog and
 // patients by phone (accounts.Store).
 type Finder interface {
-	ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error)
-	// ListAllDoctors includes the deactivated: a re-run must not create
-	// a deactivated doctor again.
+	// ListAllDepartments and ListAllDoctors include the empty and the
+	// deactivated: a re-run must not create either again.
+	ListAllDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error)
 	ListAllDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error)
 	ListSchedules(ctx context.Context, doctorID int64) ([]booking.Schedule, error)
 	PatientByPhone(ctx context.Context, phone string) (booking.Patient, error)
@@ -239,7 +239,7 @@ func newImporter(ctx context.Context, svc *service.Service, find Finder, kind st
 	if kind == "patients" {
 		return im, nil
 	}
-	ds, err := find.ListDepartments(ctx, booking.Page{})
+	ds, err := find.ListAllDepartments(ctx, booking.Page{})
 	if err != nil {
 		return nil, err
 	}

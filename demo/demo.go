@@ -93,7 +93,7 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 	}
 	var sum Summary
 	depts := make([]booking.Department, 0, len(departments))
-	existing, err := store.ListDepartments(ctx, booking.Page{})
+	existing, err := store.ListAllDepartments(ctx, booking.Page{})
 	if err != nil {
 		return sum, err
 	}

@@ -236,7 +236,7 @@ func (h *Handler) schedules(ctx context.Context) ([]schedOf, error) {
 }
 
 func (h *Handler) departments(ctx context.Context) (map[int64]booking.Department, error) {
-	deps, err := h.store.ListDepartments(ctx, booking.Page{})
+	deps, err := h.store.ListAllDepartments(ctx, booking.Page{})
 	if err != nil {
 		return nil, err
 	}

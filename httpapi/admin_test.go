@@ -22,10 +22,23 @@ func TestAdminCatalog(t *testing.T) {
 		t.Fatalf("%+v", dep)
 	}
 	e.do(post("/api/admin/departments", e.admin, map[string]any{"name": "Cardiology"})).expect(t, 409, booking.CodeConflict)
+	// Without a doctor it offers nothing: staff list it, patients do not.
+	listed := func(path, tok string, want int) {
+		t.Helper()
+		var ds []booking.Department
+		e.do(call{method: "GET", path: path, token: tok}).expect(t, 200).items(t, &ds)
+		if len(ds) != want || want == 1 && ds[0].ID != dep.ID {
+			t.Fatalf("GET %s = %+v, want %d (department %d)", path, ds, want, dep.ID)
+		}
+	}
+	listed("/api/departments", "", 0)
+	listed("/api/admin/departments", e.admin, 1)
 
 	var doc booking.Doctor
 	a := e.do(post("/api/admin/doctors", e.admin, map[string]any{"name": "Dr. Weber", "departmentId": dep.ID, "timezone": "Europe/Berlin"})).expect(t, 201)
 	a.decode(t, &doc)
+	listed("/api/departments", "", 1)
+	listed("/api/departments?limit=1", "", 1)
 	if doc.ID == 0 || doc.TimeZone != "Europe/Berlin" || doc.DepartmentID != dep.ID || a.header.Get("Location") != "/api/doctors/"+strconv.FormatInt(doc.ID, 10) {
 		t.Fatalf("%+v %q", doc, a.header.Get("Location"))
 	}

@@ -65,6 +65,7 @@ var authorization = map[string]access{
 	"GET /api/rounds/{id}":                        public,
 	"GET /api/rounds/{id}/slots":                  public,
 	"POST /api/admin/departments":                 adminOnly,
+	"GET /api/admin/departments":                  adminOnly,
 	"POST /api/admin/doctors":                     adminOnly,
 	"GET /api/admin/doctors":                      adminOnly,
 	"POST /api/admin/patients":                    adminOnly,

@@ -58,6 +58,7 @@ func TestBadInputNeverServerError(t *testing.T) {
 		{method: "GET", path: "/api/doctors/%s/availability", hasID: true, queries: []string{"from=x", "to=2026-13-01", "from=2026-03-05&to=2026-03-01", "from=2026-01-01&to=2026-12-31", "from=", "days=3"}},
 		{method: "GET", path: "/api/slots/%s", hasID: true},
 		{method: "POST", path: "/api/admin/departments", admin: true, body: true},
+		{method: "GET", path: "/api/admin/departments", admin: true, queries: []string{"x=1", "limit=0", "cursor=zz"}},
 		{method: "POST", path: "/api/admin/doctors", admin: true, body: true},
 		{method: "POST", path: "/api/admin/patients", admin: true, body: true},
 		{method: "GET", path: "/api/admin/patients/%s", admin: true, hasID: true},

@@ -46,6 +46,16 @@ func newSlotView(s booking.Slot) slotView {
 }
 
 func (s *server) listDepartments(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	return s.writeDepartments(w, r, s.store.ListDepartments)
+}
+
+// listAllDepartments is the staff's list: departments without an active
+// doctor too, which patients do not see.
+func (s *server) listAllDepartments(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	return s.writeDepartments(w, r, s.store.ListAllDepartments)
+}
+
+func (s *server) writeDepartments(w http.ResponseWriter, r *http.Request, list func(context.Context, booking.Page) ([]booking.Department, error)) error {
 	q, err := parseQuery(r, pageParams...)
 	if err != nil {
 		return err
@@ -56,7 +66,7 @@ func (s *server) listDepartments(w http.ResponseWriter, r *http.Request, _ auth.
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	ds, err := s.store.ListDepartments(ctx, p.store())
+	ds, err := list(ctx, p.store())
 	if err != nil {
 		return storeErr(ctx, err)
 	}

@@ -222,6 +222,7 @@ func (s *server) routes() {
 
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
+	s.handle("GET /api/admin/departments", s.admin(s.listAllDepartments))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
 	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))

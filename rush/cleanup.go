@@ -53,7 +53,8 @@ const cleanupTimeout = 10 * time.Minute
 // appointments that have not started and leaves every waiting list), each
 // slot closed and each doctor deactivated, so that none of it is offered
 // to patients or listed as a doctor again. The department stays (the API
-// deletes none), without a doctor. It runs on a context of its own, since
+// deletes none), without a doctor, and so is no longer listed to patients
+// either (GET /api/departments lists those with an active doctor). It runs on a context of its own, since
 // it also runs after the run's context was cancelled (Ctrl-C), and goes on
 // past a failure, reporting the first.
 func Cleanup(cfg *Config, a *api, f *Fixture, logf func(string, ...any)) error {

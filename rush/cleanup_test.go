@@ -111,6 +111,13 @@ func TestRunCleansUp(t *testing.T) {
 	if err := (&api{c: newHTTPClient(5*time.Second, 1), base: url}).call(ctx, "GET", "/api/doctors", "", nil, &doctors); err != nil || len(doctors.Items) != 0 {
 		t.Fatalf("public doctors after the run: %+v, %v", doctors, err)
 	}
+	// Its department, without a doctor now, is no longer offered either.
+	if all, err := store.ListAllDepartments(ctx, booking.Page{}); err != nil || len(all) != 1 {
+		t.Fatalf("departments for staff after the run: %+v, %v; want the run's", all, err)
+	}
+	if deps := publicDepartments(t, url); len(deps) != 0 {
+		t.Fatalf("public departments after the run: %+v", deps)
+	}
 
 	// --keep keeps the run's patients.
 	log.Reset()
@@ -125,6 +132,19 @@ func TestRunCleansUp(t *testing.T) {
 	if !strings.Contains(log.String(), "--keep") {
 		t.Errorf("the log does not say the data was kept:\n%s", log.String())
 	}
+	if deps := publicDepartments(t, url); len(deps) != 1 {
+		t.Fatalf("public departments after --keep: %+v; want the kept run's", deps)
+	}
+}
+
+// publicDepartments is what GET /api/departments lists.
+func publicDepartments(t *testing.T, url string) []booking.Department {
+	t.Helper()
+	var page struct{ Items []booking.Department }
+	if err := (&api{c: newHTTPClient(5*time.Second, 1), base: url}).call(context.Background(), "GET", "/api/departments", "", nil, &page); err != nil {
+		t.Fatal(err)
+	}
+	return page.Items
 }
 
 // TestRunRefusesRealData: a database with a patient the demo did not load
@@ -143,7 +163,7 @@ func TestRunRefusesRealData(t *testing.T) {
 	if !errors.Is(err, ErrRealData) || !strings.Contains(err.Error(), "--allow-real-data") || !strings.Contains(err.Error(), "1 patients") {
 		t.Fatalf("run against real data: %v; want ErrRealData naming --allow-real-data and the count", err)
 	}
-	if deps, err := store.ListDepartments(ctx, booking.Page{}); err != nil || len(deps) != 0 {
+	if deps, err := store.ListAllDepartments(ctx, booking.Page{}); err != nil || len(deps) != 0 {
 		t.Fatalf("refused, yet departments %+v (%v)", deps, err)
 	}
 

@@ -25,10 +25,23 @@ func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (boo
 	return d, nil
 }
 
-// ListDepartments lists the departments by id, one page at a time.
+// ListDepartments lists the departments with an active doctor, by id.
 func (s *Store) ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, name, created_at FROM departments WHERE id > ?1 ORDER BY id LIMIT ?2`,
-		p.After, rowLimit(p))
+	return s.listDepartments(ctx, false, p)
+}
+
+// ListAllDepartments is ListDepartments with the empty ones, for staff.
+func (s *Store) ListAllDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
+	return s.listDepartments(ctx, true, p)
+}
+
+func (s *Store) listDepartments(ctx context.Context, empty bool, p booking.Page) ([]booking.Department, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT id, name, created_at FROM departments d
+		  WHERE d.id > ?1 AND (?3 OR EXISTS (SELECT 1 FROM resources r
+		        WHERE r.department_id = d.id AND r.kind = 'doctor' AND r.active))
+		  ORDER BY id LIMIT ?2`,
+		p.After, rowLimit(p), empty)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

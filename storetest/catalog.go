@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -18,16 +19,27 @@ func testCatalog(t *testing.T, h Harness) {
 	if derm.ID == 0 || derm.ID == f.dept.ID {
 		t.Fatalf("department id %d", derm.ID)
 	}
-	depts, err := s.ListDepartments(f.ctx, booking.Page{})
+	// Dermatology has no doctor yet: staff see it, patients do not.
+	depts, err := s.ListAllDepartments(f.ctx, booking.Page{})
 	must(t, err)
 	if len(depts) != 2 {
 		t.Fatalf("want 2 departments, got %d", len(depts))
 	}
+	offered := func(want ...int64) {
+		t.Helper()
+		ds, err := s.ListDepartments(f.ctx, booking.Page{})
+		must(t, err)
+		if got := idsOf(ds, func(d booking.Department) int64 { return d.ID }); !slices.Equal(got, want) {
+			t.Fatalf("ListDepartments = %v, want %v", got, want)
+		}
+	}
+	offered(f.dept.ID)
 
 	_, err = s.CreateDoctor(f.ctx, booking.Doctor{Name: "Nobody", DepartmentID: 999999, TimeZone: "UTC"})
 	wantCode(t, err, booking.CodeNotFound)
 	d3, err := s.CreateDoctor(f.ctx, booking.Doctor{Name: "Dr. Skin", DepartmentID: derm.ID, TimeZone: "America/New_York"})
 	must(t, err)
+	offered(f.dept.ID, derm.ID)
 	got, err := s.GetDoctor(f.ctx, d3.ID)
 	must(t, err)
 	if got.Name != "Dr. Skin" || got.TimeZone != "America/New_York" || got.DepartmentID != derm.ID {
@@ -53,6 +65,7 @@ func testCatalog(t *testing.T, h Harness) {
 	if ds, err := s.ListDoctors(f.ctx, 0, booking.Page{}); err != nil || len(ds) != 2 {
 		t.Fatalf("ListDoctors(0) after deactivation = %v, %v", ds, err)
 	}
+	offered(f.dept.ID) // its only doctor left
 	staffAll, err := s.ListAllDoctors(f.ctx, 0, booking.Page{})
 	must(t, err)
 	staffDerm, err := s.ListAllDoctors(f.ctx, derm.ID, booking.Page{})
@@ -71,6 +84,7 @@ func testCatalog(t *testing.T, h Harness) {
 	if ds, err := s.ListDoctors(f.ctx, derm.ID, booking.Page{}); err != nil || len(ds) != 1 || !ds[0].Active {
 		t.Fatalf("ListDoctors after reactivation = %v, %v", ds, err)
 	}
+	offered(f.dept.ID, derm.ID)
 
 	p, err := s.CreatePatient(f.ctx, booking.Patient{Name: "Ana", Phone: "+33612345678", Email: "ana@example.org"})
 	must(t, err)

@@ -21,7 +21,7 @@ func testListPages(t *testing.T, h Harness) {
 		_, err := s.CreateDepartment(f.ctx, booking.Department{Name: fmt.Sprintf("Page dept %d", i)})
 		must(t, err)
 	}
-	all, err := s.ListDepartments(f.ctx, booking.Page{})
+	all, err := s.ListAllDepartments(f.ctx, booking.Page{})
 	must(t, err)
 	if len(all) != 5 {
 		t.Fatalf("%d departments, want 5", len(all))
@@ -50,14 +50,31 @@ func testListPages(t *testing.T, h Harness) {
 		t.Fatalf("%s: paging did not end", name)
 		return nil
 	}
-	deptIDs := func(p booking.Page) ([]int64, error) {
-		ds, err := s.ListDepartments(f.ctx, p)
-		return idsOf(ds, func(d booking.Department) int64 { return d.ID }), err
+	deptIDs := func(list func(booking.Page) ([]booking.Department, error)) func(booking.Page) ([]int64, error) {
+		return func(p booking.Page) ([]int64, error) {
+			ds, err := list(p)
+			return idsOf(ds, func(d booking.Department) int64 { return d.ID }), err
+		}
 	}
 	want := idsOf(all, func(d booking.Department) int64 { return d.ID })
 	for _, limit := range []int{1, 2, 5, 7} {
-		if got := walk("departments", deptIDs, limit, false); !slices.Equal(got, want) {
-			t.Fatalf("departments by pages of %d = %v, want %v", limit, got, want)
+		if got := walk("departments", deptIDs(func(p booking.Page) ([]booking.Department, error) { return s.ListAllDepartments(f.ctx, p) }), limit, false); !slices.Equal(got, want) {
+			t.Fatalf("all departments by pages of %d = %v, want %v", limit, got, want)
+		}
+	}
+	// Patients see a department with an active doctor only: the fixture's
+	// and all[2]; all[1]'s doctor is deactivated, the others have none.
+	d1, err := s.CreateDoctor(f.ctx, booking.Doctor{Name: "Dr. Gone", DepartmentID: all[1].ID, TimeZone: "UTC"})
+	must(t, err)
+	off := false
+	_, err = s.UpdateDoctor(f.ctx, d1.ID, booking.DoctorUpdate{Active: &off})
+	must(t, err)
+	_, err = s.CreateDoctor(f.ctx, booking.Doctor{Name: "Dr. Here", DepartmentID: all[2].ID, TimeZone: "UTC"})
+	must(t, err)
+	offered := []int64{f.dept.ID, all[2].ID}
+	for _, limit := range []int{1, 2, 5} {
+		if got := walk("offered departments", deptIDs(func(p booking.Page) ([]booking.Department, error) { return s.ListDepartments(f.ctx, p) }), limit, false); !slices.Equal(got, offered) {
+			t.Fatalf("departments by pages of %d = %v, want %v (with an active doctor)", limit, got, offered)
 		}
 	}
 	if !slices.IsSorted(want) {
@@ -73,7 +90,6 @@ func testListPages(t *testing.T, h Harness) {
 		must(t, err)
 		inDep = append(inDep, d.ID)
 	}
-	off := false
 	_, err = s.UpdateDoctor(f.ctx, inDep[1], booking.DoctorUpdate{Active: &off})
 	must(t, err)
 	active := slices.Delete(slices.Clone(inDep), 1, 2)
@@ -92,8 +108,8 @@ func testListPages(t *testing.T, h Harness) {
 		t.Fatalf("ListAllDoctors by pages of 3 = %v, want %v", got, inDep)
 	}
 	everyone := doctorIDs(func(p booking.Page) ([]booking.Doctor, error) { return s.ListDoctors(f.ctx, 0, p) })
-	if got := walk("every doctor", everyone, 2, false); len(got) != 2+len(active) {
-		t.Fatalf("ListDoctors(0) by pages = %v, want the fixture's 2 and %v", got, active)
+	if got := walk("every doctor", everyone, 2, false); len(got) != 2+1+len(active) {
+		t.Fatalf("ListDoctors(0) by pages = %v, want the fixture's 2, Dr. Here and %v", got, active)
 	}
 
 	// A patient's appointments, newest first: After is an id above the page

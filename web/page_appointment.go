@@ -42,13 +42,7 @@ func (s *server) apptViewOf(ctx context.Context, pr *i18n.Printer, a booking.App
 	loc := s.clinicZone
 	if d, err := s.store.GetDoctor(ctx, a.DoctorID); err == nil {
 		v.Doctor, loc = d.Name, zone(d.TimeZone)
-		if deps, err := s.store.ListDepartments(ctx, booking.Page{}); err == nil {
-			for _, dep := range deps {
-				if dep.ID == d.DepartmentID {
-					v.Dept = dep.Name
-				}
-			}
-		}
+		v.Dept = s.departmentName(ctx, d.DepartmentID, "")
 	}
 	v.Zone = loc.String()
 	v.Date = pr.Date(a.StartAt.In(loc))

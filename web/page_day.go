@@ -61,14 +61,7 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 			full = false
 		}
 	}
-	dep := "Department"
-	if deps, err := s.store.ListDepartments(ctx, booking.Page{}); err == nil {
-		for _, d := range deps {
-			if d.ID == doc.DepartmentID {
-				dep = d.Name
-			}
-		}
-	}
+	dep := s.departmentName(ctx, doc.DepartmentID, "Department")
 	// A day whose slots are not published yet says when booking opens, as
 	// the calendar's cell does.
 	opens := ""

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/slotd/slotd/booking"
@@ -41,4 +42,20 @@ func (s *server) handleDepartment(w http.ResponseWriter, r *http.Request) {
 		Doctors    []booking.Doctor
 	}{*dep, docs}
 	s.render(w, r, http.StatusOK, "department", p)
+}
+
+// departmentName is the name of department id, or fallback when it cannot
+// be read: a name shown beside something else (a doctor, an appointment),
+// so also of a department no longer offered to patients.
+func (s *server) departmentName(ctx context.Context, id int64, fallback string) string {
+	deps, err := s.store.ListAllDepartments(ctx, booking.Page{})
+	if err != nil {
+		return fallback
+	}
+	for _, d := range deps {
+		if d.ID == id {
+			return d.Name
+		}
+	}
+	return fallback
 }

@@ -137,13 +137,7 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 	if next.Before(last) || next == last {
 		data.Next = monthParam(next)
 	}
-	if deps, err := s.store.ListDepartments(ctx, booking.Page{}); err == nil {
-		for _, d := range deps {
-			if d.ID == doc.DepartmentID {
-				data.Department = d.Name
-			}
-		}
-	}
+	data.Department = s.departmentName(ctx, doc.DepartmentID, "")
 	p.Data = data
 	s.render(w, r, http.StatusOK, "doctor", p)
 }

@@ -39,7 +39,7 @@ func (s *server) handleStaffClinic(w http.ResponseWriter, r *http.Request, _ ses
 	var sus []booking.Suspension
 	var err error
 	if d.Policy, err = s.svc.ClinicPolicy(ctx); err == nil {
-		if d.Departments, err = s.store.ListDepartments(ctx, booking.Page{}); err == nil {
+		if d.Departments, err = s.store.ListAllDepartments(ctx, booking.Page{}); err == nil {
 			if d.Doctors, err = s.store.ListDoctors(ctx, 0, booking.Page{}); err == nil {
 				sus, err = s.svc.ListSuspensions(ctx, false)
 			}

@@ -55,7 +55,7 @@ func (s *server) handleStaffEdit(w http.ResponseWriter, r *http.Request, _ sessi
 	switch kind {
 	case "department":
 		var deps []booking.Department
-		if deps, err = s.store.ListDepartments(ctx, booking.Page{}); err == nil {
+		if deps, err = s.store.ListAllDepartments(ctx, booking.Page{}); err == nil {
 			err = booking.NotFound("department")
 			for _, dep := range deps {
 				if dep.ID == id {
@@ -67,7 +67,7 @@ func (s *server) handleStaffEdit(w http.ResponseWriter, r *http.Request, _ sessi
 		var doc booking.Doctor
 		if doc, err = s.store.GetDoctor(ctx, id); err == nil {
 			d.Name, d.Department, d.Active = doc.Name, doc.DepartmentID, doc.Active
-			d.Departments, err = s.store.ListDepartments(ctx, booking.Page{})
+			d.Departments, err = s.store.ListAllDepartments(ctx, booking.Page{})
 		}
 	case "patient":
 		var pat booking.Patient

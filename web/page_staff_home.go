@@ -13,8 +13,10 @@ import (
 // staffHomeData is the staff catalog page.
 type staffHomeData struct {
 	Departments []booking.Department
-	Doctors     []staffDoctorRow
-	DeptNames   map[int64]string
+	// Offered marks the departments with an active doctor: the others are
+	// not shown to patients (booking.CatalogStore.ListDepartments).
+	Offered map[int64]bool
+	Doctors []staffDoctorRow
 }
 
 type staffDoctorRow struct {
@@ -26,7 +28,7 @@ type staffDoctorRow struct {
 func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ session) {
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	deps, err := s.store.ListDepartments(ctx, booking.Page{})
+	deps, err := s.store.ListAllDepartments(ctx, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -42,8 +44,10 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 		names[d.ID] = d.Name
 	}
 	rows := make([]staffDoctorRow, 0, len(docs))
+	offered := map[int64]bool{}
 	for _, d := range docs {
 		rows = append(rows, staffDoctorRow{d, names[d.DepartmentID]})
+		offered[d.DepartmentID] = offered[d.DepartmentID] || d.Active
 	}
 	p := s.newPage(w, r, "Clinic catalog")
 	switch q := r.URL.Query(); {
@@ -52,7 +56,7 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 	case q.Has("doctor"):
 		p.Notice = p.T("Doctor added. Open it to create a schedule.")
 	}
-	p.Data = staffHomeData{Departments: deps, Doctors: rows}
+	p.Data = staffHomeData{Departments: deps, Offered: offered, Doctors: rows}
 	s.render(w, r, http.StatusOK, "staff_home", p)
 }
 

@@ -141,14 +141,7 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 				v.What, loc = d.Name, zone(d.TimeZone)
 			}
 		} else {
-			v.What = p.T("Department %d", e.DepartmentID)
-			if deps, err := s.store.ListDepartments(ctx, booking.Page{}); err == nil {
-				for _, d := range deps {
-					if d.ID == e.DepartmentID {
-						v.What = d.Name
-					}
-				}
-			}
+			v.What = s.departmentName(ctx, e.DepartmentID, p.T("Department %d", e.DepartmentID))
 		}
 		v.Period = fmtDateTime(p.pr, e.From, loc) + " – " + fmtDateTime(p.pr, e.To, loc)
 		if v.Offered && e.OfferExpiresAt != nil {

@@ -251,3 +251,23 @@ func TestStaffPagesSayWhatTheyDo(t *testing.T) {
 		}
 	}
 }
+
+// A department without an active doctor offers a patient nothing: the
+// patient's home does not list it, and the staff catalog says why, in
+// every language.
+func TestEmptyDepartmentIsNotOffered(t *testing.T) {
+	s := newPagesSite(t)
+	empty, err := s.store.CreateDepartment(context.Background(), booking.Department{Name: "Radiology"})
+	must(t, err)
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		if home := mainOf(s.getAs(t, "visitor", l.Tag, "/")); strings.Contains(home, empty.Name) || !strings.Contains(home, s.dept.Name) {
+			t.Errorf("%s: the patient's home lists the empty department (or not the clinic's):\n%s", l.Tag, home)
+		}
+		staff := mainOf(s.getAs(t, "staff", l.Tag, "/staff"))
+		hint := ` <span class="hint">(` + pr.T("not shown to patients until it has an active doctor") + `)</span>`
+		if !strings.Contains(staff, "<li>"+empty.Name+hint) || strings.Contains(staff, "<li>"+s.dept.Name+hint) {
+			t.Errorf("%s: the staff catalog does not mark only the empty department:\n%s", l.Tag, staff)
+		}
+	}
+}

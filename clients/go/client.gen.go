@@ -1470,6 +1470,15 @@ type AuditParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// ListAllDepartmentsParams defines parameters for ListAllDepartments.
+type ListAllDepartmentsParams struct {
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // ListAllDoctorsParams defines parameters for ListAllDoctors.
 type ListAllDoctorsParams struct {
 	// DepartmentId only this department's doctors
@@ -2123,6 +2132,13 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/closures (the `CreateClosure` operationId).
 	CreateClosure(ctx context.Context, body CreateClosureJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListAllDepartments List departments for staff, empty ones included
+	//
+	// Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
+	//
+	// Corresponds with GET /api/admin/departments (the `ListAllDepartments` operationId).
+	ListAllDepartments(ctx context.Context, params *ListAllDepartmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateDepartmentWithBody Create a department
 	//
 	// Takes any type of body and a specified content type.
@@ -2588,6 +2604,8 @@ type ClientInterface interface {
 
 	// ListDepartments List departments
 	//
+	// The departments with at least one active doctor: a department without one offers nothing to book. Staff list every department with GET /api/admin/departments.
+	//
 	// Corresponds with GET /api/departments (the `ListDepartments` operationId).
 	ListDepartments(ctx context.Context, params *ListDepartmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
@@ -2971,6 +2989,23 @@ func (c *Client) CreateClosureWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /api/admin/closures (the `CreateClosure` operationId).
 func (c *Client) CreateClosure(ctx context.Context, body CreateClosureJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateClosureRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListAllDepartments List departments for staff, empty ones included
+//
+// Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
+//
+// Corresponds with GET /api/admin/departments (the `ListAllDepartments` operationId).
+func (c *Client) ListAllDepartments(ctx context.Context, params *ListAllDepartmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListAllDepartmentsRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -4036,6 +4071,8 @@ func (c *Client) RescheduleAppointment(ctx context.Context, id int64, params *Re
 
 // ListDepartments List departments
 //
+// The departments with at least one active doctor: a department without one offers nothing to book. Staff list every department with GET /api/admin/departments.
+//
 // Corresponds with GET /api/departments (the `ListDepartments` operationId).
 func (c *Client) ListDepartments(ctx context.Context, params *ListDepartmentsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListDepartmentsRequest(c.Server, params)
@@ -5030,6 +5067,72 @@ func NewCreateClosureRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewListAllDepartmentsRequest constructs an http.Request for the ListAllDepartments method
+func NewListAllDepartmentsRequest(server string, params *ListAllDepartmentsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/departments")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -8603,6 +8706,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/closures (the `CreateClosure` operationId).
 	CreateClosureWithResponse(ctx context.Context, body CreateClosureJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateClosureResponse, error)
 
+	// ListAllDepartmentsWithResponse List departments for staff, empty ones included
+	//
+	// Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/departments (the `ListAllDepartments` operationId).
+	ListAllDepartmentsWithResponse(ctx context.Context, params *ListAllDepartmentsParams, reqEditors ...RequestEditorFn) (*ListAllDepartmentsResponse, error)
+
 	// CreateDepartmentWithBodyWithResponse Create a department
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -9103,6 +9215,8 @@ type ClientWithResponsesInterface interface {
 	RescheduleAppointmentWithResponse(ctx context.Context, id int64, params *RescheduleAppointmentParams, body RescheduleAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*RescheduleAppointmentResponse, error)
 
 	// ListDepartmentsWithResponse List departments
+	//
+	// The departments with at least one active doctor: a department without one offers nothing to book. Staff list every department with GET /api/admin/departments.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9997,6 +10111,110 @@ func (r CreateClosureResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CreateClosureResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListAllDepartmentsResponse401Headers the declared response headers of an HTTP 401 response for ListAllDepartments
+type ListAllDepartmentsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ListAllDepartmentsResponse503Headers the declared response headers of an HTTP 503 response for ListAllDepartments
+type ListAllDepartmentsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListAllDepartmentsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DepartmentPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListAllDepartmentsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListAllDepartmentsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListAllDepartmentsResponse) GetJSON200() *DepartmentPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListAllDepartmentsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListAllDepartmentsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListAllDepartmentsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListAllDepartmentsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListAllDepartmentsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18257,6 +18475,21 @@ func (c *ClientWithResponses) CreateClosureWithResponse(ctx context.Context, bod
 	return ParseCreateClosureResponse(rsp)
 }
 
+// ListAllDepartmentsWithResponse List departments for staff, empty ones included
+//
+// Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/departments (the `ListAllDepartments` operationId).
+func (c *ClientWithResponses) ListAllDepartmentsWithResponse(ctx context.Context, params *ListAllDepartmentsParams, reqEditors ...RequestEditorFn) (*ListAllDepartmentsResponse, error) {
+	rsp, err := c.ListAllDepartments(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListAllDepartmentsResponse(rsp)
+}
+
 // CreateDepartmentWithBodyWithResponse Create a department
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -19111,6 +19344,8 @@ func (c *ClientWithResponses) RescheduleAppointmentWithResponse(ctx context.Cont
 }
 
 // ListDepartmentsWithResponse List departments
+//
+// The departments with at least one active doctor: a department without one offers nothing to book. Staff list every department with GET /api/admin/departments.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -20219,6 +20454,104 @@ func ParseCreateClosureResponse(rsp *http.Response) (*CreateClosureResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers CreateClosureResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListAllDepartmentsResponse parses an HTTP response from a ListAllDepartmentsWithResponse call
+func ParseListAllDepartmentsResponse(rsp *http.Response) (*ListAllDepartmentsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListAllDepartmentsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DepartmentPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListAllDepartmentsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListAllDepartmentsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

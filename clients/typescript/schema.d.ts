@@ -82,7 +82,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List departments */
+        /**
+         * List departments
+         * @description The departments with at least one active doctor: a department without one offers nothing to book. Staff list every department with GET /api/admin/departments.
+         */
         get: operations["listDepartments"];
         put?: never;
         post?: never;
@@ -190,7 +193,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List departments for staff, empty ones included
+         * @description Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
+         */
+        get: operations["listAllDepartments"];
         put?: never;
         /** Create a department */
         post: operations["createDepartment"];
@@ -2741,6 +2748,38 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllDepartments: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description departments */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DepartmentPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];

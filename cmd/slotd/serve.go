@@ -399,7 +399,7 @@ func claimDemo(ctx context.Context, store booking.DemoStore, db string) (fill bo
 // left empty) with a small sample and prints how to use it: the URL and a
 // demo admin and patient token. Only a demo database gets here.
 func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url string, fill bool, lang string, stdout io.Writer) error {
-	depts, err := store.ListDepartments(ctx, booking.Page{})
+	depts, err := store.ListAllDepartments(ctx, booking.Page{})
 	if err != nil {
 		return err
 	}
