@@ -35,22 +35,24 @@ import (
 
 // serveFlags configure `slotd serve`.
 type serveFlags struct {
-	db           dbFlags
-	addr         string
-	demo         bool
-	logFormat    string
-	dbTimeout    time.Duration
-	bookingRate  int
-	bookingPer   time.Duration
-	reminders    string
-	shutdownWait time.Duration
-	engine       string
-	lanes        service.LaneOptions
-	fullTTL      time.Duration
-	listTTL      time.Duration
-	bench        bool
-	quietLog     bool
-	metricsAddr  string
+	db          dbFlags
+	addr        string
+	demo        bool
+	logFormat   string
+	dbTimeout   time.Duration
+	bookingRate int
+	bookingPer  time.Duration
+	reminders   string
+	// reminderOffsets is reminders parsed, by check.
+	reminderOffsets []time.Duration
+	shutdownWait    time.Duration
+	engine          string
+	lanes           service.LaneOptions
+	fullTTL         time.Duration
+	listTTL         time.Duration
+	bench           bool
+	quietLog        bool
+	metricsAddr     string
 
 	// operations (deploy/)
 	tlsCert, tlsKey string
@@ -151,8 +153,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	if (f.tlsCert == "") != (f.tlsKey == "") {
-		return errors.New("--tls-cert and --tls-key go together")
+	warnings, err := f.check()
+	if err != nil {
+		return err
+	}
+	for _, w := range warnings {
+		logger.Warn(w.msg, "flag", w.flag)
 	}
 	proxies, err := edge.ParseProxies(f.trustedProxies)
 	if err != nil {
@@ -202,22 +208,6 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
-		return fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
-	}
-	if f.lanes.Depth == 0 {
-		f.lanes.Depth = 2
-		if sqlitePath(f.db.url) != "" {
-			f.lanes.Depth = 1
-		}
-	}
-	reminders, err := booking.ParseReminders(f.reminders)
-	if err != nil {
-		return fmt.Errorf("--reminders: %w", err)
-	}
-	if reminders == nil {
-		reminders = []time.Duration{} // none, not the defaults
-	}
 	m := metrics.New()
 	m.BuildInfo(build.Version, build.Revision, build.GoVersion)
 	dash := web.NewRecorder(nil) // the web UI's rush dashboard
@@ -228,7 +218,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	opts := service.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
-		PhoneRegion: f.locale.phoneRegion, Reminders: reminders, StaffTOTPRequired: f.staffTOTPRequired,
+		PhoneRegion: f.locale.phoneRegion, Reminders: f.reminderOffsets, StaffTOTPRequired: f.staffTOTPRequired,
 		OnRefusedToken: m.TokenRefused, LoginKey: service.SigninPhoneKey(signer.DeriveKey(service.SigninPhoneKeyPurpose)),
 	}
 	useShared(&opts, shared)
@@ -323,12 +313,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	interopDone := make(chan struct{})
 	go func() { defer close(interopDone); inter.run(ictx) }()
 	defer func() { stopInterop(); <-interopDone }()
-	switch {
-	case f.paymentSecret == "" && f.demo:
+	if f.paymentSecret == "" && f.demo {
 		// The demo pays on its simulated provider page, so only the API's callback is off.
 		logger.Info("demo: held appointments are paid on the simulated payment page; a real provider's callbacks need --payment-secret")
-	case f.paymentSecret == "":
-		logger.Warn("no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	handler := frontDoor(&f, frontParts{
 		svc: svc, store: store, listings: listings, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
+)
+
+// warning is a setting serve starts with that an operator most likely
+// did not mean, and the flag that changes it.
+type warning struct {
+	flag, msg string
+}
+
+// check is serve's one look at its flags before it opens anything: what
+// cannot work is refused, naming the flag, and what works but loses
+// something (codes that reach nobody, metrics on the public address) is
+// returned to be logged once at start. What needs the database (the data
+// keys against sealed data, --demo on real data) is checked where the
+// database is opened. It also settles the defaults that depend on other
+// flags (batch depth, reminders).
+func (f *serveFlags) check() ([]warning, error) {
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return nil, errors.New("--tls-cert and --tls-key go together")
+	}
+	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
+		return nil, fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
+	}
+	reminders, err := booking.ParseReminders(f.reminders)
+	if err != nil {
+		return nil, fmt.Errorf("--reminders: %w", err)
+	}
+	if reminders == nil {
+		reminders = []time.Duration{} // none, not the defaults
+	}
+	f.reminderOffsets = reminders
+	if f.lanes.Depth == 0 {
+		f.lanes.Depth = 2
+		if sqlitePath(f.db.url) != "" {
+			f.lanes.Depth = 1
+		}
+	}
+
+	var ws []warning
+	warn := func(flag, format string, args ...any) {
+		ws = append(ws, warning{flag, fmt.Sprintf(format, args...)})
+	}
+	switch {
+	case f.notifier == "log" && !f.demo:
+		warn("--notifier", "--notifier log only writes messages to this log, without their sign-in codes: they reach no patient, so no patient can sign in with a code; set --notifier webhook (an SMS or mail gateway) or smtp")
+	case f.notifier == "webhook" && f.webhookContact == "none":
+		warn("--webhook-contact", "--webhook-contact none sends the webhook no phone or e-mail: its receiver can deliver only if it looks patients up itself; set --webhook-contact phone, email or both")
+	}
+	if f.paymentSecret == "" && !f.demo {
+		warn("--payment-secret", "no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
+	}
+	switch {
+	case f.metricsAddr == "" && !loopback(f.addr):
+		warn("--metrics-addr", "/metrics is served on the public --addr %s: set --metrics-addr 127.0.0.1:9090 to keep it to the monitoring", f.addr)
+	case f.metricsAddr != "" && !loopback(f.metricsAddr):
+		warn("--metrics-addr", "--metrics-addr %s is not a loopback address: /debug/pprof (profiles, goroutine dumps) answers whoever reaches it", f.metricsAddr)
+	}
+	if f.bench && !loopback(f.addr) {
+		warn("--bench-endpoints", "--bench-endpoints serves POST /bench/echo on the public --addr %s: it is for measuring, not for a clinic's server", f.addr)
+	}
+	return ws, nil
+}
+
+// loopback tells whether a listen address reaches only this machine: a
+// loopback IP or localhost. An empty host (":8080") listens everywhere.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
