@@ -146,8 +146,7 @@ data keys the patients' sealed personal data cannot be read.
 // askSettings asks on a terminal for each clinic setting not given, with
 // the flag's default as the answer to a bare Enter.
 func askSettings(fs *flag.FlagSet, given map[string]bool, stderr io.Writer) error {
-	f, ok := stdin.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !stdinIsTerminal() {
 		return nil
 	}
 	in := bufio.NewReader(stdin)
@@ -168,6 +167,13 @@ func askSettings(fs *flag.FlagSet, given map[string]bool, stderr io.Writer) erro
 		}
 	}
 	return nil
+}
+
+// stdinIsTerminal tells whether a person may be answering on stdin: a
+// script or a unit's ExecStartPre gets no questions (a test replaces it).
+var stdinIsTerminal = func() bool {
+	f, ok := stdin.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // newSecrets generates a new installation's secrets.
