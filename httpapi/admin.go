@@ -379,7 +379,7 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		return err
 	}
 	w.Header().Set("Location", "/api/slots/"+strconv.FormatInt(sl.ID, 10))
-	writeJSON(w, http.StatusCreated, newSlotView(sl))
+	writeJSON(w, http.StatusCreated, newSlotView(sl, s.now()))
 	return nil
 }
 
@@ -412,6 +412,6 @@ func (s *server) updateSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, newSlotView(sl))
+	writeJSON(w, http.StatusOK, newSlotView(sl, s.now()))
 	return nil
 }

@@ -34,14 +34,18 @@ type slotView struct {
 	Status    string    `json:"status"`
 	OpensAt   time.Time `json:"opensAt"`
 	Fee       int64     `json:"fee"`
+	// Bookable is booking.Slot.Bookable at the answer's time: a client need
+	// not redo the rule (open, not started, opened, a place left).
+	Bookable bool `json:"bookable"`
 }
 
-func newSlotView(s booking.Slot) slotView {
+func newSlotView(s booking.Slot, now time.Time) slotView {
 	return slotView{
 		ID: s.ID, DoctorID: s.DoctorID,
 		StartAt: s.StartAt.UTC(), EndAt: s.EndAt.UTC(),
 		Capacity: s.Capacity, Booked: s.BookedCount, Remaining: max(s.Remaining(), 0),
 		Status: s.Status, OpensAt: s.OpensAt.UTC(), Fee: s.FeeCents,
+		Bookable: s.Bookable(now) == nil,
 	}
 }
 
@@ -153,7 +157,7 @@ func (s *server) getSlot(w http.ResponseWriter, r *http.Request, _ auth.Claims) 
 	if err != nil {
 		return storeErr(ctx, err)
 	}
-	writeJSON(w, http.StatusOK, newSlotView(sl))
+	writeJSON(w, http.StatusOK, newSlotView(sl, s.now()))
 	return nil
 }
 
@@ -224,8 +228,9 @@ func (s *server) renderSlots(r *http.Request, day schedule.Date, hasDate bool) (
 		return listEntry{}, storeErr(ctx, err)
 	}
 	ans := slotsAnswer{DoctorID: d.ID, Date: day.String(), TimeZone: d.TimeZone, Slots: make([]slotView, 0, len(slots))}
+	now := s.now()
 	for _, sl := range slots {
-		ans.Slots = append(ans.Slots, newSlotView(sl))
+		ans.Slots = append(ans.Slots, newSlotView(sl, now))
 	}
 	body, err := json.Marshal(ans)
 	if err != nil {

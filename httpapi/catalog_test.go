@@ -209,3 +209,52 @@ func TestAvailability(t *testing.T) {
 	e.do(call{method: "GET", path: base + "?from=2026-03-01&to=2026-05-02"}).expect(t, 400, booking.CodeInvalidRequest)
 	e.do(call{method: "GET", path: base + "?from=2026-03-04&to=2026-03-03"}).expect(t, 400, booking.CodeInvalidRequest)
 }
+
+// TestSlotBookable: a slot says whether it can be booked at the answer's
+// time, by booking.Slot.Bookable, in the day's list and on its own: not
+// once it has started, before booking opens, when full or closed.
+func TestSlotBookable(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	slot := func(start, opens time.Time, capacity int, status string) booking.Slot {
+		sl, err := e.db.CreateSlot(context.Background(), booking.Slot{
+			DoctorID: f.doctor.ID, StartAt: start, EndAt: start.Add(15 * time.Minute),
+			Capacity: capacity, OpensAt: opens, Status: status, HoldSeconds: 900,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sl
+	}
+	started := slot(t0.Add(-5*time.Minute), t0.Add(-24*time.Hour), 3, booking.SlotOpen)
+	open := slot(t0.Add(2*time.Hour), t0.Add(-time.Hour), 3, booking.SlotOpen)
+	soon := slot(t0.Add(3*time.Hour), t0.Add(time.Hour), 3, booking.SlotOpen)
+	full := slot(t0.Add(4*time.Hour), t0.Add(-time.Hour), 1, booking.SlotOpen)
+	closed := slot(t0.Add(5*time.Hour), t0.Add(-time.Hour), 3, booking.SlotClosed)
+	p := e.patient()
+	e.do(book(e.patientToken(p.ID), "bookable-full", slotBody(full.ID))).expect(t, 201)
+
+	want := map[int64]bool{started.ID: false, open.ID: true, soon.ID: false, full.ID: false, closed.ID: false}
+	var day slotsAnswer
+	e.do(call{method: "GET", path: "/api/doctors/" + strconv.FormatInt(f.doctor.ID, 10) + "/slots?date=2026-03-02"}).expect(t, 200).decode(t, &day)
+	if len(day.Slots) != len(want) {
+		t.Fatalf("%d slots listed, want %d: %+v", len(day.Slots), len(want), day.Slots)
+	}
+	for _, s := range day.Slots {
+		if s.Bookable != want[s.ID] {
+			t.Errorf("listed slot %d (start %s, opens %s, %d/%d, %s): bookable %v", s.ID, s.StartAt, s.OpensAt, s.Booked, s.Capacity, s.Status, s.Bookable)
+		}
+		var one slotView
+		e.do(call{method: "GET", path: "/api/slots/" + strconv.FormatInt(s.ID, 10)}).expect(t, 200).decode(t, &one)
+		if one.Bookable != want[s.ID] {
+			t.Errorf("GET /api/slots/%d: bookable %v", s.ID, one.Bookable)
+		}
+	}
+	// Once the open slot has started, it is bookable no more.
+	e.clock.set(open.StartAt)
+	var one slotView
+	e.do(call{method: "GET", path: "/api/slots/" + strconv.FormatInt(open.ID, 10)}).expect(t, 200).decode(t, &one)
+	if one.Bookable {
+		t.Error("a started slot is still bookable")
+	}
+}

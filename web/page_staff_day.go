@@ -15,7 +15,10 @@ type dayAppt struct {
 	Queue   int
 	Patient string
 	Status  string
-	Booked  bool // complete / no-show apply
+	// Markable: it may be marked completed or a no-show now (it is booked
+	// and has started, booking.StaffTransition); before that the buttons
+	// would only answer "not started yet".
+	Markable bool
 	// Offer is the local deadline of a waitlist offer this HELD place is.
 	Offer string
 }
@@ -26,7 +29,9 @@ type daySlot struct {
 	Capacity int
 	Booked   int
 	Status   string
-	Appts    []dayAppt
+	// Started: an OPEN slot that has begun takes no more bookings.
+	Started bool
+	Appts   []dayAppt
 }
 
 // handleStaffDay is a doctor's day: every slot and who holds which place,
@@ -82,6 +87,7 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 			}
 		}
 	}
+	now := s.now()
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
 	var csvRows []csvdata.DayRow
@@ -94,8 +100,9 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 			}
 			names[a.PatientID] = name
 		}
+		noop, err := booking.StaffTransition(a.Status, booking.StatusCompleted, a.StartAt, now)
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
-			Status: string(a.Status), Booked: a.Status == booking.StatusBooked, Offer: offers[a.ID]})
+			Status: string(a.Status), Markable: err == nil && !noop, Offer: offers[a.ID]})
 		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
 	}
 	if r.URL.Query().Has("csv") {
@@ -110,7 +117,7 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 	rows := make([]daySlot, 0, len(slots))
 	for _, sl := range slots {
 		rows = append(rows, daySlot{Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
-			Booked: sl.BookedCount, Status: sl.Status, Appts: bySlot[sl.ID]})
+			Booked: sl.BookedCount, Status: sl.Status, Started: sl.Status == booking.SlotOpen && !now.Before(sl.StartAt), Appts: bySlot[sl.ID]})
 	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	if r.URL.Query().Has("done") {

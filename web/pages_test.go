@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -268,6 +269,35 @@ func TestEmptyDepartmentIsNotOffered(t *testing.T) {
 		hint := ` <span class="hint">(` + pr.T("not shown to patients until it has an active doctor") + `)</span>`
 		if !strings.Contains(staff, "<li>"+empty.Name+hint) || strings.Contains(staff, "<li>"+s.dept.Name+hint) {
 			t.Errorf("%s: the staff catalog does not mark only the empty department:\n%s", l.Tag, staff)
+		}
+	}
+}
+
+// The staff day offers Completed and No-show only once an appointment has
+// started (before, they could only answer "not started yet"), and marks a
+// slot that has begun, which takes no more bookings.
+func TestStaffDayMarksOnlyWhatHasStarted(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	s := &pagesSite{site: newSite(t, withConfig(func(c *Config) {
+		c.Now = func() time.Time { return time.Unix(0, clock.Load()) }
+	}))}
+	ctx := context.Background()
+	p := s.patients[0]
+	booked := s.svc.Book(booking.WithActor(ctx, booking.Actor{Role: "patient", ID: fmt.Sprint(p.ID)}), p.ID, s.slots[2].ID, "staff-day-marks")
+	must(t, booked.Err)
+	path := fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		clock.Store(time.Now().UnixNano())
+		before := mainOf(s.getAs(t, "staff", l.Tag, path))
+		if !strings.Contains(before, "data-appointment=") || strings.Contains(before, `value="COMPLETED"`) || strings.Contains(before, `value="NO_SHOW"`) || strings.Contains(before, pr.T("Already started")) {
+			t.Errorf("%s: tomorrow's appointment can be marked, or a slot is marked started:\n%s", l.Tag, before)
+		}
+		clock.Store(s.slots[2].StartAt.Add(time.Minute).UnixNano())
+		after := mainOf(s.getAs(t, "staff", l.Tag, path))
+		if !strings.Contains(after, `value="COMPLETED"`) || !strings.Contains(after, `value="NO_SHOW"`) || !strings.Contains(after, `<span class="badge">`+pr.T("Already started")+`</span>`) {
+			t.Errorf("%s: once started, the appointment cannot be marked or its slot is not marked started:\n%s", l.Tag, after)
 		}
 	}
 }

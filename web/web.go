@@ -85,7 +85,8 @@ type Config struct {
 	Stats Stats
 	// Logger receives errors; slog.Default() when nil.
 	Logger *slog.Logger
-	// Now is the clock; time.Now when nil.
+	// Now is the clock; the Service's when nil, so that what a page offers
+	// (a button, a slot's state) is what the Service then decides.
 	Now func() time.Time
 	// SessionTTL is how long a sign-in lasts (default 12h).
 	SessionTTL time.Duration
@@ -178,7 +179,7 @@ func newServer(cfg Config) *server {
 		cfg.Notifier = &notify.Log{Logger: cfg.Logger, ShowCodes: cfg.Demo}
 	}
 	if cfg.Now == nil {
-		cfg.Now = time.Now
+		cfg.Now = cfg.Service.Now
 	}
 	if cfg.Stats == nil {
 		cfg.Stats = NewRecorder(cfg.Now)

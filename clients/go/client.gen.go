@@ -1278,6 +1278,8 @@ type SigninVerifyRequest struct {
 
 // Slot defines model for Slot.
 type Slot struct {
+	// Bookable whether a booking could be taken when this was answered: open, not started, booking opened, a place left (a booking a moment later may still find it full); false once the slot has started
+	Bookable bool      `json:"bookable"`
 	Booked   int       `json:"booked"`
 	Capacity int       `json:"capacity"`
 	DoctorId int64     `json:"doctorId"`

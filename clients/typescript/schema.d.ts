@@ -1523,6 +1523,8 @@ export interface components {
             fee: number;
             /** @description places released and kept for the waitlist until the offer job gives them out (counted in booked) */
             offerPending?: number;
+            /** @description whether a booking could be taken when this was answered: open, not started, booking opened, a place left (a booking a moment later may still find it full); false once the slot has started */
+            bookable: boolean;
         };
         SlotDay: {
             /** Format: int64 */
