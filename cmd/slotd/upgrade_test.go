@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -89,10 +88,9 @@ func checkUpgrade(t *testing.T, db, secret, keys string) {
 			t.Errorf("serve: %v\n%s", err, errb.String())
 		}
 	}()
-	urlRe := regexp.MustCompile(`slotd listening"? url=(http://[0-9.:]+)`)
 	var base string
 	testkit.Eventually(t, "serve listening", 120*time.Second, func() bool {
-		if m := urlRe.FindStringSubmatch(errb.String()); m != nil {
+		if m := listening.FindStringSubmatch(errb.String()); m != nil {
 			base = m[1]
 			return true
 		}
