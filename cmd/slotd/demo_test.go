@@ -38,11 +38,11 @@ func TestServeDemoOnlyOnDemoDatabase(t *testing.T) {
 	dir := t.TempDir()
 	demoDB := filepath.Join(dir, "demo.db")
 	out, _ := serveDemoOnce(t, demoDB)
-	if !strings.Contains(out, "demo data:") || !strings.Contains(out, "admin token:") || !strings.Contains(out, "password demo") {
+	if !strings.Contains(out, "demo data:") || !strings.Contains(out, "export ADMIN_TOKEN=") || !strings.Contains(out, "password demo") {
 		t.Fatalf("empty database: no demo data, tokens or staff user:\n%s", out)
 	}
 	out, _ = serveDemoOnce(t, demoDB)
-	if strings.Contains(out, "demo data:") || !strings.Contains(out, "admin token:") {
+	if strings.Contains(out, "demo data:") || !strings.Contains(out, "export ADMIN_TOKEN=") {
 		t.Fatalf("restart on the demo's database: filled again or no tokens:\n%s", out)
 	}
 

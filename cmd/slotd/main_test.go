@@ -130,7 +130,7 @@ func TestServeDemo(t *testing.T) {
 		t.Fatalf("no URL printed:\n%s\n%s", out.String(), errb.String())
 	}
 	testkit.Eventually(t, "slotd listening", 60*time.Second, func() bool { return strings.Contains(errb.String(), "slotd listening") })
-	if !strings.Contains(out.String(), "admin token:") || !strings.Contains(out.String(), "patient token") {
+	if !strings.Contains(out.String(), "export ADMIN_TOKEN=") || !strings.Contains(out.String(), "export PATIENT_TOKEN=") {
 		t.Fatalf("demo tokens not printed:\n%s", out.String())
 	}
 	// The demo's simulated payment works, so no warning may say otherwise.

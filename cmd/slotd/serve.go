@@ -407,8 +407,10 @@ func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "\nslotd demo is running at %s\n\nadmin token:\n%s\n\npatient token (patient %d):\n%s\n\ntry: curl %s/api/doctors\n\n",
-		url, admin, patientID, patient, url)
+	// Shell lines, so that the README's examples run as pasted.
+	fmt.Fprintf(stdout, "\nslotd demo is running at %s\n\nfor the API, paste into a shell (the README's examples use them):\n"+
+		"export B=%s\nexport ADMIN_TOKEN=%s\nexport PATIENT_TOKEN=%s   # patient %d\n\ntry: curl $B/api/doctors\n\n",
+		url, url, admin, patient, patientID)
 	return nil
 }
 
