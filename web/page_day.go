@@ -23,6 +23,8 @@ type slotRow struct {
 	Note  string
 	// Key is this form's Idempotency-Key: one per rendered Book button.
 	Key string
+	// SignIn is, for a visitor, the sign-in that comes back to this slot.
+	SignIn string
 }
 
 // handleDay lists a doctor's slots of one local day with a Book button each.
@@ -71,6 +73,15 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 			opens = fmtDateTime(p.pr, at, loc)
 		}
 	}
+	// A visitor's time leads to sign-in and back here with ?slot=, where
+	// the signed-in patient reviews that one booking before the tap.
+	var review *slotRow
+	for i := range rows {
+		rows[i].SignIn = "/signin?next=" + url.QueryEscape(r.URL.Path+"?slot="+itoa(rows[i].ID))
+		if id := r.URL.Query().Get("slot"); id == itoa(rows[i].ID) && rows[i].State == "open" {
+			review = &rows[i]
+		}
+	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	p.Data = struct {
 		Doctor     booking.Doctor
@@ -85,8 +96,9 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		WaitKey    string
 		Opens      string
 		SignIn     string
+		Review     *slotRow
 	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
-		"/signin?next=" + url.QueryEscape(r.URL.Path)}
+		"/signin?next=" + url.QueryEscape(r.URL.Path), review}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 

@@ -7,6 +7,7 @@ package web
 import (
 	"context"
 	"fmt"
+	"html/template"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/service"
 )
@@ -185,5 +187,50 @@ func TestBookingBudgetIsSharedByAPIAndWeb(t *testing.T) {
 	}
 	if r := apiBook("a3"); r.StatusCode != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
 		t.Fatalf("API attempt beyond the shared budget: %d Retry-After %q", r.StatusCode, r.Header.Get("Retry-After"))
+	}
+}
+
+// A visitor's time is a link to sign in that comes back to that slot,
+// where the signed-in patient sees one review line, in every language,
+// and books from it.
+func TestVisitorTimeLeadsToItsBooking(t *testing.T) {
+	s := plain(t, newSite(t, withoutSamples()))
+	dayPath := fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.day)
+	visitor := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	page := get(t, visitor, s.url+dayPath)
+	back := dayPath + "?slot=" + fmt.Sprint(s.free.ID)
+	if !strings.Contains(page, `<a class="time" href="/signin?next=`+url.QueryEscape(back)+`"`) {
+		t.Fatalf("a visitor's open time is no sign-in link back to its slot:\n%s", page)
+	}
+	signin := get(t, visitor, s.url+"/signin?next="+url.QueryEscape(back))
+	if !strings.Contains(signin, `name="next" value="`+template.HTMLEscapeString(back)+`"`) {
+		t.Fatalf("the sign-in form does not carry the way back to the slot:\n%s", signin)
+	}
+
+	c := s.client(t)
+	if plainDay := get(t, c, s.url+dayPath); strings.Contains(plainDay, `id="review"`) {
+		t.Fatalf("a review without ?slot=:\n%s", plainDay)
+	}
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		req, _ := http.NewRequest("GET", s.url+back, nil)
+		req.AddCookie(&http.Cookie{Name: langCookie, Value: l.Tag})
+		res, err := c.Do(req)
+		must(t, err)
+		review := readAll(t, res)
+		line := template.HTMLEscapeString(pr.T("Book %s on %s with %s?", fmtClock(pr, s.free.StartAt, time.UTC), dayTitle(pr, s.day), s.doctor.Name))
+		if !strings.Contains(review, `data-review="`+fmt.Sprint(s.free.ID)+`"`) || !strings.Contains(review, line) {
+			t.Fatalf("%s: no review line %q:\n%s", l.Tag, line, review)
+		}
+	}
+	review := get(t, c, s.url+back)
+	form := between(review, `id="review"`, "</form>")
+	res := post(t, c, s.url+"/book", url.Values{"csrf": {formValue(t, form, "/book", "csrf")},
+		"slot": {formValue(t, form, "/book", "slot")}, "key": {formValue(t, form, "/book", "key")}})
+	if res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/appointments/") {
+		t.Fatalf("booking from the review: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if sl, err := s.store.GetSlot(context.Background(), s.free.ID); err != nil || sl.BookedCount != 1 {
+		t.Fatalf("the reviewed slot after booking: %+v %v", sl, err)
 	}
 }
