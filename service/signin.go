@@ -261,9 +261,11 @@ func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCo
 	if ok, wait := g.budget.Allow(now); !ok {
 		return SigninCodeSent{}, SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
 	}
+	// Both addresses, so that each notifier reaches the patient its way
+	// (SMTP by the e-mail, an SMS gateway by the phone).
 	msg := notify.Message{
 		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: r.Language,
-		Phone: patient.Phone, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
+		Phone: patient.Phone, Email: patient.Email, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
 	}
 	if err := g.notifier.Notify(ctx, msg); err != nil {
 		// The code is stored; the patient may ask again within the limits.

@@ -71,7 +71,7 @@ func newSigninFixture(t *testing.T, mod func(*SigninOptions)) (*Signin, *sqlite.
 func TestSigninOutcomes(t *testing.T) {
 	ctx := context.Background()
 	g, st, notes, counts, opts := newSigninFixture(t, func(o *SigninOptions) { o.Demo = true })
-	p, err := st.CreatePatient(ctx, booking.Patient{Name: "Lan", Phone: "+84901234567"})
+	p, err := st.CreatePatient(ctx, booking.Patient{Name: "Lan", Phone: "+84901234567", Email: "lan@example.org"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,6 +92,10 @@ func TestSigninOutcomes(t *testing.T) {
 	sent, err := g.RequestSigninCode(ctx, SigninCodeRequest{Phone: "+84 90 123 45 67", ClientAddr: "a", Language: "vi"})
 	if err != nil || len(notes.sent) != 1 || notes.sent[0].Code != sent.DemoCode || notes.sent[0].Language != "vi" || notes.sent[0].Kind != notify.KindLoginCode {
 		t.Fatalf("known phone: %+v %v %+v", sent, err, notes.sent)
+	}
+	// The code goes with both addresses: an SMTP notifier mails it.
+	if m := notes.sent[0]; m.Phone != "+84901234567" || m.Email != "lan@example.org" {
+		t.Fatalf("the code's message is addressed to %q and %q", m.Phone, m.Email)
 	}
 	if !sent.ExpiresAt.Equal(unknown.ExpiresAt) {
 		t.Fatal("the answers of a known and an unknown phone differ")
