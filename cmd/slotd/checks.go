@@ -19,8 +19,8 @@ type warning struct {
 // check is serve's one look at its flags before it opens anything: what
 // cannot work is refused, naming the flag, and what works but loses
 // something (codes that reach nobody, metrics on the public address) is
-// returned to be logged once at start. What needs the database (the data
-// keys against sealed data, --demo on real data) is checked where the
+// returned to be logged once at start. What needs the database (missing
+// data keys on PostgreSQL, --demo on real data) is checked where the
 // database is opened. It also settles the defaults that depend on other
 // flags (batch depth, reminders).
 func (f *serveFlags) check() ([]warning, error) {
