@@ -16,14 +16,17 @@ type warning struct {
 	flag, msg string
 }
 
-// check is serve's one look at its flags before it opens anything: what
-// cannot work is refused, naming the flag, and what works but loses
-// something (codes that reach nobody, metrics on the public address) is
-// returned to be logged once at start. What needs the database (missing
-// data keys on PostgreSQL, --demo on real data) is checked where the
-// database is opened. It also settles the defaults that depend on other
-// flags (batch depth, reminders).
+// check is serve's one look at its flags before it opens anything. What
+// cannot work is refused, naming the flag: missing or malformed secrets, a
+// half TLS pair, an unknown engine. What works but loses something (codes
+// that reach nobody, metrics on the public address) is returned, to be
+// logged once at start. Only what needs the database (--demo on real data)
+// is checked where it opens. It also settles the defaults that depend on
+// other flags (batch depth, reminders).
 func (f *serveFlags) check() ([]warning, error) {
+	if err := f.db.checkSecrets(); err != nil {
+		return nil, err
+	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}

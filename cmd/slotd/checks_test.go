@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/slotd/slotd/pii"
 )
 
 // parseServe is serve's flags as parsed from args.
@@ -42,6 +44,9 @@ func TestServeChecksItsFlags(t *testing.T) {
 		{name: "tls half", args: []string{"--tls-cert", "c.pem"}, err: "--tls-cert and --tls-key"},
 		{name: "engine", args: []string{"--engine", "fast"}, err: "--engine must be"},
 		{name: "reminders", args: []string{"--reminders", "soon"}, err: "--reminders"},
+		{name: "postgres without keys", args: []string{"--db", "postgres://db/slotd", "--auth-secret", strings.Repeat("s", 32)}, err: "--data-keys"},
+		{name: "postgres without auth secret", args: []string{"--db", "postgres://db/slotd", "--data-keys", pii.Generate()}, err: "--auth-secret"},
+		{name: "bad keys", args: []string{"--data-keys", "1:short"}, err: "--data-keys"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ws, err := parseServe(t, c.args...).check()
@@ -74,7 +79,7 @@ func TestCheckSettlesDefaults(t *testing.T) {
 	if _, err := f.check(); err != nil || f.lanes.Depth != 1 || f.reminderOffsets == nil || len(f.reminderOffsets) != 0 {
 		t.Fatalf("SQLite, no reminders: depth %d, reminders %v (%v)", f.lanes.Depth, f.reminderOffsets, err)
 	}
-	f = parseServe(t, "--db", "postgres://x/y")
+	f = parseServe(t, "--db", "postgres://x/y", "--data-keys", pii.Generate(), "--auth-secret", strings.Repeat("s", 32))
 	if _, err := f.check(); err != nil || f.lanes.Depth != 2 || !slices.Equal(f.reminderOffsets, []time.Duration{24 * time.Hour, 2 * time.Hour}) {
 		t.Fatalf("PostgreSQL: depth %d, reminders %v (%v)", f.lanes.Depth, f.reminderOffsets, err)
 	}

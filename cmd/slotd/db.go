@@ -203,13 +203,28 @@ func (d *dbFlags) signer() (*auth.Signer, error) {
 	}
 	p := sqlitePath(d.url)
 	if p == "" {
-		return nil, fmt.Errorf("set --auth-secret or SLOTD_AUTH_SECRET: with PostgreSQL every instance must share one secret")
+		return nil, errNoAuthSecret
 	}
 	secret, err := auth.LoadOrCreateSecret(filepath.Join(filepath.Dir(p), "auth-secret"))
 	if err != nil {
 		return nil, err
 	}
 	return auth.NewSigner(secret)
+}
+
+var errNoAuthSecret = errors.New("set --auth-secret or SLOTD_AUTH_SECRET (or SLOTD_AUTH_SECRET_FILE): with PostgreSQL every instance must share one secret")
+
+// checkSecrets refuses, before anything is opened, data keys that do not
+// parse and a PostgreSQL without the secrets its instances share (SQLite
+// keeps generated ones beside its file).
+func (d *dbFlags) checkSecrets() error {
+	if _, err := d.keys(); err != nil {
+		return err
+	}
+	if d.authSecret == "" && sqlitePath(d.url) == "" {
+		return errNoAuthSecret
+	}
+	return nil
 }
 
 // mkdirFor makes sure the directory of a SQLite file exists.
