@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -24,19 +23,8 @@ import (
 // directory, 127.0.0.1:8080 a free port, the slot id the reader picks from
 // the listed slots, and `slotd` this test's binary.
 func TestGettingStarted(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the page's commands use curl, which .ci/run installs: it is missing")
-		}
-		t.Skip("curl is not installed: the page's commands use it (apt-get install curl)")
-	}
-	doc := readFile(t, filepath.Join("..", "..", "docs", "getting-started.md"))
-	start := strings.Index(doc, "## A real installation")
-	end := strings.Index(doc[start:], "\n## ")
-	if start < 0 || end < 0 {
-		t.Fatal("docs/getting-started.md has no section \"A real installation\"")
-	}
-	blocks := regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(doc[start:start+end], -1)
+	needCurl(t)
+	blocks := shellBlocks(t, "docs/getting-started.md", "A real installation")
 	if len(blocks) != 4 {
 		t.Fatalf("%d shell blocks in \"A real installation\", want 4 (init, import, serve, book)", len(blocks))
 	}
@@ -67,15 +55,15 @@ func TestGettingStarted(t *testing.T) {
 		return string(out)
 	}
 
-	out := runBlock("init", where.Replace(blocks[0][1]))
+	out := runBlock("init", where.Replace(blocks[0]))
 	if !strings.Contains(out, "admin password (shown once, not stored): ") {
 		t.Fatalf("init printed no admin password:\n%s", out)
 	}
-	if out := runBlock("import", where.Replace(blocks[1][1])); strings.Count(out, "created") < 4 {
+	if out := runBlock("import", where.Replace(blocks[1])); strings.Count(out, "created") < 4 {
 		t.Fatalf("the import created less than the four files' rows:\n%s", out)
 	}
 
-	serveScript := where.Replace(blocks[2][1])
+	serveScript := where.Replace(blocks[2])
 	serve := shell(serveScript)
 	serve.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the shell and its slotd, stopped together
 	logs := &syncBuffer{}
@@ -98,7 +86,7 @@ func TestGettingStarted(t *testing.T) {
 
 	// The booking block: its first command lists the slots, from which the
 	// reader takes an open one's id for SLOT_ID.
-	book := where.Replace(blocks[3][1])
+	book := where.Replace(blocks[3])
 	i := strings.Index(book, "curl -s -X POST")
 	listed := runBlock("list slots", book[:i])
 	var day struct {

@@ -18,18 +18,8 @@ import (
 // pasted into a shell, then the block as written. It books tomorrow's
 // first slot for the demo patient and reads it back.
 func TestReadmeFirstLook(t *testing.T) {
-	if _, err := exec.LookPath("curl"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("the README's commands use curl, which .ci/run installs: it is missing")
-		}
-		t.Skip("curl is not installed: the README's commands use it (apt-get install curl)")
-	}
-	readme := readFile(t, filepath.Join("..", "..", "README.md"))
-	start := strings.Index(readme, "## A first look")
-	block := regexp.MustCompile("(?s)```sh\n(.*?)```").FindStringSubmatch(readme[start:])
-	if start < 0 || block == nil {
-		t.Fatal("README.md has no shell block under \"A first look\"")
-	}
+	needCurl(t)
+	block := shellBlocks(t, "README.md", "A first look")[0]
 
 	ctx, stop := context.WithCancel(context.Background())
 	var out, errb syncBuffer
@@ -55,7 +45,7 @@ func TestReadmeFirstLook(t *testing.T) {
 	if len(exports) != 3 {
 		t.Fatalf("the demo printed %d export lines, want B, ADMIN_TOKEN and PATIENT_TOKEN:\n%s", len(exports), out.String())
 	}
-	sh := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(exports, "\n")+"\n"+block[1])
+	sh := exec.Command("bash", "-euo", "pipefail", "-c", strings.Join(exports, "\n")+"\n"+block)
 	got, err := sh.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the README's block: %v\n%s", err, got)
@@ -65,4 +55,39 @@ func TestReadmeFirstLook(t *testing.T) {
 	if len(booked) < 2 || strings.Contains(answer, `"type":"/problems/`) || !strings.Contains(answer, "slotd_build_info") {
 		t.Fatalf("the README's block did not book and read back, or a call failed:\n%.3000s", answer)
 	}
+}
+
+// needCurl skips a test whose documented commands use curl where it is
+// missing, but fails under CI=true, where .ci/run installs it.
+func needCurl(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("curl"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("the documented commands use curl, which .ci/run installs: it is missing")
+		}
+		t.Skip("curl is not installed: the documented commands use it (apt-get install curl)")
+	}
+}
+
+// shellBlocks are the ```sh blocks of a document's section ("## title",
+// up to the next "## "), read from the repository's root.
+func shellBlocks(t *testing.T, doc, section string) []string {
+	t.Helper()
+	text := readFile(t, filepath.Join("..", "..", doc))
+	start := strings.Index(text, "## "+section+"\n")
+	if start < 0 {
+		t.Fatalf("%s has no section %q", doc, section)
+	}
+	text = text[start+1:]
+	if end := strings.Index(text, "\n## "); end >= 0 {
+		text = text[:end]
+	}
+	var blocks []string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(text, -1) {
+		blocks = append(blocks, m[1])
+	}
+	if len(blocks) == 0 {
+		t.Fatalf("%s: no shell block under %q", doc, section)
+	}
+	return blocks
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/slotd/slotd/internal/pgtest"
-	"github.com/slotd/slotd/internal/testkit"
 )
 
 // previousRelease is the release whose databases testdata/upgrade holds,
@@ -75,32 +74,9 @@ func checkUpgrade(t *testing.T, db, secret, keys string) {
 	patient1 := strings.TrimSpace(cmd("token", "--auth-secret", secret, "--role", "patient", "--sub", "1"))
 	admin := strings.TrimSpace(cmd("token", "--auth-secret", secret, "--role", "admin", "--sub", "upgrade-test"))
 
-	sctx, stop := context.WithCancel(ctx)
-	var out, errb syncBuffer
-	done := make(chan error, 1)
-	go func() {
-		done <- run(sctx, []string{"serve", "--db", db, "--data-keys", keys, "--auth-secret", secret,
-			"--addr", "127.0.0.1:0", "--drain=0", "--quiet-access-log"}, &out, &errb)
-	}()
-	defer func() {
-		stop()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v\n%s", err, errb.String())
-		}
-	}()
-	var base string
-	testkit.Eventually(t, "serve listening", 120*time.Second, func() bool {
-		if m := listening.FindStringSubmatch(errb.String()); m != nil {
-			base = m[1]
-			return true
-		}
-		select {
-		case err := <-done:
-			t.Fatalf("serve exited: %v\n%s", err, errb.String())
-		default:
-		}
-		return false
-	})
+	in := startInstance(t, nil, "--db", db, "--data-keys", keys, "--auth-secret", secret)
+	defer in.stop(t)
+	base := in.url
 	call := func(method, path, tok string, body any, want int, v any) {
 		t.Helper()
 		var rd io.Reader
