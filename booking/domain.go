@@ -84,6 +84,10 @@ type Slot struct {
 // Remaining is the number of free places.
 func (s Slot) Remaining() int { return s.Capacity - s.BookedCount }
 
+// Started tells whether the slot has begun at now: from then on it takes
+// no booking, and its appointments can be marked completed or a no-show.
+func (s Slot) Started(now time.Time) bool { return !now.Before(s.StartAt) }
+
 // Bookable tells why the slot cannot be booked at now, or nil. It is the rule
 // the gates and the stores' classification share; the database decision
 // repeats it as a condition of the UPDATE.
@@ -91,7 +95,7 @@ func (s Slot) Bookable(now time.Time) error {
 	switch {
 	case s.Status != SlotOpen:
 		return &Error{Code: CodeSlotClosed, Message: "the slot is closed", SlotID: s.ID}
-	case !now.Before(s.StartAt):
+	case s.Started(now):
 		return &Error{Code: CodeSlotClosed, Message: "the slot has already started", SlotID: s.ID}
 	case now.Before(s.OpensAt):
 		opens := s.OpensAt

@@ -156,7 +156,7 @@ type ReserveReads struct {
 // be booked (closed, started).
 func ToReserve(rd ReserveReads, now time.Time) int {
 	sl, d, n, waiting := rd.Slot, rd.Doctor, rd.Released, rd.Waiting
-	if n <= 0 || sl.Status != SlotOpen || !now.Before(sl.StartAt) {
+	if n <= 0 || sl.Status != SlotOpen || sl.Started(now) {
 		return 0
 	}
 	m := 0

@@ -76,9 +76,11 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	// A visitor's time leads to sign-in and back here with ?slot=, where
 	// the signed-in patient reviews that one booking before the tap.
 	var review *slotRow
+	chosen := r.URL.Query().Get("slot")
 	for i := range rows {
-		rows[i].SignIn = "/signin?next=" + url.QueryEscape(r.URL.Path+"?slot="+itoa(rows[i].ID))
-		if id := r.URL.Query().Get("slot"); id == itoa(rows[i].ID) && rows[i].State == "open" {
+		id := itoa(rows[i].ID)
+		rows[i].SignIn = "/signin?next=" + url.QueryEscape(r.URL.Path+"?slot="+id)
+		if id == chosen && rows[i].State == "open" {
 			review = &rows[i]
 		}
 	}
@@ -108,7 +110,7 @@ func slotRowOf(pr *i18n.Printer, sl booking.Slot, loc *time.Location, now time.T
 	switch {
 	case sl.Status != booking.SlotOpen:
 		row.State, row.Note = "closed", pr.T("Closed")
-	case !now.Before(sl.StartAt):
+	case sl.Started(now):
 		row.State, row.Note = "closed", pr.T("Already started")
 	case row.Remaining == 0:
 		row.State, row.Note = "full", pr.T("Full")

@@ -73,7 +73,7 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 	}
 	days := map[schedule.Date]*agg{}
 	for _, sl := range slots {
-		if sl.Status != booking.SlotOpen || !now.Before(sl.StartAt) {
+		if sl.Status != booking.SlotOpen || sl.Started(now) {
 			continue
 		}
 		d := schedule.DateOf(sl.StartAt, loc)

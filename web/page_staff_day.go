@@ -117,7 +117,7 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 	rows := make([]daySlot, 0, len(slots))
 	for _, sl := range slots {
 		rows = append(rows, daySlot{Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
-			Booked: sl.BookedCount, Status: sl.Status, Started: sl.Status == booking.SlotOpen && !now.Before(sl.StartAt), Appts: bySlot[sl.ID]})
+			Booked: sl.BookedCount, Status: sl.Status, Started: sl.Status == booking.SlotOpen && sl.Started(now), Appts: bySlot[sl.ID]})
 	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	if r.URL.Query().Has("done") {

@@ -13,8 +13,8 @@ import (
 // staffHomeData is the staff catalog page.
 type staffHomeData struct {
 	Departments []booking.Department
-	// Offered marks the departments with an active doctor: the others are
-	// not shown to patients (booking.CatalogStore.ListDepartments).
+	// Offered marks the departments patients see
+	// (booking.CatalogStore.ListDepartments); the others are marked.
 	Offered map[int64]bool
 	Doctors []staffDoctorRow
 }
@@ -44,10 +44,17 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 		names[d.ID] = d.Name
 	}
 	rows := make([]staffDoctorRow, 0, len(docs))
-	offered := map[int64]bool{}
 	for _, d := range docs {
 		rows = append(rows, staffDoctorRow{d, names[d.DepartmentID]})
-		offered[d.DepartmentID] = offered[d.DepartmentID] || d.Active
+	}
+	shown, err := s.store.ListDepartments(ctx, booking.Page{})
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	offered := map[int64]bool{}
+	for _, d := range shown {
+		offered[d.ID] = true
 	}
 	p := s.newPage(w, r, "Clinic catalog")
 	switch q := r.URL.Query(); {
