@@ -47,6 +47,7 @@ const (
 	EntityAppointment = "appointment"
 	EntitySlot        = "slot"
 	EntityPayment     = "payment"
+	EntityRefund      = "refund"
 	EntitySuspension  = "suspension"
 	EntityDepartment  = "department"
 	EntityDoctor      = "doctor"

@@ -203,6 +203,13 @@ type Policy struct {
 	// for NoShowBlockDays after the last of them.
 	NoShowLimit     int `json:"noShowLimit"`
 	NoShowBlockDays int `json:"noShowBlockDays"`
+	// The refund rule of a patient's own cancel of a paid appointment
+	// (RefundAmount): everything paid back until RefundFullHours before
+	// the start, RefundPartialPercent of it until RefundPartialHours
+	// before, nothing after. All 0: everything, until the start.
+	RefundFullHours      int `json:"refundFullHours"`
+	RefundPartialPercent int `json:"refundPartialPercent"`
+	RefundPartialHours   int `json:"refundPartialHours"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -245,10 +252,14 @@ func (p Policy) With(o PolicyOverride) Policy {
 
 // Validate refuses values outside 0..MaxPolicyValue.
 func (p Policy) Validate() error {
-	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays} {
+	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
+		p.RefundFullHours, p.RefundPartialHours} {
 		if v < 0 || v > MaxPolicyValue {
 			return Errorf(CodeInvalidRequest, "policy values must be 0 (off) to %d", MaxPolicyValue)
 		}
+	}
+	if p.RefundPartialPercent < 0 || p.RefundPartialPercent > 100 {
+		return Errorf(CodeInvalidRequest, "refundPartialPercent must be 0 to 100")
 	}
 	return nil
 }

@@ -39,6 +39,9 @@ func (k NotificationKind) Still(st Status) bool {
 		return st.Active()
 	case NotifyOffer:
 		return st == StatusHeld
+	case NotifyRefunded:
+		// Money paid back stays paid back, whatever the appointment did.
+		return true
 	}
 	return st == k.Announces()
 }
@@ -57,6 +60,8 @@ type Notification struct {
 	Ref string `json:"ref,omitempty"`
 	// SlotID is set for NotifyOfferDue, which is about a slot.
 	SlotID int64 `json:"slotId,omitempty"`
+	// RefundID is set for NotifyRefundDue and NotifyRefunded.
+	RefundID int64 `json:"refundId,omitempty"`
 }
 
 // Payment is a payment provider's confirmation for a HELD appointment,
@@ -160,6 +165,9 @@ type Reconciliation struct {
 	// RoundQuotaMismatches are round quota rows whose used count differs
 	// from the patient's active appointments in the round.
 	RoundQuotaMismatches []RoundQuotaMismatch `json:"roundQuotaMismatches"`
+	// UnrefundedCancels are paid appointments given back (CANCELLED)
+	// whose applied payment has no refund record: the refund was lost.
+	UnrefundedCancels []Appointment `json:"unrefundedCancels"`
 }
 
 // NewReconciliation is an empty report checked at now: every list empty,
@@ -167,7 +175,7 @@ type Reconciliation struct {
 func NewReconciliation(now time.Time) Reconciliation {
 	return Reconciliation{CheckedAt: now, CounterMismatches: []CounterMismatch{}, DuplicateActives: []DuplicateActive{},
 		StaleHolds: []Appointment{}, RefundsNeeded: []Payment{}, PaymentConflicts: []PaymentConflict{},
-		Repaired: []CounterRepair{}, RoundQuotaMismatches: []RoundQuotaMismatch{}}
+		Repaired: []CounterRepair{}, RoundQuotaMismatches: []RoundQuotaMismatch{}, UnrefundedCancels: []Appointment{}}
 }
 
 // RepairCounter decides the repair of a slot's counter from its rows,
@@ -183,7 +191,7 @@ func RepairCounter(slotID int64, capacity, booked, active int) (CounterRepair, b
 
 // Violations counts the invariant breaches the report found.
 func (r Reconciliation) Violations() int {
-	return len(r.CounterMismatches) + len(r.DuplicateActives) + len(r.RoundQuotaMismatches)
+	return len(r.CounterMismatches) + len(r.DuplicateActives) + len(r.RoundQuotaMismatches) + len(r.UnrefundedCancels)
 }
 
 // Pending counts the work the report found that breaks no invariant but

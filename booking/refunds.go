@@ -30,6 +30,7 @@ func (r Reconciliation) Kinds() map[string]int {
 		"stale_hold":           len(r.StaleHolds),
 		"refund_needed":        len(r.RefundsNeeded),
 		"payment_conflict":     len(r.PaymentConflicts),
+		"refund_missing":       len(r.UnrefundedCancels),
 	}
 }
 
@@ -37,7 +38,7 @@ func (r Reconciliation) Kinds() map[string]int {
 // (Violations) rather than wait for an action (Pending).
 func ViolationKind(kind string) bool {
 	switch kind {
-	case "counter_mismatch", "duplicate_active", "round_quota_mismatch":
+	case "counter_mismatch", "duplicate_active", "round_quota_mismatch", "refund_missing":
 		return true
 	}
 	return false

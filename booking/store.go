@@ -66,6 +66,7 @@ type Store interface {
 	// MarkStore keeps the revocation marks of tokens.
 	MarkStore
 	DemoStore
+	RefundStore
 }
 
 // DemoStore keeps the marker of a database the demo filled.

@@ -55,6 +55,9 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		if err := s.release(ctx, tx, booking.Released([]booking.Appointment{a}), now); err != nil {
 			return err
 		}
+		if err := s.refundPaid(ctx, tx, []booking.Appointment{a}, booking.CancelRefundReason(patientID), now); err != nil {
+			return err
+		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})
 	})
 	if err == nil {

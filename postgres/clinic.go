@@ -148,13 +148,15 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 	return n, translate(err, "")
 }
 
-const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days`
+const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
+	refund_full_hours, refund_partial_percent, refund_partial_hours`
 
 // ClinicPolicy returns the clinic's default policy.
 func (s *Store) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
 	var p booking.Policy
 	err := s.pool.QueryRow(ctx, `SELECT `+policyColumns+` FROM clinic_policy WHERE id = 1`).
-		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays)
+		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+			&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours)
 	return p, translate(err, "")
 }
 
@@ -163,12 +165,15 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
 		var before booking.Policy
 		if err := tx.QueryRow(ctx, `SELECT `+policyColumns+` FROM clinic_policy WHERE id = 1 FOR UPDATE`).
-			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays); err != nil {
+			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays,
+				&before.RefundFullHours, &before.RefundPartialPercent, &before.RefundPartialHours); err != nil {
 			return nil, err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE clinic_policy SET max_active = $1, max_per_day = $2,
-			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5 WHERE id = 1`,
-			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays); err != nil {
+			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5,
+			refund_full_hours = $6, refund_partial_percent = $7, refund_partial_hours = $8 WHERE id = 1`,
+			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
+			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPolicy(ctx, time.Now(), before, p)}, nil
@@ -244,6 +249,7 @@ func (s *Store) LiftSuspension(ctx context.Context, id int64, now time.Time) (bo
 // sqlSlotPolicy reads the clinic's policy and the overrides of slot $1's
 // schedule (none for a slot without one) in one row.
 const sqlSlotPolicy = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
+		cp.refund_full_hours, cp.refund_partial_percent, cp.refund_partial_hours,
 		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days
 	FROM clinic_policy cp LEFT JOIN slots s ON s.id = $1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
 	WHERE cp.id = 1`
@@ -253,6 +259,7 @@ func scanPolicy(r pgx.Row) (booking.Policy, error) {
 	var p booking.Policy
 	var o booking.PolicyOverride
 	err := r.Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
 		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays)
 	return p.With(o), err
 }

@@ -501,6 +501,9 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := s.release(ctx, tx, booking.Released(cancelled), now); err != nil {
 			return err
 		}
+		if err := s.refundPaid(ctx, tx, cancelled, booking.SuspensionRefundReason(sus.Scope), now); err != nil {
+			return err
+		}
 		res.Cancelled = len(cancelled)
 		ns := booking.SuspensionNotices(rec.ID, cancelled)
 		res.PatientsTold = len(ns)
@@ -548,6 +551,13 @@ const (
 		ORDER BY id DESC LIMIT $1`
 	sqlPaymentConflicts = `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
 		ORDER BY id LIMIT $1`
+	// sqlUnrefundedCancels: paid places given back since refunds are
+	// recorded whose payment has no refund.
+	sqlUnrefundedCancels = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		JOIN payments p ON p.appointment_id = a.id AND p.outcome = 'applied'
+		WHERE a.status = ` + booking.StatusCancelledSQL + ` AND a.updated_at >= (SELECT refunds_since FROM clinic_policy WHERE id = 1)
+		  AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id)
+		ORDER BY a.id LIMIT $1`
 
 	// The repair: lock the slots in id order, then count their rows (a
 	// statement of its own, so it sees everything committed before the
@@ -578,6 +588,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	b.Queue(sqlRefunds, reportLimit)
 	b.Queue(sqlRoundQuotaMismatches)
 	b.Queue(sqlPaymentConflicts, reportLimit)
+	b.Queue(sqlUnrefundedCancels, reportLimit)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -691,5 +702,11 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	rows, _ = br.Query()
+	lost, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	rep.UnrefundedCancels = append(rep.UnrefundedCancels, lost...)
 	return err
 }

@@ -92,6 +92,9 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 				{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}), now); err != nil {
 				return err
 			}
+			if err := s.refundPaid(ctx, tx, []booking.Appointment{after}, booking.CancelRefundReason(patientID), now); err != nil {
+				return err
+			}
 			// Only the real transition announces anything: a repeated
 			// cancel finds no row above and enqueues nothing.
 			if err := s.notify(ctx, tx, []booking.Notification{

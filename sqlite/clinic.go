@@ -184,13 +184,15 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 	return int(n), nil
 }
 
-const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days`
+const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
+	refund_full_hours, refund_partial_percent, refund_partial_hours`
 
 // ClinicPolicy returns the clinic's default policy.
 func (s *Store) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
 	var p booking.Policy
 	err := s.reader.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
-		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays)
+		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+			&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours)
 	return p, mapErr(err, "")
 }
 
@@ -199,12 +201,15 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var before booking.Policy
 		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
-			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays); err != nil {
+			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays,
+				&before.RefundFullHours, &before.RefundPartialPercent, &before.RefundPartialHours); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE clinic_policy SET max_active = ?, max_per_day = ?,
-			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ? WHERE id = 1`,
-			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays); err != nil {
+			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
+			refund_full_hours = ?, refund_partial_percent = ?, refund_partial_hours = ? WHERE id = 1`,
+			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
+			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))
@@ -215,6 +220,7 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 // slotPolicySQL reads the clinic's policy and the overrides of slot ?1's
 // schedule in one row.
 const slotPolicySQL = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
+		cp.refund_full_hours, cp.refund_partial_percent, cp.refund_partial_hours,
 		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days
 	FROM clinic_policy cp LEFT JOIN slots s ON s.id = ?1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
 	WHERE cp.id = 1`
@@ -224,7 +230,8 @@ func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, e
 	var p booking.Policy
 	var o [5]sql.NullInt64
 	if err := q.QueryRowContext(ctx, slotPolicySQL, slotID).Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
-		&p.NoShowLimit, &p.NoShowBlockDays, &o[0], &o[1], &o[2], &o[3], &o[4]); err != nil {
+		&p.NoShowLimit, &p.NoShowBlockDays, &p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
+		&o[0], &o[1], &o[2], &o[3], &o[4]); err != nil {
 		return p, err
 	}
 	var ov booking.PolicyOverride

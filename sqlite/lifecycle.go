@@ -441,6 +441,9 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := s.release(ctx, tx, r, now); err != nil {
 			return err
 		}
+		if err := s.refundPaid(ctx, tx, cancelled, booking.SuspensionRefundReason(sus.Scope), now); err != nil {
+			return err
+		}
 		res.Cancelled = len(cancelled)
 		ns := booking.SuspensionNotices(sus.ID, cancelled)
 		res.PatientsTold = len(ns)
@@ -599,6 +602,19 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		c.ReceivedAt = fromTS(received)
 		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
+	}); err != nil {
+		return rep, err
+	}
+	// Paid places given back since refunds are recorded whose payment has
+	// no refund.
+	if err := eachRow(ctx, tx, `SELECT `+apptCols+apptFrom+`
+		 JOIN payments p ON p.appointment_id = a.id AND p.outcome = 'applied'
+		 WHERE a.status = `+booking.StatusCancelledSQL+` AND a.updated_at >= (SELECT refunds_since FROM clinic_policy WHERE id = 1)
+		   AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id)
+		 ORDER BY a.id LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
+		a, err := scanAppt(rows)
+		rep.UnrefundedCancels = append(rep.UnrefundedCancels, a)
+		return err
 	}); err != nil {
 		return rep, err
 	}
