@@ -235,4 +235,7 @@ type RefundStore interface {
 	// RetryRefund makes a failed refund requested again and writes its
 	// job (NotifyRefundDue) in the same transaction.
 	RetryRefund(ctx context.Context, id int64, now time.Time) (Refund, error)
+	// RefundBasis reads what a cancel of appointmentID would refund from:
+	// its applied payment's amount (0: nothing paid) and its slot's policy.
+	RefundBasis(ctx context.Context, appointmentID int64) (paid int64, p Policy, err error)
 }

@@ -83,6 +83,8 @@ var authorization = map[string]access{
 	"POST /api/admin/appointments/{id}/complete":  adminOnly,
 	"POST /api/admin/appointments/{id}/no-show":   adminOnly,
 	"GET /api/admin/reconciliation":               adminOnly,
+	"GET /api/admin/refunds":                      adminOnly,
+	"POST /api/admin/refunds/{id}/retry":          adminOnly,
 	"PATCH /api/admin/departments/{id}":           adminOnly,
 	"PATCH /api/admin/doctors/{id}":               adminOnly,
 	"PATCH /api/admin/patients/{id}":              adminOnly,

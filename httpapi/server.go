@@ -239,6 +239,8 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/appointments/{id}/complete", s.admin(s.complete))
 	s.handle("POST /api/admin/appointments/{id}/no-show", s.admin(s.noShow))
 	s.handle("GET /api/admin/reconciliation", s.admin(s.reconciliation))
+	s.handle("GET /api/admin/refunds", s.admin(s.listRefunds))
+	s.handle("POST /api/admin/refunds/{id}/retry", s.admin(s.retryRefund))
 
 	// Running a clinic (docs/clinic.md): editing, policies, closures.
 	s.handle("PATCH /api/admin/departments/{id}", s.admin(s.updateDepartment))

@@ -194,6 +194,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 	river.AddWorker(ws, &reconcileWorker{w: w})
 	river.AddWorker(ws, &offerWorker{w: w})
 	river.AddWorker(ws, &reminderWorker{w: w})
+	river.AddWorker(ws, &refundWorker{w: w})
 
 	// A periodic job is not enqueued again while the previous one is still
 	// waiting or running, so a slow pass never piles up copies of itself.
@@ -217,6 +218,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 		Queues: map[string]river.QueueConfig{
 			QueueMaintenance: {MaxWorkers: 2},
 			QueueNotify:      {MaxWorkers: cfg.NotifyWorkers},
+			QueueRefunds:     {MaxWorkers: 2},
 		},
 		PeriodicJobs: []*river.PeriodicJob{
 			periodic("expire-holds", cfg.ExpiryInterval, true, ExpireArgs{}),
@@ -365,7 +367,12 @@ func enqueueParams(ns []booking.Notification) []river.InsertManyParams {
 			ps = append(ps, river.InsertManyParams{Args: OfferArgs{SlotID: n.SlotID}})
 			continue
 		}
-		args = append(args, NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID, Ref: n.Ref})
+		if n.Kind == booking.NotifyRefundDue {
+			// Not a message: the refund's job.
+			ps = append(ps, river.InsertManyParams{Args: RefundArgs{RefundID: n.RefundID}})
+			continue
+		}
+		args = append(args, NotifyArgs{Notification: n.Kind, AppointmentID: n.AppointmentID, SuspensionID: n.SuspensionID, Ref: n.Ref, RefundID: n.RefundID})
 	}
 	switch len(args) {
 	case 0:

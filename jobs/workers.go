@@ -20,6 +20,7 @@ type deliveryReads interface {
 	GetPatient(ctx context.Context, id int64) (booking.Patient, error)
 	GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 	GetSuspension(ctx context.Context, id int64) (booking.Suspension, error)
+	GetRefund(ctx context.Context, id int64) (booking.Refund, error)
 }
 
 // workers holds what the job workers share.
@@ -42,6 +43,7 @@ type NotifyArgs struct {
 	AppointmentID int64                    `json:"appointmentId"`
 	SuspensionID  int64                    `json:"suspensionId,omitempty"`
 	Ref           string                   `json:"ref,omitempty"`
+	RefundID      int64                    `json:"refundId,omitempty"`
 }
 
 // Kind names the job kind in River's table.
@@ -103,6 +105,7 @@ var notifyKinds = map[booking.NotificationKind]string{
 	booking.NotifyRescheduled:  notify.KindRescheduled,
 	booking.NotifyReminder:     notify.KindReminder,
 	booking.NotifyOffer:        notify.KindOffer,
+	booking.NotifyRefunded:     notify.KindRefund,
 }
 
 type notifyWorker struct {
@@ -168,6 +171,14 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 	if n.Ref != "" {
 		// A second move, or another reminder offset, is another message.
 		m.IdempotencyKey += "-" + n.Ref
+	}
+	if n.RefundID != 0 {
+		r, err := w.store.GetRefund(ctx, n.RefundID)
+		if err != nil {
+			return permanentIfNotFound(err)
+		}
+		m.RefundAmount, m.Currency = r.AmountCents, w.svc.Currency()
+		m.IdempotencyKey += fmt.Sprintf("-%d", r.ID)
 	}
 	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
 		m.OfferExpiresAt = *a.HoldExpiresAt

@@ -45,6 +45,7 @@ const (
 	KindRescheduled  = "rescheduled"
 	KindReminder     = "reminder"
 	KindOffer        = "waitlist-offer"
+	KindRefund       = "refund"
 )
 
 // Message is one notification to a patient about an appointment.
@@ -70,6 +71,10 @@ type Message struct {
 	OfferExpiresAt time.Time `json:"offerExpiresAt,omitzero"`
 	// Reason is the clinic's reason for a suspension.
 	Reason string `json:"reason,omitempty"`
+	// RefundAmount is what was paid back (refund only), in the minor
+	// units of Currency (the clinic's ISO 4217 code).
+	RefundAmount int64  `json:"refundAmount,omitempty"`
+	Currency     string `json:"currency,omitempty"`
 	// Code is a one-time login code (login-code only). It is a secret: it
 	// is never logged, except by the Log notifier with ShowCodes set.
 	Code string `json:"code,omitempty"`

@@ -117,6 +117,11 @@ func Text(m Message) (subject, body string) {
 		}
 		line(held)
 		line(pr.T("Accept or decline it under My waitlist; after that it goes to the next person waiting."))
+	case KindRefund:
+		subject = pr.T("Refund made")
+		line(on(pr.T("We have refunded %s for your appointment with %s.", refundMoney(pr, m), doctor),
+			pr.T("We have refunded %s for your appointment with %s on %s.", refundMoney(pr, m), doctor, when)))
+		line(pr.T("It may take a few days to reach your account."))
 	case KindLoginCode:
 		subject = pr.T("Your sign-in code")
 		line(pr.T("Your sign-in code is %s.", m.Code))
@@ -166,6 +171,8 @@ func SMS(m Message) string {
 		s = pr.T("Moved to %s, No. %d.", when, m.QueueNumber)
 	case KindOffer:
 		s = pr.T("A place is held for you: %s. Accept under My waitlist.", when)
+	case KindRefund:
+		s = pr.T("Refunded %s: %s.", refundMoney(pr, m), when)
 	case KindLoginCode:
 		s = pr.T("Your sign-in code: %s", m.Code)
 	default:
@@ -180,6 +187,16 @@ func SMS(m Message) string {
 		s = string(r[:SMSMaxRunes(pr.Lang)-1]) + "…"
 	}
 	return s
+}
+
+// refundMoney is m's refund in its currency (EUR when unknown) as pr
+// writes money.
+func refundMoney(pr *i18n.Printer, m Message) string {
+	cur, err := i18n.ParseCurrency(m.Currency)
+	if err != nil {
+		cur = i18n.MustCurrency("EUR")
+	}
+	return pr.Money(cur, m.RefundAmount)
 }
 
 // localTime is t in zone tz in pr's language followed by the zone's name,

@@ -181,3 +181,16 @@ func (s *Store) RetryRefund(ctx context.Context, id int64, now time.Time) (booki
 	})
 	return out, translate(err, "refund")
 }
+
+// RefundBasis reads appointment appointmentID's applied payment (0: none)
+// and its slot's policy.
+func (s *Store) RefundBasis(ctx context.Context, appointmentID int64) (int64, booking.Policy, error) {
+	var paid, slotID int64
+	err := s.pool.QueryRow(ctx, `SELECT a.slot_id, coalesce((SELECT sum(p.amount_cents) FROM payments p
+		WHERE p.appointment_id = a.id AND p.outcome = 'applied'), 0) FROM appointments a WHERE a.id = $1`, appointmentID).Scan(&slotID, &paid)
+	if err != nil {
+		return 0, booking.Policy{}, translate(err, "appointment")
+	}
+	p, err := scanPolicy(s.pool.QueryRow(ctx, sqlSlotPolicy, slotID))
+	return paid, p, translate(err, "")
+}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/payments"
 	"github.com/slotd/slotd/phone"
 )
 
@@ -83,6 +84,12 @@ type Options struct {
 	// OnRefusedToken, when set, is told the code of every token Admit
 	// refuses (for the metrics).
 	OnRefusedToken func(code booking.Code)
+	// Payments is the payment provider refunds are asked of; without one
+	// every refund fails after its attempts, for staff to settle.
+	Payments payments.Provider
+	// Currency is the clinic's ISO 4217 code, the currency of every
+	// payment and refund (EUR when empty).
+	Currency string
 }
 
 // Booking engines.
@@ -125,6 +132,9 @@ type Service struct {
 
 	accounts          accounts.Store // staff sign-in (staffsignin.go)
 	staffTOTPRequired bool
+
+	payments payments.Provider // refunds (refunds.go)
+	currency string
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
@@ -178,6 +188,10 @@ func NewService(store booking.Store, opts Options) *Service {
 		s.region = phone.DefaultRegion
 	}
 	s.accounts, s.staffTOTPRequired = opts.Accounts, opts.StaffTOTPRequired
+	s.payments, s.currency = opts.Payments, opts.Currency
+	if s.currency == "" {
+		s.currency = "EUR"
+	}
 	if acc, ok := store.(accounts.Store); ok && s.accounts == nil {
 		s.accounts = acc
 	}

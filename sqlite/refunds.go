@@ -200,3 +200,16 @@ func (s *Store) RetryRefund(ctx context.Context, id int64, now time.Time) (booki
 	})
 	return out, mapErr(err, "refund")
 }
+
+// RefundBasis reads appointment appointmentID's applied payment (0: none)
+// and its slot's policy.
+func (s *Store) RefundBasis(ctx context.Context, appointmentID int64) (int64, booking.Policy, error) {
+	var paid, slotID int64
+	err := s.reader.QueryRowContext(ctx, `SELECT a.slot_id, coalesce((SELECT sum(p.amount_cents) FROM payments p
+		WHERE p.appointment_id = a.id AND p.outcome = 'applied'), 0) FROM appointments a WHERE a.id = ?`, appointmentID).Scan(&slotID, &paid)
+	if err != nil {
+		return 0, booking.Policy{}, mapErr(err, "appointment")
+	}
+	p, err := slotPolicy(ctx, s.reader, slotID)
+	return paid, p, mapErr(err, "")
+}
