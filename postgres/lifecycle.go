@@ -551,11 +551,11 @@ const (
 		ORDER BY id DESC LIMIT $1`
 	sqlPaymentConflicts = `SELECT trade_no, appointment_id, amount_cents, received_at FROM payment_conflicts
 		ORDER BY id LIMIT $1`
-	// sqlUnrefundedCancels: paid places given back since refunds are
-	// recorded whose payment has no refund.
+	// sqlUnrefundedCancels: paid places given back whose payment (one
+	// recorded since refunds are, migration 00025) has no refund.
 	sqlUnrefundedCancels = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
 		JOIN payments p ON p.appointment_id = a.id AND p.outcome = 'applied'
-		WHERE a.status = ` + booking.StatusCancelledSQL + ` AND a.updated_at >= (SELECT refunds_since FROM clinic_policy WHERE id = 1)
+		WHERE a.status = ` + booking.StatusCancelledSQL + ` AND p.id > (SELECT refunds_after_payment FROM clinic_policy WHERE id = 1)
 		  AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id)
 		ORDER BY a.id LIMIT $1`
 

@@ -99,7 +99,7 @@ func (s *Store) GetRefund(ctx context.Context, id int64) (booking.Refund, error)
 // ListRefunds lists the refunds in states, newest first, a page at a time.
 func (s *Store) ListRefunds(ctx context.Context, states []string, p booking.Page) ([]booking.Refund, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+refundColumns+refundFrom+`
-		WHERE (cardinality($1::text[]) = 0 OR r.state = ANY($1)) AND ($2::bigint = 0 OR r.id < $2)
+		WHERE (coalesce(cardinality($1::text[]), 0) = 0 OR r.state = ANY($1)) AND ($2::bigint = 0 OR r.id < $2)
 		ORDER BY r.id DESC LIMIT NULLIF($3, 0)`, states, p.After, p.Limit)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Refund, error) { return scanRefund(r) })
 	return out, translate(err, "")

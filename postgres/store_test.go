@@ -44,7 +44,7 @@ func newOutboxStore(t testing.TB) *Store {
 	s := newStore(t)
 	if _, err := s.Pool().Exec(context.Background(), `CREATE TABLE storetest_outbox (
 		id bigserial PRIMARY KEY, kind text NOT NULL, appointment_id bigint NOT NULL, suspension_id bigint,
-		ref text NOT NULL DEFAULT '', slot_id bigint NOT NULL DEFAULT 0)`); err != nil {
+		ref text NOT NULL DEFAULT '', slot_id bigint NOT NULL DEFAULT 0, refund_id bigint NOT NULL DEFAULT 0)`); err != nil {
 		t.Fatalf("create storetest_outbox: %v", err)
 	}
 	s.enqueue = func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
@@ -65,9 +65,9 @@ func newOutboxStore(t testing.TB) *Store {
 	return s
 }
 
-const sqlTestOutbox = `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id)
-	SELECT k, a, NULLIF(s, 0), r, sl FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[])
-	WITH ORDINALITY AS n(k, a, s, r, sl, o)
+const sqlTestOutbox = `INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id, refund_id)
+	SELECT k, a, NULLIF(s, 0), r, sl, rf FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
+	WITH ORDINALITY AS n(k, a, s, r, sl, rf, o)
 	ORDER BY o`
 
 // testOutboxArgs returns sqlTestOutbox's arguments: one array per column.
@@ -77,10 +77,11 @@ func testOutboxArgs(ns []booking.Notification) []any {
 	susps := make([]int64, len(ns))
 	refs := make([]string, len(ns))
 	slots := make([]int64, len(ns))
+	refunds := make([]int64, len(ns))
 	for i, n := range ns {
-		kinds[i], appts[i], susps[i], refs[i], slots[i] = string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID
+		kinds[i], appts[i], susps[i], refs[i], slots[i], refunds[i] = string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID, n.RefundID
 	}
-	return []any{kinds, appts, susps, refs, slots}
+	return []any{kinds, appts, susps, refs, slots, refunds}
 }
 
 func TestConformance(t *testing.T) {
@@ -160,10 +161,10 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	t.Helper()
 	rows, _ := in.pool.Query(context.Background(),
-		`SELECT kind, appointment_id, COALESCE(suspension_id, 0), ref, slot_id FROM storetest_outbox ORDER BY id`)
+		`SELECT kind, appointment_id, COALESCE(suspension_id, 0), ref, slot_id, refund_id FROM storetest_outbox ORDER BY id`)
 	ns, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Notification, error) {
 		var n booking.Notification
-		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID)
+		err := r.Scan(&n.Kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID, &n.RefundID)
 		return n, err
 	})
 	if err != nil {
@@ -559,6 +560,18 @@ func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, us
 		`UPDATE round_quotas SET used = $3 WHERE round_id = $1 AND patient_id = $2`, roundID, patientID, used); err != nil {
 		t.Fatalf("set round quota: %v", err)
 	}
+}
+
+func (in inspector) DeleteRefunds(t testing.TB) {
+	t.Helper()
+	if _, err := in.pool.Exec(context.Background(), `DELETE FROM refunds`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (in inspector) SetRefundAmount(t testing.TB, refundID, cents int64) error {
+	_, err := in.pool.Exec(context.Background(), `UPDATE refunds SET amount_cents = $2 WHERE id = $1`, refundID, cents)
+	return err
 }
 
 func (in inspector) LoginCodes(t testing.TB) int {

@@ -605,11 +605,11 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 	}); err != nil {
 		return rep, err
 	}
-	// Paid places given back since refunds are recorded whose payment has
-	// no refund.
+	// Paid places given back whose payment (one recorded since refunds
+	// are, migration 00025) has no refund.
 	if err := eachRow(ctx, tx, `SELECT `+apptCols+apptFrom+`
 		 JOIN payments p ON p.appointment_id = a.id AND p.outcome = 'applied'
-		 WHERE a.status = `+booking.StatusCancelledSQL+` AND a.updated_at >= (SELECT refunds_since FROM clinic_policy WHERE id = 1)
+		 WHERE a.status = `+booking.StatusCancelledSQL+` AND p.id > (SELECT refunds_after_payment FROM clinic_policy WHERE id = 1)
 		   AND NOT EXISTS (SELECT 1 FROM refunds r WHERE r.payment_id = p.id)
 		 ORDER BY a.id LIMIT ?`, []any{reportLimit}, func(rows *sql.Rows) error {
 		a, err := scanAppt(rows)

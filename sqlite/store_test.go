@@ -36,14 +36,14 @@ func newStore(t testing.TB) *Store {
 func withOutbox(t testing.TB, s *Store) *Store {
 	t.Helper()
 	if _, err := s.DB().Exec(`CREATE TABLE storetest_outbox (id INTEGER PRIMARY KEY, kind TEXT,
-		appointment_id INTEGER, suspension_id INTEGER, ref TEXT, slot_id INTEGER)`); err != nil {
+		appointment_id INTEGER, suspension_id INTEGER, ref TEXT, slot_id INTEGER, refund_id INTEGER)`); err != nil {
 		t.Fatal(err)
 	}
 	s.enqueue = func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
 		for _, n := range ns {
 			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id) VALUES (?, ?, ?, ?, ?)`,
-				string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID); err != nil {
+				`INSERT INTO storetest_outbox (kind, appointment_id, suspension_id, ref, slot_id, refund_id) VALUES (?, ?, ?, ?, ?, ?)`,
+				string(n.Kind), n.AppointmentID, n.SuspensionID, n.Ref, n.SlotID, n.RefundID); err != nil {
 				return err
 			}
 		}
@@ -168,7 +168,7 @@ func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 // Notifications reads the harness's outbox in insertion order.
 func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	t.Helper()
-	rows, err := in.db.Query(`SELECT kind, appointment_id, suspension_id, ref, slot_id FROM storetest_outbox ORDER BY id`)
+	rows, err := in.db.Query(`SELECT kind, appointment_id, suspension_id, ref, slot_id, refund_id FROM storetest_outbox ORDER BY id`)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	for rows.Next() {
 		var n booking.Notification
 		var kind string
-		if err := rows.Scan(&kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID); err != nil {
+		if err := rows.Scan(&kind, &n.AppointmentID, &n.SuspensionID, &n.Ref, &n.SlotID, &n.RefundID); err != nil {
 			t.Fatal(err)
 		}
 		n.Kind = booking.NotificationKind(kind)
@@ -677,6 +677,18 @@ func TestSynchronousFull(t *testing.T) {
 			c.Close()
 		}
 	}
+}
+
+func (in inspector) DeleteRefunds(t testing.TB) {
+	t.Helper()
+	if _, err := in.db.Exec(`DELETE FROM refunds`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (in inspector) SetRefundAmount(t testing.TB, refundID, cents int64) error {
+	_, err := in.db.Exec(`UPDATE refunds SET amount_cents = ? WHERE id = ?`, cents, refundID)
+	return err
 }
 
 func (in inspector) LoginCodes(t testing.TB) int {

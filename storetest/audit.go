@@ -22,6 +22,7 @@ var serviceReads = map[string]bool{
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
+	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
@@ -78,6 +79,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	var sched booking.Schedule
 	var sus booking.Suspension
 	forStaff := f.slot(5)
+	var refundID int64
 
 	changes := []struct {
 		name string
@@ -133,6 +135,31 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			_, err = svc.MarkRefunded(ctx, "AUD2", "RF-1")
 			return err
 		}},
+		{"ProcessRefund", func() error {
+			// A paid place given back (by the system) has its refund; the
+			// attempt (no provider: refused, and final) fails it.
+			r := svc.Book(bg, f.patient().ID, sl.ID, "audit-refund")
+			if r.Err != nil {
+				return r.Err
+			}
+			if _, err := svc.ConfirmPayment(bg, booking.Payment{TradeNo: "AUD3", AppointmentID: r.Appointment.ID, AmountCents: 1000}); err != nil {
+				return err
+			}
+			if _, err := svc.Cancel(bg, r.Appointment.ID, 0); err != nil {
+				return err
+			}
+			rs, err := svc.AppointmentRefunds(bg, r.Appointment.ID, 0)
+			if err != nil || len(rs) != 1 {
+				return fmt.Errorf("refunds %+v: %v", rs, err)
+			}
+			refundID = rs[0].ID
+			got, err := svc.ProcessRefund(ctx, refundID, true)
+			if got.State != booking.RefundFailed {
+				return fmt.Errorf("refund without a provider is %s: %v", got.State, err)
+			}
+			return nil
+		}},
+		{"RetryRefund", func() error { _, err := svc.RetryRefund(ctx, refundID); return err }},
 		{"Cancel", func() error { _, err := svc.Cancel(ctx, held.ID, 0); return err }},
 		{"Transition", func() error {
 			r := svc.Book(ctx, p.ID, free.ID, "audit-2")
@@ -405,7 +432,7 @@ func testRefunds(t *testing.T, h Harness) {
 		t.Fatalf("last run = %+v, ran %+v", last, run)
 	}
 	// The kept verdict has its findings by kind, which the metrics export.
-	if len(last.Kinds) != 6 || last.Kinds["refund_needed"] != 0 || !booking.ViolationKind("counter_mismatch") || booking.ViolationKind("refund_needed") {
+	if len(last.Kinds) != 7 || last.Kinds["refund_needed"] != 0 || !booking.ViolationKind("counter_mismatch") || booking.ViolationKind("refund_needed") {
 		t.Fatalf("last run's kinds = %v", last.Kinds)
 	}
 }

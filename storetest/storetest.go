@@ -56,6 +56,12 @@ type Inspector interface {
 	BlockSlot(t testing.TB, slotID int64) (release func())
 	// LoginCodes counts the rows of login_codes, every phone's.
 	LoginCodes(t testing.TB) int
+	// DeleteRefunds deletes every refund row, bypassing every rule, to
+	// lose them on purpose.
+	DeleteRefunds(t testing.TB)
+	// SetRefundAmount overwrites a refund's amount, bypassing the Store,
+	// and answers the database's refusal.
+	SetRefundAmount(t testing.TB, refundID, cents int64) error
 }
 
 // Run runs the whole suite against h.
@@ -69,6 +75,11 @@ func Run(t *testing.T, h Harness) {
 		{"AuditEveryChange", testAuditEveryChange},
 		{"AuditLog", testAuditLog},
 		{"Refunds", testRefunds},
+		{"RefundOnCancel", testRefundOnCancel},
+		{"RaceCancelRefund", testRaceCancelRefund},
+		{"SuspendRefunds", testSuspendRefunds},
+		{"RefundSettle", testRefundSettle},
+		{"LostRefund", testLostRefund},
 		{"Slots", testSlots},
 		{"SlotsPage", testSlotsPage},
 		{"BookBasics", testBookBasics},

@@ -30,11 +30,13 @@ CREATE INDEX refunds_open_idx ON refunds (id DESC) WHERE state <> 'succeeded';
 ALTER TABLE clinic_policy ADD COLUMN refund_full_hours integer NOT NULL DEFAULT 0,
     ADD COLUMN refund_partial_percent integer NOT NULL DEFAULT 0,
     ADD COLUMN refund_partial_hours integer NOT NULL DEFAULT 0;
--- Cancels from now on have refund records; reconciliation reports a paid
--- cancel without one only after this (older ones predate the records).
-ALTER TABLE clinic_policy ADD COLUMN refunds_since timestamptz NOT NULL DEFAULT now();
+-- Payments recorded from now on are refunded with a record when their
+-- place is given back; reconciliation checks only those (the places of
+-- older ones may have been cancelled before refunds were recorded).
+ALTER TABLE clinic_policy ADD COLUMN refunds_after_payment bigint NOT NULL DEFAULT 0;
+UPDATE clinic_policy SET refunds_after_payment = coalesce((SELECT max(id) FROM payments), 0);
 
 -- +goose Down
 ALTER TABLE clinic_policy DROP COLUMN refund_full_hours, DROP COLUMN refund_partial_percent,
-    DROP COLUMN refund_partial_hours, DROP COLUMN refunds_since;
+    DROP COLUMN refund_partial_hours, DROP COLUMN refunds_after_payment;
 DROP TABLE refunds;

@@ -24,12 +24,12 @@ CREATE INDEX refunds_open_idx ON refunds (id) WHERE state <> 'succeeded';
 ALTER TABLE clinic_policy ADD COLUMN refund_full_hours INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE clinic_policy ADD COLUMN refund_partial_percent INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE clinic_policy ADD COLUMN refund_partial_hours INTEGER NOT NULL DEFAULT 0;
--- ALTER TABLE takes no expression default: set it once.
-ALTER TABLE clinic_policy ADD COLUMN refunds_since INTEGER NOT NULL DEFAULT 0;
-UPDATE clinic_policy SET refunds_since = CAST(unixepoch('subsec') * 1000000 AS INTEGER);
+-- Reconciliation checks the payments recorded from now on only.
+ALTER TABLE clinic_policy ADD COLUMN refunds_after_payment INTEGER NOT NULL DEFAULT 0;
+UPDATE clinic_policy SET refunds_after_payment = coalesce((SELECT max(id) FROM payments), 0);
 
 -- +goose Down
-ALTER TABLE clinic_policy DROP COLUMN refunds_since;
+ALTER TABLE clinic_policy DROP COLUMN refunds_after_payment;
 ALTER TABLE clinic_policy DROP COLUMN refund_partial_hours;
 ALTER TABLE clinic_policy DROP COLUMN refund_partial_percent;
 ALTER TABLE clinic_policy DROP COLUMN refund_full_hours;

@@ -1,0 +1,280 @@
+package storetest
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// refundRule is the policy of the refund tests: everything back until 24 h
+// before the start, half until 2 h before, nothing after.
+var refundRule = booking.Policy{MaxActive: booking.DefaultMaxActive, MaxPerDay: booking.DefaultMaxPerDay,
+	RefundFullHours: 24, RefundPartialPercent: 50, RefundPartialHours: 2}
+
+// paidPlace books p a place in sl (a slot with a fee) and pays it.
+func (f *fixture) paidPlace(sl booking.Slot, p booking.Patient, tradeNo string) booking.Appointment {
+	f.t.Helper()
+	held := wantOK(f.t, f.book(sl.ID, req(p, sl.ID, "pay-"+tradeNo)))
+	res, err := f.s.ConfirmPayment(f.ctx, booking.Payment{TradeNo: tradeNo, AppointmentID: held.ID, AmountCents: sl.FeeCents}, now)
+	must(f.t, err)
+	if res.Appointment.Status != booking.StatusBooked {
+		f.t.Fatalf("paid appointment is %s", res.Appointment.Status)
+	}
+	return res.Appointment
+}
+
+// refundsOf reads appointment id's refunds.
+func (f *fixture) refundsOf(id int64) []booking.Refund {
+	f.t.Helper()
+	rs, err := f.s.AppointmentRefunds(f.ctx, id)
+	must(f.t, err)
+	return rs
+}
+
+// refundJobs counts the refund jobs written for refund id.
+func refundJobs(t *testing.T, h Harness, s booking.Store, id int64) int {
+	t.Helper()
+	return countNotifications(t, h, s, func(n booking.Notification) bool { return n.Kind == booking.NotifyRefundDue && n.RefundID == id })
+}
+
+// wantNoLostRefund fails when reconciliation finds a paid cancel without
+// its refund.
+func wantNoLostRefund(t *testing.T, s booking.Store) {
+	t.Helper()
+	rep, err := s.Reconcile(t.Context(), now, false)
+	must(t, err)
+	if len(rep.UnrefundedCancels) != 0 || rep.Violations() != 0 {
+		t.Fatalf("reconciliation after refunds: %d unrefunded, %d violations", len(rep.UnrefundedCancels), rep.Violations())
+	}
+}
+
+// testRefundOnCancel: a patient's cancel of a paid appointment writes
+// exactly one refund of the policy's amount, with its job (none when
+// nothing is paid back); a second cancel writes none; staff cancelling pay
+// everything back; a free appointment has none.
+func testRefundOnCancel(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	_, err := s.SetClinicPolicy(f.ctx, refundRule)
+	must(t, err)
+	for i, c := range []struct {
+		before time.Duration
+		staff  bool
+		want   int64
+	}{{30 * time.Hour, false, 2000}, {10 * time.Hour, false, 1000}, {time.Hour, false, 0}, {time.Hour, true, 2000}} {
+		sl := f.slot(2, withFee(2000), startsAt(now.Add(time.Duration(48+i)*time.Hour)))
+		p := f.patient()
+		a := f.paidPlace(sl, p, fmt.Sprintf("C%d", i))
+		by, reason := p.ID, booking.RefundPatientCancel
+		if c.staff {
+			by, reason = 0, booking.RefundStaffCancel
+		}
+		at := sl.StartAt.Add(-c.before)
+		_, err := s.Cancel(f.ctx, a.ID, by, at)
+		must(t, err)
+		_, err = s.Cancel(f.ctx, a.ID, 0, at) // again, by staff: nothing more
+		must(t, err)
+		rs := f.refundsOf(a.ID)
+		if len(rs) != 1 {
+			t.Fatalf("case %d: %d refunds, want 1", i, len(rs))
+		}
+		r := rs[0]
+		if r.AmountCents != c.want || r.PaidCents != 2000 || r.Reason != reason || r.TradeNo != fmt.Sprintf("C%d", i) ||
+			r.AppointmentID != a.ID || !r.CreatedAt.Equal(at) {
+			t.Fatalf("case %d (%v before): refund %+v, want %d for %s", i, c.before, r, c.want, reason)
+		}
+		wantState, wantJobs := booking.RefundRequested, 1
+		if c.want == 0 {
+			wantState, wantJobs = booking.RefundSucceeded, 0
+		}
+		if r.State != wantState || refundJobs(t, h, s, r.ID) != wantJobs {
+			t.Fatalf("case %d: state %s with %d jobs, want %s with %d", i, r.State, refundJobs(t, h, s, r.ID), wantState, wantJobs)
+		}
+	}
+	free := f.slot(2)
+	a := f.mustBook(free.ID, f.patient())
+	_, err = s.Cancel(f.ctx, a.ID, a.PatientID, now)
+	must(t, err)
+	if rs := f.refundsOf(a.ID); len(rs) != 0 {
+		t.Fatalf("a free appointment was refunded: %+v", rs)
+	}
+	wantNoLostRefund(t, s)
+	checkInvariants(t, h, s)
+}
+
+// testRaceCancelRefund: many cancels of one paid appointment, its patient
+// and staff at once, refund it exactly once.
+func testRaceCancelRefund(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(1, withFee(3000))
+	a := f.paidPlace(sl, f.patient(), "RACE")
+	release(16, func(i int) {
+		by := a.PatientID
+		if i%2 == 1 {
+			by = 0 // staff
+		}
+		if _, err := s.Cancel(f.ctx, a.ID, by, now); err != nil {
+			t.Errorf("cancel %d: %v", i, err)
+		}
+	})
+	rs := f.refundsOf(a.ID)
+	if len(rs) != 1 || rs[0].AmountCents != 3000 || refundJobs(t, h, s, rs[0].ID) != 1 {
+		t.Fatalf("16 racing cancels wrote %d refunds (%+v), want one of 3000 with one job", len(rs), rs)
+	}
+	all, err := s.ListRefunds(f.ctx, nil, booking.Page{})
+	must(t, err)
+	if len(all) != 1 {
+		t.Fatalf("%d refunds in all, want 1", len(all))
+	}
+	wantNoLostRefund(t, s)
+	checkInvariants(t, h, s)
+}
+
+// testSuspendRefunds: a suspension refunds every paid appointment it
+// cancels in full, whatever the policy, once; a closure says so.
+func testSuspendRefunds(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	_, err := s.SetClinicPolicy(f.ctx, refundRule)
+	must(t, err)
+	day := now.Add(3 * time.Hour) // inside the policy's "nothing back" window
+	sl := f.slot(6, withFee(1500), startsAt(day))
+	var paid []booking.Appointment
+	for i := range 5 {
+		paid = append(paid, f.paidPlace(sl, f.patient(), fmt.Sprintf("S%d", i)))
+	}
+	held := wantOK(t, f.book(sl.ID, req(f.patient(), sl.ID, "unpaid")))
+	sus := booking.Suspension{DoctorID: f.doctor.ID, From: day, To: day.Add(time.Hour), Reason: "ill"}
+	res, err := s.Suspend(f.ctx, sus, now)
+	must(t, err)
+	if res.Cancelled != 6 {
+		t.Fatalf("suspension cancelled %d, want 6", res.Cancelled)
+	}
+	_, err = s.Suspend(f.ctx, sus, now) // the same again: nothing more
+	must(t, err)
+	for _, a := range paid {
+		rs := f.refundsOf(a.ID)
+		if len(rs) != 1 || rs[0].AmountCents != 1500 || rs[0].Reason != booking.RefundSuspension || rs[0].State != booking.RefundRequested ||
+			refundJobs(t, h, s, rs[0].ID) != 1 {
+			t.Fatalf("appointment %d: refunds %+v, want one of 1500 for the suspension", a.ID, rs)
+		}
+	}
+	if rs := f.refundsOf(held.ID); len(rs) != 0 {
+		t.Fatalf("an unpaid hold was refunded: %+v", rs)
+	}
+
+	// A department's closure is a closure.
+	later := f.slot(2, withFee(800), startsAt(day.Add(24*time.Hour)), onDoctor(f.doctor2.ID))
+	b := f.paidPlace(later, f.patient(), "CL1")
+	_, err = s.Suspend(f.ctx, booking.Suspension{Scope: booking.ScopeDepartment, DepartmentID: f.dept.ID,
+		From: later.StartAt, To: later.EndAt, Reason: "works"}, now)
+	must(t, err)
+	if rs := f.refundsOf(b.ID); len(rs) != 1 || rs[0].Reason != booking.RefundClosure || rs[0].AmountCents != 800 {
+		t.Fatalf("closure refunds %+v", rs)
+	}
+	wantNoLostRefund(t, s)
+	checkInvariants(t, h, s)
+}
+
+// testRefundSettle: a refused attempt keeps the refund requested, the last
+// one fails it; staff retry writes a new job; success records the
+// provider's id and tells the patient; the list pages and filters; the
+// database refuses a refund above what was paid.
+func testRefundSettle(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	var ids []int64
+	for i := range 3 {
+		sl := f.slot(1, withFee(1200))
+		a := f.paidPlace(sl, f.patient(), fmt.Sprintf("P%d", i))
+		_, err := s.Cancel(f.ctx, a.ID, 0, now)
+		must(t, err)
+		ids = append(ids, f.refundsOf(a.ID)[0].ID)
+	}
+	id := ids[0]
+	r, err := s.SettleRefund(f.ctx, booking.RefundOutcome{ID: id, Failure: "gateway down"}, now)
+	must(t, err)
+	if r.State != booking.RefundRequested || r.Attempts != 1 || r.Failure != "gateway down" {
+		t.Fatalf("after a refused attempt: %+v", r)
+	}
+	_, err = s.RetryRefund(f.ctx, id, now)
+	wantCode(t, err, booking.CodeInvalidTransition)
+	r, err = s.SettleRefund(f.ctx, booking.RefundOutcome{ID: id, Failure: "still down", Final: true}, now)
+	must(t, err)
+	if r.State != booking.RefundFailed || r.Attempts != 2 {
+		t.Fatalf("after the last attempt: %+v", r)
+	}
+	failed, err := s.ListRefunds(f.ctx, []string{booking.RefundFailed}, booking.Page{})
+	must(t, err)
+	if len(failed) != 1 || failed[0].ID != id {
+		t.Fatalf("failed refunds %+v", failed)
+	}
+	r, err = s.RetryRefund(f.ctx, id, now)
+	must(t, err)
+	if r.State != booking.RefundRequested || refundJobs(t, h, s, id) != 2 {
+		t.Fatalf("retried: %+v with %d jobs, want requested with 2", r, refundJobs(t, h, s, id))
+	}
+	r, err = s.SettleRefund(f.ctx, booking.RefundOutcome{ID: id, ProviderRef: "re_1"}, now.Add(time.Minute))
+	must(t, err)
+	if r.State != booking.RefundSucceeded || r.ProviderRef != "re_1" || r.Failure != "" || r.SettledAt == nil || r.Attempts != 3 {
+		t.Fatalf("succeeded: %+v", r)
+	}
+	told := countNotifications(t, h, s, func(n booking.Notification) bool { return n.Kind == booking.NotifyRefunded && n.RefundID == id })
+	if told != 1 {
+		t.Fatalf("%d refund notices, want 1", told)
+	}
+	again, err := s.SettleRefund(f.ctx, booking.RefundOutcome{ID: id, ProviderRef: "re_2"}, now.Add(time.Hour))
+	must(t, err)
+	if again.ProviderRef != "re_1" || again.Attempts != 3 {
+		t.Fatalf("a stale attempt changed a succeeded refund: %+v", again)
+	}
+	got, err := s.GetRefund(f.ctx, id)
+	must(t, err)
+	if got.ProviderRef != "re_1" || got.State != booking.RefundSucceeded {
+		t.Fatalf("GetRefund = %+v", got)
+	}
+	_, err = s.GetRefund(f.ctx, 999999)
+	wantCode(t, err, booking.CodeNotFound)
+	_, err = s.RetryRefund(f.ctx, 999999, now)
+	wantCode(t, err, booking.CodeNotFound)
+	_, err = s.SettleRefund(f.ctx, booking.RefundOutcome{ID: 999999}, now)
+	wantCode(t, err, booking.CodeNotFound)
+
+	// Pages, newest first; the open ones without the succeeded.
+	first, err := s.ListRefunds(f.ctx, nil, booking.Page{Limit: 2})
+	must(t, err)
+	rest, err := s.ListRefunds(f.ctx, nil, booking.Page{After: first[len(first)-1].ID, Limit: 2})
+	must(t, err)
+	if len(first) != 2 || first[0].ID != ids[2] || len(rest) != 1 || rest[0].ID != ids[0] {
+		t.Fatalf("pages %+v then %+v", first, rest)
+	}
+	open, err := s.ListRefunds(f.ctx, []string{booking.RefundRequested, booking.RefundFailed}, booking.Page{})
+	must(t, err)
+	if len(open) != 2 {
+		t.Fatalf("%d open refunds, want 2", len(open))
+	}
+	if err := h.Inspect(t, s).SetRefundAmount(t, ids[1], 1201); err == nil {
+		t.Fatal("the database let a refund exceed what was paid")
+	}
+}
+
+// testLostRefund: reconciliation reports a paid cancel whose refund is
+// missing as a violation.
+func testLostRefund(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(1, withFee(900))
+	a := f.paidPlace(sl, f.patient(), "LOST")
+	_, err := s.Cancel(f.ctx, a.ID, 0, now)
+	must(t, err)
+	wantNoLostRefund(t, s)
+	h.Inspect(t, s).DeleteRefunds(t)
+	rep, err := s.Reconcile(f.ctx, now, false)
+	must(t, err)
+	if len(rep.UnrefundedCancels) != 1 || rep.UnrefundedCancels[0].ID != a.ID || rep.Violations() != 1 || rep.Kinds()["refund_missing"] != 1 {
+		t.Fatalf("lost refund: %+v, violations %d", rep.UnrefundedCancels, rep.Violations())
+	}
+}
