@@ -30,6 +30,7 @@ type Metrics struct {
 	lockouts  prometheus.Counter
 	codes     *prometheus.CounterVec // sign-in code requests
 	checks    *prometheus.CounterVec // sign-in code checks
+	refunds   refunds
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -121,6 +122,7 @@ func New() *Metrics {
 		m.revoked.WithLabelValues(r)
 	}
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks)
+	m.refunds = newRefunds(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -278,7 +280,7 @@ type Reconciliation struct {
 
 var (
 	reconIssues = prometheus.NewDesc("slotd_reconciliation_issues",
-		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
+		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
 		[]string{"kind", "class"}, nil)
 	reconAt = prometheus.NewDesc("slotd_reconciliation_last_success_timestamp_seconds",
 		"When the last scheduled reconciliation ran (Unix time).", nil, nil)

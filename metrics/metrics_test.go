@@ -165,3 +165,22 @@ func TestSigninMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestRefundMetrics(t *testing.T) {
+	m := New()
+	m.Refunded("patient-cancel", "succeeded", 1500)
+	m.Refunded("patient-cancel", "retry", 0)
+	m.Refunded("suspension", "succeeded", 800)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{
+		`slotd_refunds_total{outcome="succeeded",reason="patient-cancel"} 1`,
+		`slotd_refunds_total{outcome="retry",reason="patient-cancel"} 1`,
+		`slotd_refunded_amount_total{reason="patient-cancel"} 1500`,
+		`slotd_refunded_amount_total{reason="suspension"} 800`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

@@ -57,6 +57,15 @@ func (o observers) StaffSignIn(outcome string, lockout bool) {
 	}
 }
 
+// Refunded goes to the observers that count refunds.
+func (o observers) Refunded(reason, outcome string, amount int64) {
+	for _, x := range o {
+		if r, ok := x.(service.RefundObserver); ok {
+			r.Refunded(reason, outcome, amount)
+		}
+	}
+}
+
 func (o observers) Reminders(outcome string, n int) {
 	for _, x := range o {
 		if w, ok := x.(service.WaitlistObserver); ok {
