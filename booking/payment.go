@@ -35,6 +35,10 @@ type PaymentDecision struct {
 	// Err is the answer of a payment that is recorded but not applied
 	// (CodePaymentRejected) or conflicts (CodePaymentConflict).
 	Err *Error
+	// RefundReason is set with a payment recorded but not applied: it is
+	// paid back in full (RefundLatePayment, RefundAmountMismatch), by a
+	// Refund written with it.
+	RefundReason string
 }
 
 // PaymentReads is what deciding a payment reads: the payment already
@@ -71,6 +75,7 @@ func DecidePayment(p Payment, rd PaymentReads, now time.Time) (PaymentDecision, 
 		refuse("hold expired")
 	case a.Status == StatusHeld && p.AmountCents != fee:
 		refuse("amount %d does not match fee %d", p.AmountCents, fee)
+		d.RefundReason = RefundAmountMismatch
 	case a.Status == StatusHeld:
 		// hold_expires_at stays, as the record of the deadline it met.
 		d.To, d.Notify = StatusBooked, NotifyConfirmation
@@ -86,6 +91,10 @@ func DecidePayment(p Payment, rd PaymentReads, now time.Time) (PaymentDecision, 
 		// The record keeps the English reason; the refusal can be translated.
 		d.Record.Outcome, d.Record.Reason = PaymentRefund, refusal.Message
 		d.Err = refusal
+		if d.RefundReason == "" {
+			// Too late (expired, cancelled) or once too many (paid already).
+			d.RefundReason = RefundLatePayment
+		}
 	}
 	return d, nil
 }

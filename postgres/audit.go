@@ -137,6 +137,12 @@ func (s *Store) MarkRefunded(ctx context.Context, tradeNo, ref string, now time.
 		if _, err := tx.Exec(ctx, `UPDATE payments SET refunded_at = $2, refund_ref = $3 WHERE id = $1`, id, now, ref); err != nil {
 			return nil, err
 		}
+		// Paid back outside slotd: its refund is settled, so the job asks
+		// the provider for nothing more.
+		if _, err := tx.Exec(ctx, `UPDATE refunds SET state = 'succeeded', provider_ref = $2, failure = NULL, settled_at = $3, updated_at = $3
+			WHERE payment_id = $1 AND state <> 'succeeded'`, id, ref, now); err != nil {
+			return nil, err
+		}
 		out.RefundedAt, out.RefundRef = &now, ref
 		return []booking.AuditEntry{booking.AuditRefund(ctx, now, id, out)}, nil
 	})

@@ -253,6 +253,12 @@ func (s *Store) confirmPayment(ctx context.Context, p booking.Payment, now time.
 			After: map[string]any{"appointmentId": r.AppointmentID, "outcome": r.Outcome}})); err != nil {
 			return err
 		}
+		if d.RefundReason != "" {
+			ref := booking.NewRefund(pid, r.TradeNo, r.AppointmentID, booking.RefundCase{Paid: r.AmountCents, Reason: d.RefundReason, At: now})
+			if err := s.writeRefunds(ctx, tx, []booking.Refund{ref}, now); err != nil {
+				return err
+			}
+		}
 		if err := s.notify(ctx, tx, ns); err != nil {
 			return err
 		}

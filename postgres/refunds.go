@@ -60,9 +60,8 @@ func (s *Store) refundPaid(ctx context.Context, tx pgx.Tx, as []booking.Appointm
 	if err != nil || len(ps) == 0 {
 		return err
 	}
-	var es []booking.AuditEntry
-	var ns []booking.Notification
-	for _, p := range ps {
+	rs := make([]booking.Refund, len(ps))
+	for i, p := range ps {
 		a := byID[p.appt]
 		c := booking.RefundCase{Paid: p.amount, Reason: reason, StartAt: a.StartAt, At: now}
 		if reason == booking.RefundPatientCancel {
@@ -70,7 +69,17 @@ func (s *Store) refundPaid(ctx context.Context, tx pgx.Tx, as []booking.Appointm
 				return err
 			}
 		}
-		r := booking.NewRefund(p.id, p.tradeNo, p.appt, c)
+		rs[i] = booking.NewRefund(p.id, p.tradeNo, p.appt, c)
+	}
+	return s.writeRefunds(ctx, tx, rs, now)
+}
+
+// writeRefunds inserts rs inside tx, each unless its payment has one, with
+// their audit entries and the jobs of those with something to pay back.
+func (s *Store) writeRefunds(ctx context.Context, tx pgx.Tx, rs []booking.Refund, now time.Time) error {
+	var es []booking.AuditEntry
+	var ns []booking.Notification
+	for _, r := range rs {
 		err := tx.QueryRow(ctx, sqlInsertRefund, r.PaymentID, r.AppointmentID, r.AmountCents, r.PaidCents, r.Reason, r.State,
 			now, r.SettledAt).Scan(&r.ID)
 		if errors.Is(err, pgx.ErrNoRows) {

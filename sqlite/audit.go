@@ -120,6 +120,12 @@ func (s *Store) MarkRefunded(ctx context.Context, tradeNo, ref string, now time.
 		if _, err := tx.ExecContext(ctx, `UPDATE payments SET refunded_at = ?, refund_ref = ? WHERE id = ?`, ts(now), ref, id); err != nil {
 			return err
 		}
+		// Paid back outside slotd: its refund is settled, so the job asks
+		// the provider for nothing more.
+		if _, err := tx.ExecContext(ctx, `UPDATE refunds SET state = 'succeeded', provider_ref = ?2, failure = NULL, settled_at = ?3, updated_at = ?3
+			WHERE payment_id = ?1 AND state <> 'succeeded'`, id, ref, ts(now)); err != nil {
+			return err
+		}
 		p.RefundedAt, p.RefundRef = &now, ref
 		return writeAudit(ctx, tx, booking.AuditRefund(ctx, now, id, *p))
 	})

@@ -182,6 +182,12 @@ func (s *Store) ConfirmPayment(ctx context.Context, p booking.Payment, now time.
 			After: map[string]any{"appointmentId": rec.AppointmentID, "outcome": rec.Outcome}})); err != nil {
 			return err
 		}
+		if d.RefundReason != "" {
+			ref := booking.NewRefund(pid, rec.TradeNo, rec.AppointmentID, booking.RefundCase{Paid: rec.AmountCents, Reason: d.RefundReason, At: now})
+			if err := s.writeRefunds(ctx, tx, []booking.Refund{ref}, now); err != nil {
+				return err
+			}
+		}
 		res, rejected = booking.PaymentResult{Payment: rec, Appointment: a}, d.Err
 		return s.notify(ctx, tx, ns)
 	})

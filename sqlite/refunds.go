@@ -59,9 +59,8 @@ func (s *Store) refundPaid(ctx context.Context, tx *sql.Tx, as []booking.Appoint
 		}); err != nil || len(ps) == 0 {
 		return err
 	}
-	var es []booking.AuditEntry
-	var ns []booking.Notification
-	for _, p := range ps {
+	rs := make([]booking.Refund, len(ps))
+	for i, p := range ps {
 		a := byID[p.appt]
 		c := booking.RefundCase{Paid: p.amount, Reason: reason, StartAt: a.StartAt, At: now}
 		if reason == booking.RefundPatientCancel {
@@ -70,7 +69,17 @@ func (s *Store) refundPaid(ctx context.Context, tx *sql.Tx, as []booking.Appoint
 				return err
 			}
 		}
-		r := booking.NewRefund(p.id, p.tradeNo, p.appt, c)
+		rs[i] = booking.NewRefund(p.id, p.tradeNo, p.appt, c)
+	}
+	return s.writeRefunds(ctx, tx, rs, now)
+}
+
+// writeRefunds inserts rs inside tx, each unless its payment has one, with
+// their audit entries and the jobs of those with something to pay back.
+func (s *Store) writeRefunds(ctx context.Context, tx *sql.Tx, rs []booking.Refund, now time.Time) error {
+	var es []booking.AuditEntry
+	var ns []booking.Notification
+	for _, r := range rs {
 		err := tx.QueryRowContext(ctx, `INSERT INTO refunds (payment_id, appointment_id, amount_cents, paid_cents, reason, state,
 				created_at, updated_at, settled_at)
 			VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7, ?8) ON CONFLICT (payment_id) DO NOTHING RETURNING id`,

@@ -278,3 +278,46 @@ func testLostRefund(t *testing.T, h Harness) {
 		t.Fatalf("lost refund: %+v, violations %d", rep.UnrefundedCancels, rep.Violations())
 	}
 }
+
+// testPaymentRefunds: a payment that cannot be applied (too late, wrong
+// amount) is refunded in full by a refund written with it; the refund's
+// success settles the payment, and staff settling the payment by hand
+// settles its refund.
+func testPaymentRefunds(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(3, withFee(2500))
+	late := wantOK(t, f.book(sl.ID, req(f.patient(), sl.ID, "late")))
+	_, err := s.ConfirmPayment(f.ctx, booking.Payment{TradeNo: "LATE", AppointmentID: late.ID, AmountCents: 2500}, now.Add(time.Hour))
+	wantCode(t, err, booking.CodePaymentRejected)
+	wrong := wantOK(t, f.book(sl.ID, req(f.patient(), sl.ID, "wrong")))
+	_, err = s.ConfirmPayment(f.ctx, booking.Payment{TradeNo: "WRONG", AppointmentID: wrong.ID, AmountCents: 999}, now)
+	wantCode(t, err, booking.CodePaymentRejected)
+
+	lr, wr := f.refundsOf(late.ID), f.refundsOf(wrong.ID)
+	if len(lr) != 1 || lr[0].Reason != booking.RefundLatePayment || lr[0].AmountCents != 2500 || lr[0].TradeNo != "LATE" || refundJobs(t, h, s, lr[0].ID) != 1 {
+		t.Fatalf("late payment's refunds %+v", lr)
+	}
+	if len(wr) != 1 || wr[0].Reason != booking.RefundAmountMismatch || wr[0].AmountCents != 999 || wr[0].PaidCents != 999 {
+		t.Fatalf("mismatched payment's refunds %+v", wr)
+	}
+	// The same callback again records nothing more.
+	_, err = s.ConfirmPayment(f.ctx, booking.Payment{TradeNo: "WRONG", AppointmentID: wrong.ID, AmountCents: 999}, now)
+	must(t, err)
+	if got := f.refundsOf(wrong.ID); len(got) != 1 {
+		t.Fatalf("a repeated callback: %d refunds", len(got))
+	}
+
+	_, err = s.SettleRefund(f.ctx, booking.RefundOutcome{ID: lr[0].ID, ProviderRef: "re_late"}, now)
+	must(t, err)
+	_, err = s.MarkRefunded(f.ctx, "WRONG", "BANK-7", now)
+	must(t, err)
+	if got, _ := s.GetRefund(f.ctx, wr[0].ID); got.State != booking.RefundSucceeded || got.ProviderRef != "BANK-7" {
+		t.Fatalf("refund of a payment settled by hand: %+v", got)
+	}
+	rep, err := s.Reconcile(f.ctx, now, false)
+	must(t, err)
+	if len(rep.RefundsNeeded) != 0 {
+		t.Fatalf("payments still needing a refund: %+v", rep.RefundsNeeded)
+	}
+}

@@ -80,6 +80,7 @@ func Run(t *testing.T, h Harness) {
 		{"SuspendRefunds", testSuspendRefunds},
 		{"RefundSettle", testRefundSettle},
 		{"LostRefund", testLostRefund},
+		{"PaymentRefunds", testPaymentRefunds},
 		{"Slots", testSlots},
 		{"SlotsPage", testSlotsPage},
 		{"BookBasics", testBookBasics},
