@@ -96,7 +96,16 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 	case q.Has("paid"):
 		p.Notice = p.T("Payment received: you are booked.")
 	}
-	p.Data = v
+	// What was paid back, if anything: amount and state.
+	refunds, err := s.svc.AppointmentRefunds(ctx, a.ID, sess.PatientID)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	p.Data = struct {
+		apptView
+		Refunds []booking.Refund
+	}{v, refunds}
 	s.render(w, r, http.StatusOK, "appointment", p)
 }
 
@@ -120,10 +129,18 @@ func (s *server) handleCancelConfirm(w http.ResponseWriter, r *http.Request) {
 		redirect(w, r, "/appointments/"+itoa(a.ID))
 		return
 	}
+	// What the cancel would pay back (the policy's refund rule), before
+	// the patient confirms it.
+	refund, paid, err := s.svc.RefundQuote(ctx, a.ID, sess.PatientID)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
 	p.Data = struct {
 		apptView
-		Next string
-	}{v, safeNext(r.URL.Query().Get("next"), "")}
+		Next         string
+		Refund, Paid int64
+	}{v, safeNext(r.URL.Query().Get("next"), ""), refund, paid}
 	s.render(w, r, http.StatusOK, "cancel", p)
 }
 

@@ -21,6 +21,7 @@ func (s *server) clinicRoutes() {
 	s.mux.HandleFunc("GET /staff/audit", s.staff(s.handleStaffAudit))
 	s.mux.HandleFunc("GET /staff/reconciliation", s.staff(s.handleStaffReconciliation))
 	s.mux.HandleFunc("POST /staff/payments/{tradeNo}/refund", s.staff(s.handleStaffRefund))
+	s.mux.HandleFunc("POST /staff/refunds/{id}/retry", s.staff(s.handleStaffRetryRefund))
 	s.mux.HandleFunc("GET /staff/import", s.staff(s.handleStaffImport))
 	s.mux.HandleFunc("POST /staff/import", s.staff(s.handleStaffImport))
 	s.mux.HandleFunc("GET /staff/appointments.csv", s.staff(s.handleStaffExport))
@@ -108,10 +109,18 @@ func (s *server) handleStaffReconciliation(w http.ResponseWriter, r *http.Reques
 		s.renderError(w, r, err)
 		return
 	}
+	open, err := s.openRefundsOf(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
 	last, lerr := s.svc.LastReconcileRun(r.Context())
 	p := s.newPage(w, r, "Refunds and reconciliation")
-	if r.URL.Query().Has("done") {
+	switch q := r.URL.Query(); {
+	case q.Has("done"):
 		p.Notice = p.T("Refund recorded.")
+	case q.Has("retried"):
+		p.Notice = p.T("The refund will be asked of the payment provider again.")
 	}
 	p.Data = struct {
 		Report     booking.Reconciliation
@@ -121,7 +130,8 @@ func (s *server) handleStaffReconciliation(w http.ResponseWriter, r *http.Reques
 		HasLast    bool
 		Last       booking.ReconcileRun
 		LastAt     string
-	}{rep, rep.Violations(), rep.Pending(), rep.Clean(), lerr == nil, last, p.pr.DateTime(last.CheckedAt.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")"}
+		Open       openRefunds
+	}{rep, rep.Violations(), rep.Pending(), rep.Clean(), lerr == nil, last, p.pr.DateTime(last.CheckedAt.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")", open}
 	s.render(w, r, http.StatusOK, "staff_reconciliation", p)
 }
 
