@@ -29,11 +29,18 @@ const providerTimeout = 30 * time.Second
 // Currency is the clinic's ISO 4217 code.
 func (s *Service) Currency() string { return s.currency }
 
-// withCurrency sets the clinic's currency on rs (stores keep none per row).
-func (s *Service) withCurrency(rs ...booking.Refund) {
+// withCurrency sets the clinic's currency on rs, in place (stores keep
+// none per row).
+func (s *Service) withCurrency(rs []booking.Refund) {
 	for i := range rs {
 		rs[i].Currency = s.currency
 	}
+}
+
+// oneWithCurrency is r with the clinic's currency.
+func (s *Service) oneWithCurrency(r booking.Refund) booking.Refund {
+	r.Currency = s.currency
+	return r
 }
 
 // Refunds lists the refunds in states (every one when empty), newest
@@ -45,7 +52,7 @@ func (s *Service) Refunds(ctx context.Context, states []string, p booking.Page) 
 		}
 	}
 	rs, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Refund, error) { return s.store.ListRefunds(ctx, states, p) })
-	s.withCurrency(rs...)
+	s.withCurrency(rs)
 	return rs, err
 }
 
@@ -58,7 +65,7 @@ func (s *Service) AppointmentRefunds(ctx context.Context, appointmentID, patient
 	rs, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Refund, error) {
 		return s.store.AppointmentRefunds(ctx, appointmentID)
 	})
-	s.withCurrency(rs...)
+	s.withCurrency(rs)
 	return rs, err
 }
 
@@ -88,8 +95,7 @@ func (s *Service) RefundQuote(ctx context.Context, appointmentID, patientID int6
 // RetryRefund asks the provider again for a failed refund (staff).
 func (s *Service) RetryRefund(ctx context.Context, id int64) (booking.Refund, error) {
 	r, err := bounded(s, ctx, func(ctx context.Context) (booking.Refund, error) { return s.store.RetryRefund(ctx, id, s.now()) })
-	s.withCurrency(r)
-	return r, err
+	return s.oneWithCurrency(r), err
 }
 
 // ProcessRefund makes one attempt of refund id (the refund job): it asks
@@ -101,8 +107,7 @@ func (s *Service) RetryRefund(ctx context.Context, id int64) (booking.Refund, er
 func (s *Service) ProcessRefund(ctx context.Context, id int64, final bool) (booking.Refund, error) {
 	r, err := bounded(s, ctx, func(ctx context.Context) (booking.Refund, error) { return s.store.GetRefund(ctx, id) })
 	if err != nil || r.State != booking.RefundRequested {
-		s.withCurrency(r)
-		return r, err
+		return s.oneWithCurrency(r), err
 	}
 	var ref string
 	perr := errors.New("no payment provider is configured")
@@ -116,7 +121,7 @@ func (s *Service) ProcessRefund(ctx context.Context, id int64, final bool) (book
 		o.ProviderRef, o.Failure = "", perr.Error()
 	}
 	r, err = bounded(s, ctx, func(ctx context.Context) (booking.Refund, error) { return s.store.SettleRefund(ctx, o, s.now()) })
-	s.withCurrency(r)
+	r = s.oneWithCurrency(r)
 	if err != nil {
 		return r, err
 	}
