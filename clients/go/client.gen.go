@@ -204,6 +204,60 @@ func (e PaymentOutcome) Valid() bool {
 	}
 }
 
+// Defines values for RefundReason.
+const (
+	RefundReasonAmountMismatch RefundReason = "amount-mismatch"
+	RefundReasonClosure        RefundReason = "closure"
+	RefundReasonErasure        RefundReason = "erasure"
+	RefundReasonLatePayment    RefundReason = "late-payment"
+	RefundReasonPatientCancel  RefundReason = "patient-cancel"
+	RefundReasonStaffCancel    RefundReason = "staff-cancel"
+	RefundReasonSuspension     RefundReason = "suspension"
+)
+
+// Valid indicates whether the value is a known member of the RefundReason enum.
+func (e RefundReason) Valid() bool {
+	switch e {
+	case RefundReasonAmountMismatch:
+		return true
+	case RefundReasonClosure:
+		return true
+	case RefundReasonErasure:
+		return true
+	case RefundReasonLatePayment:
+		return true
+	case RefundReasonPatientCancel:
+		return true
+	case RefundReasonStaffCancel:
+		return true
+	case RefundReasonSuspension:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RefundState.
+const (
+	RefundStateFailed    RefundState = "failed"
+	RefundStateRequested RefundState = "requested"
+	RefundStateSucceeded RefundState = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the RefundState enum.
+func (e RefundState) Valid() bool {
+	switch e {
+	case RefundStateFailed:
+		return true
+	case RefundStateRequested:
+		return true
+	case RefundStateSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RoundStatus.
 const (
 	RoundStatusCLOSED RoundStatus = "CLOSED"
@@ -372,6 +426,27 @@ func (e WaitlistRequestPartOfDay) Valid() bool {
 	case WaitlistRequestPartOfDayAny:
 		return true
 	case WaitlistRequestPartOfDayMorning:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListRefundsParamsState.
+const (
+	ListRefundsParamsStateFailed    ListRefundsParamsState = "failed"
+	ListRefundsParamsStateRequested ListRefundsParamsState = "requested"
+	ListRefundsParamsStateSucceeded ListRefundsParamsState = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the ListRefundsParamsState enum.
+func (e ListRefundsParamsState) Valid() bool {
+	switch e {
+	case ListRefundsParamsStateFailed:
+		return true
+	case ListRefundsParamsStateRequested:
+		return true
+	case ListRefundsParamsStateSucceeded:
 		return true
 	default:
 		return false
@@ -930,7 +1005,7 @@ type PaymentResult struct {
 	Payment   Payment `json:"payment"`
 }
 
-// Policy How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off).
+// Policy How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off). Refunds: all 0 pays everything back until the start.
 type Policy struct {
 	// CancelCutoffHours a patient cancels only until this many hours before the start; staff always can
 	CancelCutoffHours int `json:"cancelCutoffHours"`
@@ -946,6 +1021,15 @@ type Policy struct {
 
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
+
+	// RefundFullHours a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start)
+	RefundFullHours int `json:"refundFullHours"`
+
+	// RefundPartialHours until this many hours before the start; nothing after. Staff cancels, suspensions and closures always pay everything back
+	RefundPartialHours int `json:"refundPartialHours"`
+
+	// RefundPartialPercent then this percentage of it (rounded down to the minor unit)
+	RefundPartialPercent int `json:"refundPartialPercent"`
 }
 
 // PolicyOverride A schedule's own policy; an absent field takes the clinic's.
@@ -1055,8 +1139,55 @@ type Reconciliation struct {
 	} `json:"roundQuotaMismatches"`
 	StaleHolds []Appointment `json:"staleHolds"`
 
+	// UnrefundedCancels paid appointments cancelled since refunds are recorded whose payment has no refund: a violation
+	UnrefundedCancels []Appointment `json:"unrefundedCancels"`
+
 	// Violations broken invariants (counter mismatches, duplicate actives, round quota mismatches)
 	Violations *int `json:"violations,omitempty"`
+}
+
+// Refund a payment paid back (or part of it): one per payment, never more than was paid
+type Refund struct {
+	// Amount paid back, in minor units of currency
+	Amount        int64     `json:"amount"`
+	AppointmentId int64     `json:"appointmentId"`
+	Attempts      int       `json:"attempts"`
+	CreatedAt     time.Time `json:"createdAt"`
+	Currency      string    `json:"currency"`
+
+	// Failure the provider's last refusal
+	Failure *string `json:"failure,omitempty"`
+	Id      int64   `json:"id"`
+
+	// Paid what the payment was
+	Paid      int64 `json:"paid"`
+	PaymentId int64 `json:"paymentId"`
+
+	// ProviderRef the provider's refund id
+	ProviderRef *string      `json:"providerRef,omitempty"`
+	Reason      RefundReason `json:"reason"`
+	SettledAt   *time.Time   `json:"settledAt,omitempty"`
+
+	// State requested: the provider is being asked (retried with backoff); failed: the attempts ran out, staff may retry
+	State RefundState `json:"state"`
+
+	// TradeNo the payment's trade number
+	TradeNo   string    `json:"tradeNo"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// RefundReason defines model for Refund.Reason.
+type RefundReason string
+
+// RefundState requested: the provider is being asked (retried with backoff); failed: the attempts ran out, staff may retry
+type RefundState string
+
+// RefundPage refunds, newest first
+type RefundPage struct {
+	Items []Refund `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
 }
 
 // RescheduleRequest defines model for RescheduleRequest.
@@ -1539,6 +1670,21 @@ type FindPatientsParams struct {
 type MarkRefundedJSONBody struct {
 	Reference string `json:"reference"`
 }
+
+// ListRefundsParams defines parameters for ListRefunds.
+type ListRefundsParams struct {
+	// State only refunds in this state
+	State *ListRefundsParamsState `form:"state,omitempty" json:"state,omitempty"`
+
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListRefundsParamsState defines parameters for ListRefunds.
+type ListRefundsParamsState string
 
 // RoundResultsParams defines parameters for RoundResults.
 type RoundResultsParams struct {
@@ -2428,6 +2574,20 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 	LastReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRefunds Refunds, newest first
+	//
+	// Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
+	//
+	// Corresponds with GET /api/admin/refunds (the `ListRefunds` operationId).
+	ListRefunds(ctx context.Context, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RetryRefund Ask the provider again for a failed refund
+	//
+	// The refund becomes requested and its job is written in the same transaction. Any refund not failed is 409 invalid-transition.
+	//
+	// Corresponds with POST /api/admin/refunds/{id}/retry (the `RetryRefund` operationId).
+	RetryRefund(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateRoomWithBody Create a room (a resource of kind room with attributes)
 	//
@@ -3656,6 +3816,40 @@ func (c *Client) Reconciliation(ctx context.Context, reqEditors ...RequestEditor
 // Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 func (c *Client) LastReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLastReconciliationRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRefunds Refunds, newest first
+//
+// Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
+//
+// Corresponds with GET /api/admin/refunds (the `ListRefunds` operationId).
+func (c *Client) ListRefunds(ctx context.Context, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRefundsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RetryRefund Ask the provider again for a failed refund
+//
+// The refund becomes requested and its job is written in the same transaction. Any refund not failed is 409 invalid-transition.
+//
+// Corresponds with POST /api/admin/refunds/{id}/retry (the `RetryRefund` operationId).
+func (c *Client) RetryRefund(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRetryRefundRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6267,6 +6461,118 @@ func NewLastReconciliationRequest(server string) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRefundsRequest constructs an http.Request for the ListRefunds method
+func NewListRefundsRequest(server string, params *ListRefundsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/refunds")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.State != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "state", *params.State, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRetryRefundRequest constructs an http.Request for the RetryRefund method
+func NewRetryRefundRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/refunds/%s/retry", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -9026,6 +9332,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 	LastReconciliationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LastReconciliationResponse, error)
+
+	// ListRefundsWithResponse Refunds, newest first
+	//
+	// Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/refunds (the `ListRefunds` operationId).
+	ListRefundsWithResponse(ctx context.Context, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*ListRefundsResponse, error)
+
+	// RetryRefundWithResponse Ask the provider again for a failed refund
+	//
+	// The refund becomes requested and its job is written in the same transaction. Any refund not failed is 409 invalid-transition.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/refunds/{id}/retry (the `RetryRefund` operationId).
+	RetryRefundWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RetryRefundResponse, error)
 
 	// CreateRoomWithBodyWithResponse Create a room (a resource of kind room with attributes)
 	//
@@ -12902,6 +13226,214 @@ func (r LastReconciliationResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LastReconciliationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRefundsResponse401Headers the declared response headers of an HTTP 401 response for ListRefunds
+type ListRefundsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ListRefundsResponse503Headers the declared response headers of an HTTP 503 response for ListRefunds
+type ListRefundsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListRefundsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RefundPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRefundsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRefundsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRefundsResponse) GetJSON200() *RefundPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListRefundsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListRefundsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListRefundsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListRefundsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListRefundsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListRefundsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRefundsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRefundsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRefundsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRefundsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RetryRefundResponse401Headers the declared response headers of an HTTP 401 response for RetryRefund
+type RetryRefundResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// RetryRefundResponse503Headers the declared response headers of an HTTP 503 response for RetryRefund
+type RetryRefundResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RetryRefundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Refund
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RetryRefundResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RetryRefundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RetryRefundResponse) GetJSON200() *Refund {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RetryRefundResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RetryRefundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RetryRefundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RetryRefundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RetryRefundResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -19018,6 +19550,36 @@ func (c *ClientWithResponses) LastReconciliationWithResponse(ctx context.Context
 	return ParseLastReconciliationResponse(rsp)
 }
 
+// ListRefundsWithResponse Refunds, newest first
+//
+// Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/refunds (the `ListRefunds` operationId).
+func (c *ClientWithResponses) ListRefundsWithResponse(ctx context.Context, params *ListRefundsParams, reqEditors ...RequestEditorFn) (*ListRefundsResponse, error) {
+	rsp, err := c.ListRefunds(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRefundsResponse(rsp)
+}
+
+// RetryRefundWithResponse Ask the provider again for a failed refund
+//
+// The refund becomes requested and its job is written in the same transaction. Any refund not failed is 409 invalid-transition.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/refunds/{id}/retry (the `RetryRefund` operationId).
+func (c *ClientWithResponses) RetryRefundWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RetryRefundResponse, error) {
+	rsp, err := c.RetryRefund(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRetryRefundResponse(rsp)
+}
+
 // CreateRoomWithBodyWithResponse Create a room (a resource of kind room with attributes)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -23104,6 +23666,202 @@ func ParseLastReconciliationResponse(rsp *http.Response) (*LastReconciliationRes
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers LastReconciliationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRefundsResponse parses an HTTP response from a ListRefundsWithResponse call
+func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRefundsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RefundPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListRefundsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRefundsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRetryRefundResponse parses an HTTP response from a RetryRefundWithResponse call
+func ParseRetryRefundResponse(rsp *http.Response) (*RetryRefundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RetryRefundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Refund
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers RetryRefundResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers RetryRefundResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

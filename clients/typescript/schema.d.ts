@@ -689,6 +689,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/refunds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Refunds, newest first
+         * @description Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
+         */
+        get: operations["listRefunds"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/refunds/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ask the provider again for a failed refund
+         * @description The refund becomes requested and its job is written in the same transaction. Any refund not failed is 409 invalid-transition.
+         */
+        post: operations["retryRefund"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ical/subscription": {
         parameters: {
             query?: never;
@@ -2043,6 +2083,8 @@ export interface components {
             violations?: number;
             /** @description work to do that breaks no invariant: stale holds, refunds to pay, payment conflicts */
             pending?: number;
+            /** @description paid appointments cancelled since refunds are recorded whose payment has no refund: a violation */
+            unrefundedCancels: components["schemas"]["Appointment"][];
         };
         CalendarSubscription: {
             /** @description whether the patient has a subscription URL */
@@ -2187,7 +2229,7 @@ export interface components {
             entry: components["schemas"]["WaitlistEntry"];
             appointment: components["schemas"]["Appointment"];
         };
-        /** @description How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off). */
+        /** @description How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off). Refunds: all 0 pays everything back until the start. */
         Policy: {
             /** @description most active (HELD/BOOKED) appointments of one patient; round allocations are governed by the round's quota */
             maxActive: number;
@@ -2199,6 +2241,12 @@ export interface components {
             noShowLimit: number;
             /** @description for this many days after the last no-show */
             noShowBlockDays: number;
+            /** @description a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start) */
+            refundFullHours: number;
+            /** @description then this percentage of it (rounded down to the minor unit) */
+            refundPartialPercent: number;
+            /** @description until this many hours before the start; nothing after. Staff cancels, suspensions and closures always pay everything back */
+            refundPartialHours: number;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -2354,6 +2402,51 @@ export interface components {
         /** @description patients by id */
         PatientPage: {
             items: components["schemas"]["Patient"][];
+            next: components["schemas"]["PageNext"];
+        };
+        /** @description a payment paid back (or part of it): one per payment, never more than was paid */
+        Refund: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            appointmentId: number;
+            /** Format: int64 */
+            paymentId: number;
+            /** @description the payment's trade number */
+            tradeNo: string;
+            /**
+             * Format: int64
+             * @description paid back, in minor units of currency
+             */
+            amount: number;
+            /**
+             * Format: int64
+             * @description what the payment was
+             */
+            paid: number;
+            currency: string;
+            /** @enum {string} */
+            reason: "patient-cancel" | "staff-cancel" | "suspension" | "closure" | "erasure" | "late-payment" | "amount-mismatch";
+            /**
+             * @description requested: the provider is being asked (retried with backoff); failed: the attempts ran out, staff may retry
+             * @enum {string}
+             */
+            state: "requested" | "succeeded" | "failed";
+            /** @description the provider's refund id */
+            providerRef?: string;
+            /** @description the provider's last refusal */
+            failure?: string;
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+            /** Format: date-time */
+            settledAt?: string;
+        };
+        /** @description refunds, newest first */
+        RefundPage: {
+            items: components["schemas"]["Refund"][];
             next: components["schemas"]["PageNext"];
         };
     };
@@ -4111,6 +4204,69 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listRefunds: {
+        parameters: {
+            query?: {
+                /** @description only refunds in this state */
+                state?: "requested" | "succeeded" | "failed";
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RefundPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    retryRefund: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Refund"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
