@@ -88,6 +88,19 @@ func TestReconcile(t *testing.T) {
 	if out, err := reconcile(); err != nil || !strings.Contains(out, "clean: every invariant holds and nothing is pending") {
 		t.Fatalf("after the refund: %v\n%s", err, out)
 	}
+
+	// A paid appointment cancelled without its refund record lost money
+	// owed: a breach, exit 1.
+	s, err = sqlite.Open(ctx, path)
+	mustNil(t, err)
+	_, err = s.DB().ExecContext(ctx, `INSERT INTO payments (trade_no, appointment_id, amount_cents, outcome, received_at)
+		SELECT 'T10', max(id), 500, 'applied', 0 FROM appointments`)
+	mustNil(t, err)
+	mustNil(t, s.Close())
+	out, err = reconcile()
+	if !errors.As(err, &st) || st.code != 1 || !strings.Contains(out, "paid appointments cancelled without a refund: 1") {
+		t.Fatalf("lost refund: want exit status 1, got %v\n%s", err, out)
+	}
 }
 
 // mustNil fails the test at once on an error.
