@@ -234,6 +234,10 @@ type PolicyOverride struct {
 	CancelCutoffHours *int `json:"cancelCutoffHours,omitempty"`
 	NoShowLimit       *int `json:"noShowLimit,omitempty"`
 	NoShowBlockDays   *int `json:"noShowBlockDays,omitempty"`
+	// The refund rule (Policy.RefundFullHours and the partial band).
+	RefundFullHours      *int `json:"refundFullHours,omitempty"`
+	RefundPartialPercent *int `json:"refundPartialPercent,omitempty"`
+	RefundPartialHours   *int `json:"refundPartialHours,omitempty"`
 }
 
 // With is p with o's overrides.
@@ -242,7 +246,8 @@ func (p Policy) With(o PolicyOverride) Policy {
 		dst *int
 		src *int
 	}{{&p.MaxActive, o.MaxActive}, {&p.MaxPerDay, o.MaxPerDay}, {&p.CancelCutoffHours, o.CancelCutoffHours},
-		{&p.NoShowLimit, o.NoShowLimit}, {&p.NoShowBlockDays, o.NoShowBlockDays}} {
+		{&p.NoShowLimit, o.NoShowLimit}, {&p.NoShowBlockDays, o.NoShowBlockDays},
+		{&p.RefundFullHours, o.RefundFullHours}, {&p.RefundPartialPercent, o.RefundPartialPercent}, {&p.RefundPartialHours, o.RefundPartialHours}} {
 		if f.src != nil {
 			*f.dst = *f.src
 		}

@@ -97,21 +97,22 @@ func (s *Store) saveSchedule(ctx context.Context, sc booking.Schedule, update bo
 		args := []any{sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
 			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, nullText(sc.EndDate),
 			o.MaxActive, o.MaxPerDay, o.CancelCutoffHours, o.NoShowLimit, o.NoShowBlockDays,
-			sc.Reminders, sc.OfferMinutes}
+			sc.Reminders, sc.OfferMinutes, o.RefundFullHours, o.RefundPartialPercent, o.RefundPartialHours}
 		if update {
 			out, err = scanSchedule(tx.QueryRow(ctx, `UPDATE schedules SET resource_id = $1, weekdays = $2, start_time = $3, end_time = $4,
 				slot_minutes = $5, capacity = $6, fee_cents = $7, horizon_days = $8, opens_at_time = $9,
 				hold_minutes = $10, end_date = $11::date, max_active = $12, max_per_day = $13,
 				cancel_cutoff_hours = $14, no_show_limit = $15, no_show_block_days = $16,
-				reminders = NULLIF($17, ''), offer_minutes = NULLIF($18, 0)
-				WHERE id = $19 RETURNING `+scheduleColumns, append(args, sc.ID)...))
+				reminders = NULLIF($17, ''), offer_minutes = NULLIF($18, 0),
+				refund_full_hours = $19, refund_partial_percent = $20, refund_partial_hours = $21
+				WHERE id = $22 RETURNING `+scheduleColumns, append(args, sc.ID)...))
 		} else {
 			out, err = scanSchedule(tx.QueryRow(ctx, `INSERT INTO schedules (resource_id, weekdays, start_time, end_time,
 					slot_minutes, capacity, fee_cents, horizon_days, opens_at_time, hold_minutes, end_date,
 					max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
-					reminders, offer_minutes)
+					reminders, offer_minutes, refund_full_hours, refund_partial_percent, refund_partial_hours)
 				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::date, $12, $13, $14, $15, $16,
-					NULLIF($17, ''), NULLIF($18, 0))
+					NULLIF($17, ''), NULLIF($18, 0), $19, $20, $21)
 				RETURNING `+scheduleColumns, args...))
 		}
 		if err != nil {
@@ -250,7 +251,8 @@ func (s *Store) LiftSuspension(ctx context.Context, id int64, now time.Time) (bo
 // schedule (none for a slot without one) in one row.
 const sqlSlotPolicy = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
 		cp.refund_full_hours, cp.refund_partial_percent, cp.refund_partial_hours,
-		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days
+		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days,
+		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours
 	FROM clinic_policy cp LEFT JOIN slots s ON s.id = $1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
 	WHERE cp.id = 1`
 
@@ -260,7 +262,8 @@ func scanPolicy(r pgx.Row) (booking.Policy, error) {
 	var o booking.PolicyOverride
 	err := r.Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays)
+		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays,
+		&o.RefundFullHours, &o.RefundPartialPercent, &o.RefundPartialHours)
 	return p.With(o), err
 }
 

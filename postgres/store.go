@@ -276,7 +276,8 @@ func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bo
 const scheduleColumns = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 	fee_cents, horizon_days, opens_at_time, hold_minutes, COALESCE(to_char(end_date, 'YYYY-MM-DD'), ''),
 	max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days, created_at,
-	COALESCE(reminders, ''), COALESCE(offer_minutes, 0), COALESCE(to_char(generated_through, 'YYYY-MM-DD'), '')`
+	COALESCE(reminders, ''), COALESCE(offer_minutes, 0), COALESCE(to_char(generated_through, 'YYYY-MM-DD'), ''),
+	refund_full_hours, refund_partial_percent, refund_partial_hours`
 
 func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	var (
@@ -287,7 +288,8 @@ func scanSchedule(r pgx.Row) (booking.Schedule, error) {
 	err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes, &sc.Capacity,
 		&sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.EndDate,
 		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays, &sc.CreatedAt,
-		&sc.Reminders, &sc.OfferMinutes, &sc.GeneratedThrough)
+		&sc.Reminders, &sc.OfferMinutes, &sc.GeneratedThrough,
+		&o.RefundFullHours, &o.RefundPartialPercent, &o.RefundPartialHours)
 	sc.Weekdays = booking.WeekdaysOf(mask)
 	sc.CreatedAt = sc.CreatedAt.UTC()
 	return sc, err

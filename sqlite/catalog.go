@@ -150,20 +150,23 @@ func (s *Store) CreateSchedule(ctx context.Context, sc booking.Schedule) (bookin
 const scheduleCols = `id, resource_id, weekdays, start_time, end_time, slot_minutes, capacity,
 	fee_cents, horizon_days, opens_at_time, hold_minutes, coalesce(end_date, ''),
 	max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days, created_at,
-	coalesce(reminders, ''), coalesce(offer_minutes, 0), coalesce(generated_through, '')`
+	coalesce(reminders, ''), coalesce(offer_minutes, 0), coalesce(generated_through, ''),
+	refund_full_hours, refund_partial_percent, refund_partial_hours`
 
 func scanSchedule(r interface{ Scan(...any) error }) (booking.Schedule, error) {
 	var sc booking.Schedule
 	var mask int16
 	var created int64
-	var o [5]sql.NullInt64
+	var o [8]sql.NullInt64
 	if err := r.Scan(&sc.ID, &sc.DoctorID, &mask, &sc.StartTime, &sc.EndTime, &sc.SlotMinutes,
 		&sc.Capacity, &sc.FeeCents, &sc.HorizonDays, &sc.OpensAtTime, &sc.HoldMinutes, &sc.EndDate,
-		&o[0], &o[1], &o[2], &o[3], &o[4], &created, &sc.Reminders, &sc.OfferMinutes, &sc.GeneratedThrough); err != nil {
+		&o[0], &o[1], &o[2], &o[3], &o[4], &created, &sc.Reminders, &sc.OfferMinutes, &sc.GeneratedThrough,
+		&o[5], &o[6], &o[7]); err != nil {
 		return sc, err
 	}
 	p := &sc.Policy
-	for k, dst := range []**int{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays} {
+	for k, dst := range []**int{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours} {
 		if o[k].Valid {
 			v := int(o[k].Int64)
 			*dst = &v

@@ -111,21 +111,22 @@ func (s *Store) saveSchedule(ctx context.Context, sc booking.Schedule, update bo
 		args := []any{sc.DoctorID, mask, sc.StartTime, sc.EndTime, sc.SlotMinutes, sc.Capacity,
 			sc.FeeCents, sc.HorizonDays, sc.OpensAtTime, sc.HoldMinutes, nullText(sc.EndDate),
 			o.MaxActive, o.MaxPerDay, o.CancelCutoffHours, o.NoShowLimit, o.NoShowBlockDays,
-			sc.Reminders, sc.OfferMinutes}
+			sc.Reminders, sc.OfferMinutes, o.RefundFullHours, o.RefundPartialPercent, o.RefundPartialHours}
 		id := sc.ID
 		if update {
 			_, err = tx.ExecContext(ctx, `UPDATE schedules SET weekdays = ?2, start_time = ?3, end_time = ?4,
 				slot_minutes = ?5, capacity = ?6, fee_cents = ?7, horizon_days = ?8, opens_at_time = ?9,
 				hold_minutes = ?10, end_date = ?11, max_active = ?12, max_per_day = ?13,
 				cancel_cutoff_hours = ?14, no_show_limit = ?15, no_show_block_days = ?16,
-				reminders = NULLIF(?17, ''), offer_minutes = NULLIF(?18, 0)
-				WHERE id = ?19`, append(args, sc.ID)...)
+				reminders = NULLIF(?17, ''), offer_minutes = NULLIF(?18, 0),
+				refund_full_hours = ?19, refund_partial_percent = ?20, refund_partial_hours = ?21
+				WHERE id = ?22`, append(args, sc.ID)...)
 		} else {
 			err = tx.QueryRowContext(ctx, `INSERT INTO schedules (resource_id, weekdays, start_time, end_time,
 				slot_minutes, capacity, fee_cents, horizon_days, opens_at_time, hold_minutes, end_date,
 				max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
-				reminders, offer_minutes, created_at)
-				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, 0), ?) RETURNING id`,
+				reminders, offer_minutes, refund_full_hours, refund_partial_percent, refund_partial_hours, created_at)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULLIF(?, ''), NULLIF(?, 0), ?, ?, ?, ?) RETURNING id`,
 				append(args, ts(sc.CreatedAt))...).Scan(&id)
 		}
 		if err != nil {
@@ -221,21 +222,23 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 // schedule in one row.
 const slotPolicySQL = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
 		cp.refund_full_hours, cp.refund_partial_percent, cp.refund_partial_hours,
-		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days
+		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days,
+		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours
 	FROM clinic_policy cp LEFT JOIN slots s ON s.id = ?1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
 	WHERE cp.id = 1`
 
 // slotPolicy reads slot slotID's policy.
 func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, error) {
 	var p booking.Policy
-	var o [5]sql.NullInt64
+	var o [8]sql.NullInt64
 	if err := q.QueryRowContext(ctx, slotPolicySQL, slotID).Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
 		&p.NoShowLimit, &p.NoShowBlockDays, &p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&o[0], &o[1], &o[2], &o[3], &o[4]); err != nil {
+		&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]); err != nil {
 		return p, err
 	}
 	var ov booking.PolicyOverride
-	for k, dst := range []**int{&ov.MaxActive, &ov.MaxPerDay, &ov.CancelCutoffHours, &ov.NoShowLimit, &ov.NoShowBlockDays} {
+	for k, dst := range []**int{&ov.MaxActive, &ov.MaxPerDay, &ov.CancelCutoffHours, &ov.NoShowLimit, &ov.NoShowBlockDays,
+		&ov.RefundFullHours, &ov.RefundPartialPercent, &ov.RefundPartialHours} {
 		if o[k].Valid {
 			v := int(o[k].Int64)
 			*dst = &v

@@ -321,3 +321,40 @@ func testPaymentRefunds(t *testing.T, h Harness) {
 		t.Fatalf("payments still needing a refund: %+v", rep.RefundsNeeded)
 	}
 }
+
+// testScheduleRefundRule: a schedule's own refund rule overrides the
+// clinic's for its slots, and is kept with the schedule.
+func testScheduleRefundRule(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	full, none := 48, 0
+	sc, err := s.CreateSchedule(f.ctx, booking.Schedule{DoctorID: f.doctor2.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7,
+		Policy: booking.PolicyOverride{RefundFullHours: &full, RefundPartialPercent: &none}})
+	must(t, err)
+	got, err := s.GetSchedule(f.ctx, sc.ID)
+	must(t, err)
+	if o := got.Policy; o.RefundFullHours == nil || *o.RefundFullHours != 48 || o.RefundPartialPercent == nil || *o.RefundPartialPercent != 0 || o.RefundPartialHours != nil {
+		t.Fatalf("schedule's refund rule %+v", o)
+	}
+	// The clinic's default pays everything back until the start; the
+	// schedule's nothing under 48 hours.
+	ofSchedule := f.slot(1, withFee(1000), onDoctor(f.doctor2.ID), startsAt(now.Add(30*time.Hour)), func(sl *booking.Slot) { sl.ScheduleID = sc.ID })
+	clinic := f.slot(1, withFee(1000), startsAt(now.Add(30*time.Hour)))
+	for _, c := range []struct {
+		sl   booking.Slot
+		want int64
+	}{{ofSchedule, 0}, {clinic, 1000}} {
+		a := f.paidPlace(c.sl, f.patient(), fmt.Sprintf("SCH-%d", c.sl.ID))
+		_, err := s.Cancel(f.ctx, a.ID, a.PatientID, now)
+		must(t, err)
+		if rs := f.refundsOf(a.ID); len(rs) != 1 || rs[0].AmountCents != c.want {
+			t.Fatalf("slot %d: refunds %+v, want %d", c.sl.ID, rs, c.want)
+		}
+		paid, p, err := s.RefundBasis(f.ctx, a.ID)
+		must(t, err)
+		if paid != 1000 || booking.RefundAmount(booking.RefundCase{Policy: p, Paid: paid, Reason: booking.RefundPatientCancel, StartAt: c.sl.StartAt, At: now}) != c.want {
+			t.Fatalf("slot %d: basis %d, %+v", c.sl.ID, paid, p)
+		}
+	}
+}

@@ -81,6 +81,7 @@ func Run(t *testing.T, h Harness) {
 		{"RefundSettle", testRefundSettle},
 		{"LostRefund", testLostRefund},
 		{"PaymentRefunds", testPaymentRefunds},
+		{"ScheduleRefundRule", testScheduleRefundRule},
 		{"Slots", testSlots},
 		{"SlotsPage", testSlotsPage},
 		{"BookBasics", testBookBasics},

@@ -1022,7 +1022,7 @@ type Policy struct {
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
 
-	// RefundFullHours a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start)
+	// RefundFullHours a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start); a schedule may override the refund rule
 	RefundFullHours int `json:"refundFullHours"`
 
 	// RefundPartialHours until this many hours before the start; nothing after. Staff cancels, suspensions and closures always pay everything back
@@ -1034,11 +1034,14 @@ type Policy struct {
 
 // PolicyOverride A schedule's own policy; an absent field takes the clinic's.
 type PolicyOverride struct {
-	CancelCutoffHours *int `json:"cancelCutoffHours,omitempty"`
-	MaxActive         *int `json:"maxActive,omitempty"`
-	MaxPerDay         *int `json:"maxPerDay,omitempty"`
-	NoShowBlockDays   *int `json:"noShowBlockDays,omitempty"`
-	NoShowLimit       *int `json:"noShowLimit,omitempty"`
+	CancelCutoffHours    *int `json:"cancelCutoffHours,omitempty"`
+	MaxActive            *int `json:"maxActive,omitempty"`
+	MaxPerDay            *int `json:"maxPerDay,omitempty"`
+	NoShowBlockDays      *int `json:"noShowBlockDays,omitempty"`
+	NoShowLimit          *int `json:"noShowLimit,omitempty"`
+	RefundFullHours      *int `json:"refundFullHours,omitempty"`
+	RefundPartialHours   *int `json:"refundPartialHours,omitempty"`
+	RefundPartialPercent *int `json:"refundPartialPercent,omitempty"`
 }
 
 // Problem RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.

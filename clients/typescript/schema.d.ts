@@ -2241,7 +2241,7 @@ export interface components {
             noShowLimit: number;
             /** @description for this many days after the last no-show */
             noShowBlockDays: number;
-            /** @description a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start) */
+            /** @description a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start); a schedule may override the refund rule */
             refundFullHours: number;
             /** @description then this percentage of it (rounded down to the minor unit) */
             refundPartialPercent: number;
@@ -2255,6 +2255,9 @@ export interface components {
             cancelCutoffHours?: number;
             noShowLimit?: number;
             noShowBlockDays?: number;
+            refundFullHours?: number;
+            refundPartialPercent?: number;
+            refundPartialHours?: number;
         };
         /** @description doctor needs doctorId, department departmentId, clinic neither */
         NewClosure: {

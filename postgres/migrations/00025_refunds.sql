@@ -30,6 +30,10 @@ CREATE INDEX refunds_open_idx ON refunds (id DESC) WHERE state <> 'succeeded';
 ALTER TABLE clinic_policy ADD COLUMN refund_full_hours integer NOT NULL DEFAULT 0,
     ADD COLUMN refund_partial_percent integer NOT NULL DEFAULT 0,
     ADD COLUMN refund_partial_hours integer NOT NULL DEFAULT 0;
+-- A schedule's own refund rule (NULL: the clinic's).
+ALTER TABLE schedules ADD COLUMN refund_full_hours integer, ADD COLUMN refund_partial_percent integer,
+    ADD COLUMN refund_partial_hours integer;
+
 -- Payments recorded from now on are refunded with a record when their
 -- place is given back; reconciliation checks only those (the places of
 -- older ones may have been cancelled before refunds were recorded).
@@ -37,6 +41,8 @@ ALTER TABLE clinic_policy ADD COLUMN refunds_after_payment bigint NOT NULL DEFAU
 UPDATE clinic_policy SET refunds_after_payment = coalesce((SELECT max(id) FROM payments), 0);
 
 -- +goose Down
+ALTER TABLE schedules DROP COLUMN refund_full_hours, DROP COLUMN refund_partial_percent,
+    DROP COLUMN refund_partial_hours;
 ALTER TABLE clinic_policy DROP COLUMN refund_full_hours, DROP COLUMN refund_partial_percent,
     DROP COLUMN refund_partial_hours, DROP COLUMN refunds_after_payment;
 DROP TABLE refunds;

@@ -24,11 +24,18 @@ CREATE INDEX refunds_open_idx ON refunds (id) WHERE state <> 'succeeded';
 ALTER TABLE clinic_policy ADD COLUMN refund_full_hours INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE clinic_policy ADD COLUMN refund_partial_percent INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE clinic_policy ADD COLUMN refund_partial_hours INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE schedules ADD COLUMN refund_full_hours INTEGER;
+ALTER TABLE schedules ADD COLUMN refund_partial_percent INTEGER;
+ALTER TABLE schedules ADD COLUMN refund_partial_hours INTEGER;
+
 -- Reconciliation checks the payments recorded from now on only.
 ALTER TABLE clinic_policy ADD COLUMN refunds_after_payment INTEGER NOT NULL DEFAULT 0;
 UPDATE clinic_policy SET refunds_after_payment = coalesce((SELECT max(id) FROM payments), 0);
 
 -- +goose Down
+ALTER TABLE schedules DROP COLUMN refund_partial_hours;
+ALTER TABLE schedules DROP COLUMN refund_partial_percent;
+ALTER TABLE schedules DROP COLUMN refund_full_hours;
 ALTER TABLE clinic_policy DROP COLUMN refunds_after_payment;
 ALTER TABLE clinic_policy DROP COLUMN refund_partial_hours;
 ALTER TABLE clinic_policy DROP COLUMN refund_partial_percent;
