@@ -118,7 +118,7 @@ func Text(m Message) (subject, body string) {
 		line(held)
 		line(pr.T("Accept or decline it under My waitlist; after that it goes to the next person waiting."))
 	case KindRefund:
-		subject = pr.T("Refund made")
+		subject = dash(pr.T("Refund made"))
 		line(on(pr.T("We have refunded %s for your appointment with %s.", refundMoney(pr, m), doctor),
 			pr.T("We have refunded %s for your appointment with %s on %s.", refundMoney(pr, m), doctor, when)))
 		line(pr.T("It may take a few days to reach your account."))

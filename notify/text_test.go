@@ -63,6 +63,9 @@ func TestText(t *testing.T) {
 		{kind: notify.KindSuspension, edit: func(m *notify.Message) { m.Reason = "the doctor is ill" },
 			subject: "Appointment cancelled by the clinic: " + when,
 			body:    []string{"the clinic has cancelled your appointment with Dr Amélie Martin on " + when, "Reason: the doctor is ill"}},
+		{kind: notify.KindRefund, edit: func(m *notify.Message) { m.RefundAmount, m.Currency = 1250, "EUR" },
+			subject: "Refund made: " + when,
+			body:    []string{"We have refunded € 12.50 for your appointment with Dr Amélie Martin on " + when, "Appointment reference: 42"}},
 		{kind: notify.KindLoginCode, edit: func(m *notify.Message) { m.AppointmentID, m.Code = 0, "918273" },
 			subject: "Your sign-in code", body: []string{"Your sign-in code is 918273."}},
 		{kind: "something-new", subject: "About your appointment", body: []string{when}},
@@ -114,12 +117,13 @@ func TestTextWithoutOptionalFields(t *testing.T) {
 // language's, and the SMS fits one segment.
 func TestTextInEveryLanguage(t *testing.T) {
 	t.Parallel()
-	kinds := []string{notify.KindConfirmation, notify.KindCancellation, notify.KindExpiry, notify.KindSuspension, notify.KindLoginCode, "reminder"}
+	kinds := []string{notify.KindConfirmation, notify.KindCancellation, notify.KindExpiry, notify.KindSuspension, notify.KindLoginCode, "reminder", notify.KindRefund}
 	want := map[string]string{"en": "December", "zh-Hans": "2026年12月7日", "vi": "tháng 12", "fr": "décembre"}
 	for lang, month := range want {
 		for _, k := range kinds {
 			m := sampleMessage(k)
 			m.Language, m.Code, m.Reason = lang, "123456", "grève"
+			m.RefundAmount, m.Currency = 1250, "EUR"
 			subject, body := notify.Text(m)
 			if k != notify.KindLoginCode && (!strings.Contains(subject, month) || !strings.Contains(body, month)) {
 				t.Errorf("%s %s: no %q in %q / %q", lang, k, month, subject, body)
