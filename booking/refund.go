@@ -35,7 +35,8 @@ type Refund struct {
 	SettledAt   *time.Time `json:"settledAt,omitempty"`
 }
 
-// Refund reasons: why the money goes back.
+// Refund reasons: why the money goes back. RefundErasure is reserved for
+// an erasure that gives places back (today it cancels nothing).
 const (
 	RefundPatientCancel  = "patient-cancel"
 	RefundStaffCancel    = "staff-cancel"
@@ -45,10 +46,6 @@ const (
 	RefundLatePayment    = "late-payment"
 	RefundAmountMismatch = "amount-mismatch"
 )
-
-// RefundReasons are every reason, in the order pages list them.
-var RefundReasons = []string{RefundPatientCancel, RefundStaffCancel, RefundSuspension, RefundClosure,
-	RefundErasure, RefundLatePayment, RefundAmountMismatch}
 
 // Refund states: requested (the provider is being asked, retried with
 // backoff), then succeeded or failed (the attempts ran out; staff may
