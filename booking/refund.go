@@ -204,12 +204,20 @@ func refundAuditOf(r Refund) refundAudit {
 		Attempts: r.Attempts, ProviderRef: r.ProviderRef}
 }
 
-// AuditRefundChange is the entry of refund r moving from before (nil: it
-// was just written) with action ("request", "settle", "retry").
-func AuditRefundChange(ctx context.Context, now time.Time, action string, before *Refund, r Refund) AuditEntry {
-	ch := AuditChange{Entity: EntityRefund, ID: r.ID, Action: action, After: refundAuditOf(r)}
-	if before != nil {
-		ch.Before = refundAuditOf(*before)
+// RefundChange is one change of a refund for the audit log: Action
+// ("request", "settle", "retry") moved it from Before (nil: it was just
+// written) to Refund.
+type RefundChange struct {
+	Action string
+	Before *Refund
+	Refund Refund
+}
+
+// AuditRefundChange is the entry of change c.
+func AuditRefundChange(ctx context.Context, now time.Time, c RefundChange) AuditEntry {
+	ch := AuditChange{Entity: EntityRefund, ID: c.Refund.ID, Action: c.Action, After: refundAuditOf(c.Refund)}
+	if c.Before != nil {
+		ch.Before = refundAuditOf(*c.Before)
 	}
 	return Audit(ctx, now, ch)
 }

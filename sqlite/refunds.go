@@ -90,7 +90,7 @@ func (s *Store) writeRefunds(ctx context.Context, tx *sql.Tx, rs []booking.Refun
 		if err != nil {
 			return err
 		}
-		es = append(es, booking.AuditRefundChange(ctx, now, "request", nil, r))
+		es = append(es, booking.AuditRefundChange(ctx, now, booking.RefundChange{Action: "request", Refund: r}))
 		if r.State == booking.RefundRequested {
 			ns = append(ns, booking.Notification{Kind: booking.NotifyRefundDue, AppointmentID: r.AppointmentID, RefundID: r.ID})
 		}
@@ -169,7 +169,7 @@ func (s *Store) SettleRefund(ctx context.Context, o booking.RefundOutcome, now t
 			r.ID, r.State, r.ProviderRef, r.Failure, r.Attempts, ts(now), nullTS(r.SettledAt)); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, booking.AuditRefundChange(ctx, now, "settle", &before, r)); err != nil {
+		if err := writeAudit(ctx, tx, booking.AuditRefundChange(ctx, now, booking.RefundChange{Action: "settle", Before: &before, Refund: r})); err != nil {
 			return err
 		}
 		if r.State != booking.RefundSucceeded {
@@ -202,7 +202,7 @@ func (s *Store) RetryRefund(ctx context.Context, id int64, now time.Time) (booki
 		if _, err := tx.ExecContext(ctx, `UPDATE refunds SET state = ?2, updated_at = ?3 WHERE id = ?1`, r.ID, r.State, ts(now)); err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, booking.AuditRefundChange(ctx, now, "retry", &before, r)); err != nil {
+		if err := writeAudit(ctx, tx, booking.AuditRefundChange(ctx, now, booking.RefundChange{Action: "retry", Before: &before, Refund: r})); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyRefundDue, AppointmentID: r.AppointmentID, RefundID: r.ID}})
