@@ -20,6 +20,9 @@ var (
 		"update":            "changed",
 		"record":            "recorded",
 		"refund":            "refunded",
+		"request":           "refund requested",
+		"settle":            "refund attempt recorded",
+		"retry":             "refund retried",
 		"repair-counter":    "counter repaired",
 		"set-state":         "state changed",
 		"add-to-round":      "added to a round",
@@ -42,6 +45,7 @@ var (
 		booking.EntityAppointment: "appointment",
 		booking.EntitySlot:        "slot",
 		booking.EntityPayment:     "payment",
+		booking.EntityRefund:      "refund",
 		booking.EntitySuspension:  "suspension",
 		booking.EntityDepartment:  "department",
 		booking.EntityDoctor:      "doctor",
@@ -87,7 +91,7 @@ func (p *page) AuditRole(code string) string { return word(p, auditRoles, code) 
 
 // AuditEntities are the entity codes the audit page filters by.
 func (p *page) AuditEntities() []string {
-	return []string{booking.EntityAppointment, booking.EntitySlot, booking.EntityPayment, booking.EntitySuspension,
+	return []string{booking.EntityAppointment, booking.EntitySlot, booking.EntityPayment, booking.EntityRefund, booking.EntitySuspension,
 		booking.EntityDepartment, booking.EntityDoctor, booking.EntityPatient, booking.EntitySchedule,
 		booking.EntityRoom, booking.EntityRound, booking.EntityApplication}
 }
