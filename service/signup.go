@@ -173,8 +173,9 @@ func (g *Signin) existing(ctx context.Context, p booking.Patient, lang string, e
 	return SignedUp{Patient: g.speaking(ctx, p, lang)}, SignupExisting, nil
 }
 
-// holder is the patient who has address a: the phone's, or the oldest of
-// the e-mail's (an e-mail address may be several patients').
+// holder is the patient who has address a: the phone's, or the oldest
+// active one of the e-mail's (an e-mail address may be several
+// patients'), else its oldest.
 func (g *Signin) holder(ctx context.Context, a signupAddress) (booking.Patient, bool, error) {
 	if a.phone != "" {
 		p, err := bounded(g.svc, ctx, func(ctx context.Context) (booking.Patient, error) { return g.accounts.PatientByPhone(ctx, a.phone) })
@@ -186,6 +187,11 @@ func (g *Signin) holder(ctx context.Context, a signupAddress) (booking.Patient, 
 	ps, err := bounded(g.svc, ctx, func(ctx context.Context) ([]booking.Patient, error) { return g.accounts.PatientsByEmail(ctx, a.email) })
 	if err != nil || len(ps) == 0 {
 		return booking.Patient{}, false, err
+	}
+	for _, p := range ps {
+		if booking.DepartedRefusal(p) == nil {
+			return p, true, nil
+		}
 	}
 	return ps[0], true, nil
 }
