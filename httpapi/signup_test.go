@@ -199,3 +199,27 @@ func TestSignupCodeNotSent(t *testing.T) {
 	e.doAllow(askSignupCode("+4930555000666"), true).expect(t, 503, booking.CodeUnavailable)
 	e.doAllow(askSignupCode(e.patient().Phone), true).expect(t, 503, booking.CodeUnavailable)
 }
+
+// An e-mail address several patients share signs into the oldest active
+// one; an address whose only patient is deactivated signs nobody in.
+func TestSignupByEmailOfSeveral(t *testing.T) {
+	e := newEnv(t)
+	old, newer := e.patient(), e.patient() // both anna@example.org
+	inactive := false
+	if _, err := e.db.UpdatePatient(context.Background(), old.ID, booking.PatientUpdate{Active: &inactive}); err != nil {
+		t.Fatal(err)
+	}
+	e.do(call{method: "POST", path: "/api/signup/code", body: map[string]string{"email": "Anna@Example.org"}}).expect(t, 202)
+	code, _ := e.codes.code("Anna@Example.org")
+	var tok signupToken
+	e.do(signupCall(map[string]string{"email": "anna@example.org", "code": code, "name": "Anna"})).expect(t, 200).decode(t, &tok)
+	if tok.Created || tok.PatientID != newer.ID {
+		t.Fatalf("%+v, want patient %d signed in", tok, newer.ID)
+	}
+	if _, err := e.db.UpdatePatient(context.Background(), newer.ID, booking.PatientUpdate{Active: &inactive}); err != nil {
+		t.Fatal(err)
+	}
+	e.do(call{method: "POST", path: "/api/signup/code", body: map[string]string{"email": "anna@example.org"}}).expect(t, 202)
+	code, _ = e.codes.code("anna@example.org")
+	e.do(signupCall(map[string]string{"email": "anna@example.org", "code": code, "name": "Anna"})).expect(t, 409, booking.CodeBookingBlocked)
+}
