@@ -218,10 +218,7 @@ func (g *Signin) RequestSigninCode(ctx context.Context, r SigninCodeRequest) (Si
 
 func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCodeSent, string, error) {
 	now := g.svc.now()
-	ph := ""
-	if len(r.Phone) <= MaxSigninInput {
-		ph = g.svc.NormalizePhone(r.Phone)
-	}
+	ph := g.phoneOf(r.Phone)
 	if ph == "" {
 		return SigninCodeSent{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "phone is not a phone number", Err: ErrMalformedSignin}
 	}
@@ -325,10 +322,7 @@ func (g *Signin) VerifySigninCode(ctx context.Context, v SigninVerify) (booking.
 
 func (g *Signin) verify(ctx context.Context, v SigninVerify) (booking.Patient, string, error) {
 	now := g.svc.now()
-	ph, code := "", strings.TrimSpace(v.Code)
-	if len(v.Phone) <= MaxSigninInput {
-		ph = g.svc.NormalizePhone(v.Phone)
-	}
+	ph, code := g.phoneOf(v.Phone), strings.TrimSpace(v.Code)
 	if ph == "" || !codeShaped(code) {
 		return booking.Patient{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "a phone number and a sign-in code of 6 digits are required", Err: ErrMalformedSignin}
 	}
@@ -391,6 +385,15 @@ func (g *Signin) speaking(ctx context.Context, patient booking.Patient, lang str
 	}
 	patient.Language = lang
 	return patient
+}
+
+// phoneOf is a phone as typed, normalized (Service.NormalizePhone); ""
+// when it is not one.
+func (g *Signin) phoneOf(raw string) string {
+	if len(raw) > MaxSigninInput {
+		return ""
+	}
+	return g.svc.NormalizePhone(raw)
 }
 
 // limited is a rate-limited refusal that says when to try again.

@@ -218,10 +218,7 @@ func (g *Signin) signupAddress(phone, email string) (signupAddress, error) {
 		// Keyed apart from every phone; in any case, as the e-mail index.
 		return signupAddress{email: email, key: keyedHash(g.phoneKey, "email", strings.ToLower(email))}, nil
 	}
-	ph := ""
-	if len(phone) <= MaxSigninInput {
-		ph = g.svc.NormalizePhone(phone)
-	}
+	ph := g.phoneOf(phone)
 	if ph == "" {
 		return signupAddress{}, &booking.Error{Code: booking.CodeInvalidRequest, Pointer: "/phone",
 			Message: "phone must be a telephone number", Err: ErrMalformedSignin}

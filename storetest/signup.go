@@ -193,7 +193,7 @@ func testSignup(t *testing.T, h Harness) {
 		t.Fatalf("the phone's patient: %+v (%v)", got, err)
 	}
 	counts.mu.Lock()
-	if counts.n[service.SignupCreated] != 3+0 || counts.n[service.SignupExisting] != 1 || counts.n[service.SigninWrong] != 1 {
+	if counts.n[service.SignupCreated] != 3 || counts.n[service.SignupExisting] != 1 || counts.n[service.SigninWrong] != 1 {
 		t.Errorf("outcomes counted: %v", counts.n)
 	}
 	counts.mu.Unlock()
