@@ -58,6 +58,12 @@ type Store interface {
 	// wrong codes never count past a limit.
 	UseLoginCode(ctx context.Context, u UseCode) error
 
+	// SignUpPatient adds the patient who signed up (p: name, phone or
+	// e-mail, language, birth date, sex), sealed as CreatePatient seals,
+	// with booking.AuditSignup's entry in the same transaction; a phone
+	// another patient has is a conflict.
+	SignUpPatient(ctx context.Context, p booking.Patient, now time.Time) (booking.Patient, error)
+
 	// SetPatientLanguage remembers the language a patient chose (an
 	// i18n.Languages tag), which Patient.Language then returns.
 	SetPatientLanguage(ctx context.Context, patientID int64, lang string) error

@@ -43,11 +43,16 @@ type Patient struct {
 	// Language is the language the patient chose on the pages (an i18n
 	// tag), "" for the clinic's; notifications speak it.
 	Language string `json:"language,omitempty"`
+	// BirthDate (YYYY-MM-DD) and Sex (one of Sexes) are what the patient
+	// gave at sign-up, "" when not given; personal data, sealed like the
+	// name.
+	BirthDate string `json:"birthDate,omitempty"`
+	Sex       string `json:"sex,omitempty"`
 	// Active is false once deactivated: the patient books no more.
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
 	// ErasedAt is when the patient's personal fields were erased (name,
-	// phone, e-mail and language are then empty); nil for a patient.
+	// phone, e-mail, language, birth date and sex are then empty); nil for a patient.
 	ErasedAt *time.Time `json:"erasedAt,omitempty"`
 }
 

@@ -58,7 +58,7 @@ func Codes() []Code {
 		CodeNotStarted, CodeCancelCutoff, CodeLimitReached, CodeBookingBlocked, CodeSlotOverlap, CodeSlotSuspended,
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
-		CodeUnavailable, CodeInternal, CodeFeeDiffers,
+		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
 	}
 }
 

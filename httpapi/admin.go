@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/mail"
 	"strconv"
 	"strings"
 	"time"
@@ -100,19 +99,6 @@ func validPhone(p string) bool {
 	return digits >= 3 && digits <= 20 && len(p) <= 32
 }
 
-// validEmail is a light check: one plain addr-spec with a domain.
-func validEmail(e string) bool {
-	if len(e) > 254 || strings.ContainsAny(e, " <>\"\t\r\n") {
-		return false
-	}
-	a, err := mail.ParseAddress(e)
-	if err != nil || a.Address != e {
-		return false
-	}
-	at := strings.LastIndexByte(e, '@')
-	return at > 0 && at < len(e)-1
-}
-
 func (s *server) createPatient(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	var in struct {
 		Name  string `json:"name"`
@@ -132,7 +118,7 @@ func (s *server) createPatient(w http.ResponseWriter, r *http.Request, _ auth.Cl
 		return errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
 	}
 	email := strings.TrimSpace(in.Email)
-	if email != "" && !validEmail(email) {
+	if email != "" && !booking.EmailOK(email) {
 		return errorf(booking.CodeInvalidRequest, "email must be an e-mail address")
 	}
 	p, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email})

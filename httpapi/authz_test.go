@@ -129,6 +129,8 @@ var authorization = map[string]access{
 	"GET /api/admin/doctors/{id}/offers":             adminOnly,
 	"POST /api/signin/code":                          public,
 	"POST /api/signin/verify":                        public,
+	"POST /api/signup/code":                          public,
+	"POST /api/signup":                               public,
 	"POST /api/signout":                              anyCaller,
 }
 

@@ -93,7 +93,7 @@ func (s *server) updatePatient(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	}
 	if u.Email != nil {
 		e := strings.TrimSpace(*u.Email)
-		if e != "" && !validEmail(e) {
+		if e != "" && !booking.EmailOK(e) {
 			return errorf(booking.CodeInvalidRequest, "email must be an e-mail address")
 		}
 		u.Email = &e

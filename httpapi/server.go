@@ -81,7 +81,8 @@ type Config struct {
 	// names a time ("booking for this slot opens at …"); UTC when empty.
 	ClinicZone string
 	// Signin serves POST /api/signin/code and /api/signin/verify (the
-	// web pages' own); they answer not-found without it.
+	// web pages' own), and the sign-up, POST /api/signup/code and
+	// /api/signup; they answer not-found without it.
 	Signin *service.Signin
 	// SigninTokenTTL is the life of the token /api/signin/verify answers
 	// (DefaultSigninTokenTTL).
@@ -257,6 +258,9 @@ func (s *server) routes() {
 	// phone and clinic by the Signin.
 	s.handle("POST /api/signin/code", s.public(s.signinCode))
 	s.handle("POST /api/signin/verify", s.public(s.signinVerify))
+	// Sign-up with the same codes and limits (signup.go).
+	s.handle("POST /api/signup/code", s.public(s.signupCode))
+	s.handle("POST /api/signup", s.public(s.signup))
 
 	// The payment provider: authenticated by its signature, not a token.
 	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))

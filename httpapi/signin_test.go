@@ -31,7 +31,11 @@ func (n *sentCodes) Notify(_ context.Context, m notify.Message) error {
 	if n.last == nil {
 		n.last, n.langs = map[string]string{}, map[string]string{}
 	}
-	n.last[m.Phone], n.langs[m.Phone] = m.Code, m.Language
+	to := m.Phone
+	if to == "" {
+		to = m.Email // a sign-up code sent to an e-mail address
+	}
+	n.last[to], n.langs[to] = m.Code, m.Language
 	return nil
 }
 

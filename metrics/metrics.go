@@ -31,6 +31,7 @@ type Metrics struct {
 	codes     *prometheus.CounterVec // sign-in code requests
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
+	signups   *prometheus.CounterVec // patients' sign-ups
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -108,6 +109,13 @@ func New() *Metrics {
 		Name: "slotd_signin_checks_total",
 		Help: "Sign-in code checks by outcome: accepted, wrong, expired, departed (a deactivated or erased patient's right code), invalid, failed, or the limit that refused it: attempts (the code's), phone-day, clinic-day (the day's wrong codes), address.",
 	}, []string{"outcome"})
+	m.signups = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_signups_total",
+		Help: "Patients' sign-ups by outcome: created (a new patient), existing (the address was a patient's: signed in), disabled (--signup=false), or the code check's: wrong, expired, attempts, phone-day, clinic-day, address, departed, invalid, failed. Sign-up codes are counted in slotd_signin_codes_total.",
+	}, []string{"outcome"})
+	for _, o := range []string{"created", "existing"} {
+		m.signups.WithLabelValues(o)
+	}
 	for _, o := range booking.OfferOutcomes {
 		m.offers.WithLabelValues(o)
 	}
@@ -121,8 +129,8 @@ func New() *Metrics {
 	for _, r := range []string{"revoked", "departed"} {
 		m.revoked.WithLabelValues(r)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks)
 	m.refunds = newRefunds(m.reg)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -157,6 +165,9 @@ func (m *Metrics) SigninCode(outcome string) { m.codes.WithLabelValues(outcome).
 
 // SigninChecked counts a sign-in code check (service.SigninObserver).
 func (m *Metrics) SigninChecked(outcome string) { m.checks.WithLabelValues(outcome).Inc() }
+
+// Signup counts a patient's sign-up (service.SignupObserver).
+func (m *Metrics) Signup(outcome string) { m.signups.WithLabelValues(outcome).Inc() }
 
 // Reminders counts reminders (booking.WaitlistObserver).
 func (m *Metrics) Reminders(outcome string, n int) {

@@ -152,6 +152,7 @@ func TestSigninMetrics(t *testing.T) {
 	m.SigninCode("sent")
 	m.SigninCode("clinic")
 	m.SigninChecked("phone-day")
+	m.Signup("created")
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
 	body := rec.Body.String()
@@ -159,6 +160,8 @@ func TestSigninMetrics(t *testing.T) {
 		`slotd_signin_codes_total{outcome="sent"} 2`,
 		`slotd_signin_codes_total{outcome="clinic"} 1`,
 		`slotd_signin_checks_total{outcome="phone-day"} 1`,
+		`slotd_signups_total{outcome="created"} 1`,
+		`slotd_signups_total{outcome="existing"} 0`,
 	} {
 		if !strings.Contains(body, want) {
 			t.Errorf("metrics lack %q", want)

@@ -28,6 +28,9 @@ const (
 	FieldName  = "patient.name"
 	FieldPhone = "patient.phone"
 	FieldEmail = "patient.email"
+	// FieldBirthDate and FieldSex are what a patient gives at sign-up.
+	FieldBirthDate = "patient.birth_date"
+	FieldSex       = "patient.sex"
 	// FieldStaffTOTP is a staff user's second-factor secret.
 	FieldStaffTOTP = "staff.totp"
 )

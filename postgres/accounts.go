@@ -20,6 +20,19 @@ import (
 
 var _ accounts.Store = (*Store)(nil)
 
+// SignUpPatient adds a patient who signed up, audited as its own sign-up.
+func (s *Store) SignUpPatient(ctx context.Context, p booking.Patient, now time.Time) (booking.Patient, error) {
+	var out booking.Patient
+	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
+		var err error
+		if out, err = s.scanPatient(tx.QueryRow(ctx, sqlInsertPatient, append(s.sealedPatient(p), p.Language)...)); err != nil {
+			return nil, err
+		}
+		return []booking.AuditEntry{booking.AuditSignup(now, out.ID)}, nil
+	})
+	return out, translate(err, "")
+}
+
 // ListPatients lists up to limit patients with ids above afterID, by id.
 func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
 	rows, _ := s.pool.Query(ctx,

@@ -87,14 +87,14 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 // others read it back and check it.
 const sqlInsertDataKey = `INSERT INTO data_keys (key_id, check_value) VALUES ($1, $2) ON CONFLICT DO NOTHING`
 
-const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 	var p booking.Patient
-	var name, phone, email []byte
+	var name, phone, email, birth, sex []byte
 	var erased *time.Time
-	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &p.CreatedAt); err != nil {
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &p.CreatedAt, &birth, &sex); err != nil {
 		return p, err
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
@@ -109,24 +109,36 @@ func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 	if p.Phone, err = s.keys.Open(pii.FieldPhone, phone); err != nil {
 		return p, err
 	}
-	p.Email, err = s.keys.Open(pii.FieldEmail, email)
+	if p.Email, err = s.keys.Open(pii.FieldEmail, email); err != nil {
+		return p, err
+	}
+	if p.BirthDate, err = s.keys.Open(pii.FieldBirthDate, birth); err != nil {
+		return p, err
+	}
+	p.Sex, err = s.keys.Open(pii.FieldSex, sex)
 	return p, err
 }
 
 // sealedPatient is the SQL arguments of a patient: name, phone, e-mail
-// sealed, their indexes and the sealing key's id.
+// sealed, their indexes, the sealing key's id, then birth date and sex
+// sealed.
 func (s *Store) sealedPatient(p booking.Patient) []any {
 	return []any{s.keys.Seal(pii.FieldName, p.Name), s.keys.Seal(pii.FieldPhone, p.Phone), s.keys.Seal(pii.FieldEmail, p.Email),
-		s.keys.PhoneIndex(p.Phone), s.keys.EmailIndex(p.Email), int(s.keys.Newest())}
+		s.keys.PhoneIndex(p.Phone), s.keys.EmailIndex(p.Email), int(s.keys.Newest()),
+		s.keys.Seal(pii.FieldBirthDate, p.BirthDate), s.keys.Seal(pii.FieldSex, p.Sex)}
 }
+
+// sqlInsertPatient inserts sealedPatient's arguments and the language ($9).
+const sqlInsertPatient = `INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key,
+	     birth_date_sealed, sex_sealed, language)
+	 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ` + patientColumns
 
 // CreatePatient adds a patient, sealed; a phone another patient has is a
 // conflict.
 func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
 	p, err := createAudited(s, ctx, booking.EntityPatient, s.scanPatient,
 		func(p booking.Patient) (int64, any) { return p.ID, map[string]any{"id": p.ID} },
-		`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key)
-		 VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+patientColumns, s.sealedPatient(p)...)
+		sqlInsertPatient, append(s.sealedPatient(p), p.Language)...)
 	return p, translate(err, "")
 }
 
@@ -153,7 +165,7 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		next := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, phone_index = $5, email_index = $6,
-			     seal_key = $7, active = $8
+			     seal_key = $7, birth_date_sealed = $8, sex_sealed = $9, active = $10
 			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active)...)); err != nil {
 			return nil, err
 		}
@@ -187,7 +199,7 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 }
 
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
-// their indexes, language) and deactivates it (it books no more), keeping
+// their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
@@ -205,7 +217,7 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		}
 		out, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
-			     email_index = NULL, seal_key = 0, language = '', active = false, erased_at = $2
+			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, seal_key = 0, language = '', active = false, erased_at = $2
 			 WHERE id = $1 RETURNING `+patientColumns, id, now))
 		if err != nil {
 			return nil, err
@@ -248,8 +260,10 @@ func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 		for _, p := range ps {
 			// The indexes stay: the index key does not rotate, and a phone
 			// migration 00016 left unindexed (a later twin) stays so.
-			if _, err := tx.Exec(ctx, `UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, seal_key = $5 WHERE id = $1`,
-				p.ID, k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest())); err != nil {
+			if _, err := tx.Exec(ctx, `UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, seal_key = $5,
+				     birth_date_sealed = $6, sex_sealed = $7 WHERE id = $1`,
+				p.ID, k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest()),
+				k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex)); err != nil {
 				return err
 			}
 		}

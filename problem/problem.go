@@ -58,6 +58,8 @@ var specs = map[booking.Code]Spec{
 	booking.CodeInternal:     {http.StatusInternalServerError, "Internal error"},
 	// A reschedule keeps the price paid or awaited (booking/reschedule.go).
 	booking.CodeFeeDiffers: {http.StatusConflict, "The new slot has another fee"},
+	// The clinic registers its patients itself (--signup=false).
+	booking.CodeSignupDisabled: {http.StatusForbidden, "Sign-up is turned off"},
 }
 
 // Of returns code's spec; an unknown code is internal.

@@ -60,6 +60,11 @@ type SigninOptions struct {
 	FailuresPerDay int
 	// Observer, when set, counts what happens to codes (metrics).
 	Observer SigninObserver
+	// SignupOff turns the patients' sign-up off (--signup=false): both its
+	// steps answer CodeSignupDisabled (signup.go).
+	SignupOff bool
+	// SignupObserver, when set, counts the sign-ups' outcomes (metrics).
+	SignupObserver SignupObserver
 	// Logger receives failures to send or to remember; slog.Default().
 	Logger *slog.Logger
 }
@@ -130,6 +135,9 @@ type Signin struct {
 	observer SigninObserver
 	log      *slog.Logger
 
+	signupOff bool
+	signupObs SignupObserver
+
 	attempts *edge.KeyLimiter // sign-in attempts per client address
 	codeAddr *edge.KeyLimiter // code requests per client address
 	budget   *edge.Budget     // codes sent, clinic-wide
@@ -159,6 +167,7 @@ func (s *Service) NewSignin(opts SigninOptions) *Signin {
 	return &Signin{
 		svc: s, accounts: opts.Accounts, notifier: opts.Notifier, phoneKey: opts.PhoneKey, codeKey: opts.CodeKey,
 		demo: opts.Demo, failures: opts.FailuresPerDay, observer: opts.Observer, log: opts.Logger,
+		signupOff: opts.SignupOff, signupObs: opts.SignupObserver,
 		attempts: edge.NewKeyLimiter(opts.AttemptsPerMinute, time.Minute),
 		codeAddr: edge.NewKeyLimiter(opts.CodesPerAddress, 15*time.Minute),
 		budget:   edge.NewBudget(opts.CodesPerMinute, time.Minute),
@@ -209,23 +218,14 @@ func (g *Signin) RequestSigninCode(ctx context.Context, r SigninCodeRequest) (Si
 
 func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCodeSent, string, error) {
 	now := g.svc.now()
-	ph := ""
-	if len(r.Phone) <= MaxSigninInput {
-		ph = g.svc.NormalizePhone(r.Phone)
-	}
+	ph := g.phoneOf(r.Phone)
 	if ph == "" {
 		return SigninCodeSent{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "phone is not a phone number", Err: ErrMalformedSignin}
 	}
 	// The address's limits and the budget's state come before the phone
 	// is looked up, so that a refusal says nothing of who is a patient.
-	if ok, wait := g.attempts.Allow(r.ClientAddr, now); !ok {
-		return SigninCodeSent{}, SigninAddress, limited(wait, "too many sign-in attempts from this address")
-	}
-	if ok, wait := g.codeAddr.Allow(r.ClientAddr, now); !ok {
-		return SigninCodeSent{}, SigninAddress, limited(wait, "too many sign-in codes were requested from this address")
-	}
-	if ok, wait := g.budget.Left(now); !ok {
-		return SigninCodeSent{}, SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
+	if outcome, err := g.admitCode(r.ClientAddr, now); err != nil {
+		return SigninCodeSent{}, outcome, err
 	}
 	patient, err := bounded(g.svc, ctx, func(ctx context.Context) (booking.Patient, error) {
 		return g.accounts.PatientByPhone(ctx, ph)
@@ -234,13 +234,43 @@ func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCo
 	if err != nil && booking.ErrorCode(err) != booking.CodeNotFound {
 		return SigninCodeSent{}, SigninFailed, err
 	}
-	code, err := newCode()
-	if err != nil {
-		return SigninCodeSent{}, SigninFailed, err
-	}
-	key := g.phoneKeyOf(ph)
 	// Recorded for an unknown phone too (a code nobody is sent), so that
 	// the phone's limits answer alike.
+	key := g.phoneKeyOf(ph)
+	code, sent, outcome, err := g.issueCode(ctx, key, now)
+	if err != nil || !known {
+		return sent, outcome, err
+	}
+	// Both addresses, so that each notifier reaches the patient its way
+	// (SMTP by the e-mail, an SMS gateway by the phone).
+	return g.sendCode(ctx, sent, notify.Message{
+		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: r.Language,
+		Phone: patient.Phone, Email: patient.Email, Code: code}, key, now)
+}
+
+// admitCode applies the client address's limits and the clinic's budget
+// to a code request, and returns the outcome of a refusal.
+func (g *Signin) admitCode(clientAddr string, now time.Time) (string, error) {
+	if ok, wait := g.attempts.Allow(clientAddr, now); !ok {
+		return SigninAddress, limited(wait, "too many sign-in attempts from this address")
+	}
+	if ok, wait := g.codeAddr.Allow(clientAddr, now); !ok {
+		return SigninAddress, limited(wait, "too many sign-in codes were requested from this address")
+	}
+	if ok, wait := g.budget.Left(now); !ok {
+		return SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
+	}
+	return "", nil
+}
+
+// issueCode records a new code under key within the address's limits of
+// 15 minutes and of the day. The outcome is SigninUnknown on success (no
+// code sent yet).
+func (g *Signin) issueCode(ctx context.Context, key string, now time.Time) (string, SigninCodeSent, string, error) {
+	code, err := newCode()
+	if err != nil {
+		return "", SigninCodeSent{}, SigninFailed, err
+	}
 	issue := accounts.IssueCode{PhoneKey: key, CodeHash: g.codeHashOf(key, code), Now: now, ExpiresAt: now.Add(accounts.CodeTTL),
 		WindowStart: now.Add(-accounts.CodeWindow), MaxInWindow: accounts.CodeMaxPerPhone,
 		DayStart: now.Add(-accounts.CodeDay), MaxInDay: accounts.CodeMaxPerPhoneDay}
@@ -248,32 +278,28 @@ func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCo
 		return struct{}{}, g.accounts.IssueLoginCode(ctx, issue)
 	}); err != nil {
 		if booking.ErrorCode(err) == booking.CodeRateLimited {
-			return SigninCodeSent{}, SigninPhone, err
+			return "", SigninCodeSent{}, SigninPhone, err
 		}
-		return SigninCodeSent{}, SigninFailed, err
+		return "", SigninCodeSent{}, SigninFailed, err
 	}
-	sent := SigninCodeSent{ExpiresAt: issue.ExpiresAt}
-	if !known {
-		return sent, SigninUnknown, nil
-	}
-	// Only a code sent spends the clinic's budget: requests for unknown
-	// phones cannot lock the patients out.
+	return code, SigninCodeSent{ExpiresAt: issue.ExpiresAt}, SigninUnknown, nil
+}
+
+// sendCode sends msg, the code recorded under key, spending the clinic's
+// budget: only a code sent spends it, so requests for unknown phones
+// cannot lock the patients out.
+func (g *Signin) sendCode(ctx context.Context, sent SigninCodeSent, msg notify.Message, key string, now time.Time) (SigninCodeSent, string, error) {
 	if ok, wait := g.budget.Allow(now); !ok {
 		return SigninCodeSent{}, SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
 	}
-	// Both addresses, so that each notifier reaches the patient its way
-	// (SMTP by the e-mail, an SMS gateway by the phone).
-	msg := notify.Message{
-		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: r.Language,
-		Phone: patient.Phone, Email: patient.Email, Code: code, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
-	}
+	msg.IdempotencyKey = "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36)
 	if err := g.notifier.Notify(ctx, msg); err != nil {
 		// The code is stored; the patient may ask again within the limits.
-		g.log.WarnContext(ctx, "sign-in: sending a code failed", "patientId", patient.ID, "err", err)
+		g.log.WarnContext(ctx, "sign-in: sending a code failed", "patientId", msg.PatientID, "err", err)
 		return SigninCodeSent{}, SigninFailed, booking.Errorf(booking.CodeUnavailable, "the code could not be sent")
 	}
 	if g.demo {
-		sent.DemoCode = code
+		sent.DemoCode = msg.Code
 	}
 	return sent, SigninSent, nil
 }
@@ -296,36 +322,15 @@ func (g *Signin) VerifySigninCode(ctx context.Context, v SigninVerify) (booking.
 
 func (g *Signin) verify(ctx context.Context, v SigninVerify) (booking.Patient, string, error) {
 	now := g.svc.now()
-	ph, code := "", strings.TrimSpace(v.Code)
-	if len(v.Phone) <= MaxSigninInput {
-		ph = g.svc.NormalizePhone(v.Phone)
-	}
+	ph, code := g.phoneOf(v.Phone), strings.TrimSpace(v.Code)
 	if ph == "" || !codeShaped(code) {
 		return booking.Patient{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "a phone number and a sign-in code of 6 digits are required", Err: ErrMalformedSignin}
 	}
 	if ok, wait := g.attempts.Allow(v.ClientAddr, now); !ok {
 		return booking.Patient{}, SigninAddress, limited(wait, "too many sign-in attempts from this address")
 	}
-	key := g.phoneKeyOf(ph)
-	use := accounts.UseCode{PhoneKey: key, CodeHash: g.codeHashOf(key, code), Now: now, MaxAttempts: accounts.CodeMaxAttempts,
-		MaxPhoneFailures: accounts.FailuresPerPhoneDay, MaxClinicFailures: g.failures}
-	_, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
-		return struct{}{}, g.accounts.UseLoginCode(ctx, use)
-	})
-	switch {
-	case err == nil:
-	case errors.Is(err, booking.ErrPhoneDayFailures):
-		return booking.Patient{}, SigninPhoneDay, err
-	case errors.Is(err, booking.ErrClinicDayFailures):
-		return booking.Patient{}, SigninClinicDay, err
-	case booking.ErrorCode(err) == booking.CodeInvalidRequest:
-		return booking.Patient{}, SigninWrong, err
-	case booking.ErrorCode(err) == booking.CodeNotFound:
-		return booking.Patient{}, SigninExpired, err
-	case booking.ErrorCode(err) == booking.CodeRateLimited:
-		return booking.Patient{}, SigninAttempts, err
-	default:
-		return booking.Patient{}, SigninFailed, err
+	if outcome, err := g.useCode(ctx, g.phoneKeyOf(ph), code, now); err != nil {
+		return booking.Patient{}, outcome, err
 	}
 	patient, err := bounded(g.svc, ctx, func(ctx context.Context) (booking.Patient, error) {
 		return g.accounts.PatientByPhone(ctx, ph)
@@ -336,18 +341,59 @@ func (g *Signin) verify(ctx context.Context, v SigninVerify) (booking.Patient, s
 	if refused := booking.DepartedRefusal(patient); refused != nil {
 		return booking.Patient{}, SigninDeparted, refused // a departed patient's right code signs nobody in
 	}
-	// The language the patient signed in with is the one their
-	// notifications will speak. A failure only logs.
-	if v.Language != "" && v.Language != patient.Language {
-		if _, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
-			return struct{}{}, g.accounts.SetPatientLanguage(ctx, patient.ID, v.Language)
-		}); err != nil {
-			g.log.WarnContext(ctx, "sign-in: remembering a patient's language failed", "patientId", patient.ID, "err", err)
-		} else {
-			patient.Language = v.Language
-		}
+	return g.speaking(ctx, patient, v.Language), SigninAccepted, nil
+}
+
+// useCode uses the code typed for the address stored under key, counting
+// a wrong one; it returns the outcome of a refusal.
+func (g *Signin) useCode(ctx context.Context, key, code string, now time.Time) (string, error) {
+	use := accounts.UseCode{PhoneKey: key, CodeHash: g.codeHashOf(key, code), Now: now, MaxAttempts: accounts.CodeMaxAttempts,
+		MaxPhoneFailures: accounts.FailuresPerPhoneDay, MaxClinicFailures: g.failures}
+	_, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, g.accounts.UseLoginCode(ctx, use)
+	})
+	switch {
+	case err == nil:
+		return "", nil
+	case errors.Is(err, booking.ErrPhoneDayFailures):
+		return SigninPhoneDay, err
+	case errors.Is(err, booking.ErrClinicDayFailures):
+		return SigninClinicDay, err
+	case booking.ErrorCode(err) == booking.CodeInvalidRequest:
+		return SigninWrong, err
+	case booking.ErrorCode(err) == booking.CodeNotFound:
+		return SigninExpired, err
+	case booking.ErrorCode(err) == booking.CodeRateLimited:
+		return SigninAttempts, err
+	default:
+		return SigninFailed, err
 	}
-	return patient, SigninAccepted, nil
+}
+
+// speaking returns patient speaking lang from now on: the language the
+// patient signed in with is the one their notifications will speak. A
+// failure to remember it only logs.
+func (g *Signin) speaking(ctx context.Context, patient booking.Patient, lang string) booking.Patient {
+	if lang == "" || lang == patient.Language {
+		return patient
+	}
+	if _, err := bounded(g.svc, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, g.accounts.SetPatientLanguage(ctx, patient.ID, lang)
+	}); err != nil {
+		g.log.WarnContext(ctx, "sign-in: remembering a patient's language failed", "patientId", patient.ID, "err", err)
+		return patient
+	}
+	patient.Language = lang
+	return patient
+}
+
+// phoneOf is a phone as typed, normalized (Service.NormalizePhone); ""
+// when it is not one.
+func (g *Signin) phoneOf(raw string) string {
+	if len(raw) > MaxSigninInput {
+		return ""
+	}
+	return g.svc.NormalizePhone(raw)
 }
 
 // limited is a rate-limited refusal that says when to try again.

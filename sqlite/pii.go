@@ -106,15 +106,15 @@ func (s *Store) vacuum(ctx context.Context) error {
 // insertDataKeySQL records a key's check value (pii.CheckKeys).
 const insertDataKeySQL = `INSERT INTO data_keys (key_id, check_value) VALUES (?, ?) ON CONFLICT DO NOTHING`
 
-const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at`
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient, error) {
 	var p booking.Patient
-	var name, phone, email []byte
+	var name, phone, email, birth, sex []byte
 	var erased sql.NullInt64
 	var created int64
-	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created); err != nil {
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created, &birth, &sex); err != nil {
 		return p, err
 	}
 	p.CreatedAt = fromTS(created)
@@ -129,25 +129,45 @@ func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient,
 	if p.Phone, err = s.keys.Open(pii.FieldPhone, phone); err != nil {
 		return p, err
 	}
-	p.Email, err = s.keys.Open(pii.FieldEmail, email)
+	if p.Email, err = s.keys.Open(pii.FieldEmail, email); err != nil {
+		return p, err
+	}
+	if p.BirthDate, err = s.keys.Open(pii.FieldBirthDate, birth); err != nil {
+		return p, err
+	}
+	p.Sex, err = s.keys.Open(pii.FieldSex, sex)
 	return p, err
 }
 
 // CreatePatient adds a patient, sealed; a phone another patient has is a
 // conflict.
 func (s *Store) CreatePatient(ctx context.Context, p booking.Patient) (booking.Patient, error) {
+	return s.insertPatient(ctx, p, func(p booking.Patient) booking.AuditEntry {
+		return booking.Audit(ctx, p.CreatedAt, booking.AuditChange{Entity: booking.EntityPatient, ID: p.ID, Action: "create", After: map[string]any{"id": p.ID}})
+	})
+}
+
+// SignUpPatient adds a patient who signed up, audited as its own sign-up.
+func (s *Store) SignUpPatient(ctx context.Context, p booking.Patient, now time.Time) (booking.Patient, error) {
+	p.CreatedAt = now
+	return s.insertPatient(ctx, p, func(p booking.Patient) booking.AuditEntry { return booking.AuditSignup(now, p.ID) })
+}
+
+// insertPatient inserts p sealed, with the audit entry audit makes of it.
+func (s *Store) insertPatient(ctx context.Context, p booking.Patient, audit func(booking.Patient) booking.AuditEntry) (booking.Patient, error) {
 	p.CreatedAt = micro(orNow(p.CreatedAt))
 	k := s.keys
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key, created_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key, created_at,
+			     birth_date_sealed, sex_sealed, language)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email),
 			k.PhoneIndex(p.Phone), k.EmailIndex(p.Email), int(k.Newest()),
-			ts(p.CreatedAt)).Scan(&p.ID); err != nil {
+			ts(p.CreatedAt), k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), p.Language).Scan(&p.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, p.CreatedAt, booking.AuditChange{Entity: booking.EntityPatient, ID: p.ID, Action: "create", After: map[string]any{"id": p.ID}}))
+		return writeAudit(ctx, tx, audit(p))
 	})
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
@@ -183,10 +203,11 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		n := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, phone_index = ?, email_index = ?,
-			     seal_key = ?, active = ?
+			     seal_key = ?, birth_date_sealed = ?, sex_sealed = ?, active = ?
 			 WHERE id = ? RETURNING `+patientColumns,
 			k.Seal(pii.FieldName, n.Name), k.Seal(pii.FieldPhone, n.Phone), k.Seal(pii.FieldEmail, n.Email),
-			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()), n.Active, id)); err != nil {
+			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()),
+			k.Seal(pii.FieldBirthDate, n.BirthDate), k.Seal(pii.FieldSex, n.Sex), n.Active, id)); err != nil {
 			return err
 		}
 		if before.Active != p.Active {
@@ -246,7 +267,7 @@ func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]b
 }
 
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
-// their indexes, language) and deactivates it (it books no more), keeping
+// their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
@@ -261,7 +282,7 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		}
 		if out, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
-			     email_index = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
+			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
 			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
 			return err
 		}
@@ -319,8 +340,10 @@ func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 		}
 		k := s.keys
 		for _, p := range ps {
-			if _, err := tx.ExecContext(ctx, `UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, seal_key = ? WHERE id = ?`,
-				k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest()), p.ID); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, seal_key = ?,
+				     birth_date_sealed = ?, sex_sealed = ? WHERE id = ?`,
+				k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest()),
+				k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), p.ID); err != nil {
 				return err
 			}
 		}

@@ -151,6 +151,7 @@ func Run(t *testing.T, h Harness) {
 		{"DemoClaimRace", testDemoClaimRace},
 		{"Holdings", testHoldings},
 		{"Personal", testPersonal},
+		{"Signup", testSignup},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},
 		{"RevocationMarks", testRevocationMarks},

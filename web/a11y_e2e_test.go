@@ -136,6 +136,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{patient, "calendar-link", "/calendar", false},
 		{patient, "error", "/no-such-page", false},
 		{visitor, "signin", "/signin", true},
+		{visitor, "signup", "/signup", false},
 		{visitor, "day-signed-out", fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow), false},
 		{visitor, "staff-signin", "/staff/signin", false},
 		{staff, "staff-catalog", "/staff", false},

@@ -112,8 +112,10 @@ type Config struct {
 	// to calendar" link without it.
 	AppointmentICS AppointmentICS
 	// Place is where appointments happen (the clinic's address), shown on
-	// the confirmation page.
-	Place string
+	// the confirmation page and, with ClinicPhone (the clinic's booking
+	// phone), on the sign-up page when sign-up is off.
+	Place       string
+	ClinicPhone string
 }
 
 // Defaults of Config.
@@ -146,6 +148,7 @@ type server struct {
 	clinicZone   *time.Location
 	ics          AppointmentICS
 	place        string
+	clinicPhone  string
 
 	csrfKey []byte // CSRF tokens
 
@@ -198,7 +201,7 @@ func newServer(cfg Config) *server {
 		mux:         http.NewServeMux(),
 		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
 		calendar:    cfg.Calendar,
-		defaultLang: cfg.DefaultLanguage, currency: cfg.Currency, clinicZone: zone(cfg.ClinicZone), ics: cfg.AppointmentICS, place: cfg.Place,
+		defaultLang: cfg.DefaultLanguage, currency: cfg.Currency, clinicZone: zone(cfg.ClinicZone), ics: cfg.AppointmentICS, place: cfg.Place, clinicPhone: cfg.ClinicPhone,
 	}
 	if s.signin == nil {
 		s.signin = cfg.Service.NewSignin(service.SigninOptions{
@@ -250,6 +253,9 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /signin", s.handleSignin)
 	s.mux.HandleFunc("POST /signin", s.handleSigninPhone)
 	s.mux.HandleFunc("POST /signin/verify", s.handleSigninVerify)
+	s.mux.HandleFunc("GET /signup", s.handleSignup)
+	s.mux.HandleFunc("POST /signup", s.handleSignupAddress)
+	s.mux.HandleFunc("POST /signup/create", s.handleSignupCreate)
 	s.mux.HandleFunc("POST /signout", s.handleSignout)
 
 	// Staff.

@@ -186,6 +186,30 @@ func (e PatientLanguage) Valid() bool {
 	}
 }
 
+// Defines values for PatientSex.
+const (
+	PatientSexFemale  PatientSex = "female"
+	PatientSexMale    PatientSex = "male"
+	PatientSexOther   PatientSex = "other"
+	PatientSexUnknown PatientSex = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the PatientSex enum.
+func (e PatientSex) Valid() bool {
+	switch e {
+	case PatientSexFemale:
+		return true
+	case PatientSexMale:
+		return true
+	case PatientSexOther:
+		return true
+	case PatientSexUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PaymentOutcome.
 const (
 	Applied     PaymentOutcome = "applied"
@@ -291,6 +315,30 @@ func (e RoundSlotStatus) Valid() bool {
 	case RoundSlotStatusCLOSED:
 		return true
 	case RoundSlotStatusOPEN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SignupRequestSex.
+const (
+	SignupRequestSexFemale  SignupRequestSex = "female"
+	SignupRequestSexMale    SignupRequestSex = "male"
+	SignupRequestSexOther   SignupRequestSex = "other"
+	SignupRequestSexUnknown SignupRequestSex = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the SignupRequestSex enum.
+func (e SignupRequestSex) Valid() bool {
+	switch e {
+	case SignupRequestSexFemale:
+		return true
+	case SignupRequestSexMale:
+		return true
+	case SignupRequestSexOther:
+		return true
+	case SignupRequestSexUnknown:
 		return true
 	default:
 		return false
@@ -902,11 +950,14 @@ type PageNext = string
 // Patient defines model for Patient.
 type Patient struct {
 	// Active false once deactivated: the patient books no more
-	Active    bool      `json:"active"`
-	CreatedAt time.Time `json:"createdAt"`
-	Email     *string   `json:"email,omitempty"`
+	Active bool `json:"active"`
 
-	// ErasedAt when the patient's personal data was erased (name is then empty, phone, e-mail and language absent)
+	// BirthDate given at sign-up (personal data, sealed at rest); absent when not given
+	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
+	CreatedAt time.Time           `json:"createdAt"`
+	Email     *string             `json:"email,omitempty"`
+
+	// ErasedAt when the patient's personal data was erased (name is then empty, phone, e-mail, language, birth date and sex absent)
 	ErasedAt *time.Time `json:"erasedAt,omitempty"`
 	Id       int64      `json:"id"`
 
@@ -916,10 +967,16 @@ type Patient struct {
 
 	// Phone E.164; a national number given on creation is read in the clinic's --phone-region
 	Phone *string `json:"phone,omitempty"`
+
+	// Sex given at sign-up (personal data, sealed at rest); absent when not given
+	Sex *PatientSex `json:"sex,omitempty"`
 }
 
 // PatientLanguage the language the patient chose on the pages; absent: the clinic's --default-language
 type PatientLanguage string
+
+// PatientSex given at sign-up (personal data, sealed at rest); absent when not given
+type PatientSex string
 
 // PatientExport defines model for PatientExport.
 type PatientExport struct {
@@ -1408,6 +1465,49 @@ type SigninVerifyRequest struct {
 	// Code the 6 digits sent
 	Code  string `json:"code"`
 	Phone string `json:"phone"`
+}
+
+// SignupCodeRequest one of phone and email
+type SignupCodeRequest struct {
+	// Email an e-mail address
+	Email *string `json:"email,omitempty"`
+
+	// Phone as typed: E.164 (+…) or a national number of the clinic's region
+	Phone *string `json:"phone,omitempty"`
+}
+
+// SignupRequest one of phone and email: the address the code was sent to
+type SignupRequest struct {
+	// BirthDate YYYY-MM-DD, a real day from 1900-01-01 to today
+	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
+
+	// Code the 6 digits sent
+	Code  string  `json:"code"`
+	Email *string `json:"email,omitempty"`
+
+	// Language the language of the pages and notifications, one of Patient.language's (en, zh-Hans, vi, fr); absent: the one Accept-Language asks for, else the clinic's
+	Language *string `json:"language,omitempty"`
+
+	// Name printable characters, trimmed
+	Name string `json:"name"`
+
+	// Phone as typed: E.164 (+…) or a national number of the clinic's region
+	Phone *string           `json:"phone,omitempty"`
+	Sex   *SignupRequestSex `json:"sex,omitempty"`
+}
+
+// SignupRequestSex defines model for SignupRequest.Sex.
+type SignupRequestSex string
+
+// SignupToken defines model for SignupToken.
+type SignupToken struct {
+	// Created true (201) for a new patient, false (200) when the address was already a patient's, who is signed in
+	Created   bool      `json:"created"`
+	ExpiresAt time.Time `json:"expiresAt"`
+	PatientId int64     `json:"patientId"`
+
+	// Token a bearer token (Authorization: Bearer …) of the API audience, role patient
+	Token string `json:"token"`
 }
 
 // Slot defines model for Slot.
@@ -1915,6 +2015,12 @@ type SigninCodeJSONRequestBody = SigninCodeRequest
 
 // SigninVerifyJSONRequestBody defines body for SigninVerify for application/json ContentType.
 type SigninVerifyJSONRequestBody = SigninVerifyRequest
+
+// SignupJSONRequestBody defines body for Signup for application/json ContentType.
+type SignupJSONRequestBody = SignupRequest
+
+// SignupCodeJSONRequestBody defines body for SignupCode for application/json ContentType.
+type SignupCodeJSONRequestBody = SignupCodeRequest
 
 // JoinWaitlistJSONRequestBody defines body for JoinWaitlist for application/json ContentType.
 type JoinWaitlistJSONRequestBody = WaitlistRequest
@@ -2945,6 +3051,42 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/signout (the `SignOut` operationId).
 	SignOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignupWithBody Create a patient account with a sign-up code and get a patient bearer token
+	//
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/signup (the `Signup` operationId).
+	SignupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Signup Create a patient account with a sign-up code and get a patient bearer token
+	//
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/signup (the `Signup` operationId).
+	Signup(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignupCodeWithBody Send a one-time sign-up code to a phone or an e-mail address
+	//
+	// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+	SignupCodeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SignupCode Send a one-time sign-up code to a phone or an e-mail address
+	//
+	// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+	SignupCode(ctx context.Context, body SignupCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSlot One slot
 	//
@@ -4687,6 +4829,82 @@ func (c *Client) SigninVerify(ctx context.Context, body SigninVerifyJSONRequestB
 // Corresponds with POST /api/signout (the `SignOut` operationId).
 func (c *Client) SignOut(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSignOutRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignupWithBody Create a patient account with a sign-up code and get a patient bearer token
+//
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/signup (the `Signup` operationId).
+func (c *Client) SignupWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignupRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Signup Create a patient account with a sign-up code and get a patient bearer token
+//
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/signup (the `Signup` operationId).
+func (c *Client) Signup(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignupRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignupCodeWithBody Send a one-time sign-up code to a phone or an e-mail address
+//
+// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+func (c *Client) SignupCodeWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignupCodeRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SignupCode Send a one-time sign-up code to a phone or an e-mail address
+//
+// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+func (c *Client) SignupCode(ctx context.Context, body SignupCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSignupCodeRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8366,6 +8584,86 @@ func NewSignOutRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewSignupRequest calls the generic Signup builder with application/json body
+func NewSignupRequest(server string, body SignupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSignupRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSignupRequestWithBody constructs an http.Request for the Signup method, with any body, and a specified content type
+func NewSignupRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/signup")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewSignupCodeRequest calls the generic SignupCode builder with application/json body
+func NewSignupCodeRequest(server string, body SignupCodeJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSignupCodeRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewSignupCodeRequestWithBody constructs an http.Request for the SignupCode method, with any body, and a specified content type
+func NewSignupCodeRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/signup/code")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewGetSlotRequest constructs an http.Request for the GetSlot method
 func NewGetSlotRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -9755,6 +10053,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/signout (the `SignOut` operationId).
 	SignOutWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*SignOutResponse, error)
+
+	// SignupWithBodyWithResponse Create a patient account with a sign-up code and get a patient bearer token
+	//
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/signup (the `Signup` operationId).
+	SignupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignupResponse, error)
+
+	// SignupWithResponse Create a patient account with a sign-up code and get a patient bearer token
+	//
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/signup (the `Signup` operationId).
+	SignupWithResponse(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*SignupResponse, error)
+
+	// SignupCodeWithBodyWithResponse Send a one-time sign-up code to a phone or an e-mail address
+	//
+	// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+	SignupCodeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignupCodeResponse, error)
+
+	// SignupCodeWithResponse Send a one-time sign-up code to a phone or an e-mail address
+	//
+	// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+	SignupCodeWithResponse(ctx context.Context, body SignupCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*SignupCodeResponse, error)
 
 	// GetSlotWithResponse One slot
 	//
@@ -17522,6 +17856,242 @@ func (r SignOutResponse) ContentType() string {
 	return ""
 }
 
+// SignupResponse201Headers the declared response headers of an HTTP 201 response for Signup
+type SignupResponse201Headers struct {
+	Location *string
+}
+
+// SignupResponse429Headers the declared response headers of an HTTP 429 response for Signup
+type SignupResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SignupResponse503Headers the declared response headers of an HTTP 503 response for Signup
+type SignupResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SignupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SignupToken
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SignupToken
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *SignupResponse201Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SignupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SignupResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SignupResponse) GetJSON200() *SignupToken {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r SignupResponse) GetJSON201() *SignupToken {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SignupResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SignupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SignupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SignupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SignupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SignupCodeResponse429Headers the declared response headers of an HTTP 429 response for SignupCode
+type SignupCodeResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SignupCodeResponse503Headers the declared response headers of an HTTP 503 response for SignupCode
+type SignupCodeResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SignupCodeResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *SigninCodeSent
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SignupCodeResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SignupCodeResponse503Headers
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r SignupCodeResponse) GetJSON202() *SigninCodeSent {
+	return r.JSON202
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SignupCodeResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SignupCodeResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SignupCodeResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SignupCodeResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SignupCodeResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // GetSlotResponse429Headers the declared response headers of an HTTP 429 response for GetSlot
 type GetSlotResponse429Headers struct {
 	RetryAfter *int
@@ -20271,6 +20841,66 @@ func (c *ClientWithResponses) SignOutWithResponse(ctx context.Context, reqEditor
 		return nil, err
 	}
 	return ParseSignOutResponse(rsp)
+}
+
+// SignupWithBodyWithResponse Create a patient account with a sign-up code and get a patient bearer token
+//
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/signup (the `Signup` operationId).
+func (c *ClientWithResponses) SignupWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignupResponse, error) {
+	rsp, err := c.SignupWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignupResponse(rsp)
+}
+
+// SignupWithResponse Create a patient account with a sign-up code and get a patient bearer token
+//
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/signup (the `Signup` operationId).
+func (c *ClientWithResponses) SignupWithResponse(ctx context.Context, body SignupJSONRequestBody, reqEditors ...RequestEditorFn) (*SignupResponse, error) {
+	rsp, err := c.Signup(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignupResponse(rsp)
+}
+
+// SignupCodeWithBodyWithResponse Send a one-time sign-up code to a phone or an e-mail address
+//
+// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+func (c *ClientWithResponses) SignupCodeWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SignupCodeResponse, error) {
+	rsp, err := c.SignupCodeWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignupCodeResponse(rsp)
+}
+
+// SignupCodeWithResponse Send a one-time sign-up code to a phone or an e-mail address
+//
+// Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/signup/code (the `SignupCode` operationId).
+func (c *ClientWithResponses) SignupCodeWithResponse(ctx context.Context, body SignupCodeJSONRequestBody, reqEditors ...RequestEditorFn) (*SignupCodeResponse, error) {
+	rsp, err := c.SignupCode(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSignupCodeResponse(rsp)
 }
 
 // GetSlotWithResponse One slot
@@ -27962,6 +28592,233 @@ func ParseSignOutResponse(rsp *http.Response) (*SignOutResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers SignOutResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSignupResponse parses an HTTP response from a SignupWithResponse call
+func ParseSignupResponse(rsp *http.Response) (*SignupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SignupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SignupToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SignupToken
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers SignupResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 429:
+		var headers SignupResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SignupResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSignupCodeResponse parses an HTTP response from a SignupCodeWithResponse call
+func ParseSignupCodeResponse(rsp *http.Response) (*SignupCodeResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SignupCodeResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest SigninCodeSent
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SignupCodeResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SignupCodeResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1455,6 +1455,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/signup/code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a one-time sign-up code to a phone or an e-mail address
+         * @description Public. Answers 202 alike whether or not the address is a patient's (nobody can find out who is registered), and sends the code to the address given in either case (kind login-code, in the language Accept-Language asks for), spending the clinic's budget. The same limits as POST /api/signin/code, shared with it for a phone; a refusal is 429 with Retry-After. 403 signup-disabled when the clinic turned sign-up off (--signup=false). A code is 6 digits, valid 5 minutes; a newer code replaces the older.
+         */
+        post: operations["signupCode"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/signup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a patient account with a sign-up code and get a patient bearer token
+         * @description Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+         */
+        post: operations["signup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1536,9 +1576,19 @@ export interface components {
             active: boolean;
             /**
              * Format: date-time
-             * @description when the patient's personal data was erased (name is then empty, phone, e-mail and language absent)
+             * @description when the patient's personal data was erased (name is then empty, phone, e-mail, language, birth date and sex absent)
              */
             erasedAt?: string;
+            /**
+             * Format: date
+             * @description given at sign-up (personal data, sealed at rest); absent when not given
+             */
+            birthDate?: string;
+            /**
+             * @description given at sign-up (personal data, sealed at rest); absent when not given
+             * @enum {string}
+             */
+            sex?: "female" | "male" | "other" | "unknown";
         };
         Slot: {
             /** Format: int64 */
@@ -2451,6 +2501,42 @@ export interface components {
         RefundPage: {
             items: components["schemas"]["Refund"][];
             next: components["schemas"]["PageNext"];
+        };
+        /** @description one of phone and email */
+        SignupCodeRequest: {
+            /** @description as typed: E.164 (+…) or a national number of the clinic's region */
+            phone?: string;
+            /** @description an e-mail address */
+            email?: string;
+        };
+        /** @description one of phone and email: the address the code was sent to */
+        SignupRequest: {
+            /** @description as typed: E.164 (+…) or a national number of the clinic's region */
+            phone?: string;
+            email?: string;
+            /** @description the 6 digits sent */
+            code: string;
+            /** @description printable characters, trimmed */
+            name: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, a real day from 1900-01-01 to today
+             */
+            birthDate?: string;
+            /** @enum {string} */
+            sex?: "female" | "male" | "other" | "unknown";
+            /** @description the language of the pages and notifications, one of Patient.language's (en, zh-Hans, vi, fr); absent: the one Accept-Language asks for, else the clinic's */
+            language?: string;
+        };
+        SignupToken: {
+            /** @description a bearer token (Authorization: Bearer …) of the API audience, role patient */
+            token: string;
+            /** Format: date-time */
+            expiresAt: string;
+            /** Format: int64 */
+            patientId: number;
+            /** @description true (201) for a new patient, false (200) when the address was already a patient's, who is signed in */
+            created: boolean;
         };
     };
     responses: {
@@ -5567,6 +5653,81 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    signupCode: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupCodeRequest"];
+            };
+        };
+        responses: {
+            /** @description the code is on its way */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SigninCodeSent"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    signup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SignupRequest"];
+            };
+        };
+        responses: {
+            /** @description the address was already a patient's: that patient is signed in, unchanged but for the language */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupToken"];
+                };
+            };
+            /** @description a new patient, signed in */
+            201: {
+                headers: {
+                    /** @description /api/me/data, the patient's data */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignupToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];

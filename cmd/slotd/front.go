@@ -49,12 +49,13 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		Accounts: p.store, Notifier: p.notifier, Demo: f.demo,
 		PhoneKey: p.signer.DeriveKey(service.SigninPhoneKeyPurpose), CodeKey: p.signer.DeriveKey(service.SigninCodeKeyPurpose),
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute, FailuresPerDay: f.failuresPerDay, Logger: p.logger,
+		SignupOff: !f.signup,
 	}
 	if so.Notifier == nil {
 		so.Notifier = &notify.Log{Logger: p.logger, ShowCodes: f.demo}
 	}
 	if p.metrics != nil {
-		so.Observer = p.metrics
+		so.Observer, so.SignupObserver = p.metrics, p.metrics
 	}
 	signin := p.svc.NewSignin(so)
 	var handler http.Handler = httpapi.New(httpapi.Config{
@@ -73,6 +74,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		Signin:          signin,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
+		ClinicPhone: f.interop.clinicPhone,
 	}), pageGET, httpapi.WriteAddrLimited), p.metrics, p.logger, f.quietLog))
 	p.inter.mount(mux, perAddr, p.signer, p.metrics, p.logger, f.quietLog)
 	handler = mux

@@ -64,6 +64,7 @@ type serveFlags struct {
 	codesPerAddress int
 	codesPerMinute  int
 	failuresPerDay  int
+	signup          bool
 
 	// notifications and payments
 	notifier       string
@@ -122,6 +123,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.IntVar(&f.codesPerAddress, "signin-codes-per-address", web.DefaultCodesPerAddress, "sign-in code requests allowed per client address per 15 minutes")
 	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in codes sent per minute in all (the SMS budget; only codes sent to registered phones spend it)")
 	fs.IntVar(&f.failuresPerDay, "signin-failures-per-day", accounts.DefaultFailuresPerDay, "wrong sign-in codes allowed per day (UTC) in all, shared by every instance; beyond it every code check answers 429 until midnight UTC")
+	fs.BoolVar(&f.signup, "signup", true, "patients may sign up themselves with a code sent to their phone or e-mail address; false: the clinic registers them, and the sign-up page says to call or visit (--clinic-phone, --clinic-address)")
 	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
