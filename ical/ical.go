@@ -52,12 +52,14 @@ func UID(appointmentID int64, domain string) string {
 // Sequence is the number of state changes an appointment went through,
 // derived from its state: the state machine has no cycles, so this grows
 // with every change. A paid appointment was HELD before it was BOOKED.
+// ARRIVED counts as BOOKED: a check-in changes nothing a calendar shows, and
+// the state after it (COMPLETED, NO_SHOW, CANCELLED) is one more either way.
 func Sequence(a booking.Appointment) int {
 	wasHeld := a.HoldExpiresAt != nil
 	switch a.Status {
 	case booking.StatusHeld:
 		return 0
-	case booking.StatusBooked:
+	case booking.StatusBooked, booking.StatusArrived:
 		if wasHeld {
 			return 1
 		}
