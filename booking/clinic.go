@@ -203,6 +203,11 @@ type Policy struct {
 	// for NoShowBlockDays after the last of them.
 	NoShowLimit     int `json:"noShowLimit"`
 	NoShowBlockDays int `json:"noShowBlockDays"`
+	// CheckInBeforeMinutes and CheckInAfterMinutes are the check-in window
+	// (CheckInWindow): from that long before the start to that long after.
+	// The clinic's only; a schedule does not override them.
+	CheckInBeforeMinutes int `json:"checkInBeforeMinutes"`
+	CheckInAfterMinutes  int `json:"checkInAfterMinutes"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -218,7 +223,8 @@ const (
 )
 
 // DefaultPolicy is the policy of a new clinic.
-var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay}
+var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay,
+	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes}
 
 // PolicyOverride is a schedule's own policy: nil fields take the clinic's.
 type PolicyOverride struct {
@@ -243,11 +249,17 @@ func (p Policy) With(o PolicyOverride) Policy {
 	return p
 }
 
-// Validate refuses values outside 0..MaxPolicyValue.
+// Validate refuses values outside 0..MaxPolicyValue, and a check-in
+// window side outside 0..MaxCheckInMinutes.
 func (p Policy) Validate() error {
 	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays} {
 		if v < 0 || v > MaxPolicyValue {
 			return Errorf(CodeInvalidRequest, "policy values must be 0 (off) to %d", MaxPolicyValue)
+		}
+	}
+	for _, v := range []int{p.CheckInBeforeMinutes, p.CheckInAfterMinutes} {
+		if v < 0 || v > MaxCheckInMinutes {
+			return Errorf(CodeInvalidRequest, "the check-in window's minutes must be 0 to %d", MaxCheckInMinutes)
 		}
 	}
 	return nil

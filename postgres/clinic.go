@@ -148,13 +148,20 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 	return n, translate(err, "")
 }
 
-const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days`
+const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
+	check_in_before_minutes, check_in_after_minutes`
+
+// policyFields are the fields of p in the order of policyColumns.
+func policyFields(p *booking.Policy) []any {
+	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes}
+}
 
 // ClinicPolicy returns the clinic's default policy.
 func (s *Store) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
 	var p booking.Policy
 	err := s.pool.QueryRow(ctx, `SELECT `+policyColumns+` FROM clinic_policy WHERE id = 1`).
-		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays)
+		Scan(policyFields(&p)...)
 	return p, translate(err, "")
 }
 
@@ -163,12 +170,14 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
 		var before booking.Policy
 		if err := tx.QueryRow(ctx, `SELECT `+policyColumns+` FROM clinic_policy WHERE id = 1 FOR UPDATE`).
-			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays); err != nil {
+			Scan(policyFields(&before)...); err != nil {
 			return nil, err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE clinic_policy SET max_active = $1, max_per_day = $2,
-			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5 WHERE id = 1`,
-			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays); err != nil {
+			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5,
+			check_in_before_minutes = $6, check_in_after_minutes = $7 WHERE id = 1`,
+			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPolicy(ctx, time.Now(), before, p)}, nil

@@ -184,13 +184,20 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 	return int(n), nil
 }
 
-const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days`
+const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
+	check_in_before_minutes, check_in_after_minutes`
+
+// policyFields are the fields of p in the order of policyCols.
+func policyFields(p *booking.Policy) []any {
+	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes}
+}
 
 // ClinicPolicy returns the clinic's default policy.
 func (s *Store) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
 	var p booking.Policy
 	err := s.reader.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
-		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays)
+		Scan(policyFields(&p)...)
 	return p, mapErr(err, "")
 }
 
@@ -199,12 +206,14 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var before booking.Policy
 		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
-			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays); err != nil {
+			Scan(policyFields(&before)...); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE clinic_policy SET max_active = ?, max_per_day = ?,
-			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ? WHERE id = 1`,
-			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays); err != nil {
+			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
+			check_in_before_minutes = ?, check_in_after_minutes = ? WHERE id = 1`,
+			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))
