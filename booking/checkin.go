@@ -187,3 +187,7 @@ func CheckInOutcome(repeat bool, err error) string {
 	}
 	return CheckInOther
 }
+
+// AuditCheckIn is the audit action of a check-in (BOOKED to ARRIVED), by
+// the patient or the staff member the entry's actor names.
+const AuditCheckIn = "check-in"

@@ -360,6 +360,40 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 	return out, nil
 }
 
+// CheckIn checks a patient in (booking.DecideCheckIn decides, under the
+// clinic's policy read in the same transaction, with the appointment's
+// row and slot locked): BOOKED becomes ARRIVED, keeping its place, by a
+// conditional update; an appointment already ARRIVED is answered as it is,
+// with repeat set. See booking.CheckInRequest.
+func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.Time) (a booking.Appointment, repeat bool, err error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		got, _, found, err := lockAppointment(ctx, tx, r.AppointmentID, nil, nil)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return booking.NotFound("appointment")
+		}
+		var p booking.Policy
+		if err := tx.QueryRow(ctx, `SELECT `+policyColumns+` FROM clinic_policy WHERE id = 1`).Scan(policyFields(&p)...); err != nil {
+			return err
+		}
+		a = got
+		if repeat, err = booking.DecideCheckIn(got, r, p, now); repeat || err != nil {
+			return err
+		}
+		if err := transition(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusArrived))
+	})
+	if err != nil {
+		return booking.Appointment{}, false, translate(err, "")
+	}
+	return a, repeat, nil
+}
+
 // --- suspensions ----------------------------------------------------------------------
 
 const (

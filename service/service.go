@@ -83,6 +83,10 @@ type Options struct {
 	// OnRefusedToken, when set, is told the code of every token Admit
 	// refuses (for the metrics).
 	OnRefusedToken func(code booking.Code)
+	// CheckInCodes sign the appointments' check-in codes (a key from
+	// auth.Signer.DeriveKey(booking.CheckInKeyPurpose)); without a key no
+	// code is shown and only staff check patients in.
+	CheckInCodes booking.CheckInCodes
 }
 
 // Booking engines.
@@ -122,6 +126,7 @@ type Service struct {
 	wall           func() time.Time
 	onRefusedToken func(code booking.Code)
 	loginKey       func(phone string) string
+	checkInCodes   booking.CheckInCodes
 
 	accounts          accounts.Store // staff sign-in (staffsignin.go)
 	staffTOTPRequired bool
@@ -173,7 +178,7 @@ func NewService(store booking.Store, opts Options) *Service {
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
 		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
-		loginKey: opts.LoginKey}
+		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}

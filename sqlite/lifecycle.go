@@ -296,6 +296,34 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 	return a, nil
 }
 
+// CheckIn checks a patient in, in one write transaction
+// (booking.DecideCheckIn decides under the clinic's policy): BOOKED becomes
+// ARRIVED, keeping its place; an appointment already ARRIVED is answered
+// as it is, with repeat set. See booking.CheckInRequest.
+func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.Time) (a booking.Appointment, repeat bool, err error) {
+	now = micro(now)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if a, err = getAppt(ctx, tx, r.AppointmentID); err != nil {
+			return err
+		}
+		var p booking.Policy
+		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).Scan(policyFields(&p)...); err != nil {
+			return err
+		}
+		if repeat, err = booking.DecideCheckIn(a, r, p, now); repeat || err != nil {
+			return err
+		}
+		if err := moveTo(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusArrived))
+	})
+	if err != nil {
+		return booking.Appointment{}, false, mapErr(err, "appointment")
+	}
+	return a, repeat, nil
+}
+
 const suspensionCols = `id, scope, coalesce(resource_id, 0), coalesce(department_id, 0), from_at, to_at, reason,
 	created_at, lifted_at`
 

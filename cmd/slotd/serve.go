@@ -220,6 +220,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: f.reminderOffsets, StaffTOTPRequired: f.staffTOTPRequired,
 		OnRefusedToken: m.TokenRefused, LoginKey: service.SigninPhoneKey(signer.DeriveKey(service.SigninPhoneKeyPurpose)),
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose)),
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)

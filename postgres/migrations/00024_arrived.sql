@@ -31,6 +31,10 @@ CREATE TRIGGER appointments_round_quota_release AFTER UPDATE OF status ON appoin
           AND NEW.status NOT IN ('HELD', 'BOOKED', 'ARRIVED'))
     EXECUTE FUNCTION round_quota_release();
 
+-- The appointments due on the day by start: the kiosk's candidates for a
+-- typed code (ArrivalCandidates), clinic-wide.
+CREATE INDEX appointments_due_idx ON appointments (start_at) WHERE status IN ('BOOKED', 'ARRIVED');
+
 -- The check-in window (booking.Policy): from this many minutes before the
 -- start to this many after.
 ALTER TABLE clinic_policy ADD COLUMN check_in_before_minutes integer NOT NULL DEFAULT 60;
@@ -41,6 +45,7 @@ ALTER TABLE clinic_policy ADD COLUMN check_in_after_minutes integer NOT NULL DEF
 -- ARRIVED, and the place stays taken either way.
 ALTER TABLE clinic_policy DROP COLUMN check_in_after_minutes;
 ALTER TABLE clinic_policy DROP COLUMN check_in_before_minutes;
+DROP INDEX appointments_due_idx;
 UPDATE appointments SET status = 'BOOKED' WHERE status = 'ARRIVED';
 DROP TRIGGER appointments_round_quota_release ON appointments;
 CREATE TRIGGER appointments_round_quota_release AFTER UPDATE OF status ON appointments

@@ -78,6 +78,10 @@ BEGIN
      WHERE round_id = NEW.round_id AND patient_id = NEW.patient_id;
 END;
 
+-- The appointments due on the day by start: the kiosk's candidates for a
+-- typed code (ArrivalCandidates), clinic-wide.
+CREATE INDEX appointments_due_idx ON appointments (start_at) WHERE status IN ('BOOKED', 'ARRIVED');
+
 -- The check-in window (booking.Policy): from this many minutes before the
 -- start to this many after.
 ALTER TABLE clinic_policy ADD COLUMN check_in_before_minutes INTEGER NOT NULL DEFAULT 60;
@@ -94,6 +98,7 @@ PRAGMA foreign_keys = ON;
 BEGIN IMMEDIATE;
 ALTER TABLE clinic_policy DROP COLUMN check_in_after_minutes;
 ALTER TABLE clinic_policy DROP COLUMN check_in_before_minutes;
+DROP INDEX appointments_due_idx;
 UPDATE appointments SET status = 'BOOKED' WHERE status = 'ARRIVED';
 DROP INDEX appointments_slot_patient_active;
 CREATE UNIQUE INDEX appointments_slot_patient_active ON appointments (slot_id, patient_id)
