@@ -191,7 +191,7 @@ func ScheduleOverlap(sc Schedule, others []Schedule, day string) error {
 // Policy is how a patient may book, cancel and be blocked. Zero turns a
 // rule off.
 type Policy struct {
-	// MaxActive caps one patient's active (HELD or BOOKED) appointments;
+	// MaxActive caps one patient's active (HELD, BOOKED or ARRIVED) appointments;
 	// MaxPerDay those on one local day of the slot's doctor. Round
 	// allocations are governed by the round's quota instead.
 	MaxActive int `json:"maxActive"`

@@ -59,7 +59,7 @@ const (
 )
 
 // Slot is one bookable unit of a resource: BookedCount of Capacity places
-// are taken by HELD or BOOKED appointments.
+// are taken by active (ActiveStatuses) appointments.
 type Slot struct {
 	ID          int64     `json:"id"`
 	DoctorID    int64     `json:"doctorId"`

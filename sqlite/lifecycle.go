@@ -452,7 +452,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := rows.Close(); err != nil {
 			return err
 		}
-		// Every source of CANCELLED (HELD, BOOKED) occupies a place: release
+		// Every source of CANCELLED (HELD, BOOKED, ARRIVED) occupies a place: release
 		// each once, and end the entries of the offers among them as
 		// booking.Released says (the slots are closed: no place is kept).
 		r := booking.Released(cancelled)
@@ -495,7 +495,7 @@ const reportLimit = 1000
 
 // mismatchSQL is the reconciliation's one grouped scan: the active rows
 // counted per slot through the partial index on active appointments
-// (appointments_slot_queue_active: slot_id first, only HELD/BOOKED rows),
+// (appointments_slot_queue_active: slot_id first, only the active rows),
 // merged with every slot's counter. Only disagreeing slots come back.
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments
