@@ -17,8 +17,8 @@ type CheckInObserver interface {
 }
 
 // MaxKioskCandidates bounds the appointments a kiosk's code is matched
-// against: those whose check-in window is open now, clinic-wide.
-const MaxKioskCandidates = 2000
+// against in one look-up (clinic-wide; a code is one HMAC to compare).
+const MaxKioskCandidates = 5000
 
 // CheckInCode is appointment id's check-in code as people read it
 // ("K7M2-9QXD"), "" when the server signs none. Whoever is shown it must
@@ -60,8 +60,10 @@ func (s *Service) CheckIn(ctx context.Context, caller booking.Actor, id int64, c
 }
 
 // CheckInByCode checks in, for staff at the kiosk, the appointment whose
-// check-in window is open now and whose code is code: the code names the
-// appointment. No such appointment is bad-check-in-code.
+// code is code. The code names the appointment: it is looked for among the
+// appointments whose check-in window is open now, then among those of the
+// twelve hours around now (so that a code typed too early or too late is
+// answered so, by CheckIn). No such appointment is bad-check-in-code.
 func (s *Service) CheckInByCode(ctx context.Context, caller booking.Actor, code string) (booking.Appointment, bool, error) {
 	fail := func(err error) (booking.Appointment, bool, error) {
 		if o, ok := s.observer.(CheckInObserver); ok {
@@ -74,23 +76,32 @@ func (s *Service) CheckInByCode(ctx context.Context, caller booking.Actor, code 
 		return fail(booking.Errorf(booking.CodeBadCheckInCode, "this is not a check-in code"))
 	}
 	now := s.now()
-	as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
-		p, err := s.store.ClinicPolicy(ctx)
-		if err != nil {
-			return nil, err
-		}
-		// The appointments whose window holds now start in
-		// [now - after, now + before].
-		return s.store.ArrivalCandidates(ctx, now.Add(-time.Duration(p.CheckInAfterMinutes)*time.Minute),
-			now.Add(time.Duration(p.CheckInBeforeMinutes)*time.Minute), MaxKioskCandidates)
-	})
+	p, err := bounded(s, ctx, s.store.ClinicPolicy)
 	if err != nil {
 		return fail(err)
 	}
-	for _, a := range as {
-		if s.checkInCodes.Verify(a.ID, norm) {
-			return s.CheckIn(ctx, caller, a.ID, norm)
+	// The appointments whose window holds now start in
+	// [now - after, now + before].
+	ranges := [][2]time.Time{
+		{now.Add(-time.Duration(p.CheckInAfterMinutes) * time.Minute), now.Add(time.Duration(p.CheckInBeforeMinutes) * time.Minute)},
+		{now.Add(-kioskSpan), now.Add(kioskSpan)},
+	}
+	for _, rg := range ranges {
+		as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
+			return s.store.ArrivalCandidates(ctx, rg[0], rg[1], MaxKioskCandidates)
+		})
+		if err != nil {
+			return fail(err)
+		}
+		for _, a := range as {
+			if s.checkInCodes.Verify(a.ID, norm) {
+				return s.CheckIn(ctx, caller, a.ID, norm)
+			}
 		}
 	}
 	return fail(booking.Errorf(booking.CodeBadCheckInCode, "no appointment due now has this check-in code"))
 }
+
+// kioskSpan is how far from now the kiosk looks for a code outside its
+// window, to tell too early or too late from wrong.
+const kioskSpan = 12 * time.Hour
