@@ -169,6 +169,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		// A second move, or another reminder offset, is another message.
 		m.IdempotencyKey += "-" + n.Ref
 	}
+	if n.Notification == booking.NotifyConfirmation || reminder {
+		m.CheckInCode = w.svc.CheckInCode(a.ID)
+	}
 	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
 		m.OfferExpiresAt = *a.HoldExpiresAt
 	}
