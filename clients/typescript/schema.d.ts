@@ -1051,6 +1051,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/appointments/{id}/check-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a patient in on the day of the visit
+         * @description BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+         */
+        post: operations["checkInAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/waitlist": {
         parameters: {
             query?: never;
@@ -1638,7 +1658,7 @@ export interface components {
             /** Format: int64 */
             patientId: number;
             /** @enum {string} */
-            status: "HELD" | "BOOKED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
+            status: "HELD" | "BOOKED" | "ARRIVED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
             /** @description the place's number in its slot ("No. 3") */
             queueNumber: number;
             /** Format: date-time */
@@ -1897,7 +1917,7 @@ export interface components {
             floor: number;
             nearDoor: boolean;
             /** @enum {string} */
-            status: "HELD" | "BOOKED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
+            status: "HELD" | "BOOKED" | "ARRIVED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
             /** @description the appointment's queue number in the room */
             bed: number;
             /** Format: date-time */
@@ -2187,7 +2207,7 @@ export interface components {
             entry: components["schemas"]["WaitlistEntry"];
             appointment: components["schemas"]["Appointment"];
         };
-        /** @description How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off). */
+        /** @description How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off); check-in opens checkInBeforeMinutes (60) before the start and closes checkInAfterMinutes (15) after it (absent in a PUT: those defaults). */
         Policy: {
             /** @description most active (HELD/BOOKED) appointments of one patient; round allocations are governed by the round's quota */
             maxActive: number;
@@ -2199,6 +2219,10 @@ export interface components {
             noShowLimit: number;
             /** @description for this many days after the last no-show */
             noShowBlockDays: number;
+            /** @description check-in opens this many minutes before the start (default 60) */
+            checkInBeforeMinutes?: number;
+            /** @description check-in closes this many minutes after the start (default 15) */
+            checkInAfterMinutes?: number;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -2355,6 +2379,14 @@ export interface components {
         PatientPage: {
             items: components["schemas"]["Patient"][];
             next: components["schemas"]["PageNext"];
+        };
+        /** @description The check-in code on the patient's confirmation: required from a patient, optional for staff (checked when given). */
+        CheckInRequest: {
+            /**
+             * @description 8 characters of Crockford base 32, as shown ("K7M2-9QXD"); case, spaces and dashes do not matter
+             * @example K7M2-9QXD
+             */
+            code?: string;
         };
     };
     responses: {
@@ -3453,7 +3485,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this state; either case (booked is BOOKED) */
-                status?: "HELD" | "BOOKED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
+                status?: "HELD" | "BOOKED" | "ARRIVED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
@@ -4749,6 +4781,77 @@ export interface operations {
                     "RateLimit-Policy"?: string;
                     /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
                     RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited: too many attempts by this patient. */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    checkInAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckInRequest"];
+            };
+        };
+        responses: {
+            /** @description the ARRIVED appointment (also when it had arrived already) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appointment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-check-in-code: the code is not this appointment's. */
+            422: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
