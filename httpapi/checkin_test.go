@@ -43,6 +43,11 @@ func TestCheckInEndpoint(t *testing.T) {
 	codes := booking.NewCheckInCodes(e.signer.DeriveKey(booking.CheckInKeyPurpose))
 	code := e.checkInCode(appt.ID)
 	body := map[string]any{"code": code}
+	var read struct{ CheckInCode string }
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d", appt.ID), token: ta}).expect(t, 200).decode(t, &read)
+	if read.CheckInCode != code {
+		t.Fatalf("GET gives the code %q, want %q", read.CheckInCode, code)
+	}
 
 	// Malformed requests: 400, nothing spent or changed.
 	e.clock.set(sl.StartAt.Add(-10 * time.Minute))
@@ -81,9 +86,12 @@ func TestCheckInEndpoint(t *testing.T) {
 	if again.Status != booking.StatusArrived || !again.UpdatedAt.Equal(got.UpdatedAt) {
 		t.Fatalf("repeat: %+v", again)
 	}
-	var mine booking.Appointment
+	var mine struct {
+		booking.Appointment
+		CheckInCode string
+	}
 	e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d", appt.ID), token: ta}).expect(t, 200).decode(t, &mine)
-	if mine.Status != booking.StatusArrived {
+	if mine.Status != booking.StatusArrived || mine.CheckInCode != "" {
 		t.Fatalf("GET after check-in: %+v", mine)
 	}
 	// Completed by the doctor once started; then no check-in.

@@ -22,6 +22,7 @@ var serviceReads = map[string]bool{
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
+	"CheckInCode":    true, // a signature of the id, no read at all
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
@@ -53,7 +54,8 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	var clockNS atomic.Int64
 	setClock := func(t time.Time) { clockNS.Store(t.UnixNano()) }
 	setClock(now)
-	svc := service.NewService(s, service.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() }})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() },
+		CheckInCodes: checkInCodes})
 	actor := booking.Actor{Role: "admin", ID: "auditor"}
 	ctx := booking.WithActor(context.Background(), actor)
 
@@ -143,6 +145,26 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			setClock(booked.StartAt.Add(time.Minute))
 			defer setClock(now)
 			_, err := svc.Transition(ctx, booked.ID, booking.StatusCompleted)
+			return err
+		}},
+		{"CheckIn", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-check-in")
+			if r.Err != nil {
+				return r.Err
+			}
+			setClock(r.Appointment.StartAt.Add(-time.Minute))
+			defer setClock(now)
+			_, _, err := svc.CheckIn(ctx, actor, r.Appointment.ID, "")
+			return err
+		}},
+		{"CheckInByCode", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-kiosk")
+			if r.Err != nil {
+				return r.Err
+			}
+			setClock(r.Appointment.StartAt.Add(-time.Minute))
+			defer setClock(now)
+			_, _, err := svc.CheckInByCode(ctx, actor, svc.CheckInCode(r.Appointment.ID))
 			return err
 		}},
 		{"ExpireHolds", func() error {

@@ -480,6 +480,10 @@ type ApplicationStatus string
 
 // Appointment defines model for Appointment.
 type Appointment struct {
+	// CheckInCode the code to check in with on the day ("K7M2-9QXD"), while BOOKED; only GET /api/appointments/{id} gives it
+	//
+	// Example: K7M2-9QXD
+	CheckInCode   *string    `json:"checkInCode,omitempty"`
 	CreatedAt     time.Time  `json:"createdAt"`
 	DoctorId      int64      `json:"doctorId"`
 	EndAt         time.Time  `json:"endAt"`

@@ -1676,6 +1676,11 @@ export interface components {
              * @description the round of the slot, for a room allocation (absent otherwise)
              */
             roundId?: number;
+            /**
+             * @description the code to check in with on the day ("K7M2-9QXD"), while BOOKED; only GET /api/appointments/{id} gives it
+             * @example K7M2-9QXD
+             */
+            checkInCode?: string;
         };
         NewDepartment: {
             name: string;
