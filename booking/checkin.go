@@ -191,3 +191,17 @@ func CheckInOutcome(repeat bool, err error) string {
 // AuditCheckIn is the audit action of a check-in (BOOKED to ARRIVED), by
 // the patient or the staff member the entry's actor names.
 const AuditCheckIn = "check-in"
+
+// AuditAutoNoShow is the audit action of an appointment made NO_SHOW by
+// the no-show job (AutoNoShow), by the job's actor.
+const AuditAutoNoShow = "no-show-auto"
+
+// AutoNoShow decides whether appointment a becomes NO_SHOW by itself at
+// now under p: BOOKED (never checked in) in an ordinary slot, with the
+// policy's grace on and passed since the start. Each store asks it of
+// every candidate inside the transaction that holds its row; the
+// no-show rule (PolicyRefusal) counts the result as any other no-show.
+func (p Policy) AutoNoShow(a Appointment, now time.Time) bool {
+	return p.NoShowGraceMinutes > 0 && a.Status == StatusBooked && a.RoundID == 0 &&
+		CanTransition(a.Status, StatusNoShow) && !now.Before(a.StartAt.Add(time.Duration(p.NoShowGraceMinutes)*time.Minute))
+}

@@ -130,3 +130,36 @@ func TestCheckInOutcome(t *testing.T) {
 		}
 	}
 }
+
+// The automatic no-show: only BOOKED ordinary appointments, only with the
+// grace on, only once it has passed since the start.
+func TestAutoNoShow(t *testing.T) {
+	start := t0.Add(time.Hour)
+	a := Appointment{ID: 1, Status: StatusBooked, StartAt: start}
+	p := DefaultPolicy
+	p.NoShowGraceMinutes = 10
+	in := func(st Status) Appointment { b := a; b.Status = st; return b }
+	round := a
+	round.RoundID = 3
+	for name, tc := range map[string]struct {
+		p    Policy
+		a    Appointment
+		now  time.Time
+		want bool
+	}{
+		"booked, the grace passed":      {p, a, start.Add(10 * time.Minute), true},
+		"booked, within the grace":      {p, a, start.Add(9 * time.Minute), false},
+		"the grace off":                 {DefaultPolicy, a, start.Add(24 * time.Hour), false},
+		"arrived: checked in, not gone": {p, in(StatusArrived), start.Add(time.Hour), false},
+		"held":                          {p, in(StatusHeld), start.Add(time.Hour), false},
+		"completed":                     {p, in(StatusCompleted), start.Add(time.Hour), false},
+		"a room allocation":             {p, round, start.Add(time.Hour), false},
+	} {
+		if got := tc.p.AutoNoShow(tc.a, tc.now); got != tc.want {
+			t.Errorf("%s: %v, want %v", name, got, tc.want)
+		}
+	}
+	if ErrorCode(Policy{NoShowGraceMinutes: MaxCheckInMinutes + 1}.Validate()) != CodeInvalidRequest {
+		t.Fatal("a grace over a day validated")
+	}
+}

@@ -208,6 +208,9 @@ type Policy struct {
 	// The clinic's only; a schedule does not override them.
 	CheckInBeforeMinutes int `json:"checkInBeforeMinutes"`
 	CheckInAfterMinutes  int `json:"checkInAfterMinutes"`
+	// NoShowGraceMinutes: a BOOKED appointment not checked in this long
+	// after its start becomes NO_SHOW by itself (AutoNoShow); 0 is off.
+	NoShowGraceMinutes int `json:"noShowGraceMinutes"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -257,9 +260,9 @@ func (p Policy) Validate() error {
 			return Errorf(CodeInvalidRequest, "policy values must be 0 (off) to %d", MaxPolicyValue)
 		}
 	}
-	for _, v := range []int{p.CheckInBeforeMinutes, p.CheckInAfterMinutes} {
+	for _, v := range []int{p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes} {
 		if v < 0 || v > MaxCheckInMinutes {
-			return Errorf(CodeInvalidRequest, "the check-in window's minutes must be 0 to %d", MaxCheckInMinutes)
+			return Errorf(CodeInvalidRequest, "the check-in window's and the no-show grace's minutes must be 0 to %d", MaxCheckInMinutes)
 		}
 	}
 	return nil

@@ -149,12 +149,12 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 }
 
 const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
-	check_in_before_minutes, check_in_after_minutes`
+	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes`
 
 // policyFields are the fields of p in the order of policyColumns.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
-		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes}
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -175,9 +175,9 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 		}
 		if _, err := tx.Exec(ctx, `UPDATE clinic_policy SET max_active = $1, max_per_day = $2,
 			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5,
-			check_in_before_minutes = $6, check_in_after_minutes = $7 WHERE id = 1`,
+			check_in_before_minutes = $6, check_in_after_minutes = $7, no_show_grace_minutes = $8 WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
-			p.CheckInBeforeMinutes, p.CheckInAfterMinutes); err != nil {
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPolicy(ctx, time.Now(), before, p)}, nil

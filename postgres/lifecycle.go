@@ -394,6 +394,48 @@ func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.
 	return a, repeat, nil
 }
 
+// MarkNoShows makes up to limit BOOKED appointments NO_SHOW whose start is
+// the policy's grace past (booking.Policy.AutoNoShow), oldest first: each
+// in its own transaction, locking its slot and then itself as every other
+// change of an appointment does (so none waits on another in the other
+// order), decided again on the locked row. Concurrent passes skip what
+// another has done.
+func (s *Store) MarkNoShows(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	out := []booking.Appointment{}
+	p, err := s.ClinicPolicy(ctx)
+	if err != nil || p.NoShowGraceMinutes <= 0 || limit <= 0 {
+		return out, err
+	}
+	due := now.Add(-time.Duration(p.NoShowGraceMinutes) * time.Minute)
+	rows, _ := s.pool.Query(ctx, `SELECT a.id FROM appointments a
+		WHERE a.status = `+booking.StatusBookedSQL+` AND a.round_id IS NULL AND a.start_at <= $1
+		ORDER BY a.start_at, a.id LIMIT $2`, due, limit)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return out, translate(err, "")
+	}
+	for _, id := range ids {
+		var moved []booking.Appointment
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			a, _, found, err := lockAppointment(ctx, tx, id, nil, nil)
+			if err != nil || !found || !p.AutoNoShow(a, now) {
+				return err
+			}
+			if err := transition(ctx, tx, &a, booking.StatusNoShow, now, booking.AuditAutoNoShow); err != nil {
+				return err
+			}
+			moved = append(moved, a)
+			return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusNoShow))
+		})
+		if err != nil {
+			return out, translate(err, "")
+		}
+		out = append(out, moved...)
+	}
+	return out, nil
+}
+
 // --- suspensions ----------------------------------------------------------------------
 
 const (

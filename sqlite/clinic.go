@@ -185,12 +185,12 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 }
 
 const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
-	check_in_before_minutes, check_in_after_minutes`
+	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes`
 
 // policyFields are the fields of p in the order of policyCols.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
-		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes}
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -211,9 +211,9 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE clinic_policy SET max_active = ?, max_per_day = ?,
 			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
-			check_in_before_minutes = ?, check_in_after_minutes = ? WHERE id = 1`,
+			check_in_before_minutes = ?, check_in_after_minutes = ?, no_show_grace_minutes = ? WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
-			p.CheckInBeforeMinutes, p.CheckInAfterMinutes); err != nil {
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))

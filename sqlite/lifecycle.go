@@ -324,6 +324,58 @@ func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.
 	return a, repeat, nil
 }
 
+// MarkNoShows makes up to limit BOOKED appointments NO_SHOW whose start is
+// the policy's grace past (booking.Policy.AutoNoShow), oldest first, in one
+// write transaction, releasing each place once.
+func (s *Store) MarkNoShows(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
+	now = micro(now)
+	out := []booking.Appointment{}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var p booking.Policy
+		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).Scan(policyFields(&p)...); err != nil {
+			return err
+		}
+		if p.NoShowGraceMinutes <= 0 || limit <= 0 {
+			return nil
+		}
+		due := now.Add(-time.Duration(p.NoShowGraceMinutes) * time.Minute)
+		rows, err := tx.QueryContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.status = `+booking.StatusBookedSQL+`
+			AND a.round_id IS NULL AND a.start_at <= ? ORDER BY a.start_at, a.id LIMIT ?`, ts(due), limit)
+		if err != nil {
+			return err
+		}
+		var found []booking.Appointment
+		for rows.Next() {
+			a, err := scanAppt(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			found = append(found, a)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, a := range found {
+			if !p.AutoNoShow(a, now) {
+				continue
+			}
+			if err := moveTo(ctx, tx, &a, booking.StatusNoShow, now, booking.AuditAutoNoShow); err != nil {
+				return err
+			}
+			if err := s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusNoShow)); err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	if err != nil {
+		return []booking.Appointment{}, mapErr(err, "")
+	}
+	return out, nil
+}
+
 const suspensionCols = `id, scope, coalesce(resource_id, 0), coalesce(department_id, 0), from_at, to_at, reason,
 	created_at, lifted_at`
 

@@ -157,6 +157,27 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			_, _, err := svc.CheckIn(ctx, actor, r.Appointment.ID, "")
 			return err
 		}},
+		{"MarkNoShows", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-no-show")
+			if r.Err != nil {
+				return r.Err
+			}
+			pol, err := svc.ClinicPolicy(bg)
+			if err != nil {
+				return err
+			}
+			pol.NoShowGraceMinutes = 10
+			if _, err := svc.SetClinicPolicy(bg, pol); err != nil {
+				return err
+			}
+			setClock(r.Appointment.StartAt.Add(11 * time.Minute))
+			defer setClock(now)
+			as, err := svc.MarkNoShows(ctx, 10)
+			if err == nil && len(as) == 0 {
+				err = fmt.Errorf("no appointment marked")
+			}
+			return err
+		}},
 		{"CheckInByCode", func() error {
 			r := svc.Book(bg, f.patient().ID, free.ID, "audit-kiosk")
 			if r.Err != nil {

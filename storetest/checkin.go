@@ -179,3 +179,51 @@ func testRaceCheckIn(t *testing.T, h Harness) {
 	}
 	checkInvariants(t, h, s)
 }
+
+// testAutoNoShow: with the policy's grace on, the BOOKED appointments not
+// checked in by start + grace become NO_SHOW once, releasing their places
+// and counting in the no-show rule; ARRIVED ones and those within the
+// grace stay; with the grace off nothing happens.
+func testAutoNoShow(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(3)
+	p, q, r := f.patient(), f.patient(), f.patient()
+	gone := f.mustBook(sl.ID, p)
+	came := f.mustBook(sl.ID, q)
+	later := f.mustBook(f.slot(1, startsAt(sl.StartAt.Add(time.Hour))).ID, r)
+	_, _, err := s.CheckIn(f.ctx, booking.CheckInRequest{AppointmentID: came.ID, Codes: checkInCodes}, sl.StartAt)
+	must(t, err)
+	after := sl.StartAt.Add(20 * time.Minute)
+	if got, err := s.MarkNoShows(f.ctx, after, 10); err != nil || len(got) != 0 {
+		t.Fatalf("with the grace off: %+v %v", got, err)
+	}
+	pol, err := s.ClinicPolicy(f.ctx)
+	must(t, err)
+	pol.NoShowGraceMinutes, pol.NoShowLimit, pol.NoShowBlockDays = 15, 1, 30
+	_, err = s.SetClinicPolicy(f.ctx, pol)
+	must(t, err)
+	if got, err := s.MarkNoShows(f.ctx, sl.StartAt.Add(14*time.Minute), 10); err != nil || len(got) != 0 {
+		t.Fatalf("within the grace: %+v %v", got, err)
+	}
+	got, err := s.MarkNoShows(f.ctx, after, 10)
+	must(t, err)
+	if len(got) != 1 || got[0].ID != gone.ID || got[0].Status != booking.StatusNoShow {
+		t.Fatalf("marked %+v, want only %d", got, gone.ID)
+	}
+	if again, err := s.MarkNoShows(f.ctx, after.Add(time.Minute), 10); err != nil || len(again) != 0 {
+		t.Fatalf("a second pass marked %+v %v", again, err)
+	}
+	for id, want := range map[int64]booking.Status{gone.ID: booking.StatusNoShow, came.ID: booking.StatusArrived, later.ID: booking.StatusBooked} {
+		if a, _ := s.GetAppointment(f.ctx, id); a.Status != want {
+			t.Errorf("appointment %d is %s, want %s", id, a.Status, want)
+		}
+	}
+	es := auditOf(t, s, booking.EntityAppointment, gone.ID)
+	if f.getSlot(sl.ID).BookedCount != 1 || len(es) != 2 || es[0].Action != booking.AuditAutoNoShow {
+		t.Fatalf("booked %d, audit %+v", f.getSlot(sl.ID).BookedCount, es)
+	}
+	// The no-show rule counts it: p's self-booking is blocked.
+	wantCode(t, f.bookAt(f.slot(1, startsAt(after.Add(48*time.Hour))).ID, req(p, 0, "after-no-show"), after).Err, booking.CodeBookingBlocked)
+	checkInvariants(t, h, s)
+}

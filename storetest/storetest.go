@@ -119,6 +119,7 @@ func Run(t *testing.T, h Harness) {
 		{"CheckIn", testCheckIn},
 		{"CheckInPolicy", testCheckInPolicy},
 		{"RaceCheckIn", testRaceCheckIn},
+		{"AutoNoShow", testAutoNoShow},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},

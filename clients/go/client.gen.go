@@ -971,6 +971,9 @@ type Policy struct {
 	// NoShowBlockDays for this many days after the last no-show
 	NoShowBlockDays int `json:"noShowBlockDays"`
 
+	// NoShowGraceMinutes a BOOKED appointment not checked in this many minutes after its start becomes NO_SHOW by itself (counted by the no-show rule); 0, the default, is off
+	NoShowGraceMinutes *int `json:"noShowGraceMinutes,omitempty"`
+
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
 }

@@ -2228,6 +2228,8 @@ export interface components {
             checkInBeforeMinutes?: number;
             /** @description check-in closes this many minutes after the start (default 15) */
             checkInAfterMinutes?: number;
+            /** @description a BOOKED appointment not checked in this many minutes after its start becomes NO_SHOW by itself (counted by the no-show rule); 0, the default, is off */
+            noShowGraceMinutes?: number;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {

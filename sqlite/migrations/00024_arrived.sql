@@ -86,6 +86,9 @@ CREATE INDEX appointments_due_idx ON appointments (start_at) WHERE status IN ('B
 -- start to this many after.
 ALTER TABLE clinic_policy ADD COLUMN check_in_before_minutes INTEGER NOT NULL DEFAULT 60;
 ALTER TABLE clinic_policy ADD COLUMN check_in_after_minutes INTEGER NOT NULL DEFAULT 15;
+-- A BOOKED appointment not checked in this long after its start becomes
+-- NO_SHOW by itself (booking.Policy.AutoNoShow); 0, the default, is off.
+ALTER TABLE clinic_policy ADD COLUMN no_show_grace_minutes INTEGER NOT NULL DEFAULT 0;
 COMMIT;
 PRAGMA foreign_keys = ON;
 -- +goose StatementEnd
@@ -96,6 +99,7 @@ PRAGMA foreign_keys = ON;
 -- wider CHECK, which the older code never meets.
 -- +goose StatementBegin
 BEGIN IMMEDIATE;
+ALTER TABLE clinic_policy DROP COLUMN no_show_grace_minutes;
 ALTER TABLE clinic_policy DROP COLUMN check_in_after_minutes;
 ALTER TABLE clinic_policy DROP COLUMN check_in_before_minutes;
 DROP INDEX appointments_due_idx;
