@@ -38,6 +38,7 @@ func TestE2EKioskChecksIn(t *testing.T) {
 	if err != nil || loaded != qrPixels {
 		t.Fatalf("the QR image: %d px wide, %v", loaded, err)
 	}
+	screenshot(t, patient, "appointment-check-in") // and no sideways scroll on a phone
 
 	clk.add(a.StartAt.Sub(clk.Now()) - 20*time.Minute) // inside the window
 	kiosk := tab(t, b)
