@@ -191,7 +191,7 @@ func ScheduleOverlap(sc Schedule, others []Schedule, day string) error {
 // Policy is how a patient may book, cancel and be blocked. Zero turns a
 // rule off.
 type Policy struct {
-	// MaxActive caps one patient's active (HELD or BOOKED) appointments;
+	// MaxActive caps one patient's active (HELD, BOOKED or ARRIVED) appointments;
 	// MaxPerDay those on one local day of the slot's doctor. Round
 	// allocations are governed by the round's quota instead.
 	MaxActive int `json:"maxActive"`
@@ -210,6 +210,14 @@ type Policy struct {
 	RefundFullHours      int `json:"refundFullHours"`
 	RefundPartialPercent int `json:"refundPartialPercent"`
 	RefundPartialHours   int `json:"refundPartialHours"`
+	// CheckInBeforeMinutes and CheckInAfterMinutes are the check-in window
+	// (CheckInWindow): from that long before the start to that long after.
+	// The clinic's only; a schedule does not override them.
+	CheckInBeforeMinutes int `json:"checkInBeforeMinutes"`
+	CheckInAfterMinutes  int `json:"checkInAfterMinutes"`
+	// NoShowGraceMinutes: a BOOKED appointment not checked in this long
+	// after its start becomes NO_SHOW by itself (AutoNoShow); 0 is off.
+	NoShowGraceMinutes int `json:"noShowGraceMinutes"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -225,7 +233,8 @@ const (
 )
 
 // DefaultPolicy is the policy of a new clinic.
-var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay}
+var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay,
+	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes}
 
 // PolicyOverride is a schedule's own policy: nil fields take the clinic's.
 type PolicyOverride struct {
@@ -255,7 +264,8 @@ func (p Policy) With(o PolicyOverride) Policy {
 	return p
 }
 
-// Validate refuses values outside 0..MaxPolicyValue.
+// Validate refuses values outside 0..MaxPolicyValue, and a check-in
+// window side outside 0..MaxCheckInMinutes.
 func (p Policy) Validate() error {
 	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 		p.RefundFullHours, p.RefundPartialHours} {
@@ -265,6 +275,11 @@ func (p Policy) Validate() error {
 	}
 	if p.RefundPartialPercent < 0 || p.RefundPartialPercent > 100 {
 		return Errorf(CodeInvalidRequest, "refundPartialPercent must be 0 to 100")
+	}
+	for _, v := range []int{p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes} {
+		if v < 0 || v > MaxCheckInMinutes {
+			return Errorf(CodeInvalidRequest, "the check-in window's and the no-show grace's minutes must be 0 to %d", MaxCheckInMinutes)
+		}
 	}
 	return nil
 }

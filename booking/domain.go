@@ -64,7 +64,7 @@ const (
 )
 
 // Slot is one bookable unit of a resource: BookedCount of Capacity places
-// are taken by HELD or BOOKED appointments.
+// are taken by active (ActiveStatuses) appointments.
 type Slot struct {
 	ID          int64     `json:"id"`
 	DoctorID    int64     `json:"doctorId"`
@@ -159,10 +159,14 @@ const (
 // Status is an appointment's state.
 type Status string
 
-// Appointment states. HELD and BOOKED occupy a place; the others do not.
+// Appointment states. HELD, BOOKED and ARRIVED occupy a place; the others
+// do not.
 const (
-	StatusHeld      Status = "HELD"
-	StatusBooked    Status = "BOOKED"
+	StatusHeld   Status = "HELD"
+	StatusBooked Status = "BOOKED"
+	// StatusArrived is a booked patient checked in on the day: still on
+	// the place (the queue number is theirs) until seen or gone.
+	StatusArrived   Status = "ARRIVED"
 	StatusCancelled Status = "CANCELLED"
 	StatusExpired   Status = "EXPIRED"
 	StatusCompleted Status = "COMPLETED"
@@ -171,13 +175,13 @@ const (
 
 // Statuses are all the states, in the order of the transitions table: the
 // one list that validation messages, Sources and the API's enum follow.
-var Statuses = []Status{StatusHeld, StatusBooked, StatusCancelled, StatusExpired, StatusCompleted, StatusNoShow}
+var Statuses = []Status{StatusHeld, StatusBooked, StatusArrived, StatusCancelled, StatusExpired, StatusCompleted, StatusNoShow}
 
 // ActiveStatuses are the states that occupy a place: THE list. ActiveSQL
 // (sql.go) spells it for the stores' queries (a test keeps the two equal);
 // the schemas' partial indexes and triggers repeat it, and a new state
 // must be added there too (a migration).
-var ActiveStatuses = []Status{StatusHeld, StatusBooked}
+var ActiveStatuses = []Status{StatusHeld, StatusBooked, StatusArrived}
 
 // Active reports whether an appointment in this state occupies a place.
 func (s Status) Active() bool { return slices.Contains(ActiveStatuses, s) }
@@ -192,8 +196,11 @@ func (s Status) Valid() bool {
 // state change in every store is checked against it and then executed as a
 // conditional update WHERE status = <from>.
 var transitions = map[Status][]Status{
-	StatusHeld:      {StatusBooked, StatusCancelled, StatusExpired},
-	StatusBooked:    {StatusCancelled, StatusCompleted, StatusNoShow},
+	StatusHeld:   {StatusBooked, StatusCancelled, StatusExpired},
+	StatusBooked: {StatusArrived, StatusCancelled, StatusCompleted, StatusNoShow},
+	// An arrived patient is seen (COMPLETED), leaves unseen (NO_SHOW), or
+	// the visit is called off by staff or a suspension (CANCELLED).
+	StatusArrived:   {StatusCompleted, StatusNoShow, StatusCancelled},
 	StatusCancelled: nil,
 	StatusExpired:   nil,
 	StatusCompleted: nil,

@@ -33,19 +33,24 @@ const (
 	CodeInvalidTransition     Code = "invalid-transition"
 	CodeNotStarted            Code = "appointment-not-started"
 	CodeCancelCutoff          Code = "cancel-cutoff"
-	CodeLimitReached          Code = "appointment-limit"
-	CodeBookingBlocked        Code = "booking-blocked"
-	CodeSlotOverlap           Code = "slot-overlap"
-	CodeSlotSuspended         Code = "slot-suspended"
-	CodePaymentRejected       Code = "payment-rejected"
-	CodePaymentConflict       Code = "payment-conflict"
-	CodeBadSignature          Code = "bad-signature"
-	CodeKeyInUse              Code = "idempotency-key-in-use"
-	CodeKeyReused             Code = "idempotency-key-reused"
-	CodeRateLimited           Code = "rate-limited"
-	CodeOverloaded            Code = "overloaded"
-	CodeUnavailable           Code = "unavailable"
-	CodeInternal              Code = "internal"
+	// Check-in (checkin.go): a code that is not the appointment's, and
+	// the window's two sides.
+	CodeBadCheckInCode  Code = "bad-check-in-code"
+	CodeCheckInTooEarly Code = "check-in-too-early"
+	CodeCheckInClosed   Code = "check-in-closed"
+	CodeLimitReached    Code = "appointment-limit"
+	CodeBookingBlocked  Code = "booking-blocked"
+	CodeSlotOverlap     Code = "slot-overlap"
+	CodeSlotSuspended   Code = "slot-suspended"
+	CodePaymentRejected Code = "payment-rejected"
+	CodePaymentConflict Code = "payment-conflict"
+	CodeBadSignature    Code = "bad-signature"
+	CodeKeyInUse        Code = "idempotency-key-in-use"
+	CodeKeyReused       Code = "idempotency-key-reused"
+	CodeRateLimited     Code = "rate-limited"
+	CodeOverloaded      Code = "overloaded"
+	CodeUnavailable     Code = "unavailable"
+	CodeInternal        Code = "internal"
 )
 
 // Codes lists every code, for tables and tests that must cover them all.
@@ -55,7 +60,8 @@ func Codes() []Code {
 		CodeUnauthorized, CodeForbidden, CodeNotFound, CodeConflict,
 		CodeSlotFull, CodeAlreadyBooked, CodeOverlapping, CodeQuotaExceeded,
 		CodeNotOpenYet, CodeSlotClosed, CodeAlreadyStarted, CodeInvalidTransition,
-		CodeNotStarted, CodeCancelCutoff, CodeLimitReached, CodeBookingBlocked, CodeSlotOverlap, CodeSlotSuspended,
+		CodeNotStarted, CodeCancelCutoff, CodeBadCheckInCode, CodeCheckInTooEarly, CodeCheckInClosed,
+		CodeLimitReached, CodeBookingBlocked, CodeSlotOverlap, CodeSlotSuspended,
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,

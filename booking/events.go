@@ -9,6 +9,7 @@ const (
 	NotifyHeld      NotificationKind = "held"      // a place is held until paid
 	NotifyCompleted NotificationKind = "completed" // staff marked it COMPLETED
 	NotifyNoShow    NotificationKind = "no-show"   // staff marked it NO_SHOW
+	NotifyArrived   NotificationKind = "arrived"   // the patient checked in (ARRIVED)
 	// NotifyDeclined: the patient declined a waiting-list offer (its HELD
 	// place is cancelled); they need no message about their own answer.
 	NotifyDeclined NotificationKind = "declined"
@@ -18,7 +19,7 @@ const (
 // message to the patient, or a job): every kind but the event-only ones.
 func (k NotificationKind) Delivered() bool {
 	switch k {
-	case NotifyHeld, NotifyCompleted, NotifyNoShow, NotifyDeclined:
+	case NotifyHeld, NotifyCompleted, NotifyNoShow, NotifyArrived, NotifyDeclined:
 		return false
 	}
 	return true
@@ -45,6 +46,8 @@ const (
 	EventExpired   = "slotd.appointment.expired.v1"
 	EventCompleted = "slotd.appointment.completed.v1"
 	EventNoShow    = "slotd.appointment.no_show.v1"
+	// EventArrived: the patient checked in on the day (status ARRIVED).
+	EventArrived = "slotd.appointment.arrived.v1"
 	// EventSlotSuspended is one per patient told of a suspension, naming one
 	// of their cancelled appointments (SuspensionNotices).
 	EventSlotSuspended = "slotd.slot.suspended.v1"
@@ -72,6 +75,8 @@ func EventType(k NotificationKind) string {
 		return EventCompleted
 	case NotifyNoShow:
 		return EventNoShow
+	case NotifyArrived:
+		return EventArrived
 	case NotifySuspension:
 		return EventSlotSuspended
 	case NotifyRescheduled:
@@ -82,9 +87,12 @@ func EventType(k NotificationKind) string {
 	return ""
 }
 
-// TransitionNotices are what a staff transition to `to` announces.
+// TransitionNotices are what a staff transition or a check-in to `to`
+// announces.
 func TransitionNotices(appointmentID int64, to Status) []Notification {
 	switch to {
+	case StatusArrived:
+		return []Notification{{Kind: NotifyArrived, AppointmentID: appointmentID}}
 	case StatusCompleted:
 		return []Notification{{Kind: NotifyCompleted, AppointmentID: appointmentID}}
 	case StatusNoShow:

@@ -14,6 +14,7 @@ const (
 	// Appointment states (Status).
 	StatusHeldSQL      = "'" + string(StatusHeld) + "'"
 	StatusBookedSQL    = "'" + string(StatusBooked) + "'"
+	StatusArrivedSQL   = "'" + string(StatusArrived) + "'"
 	StatusCancelledSQL = "'" + string(StatusCancelled) + "'"
 	StatusExpiredSQL   = "'" + string(StatusExpired) + "'"
 	StatusNoShowSQL    = "'" + string(StatusNoShow) + "'"
@@ -21,7 +22,7 @@ const (
 	// ActiveSQL is ActiveStatuses as an SQL list, for "status IN "+ActiveSQL
 	// in every store's query that counts or finds the appointments that
 	// occupy a place (a test keeps it equal to SQLList(ActiveStatuses)).
-	ActiveSQL = "(" + StatusHeldSQL + ", " + StatusBookedSQL + ")"
+	ActiveSQL = "(" + StatusHeldSQL + ", " + StatusBookedSQL + ", " + StatusArrivedSQL + ")"
 
 	// Slot states.
 	SlotOpenSQL   = "'" + SlotOpen + "'"

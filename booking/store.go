@@ -184,6 +184,19 @@ type LifecycleStore interface {
 	// Transition moves an appointment to COMPLETED or NO_SHOW for staff;
 	// repeating it changes nothing.
 	Transition(ctx context.Context, appointmentID int64, to Status, now time.Time) (Appointment, error)
+	// CheckIn moves a BOOKED appointment to ARRIVED as DecideCheckIn
+	// decides under the clinic's policy; one already ARRIVED is answered
+	// as it is with repeat set, and nothing changes.
+	CheckIn(ctx context.Context, r CheckInRequest, now time.Time) (a Appointment, repeat bool, err error)
+	// ArrivalCandidates lists up to limit BOOKED and ARRIVED appointments
+	// of ordinary slots starting in [from, to], by start then id: those a
+	// kiosk's check-in code may name.
+	ArrivalCandidates(ctx context.Context, from, to time.Time, limit int) ([]Appointment, error)
+	// MarkNoShows makes up to limit BOOKED appointments NO_SHOW whose
+	// start is the clinic policy's grace past at now (Policy.AutoNoShow),
+	// oldest first, releasing each place once; none (also with the grace
+	// off) is an empty list.
+	MarkNoShows(ctx context.Context, now time.Time, limit int) ([]Appointment, error)
 	// Suspend closes a doctor's slots in a period and cancels their active
 	// appointments, notifying each patient once; repeating it changes nothing.
 	Suspend(ctx context.Context, s Suspension, now time.Time) (SuspensionResult, error)

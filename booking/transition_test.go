@@ -61,3 +61,39 @@ func TestSuspensionNotices(t *testing.T) {
 		}
 	}
 }
+
+// ARRIVED holds the place; it comes only from BOOKED and leaves for what a
+// clinic records of a visit (seen, gone unseen, called off), and staff
+// mark it completed or a no-show once it has started.
+func TestArrivedTransitions(t *testing.T) {
+	if !StatusArrived.Active() || !StatusArrived.Valid() {
+		t.Fatal("ARRIVED must be a known active state")
+	}
+	for _, from := range Statuses {
+		if want := from == StatusBooked; CanTransition(from, StatusArrived) != want {
+			t.Errorf("%s -> ARRIVED allowed: %v, want %v", from, !want, want)
+		}
+	}
+	for _, to := range []Status{StatusCompleted, StatusNoShow, StatusCancelled} {
+		if !CanTransition(StatusArrived, to) {
+			t.Errorf("ARRIVED -> %s refused", to)
+		}
+	}
+	for _, to := range []Status{StatusHeld, StatusBooked, StatusExpired} {
+		if CanTransition(StatusArrived, to) {
+			t.Errorf("ARRIVED -> %s allowed", to)
+		}
+	}
+	for _, to := range []Status{StatusCompleted, StatusNoShow} {
+		if noop, err := StaffTransition(StatusArrived, to, t0, t0); noop || err != nil {
+			t.Errorf("staff ARRIVED -> %s: %v %v", to, noop, err)
+		}
+		if _, err := StaffTransition(StatusArrived, to, t0.Add(time.Minute), t0); ErrorCode(err) != CodeNotStarted {
+			t.Errorf("staff ARRIVED -> %s before the start: %v", to, err)
+		}
+	}
+	if got := TransitionNotices(9, StatusArrived); len(got) != 1 || got[0].Kind != NotifyArrived || got[0].Kind.Delivered() ||
+		EventType(NotifyArrived) != EventArrived {
+		t.Fatalf("a check-in announces the arrived event only: %+v", got)
+	}
+}

@@ -15,6 +15,8 @@ import (
 
 	_ "github.com/jackc/pgx/v5/stdlib" // database/sql driver "pgx", for reading the rows
 	_ "modernc.org/sqlite"             // database/sql driver "sqlite"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // verify runs every check of a finished rush.
@@ -220,7 +222,7 @@ func readRows(ctx context.Context, dbURL string) (rows, error) {
 		out.slots[id] = [2]int{c, b}
 	}
 	rs.Close()
-	rs, err = db.QueryContext(ctx, `SELECT id, slot_id, patient_id, queue_no FROM appointments WHERE status IN ('HELD', 'BOOKED')`)
+	rs, err = db.QueryContext(ctx, `SELECT id, slot_id, patient_id, queue_no FROM appointments WHERE status IN `+booking.ActiveSQL)
 	if err != nil {
 		return rows{}, err
 	}

@@ -71,7 +71,7 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) error {
 				{Type: "Appointment", Interaction: rs, SearchParam: []param{
 					{"patient", "reference", "a patient sees only their own; an admin names one"},
 					{"date", "date", date},
-					{"status", "token", "pending, booked, cancelled, fulfilled, noshow"}},
+					{"status", "token", strings.Join(appointmentStatuses, ", ")}},
 					Operation: []operation{
 						{"find", "urn:slotd:fhir:OperationDefinition:appointment-find"},
 						{"book", "urn:slotd:fhir:OperationDefinition:appointment-book"}}},
@@ -509,8 +509,8 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	for _, st := range statuses {
-		if !slices.Contains([]string{"pending", "booked", "cancelled", "fulfilled", "noshow"}, st) {
-			return booking.Errorf(booking.CodeInvalidRequest, "status must be pending, booked, cancelled, fulfilled or noshow")
+		if !slices.Contains(appointmentStatuses, st) {
+			return booking.Errorf(booking.CodeInvalidRequest, "status must be one of %s", strings.Join(appointmentStatuses, ", "))
 		}
 	}
 	pg, err := pagerOf(q)

@@ -1,6 +1,7 @@
 package fhir
 
 import (
+	"slices"
 	"strconv"
 	"time"
 
@@ -271,13 +272,16 @@ func slot(s booking.Slot, now time.Time, links slotLinks) Slot {
 	return out
 }
 
-// appointmentStatus maps slotd's states to FHIR's: HELD awaits payment.
+// appointmentStatus maps slotd's states to FHIR's: HELD awaits payment,
+// ARRIVED is FHIR's own "arrived".
 func appointmentStatus(s booking.Status) string {
 	switch s {
 	case booking.StatusHeld:
 		return "pending"
 	case booking.StatusBooked:
 		return "booked"
+	case booking.StatusArrived:
+		return "arrived"
 	case booking.StatusCompleted:
 		return "fulfilled"
 	case booking.StatusNoShow:
@@ -285,6 +289,18 @@ func appointmentStatus(s booking.Status) string {
 	}
 	return "cancelled" // CANCELLED, EXPIRED
 }
+
+// appointmentStatuses are the FHIR statuses appointmentStatus answers, in
+// the order of booking.Statuses: the search's status values.
+var appointmentStatuses = func() []string {
+	var out []string
+	for _, st := range booking.Statuses {
+		if s := appointmentStatus(st); !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	return out
+}()
 
 func appointment(a booking.Appointment) Appointment {
 	out := Appointment{ResourceType: "Appointment", ID: id(a.ID), Meta: &Meta{LastUpdated: instant(a.UpdatedAt)},

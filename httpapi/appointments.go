@@ -138,8 +138,19 @@ func (s *server) getAppointment(w http.ResponseWriter, r *http.Request, c auth.C
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, a)
+	out := appointmentAnswer{Appointment: a}
+	if a.Status == booking.StatusBooked {
+		out.CheckInCode = s.svc.CheckInCode(a.ID)
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// appointmentAnswer is one appointment as its patient (or an admin) reads
+// it: with the code to check in with on the day while it is BOOKED.
+type appointmentAnswer struct {
+	booking.Appointment
+	CheckInCode string `json:"checkInCode,omitempty"`
 }
 
 func (s *server) cancel(w http.ResponseWriter, r *http.Request, c auth.Claims) error {

@@ -46,6 +46,10 @@ const (
 	ownerOnly
 	// anyCaller: any admitted token, whatever its role (signing out).
 	anyCaller
+	// ownerDoctorOrAdmin: the path names patient A's appointment with the
+	// fixture's doctor: A, that doctor and admins find it, another patient
+	// is told it does not exist (check-in).
+	ownerDoctorOrAdmin
 )
 
 // authorization classifies every operation of openapi.json. A new operation
@@ -121,6 +125,7 @@ var authorization = map[string]access{
 	"POST /api/doctor/appointments/{id}/complete":    doctorOnly,
 	"POST /api/doctor/appointments/{id}/no-show":     doctorOnly,
 	"POST /api/appointments/{id}/reschedule":         ownerOrAdmin,
+	"POST /api/appointments/{id}/check-in":           ownerDoctorOrAdmin,
 	"POST /api/waitlist":                             patientWrite,
 	"GET /api/me/waitlist":                           patientOnly,
 	"DELETE /api/waitlist/{id}":                      ownerOnly,
@@ -273,6 +278,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = map[string]any{"slotId": sl.ID} // its own slot: refused, but only once found and allowed
 			case "POST /api/waitlist":
 				body = waitBody
+			case "POST /api/appointments/{id}/check-in":
+				body = map[string]any{"code": "AAAA-AAAA"} // a wrong code: refused, but only once found and allowed
 			}
 			if method == "GET" || method == "DELETE" {
 				body = nil
@@ -364,6 +371,14 @@ func judge(class access, caller, status int) string {
 		return want(status == http.StatusForbidden, "403")
 	case anyCaller:
 		return want(status == http.StatusNoContent, "204")
+	case ownerDoctorOrAdmin:
+		switch caller {
+		case owner, admin, doctor:
+			return want(!denied && status != http.StatusNotFound, "found and allowed")
+		case other:
+			return want(status == http.StatusNotFound, "404 (another owner's object does not exist for them)")
+		}
+		return want(status == http.StatusForbidden, "403")
 	}
 	return "an unknown class"
 }

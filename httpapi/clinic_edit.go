@@ -147,7 +147,9 @@ func (s *server) getPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 }
 
 func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	var p booking.Policy
+	// A body without the check-in window (a client older than it) keeps
+	// the default window rather than closing check-in to the start minute.
+	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes}
 	if err := decodeJSON(r, &p); err != nil {
 		return err
 	}

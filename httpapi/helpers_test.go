@@ -153,7 +153,8 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	}
 	// The timeout bounds a booking's whole wait: generous, as these tests
 	// are about answers and -race on busy cores makes a rush of hundreds slow.
-	so := service.Options{Now: e.clock.Now, Timeout: 10 * time.Second}
+	so := service.Options{Now: e.clock.Now, Timeout: 10 * time.Second,
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose))}
 	if ec.svc != nil {
 		ec.svc(&so)
 	}

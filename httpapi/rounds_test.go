@@ -482,10 +482,10 @@ func (e *env) checkRoundDB(roundID int64, want int) {
 			e.t.Fatal(err)
 		}
 	}
-	q(`SELECT COUNT(*) FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE s.round_id = ? AND a.status IN ('HELD','BOOKED')`, &active)
+	q(`SELECT COUNT(*) FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE s.round_id = ? AND a.status IN `+booking.ActiveSQL, &active)
 	q(`SELECT COUNT(*) FROM slots s WHERE s.round_id = ? AND s.booked_count > s.capacity`, &over)
 	q(`SELECT COUNT(*) FROM (SELECT a.patient_id FROM appointments a JOIN slots s ON s.id = a.slot_id
-		WHERE s.round_id = ? AND a.status IN ('HELD','BOOKED') GROUP BY a.patient_id HAVING COUNT(*) > 1)`, &twice)
+		WHERE s.round_id = ? AND a.status IN `+booking.ActiveSQL+` GROUP BY a.patient_id HAVING COUNT(*) > 1)`, &twice)
 	if active != want || over != 0 || twice != 0 {
 		e.t.Fatalf("database: %d active (want %d), %d slots over capacity, %d patients twice", active, want, over, twice)
 	}

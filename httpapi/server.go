@@ -273,6 +273,7 @@ func (s *server) routes() {
 	s.handle("GET /api/me/data", s.authed(s.myData))
 	s.handle("POST /api/signout", s.authed(s.signOut))
 	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
+	s.handle("POST /api/appointments/{id}/check-in", s.authed(s.checkIn))
 	s.handle("POST /api/waitlist", s.authed(s.joinWaitlist))
 	s.handle("GET /api/me/waitlist", s.authed(s.myWaitlist))
 	s.handle("DELETE /api/waitlist/{id}", s.authed(s.leaveWaitlist))

@@ -368,6 +368,11 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 			ev = Event{Appointment: a, Zone: loc, Summary: fmt.Sprintf("Appointment with %s (No. %d)", d.Name, a.QueueNumber)}
 		}
 		ev.Description = "Status: " + strings.ToLower(string(a.Status))
+		if code := h.svc.CheckInCode(a.ID); code != "" && a.Status == booking.StatusBooked && !staff {
+			// The patient's own calendar carries the code to type at the
+			// kiosk on the day; staff calendars check in without one.
+			ev.Description += "\nCheck-in code: " + code
+		}
 		ev.URL = base + "/appointments/" + strconv.FormatInt(a.ID, 10)
 		if staff {
 			p, ok := patients[a.PatientID]

@@ -51,24 +51,25 @@ func UID(appointmentID int64, domain string) string {
 
 // Sequence is the number of state changes an appointment went through,
 // derived from its state: the state machine has no cycles, so this grows
-// with every change. A paid appointment was HELD before it was BOOKED.
+// with every change. A paid appointment was HELD before it was BOOKED; a
+// final state after BOOKED counts two, as it may have come through
+// ARRIVED (a skipped number is no harm: it only has to grow).
 func Sequence(a booking.Appointment) int {
-	wasHeld := a.HoldExpiresAt != nil
+	base := 0
+	if a.HoldExpiresAt != nil {
+		base = 1
+	}
 	switch a.Status {
 	case booking.StatusHeld:
 		return 0
 	case booking.StatusBooked:
-		if wasHeld {
-			return 1
-		}
-		return 0
+		return base
+	case booking.StatusArrived:
+		return base + 1
 	case booking.StatusExpired:
 		return 1
 	default: // CANCELLED, COMPLETED, NO_SHOW
-		if wasHeld {
-			return 2
-		}
-		return 1
+		return base + 2
 	}
 }
 

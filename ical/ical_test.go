@@ -57,7 +57,8 @@ func newFixture(t *testing.T) *fixture {
 	f := &fixture{t: t, store: st, signer: signer}
 	f.paris, err = time.LoadLocation("Europe/Paris")
 	must(t, err)
-	f.svc = service.NewService(st, service.Options{Now: func() time.Time { return now }})
+	f.svc = service.NewService(st, service.Options{Now: func() time.Time { return now },
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose))})
 	dept, err := st.CreateDepartment(ctx, booking.Department{Name: "Cardiology"})
 	must(t, err)
 	f.doctor, err = st.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Martin", DepartmentID: dept.ID, TimeZone: "Europe/Paris"})
@@ -207,7 +208,7 @@ func TestSubscriptionFeedAcrossDST(t *testing.T) {
 	}
 
 	// A cancel reaches the subscriber as the same UID, a higher SEQUENCE
-	// and STATUS:CANCELLED.
+	// (2: a final state counts two, ical.Sequence) and STATUS:CANCELLED.
 	_, err := f.svc.Cancel(context.Background(), f.after.ID, f.p1.ID)
 	must(t, err)
 	_, body = f.get(feedPath, "")
@@ -215,7 +216,7 @@ func TestSubscriptionFeedAcrossDST(t *testing.T) {
 	if e == nil {
 		t.Fatal("the cancelled appointment left the feed; subscribers would keep it")
 	}
-	if prop(&e.ComponentBase, goical.ComponentPropertyStatus) != "CANCELLED" || prop(&e.ComponentBase, goical.ComponentPropertySequence) != "1" {
+	if prop(&e.ComponentBase, goical.ComponentPropertyStatus) != "CANCELLED" || prop(&e.ComponentBase, goical.ComponentPropertySequence) != "2" {
 		t.Errorf("cancelled: status %q sequence %q", prop(&e.ComponentBase, goical.ComponentPropertyStatus), prop(&e.ComponentBase, goical.ComponentPropertySequence))
 	}
 
@@ -360,6 +361,10 @@ func TestAppointmentICS(t *testing.T) {
 		if len(evs) != 1 || evs[0].Id() != ical.UID(f.before.ID, "clinic.test") {
 			t.Errorf("%s: events %v", tc.name, evs)
 		}
+		// The patient's own event carries the code to type at the kiosk.
+		if code := f.svc.CheckInCode(f.before.ID); !strings.Contains(body, "Check-in code: "+code) {
+			t.Errorf("%s: the event lacks the check-in code %s:\n%s", tc.name, code, body)
+		}
 	}
 }
 
@@ -428,6 +433,9 @@ func TestSequenceGrowsAlongEveryPath(t *testing.T) {
 		{{Status: booking.StatusHeld, HoldExpiresAt: &held}, {Status: booking.StatusBooked, HoldExpiresAt: &held}, {Status: booking.StatusNoShow, HoldExpiresAt: &held}},
 		{{Status: booking.StatusHeld, HoldExpiresAt: &held}, {Status: booking.StatusExpired, HoldExpiresAt: &held}},
 		{{Status: booking.StatusHeld, HoldExpiresAt: &held}, {Status: booking.StatusCancelled, HoldExpiresAt: &held}},
+		{{Status: booking.StatusBooked}, {Status: booking.StatusArrived}, {Status: booking.StatusCompleted}},
+		{{Status: booking.StatusBooked}, {Status: booking.StatusArrived}, {Status: booking.StatusNoShow}},
+		{{Status: booking.StatusHeld, HoldExpiresAt: &held}, {Status: booking.StatusBooked, HoldExpiresAt: &held}, {Status: booking.StatusArrived, HoldExpiresAt: &held}, {Status: booking.StatusCancelled, HoldExpiresAt: &held}},
 	}
 	for _, p := range paths {
 		for i := 1; i < len(p); i++ {

@@ -80,7 +80,10 @@ const (
 
 // Defaults of Config.
 const (
-	DefaultExpiryInterval   = 30 * time.Second
+	DefaultExpiryInterval = 30 * time.Second
+	// NoShowInterval is how often the automatic no-shows are marked
+	// (booking.Policy.NoShowGraceMinutes; nothing when it is off).
+	NoShowInterval          = time.Minute
 	DefaultGenerateInterval = time.Hour
 	DefaultNotifyWorkers    = 10
 	// DefaultReconcileInterval keeps the reconciliation alerts
@@ -190,6 +193,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 	river.AddWorker(ws, &notifyWorker{w: w})
 	river.AddWorker(ws, &notifyBatchWorker{w: w})
 	river.AddWorker(ws, &expireWorker{w: w})
+	river.AddWorker(ws, &noShowWorker{w: w})
 	river.AddWorker(ws, &generateWorker{w: w})
 	river.AddWorker(ws, &reconcileWorker{w: w})
 	river.AddWorker(ws, &offerWorker{w: w})
@@ -222,6 +226,8 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 		},
 		PeriodicJobs: []*river.PeriodicJob{
 			periodic("expire-holds", cfg.ExpiryInterval, true, ExpireArgs{}),
+			// A minute late at most is soon enough for a no-show.
+			periodic("mark-no-shows", NoShowInterval, true, NoShowArgs{}),
 			// The pass at start and every hour generates each schedule's
 			// days after its generated-through mark: the new day, or the
 			// days missed while down; nothing when nothing is due. Edits

@@ -180,6 +180,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		m.RefundAmount, m.Currency = r.AmountCents, w.svc.Currency()
 		m.IdempotencyKey += fmt.Sprintf("-%d", r.ID)
 	}
+	if n.Notification == booking.NotifyConfirmation || reminder {
+		m.CheckInCode = w.svc.CheckInCode(a.ID)
+	}
 	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
 		m.OfferExpiresAt = *a.HoldExpiresAt
 	}
@@ -247,6 +250,45 @@ func (w *workers) expire(ctx context.Context) (int, error) {
 	}
 	if total > 0 {
 		w.logger.Info("holds expired", "count", total)
+	}
+	return total, nil
+}
+
+// NoShowArgs is the periodic pass that makes NO_SHOW the BOOKED
+// appointments not checked in by their start and the policy's grace.
+type NoShowArgs struct{}
+
+// Kind names the job kind in River's table.
+func (NoShowArgs) Kind() string { return "slotd.mark_no_shows" }
+
+type noShowWorker struct {
+	river.WorkerDefaults[NoShowArgs]
+	w *workers
+}
+
+// Work runs one pass, ExpireBatch appointments at a time.
+func (nw *noShowWorker) Work(ctx context.Context, _ *river.Job[NoShowArgs]) error {
+	_, err := nw.w.markNoShows(ctx)
+	return err
+}
+
+func (w *workers) markNoShows(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		as, err := w.svc.MarkNoShows(jobActor(ctx, NoShowArgs{}.Kind()), ExpireBatch)
+		if err != nil {
+			return total, fmt.Errorf("mark no-shows: %w", err)
+		}
+		total += len(as)
+		if len(as) < ExpireBatch {
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return total, err
+		}
+	}
+	if total > 0 {
+		w.logger.Info("appointments marked no-show", "count", total)
 	}
 	return total, nil
 }

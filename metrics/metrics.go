@@ -32,6 +32,7 @@ type Metrics struct {
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
 	signups   *prometheus.CounterVec // patients' sign-ups
+	checkins  *prometheus.CounterVec // check-ins by who and outcome
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -122,6 +123,15 @@ func New() *Metrics {
 	for _, o := range booking.ReminderOutcomes {
 		m.reminders.WithLabelValues(o)
 	}
+	m.checkins = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_checkins_total",
+		Help: "Check-ins by who (patient with the code, staff: an admin, the appointment's doctor or the kiosk) and outcome: arrived, repeat (already ARRIVED, answered as it was), or the refusal: bad-check-in-code, check-in-too-early, check-in-closed, invalid-transition, not-found, other.",
+	}, []string{"by", "outcome"})
+	for _, by := range []string{booking.CheckInByPatient, booking.CheckInByStaff} {
+		for _, o := range booking.CheckInOutcomes {
+			m.checkins.WithLabelValues(by, o)
+		}
+	}
 	m.revoked = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_tokens_refused_total",
 		Help: "Verified tokens and page sessions refused by their subject's revocation mark, by reason: revoked (signed out, a staff password changed, a staff user disabled) or departed (a deactivated or erased patient).",
@@ -130,7 +140,7 @@ func New() *Metrics {
 		m.revoked.WithLabelValues(r)
 	}
 	m.refunds = newRefunds(m.reg)
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -145,6 +155,9 @@ func (m *Metrics) StaffSignIn(outcome string, lockout bool) {
 		m.lockouts.Inc()
 	}
 }
+
+// CheckIn counts one check-in (service.CheckInObserver).
+func (m *Metrics) CheckIn(by, outcome string) { m.checkins.WithLabelValues(by, outcome).Inc() }
 
 // Offers counts waitlist offers (booking.WaitlistObserver).
 func (m *Metrics) Offers(outcome string, n int) { m.offers.WithLabelValues(outcome).Add(float64(n)) }

@@ -41,6 +41,8 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 	m.Offers("made", 3)
 	m.Offers("expired", 1)
 	m.Reminders("delivered", 2)
+	m.CheckIn("patient", "arrived")
+	m.CheckIn("staff", "check-in-too-early")
 	fail := false
 	m.WaitlistEntries(func() (map[string]int, error) {
 		if fail {
@@ -61,6 +63,9 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 		`slotd_waitlist_offers_total{outcome="accepted"} 0`, // every outcome exists from the start
 		`slotd_reminders_total{outcome="delivered"} 2`,
 		`slotd_reminders_total{outcome="passed"} 0`,
+		`slotd_checkins_total{by="patient",outcome="arrived"} 1`,
+		`slotd_checkins_total{by="staff",outcome="check-in-too-early"} 1`,
+		`slotd_checkins_total{by="staff",outcome="bad-check-in-code"} 0`,
 		`slotd_waitlist_entries{state="WAITING"} 4`,
 		`slotd_waitlist_entries{state="OFFERED"} 1`,
 	} {

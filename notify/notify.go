@@ -78,6 +78,10 @@ type Message struct {
 	// Code is a one-time login code (login-code only). It is a secret: it
 	// is never logged, except by the Log notifier with ShowCodes set.
 	Code string `json:"code,omitempty"`
+	// CheckInCode is the appointment's check-in code (confirmation and
+	// reminder), typed at the clinic's kiosk on the day. It is never
+	// logged.
+	CheckInCode string `json:"checkInCode,omitempty"`
 	// Language is the patient's language (an i18n.Languages tag); the
 	// notifier's Config.Language when empty.
 	Language string `json:"language,omitempty"`

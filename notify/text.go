@@ -65,6 +65,12 @@ func Text(m Message) (subject, body string) {
 		b.WriteString(pr.T("Hello,") + "\n\n")
 	}
 	line := func(s string) { b.WriteString(s + "\n") }
+	// checkIn names the code to type at the kiosk on the day, if any.
+	checkIn := func(code string) {
+		if code != "" {
+			line(pr.T("Check-in code: %s", code))
+		}
+	}
 
 	switch m.Kind {
 	case KindConfirmation:
@@ -73,6 +79,7 @@ func Text(m Message) (subject, body string) {
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
+		checkIn(m.CheckInCode)
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindReminder:
 		subject = dash(pr.T("Appointment reminder"))
@@ -80,6 +87,7 @@ func Text(m Message) (subject, body string) {
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
+		checkIn(m.CheckInCode)
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindCancellation:
 		subject = dash(pr.T("Appointment cancelled"))
@@ -177,6 +185,11 @@ func SMS(m Message) string {
 		s = pr.T("Your sign-in code: %s", m.Code)
 	default:
 		s = pr.T("News about your appointment of %s.", when)
+	}
+	if m.CheckInCode != "" && (m.Kind == KindConfirmation || m.Kind == KindReminder) {
+		if t := s + " " + pr.T("Check-in code: %s", m.CheckInCode); utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang) {
+			s = t
+		}
 	}
 	if d := headerSafe(m.DoctorName); d != "" && m.Kind != KindLoginCode {
 		if t := s + " " + d; utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang) {

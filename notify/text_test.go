@@ -56,6 +56,10 @@ func TestText(t *testing.T) {
 	}{
 		{kind: notify.KindConfirmation, subject: "Appointment confirmed: " + when,
 			body: []string{"Hello Jane Doe,", "with Dr Amélie Martin on " + when + " is confirmed", "No. 3", "Appointment reference: 42"}},
+		{kind: notify.KindConfirmation, edit: func(m *notify.Message) { m.CheckInCode = "K7M2-9QXD" }, subject: "Appointment confirmed: " + when,
+			body: []string{"is confirmed", "Check-in code: K7M2-9QXD"}},
+		{kind: notify.KindReminder, edit: func(m *notify.Message) { m.CheckInCode = "K7M2-9QXD" }, subject: "Appointment reminder: " + when,
+			body: []string{"Check-in code: K7M2-9QXD"}},
 		{kind: notify.KindCancellation, subject: "Appointment cancelled: " + when,
 			body: []string{"on " + when + " has been cancelled", "Queue number: No. 3."}},
 		{kind: notify.KindExpiry, subject: "Appointment hold expired: " + when,
@@ -88,6 +92,9 @@ func TestText(t *testing.T) {
 			if strings.Contains(subject+body, secret) {
 				t.Errorf("%s: text contains %q", tc.kind, secret)
 			}
+		}
+		if m.CheckInCode != "" && (strings.Contains(subject, m.CheckInCode) || !strings.Contains(notify.SMS(m), m.CheckInCode)) {
+			t.Errorf("%s: the check-in code is in the subject, or not in the SMS %q", tc.kind, notify.SMS(m))
 		}
 		if m.Code != "" && strings.Contains(subject, m.Code) {
 			t.Errorf("%s: subject contains the code", tc.kind)

@@ -52,6 +52,22 @@ func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to
 	return as, translate(err, "")
 }
 
+// ArrivalCandidates lists up to limit BOOKED and ARRIVED appointments of
+// ordinary slots starting in [from, to], by start then id
+// (appointments_due_idx).
+func (s *Store) ArrivalCandidates(ctx context.Context, from, to time.Time, limit int) ([]booking.Appointment, error) {
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		 WHERE a.status IN (`+booking.StatusBookedSQL+`, `+booking.StatusArrivedSQL+`)
+		   AND a.start_at >= $1 AND a.start_at <= $2 AND a.round_id IS NULL
+		 ORDER BY a.start_at, a.id LIMIT $3`, from, to, limit)
+	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	if as == nil {
+		as = []booking.Appointment{}
+	}
+	return as, translate(err, "")
+}
+
 // IssueLoginCode records a new sign-in code (its hash) for c.PhoneKey,
 // valid until c.ExpiresAt, unless c.MaxInWindow codes were already issued
 // for it since c.WindowStart, or c.MaxInDay since c.DayStart: then it

@@ -366,6 +366,82 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 	return out, nil
 }
 
+// CheckIn checks a patient in (booking.DecideCheckIn decides, under the
+// clinic's policy read in the same transaction, with the appointment's
+// row and slot locked): BOOKED becomes ARRIVED, keeping its place, by a
+// conditional update; an appointment already ARRIVED is answered as it is,
+// with repeat set. See booking.CheckInRequest.
+func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.Time) (a booking.Appointment, repeat bool, err error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		got, _, found, err := lockAppointment(ctx, tx, r.AppointmentID, nil, nil)
+		switch {
+		case err != nil:
+			return err
+		case !found:
+			return booking.NotFound("appointment")
+		}
+		var p booking.Policy
+		if err := tx.QueryRow(ctx, `SELECT `+policyColumns+` FROM clinic_policy WHERE id = 1`).Scan(policyFields(&p)...); err != nil {
+			return err
+		}
+		a = got
+		if repeat, err = booking.DecideCheckIn(got, r, p, now); repeat || err != nil {
+			return err
+		}
+		if err := transition(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusArrived))
+	})
+	if err != nil {
+		return booking.Appointment{}, false, translate(err, "")
+	}
+	return a, repeat, nil
+}
+
+// MarkNoShows makes up to limit BOOKED appointments NO_SHOW whose start is
+// the policy's grace past (booking.Policy.AutoNoShow), oldest first: each
+// in its own transaction, locking its slot and then itself as every other
+// change of an appointment does (so none waits on another in the other
+// order), decided again on the locked row. Concurrent passes skip what
+// another has done.
+func (s *Store) MarkNoShows(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	out := []booking.Appointment{}
+	p, err := s.ClinicPolicy(ctx)
+	if err != nil || p.NoShowGraceMinutes <= 0 || limit <= 0 {
+		return out, err
+	}
+	due := now.Add(-time.Duration(p.NoShowGraceMinutes) * time.Minute)
+	rows, _ := s.pool.Query(ctx, `SELECT a.id FROM appointments a
+		WHERE a.status = `+booking.StatusBookedSQL+` AND a.round_id IS NULL AND a.start_at <= $1
+		ORDER BY a.start_at, a.id LIMIT $2`, due, limit)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return out, translate(err, "")
+	}
+	for _, id := range ids {
+		var moved []booking.Appointment
+		err := s.inTx(ctx, func(tx pgx.Tx) error {
+			a, _, found, err := lockAppointment(ctx, tx, id, nil, nil)
+			if err != nil || !found || !p.AutoNoShow(a, now) {
+				return err
+			}
+			if err := transition(ctx, tx, &a, booking.StatusNoShow, now, booking.AuditAutoNoShow); err != nil {
+				return err
+			}
+			moved = append(moved, a)
+			return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusNoShow))
+		})
+		if err != nil {
+			return out, translate(err, "")
+		}
+		out = append(out, moved...)
+	}
+	return out, nil
+}
+
 // --- suspensions ----------------------------------------------------------------------
 
 const (

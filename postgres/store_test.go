@@ -150,7 +150,7 @@ func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 	t.Helper()
 	rows, _ := in.pool.Query(context.Background(), `SELECT `+apptColumns+`
-		FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.status IN ('HELD', 'BOOKED') ORDER BY a.id`)
+		FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.status IN `+booking.ActiveSQL+` ORDER BY a.id`)
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	if err != nil {
 		t.Fatalf("active appointments: %v", err)

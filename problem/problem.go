@@ -37,10 +37,16 @@ var specs = map[booking.Code]Spec{
 	booking.CodeInvalidTransition:     {http.StatusConflict, "Invalid state transition"},
 	booking.CodeNotStarted:            {http.StatusConflict, "Appointment not started yet"},
 	booking.CodeCancelCutoff:          {http.StatusConflict, "Too late to cancel"},
-	booking.CodeLimitReached:          {http.StatusConflict, "Appointment limit reached"},
-	booking.CodeBookingBlocked:        {http.StatusConflict, "Booking blocked"},
-	booking.CodeSlotOverlap:           {http.StatusConflict, "Overlapping slot"},
-	booking.CodeSlotSuspended:         {http.StatusConflict, "Slot closed by a suspension"},
+	// A well-formed request whose check-in code is not the appointment's:
+	// the caller is who they say (the token), the content is wrong.
+	booking.CodeBadCheckInCode: {http.StatusUnprocessableEntity, "Wrong check-in code"},
+	// The check-in window (booking.Policy) has not opened or has closed.
+	booking.CodeCheckInTooEarly: {http.StatusConflict, "Too early to check in"},
+	booking.CodeCheckInClosed:   {http.StatusConflict, "Check-in closed"},
+	booking.CodeLimitReached:    {http.StatusConflict, "Appointment limit reached"},
+	booking.CodeBookingBlocked:  {http.StatusConflict, "Booking blocked"},
+	booking.CodeSlotOverlap:     {http.StatusConflict, "Overlapping slot"},
+	booking.CodeSlotSuspended:   {http.StatusConflict, "Slot closed by a suspension"},
 	// A payment that arrived too late or for the wrong amount: recorded
 	// for a refund, refused for the booking.
 	booking.CodePaymentRejected: {http.StatusConflict, "Payment rejected"},

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // Check results.
@@ -63,7 +65,7 @@ type Appointment struct {
 	Status    string `json:"status"`
 }
 
-func (a Appointment) active() bool { return a.Status == "BOOKED" || a.Status == "HELD" }
+func (a Appointment) active() bool { return booking.Status(a.Status).Active() }
 
 // Reconciliation is the outcome of GET /api/admin/reconciliation.
 type Reconciliation struct {

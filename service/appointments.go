@@ -18,6 +18,18 @@ func (s *Service) Transition(ctx context.Context, appointmentID int64, to bookin
 	return a, err
 }
 
+// MarkNoShows makes up to limit BOOKED appointments NO_SHOW that were not
+// checked in by their start and the policy's grace (Store.MarkNoShows).
+func (s *Service) MarkNoShows(ctx context.Context, limit int) ([]booking.Appointment, error) {
+	as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
+		return s.store.MarkNoShows(ctx, s.now(), limit)
+	})
+	for _, a := range as {
+		s.slotChanged(a.SlotID, a.DoctorID) // a final state holds no place
+	}
+	return as, err
+}
+
 // ExpireHolds expires up to limit holds past their deadline (see
 // Store.ExpireHolds) and releases their places in the gates.
 func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]booking.Appointment, error) {

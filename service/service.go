@@ -90,6 +90,10 @@ type Options struct {
 	// Currency is the clinic's ISO 4217 code, the currency of every
 	// payment and refund (EUR when empty).
 	Currency string
+	// CheckInCodes sign the appointments' check-in codes (a key from
+	// auth.Signer.DeriveKey(booking.CheckInKeyPurpose)); without a key no
+	// code is shown and only staff check patients in.
+	CheckInCodes booking.CheckInCodes
 }
 
 // Booking engines.
@@ -129,6 +133,7 @@ type Service struct {
 	wall           func() time.Time
 	onRefusedToken func(code booking.Code)
 	loginKey       func(phone string) string
+	checkInCodes   booking.CheckInCodes
 
 	accounts          accounts.Store // staff sign-in (staffsignin.go)
 	staffTOTPRequired bool
@@ -183,7 +188,7 @@ func NewService(store booking.Store, opts Options) *Service {
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
 		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
-		loginKey: opts.LoginKey}
+		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}

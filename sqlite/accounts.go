@@ -39,6 +39,29 @@ func (s *Store) DoctorAppointments(ctx context.Context, doctorID int64, from, to
 	return out, mapErr(rows.Err(), "")
 }
 
+// ArrivalCandidates lists up to limit BOOKED and ARRIVED appointments of
+// ordinary slots starting in [from, to], by start then id
+// (appointments_due_idx).
+func (s *Store) ArrivalCandidates(ctx context.Context, from, to time.Time, limit int) ([]booking.Appointment, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+apptCols+apptFrom+`WHERE a.status IN (`+booking.StatusBookedSQL+`, `+booking.StatusArrivedSQL+`)
+		   AND a.start_at >= ? AND a.start_at <= ? AND a.round_id IS NULL
+		 ORDER BY a.start_at, a.id LIMIT ?`, ts(from), ts(to), limit)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Appointment{}
+	for rows.Next() {
+		a, err := scanAppt(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
 // IssueLoginCode records a new sign-in code (its hash) for c.PhoneKey,
 // valid until c.ExpiresAt, unless c.MaxInWindow codes were already issued
 // for it since c.WindowStart, or c.MaxInDay since c.DayStart: then it

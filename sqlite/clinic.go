@@ -186,14 +186,21 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 }
 
 const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
-	refund_full_hours, refund_partial_percent, refund_partial_hours`
+	refund_full_hours, refund_partial_percent, refund_partial_hours,
+	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes`
+
+// policyFields are the fields of p in the order of policyCols.
+func policyFields(p *booking.Policy) []any {
+	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes}
+}
 
 // ClinicPolicy returns the clinic's default policy.
 func (s *Store) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
 	var p booking.Policy
 	err := s.reader.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
-		Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
-			&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours)
+		Scan(policyFields(&p)...)
 	return p, mapErr(err, "")
 }
 
@@ -202,15 +209,16 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var before booking.Policy
 		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).
-			Scan(&before.MaxActive, &before.MaxPerDay, &before.CancelCutoffHours, &before.NoShowLimit, &before.NoShowBlockDays,
-				&before.RefundFullHours, &before.RefundPartialPercent, &before.RefundPartialHours); err != nil {
+			Scan(policyFields(&before)...); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE clinic_policy SET max_active = ?, max_per_day = ?,
 			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
-			refund_full_hours = ?, refund_partial_percent = ?, refund_partial_hours = ? WHERE id = 1`,
+			refund_full_hours = ?, refund_partial_percent = ?, refund_partial_hours = ?,
+			check_in_before_minutes = ?, check_in_after_minutes = ?, no_show_grace_minutes = ? WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
-			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours); err != nil {
+			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours,
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))

@@ -302,6 +302,86 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 	return a, nil
 }
 
+// CheckIn checks a patient in, in one write transaction
+// (booking.DecideCheckIn decides under the clinic's policy): BOOKED becomes
+// ARRIVED, keeping its place; an appointment already ARRIVED is answered
+// as it is, with repeat set. See booking.CheckInRequest.
+func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.Time) (a booking.Appointment, repeat bool, err error) {
+	now = micro(now)
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		if a, err = getAppt(ctx, tx, r.AppointmentID); err != nil {
+			return err
+		}
+		var p booking.Policy
+		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).Scan(policyFields(&p)...); err != nil {
+			return err
+		}
+		if repeat, err = booking.DecideCheckIn(a, r, p, now); repeat || err != nil {
+			return err
+		}
+		if err := moveTo(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusArrived))
+	})
+	if err != nil {
+		return booking.Appointment{}, false, mapErr(err, "appointment")
+	}
+	return a, repeat, nil
+}
+
+// MarkNoShows makes up to limit BOOKED appointments NO_SHOW whose start is
+// the policy's grace past (booking.Policy.AutoNoShow), oldest first, in one
+// write transaction, releasing each place once.
+func (s *Store) MarkNoShows(ctx context.Context, now time.Time, limit int) ([]booking.Appointment, error) {
+	now = micro(now)
+	out := []booking.Appointment{}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var p booking.Policy
+		if err := tx.QueryRowContext(ctx, `SELECT `+policyCols+` FROM clinic_policy WHERE id = 1`).Scan(policyFields(&p)...); err != nil {
+			return err
+		}
+		if p.NoShowGraceMinutes <= 0 || limit <= 0 {
+			return nil
+		}
+		due := now.Add(-time.Duration(p.NoShowGraceMinutes) * time.Minute)
+		rows, err := tx.QueryContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.status = `+booking.StatusBookedSQL+`
+			AND a.round_id IS NULL AND a.start_at <= ? ORDER BY a.start_at, a.id LIMIT ?`, ts(due), limit)
+		if err != nil {
+			return err
+		}
+		var found []booking.Appointment
+		for rows.Next() {
+			a, err := scanAppt(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			found = append(found, a)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, a := range found {
+			if !p.AutoNoShow(a, now) {
+				continue
+			}
+			if err := moveTo(ctx, tx, &a, booking.StatusNoShow, now, booking.AuditAutoNoShow); err != nil {
+				return err
+			}
+			if err := s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusNoShow)); err != nil {
+				return err
+			}
+			out = append(out, a)
+		}
+		return nil
+	})
+	if err != nil {
+		return []booking.Appointment{}, mapErr(err, "")
+	}
+	return out, nil
+}
+
 const suspensionCols = `id, scope, coalesce(resource_id, 0), coalesce(department_id, 0), from_at, to_at, reason,
 	created_at, lifted_at`
 
@@ -430,7 +510,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		if err := rows.Close(); err != nil {
 			return err
 		}
-		// Every source of CANCELLED (HELD, BOOKED) occupies a place: release
+		// Every source of CANCELLED (HELD, BOOKED, ARRIVED) occupies a place: release
 		// each once, and end the entries of the offers among them as
 		// booking.Released says (the slots are closed: no place is kept).
 		r := booking.Released(cancelled)
@@ -476,7 +556,7 @@ const reportLimit = 1000
 
 // mismatchSQL is the reconciliation's one grouped scan: the active rows
 // counted per slot through the partial index on active appointments
-// (appointments_slot_queue_active: slot_id first, only HELD/BOOKED rows),
+// (appointments_slot_queue_active: slot_id first, only the active rows),
 // merged with every slot's counter. Only disagreeing slots come back.
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments

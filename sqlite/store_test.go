@@ -146,7 +146,7 @@ func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 
 func (in inspector) ActiveAppointments(t testing.TB) []booking.Appointment {
 	t.Helper()
-	rows, err := in.db.Query(`SELECT ` + apptCols + apptFrom + `WHERE a.status IN ('HELD', 'BOOKED') ORDER BY a.id`)
+	rows, err := in.db.Query(`SELECT ` + apptCols + apptFrom + `WHERE a.status IN ` + booking.ActiveSQL + ` ORDER BY a.id`)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,6 +23,7 @@ var serviceReads = map[string]bool{
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
+	"CheckInCode":    true, // a signature of the id, no read at all
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
@@ -54,7 +55,8 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	var clockNS atomic.Int64
 	setClock := func(t time.Time) { clockNS.Store(t.UnixNano()) }
 	setClock(now)
-	svc := service.NewService(s, service.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() }})
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() },
+		CheckInCodes: checkInCodes})
 	actor := booking.Actor{Role: "admin", ID: "auditor"}
 	ctx := booking.WithActor(context.Background(), actor)
 
@@ -170,6 +172,47 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			setClock(booked.StartAt.Add(time.Minute))
 			defer setClock(now)
 			_, err := svc.Transition(ctx, booked.ID, booking.StatusCompleted)
+			return err
+		}},
+		{"CheckIn", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-check-in")
+			if r.Err != nil {
+				return r.Err
+			}
+			setClock(r.Appointment.StartAt.Add(-time.Minute))
+			defer setClock(now)
+			_, _, err := svc.CheckIn(ctx, actor, r.Appointment.ID, "")
+			return err
+		}},
+		{"MarkNoShows", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-no-show")
+			if r.Err != nil {
+				return r.Err
+			}
+			pol, err := svc.ClinicPolicy(bg)
+			if err != nil {
+				return err
+			}
+			pol.NoShowGraceMinutes = 10
+			if _, err := svc.SetClinicPolicy(bg, pol); err != nil {
+				return err
+			}
+			setClock(r.Appointment.StartAt.Add(11 * time.Minute))
+			defer setClock(now)
+			as, err := svc.MarkNoShows(ctx, 10)
+			if err == nil && len(as) == 0 {
+				err = fmt.Errorf("no appointment marked")
+			}
+			return err
+		}},
+		{"CheckInByCode", func() error {
+			r := svc.Book(bg, f.patient().ID, free.ID, "audit-kiosk")
+			if r.Err != nil {
+				return r.Err
+			}
+			setClock(r.Appointment.StartAt.Add(-time.Minute))
+			defer setClock(now)
+			_, _, err := svc.CheckInByCode(ctx, actor, svc.CheckInCode(r.Appointment.ID))
 			return err
 		}},
 		{"ExpireHolds", func() error {

@@ -10,7 +10,7 @@ import (
 
 // Violations checks the invariants (docs/reliability.md) from the rows and describes
 // every breach; none means the store is consistent.
-//  1. booked_count = number of HELD+BOOKED appointments ≤ capacity
+//  1. booked_count = number of active (HELD, BOOKED, ARRIVED) appointments ≤ capacity
 //  2. a patient holds at most one active appointment per slot
 //  3. a patient's active appointments never overlap in time (room
 //     allocations of rounds excepted: their round's quota governs them)

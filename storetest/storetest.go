@@ -36,7 +36,7 @@ type Harness struct {
 type Inspector interface {
 	// SlotCounters returns slot id → [capacity, booked_count] for every slot.
 	SlotCounters(t testing.TB) map[int64][2]int
-	// ActiveAppointments returns every HELD or BOOKED appointment.
+	// ActiveAppointments returns every active (booking.ActiveStatuses) appointment.
 	ActiveAppointments(t testing.TB) []booking.Appointment
 	// Notifications returns every notification committed to the outbox the
 	// harness opened the store with (its Enqueue option), in insertion order.
@@ -129,6 +129,10 @@ func Run(t *testing.T, h Harness) {
 		{"ExpiryEffects", testExpiryEffects},
 		{"ReclaimWhenFull", testReclaimWhenFull},
 		{"Transitions", testTransitions},
+		{"CheckIn", testCheckIn},
+		{"CheckInPolicy", testCheckInPolicy},
+		{"RaceCheckIn", testRaceCheckIn},
+		{"AutoNoShow", testAutoNoShow},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},

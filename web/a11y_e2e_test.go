@@ -150,6 +150,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-import", "/staff/import", true},
 		{staff, "staff-reconciliation", "/staff/reconciliation", true},
 		{staff, "staff-clinic", "/staff/clinic", true},
+		{staff, "kiosk", "/kiosk", false},
 		{staff, "staff-edit-doctor", fmt.Sprintf("/staff/doctors/%d/edit", s.doctor.ID), true},
 		{staff, "staff-edit-patient", fmt.Sprintf("/staff/patients/%d/edit", p.ID), false},
 		{staff, "staff-edit-department", fmt.Sprintf("/staff/departments/%d/edit", s.dept.ID), false},

@@ -139,7 +139,8 @@ func newSite(t *testing.T, opts ...siteOption) *site {
 	must(t, err)
 
 	rec := NewRecorder(nil)
-	set := siteSetup{service: service.Options{Observer: rec, BookingRate: 50, BookingWindow: time.Second}}
+	set := siteSetup{service: service.Options{Observer: rec, BookingRate: 50, BookingWindow: time.Second,
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose))}}
 	for _, o := range opts {
 		o(&set)
 	}

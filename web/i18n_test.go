@@ -15,7 +15,7 @@ import (
 
 // statusWords are shown through {{$.T .Status}}: the appointment and slot
 // states, and the waitlist entries' states.
-var statusWords = []string{"HELD", "BOOKED", "CANCELLED", "COMPLETED", "NO_SHOW", "EXPIRED", "OPEN", "CLOSED",
+var statusWords = []string{"HELD", "BOOKED", "ARRIVED", "CANCELLED", "COMPLETED", "NO_SHOW", "EXPIRED", "OPEN", "CLOSED",
 	"WAITING", "OFFERED", "ACCEPTED", "DECLINED", "FULFILLED", "LAPSED"}
 
 // Besides .T("…") (i18n.KeysInGo), Go code names a page's title in

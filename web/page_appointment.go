@@ -32,6 +32,9 @@ type apptView struct {
 	Held         bool
 	HoldDeadline string // RFC 3339, for the script
 	HoldLocal    string // for people without the script
+	// CheckInCode is the code to check in with on the day, while the
+	// appointment is BOOKED ("" otherwise, or on a server without codes).
+	CheckInCode string
 }
 
 // apptViewOf loads what the view needs besides the appointment: its doctor
@@ -54,6 +57,9 @@ func (s *server) apptViewOf(ctx context.Context, pr *i18n.Printer, a booking.App
 	}
 	now := s.now()
 	v.CanCancel = a.Status.Active() && now.Before(a.StartAt)
+	if a.Status == booking.StatusBooked {
+		v.CheckInCode = s.svc.CheckInCode(a.ID)
+	}
 	if a.Status == booking.StatusHeld && a.HoldExpiresAt != nil && now.Before(*a.HoldExpiresAt) {
 		v.Held = true
 		v.HoldDeadline = a.HoldExpiresAt.UTC().Format(time.RFC3339)

@@ -30,6 +30,7 @@ func (s *server) clinicRoutes() {
 	}))
 	s.mux.HandleFunc("GET /doctor/days/{date}", s.doctorPage(s.handleDoctorDay))
 	s.mux.HandleFunc("POST /doctor/appointments/{id}/status", s.doctorPage(s.handleDoctorTransition))
+	s.mux.HandleFunc("POST /doctor/appointments/{id}/check-in", s.doctorPage(s.handleDayCheckIn))
 	s.mux.HandleFunc("GET /history", s.handleHistory)
 }
 

@@ -84,7 +84,9 @@ func (s *server) handleStaffPolicy(w http.ResponseWriter, r *http.Request, _ ses
 		dst  *int
 	}{{"maxActive", &p.MaxActive}, {"maxPerDay", &p.MaxPerDay}, {"cancelCutoffHours", &p.CancelCutoffHours},
 		{"noShowLimit", &p.NoShowLimit}, {"noShowBlockDays", &p.NoShowBlockDays},
-		{"refundFullHours", &p.RefundFullHours}, {"refundPartialPercent", &p.RefundPartialPercent}, {"refundPartialHours", &p.RefundPartialHours}} {
+		{"refundFullHours", &p.RefundFullHours}, {"refundPartialPercent", &p.RefundPartialPercent}, {"refundPartialHours", &p.RefundPartialHours},
+		{"checkInBeforeMinutes", &p.CheckInBeforeMinutes}, {"checkInAfterMinutes", &p.CheckInAfterMinutes},
+		{"noShowGraceMinutes", &p.NoShowGraceMinutes}} {
 		v, err := strconv.Atoi(r.PostFormValue(f.name))
 		if err != nil {
 			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "%s", f.name))

@@ -19,6 +19,9 @@ type dayAppt struct {
 	// and has started, booking.StaffTransition); before that the buttons
 	// would only answer "not started yet".
 	Markable bool
+	// CheckIn: it is BOOKED and its check-in window is open now
+	// (booking.DecideCheckIn for staff).
+	CheckIn bool
 	// Offer is the local deadline of a waitlist offer this HELD place is.
 	Offer string
 }
@@ -88,6 +91,11 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		}
 	}
 	now := s.now()
+	policy, err := s.svc.ClinicPolicy(ctx)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
 	var csvRows []csvdata.DayRow
@@ -101,8 +109,9 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 			names[a.PatientID] = name
 		}
 		noop, err := booking.StaffTransition(a.Status, booking.StatusCompleted, a.StartAt, now)
+		arrived, inErr := booking.DecideCheckIn(a, booking.CheckInRequest{AppointmentID: a.ID}, policy, now)
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
-			Status: string(a.Status), Markable: err == nil && !noop, Offer: offers[a.ID]})
+			Status: string(a.Status), Markable: err == nil && !noop, CheckIn: inErr == nil && !arrived, Offer: offers[a.ID]})
 		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
 	}
 	if r.URL.Query().Has("csv") {

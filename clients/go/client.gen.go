@@ -20,6 +20,7 @@ import (
 
 // Defines values for AllocationStatus.
 const (
+	AllocationStatusARRIVED   AllocationStatus = "ARRIVED"
 	AllocationStatusBOOKED    AllocationStatus = "BOOKED"
 	AllocationStatusCANCELLED AllocationStatus = "CANCELLED"
 	AllocationStatusCOMPLETED AllocationStatus = "COMPLETED"
@@ -31,6 +32,8 @@ const (
 // Valid indicates whether the value is a known member of the AllocationStatus enum.
 func (e AllocationStatus) Valid() bool {
 	switch e {
+	case AllocationStatusARRIVED:
+		return true
 	case AllocationStatusBOOKED:
 		return true
 	case AllocationStatusCANCELLED:
@@ -71,6 +74,7 @@ func (e ApplicationStatus) Valid() bool {
 
 // Defines values for AppointmentStatus.
 const (
+	AppointmentStatusARRIVED   AppointmentStatus = "ARRIVED"
 	AppointmentStatusBOOKED    AppointmentStatus = "BOOKED"
 	AppointmentStatusCANCELLED AppointmentStatus = "CANCELLED"
 	AppointmentStatusCOMPLETED AppointmentStatus = "COMPLETED"
@@ -82,6 +86,8 @@ const (
 // Valid indicates whether the value is a known member of the AppointmentStatus enum.
 func (e AppointmentStatus) Valid() bool {
 	switch e {
+	case AppointmentStatusARRIVED:
+		return true
 	case AppointmentStatusBOOKED:
 		return true
 	case AppointmentStatusCANCELLED:
@@ -521,6 +527,7 @@ func (e RoundResultsParamsFormat) Valid() bool {
 
 // Defines values for MyAppointmentsParamsStatus.
 const (
+	MyAppointmentsParamsStatusARRIVED   MyAppointmentsParamsStatus = "ARRIVED"
 	MyAppointmentsParamsStatusBOOKED    MyAppointmentsParamsStatus = "BOOKED"
 	MyAppointmentsParamsStatusCANCELLED MyAppointmentsParamsStatus = "CANCELLED"
 	MyAppointmentsParamsStatusCOMPLETED MyAppointmentsParamsStatus = "COMPLETED"
@@ -532,6 +539,8 @@ const (
 // Valid indicates whether the value is a known member of the MyAppointmentsParamsStatus enum.
 func (e MyAppointmentsParamsStatus) Valid() bool {
 	switch e {
+	case MyAppointmentsParamsStatusARRIVED:
+		return true
 	case MyAppointmentsParamsStatusBOOKED:
 		return true
 	case MyAppointmentsParamsStatusCANCELLED:
@@ -594,6 +603,10 @@ type ApplicationStatus string
 
 // Appointment defines model for Appointment.
 type Appointment struct {
+	// CheckInCode the code to check in with on the day ("K7M2-9QXD"), while BOOKED; only GET /api/appointments/{id} gives it
+	//
+	// Example: K7M2-9QXD
+	CheckInCode   *string    `json:"checkInCode,omitempty"`
 	CreatedAt     time.Time  `json:"createdAt"`
 	DoctorId      int64      `json:"doctorId"`
 	EndAt         time.Time  `json:"endAt"`
@@ -680,6 +693,14 @@ type CalendarSubscription struct {
 
 	// Url the private feed URL; given only when it is made (only a hash of its token is stored)
 	Url *string `json:"url,omitempty"`
+}
+
+// CheckInRequest The check-in code on the patient's confirmation: required from a patient, optional for staff (checked when given).
+type CheckInRequest struct {
+	// Code 8 characters of Crockford base 32, as shown ("K7M2-9QXD"); case, spaces and dashes do not matter
+	//
+	// Example: K7M2-9QXD
+	Code *string `json:"code,omitempty"`
 }
 
 // DayAvailability defines model for DayAvailability.
@@ -1062,10 +1083,16 @@ type PaymentResult struct {
 	Payment   Payment `json:"payment"`
 }
 
-// Policy How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off). Refunds: all 0 pays everything back until the start.
+// Policy How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off); check-in opens checkInBeforeMinutes (60) before the start and closes checkInAfterMinutes (15) after it (absent in a PUT: those defaults). Refunds: all 0 pays everything back until the start.
 type Policy struct {
 	// CancelCutoffHours a patient cancels only until this many hours before the start; staff always can
 	CancelCutoffHours int `json:"cancelCutoffHours"`
+
+	// CheckInAfterMinutes check-in closes this many minutes after the start (default 15)
+	CheckInAfterMinutes *int `json:"checkInAfterMinutes,omitempty"`
+
+	// CheckInBeforeMinutes check-in opens this many minutes before the start (default 60)
+	CheckInBeforeMinutes *int `json:"checkInBeforeMinutes,omitempty"`
 
 	// MaxActive most active (HELD/BOOKED) appointments of one patient; round allocations are governed by the round's quota
 	MaxActive int `json:"maxActive"`
@@ -1075,6 +1102,9 @@ type Policy struct {
 
 	// NoShowBlockDays for this many days after the last no-show
 	NoShowBlockDays int `json:"noShowBlockDays"`
+
+	// NoShowGraceMinutes a BOOKED appointment not checked in this many minutes after its start becomes NO_SHOW by itself (counted by the no-show rule); 0, the default, is off
+	NoShowGraceMinutes *int `json:"noShowGraceMinutes,omitempty"`
 
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
@@ -2001,6 +2031,9 @@ type UpdateSlotJSONRequestBody = SlotPatch
 // BookJSONRequestBody defines body for Book for application/json ContentType.
 type BookJSONRequestBody = BookRequest
 
+// CheckInAppointmentJSONRequestBody defines body for CheckInAppointment for application/json ContentType.
+type CheckInAppointmentJSONRequestBody = CheckInRequest
+
 // RescheduleAppointmentJSONRequestBody defines body for RescheduleAppointment for application/json ContentType.
 type RescheduleAppointmentJSONRequestBody = RescheduleRequest
 
@@ -2854,6 +2887,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/appointments/{id} (the `GetAppointment` operationId).
 	GetAppointment(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CheckInAppointmentWithBody Check a patient in on the day of the visit
+	//
+	// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+	CheckInAppointmentWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CheckInAppointment Check a patient in on the day of the visit
+	//
+	// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+	CheckInAppointment(ctx context.Context, id int64, body CheckInAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RescheduleAppointmentWithBody Move an appointment to another slot
 	//
@@ -4362,6 +4413,44 @@ func (c *Client) CancelAppointment(ctx context.Context, id int64, reqEditors ...
 // Corresponds with GET /api/appointments/{id} (the `GetAppointment` operationId).
 func (c *Client) GetAppointment(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetAppointmentRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckInAppointmentWithBody Check a patient in on the day of the visit
+//
+// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+func (c *Client) CheckInAppointmentWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckInAppointmentRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckInAppointment Check a patient in on the day of the visit
+//
+// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+func (c *Client) CheckInAppointment(ctx context.Context, id int64, body CheckInAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckInAppointmentRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7424,6 +7513,53 @@ func NewGetAppointmentRequest(server string, id int64) (*http.Request, error) {
 	return req, nil
 }
 
+// NewCheckInAppointmentRequest calls the generic CheckInAppointment builder with application/json body
+func NewCheckInAppointmentRequest(server string, id int64, body CheckInAppointmentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCheckInAppointmentRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCheckInAppointmentRequestWithBody constructs an http.Request for the CheckInAppointment method, with any body, and a specified content type
+func NewCheckInAppointmentRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/appointments/%s/check-in", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRescheduleAppointmentRequest calls the generic RescheduleAppointment builder with application/json body
 func NewRescheduleAppointmentRequest(server string, id int64, params *RescheduleAppointmentParams, body RescheduleAppointmentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -9822,6 +9958,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/appointments/{id} (the `GetAppointment` operationId).
 	GetAppointmentWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetAppointmentResponse, error)
+
+	// CheckInAppointmentWithBodyWithResponse Check a patient in on the day of the visit
+	//
+	// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+	CheckInAppointmentWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckInAppointmentResponse, error)
+
+	// CheckInAppointmentWithResponse Check a patient in on the day of the visit
+	//
+	// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+	CheckInAppointmentWithResponse(ctx context.Context, id int64, body CheckInAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckInAppointmentResponse, error)
 
 	// RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 	//
@@ -15477,6 +15631,155 @@ func (r GetAppointmentResponse) ContentType() string {
 	return ""
 }
 
+// CheckInAppointmentResponse401Headers the declared response headers of an HTTP 401 response for CheckInAppointment
+type CheckInAppointmentResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// CheckInAppointmentResponse413Headers the declared response headers of an HTTP 413 response for CheckInAppointment
+type CheckInAppointmentResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// CheckInAppointmentResponse429Headers the declared response headers of an HTTP 429 response for CheckInAppointment
+type CheckInAppointmentResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+// CheckInAppointmentResponse503Headers the declared response headers of an HTTP 503 response for CheckInAppointment
+type CheckInAppointmentResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CheckInAppointmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Appointment
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CheckInAppointmentResponse401Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *CheckInAppointmentResponse413Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *CheckInAppointmentResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CheckInAppointmentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CheckInAppointmentResponse) GetJSON200() *Appointment {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CheckInAppointmentResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CheckInAppointmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CheckInAppointmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CheckInAppointmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CheckInAppointmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RescheduleAppointmentResponse401Headers the declared response headers of an HTTP 401 response for RescheduleAppointment
 type RescheduleAppointmentResponse401Headers struct {
 	WWWAuthenticate *string
@@ -20448,6 +20751,36 @@ func (c *ClientWithResponses) GetAppointmentWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseGetAppointmentResponse(rsp)
+}
+
+// CheckInAppointmentWithBodyWithResponse Check a patient in on the day of the visit
+//
+// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+func (c *ClientWithResponses) CheckInAppointmentWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckInAppointmentResponse, error) {
+	rsp, err := c.CheckInAppointmentWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckInAppointmentResponse(rsp)
+}
+
+// CheckInAppointmentWithResponse Check a patient in on the day of the visit
+//
+// BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
+func (c *ClientWithResponses) CheckInAppointmentWithResponse(ctx context.Context, id int64, body CheckInAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckInAppointmentResponse, error) {
+	rsp, err := c.CheckInAppointment(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckInAppointmentResponse(rsp)
 }
 
 // RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
@@ -26228,6 +26561,173 @@ func ParseGetAppointmentResponse(rsp *http.Response) (*GetAppointmentResponse, e
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetAppointmentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCheckInAppointmentResponse parses an HTTP response from a CheckInAppointmentWithResponse call
+func ParseCheckInAppointmentResponse(rsp *http.Response) (*CheckInAppointmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CheckInAppointmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Appointment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers CheckInAppointmentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 413:
+		var headers CheckInAppointmentResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 429:
+		var headers CheckInAppointmentResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers CheckInAppointmentResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1495,6 +1495,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/appointments/{id}/check-in": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check a patient in on the day of the visit
+         * @description BOOKED becomes ARRIVED; the place and the queue number stay the patient's. The patient sends the check-in code of their confirmation; an admin, or the appointment's doctor, checks in without one (a code given is checked). Allowed only inside the clinic's check-in window (policy checkInBeforeMinutes before the start to checkInAfterMinutes after). An appointment already ARRIVED is answered 200 as it is, whenever asked. Refusals: 404 for another patient's (or another doctor's) appointment, 422 bad-check-in-code, 409 check-in-too-early (with opensAt), check-in-closed, invalid-transition (not BOOKED). A patient's attempt counts against the booking rate limit. Audited; the arrived event; counted in slotd_checkins_total.
+         */
+        post: operations["checkInAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1728,7 +1748,7 @@ export interface components {
             /** Format: int64 */
             patientId: number;
             /** @enum {string} */
-            status: "HELD" | "BOOKED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
+            status: "HELD" | "BOOKED" | "ARRIVED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
             /** @description the place's number in its slot ("No. 3") */
             queueNumber: number;
             /** Format: date-time */
@@ -1746,6 +1766,11 @@ export interface components {
              * @description the round of the slot, for a room allocation (absent otherwise)
              */
             roundId?: number;
+            /**
+             * @description the code to check in with on the day ("K7M2-9QXD"), while BOOKED; only GET /api/appointments/{id} gives it
+             * @example K7M2-9QXD
+             */
+            checkInCode?: string;
         };
         NewDepartment: {
             name: string;
@@ -1987,7 +2012,7 @@ export interface components {
             floor: number;
             nearDoor: boolean;
             /** @enum {string} */
-            status: "HELD" | "BOOKED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
+            status: "HELD" | "BOOKED" | "ARRIVED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
             /** @description the appointment's queue number in the room */
             bed: number;
             /** Format: date-time */
@@ -2279,7 +2304,7 @@ export interface components {
             entry: components["schemas"]["WaitlistEntry"];
             appointment: components["schemas"]["Appointment"];
         };
-        /** @description How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off). Refunds: all 0 pays everything back until the start. */
+        /** @description How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off); check-in opens checkInBeforeMinutes (60) before the start and closes checkInAfterMinutes (15) after it (absent in a PUT: those defaults). Refunds: all 0 pays everything back until the start. */
         Policy: {
             /** @description most active (HELD/BOOKED) appointments of one patient; round allocations are governed by the round's quota */
             maxActive: number;
@@ -2297,6 +2322,12 @@ export interface components {
             refundPartialPercent: number;
             /** @description until this many hours before the start; nothing after. Staff cancels, suspensions and closures always pay everything back */
             refundPartialHours: number;
+            /** @description check-in opens this many minutes before the start (default 60) */
+            checkInBeforeMinutes?: number;
+            /** @description check-in closes this many minutes after the start (default 15) */
+            checkInAfterMinutes?: number;
+            /** @description a BOOKED appointment not checked in this many minutes after its start becomes NO_SHOW by itself (counted by the no-show rule); 0, the default, is off */
+            noShowGraceMinutes?: number;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -2537,6 +2568,14 @@ export interface components {
             patientId: number;
             /** @description true (201) for a new patient, false (200) when the address was already a patient's, who is signed in */
             created: boolean;
+        };
+        /** @description The check-in code on the patient's confirmation: required from a patient, optional for staff (checked when given). */
+        CheckInRequest: {
+            /**
+             * @description 8 characters of Crockford base 32, as shown ("K7M2-9QXD"); case, spaces and dashes do not matter
+             * @example K7M2-9QXD
+             */
+            code?: string;
         };
     };
     responses: {
@@ -3635,7 +3674,7 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description only this state; either case (booked is BOOKED) */
-                status?: "HELD" | "BOOKED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
+                status?: "HELD" | "BOOKED" | "ARRIVED" | "CANCELLED" | "EXPIRED" | "COMPLETED" | "NO_SHOW";
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
@@ -5732,6 +5771,77 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
             429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    checkInAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckInRequest"];
+            };
+        };
+        responses: {
+            /** @description the ARRIVED appointment (also when it had arrived already) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appointment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description bad-check-in-code: the code is not this appointment's. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited: too many attempts by this patient. */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];

@@ -225,6 +225,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		PhoneRegion: f.locale.phoneRegion, Reminders: f.reminderOffsets, StaffTOTPRequired: f.staffTOTPRequired,
 		OnRefusedToken: m.TokenRefused, LoginKey: service.SigninPhoneKey(signer.DeriveKey(service.SigninPhoneKeyPurpose)),
 		Payments: f.paymentProvider(), Currency: f.locale.cur.Code,
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose)),
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)

@@ -48,6 +48,15 @@ func (o observers) Offers(outcome string, n int) {
 	}
 }
 
+// CheckIn goes to the observers that count check-ins.
+func (o observers) CheckIn(by, outcome string) {
+	for _, x := range o {
+		if c, ok := x.(service.CheckInObserver); ok {
+			c.CheckIn(by, outcome)
+		}
+	}
+}
+
 // StaffSignIn goes to the observers that count staff sign-ins.
 func (o observers) StaffSignIn(outcome string, lockout bool) {
 	for _, x := range o {

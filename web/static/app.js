@@ -83,6 +83,35 @@
     }, 2000);
   }
 
+  // The kiosk: where the browser has a BarcodeDetector, the camera reads
+  // the QR code into the form and sends it; elsewhere the code is typed.
+  // A result clears itself after a while, ready for the next person.
+  function kiosk(form) {
+    var input = form.querySelector("#k-code");
+    var result = document.querySelector(".kiosk-result, .problem");
+    if (result) setTimeout(function () { result.remove(); input.value = ""; input.focus(); }, 10000);
+    if (!("BarcodeDetector" in window) || !navigator.mediaDevices) return;
+    var button = form.querySelector("#k-scan");
+    var video = form.querySelector("#k-video");
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var detector = new window.BarcodeDetector({ formats: ["qr_code"] });
+      navigator.mediaDevices.getUserMedia({ video: { facingMode: "user" } }).then(function (stream) {
+        video.srcObject = stream; video.hidden = false; video.play();
+        var timer = setInterval(function () {
+          detector.detect(video).then(function (codes) {
+            if (!codes.length) return;
+            clearInterval(timer);
+            stream.getTracks().forEach(function (t) { t.stop(); });
+            input.value = codes[0].rawValue;
+            form.requestSubmit();
+          }).catch(function () {});
+        }, 300);
+      }).catch(function () { button.hidden = true; });
+    });
+  }
+
+  document.querySelectorAll("#kiosk-form").forEach(kiosk);
   document.querySelectorAll("form[data-retry]").forEach(retryingSubmit);
   document.querySelectorAll("form:not([data-retry])").forEach(oneSubmit);
   document.querySelectorAll("[data-deadline]").forEach(countdown);
