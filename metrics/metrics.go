@@ -29,6 +29,7 @@ type Metrics struct {
 	staff     *prometheus.CounterVec
 	lockouts  prometheus.Counter
 	codes     *prometheus.CounterVec // sign-in code requests
+	messages  *prometheus.CounterVec // deliveries by channel and outcome
 	checks    *prometheus.CounterVec // sign-in code checks
 
 	// The observers of requests, booking outcomes and booking times by
@@ -103,6 +104,10 @@ func New() *Metrics {
 		Name: "slotd_signin_codes_total",
 		Help: "Sign-in code requests by outcome: sent (to a registered phone), unknown (no patient has the phone: nothing sent), invalid, failed, or the limit that refused it: address, phone (its codes of 15 minutes or of the day), clinic (the codes per minute).",
 	}, []string{"outcome"})
+	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_messages_total",
+		Help: "Messages to patients (sign-in codes and appointment messages) by channel (sms, email, webhook, log, none) and outcome: sent (the channel accepted it), retry (an attempt failed; the job tries again), failed (it cannot be delivered), delivered (the provider reported it delivered).",
+	}, []string{"channel", "outcome"})
 	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_signin_checks_total",
 		Help: "Sign-in code checks by outcome: accepted, wrong, expired, departed (a deactivated or erased patient's right code), invalid, failed, or the limit that refused it: attempts (the code's), phone-day, clinic-day (the day's wrong codes), address.",
@@ -120,7 +125,7 @@ func New() *Metrics {
 	for _, r := range []string{"revoked", "departed"} {
 		m.revoked.WithLabelValues(r)
 	}
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.messages)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -149,6 +154,9 @@ func (m *Metrics) TokenRefused(code booking.Code) {
 	}
 	m.revoked.WithLabelValues(reason).Inc()
 }
+
+// Message counts a message's delivery outcome (service.MessageObserver).
+func (m *Metrics) Message(channel, outcome string) { m.messages.WithLabelValues(channel, outcome).Inc() }
 
 // SigninCode counts a sign-in code request (service.SigninObserver).
 func (m *Metrics) SigninCode(outcome string) { m.codes.WithLabelValues(outcome).Inc() }
