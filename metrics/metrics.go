@@ -156,7 +156,9 @@ func (m *Metrics) TokenRefused(code booking.Code) {
 }
 
 // Message counts a message's delivery outcome (service.MessageObserver).
-func (m *Metrics) Message(channel, outcome string) { m.messages.WithLabelValues(channel, outcome).Inc() }
+func (m *Metrics) Message(channel, outcome string) {
+	m.messages.WithLabelValues(channel, outcome).Inc()
+}
 
 // SigninCode counts a sign-in code request (service.SigninObserver).
 func (m *Metrics) SigninCode(outcome string) { m.codes.WithLabelValues(outcome).Inc() }
