@@ -19,6 +19,7 @@ type sentCodes struct {
 	mu    sync.Mutex
 	last  map[string]string
 	langs map[string]string
+	chans []string // the channel each code asked for
 	fail  bool
 }
 
@@ -32,7 +33,14 @@ func (n *sentCodes) Notify(_ context.Context, m notify.Message) error {
 		n.last, n.langs = map[string]string{}, map[string]string{}
 	}
 	n.last[m.Phone], n.langs[m.Phone] = m.Code, m.Language
+	n.chans = append(n.chans, m.Channel)
 	return nil
+}
+
+func (n *sentCodes) channels() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.chans...)
 }
 
 func (n *sentCodes) code(phone string) (string, string) {
