@@ -33,6 +33,9 @@ func (f *serveFlags) check() ([]warning, error) {
 	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
 		return nil, fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
 	}
+	if f.smsProvider != "" && f.smsProvider != "twilio" {
+		return nil, errors.New("--sms-provider must be twilio (any other SMS gateway: --notifier webhook --webhook-contact phone)")
+	}
 	reminders, err := booking.ParseReminders(f.reminders)
 	if err != nil {
 		return nil, fmt.Errorf("--reminders: %w", err)
@@ -52,11 +55,21 @@ func (f *serveFlags) check() ([]warning, error) {
 	warn := func(flag, format string, args ...any) {
 		ws = append(ws, warning{flag, fmt.Sprintf(format, args...)})
 	}
+	// Outside the demo a patient signs in with a code, so a channel must
+	// be able to deliver one; --notifier log (a rig where nobody signs in)
+	// must say so with --allow-undelivered.
+	codes, blindWebhook := f.codeChannels()
 	switch {
-	case f.notifier == "log" && !f.demo:
-		warn("--notifier", "--notifier log only writes messages to this log, without their sign-in codes: they reach no patient, so no patient can sign in with a code; set --notifier webhook (an SMS or mail gateway) or smtp")
-	case f.notifier == "webhook" && f.webhookContact == "none":
+	case f.demo:
+	case len(codes) == 0 && blindWebhook:
 		warn("--webhook-contact", "--webhook-contact none sends the webhook no phone or e-mail: its receiver can deliver only if it looks patients up itself; set --webhook-contact phone, email or both")
+	case len(codes) == 0 && !f.allowUndelivered:
+		return nil, errNoChannel
+	case len(codes) == 0:
+		warn("--allow-undelivered", "--allow-undelivered: --notifier log only writes messages to this log, without their sign-in codes: they reach no patient, so no patient can sign in with a code")
+	}
+	if f.smsProvider == "twilio" && f.interop.publicURL == "" {
+		warn("--public-url", "without --public-url Twilio is given no status callback: SMS stay 'sent', never 'delivered' or 'failed' by Twilio's word")
 	}
 	if f.paymentSecret == "" && !f.demo {
 		warn("--payment-secret", "no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
