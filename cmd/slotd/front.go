@@ -25,12 +25,12 @@ type frontParts struct {
 	// deliveries sends every message and records its delivery.
 	deliveries *service.Deliveries
 	logger     *slog.Logger
-	metrics  *metrics.Metrics
-	dash     *web.Recorder
-	inter    interop
-	proxies  edge.Proxies
-	tracing  *edge.Tracing
-	draining func() bool
+	metrics    *metrics.Metrics
+	dash       *web.Recorder
+	inter      interop
+	proxies    edge.Proxies
+	tracing    *edge.Tracing
+	draining   func() bool
 }
 
 // frontDoor is the path of every request, outermost first: the server

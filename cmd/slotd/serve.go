@@ -80,7 +80,7 @@ type serveFlags struct {
 	// allowUndelivered acknowledges --notifier log outside --demo.
 	allowUndelivered bool
 	expiryInterval   time.Duration
-	paymentSecret  string
+	paymentSecret    string
 
 	// staff sign-in
 	staffTOTPRequired bool
