@@ -114,6 +114,12 @@ type Config struct {
 	// Place is where appointments happen (the clinic's address), shown on
 	// the confirmation page.
 	Place string
+	// CodeChannels are the channels sign-in codes can go by
+	// (notify.ChannelSMS, ChannelEmail): with both, the sign-in page lets
+	// the patient choose; with e-mail alone it says the code goes there.
+	CodeChannels []string
+	// Deliveries, when set, shows each channel's state on the dashboard.
+	Deliveries *service.Deliveries
 }
 
 // Defaults of Config.
@@ -146,6 +152,8 @@ type server struct {
 	clinicZone   *time.Location
 	ics          AppointmentICS
 	place        string
+	codeChannels []string
+	deliveries   *service.Deliveries
 
 	csrfKey []byte // CSRF tokens
 
@@ -199,6 +207,7 @@ func newServer(cfg Config) *server {
 		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
 		calendar:    cfg.Calendar,
 		defaultLang: cfg.DefaultLanguage, currency: cfg.Currency, clinicZone: zone(cfg.ClinicZone), ics: cfg.AppointmentICS, place: cfg.Place,
+		codeChannels: cfg.CodeChannels, deliveries: cfg.Deliveries,
 	}
 	if s.signin == nil {
 		s.signin = cfg.Service.NewSignin(service.SigninOptions{
@@ -262,6 +271,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/patients", s.staff(s.handleStaffCreatePatient))
 	s.mux.HandleFunc("POST /staff/patients/find", s.staff(s.handleStaffFindPatient))
 	s.mux.HandleFunc("GET /staff/patients/{id}/data", s.staff(s.handleStaffPatientData))
+	s.mux.HandleFunc("GET /staff/patients/{id}/messages", s.staff(s.handleStaffPatientMessages))
 	s.mux.HandleFunc("GET /staff/patients/{id}/erase", s.staff(s.handleStaffEraseConfirm))
 	s.mux.HandleFunc("POST /staff/patients/{id}/erase", s.staff(s.handleStaffErase))
 	s.mux.HandleFunc("GET /my-data", s.handleMyData)

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"log/slog"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/slotd/slotd/httpapi"
@@ -83,11 +84,22 @@ func (f *serveFlags) twilioCallback() string {
 	return u.JoinPath(httpapi.TwilioStatusPath).String()
 }
 
+// codeChannelNames are the channels a sign-in code can go by (SMS,
+// e-mail): what the sign-in page offers.
+func (f *serveFlags) codeChannelNames() []string {
+	var out []string
+	for _, n := range f.channelNames() {
+		if (n == notify.ChannelSMS || n == notify.ChannelEmail) && !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // newChannels builds the notifier the flags describe.
 func (f *serveFlags) newChannels(logger *slog.Logger) (channels, error) {
-	kinds := f.kinds()
 	n, err := notify.New(notify.Config{
-		Kind: strings.Join(kinds, ","), Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
+		Kind: strings.Join(f.kinds(), ","), Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
 		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
 		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
 		SMTPRequireTLS: f.smtpRequireTLS.or(notify.RequireTLSByDefault(f.smtpAddr)), SMTPImplicitTLS: f.smtpImplicit,
@@ -97,11 +109,16 @@ func (f *serveFlags) newChannels(logger *slog.Logger) (channels, error) {
 	if err != nil {
 		return channels{}, err
 	}
+	return channels{notifier: n, names: f.channelNames()}, nil
+}
+
+// channelNames names the configured channels, SMS first.
+func (f *serveFlags) channelNames() []string {
 	var names []string
 	if f.smsProvider != "" {
 		names = append(names, notify.ChannelSMS)
 	}
-	for _, k := range kinds {
+	for _, k := range f.kinds() {
 		switch {
 		case k == "smtp":
 			names = append(names, notify.ChannelEmail)
@@ -117,5 +134,5 @@ func (f *serveFlags) newChannels(logger *slog.Logger) (channels, error) {
 			names = append(names, notify.ChannelWebhook)
 		}
 	}
-	return channels{notifier: n, names: names}, nil
+	return names
 }

@@ -77,6 +77,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		Signin:          signin,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
+		CodeChannels: f.codeChannelNames(), Deliveries: p.deliveries,
 	}), pageGET, httpapi.WriteAddrLimited), p.metrics, p.logger, f.quietLog))
 	p.inter.mount(mux, perAddr, p.signer, p.metrics, p.logger, f.quietLog)
 	handler = mux
