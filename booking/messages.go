@@ -87,9 +87,10 @@ type MessageStore interface {
 	// (the provider id and reason kept with a move).
 	RecordMessage(ctx context.Context, a MessageAttempt) (Message, error)
 	// ReportMessage applies a provider's report to the message with its
-	// provider id, as NextMessageState decides; not found for an unknown
-	// id. Every provider's ids are its own: Twilio's start "SM"/"MM".
-	ReportMessage(ctx context.Context, r MessageReport) (Message, error)
+	// provider id, as ApplyMessageReport decides, and says whether it
+	// changed the message; not found for an unknown id. Every provider's
+	// ids are its own: Twilio's start "SM"/"MM".
+	ReportMessage(ctx context.Context, r MessageReport) (m Message, changed bool, err error)
 	// PatientMessages lists a patient's messages, newest first (ids below
 	// p.After).
 	PatientMessages(ctx context.Context, patientID int64, p Page) ([]Message, error)

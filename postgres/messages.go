@@ -51,8 +51,9 @@ func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (bo
 }
 
 // ReportMessage applies a provider's report to its message.
-func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (booking.Message, error) {
+func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (booking.Message, bool, error) {
 	var out booking.Message
+	var changed bool
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		cur, err := scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages WHERE provider_id = $1 FOR UPDATE`, r.ProviderID))
 		if errors.Is(err, pgx.ErrNoRows) {
@@ -61,8 +62,8 @@ func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (boo
 		if err != nil {
 			return err
 		}
-		m, changed := booking.ApplyMessageReport(cur, r)
-		out = m
+		m, moved := booking.ApplyMessageReport(cur, r)
+		out, changed = m, moved
 		if !changed {
 			return nil
 		}
@@ -70,7 +71,10 @@ func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (boo
 			m.ID, m.State, m.Reason, m.UpdatedAt)
 		return err
 	})
-	return out, translate(err, "")
+	if err != nil {
+		return booking.Message{}, false, translate(err, "")
+	}
+	return out, changed, nil
 }
 
 // PatientMessages lists a patient's messages, newest first.

@@ -170,14 +170,18 @@ func (d *Deliveries) Report(ctx context.Context, r booking.MessageReport) (booki
 	if !booking.ValidMessageState(r.State) {
 		return booking.Message{}, booking.Errorf(booking.CodeInvalidRequest, "unknown message state")
 	}
-	// As the stores keep it, so that the record read back tells whether
-	// this report moved it.
-	r.At = d.svc.now().Truncate(time.Microsecond)
+	r.At = d.svc.now()
 	r.Reason = notify.Scrub(r.Reason)
-	m, err := bounded(d.svc, ctx, func(ctx context.Context) (booking.Message, error) {
-		return d.svc.store.ReportMessage(ctx, r)
+	type reported struct {
+		m       booking.Message
+		changed bool
+	}
+	rep, err := bounded(d.svc, ctx, func(ctx context.Context) (reported, error) {
+		m, changed, err := d.svc.store.ReportMessage(ctx, r)
+		return reported{m, changed}, err
 	})
-	if err == nil && d.observer != nil && m.State == r.State && m.UpdatedAt.Equal(r.At) {
+	m := rep.m
+	if err == nil && d.observer != nil && rep.changed {
 		switch r.State {
 		case booking.MessageDelivered:
 			d.observer.Message(m.Channel, MessageDeliveredOutcome)

@@ -44,8 +44,9 @@ func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (bo
 }
 
 // ReportMessage applies a provider's report to its message.
-func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (booking.Message, error) {
+func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (booking.Message, bool, error) {
 	var out booking.Message
+	var changed bool
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		cur, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE provider_id = ?`, r.ProviderID))
 		if errors.Is(err, sql.ErrNoRows) {
@@ -54,8 +55,8 @@ func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (boo
 		if err != nil {
 			return err
 		}
-		m, changed := booking.ApplyMessageReport(cur, r)
-		out = m
+		m, moved := booking.ApplyMessageReport(cur, r)
+		out, changed = m, moved
 		if !changed {
 			return nil
 		}
@@ -63,7 +64,10 @@ func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (boo
 			m.State, m.Reason, ts(m.UpdatedAt), m.ID)
 		return err
 	})
-	return out, mapErr(err, "")
+	if err != nil {
+		return booking.Message{}, false, mapErr(err, "")
+	}
+	return out, changed, nil
 }
 
 // PatientMessages lists a patient's messages, newest first.

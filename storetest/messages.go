@@ -38,17 +38,17 @@ func testMessages(t *testing.T, h Harness) {
 		t.Fatalf("second attempt: %+v", m)
 	}
 	// Reports: delivered, then a late "sent" changes nothing.
-	r, err := s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM1", State: booking.MessageDelivered, At: at})
+	r, changed, err := s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM1", State: booking.MessageDelivered, At: at})
 	must(t, err)
-	if r.State != booking.MessageDelivered || r.ID != m.ID {
+	if r.State != booking.MessageDelivered || r.ID != m.ID || !changed {
 		t.Fatalf("delivered report: %+v", r)
 	}
-	r, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM1", State: booking.MessageSent, At: at})
+	r, changed, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM1", State: booking.MessageSent, At: at})
 	must(t, err)
-	if r.State != booking.MessageDelivered {
+	if r.State != booking.MessageDelivered || changed {
 		t.Fatalf("a late sent report moved a delivered message back: %+v", r)
 	}
-	if _, err := s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SMnone", State: booking.MessageDelivered, At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
+	if _, _, err := s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SMnone", State: booking.MessageDelivered, At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("report of an unknown id: %v, want not found", err)
 	}
 	// A permanent failure is final: a later attempt does not revive it.
@@ -61,9 +61,9 @@ func testMessages(t *testing.T, h Harness) {
 	}
 	// A sent message the provider could not deliver fails with its reason.
 	attempt("k3", booking.MessageSent, "SM3", "")
-	r, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageFailed, Reason: "undelivered: 30003", At: at})
+	r, changed, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageFailed, Reason: "undelivered: 30003", At: at})
 	must(t, err)
-	if r.State != booking.MessageFailed || r.Reason != "undelivered: 30003" {
+	if r.State != booking.MessageFailed || r.Reason != "undelivered: 30003" || !changed {
 		t.Fatalf("undelivered report: %+v", r)
 	}
 
