@@ -120,7 +120,9 @@ func Reason(err error) string {
 }
 
 var (
-	phoneLike = regexp.MustCompile(`\+?\d[\d ().-]{5,}\d`)
+	// No dots: an IP address in a network error is not a phone, and
+	// providers write numbers in E.164.
+	phoneLike = regexp.MustCompile(`\+?\d[\d ()-]{5,}\d`)
 	emailLike = regexp.MustCompile(`[^\s<>"'@]+@[^\s<>"'@]+\.[^\s<>"'@]+`)
 )
 

@@ -177,3 +177,18 @@ func (r *recorder) Notify(_ context.Context, m notify.Message) error {
 	r.got = append(r.got, m)
 	return nil
 }
+
+// TestScrub: a provider's text keeps no phone or address, and the rest of
+// it (codes, an IP address) stays readable.
+func TestScrub(t *testing.T) {
+	for in, want := range map[string]string{
+		"The 'To' number +33612345678 is not a valid phone number.": "The 'To' number +33******78 is not a valid phone number.",
+		"550 5.1.1 <jane.doe@example.org>: unknown user":            "550 5.1.1 <j***@example.org>: unknown user",
+		"dial tcp 127.0.0.1:1: connect: connection refused":         "dial tcp 127.0.0.1:1: connect: connection refused",
+		"21211: invalid":                                            "21211: invalid",
+	} {
+		if got := notify.Scrub(in); got != want {
+			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

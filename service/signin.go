@@ -275,7 +275,9 @@ func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCo
 		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: r.Language,
 		Phone: patient.Phone, Email: patient.Email, Code: code, Channel: r.Channel, IdempotencyKey: "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36),
 	}
-	if err := g.notifier.Notify(ctx, msg); err != nil && notify.IsPermanent(err) {
+	// Nothing retries a code (the patient asks again): its one attempt
+	// is its last, and its record fails with it.
+	if err := g.notifier.Notify(FinalAttempt(ctx), msg); err != nil && notify.IsPermanent(err) {
 		// No channel reaches this patient, or the provider refuses the
 		// address: answered as for an unknown phone, which is told no
 		// more (the delivery record and the metrics say why).
