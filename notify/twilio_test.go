@@ -185,7 +185,7 @@ func TestScrub(t *testing.T) {
 		"The 'To' number +33612345678 is not a valid phone number.": "The 'To' number +33******78 is not a valid phone number.",
 		"550 5.1.1 <jane.doe@example.org>: unknown user":            "550 5.1.1 <j***@example.org>: unknown user",
 		"dial tcp 127.0.0.1:1: connect: connection refused":         "dial tcp 127.0.0.1:1: connect: connection refused",
-		"21211: invalid":                                            "21211: invalid",
+		"21211: invalid": "21211: invalid",
 	} {
 		if got := notify.Scrub(in); got != want {
 			t.Errorf("Scrub(%q) = %q, want %q", in, got, want)
