@@ -2,7 +2,8 @@
 // appointments: confirmations, cancellations, expired holds, suspensions by
 // the clinic and one-time sign-in codes.
 //
-// Three notifiers implement Notifier:
+// Four notifiers implement Notifier (and Sender, which tells the channel
+// and the provider's id of a message):
 //
 //   - Log (the default) writes one structured line per message, with the
 //     patient's phone and e-mail masked and login codes hidden;
@@ -10,7 +11,11 @@
 //     with HMAC-SHA256: ids and the texts to show, and the phone or e-mail
 //     only to a gateway that delivers to it (Config.WebhookContact);
 //   - SMTP sends a plain-text e-mail: it is the channel, so it is given the
-//     address, and the body is the text the patient reads.
+//     address, and the body is the text the patient reads;
+//   - Twilio sends the SMS text through Twilio's Messages API.
+//
+// A Router holds several at once (SMS, e-mail, another) and sends each
+// message by the one that reaches the patient.
 //
 // Notifiers are called by the job worker, outside any database transaction,
 // and delivery is at least once: a notifier may be called again with the same
