@@ -160,6 +160,17 @@ func (m *Metrics) Message(channel, outcome string) {
 	m.messages.WithLabelValues(channel, outcome).Inc()
 }
 
+// MessageChannels exports slotd_messages_total at zero for each channel
+// and outcome, so that rates (the failing-messages alert) exist before
+// the first message.
+func (m *Metrics) MessageChannels(channels, outcomes []string) {
+	for _, c := range channels {
+		for _, o := range outcomes {
+			m.messages.WithLabelValues(c, o)
+		}
+	}
+}
+
 // SigninCode counts a sign-in code request (service.SigninObserver).
 func (m *Metrics) SigninCode(outcome string) { m.codes.WithLabelValues(outcome).Inc() }
 

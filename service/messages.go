@@ -18,6 +18,9 @@ const (
 	MessageDeliveredOutcome = "delivered" // the provider reports it delivered
 )
 
+// MessageOutcomes are every outcome a MessageObserver is told.
+var MessageOutcomes = []string{MessageSentOutcome, MessageRetryOutcome, MessageFailedOutcome, MessageDeliveredOutcome}
+
 // MessageObserver counts what happens to messages (metrics:
 // slotd_messages_total{channel,outcome}).
 type MessageObserver interface {

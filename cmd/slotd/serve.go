@@ -226,6 +226,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	svc := service.NewService(store, opts)
 	// Every message, sign-in codes and the jobs' alike, records its delivery.
 	deliveries := svc.Deliveries(service.DeliveriesOptions{Notifier: channels.notifier, Channels: channels.names, Observer: m, Logger: logger})
+	m.MessageChannels(channels.names, service.MessageOutcomes)
 	defer runShared(ctx, shared, svc, m)()
 	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
 	if err != nil {
