@@ -10,6 +10,8 @@ import (
 	"mime/quotedprintable"
 	"net"
 	"net/http"
+	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -21,6 +23,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/testkit"
+	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/notify/twiliotest"
 )
 
@@ -104,14 +107,20 @@ var sixDigits = regexp.MustCompile(`\b\d{6}\b`)
 // TestSigninCodeByEmailAndSMS runs serve with two channels, e-mail to a
 // real SMTP server started here and SMS through a fake Twilio: a patient
 // with both asks for the code by e-mail, signs in with the code the mail
-// holds, then asks by SMS; both deliveries are recorded (staff see them),
-// counted, and /readyz names both channels as working.
+// holds, then asks by SMS, which Twilio reports delivered (a forged
+// report is refused); both deliveries are recorded (staff see them),
+// counted, and /readyz names both channels as working. The Twilio auth
+// token is read from a secret file.
 func TestSigninCodeByEmailAndSMS(t *testing.T) {
 	mb := startMailbox(t)
 	tw := twiliotest.New(t)
 	const secret = "channels-test-secret-0123456789abcdefgh"
-	db := "sqlite:" + filepath.Join(t.TempDir(), "slotd.db")
-	in := startInstance(t, []string{"SLOTD_DB=" + db, "SLOTD_AUTH_SECRET=" + secret, "SLOTD_TWILIO_AUTH_TOKEN=" + twiliotest.AuthToken},
+	dir := t.TempDir()
+	db := "sqlite:" + filepath.Join(dir, "slotd.db")
+	// The auth token is a secret: given as a file, as a mounted secret is.
+	token := filepath.Join(dir, "twilio-auth-token")
+	mustNil(t, os.WriteFile(token, []byte(twiliotest.AuthToken+"\n"), 0o600))
+	in := startInstance(t, []string{"SLOTD_DB=" + db, "SLOTD_AUTH_SECRET=" + secret, "SLOTD_TWILIO_AUTH_TOKEN_FILE=" + token},
 		"--notifier", "smtp", "--smtp-addr", mb.addr, "--smtp-from", "Clinic <noreply@clinic.example>",
 		"--sms-provider", "twilio", "--twilio-base-url", tw.URL, "--twilio-account-sid", twiliotest.AccountSID,
 		"--twilio-from", "+15005550006", "--public-url", "https://clinic.example")
@@ -156,13 +165,32 @@ func TestSigninCodeByEmailAndSMS(t *testing.T) {
 		reqs[0].Form.Get("StatusCallback") != "https://clinic.example/api/sms/twilio/status" {
 		t.Fatalf("Twilio got %+v", reqs)
 	}
+	// Twilio reports the SMS delivered, signed over the public URL it was
+	// given; a forged report is refused.
+	report := func(token string) int {
+		t.Helper()
+		form := url.Values{"MessageSid": {reqs[0].SID}, "MessageStatus": {"delivered"}, "AccountSid": {twiliotest.AccountSID}}
+		req, _ := http.NewRequest("POST", in.url+"/api/sms/twilio/status", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set(notify.TwilioSignatureHeader, notify.TwilioSignature(token, reqs[0].Form.Get("StatusCallback"), form))
+		res, err := http.DefaultClient.Do(req)
+		mustNil(t, err)
+		res.Body.Close()
+		return res.StatusCode
+	}
+	if code := report("not-the-token"); code != 401 {
+		t.Fatalf("forged report: %d", code)
+	}
+	if code := report(twiliotest.AuthToken); code != 204 {
+		t.Fatalf("report: %d", code)
+	}
 	// An unknown phone is answered alike and sent nothing.
 	if code, _ := call(t, "POST", in.url+"/api/signin/code", "", "", map[string]any{"phone": "+33699999999", "channel": "email"}); code != 202 || len(mb.all()) != 1 {
 		t.Fatalf("unknown phone: %d, %d mails", code, len(mb.all()))
 	}
 
 	code, body = call(t, "GET", fmt.Sprintf("%s/api/admin/patients/%d/messages", in.url, p.ID), admin, "", nil)
-	if code != 200 || !strings.Contains(string(body), `"channel":"sms","state":"sent","providerId":"`+reqs[0].SID) ||
+	if code != 200 || !strings.Contains(string(body), `"channel":"sms","state":"delivered","providerId":"`+reqs[0].SID) ||
 		!strings.Contains(string(body), `"channel":"email","state":"sent"`) || strings.Contains(string(body), sent) || strings.Contains(string(body), "ada@") {
 		t.Fatalf("messages: %d %s", code, body)
 	}
@@ -181,7 +209,8 @@ func TestSigninCodeByEmailAndSMS(t *testing.T) {
 	mustNil(t, err)
 	metrics, _ := io.ReadAll(res.Body)
 	res.Body.Close()
-	for _, want := range []string{`slotd_messages_total{channel="email",outcome="sent"} 1`, `slotd_messages_total{channel="sms",outcome="sent"} 1`} {
+	for _, want := range []string{`slotd_messages_total{channel="email",outcome="sent"} 1`, `slotd_messages_total{channel="sms",outcome="sent"} 1`,
+		`slotd_messages_total{channel="sms",outcome="delivered"} 1`, `slotd_messages_total{channel="email",outcome="failed"} 0`} {
 		if !strings.Contains(string(metrics), want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
