@@ -6,7 +6,6 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
-	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/service"
 )
 
@@ -84,12 +83,12 @@ func (s *server) twilioStatus(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err := r.ParseForm(); err != nil {
 		return errorf(booking.CodeInvalidRequest, "the body must be a form of at most %d bytes", maxTwilioCallback)
 	}
-	if !notify.VerifyTwilioSignature(s.twilioToken, s.twilioURL, r.PostForm, r.Header.Get(notify.TwilioSignatureHeader)) {
-		return errorf(booking.CodeBadSignature, "the %s header is missing or does not match the URL and parameters", notify.TwilioSignatureHeader)
+	if !auth.VerifyTwilioSignature(s.twilioToken, s.twilioURL, r.PostForm, r.Header.Get(auth.TwilioSignatureHeader)) {
+		return errorf(booking.CodeBadSignature, "the %s header is missing or does not match the URL and parameters", auth.TwilioSignatureHeader)
 	}
 	form := r.PostForm
 	sid, status, code := form.Get("MessageSid"), form.Get("MessageStatus"), form.Get("ErrorCode")
-	state, ok := notify.TwilioState(status)
+	state, ok := twilioState(status)
 	switch {
 	case sid == "" || len(sid) > 64:
 		return errorf(booking.CodeInvalidRequest, "MessageSid is required")
@@ -110,6 +109,24 @@ func (s *server) twilioStatus(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// twilioState maps a MessageStatus of Twilio's callbacks to a message
+// state: queued, accepted, scheduled and sending are still queued; sent;
+// delivered (and read); undelivered, failed and canceled failed. ok is
+// false for a status Twilio does not document.
+func twilioState(status string) (state string, ok bool) {
+	switch status {
+	case "queued", "accepted", "scheduled", "sending":
+		return booking.MessageQueued, true
+	case "sent":
+		return booking.MessageSent, true
+	case "delivered", "read":
+		return booking.MessageDelivered, true
+	case "undelivered", "failed", "canceled":
+		return booking.MessageFailed, true
+	}
+	return "", false
 }
 
 // channelsJSON is the delivery channels' part of /readyz.

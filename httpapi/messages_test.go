@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/notify"
 )
@@ -20,8 +21,8 @@ const (
 // token over the URL Twilio was given.
 func twilioCallback(token string, form url.Values) call {
 	return call{method: "POST", path: TwilioStatusPath, body: form.Encode(), invalid: true, header: map[string]string{
-		"Content-Type":               "application/x-www-form-urlencoded",
-		notify.TwilioSignatureHeader: notify.TwilioSignature(token, twilioTestURL, form),
+		"Content-Type":             "application/x-www-form-urlencoded",
+		auth.TwilioSignatureHeader: auth.TwilioSignature(token, twilioTestURL, form),
 	}}
 }
 
@@ -57,7 +58,7 @@ func TestTwilioStatusCallback(t *testing.T) {
 	forged := twilioCallback("another-token", form)
 	e.do(forged).expect(t, 401, booking.CodeBadSignature)
 	unsigned := twilioCallback(twilioTestToken, form)
-	delete(unsigned.header, notify.TwilioSignatureHeader)
+	delete(unsigned.header, auth.TwilioSignatureHeader)
 	e.do(unsigned).expect(t, 401, booking.CodeBadSignature)
 	tampered := twilioCallback(twilioTestToken, form)
 	tampered.body = strings.Replace(form.Encode(), "delivered", "failed", 1)

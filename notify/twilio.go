@@ -2,25 +2,18 @@ package notify
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha1"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 )
 
 // TwilioBaseURL is Twilio's REST API, the default of Twilio.BaseURL.
 const TwilioBaseURL = "https://api.twilio.com"
-
-// TwilioSignatureHeader carries Twilio's signature of a callback.
-const TwilioSignatureHeader = "X-Twilio-Signature"
 
 // Twilio sends SMS through Twilio's Messages API: one form-encoded POST
 // to /2010-04-01/Accounts/{AccountSID}/Messages.json per attempt, with
@@ -132,55 +125,4 @@ func (t *Twilio) Send(ctx context.Context, m Message) (Receipt, error) {
 		return rc, permanent(perr)
 	}
 	return rc, perr
-}
-
-// TwilioSignature is the X-Twilio-Signature of a callback to fullURL with
-// the POST parameters params, as Twilio computes it: base64 of the
-// HMAC-SHA1, keyed with the auth token, of the URL followed by each
-// parameter's name and value, sorted by name.
-func TwilioSignature(authToken, fullURL string, params url.Values) string {
-	keys := make([]string, 0, len(params))
-	for k := range params {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	mac := hmac.New(sha1.New, []byte(authToken))
-	mac.Write([]byte(fullURL))
-	for _, k := range keys {
-		vs := append([]string(nil), params[k]...)
-		sort.Strings(vs)
-		for _, v := range vs {
-			mac.Write([]byte(k))
-			mac.Write([]byte(v))
-		}
-	}
-	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
-}
-
-// VerifyTwilioSignature reports whether header is Twilio's signature of a
-// callback to fullURL with params, comparing in constant time. An empty
-// token or header verifies nothing.
-func VerifyTwilioSignature(authToken, fullURL string, params url.Values, header string) bool {
-	if authToken == "" || header == "" {
-		return false
-	}
-	return hmac.Equal([]byte(header), []byte(TwilioSignature(authToken, fullURL, params)))
-}
-
-// TwilioState maps a MessageStatus of Twilio's callbacks to a delivery
-// state (booking.Message*): queued, accepted, scheduled and sending are
-// still queued; sent; delivered; undelivered, failed and canceled failed.
-// ok is false for a status Twilio does not document.
-func TwilioState(status string) (state string, ok bool) {
-	switch status {
-	case "queued", "accepted", "scheduled", "sending":
-		return "queued", true
-	case "sent":
-		return "sent", true
-	case "delivered", "read":
-		return "delivered", true
-	case "undelivered", "failed", "canceled":
-		return "failed", true
-	}
-	return "", false
 }

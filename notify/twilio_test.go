@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/url"
 	"strings"
 	"testing"
 
@@ -81,32 +80,6 @@ func TestTwilioErrors(t *testing.T) {
 	down := &notify.Twilio{BaseURL: "http://127.0.0.1:1", AccountSID: twiliotest.AccountSID, AuthToken: "x", From: "+1"}
 	if _, err := down.Send(context.Background(), codeMessage); err == nil || notify.IsPermanent(err) {
 		t.Fatalf("unreachable Twilio: %v", err)
-	}
-}
-
-// TestTwilioSignature checks the signature against the example of
-// Twilio's own helper libraries.
-func TestTwilioSignature(t *testing.T) {
-	u := "https://mycompany.com/myapp.php?foo=1&bar=2"
-	p := url.Values{"CallSid": {"CA1234567890ABCDE"}, "Caller": {"+14158675309"}, "Digits": {"1234"},
-		"From": {"+14158675309"}, "To": {"+18005551212"}}
-	const want = "RSOYDt4T1cUTdK1PDd93/VVr8B8="
-	if got := notify.TwilioSignature("12345", u, p); got != want {
-		t.Fatalf("signature %s, want %s", got, want)
-	}
-	if !notify.VerifyTwilioSignature("12345", u, p, want) {
-		t.Fatal("the right signature is refused")
-	}
-	p.Set("Digits", "1235")
-	for name, ok := range map[string]bool{
-		"changed param": notify.VerifyTwilioSignature("12345", u, p, want),
-		"other url":     notify.VerifyTwilioSignature("12345", u+"&x=1", p, want),
-		"no header":     notify.VerifyTwilioSignature("12345", u, p, ""),
-		"no token":      notify.VerifyTwilioSignature("", u, p, want),
-	} {
-		if ok {
-			t.Fatalf("%s: verified", name)
-		}
 	}
 }
 

@@ -23,7 +23,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/internal/testkit"
-	"github.com/slotd/slotd/notify"
+
 	"github.com/slotd/slotd/notify/twiliotest"
 )
 
@@ -172,7 +172,7 @@ func TestSigninCodeByEmailAndSMS(t *testing.T) {
 		form := url.Values{"MessageSid": {reqs[0].SID}, "MessageStatus": {"delivered"}, "AccountSid": {twiliotest.AccountSID}}
 		req, _ := http.NewRequest("POST", in.url+"/api/sms/twilio/status", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.Header.Set(notify.TwilioSignatureHeader, notify.TwilioSignature(token, reqs[0].Form.Get("StatusCallback"), form))
+		req.Header.Set(auth.TwilioSignatureHeader, auth.TwilioSignature(token, reqs[0].Form.Get("StatusCallback"), form))
 		res, err := http.DefaultClient.Do(req)
 		mustNil(t, err)
 		res.Body.Close()
