@@ -18,8 +18,9 @@ type warning struct {
 
 // check is serve's one look at its flags before it opens anything. What
 // cannot work is refused, naming the flag: missing or malformed secrets, a
-// half TLS pair, an unknown engine. What works but loses something (codes
-// that reach nobody, metrics on the public address) is returned, to be
+// half TLS pair, an unknown engine, no channel for the sign-in codes
+// outside the demo. What works but loses something (codes to the log
+// only, acknowledged; metrics on the public address) is returned, to be
 // logged once at start. Only what needs the database (--demo on real data)
 // is checked where it opens. It also settles the defaults that depend on
 // other flags (batch depth, reminders).
