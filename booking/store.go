@@ -65,6 +65,8 @@ type Store interface {
 	PatientStore
 	// MarkStore keeps the revocation marks of tokens.
 	MarkStore
+	// MessageStore keeps the delivery records of messages to patients.
+	MessageStore
 	DemoStore
 	RefundStore
 }

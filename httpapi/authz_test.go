@@ -77,6 +77,7 @@ var authorization = map[string]access{
 	"GET /api/admin/patients/{id}":                adminOnly,
 	"DELETE /api/admin/patients/{id}":             adminOnly,
 	"GET /api/admin/patients/{id}/data":           adminOnly,
+	"GET /api/admin/patients/{id}/messages":       adminOnly,
 	"GET /api/me/data":                            patientOnly,
 	"POST /api/admin/doctors/{id}/schedules":      adminOnly,
 	"GET /api/admin/doctors/{id}/schedules":       adminOnly,
@@ -111,6 +112,7 @@ var authorization = map[string]access{
 	"GET /api/rounds/{id}/applications/{appId}":   ownerOrAdmin,
 	"GET /api/me/appointments":                    patientOnly,
 	"POST /api/payments/callback":                 signed,
+	"POST /api/sms/twilio/status":                 signed,
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,

@@ -22,7 +22,10 @@ func (s *server) healthz(w http.ResponseWriter, _ *http.Request, _ auth.Claims) 
 }
 
 // readyz says the database answers, and 503 while the process drains
-// before shutting down.
+// before shutting down. Its detail names the delivery channels
+// configured and whether each is working (its last attempt succeeded):
+// a failing channel does not make the instance unready, since another
+// instance would fail alike.
 func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	if s.draining != nil && s.draining() {
 		return &booking.Error{Code: booking.CodeUnavailable, Message: "shutting down", RetryAfter: time.Second}
@@ -34,6 +37,6 @@ func (s *server) readyz(w http.ResponseWriter, r *http.Request, _ auth.Claims) e
 		return &booking.Error{Code: booking.CodeUnavailable, Message: "the database is not reachable", Err: err}
 	}
 	w.Header().Set("Cache-Control", "no-store")
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ready"})
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ready", "channels": channelsJSON(s.deliveries)})
 	return nil
 }

@@ -170,6 +170,9 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 		ec.signin(&sio)
 	}
 	cfg.Signin = svc.NewSignin(sio)
+	// Twilio's status callbacks are served, verified with this token.
+	cfg.Deliveries = svc.Deliveries(service.DeliveriesOptions{Notifier: e.codes, Channels: []string{"sms"}, Logger: cfg.Logger})
+	cfg.TwilioAuthToken, cfg.TwilioCallbackURL = twilioTestToken, twilioTestURL
 	if ec.cfg != nil {
 		ec.cfg(&cfg)
 	}

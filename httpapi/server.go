@@ -84,6 +84,14 @@ type Config struct {
 	// web pages' own), and the sign-up, POST /api/signup/code and
 	// /api/signup; they answer not-found without it.
 	Signin *service.Signin
+	// Deliveries records the messages' deliveries: it serves the
+	// channels of /readyz and applies Twilio's status callbacks.
+	Deliveries *service.Deliveries
+	// TwilioAuthToken and TwilioCallbackURL (the full URL Twilio was given
+	// as StatusCallback, which it signs) verify POST
+	// /api/sms/twilio/status; without both it answers not-found.
+	TwilioAuthToken   string
+	TwilioCallbackURL string
 	// SigninTokenTTL is the life of the token /api/signin/verify answers
 	// (DefaultSigninTokenTTL).
 	SigninTokenTTL time.Duration
@@ -122,6 +130,10 @@ type server struct {
 	zone      *time.Location // the clinic's, for the times in problem sentences
 	signin    *service.Signin
 	signinTTL time.Duration
+	// deliveries, twilioToken and twilioURL: Config's.
+	deliveries  *service.Deliveries
+	twilioToken string
+	twilioURL   string
 }
 
 // New returns the API handler. It panics when Service or Signer is missing,
@@ -180,6 +192,9 @@ func newServer(cfg Config) *server {
 		draining:     cfg.Draining,
 		signin:       cfg.Signin,
 		signinTTL:    cfg.SigninTokenTTL,
+		deliveries:   cfg.Deliveries,
+		twilioToken:  cfg.TwilioAuthToken,
+		twilioURL:    cfg.TwilioCallbackURL,
 	}
 	if s.signinTTL <= 0 {
 		s.signinTTL = DefaultSigninTokenTTL
@@ -231,6 +246,7 @@ func (s *server) routes() {
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
 	s.handle("DELETE /api/admin/patients/{id}", s.admin(s.erasePatient))
 	s.handle("GET /api/admin/patients/{id}/data", s.admin(s.patientData))
+	s.handle("GET /api/admin/patients/{id}/messages", s.admin(s.patientMessages))
 	s.handle("POST /api/admin/doctors/{id}/schedules", s.admin(s.createSchedule))
 	s.handle("GET /api/admin/doctors/{id}/schedules", s.admin(s.listSchedules))
 	s.handle("POST /api/admin/doctors/{id}/slots/generate", s.admin(s.generateSlots))
@@ -264,6 +280,8 @@ func (s *server) routes() {
 
 	// The payment provider: authenticated by its signature, not a token.
 	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))
+	// Twilio's status callbacks: authenticated by X-Twilio-Signature.
+	s.handle("POST "+TwilioStatusPath, s.public(s.twilioStatus))
 
 	// Patients (and admins acting for them).
 	s.handle("POST /api/appointments", s.authed(s.book))

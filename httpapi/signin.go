@@ -34,6 +34,8 @@ func (s *server) signinCode(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	}
 	var in struct {
 		Phone string `json:"phone"`
+		// Channel is where the code should go: sms or email (optional).
+		Channel string `json:"channel"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -41,8 +43,11 @@ func (s *server) signinCode(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	if in.Phone == "" || len(in.Phone) > maxSigninField {
 		return errorf(booking.CodeInvalidRequest, "phone must be a telephone number")
 	}
+	if in.Channel != "" && in.Channel != "sms" && in.Channel != "email" {
+		return inBody(errorf(booking.CodeInvalidRequest, "channel must be sms or email"), "/channel")
+	}
 	sent, err := s.signin.RequestSigninCode(r.Context(), service.SigninCodeRequest{
-		Phone: in.Phone, ClientAddr: edge.ClientAddr(r), Language: acceptedLanguage(r)})
+		Phone: in.Phone, ClientAddr: edge.ClientAddr(r), Language: acceptedLanguage(r), Channel: in.Channel})
 	if err != nil {
 		return err
 	}

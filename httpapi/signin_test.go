@@ -19,6 +19,7 @@ type sentCodes struct {
 	mu    sync.Mutex
 	last  map[string]string
 	langs map[string]string
+	chans []string // the channel each code asked for
 	fail  bool
 }
 
@@ -36,7 +37,14 @@ func (n *sentCodes) Notify(_ context.Context, m notify.Message) error {
 		to = m.Email // a sign-up code sent to an e-mail address
 	}
 	n.last[to], n.langs[to] = m.Code, m.Language
+	n.chans = append(n.chans, m.Channel)
 	return nil
+}
+
+func (n *sentCodes) channels() []string {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return append([]string(nil), n.chans...)
 }
 
 func (n *sentCodes) code(phone string) (string, string) {

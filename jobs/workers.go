@@ -193,6 +193,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		}
 		m.Reason = sus.Reason
 	}
+	if job.Attempt >= job.MaxAttempts {
+		ctx = service.FinalAttempt(ctx) // River gives up after this one
+	}
 	if err := w.notifier.Notify(ctx, m); err != nil {
 		if notify.IsPermanent(err) {
 			// River records the job as cancelled with this error: retrying

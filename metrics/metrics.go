@@ -29,6 +29,7 @@ type Metrics struct {
 	staff     *prometheus.CounterVec
 	lockouts  prometheus.Counter
 	codes     *prometheus.CounterVec // sign-in code requests
+	messages  *prometheus.CounterVec // deliveries by channel and outcome
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
 	signups   *prometheus.CounterVec // patients' sign-ups
@@ -106,6 +107,10 @@ func New() *Metrics {
 		Name: "slotd_signin_codes_total",
 		Help: "Sign-in code requests by outcome: sent (to a registered phone), unknown (no patient has the phone: nothing sent), invalid, failed, or the limit that refused it: address, phone (its codes of 15 minutes or of the day), clinic (the codes per minute).",
 	}, []string{"outcome"})
+	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_messages_total",
+		Help: "Messages to patients (sign-in codes and appointment messages) by channel (sms, email, webhook, log, none) and outcome: sent (the channel accepted it), retry (an attempt failed; the job tries again), failed (it cannot be delivered), delivered (the provider reported it delivered).",
+	}, []string{"channel", "outcome"})
 	m.checks = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_signin_checks_total",
 		Help: "Sign-in code checks by outcome: accepted, wrong, expired, departed (a deactivated or erased patient's right code), invalid, failed, or the limit that refused it: attempts (the code's), phone-day, clinic-day (the day's wrong codes), address.",
@@ -140,7 +145,7 @@ func New() *Metrics {
 		m.revoked.WithLabelValues(r)
 	}
 	m.refunds = newRefunds(m.reg)
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}
@@ -171,6 +176,22 @@ func (m *Metrics) TokenRefused(code booking.Code) {
 		reason = "departed"
 	}
 	m.revoked.WithLabelValues(reason).Inc()
+}
+
+// Message counts a message's delivery outcome (service.MessageObserver).
+func (m *Metrics) Message(channel, outcome string) {
+	m.messages.WithLabelValues(channel, outcome).Inc()
+}
+
+// MessageChannels exports slotd_messages_total at zero for each channel
+// and outcome, so that rates (the failing-messages alert) exist before
+// the first message.
+func (m *Metrics) MessageChannels(channels, outcomes []string) {
+	for _, c := range channels {
+		for _, o := range outcomes {
+			m.messages.WithLabelValues(c, o)
+		}
+	}
 }
 
 // SigninCode counts a sign-in code request (service.SigninObserver).

@@ -20,6 +20,12 @@ type Log struct {
 
 // Notify logs m at level Info with the message "notification". It never fails.
 func (l *Log) Notify(ctx context.Context, m Message) error {
+	_, err := l.Send(ctx, m)
+	return err
+}
+
+// Send logs m (see Notify).
+func (l *Log) Send(ctx context.Context, m Message) (Receipt, error) {
 	logger := l.Logger
 	if logger == nil {
 		logger = slog.Default()
@@ -57,5 +63,5 @@ func (l *Log) Notify(ctx context.Context, m Message) error {
 		attrs = append(attrs, slog.String("code", m.Code))
 	}
 	logger.LogAttrs(ctx, slog.LevelInfo, "notification", attrs...)
-	return nil
+	return Receipt{Channel: ChannelLog}, nil
 }

@@ -2,7 +2,8 @@
 // appointments: confirmations, cancellations, expired holds, suspensions by
 // the clinic and one-time sign-in codes.
 //
-// Three notifiers implement Notifier:
+// Four notifiers implement Notifier (and Sender, which tells the channel
+// and the provider's id of a message):
 //
 //   - Log (the default) writes one structured line per message, with the
 //     patient's phone and e-mail masked and login codes hidden;
@@ -10,7 +11,11 @@
 //     with HMAC-SHA256: ids and the texts to show, and the phone or e-mail
 //     only to a gateway that delivers to it (Config.WebhookContact);
 //   - SMTP sends a plain-text e-mail: it is the channel, so it is given the
-//     address, and the body is the text the patient reads.
+//     address, and the body is the text the patient reads;
+//   - Twilio sends the SMS text through Twilio's Messages API.
+//
+// A Router holds several at once (SMS, e-mail, another) and sends each
+// message by the one that reaches the patient.
 //
 // Notifiers are called by the job worker, outside any database transaction,
 // and delivery is at least once: a notifier may be called again with the same
@@ -32,6 +37,7 @@ import (
 	"net"
 	"net/mail"
 	"net/url"
+	"strings"
 	"time"
 )
 
@@ -91,6 +97,11 @@ type Message struct {
 	Subject string `json:"subject,omitempty"`
 	Text    string `json:"text,omitempty"`
 	SMS     string `json:"sms,omitempty"`
+	// Channel is the channel asked for (a sign-in code's: ChannelSMS or
+	// ChannelEmail; the Router's choice when it cannot reach the patient
+	// that way), then the one the message goes by, so that a gateway given
+	// both contacts (--webhook-contact both) knows which to use.
+	Channel string `json:"channel,omitempty"`
 	// IdempotencyKey is a stable id of this message (e.g.
 	// "appt-42-confirmation"), sent along so that receivers can drop the
 	// duplicates that at-least-once delivery produces.
@@ -136,8 +147,20 @@ const DefaultTimeout = 10 * time.Second
 
 // Config selects and configures a notifier for New.
 type Config struct {
-	// Kind is "log" (the default when empty), "webhook" or "smtp".
+	// Kind is "log" (the default when empty, and only alone), "webhook",
+	// "smtp", or a comma-separated list of webhook and smtp: several
+	// channels at once, through a Router.
 	Kind string
+	// SMSProvider "twilio" adds Twilio's Messages API as the SMS channel
+	// (with TwilioAccountSID, TwilioAuthToken and TwilioFrom); "" adds none.
+	SMSProvider      string
+	TwilioAccountSID string
+	TwilioAuthToken  string
+	TwilioFrom       string
+	// TwilioBaseURL is TwilioBaseURL when empty; TwilioStatusCallback is
+	// the URL of POST /api/sms/twilio/status (none when empty).
+	TwilioBaseURL        string
+	TwilioStatusCallback string
 	// Language is the clinic's language, for messages without their own
 	// (an i18n.Languages tag; English when empty).
 	Language string
@@ -190,17 +213,122 @@ type inLanguage struct {
 }
 
 func (l *inLanguage) Notify(ctx context.Context, m Message) error {
+	_, err := l.Send(ctx, m)
+	return err
+}
+
+func (l *inLanguage) Send(ctx context.Context, m Message) (Receipt, error) {
 	if m.Language == "" {
 		m.Language = l.lang
 	}
-	return l.next.Notify(ctx, m)
+	return Send(ctx, l.next, m)
 }
 
 func newNotifier(cfg Config) (Notifier, error) {
 	if cfg.Timeout < 0 {
 		return nil, errors.New("notify: timeout must not be negative")
 	}
-	switch cfg.Kind {
+	kinds := strings.Split(cfg.Kind, ",")
+	if cfg.SMSProvider == "" && len(kinds) == 1 {
+		return newOne(cfg, cfg.Kind)
+	}
+	var r Router
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		k = strings.TrimSpace(k)
+		if k == "" {
+			continue
+		}
+		if k == "log" {
+			return nil, errors.New("notify: the log notifier delivers nothing and goes alone, not with other channels")
+		}
+		if seen[k] {
+			return nil, fmt.Errorf("notify: notifier %q is named twice", k)
+		}
+		seen[k] = true
+		n, err := newOne(cfg, k)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.add(n); err != nil {
+			return nil, err
+		}
+	}
+	switch cfg.SMSProvider {
+	case "":
+	case "twilio":
+		t, err := newTwilio(cfg)
+		if err != nil {
+			return nil, err
+		}
+		if err := r.add(t); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, fmt.Errorf("notify: unknown SMS provider %q (want twilio)", cfg.SMSProvider)
+	}
+	return &r, nil
+}
+
+// add gives n the Router's slots it serves: SMS, e-mail (a webhook given
+// both contacts serves both) or the other one.
+func (r *Router) add(n Notifier) error {
+	sms, email := false, false
+	switch n := n.(type) {
+	case *Twilio:
+		sms = true
+	case *SMTP:
+		email = true
+	case *Webhook:
+		sms = n.Contact == ContactPhone || n.Contact == ContactBoth
+		email = n.Contact == ContactEmail || n.Contact == ContactBoth
+	}
+	if !sms && !email {
+		if r.Other != nil {
+			return errors.New("notify: two notifiers deliver to no contact")
+		}
+		r.Other = n
+	}
+	if sms {
+		if r.SMS != nil {
+			return errors.New("notify: two SMS channels (--sms-provider and a webhook given phones): keep one")
+		}
+		r.SMS = n
+	}
+	if email {
+		if r.Email != nil {
+			return errors.New("notify: two e-mail channels (smtp and a webhook given e-mail addresses): keep one")
+		}
+		r.Email = n
+	}
+	return nil
+}
+
+// newTwilio checks the Twilio settings.
+func newTwilio(cfg Config) (*Twilio, error) {
+	if cfg.TwilioAccountSID == "" || cfg.TwilioAuthToken == "" || cfg.TwilioFrom == "" {
+		return nil, errors.New("notify: twilio: an account SID, an auth token and a From number or messaging service SID are required")
+	}
+	if !strings.HasPrefix(cfg.TwilioAccountSID, "AC") {
+		return nil, errors.New("notify: twilio: the account SID starts with AC")
+	}
+	if cfg.TwilioBaseURL != "" {
+		if u, err := url.Parse(cfg.TwilioBaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("notify: twilio: the base URL must be an absolute http or https URL")
+		}
+	}
+	if cfg.TwilioStatusCallback != "" {
+		if u, err := url.Parse(cfg.TwilioStatusCallback); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return nil, errors.New("notify: twilio: the status callback must be an absolute http or https URL")
+		}
+	}
+	return &Twilio{BaseURL: cfg.TwilioBaseURL, AccountSID: cfg.TwilioAccountSID, AuthToken: cfg.TwilioAuthToken,
+		From: cfg.TwilioFrom, StatusCallback: cfg.TwilioStatusCallback, Client: NewWebhookClient(cfg.Timeout)}, nil
+}
+
+// newOne builds the notifier of one kind.
+func newOne(cfg Config, kind string) (Notifier, error) {
+	switch kind {
 	case "", "log":
 		logger := cfg.Logger
 		if logger == nil {

@@ -62,6 +62,17 @@ type SMTP struct {
 
 // Notify sends m to m.Email.
 func (s *SMTP) Notify(ctx context.Context, m Message) error {
+	_, err := s.Send(ctx, m)
+	return err
+}
+
+// Send sends m to m.Email (see Notify).
+func (s *SMTP) Send(ctx context.Context, m Message) (Receipt, error) {
+	return Receipt{Channel: ChannelEmail}, s.deliver(ctx, m)
+}
+
+// deliver sends m to m.Email in one SMTP session.
+func (s *SMTP) deliver(ctx context.Context, m Message) error {
 	if strings.TrimSpace(m.Email) == "" {
 		return permanent(fmt.Errorf("smtp: patient %d: %w", m.PatientID, ErrNoAddress))
 	}

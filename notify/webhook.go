@@ -112,6 +112,31 @@ const (
 
 // Notify sends m in one signed POST.
 func (w *Webhook) Notify(ctx context.Context, m Message) error {
+	_, err := w.Send(ctx, m)
+	return err
+}
+
+// Send sends m in one signed POST; its receipt names the channel the
+// receiver delivers to (Contact, or m.Channel when it does both).
+func (w *Webhook) Send(ctx context.Context, m Message) (Receipt, error) {
+	return Receipt{Channel: w.channel(m)}, w.post(ctx, m)
+}
+
+// channel is the channel a webhook's receiver delivers m by.
+func (w *Webhook) channel(m Message) string {
+	switch {
+	case w.Contact == ContactPhone:
+		return ChannelSMS
+	case w.Contact == ContactEmail:
+		return ChannelEmail
+	case w.Contact == ContactBoth && m.Channel != "":
+		return m.Channel
+	}
+	return ChannelWebhook
+}
+
+// post sends m in one signed POST.
+func (w *Webhook) post(ctx context.Context, m Message) error {
 	// The least the receiver needs: the texts are made, the name field is
 	// not sent, and contact data only to the channel that delivers to it.
 	// A receiver that delivers to nobody does not get the name inside the

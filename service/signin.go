@@ -176,11 +176,15 @@ func (s *Service) NewSignin(opts SigninOptions) *Signin {
 
 // SigninCodeRequest asks for a code sent to Phone (as typed), from
 // ClientAddr (edge.ClientAddr), for a patient reading Language (an
-// i18n.Languages tag; the notifier's when empty).
+// i18n.Languages tag; the notifier's when empty). Channel is where the
+// patient wants the code (notify.ChannelSMS or ChannelEmail; "" lets the
+// notifier choose): it goes there when the patient has that address and
+// the channel is configured, else by the other.
 type SigninCodeRequest struct {
 	Phone      string
 	ClientAddr string
 	Language   string
+	Channel    string
 }
 
 // SigninCodeSent is the answer to a code request, the same for a
@@ -206,8 +210,9 @@ type SigninVerify struct {
 // Refusals: CodeInvalidRequest when r.Phone is not a phone number;
 // CodeRateLimited (RetryAfter set) when the client address asked too
 // often, the phone had its codes of 15 minutes or of the day, or the
-// clinic's budget of codes is spent; CodeUnavailable when the code could
-// not be sent.
+// clinic's budget of codes is spent; CodeUnavailable when the channel
+// failed in a way worth retrying. A code that no channel can deliver to
+// the patient is answered as sent, as for an unknown phone.
 func (g *Signin) RequestSigninCode(ctx context.Context, r SigninCodeRequest) (SigninCodeSent, error) {
 	sent, outcome, err := g.requestCode(ctx, r)
 	if g.observer != nil {
@@ -221,6 +226,9 @@ func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCo
 	ph := g.phoneOf(r.Phone)
 	if ph == "" {
 		return SigninCodeSent{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "phone is not a phone number", Err: ErrMalformedSignin}
+	}
+	if r.Channel != "" && r.Channel != notify.ChannelSMS && r.Channel != notify.ChannelEmail {
+		return SigninCodeSent{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Message: "channel must be sms or email", Err: ErrMalformedSignin}
 	}
 	// The address's limits and the budget's state come before the phone
 	// is looked up, so that a refusal says nothing of who is a patient.
@@ -245,7 +253,7 @@ func (g *Signin) requestCode(ctx context.Context, r SigninCodeRequest) (SigninCo
 	// (SMTP by the e-mail, an SMS gateway by the phone).
 	return g.sendCode(ctx, sent, notify.Message{
 		Kind: notify.KindLoginCode, PatientID: patient.ID, PatientName: patient.Name, Language: r.Language,
-		Phone: patient.Phone, Email: patient.Email, Code: code}, key, now)
+		Phone: patient.Phone, Email: patient.Email, Code: code, Channel: r.Channel}, key, now)
 }
 
 // admitCode applies the client address's limits and the clinic's budget
@@ -293,7 +301,15 @@ func (g *Signin) sendCode(ctx context.Context, sent SigninCodeSent, msg notify.M
 		return SigninCodeSent{}, SigninClinic, limited(wait, "too many sign-in codes are being sent: try again in a minute")
 	}
 	msg.IdempotencyKey = "login-" + key[:16] + "-" + strconv.FormatInt(now.UnixNano(), 36)
-	if err := g.notifier.Notify(ctx, msg); err != nil {
+	// Nothing retries a code (the patient asks again): its one attempt
+	// is its last, and its record fails with it.
+	if err := g.notifier.Notify(FinalAttempt(ctx), msg); err != nil && notify.IsPermanent(err) {
+		// No channel reaches this address, or the provider refuses it:
+		// answered as for an unknown one, which is told no more (the
+		// delivery record and the metrics say why).
+		g.log.WarnContext(ctx, "sign-in: a code cannot reach the patient", "patientId", msg.PatientID, "err", notify.Reason(err))
+		return sent, SigninFailed, nil
+	} else if err != nil {
 		// The code is stored; the patient may ask again within the limits.
 		g.log.WarnContext(ctx, "sign-in: sending a code failed", "patientId", msg.PatientID, "err", err)
 		return SigninCodeSent{}, SigninFailed, booking.Errorf(booking.CodeUnavailable, "the code could not be sent")

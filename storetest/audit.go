@@ -39,6 +39,9 @@ var serviceReads = map[string]bool{
 	// clinic.
 	"Admit": true, "Present": true, "SignOut": true, "StaffSignIn": true,
 	"NewSignin": true, // wiring: the sign-in service's own methods are not the Service's
+	// Messages: the messages table is their own record (which went, how
+	// far), like the reminders' rows; a patient's list is a read.
+	"Deliveries": true, "PatientMessages": true,
 	// Staff second factors are set from the command line, like staff
 	// passwords (slotd staff-totp, slotd staff-password): not audited yet.
 	"EnrolStaffTOTP": true, "RemoveStaffTOTP": true,

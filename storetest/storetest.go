@@ -159,6 +159,7 @@ func Run(t *testing.T, h Harness) {
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},
 		{"RevocationMarks", testRevocationMarks},
+		{"Messages", testMessages},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},

@@ -120,6 +120,9 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 
 	appt := fmt.Sprintf("/appointments/%d", booked.Appointment.ID)
 	offerDay := waitlistWithOffer(t, s, p)
+	_, err = s.store.RecordMessage(context.Background(), booking.MessageAttempt{Key: "a11y", PatientID: p.ID, Kind: "reminder", Channel: "sms",
+		State: booking.MessageFailed, Reason: "21211: The 'To' number +33******78 is not a valid phone number.", At: time.Now()})
+	must(t, err)
 	pages := []struct {
 		ctx  context.Context
 		name string
@@ -153,6 +156,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "kiosk", "/kiosk", false},
 		{staff, "staff-edit-doctor", fmt.Sprintf("/staff/doctors/%d/edit", s.doctor.ID), true},
 		{staff, "staff-edit-patient", fmt.Sprintf("/staff/patients/%d/edit", p.ID), false},
+		{staff, "staff-messages", fmt.Sprintf("/staff/patients/%d/messages", p.ID), false},
 		{staff, "staff-edit-department", fmt.Sprintf("/staff/departments/%d/edit", s.dept.ID), false},
 		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), true},
 		{patient, "history", "/history", true},

@@ -69,7 +69,8 @@ func TestClinicPagesAuthorization(t *testing.T) {
 		res.Body.Close()
 		return res
 	}
-	for _, path := range []string{"/staff/audit", "/staff/reconciliation", "/staff/import", "/staff/appointments.csv?from=2026-01-01&to=2026-01-02"} {
+	for _, path := range []string{"/staff/audit", "/staff/reconciliation", "/staff/import", "/staff/appointments.csv?from=2026-01-01&to=2026-01-02",
+		fmt.Sprintf("/staff/patients/%d/messages", p.ID)} {
 		for _, who := range []string{"nobody", "patient", "doctor", "bearer"} {
 			if res := get(path, who); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(res.Header.Get("Location"), "/staff/signin") {
 				t.Errorf("%s as %s: %d %s", path, who, res.StatusCode, res.Header.Get("Location"))

@@ -77,7 +77,7 @@ func catalogKeys(t *testing.T) []string {
 	for _, w := range statusWords {
 		keys[w] = true
 	}
-	for _, words := range []map[string]string{auditActions, auditEntities, auditRoles, importKinds} {
+	for _, words := range []map[string]string{auditActions, auditEntities, auditRoles, importKinds, messageWords} {
 		for _, w := range words {
 			keys[w] = true
 		}

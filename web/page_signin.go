@@ -3,12 +3,14 @@ package web
 import (
 	"errors"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/edge"
+	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/problem"
 	"github.com/slotd/slotd/service"
 )
@@ -22,6 +24,21 @@ type signinData struct {
 	DemoCode string
 	// DemoPhone is a sample patient's phone, in demo mode only.
 	DemoPhone string
+	// Choose offers the choice of channel (SMS or e-mail configured);
+	// Channel is the one chosen; EmailOnly says codes go by e-mail alone.
+	Choose    bool
+	Channel   string
+	EmailOnly bool
+}
+
+// codeChannel fills d's channel part from the configured channels and
+// the one asked for (a form's "channel", kept only when it is offered).
+func (s *server) codeChannel(d *signinData, asked string) {
+	sms, email := slices.Contains(s.codeChannels, notify.ChannelSMS), slices.Contains(s.codeChannels, notify.ChannelEmail)
+	d.Choose, d.EmailOnly = sms && email, email && !sms
+	if d.Choose && (asked == notify.ChannelSMS || asked == notify.ChannelEmail) {
+		d.Channel = asked
+	}
 }
 
 // demoPhone is the first demo patient's phone (see package demo).
@@ -31,6 +48,7 @@ const demoPhone = "+33 6 00 00 00 00"
 func (s *server) handleSignin(w http.ResponseWriter, r *http.Request) {
 	p := s.newPage(w, r, "Sign in")
 	d := signinData{Step: "phone", Next: safeNext(r.URL.Query().Get("next"), "")}
+	s.codeChannel(&d, "")
 	if s.demo {
 		d.DemoPhone = demoPhone
 	}
@@ -48,8 +66,9 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	}
 	raw := r.PostFormValue("phone")
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
+	s.codeChannel(&d, r.PostFormValue("channel"))
 	sent, err := s.signin.RequestSigninCode(r.Context(), service.SigninCodeRequest{
-		Phone: raw, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang})
+		Phone: raw, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang, Channel: d.Channel})
 	if err != nil {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"

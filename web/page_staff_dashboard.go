@@ -42,6 +42,16 @@ type dashboardData struct {
 		At                  string
 		Violations, Pending int
 	}
+	// Channels are the message channels and what this instance saw of
+	// each; only the full page shows them.
+	Channels []channelRow
+}
+
+// channelRow is one message channel on the dashboard.
+type channelRow struct {
+	Name                          string
+	Working                       bool
+	LastSent, LastFailure, Reason string
 }
 
 // Chart geometry (SVG user units).
@@ -138,6 +148,22 @@ func (s *server) handleStaffDashboard(w http.ResponseWriter, r *http.Request, _ 
 		d.Reconcile.Ran, d.Reconcile.At = true, pr.DateTime(run.CheckedAt.In(s.clinicZone))+" ("+s.clinicZone.String()+")"
 		d.Reconcile.Violations, d.Reconcile.Pending = run.Violations, run.Pending
 	}
+	if s.deliveries != nil {
+		for _, c := range s.deliveries.Channels() {
+			row := channelRow{Name: c.Channel, Working: c.Working(), Reason: c.Reason}
+			if w, ok := messageWords[c.Channel]; ok {
+				row.Name = pr.T(w)
+			}
+			if !c.LastSent.IsZero() {
+				row.LastSent = pr.DateTime(c.LastSent.In(s.clinicZone))
+			}
+			if !c.LastFailure.IsZero() {
+				row.LastFailure = pr.DateTime(c.LastFailure.In(s.clinicZone))
+			}
+			d.Channels = append(d.Channels, row)
+		}
+	}
+	p.Data = d // the full page's parts too (the reconciliation, the channels)
 	s.render(w, r, http.StatusOK, "staff_dashboard", p)
 }
 

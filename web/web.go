@@ -116,6 +116,12 @@ type Config struct {
 	// phone), on the sign-up page when sign-up is off.
 	Place       string
 	ClinicPhone string
+	// CodeChannels are the channels sign-in codes can go by
+	// (notify.ChannelSMS, ChannelEmail): with both, the sign-in page lets
+	// the patient choose; with e-mail alone it says the code goes there.
+	CodeChannels []string
+	// Deliveries, when set, shows each channel's state on the dashboard.
+	Deliveries *service.Deliveries
 }
 
 // Defaults of Config.
@@ -149,6 +155,8 @@ type server struct {
 	ics          AppointmentICS
 	place        string
 	clinicPhone  string
+	codeChannels []string
+	deliveries   *service.Deliveries
 
 	csrfKey []byte // CSRF tokens
 
@@ -202,6 +210,7 @@ func newServer(cfg Config) *server {
 		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
 		calendar:    cfg.Calendar,
 		defaultLang: cfg.DefaultLanguage, currency: cfg.Currency, clinicZone: zone(cfg.ClinicZone), ics: cfg.AppointmentICS, place: cfg.Place, clinicPhone: cfg.ClinicPhone,
+		codeChannels: cfg.CodeChannels, deliveries: cfg.Deliveries,
 	}
 	if s.signin == nil {
 		s.signin = cfg.Service.NewSignin(service.SigninOptions{
@@ -269,6 +278,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/patients", s.staff(s.handleStaffCreatePatient))
 	s.mux.HandleFunc("POST /staff/patients/find", s.staff(s.handleStaffFindPatient))
 	s.mux.HandleFunc("GET /staff/patients/{id}/data", s.staff(s.handleStaffPatientData))
+	s.mux.HandleFunc("GET /staff/patients/{id}/messages", s.staff(s.handleStaffPatientMessages))
 	s.mux.HandleFunc("GET /staff/patients/{id}/erase", s.staff(s.handleStaffEraseConfirm))
 	s.mux.HandleFunc("POST /staff/patients/{id}/erase", s.staff(s.handleStaffErase))
 	s.mux.HandleFunc("GET /my-data", s.handleMyData)

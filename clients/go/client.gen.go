@@ -105,6 +105,33 @@ func (e AppointmentStatus) Valid() bool {
 	}
 }
 
+// Defines values for ChannelStatusChannel.
+const (
+	ChannelStatusChannelEmail   ChannelStatusChannel = "email"
+	ChannelStatusChannelLog     ChannelStatusChannel = "log"
+	ChannelStatusChannelNone    ChannelStatusChannel = "none"
+	ChannelStatusChannelSms     ChannelStatusChannel = "sms"
+	ChannelStatusChannelWebhook ChannelStatusChannel = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the ChannelStatusChannel enum.
+func (e ChannelStatusChannel) Valid() bool {
+	switch e {
+	case ChannelStatusChannelEmail:
+		return true
+	case ChannelStatusChannelLog:
+		return true
+	case ChannelStatusChannelNone:
+		return true
+	case ChannelStatusChannelSms:
+		return true
+	case ChannelStatusChannelWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Ok    HealthStatus = "ok"
@@ -141,6 +168,93 @@ func (e ImportReportKind) Valid() bool {
 	case Patients:
 		return true
 	case Schedules:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessageChannel.
+const (
+	MessageChannelEmail   MessageChannel = "email"
+	MessageChannelLog     MessageChannel = "log"
+	MessageChannelNone    MessageChannel = "none"
+	MessageChannelSms     MessageChannel = "sms"
+	MessageChannelWebhook MessageChannel = "webhook"
+)
+
+// Valid indicates whether the value is a known member of the MessageChannel enum.
+func (e MessageChannel) Valid() bool {
+	switch e {
+	case MessageChannelEmail:
+		return true
+	case MessageChannelLog:
+		return true
+	case MessageChannelNone:
+		return true
+	case MessageChannelSms:
+		return true
+	case MessageChannelWebhook:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessageKind.
+const (
+	MessageKindCancellation  MessageKind = "cancellation"
+	MessageKindConfirmation  MessageKind = "confirmation"
+	MessageKindExpiry        MessageKind = "expiry"
+	MessageKindLoginCode     MessageKind = "login-code"
+	MessageKindReminder      MessageKind = "reminder"
+	MessageKindRescheduled   MessageKind = "rescheduled"
+	MessageKindSuspension    MessageKind = "suspension"
+	MessageKindWaitlistOffer MessageKind = "waitlist-offer"
+)
+
+// Valid indicates whether the value is a known member of the MessageKind enum.
+func (e MessageKind) Valid() bool {
+	switch e {
+	case MessageKindCancellation:
+		return true
+	case MessageKindConfirmation:
+		return true
+	case MessageKindExpiry:
+		return true
+	case MessageKindLoginCode:
+		return true
+	case MessageKindReminder:
+		return true
+	case MessageKindRescheduled:
+		return true
+	case MessageKindSuspension:
+		return true
+	case MessageKindWaitlistOffer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for MessageState.
+const (
+	MessageStateDelivered MessageState = "delivered"
+	MessageStateFailed    MessageState = "failed"
+	MessageStateQueued    MessageState = "queued"
+	MessageStateSent      MessageState = "sent"
+)
+
+// Valid indicates whether the value is a known member of the MessageState enum.
+func (e MessageState) Valid() bool {
+	switch e {
+	case MessageStateDelivered:
+		return true
+	case MessageStateFailed:
+		return true
+	case MessageStateQueued:
+		return true
+	case MessageStateSent:
 		return true
 	default:
 		return false
@@ -327,6 +441,24 @@ func (e RoundSlotStatus) Valid() bool {
 	}
 }
 
+// Defines values for SigninCodeRequestChannel.
+const (
+	SigninCodeRequestChannelEmail SigninCodeRequestChannel = "email"
+	SigninCodeRequestChannelSms   SigninCodeRequestChannel = "sms"
+)
+
+// Valid indicates whether the value is a known member of the SigninCodeRequestChannel enum.
+func (e SigninCodeRequestChannel) Valid() bool {
+	switch e {
+	case SigninCodeRequestChannelEmail:
+		return true
+	case SigninCodeRequestChannelSms:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SignupRequestSex.
 const (
 	SignupRequestSexFemale  SignupRequestSex = "female"
@@ -402,6 +534,48 @@ func (e SuspensionScope) Valid() bool {
 	case SuspensionScopeDepartment:
 		return true
 	case SuspensionScopeDoctor:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TwilioStatusMessageStatus.
+const (
+	TwilioStatusMessageStatusAccepted    TwilioStatusMessageStatus = "accepted"
+	TwilioStatusMessageStatusCanceled    TwilioStatusMessageStatus = "canceled"
+	TwilioStatusMessageStatusDelivered   TwilioStatusMessageStatus = "delivered"
+	TwilioStatusMessageStatusFailed      TwilioStatusMessageStatus = "failed"
+	TwilioStatusMessageStatusQueued      TwilioStatusMessageStatus = "queued"
+	TwilioStatusMessageStatusRead        TwilioStatusMessageStatus = "read"
+	TwilioStatusMessageStatusScheduled   TwilioStatusMessageStatus = "scheduled"
+	TwilioStatusMessageStatusSending     TwilioStatusMessageStatus = "sending"
+	TwilioStatusMessageStatusSent        TwilioStatusMessageStatus = "sent"
+	TwilioStatusMessageStatusUndelivered TwilioStatusMessageStatus = "undelivered"
+)
+
+// Valid indicates whether the value is a known member of the TwilioStatusMessageStatus enum.
+func (e TwilioStatusMessageStatus) Valid() bool {
+	switch e {
+	case TwilioStatusMessageStatusAccepted:
+		return true
+	case TwilioStatusMessageStatusCanceled:
+		return true
+	case TwilioStatusMessageStatusDelivered:
+		return true
+	case TwilioStatusMessageStatusFailed:
+		return true
+	case TwilioStatusMessageStatusQueued:
+		return true
+	case TwilioStatusMessageStatusRead:
+		return true
+	case TwilioStatusMessageStatusScheduled:
+		return true
+	case TwilioStatusMessageStatusSending:
+		return true
+	case TwilioStatusMessageStatusSent:
+		return true
+	case TwilioStatusMessageStatusUndelivered:
 		return true
 	default:
 		return false
@@ -695,6 +869,20 @@ type CalendarSubscription struct {
 	Url *string `json:"url,omitempty"`
 }
 
+// ChannelStatus defines model for ChannelStatus.
+type ChannelStatus struct {
+	Channel     ChannelStatusChannel `json:"channel"`
+	LastFailure *time.Time           `json:"lastFailure,omitempty"`
+	LastSent    *time.Time           `json:"lastSent,omitempty"`
+
+	// Reason the last failure's cause: the provider's code and message, without contact data
+	Reason  *string `json:"reason,omitempty"`
+	Working bool    `json:"working"`
+}
+
+// ChannelStatusChannel defines model for ChannelStatus.Channel.
+type ChannelStatusChannel string
+
 // CheckInRequest The check-in code on the patient's confirmation: required from a patient, optional for staff (checked when given).
 type CheckInRequest struct {
 	// Code 8 characters of Crockford base 32, as shown ("K7M2-9QXD"); case, spaces and dashes do not matter
@@ -791,7 +979,9 @@ type GenerateResult struct {
 
 // Health defines model for Health.
 type Health struct {
-	Status HealthStatus `json:"status"`
+	// Channels /readyz only: the delivery channels configured (sms, email, webhook, log) and any other a message went by, whether each is working (its last attempt on this instance succeeded, or none was made yet), and its last success and failure with the reason. A failing channel does not make the instance unready.
+	Channels *[]ChannelStatus `json:"channels,omitempty"`
+	Status   HealthStatus     `json:"status"`
 }
 
 // HealthStatus defines model for Health.Status.
@@ -835,6 +1025,43 @@ type ImportReportKind string
 type LiftResult struct {
 	SlotsReopened int        `json:"slotsReopened"`
 	Suspension    Suspension `json:"suspension"`
+}
+
+// Message the delivery record of one message to a patient: never its text nor the address it went to
+type Message struct {
+	Attempts  int            `json:"attempts"`
+	Channel   MessageChannel `json:"channel"`
+	CreatedAt time.Time      `json:"createdAt"`
+	Id        int64          `json:"id"`
+	Kind      MessageKind    `json:"kind"`
+	PatientId int64          `json:"patientId"`
+
+	// ProviderId the provider's id of the message (Twilio's sid)
+	ProviderId *string `json:"providerId,omitempty"`
+
+	// Reason the last failure's cause: the provider's code and message (Twilio's 21211: …), without contact data
+	Reason *string `json:"reason,omitempty"`
+
+	// State queued until a channel accepts it (a failed attempt worth retrying leaves it queued, with the reason), sent once accepted, then delivered or failed as the provider reports (Twilio's status callbacks)
+	State     MessageState `json:"state"`
+	UpdatedAt time.Time    `json:"updatedAt"`
+}
+
+// MessageChannel defines model for Message.Channel.
+type MessageChannel string
+
+// MessageKind defines model for Message.Kind.
+type MessageKind string
+
+// MessageState queued until a channel accepts it (a failed attempt worth retrying leaves it queued, with the reason), sent once accepted, then delivered or failed as the provider reports (Twilio's status callbacks)
+type MessageState string
+
+// MessagePage a patient's messages, newest first
+type MessagePage struct {
+	Items []Message `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
 }
 
 // NewClosure doctor needs doctorId, department departmentId, clinic neither
@@ -1471,9 +1698,15 @@ type ScheduleUpdated struct {
 
 // SigninCodeRequest defines model for SigninCodeRequest.
 type SigninCodeRequest struct {
+	// Channel where the code should go when the patient has both a phone and an e-mail address and both channels are configured; otherwise (or without it) the code goes by SMS when the patient has a phone and an SMS channel is configured, else by e-mail. The answer is the same whichever way the code went, and whether or not it went.
+	Channel *SigninCodeRequestChannel `json:"channel,omitempty"`
+
 	// Phone as typed: E.164 (+…) or a national number of the clinic's region
 	Phone string `json:"phone"`
 }
+
+// SigninCodeRequestChannel where the code should go when the patient has both a phone and an e-mail address and both channels are configured; otherwise (or without it) the code goes by SMS when the patient has a phone and an SMS channel is configured, else by e-mail. The answer is the same whichever way the code went, and whether or not it went.
+type SigninCodeRequestChannel string
 
 // SigninCodeSent defines model for SigninCodeSent.
 type SigninCodeSent struct {
@@ -1618,6 +1851,16 @@ type SuspensionResult struct {
 	SlotsClosed           int        `json:"slotsClosed"`
 	Suspension            Suspension `json:"suspension"`
 }
+
+// TwilioStatus Twilio's status callback parameters (others Twilio sends are accepted and signed over, not read)
+type TwilioStatus struct {
+	ErrorCode     *string                   `json:"ErrorCode,omitempty"`
+	MessageSid    string                    `json:"MessageSid"`
+	MessageStatus TwilioStatusMessageStatus `json:"MessageStatus"`
+}
+
+// TwilioStatusMessageStatus defines model for TwilioStatus.MessageStatus.
+type TwilioStatusMessageStatus string
 
 // WaitlistEntry defines model for WaitlistEntry.
 type WaitlistEntry struct {
@@ -1799,6 +2042,15 @@ type FindPatientsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// PatientMessagesParams defines parameters for PatientMessages.
+type PatientMessagesParams struct {
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // MarkRefundedJSONBody defines parameters for MarkRefunded.
 type MarkRefundedJSONBody struct {
 	Reference string `json:"reference"`
@@ -1956,6 +2208,12 @@ type ListRoundSlotsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// TwilioStatusParams defines parameters for TwilioStatus.
+type TwilioStatusParams struct {
+	// XTwilioSignature Twilio's signature of the URL and parameters
+	XTwilioSignature string `json:"X-Twilio-Signature"`
+}
+
 // JoinWaitlistParams defines parameters for JoinWaitlist.
 type JoinWaitlistParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
@@ -2054,6 +2312,9 @@ type SignupJSONRequestBody = SignupRequest
 
 // SignupCodeJSONRequestBody defines body for SignupCode for application/json ContentType.
 type SignupCodeJSONRequestBody = SignupCodeRequest
+
+// TwilioStatusFormdataRequestBody defines body for TwilioStatus for application/x-www-form-urlencoded ContentType.
+type TwilioStatusFormdataRequestBody = TwilioStatus
 
 // JoinWaitlistJSONRequestBody defines body for JoinWaitlist for application/json ContentType.
 type JoinWaitlistJSONRequestBody = WaitlistRequest
@@ -2662,6 +2923,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/admin/patients/{id}/data (the `PatientData` operationId).
 	PatientData(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// PatientMessages A patient's messages and how far each went (staff)
+	//
+	// The delivery records of the patient's sign-in codes and appointment messages, newest first: kind, channel (sms, email, webhook, log), state (queued, sent, delivered, failed), the provider's id and its reason for a failure. No text, phone or address is kept.
+	//
+	// Corresponds with GET /api/admin/patients/{id}/messages (the `PatientMessages` operationId).
+	PatientMessages(ctx context.Context, id int64, params *PatientMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MarkRefundedWithBody Record a refund
 	//
 	// Settles a needs-refund payment with the provider's refund reference; reconciliation then stops listing it. Repeating it with the same reference answers the payment unchanged; another reference, or an applied payment, is 409 invalid-transition.
@@ -3143,6 +3411,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/slots/{id} (the `GetSlot` operationId).
 	GetSlot(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TwilioStatusWithBody Twilio's status callback of an SMS
+	//
+	// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+	TwilioStatusWithBody(ctx context.Context, params *TwilioStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// TwilioStatusWithFormdataBody Twilio's status callback of an SMS
+	//
+	// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type.
+	//
+	// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+	TwilioStatusWithFormdataBody(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// JoinWaitlistWithBody Join the waitlist for a doctor or a department
 	//
@@ -3887,6 +4173,23 @@ func (c *Client) UpdatePatient(ctx context.Context, id int64, body UpdatePatient
 // Corresponds with GET /api/admin/patients/{id}/data (the `PatientData` operationId).
 func (c *Client) PatientData(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPatientDataRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PatientMessages A patient's messages and how far each went (staff)
+//
+// The delivery records of the patient's sign-in codes and appointment messages, newest first: kind, channel (sms, email, webhook, log), state (queued, sent, delivered, failed), the provider's id and its reason for a failure. No text, phone or address is kept.
+//
+// Corresponds with GET /api/admin/patients/{id}/messages (the `PatientMessages` operationId).
+func (c *Client) PatientMessages(ctx context.Context, id int64, params *PatientMessagesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPatientMessagesRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5009,6 +5312,44 @@ func (c *Client) SignupCode(ctx context.Context, body SignupCodeJSONRequestBody,
 // Corresponds with GET /api/slots/{id} (the `GetSlot` operationId).
 func (c *Client) GetSlot(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetSlotRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TwilioStatusWithBody Twilio's status callback of an SMS
+//
+// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+func (c *Client) TwilioStatusWithBody(ctx context.Context, params *TwilioStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTwilioStatusRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// TwilioStatusWithFormdataBody Twilio's status callback of an SMS
+//
+// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type.
+//
+// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+func (c *Client) TwilioStatusWithFormdataBody(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewTwilioStatusRequestWithFormdataBody(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6600,6 +6941,79 @@ func NewPatientDataRequest(server string, id int64) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPatientMessagesRequest constructs an http.Request for the PatientMessages method
+func NewPatientMessagesRequest(server string, id int64, params *PatientMessagesParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/patients/%s/messages", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
@@ -8834,6 +9248,59 @@ func NewGetSlotRequest(server string, id int64) (*http.Request, error) {
 	return req, nil
 }
 
+// NewTwilioStatusRequestWithFormdataBody calls the generic TwilioStatus builder with application/x-www-form-urlencoded body
+func NewTwilioStatusRequestWithFormdataBody(server string, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	bodyStr, err := runtime.MarshalForm(body, nil)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = strings.NewReader(bodyStr.Encode())
+	return NewTwilioStatusRequestWithBody(server, params, "application/x-www-form-urlencoded", bodyReader)
+}
+
+// NewTwilioStatusRequestWithBody constructs an http.Request for the TwilioStatus method, with any body, and a specified content type
+func NewTwilioStatusRequestWithBody(server string, params *TwilioStatusParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/sms/twilio/status")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "X-Twilio-Signature", params.XTwilioSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("X-Twilio-Signature", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewJoinWaitlistRequest calls the generic JoinWaitlist builder with application/json body
 func NewJoinWaitlistRequest(server string, params *JoinWaitlistParams, body JoinWaitlistJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -9709,6 +10176,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/admin/patients/{id}/data (the `PatientData` operationId).
 	PatientDataWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*PatientDataResponse, error)
 
+	// PatientMessagesWithResponse A patient's messages and how far each went (staff)
+	//
+	// The delivery records of the patient's sign-in codes and appointment messages, newest first: kind, channel (sms, email, webhook, log), state (queued, sent, delivered, failed), the provider's id and its reason for a failure. No text, phone or address is kept.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/patients/{id}/messages (the `PatientMessages` operationId).
+	PatientMessagesWithResponse(ctx context.Context, id int64, params *PatientMessagesParams, reqEditors ...RequestEditorFn) (*PatientMessagesResponse, error)
+
 	// MarkRefundedWithBodyWithResponse Record a refund
 	//
 	// Settles a needs-refund payment with the provider's refund reference; reconciliation then stops listing it. Repeating it with the same reference answers the payment unchanged; another reference, or an applied payment, is 409 invalid-transition.
@@ -10250,6 +10726,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/slots/{id} (the `GetSlot` operationId).
 	GetSlotWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetSlotResponse, error)
+
+	// TwilioStatusWithBodyWithResponse Twilio's status callback of an SMS
+	//
+	// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+	TwilioStatusWithBodyWithResponse(ctx context.Context, params *TwilioStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TwilioStatusResponse, error)
+
+	// TwilioStatusWithFormdataBodyWithResponse Twilio's status callback of an SMS
+	//
+	// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+	//
+	// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+	TwilioStatusWithFormdataBodyWithResponse(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*TwilioStatusResponse, error)
 
 	// JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
 	//
@@ -13183,6 +13677,110 @@ func (r PatientDataResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PatientDataResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PatientMessagesResponse401Headers the declared response headers of an HTTP 401 response for PatientMessages
+type PatientMessagesResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// PatientMessagesResponse503Headers the declared response headers of an HTTP 503 response for PatientMessages
+type PatientMessagesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PatientMessagesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *MessagePage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PatientMessagesResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PatientMessagesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PatientMessagesResponse) GetJSON200() *MessagePage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PatientMessagesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PatientMessagesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PatientMessagesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PatientMessagesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PatientMessagesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18492,6 +19090,103 @@ func (r GetSlotResponse) ContentType() string {
 	return ""
 }
 
+// TwilioStatusResponse401Headers the declared response headers of an HTTP 401 response for TwilioStatus
+type TwilioStatusResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// TwilioStatusResponse503Headers the declared response headers of an HTTP 503 response for TwilioStatus
+type TwilioStatusResponse503Headers struct {
+	RetryAfter *int
+}
+
+type TwilioStatusResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *BadSignature
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *TwilioStatusResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *TwilioStatusResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSON401() *BadSignature {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r TwilioStatusResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r TwilioStatusResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r TwilioStatusResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r TwilioStatusResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r TwilioStatusResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // JoinWaitlistResponse201Headers the declared response headers of an HTTP 201 response for JoinWaitlist
 type JoinWaitlistResponse201Headers struct {
 	Location string
@@ -20323,6 +21018,21 @@ func (c *ClientWithResponses) PatientDataWithResponse(ctx context.Context, id in
 	return ParsePatientDataResponse(rsp)
 }
 
+// PatientMessagesWithResponse A patient's messages and how far each went (staff)
+//
+// The delivery records of the patient's sign-in codes and appointment messages, newest first: kind, channel (sms, email, webhook, log), state (queued, sent, delivered, failed), the provider's id and its reason for a failure. No text, phone or address is kept.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/patients/{id}/messages (the `PatientMessages` operationId).
+func (c *ClientWithResponses) PatientMessagesWithResponse(ctx context.Context, id int64, params *PatientMessagesParams, reqEditors ...RequestEditorFn) (*PatientMessagesResponse, error) {
+	rsp, err := c.PatientMessages(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePatientMessagesResponse(rsp)
+}
+
 // MarkRefundedWithBodyWithResponse Record a refund
 //
 // Settles a needs-refund payment with the provider's refund reference; reconciliation then stops listing it. Repeating it with the same reference answers the payment unchanged; another reference, or an applied payment, is 409 invalid-transition.
@@ -21247,6 +21957,36 @@ func (c *ClientWithResponses) GetSlotWithResponse(ctx context.Context, id int64,
 		return nil, err
 	}
 	return ParseGetSlotResponse(rsp)
+}
+
+// TwilioStatusWithBodyWithResponse Twilio's status callback of an SMS
+//
+// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+func (c *ClientWithResponses) TwilioStatusWithBodyWithResponse(ctx context.Context, params *TwilioStatusParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*TwilioStatusResponse, error) {
+	rsp, err := c.TwilioStatusWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTwilioStatusResponse(rsp)
+}
+
+// TwilioStatusWithFormdataBodyWithResponse Twilio's status callback of an SMS
+//
+// Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+//
+// Takes a body of the `application/x-www-form-urlencoded` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
+func (c *ClientWithResponses) TwilioStatusWithFormdataBodyWithResponse(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*TwilioStatusResponse, error) {
+	rsp, err := c.TwilioStatusWithFormdataBody(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseTwilioStatusResponse(rsp)
 }
 
 // JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
@@ -24128,6 +24868,104 @@ func ParsePatientDataResponse(rsp *http.Response) (*PatientDataResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers PatientDataResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePatientMessagesResponse parses an HTTP response from a PatientMessagesWithResponse call
+func ParsePatientMessagesResponse(rsp *http.Response) (*PatientMessagesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PatientMessagesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest MessagePage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PatientMessagesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers PatientMessagesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -29410,6 +30248,100 @@ func ParseGetSlotResponse(rsp *http.Response) (*GetSlotResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetSlotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseTwilioStatusResponse parses an HTTP response from a TwilioStatusWithResponse call
+func ParseTwilioStatusResponse(rsp *http.Response) (*TwilioStatusResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &TwilioStatusResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest BadSignature
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers TwilioStatusResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers TwilioStatusResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

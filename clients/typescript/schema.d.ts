@@ -1515,6 +1515,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/patients/{id}/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A patient's messages and how far each went (staff)
+         * @description The delivery records of the patient's sign-in codes and appointment messages, newest first: kind, channel (sms, email, webhook, log), state (queued, sent, delivered, failed), the provider's id and its reason for a failure. No text, phone or address is kept.
+         */
+        get: operations["patientMessages"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/sms/twilio/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Twilio's status callback of an SMS
+         * @description Authenticated by the X-Twilio-Signature header, not a bearer token: base64 of the HMAC-SHA1, keyed with the Twilio auth token, of the full callback URL (--public-url and this path, as given to Twilio in StatusCallback) followed by every POST parameter's name and value sorted by name. A missing or wrong signature is 401 bad-signature and changes nothing. Records the message's state: queued, accepted, scheduled and sending keep it queued; sent; delivered (and read); undelivered, failed and canceled fail it with Twilio's ErrorCode. States only move forward: a repeated or late report changes nothing. Not served (404) without Twilio and --public-url.
+         */
+        post: operations["twilioStatus"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1557,6 +1597,8 @@ export interface components {
         Health: {
             /** @enum {string} */
             status: "ok" | "ready";
+            /** @description /readyz only: the delivery channels configured (sms, email, webhook, log) and any other a message went by, whether each is working (its last attempt on this instance succeeded, or none was made yet), and its last success and failure with the reason. A failing channel does not make the instance unready. */
+            channels?: components["schemas"]["ChannelStatus"][];
         };
         Department: {
             /** Format: int64 */
@@ -2425,6 +2467,11 @@ export interface components {
         SigninCodeRequest: {
             /** @description as typed: E.164 (+…) or a national number of the clinic's region */
             phone: string;
+            /**
+             * @description where the code should go when the patient has both a phone and an e-mail address and both channels are configured; otherwise (or without it) the code goes by SMS when the patient has a phone and an SMS channel is configured, else by e-mail. The answer is the same whichever way the code went, and whether or not it went.
+             * @enum {string}
+             */
+            channel?: "sms" | "email";
         };
         SigninCodeSent: {
             /**
@@ -2576,6 +2623,54 @@ export interface components {
              * @example K7M2-9QXD
              */
             code?: string;
+        };
+        ChannelStatus: {
+            /** @enum {string} */
+            channel: "sms" | "email" | "webhook" | "log" | "none";
+            working: boolean;
+            /** Format: date-time */
+            lastSent?: string;
+            /** Format: date-time */
+            lastFailure?: string;
+            /** @description the last failure's cause: the provider's code and message, without contact data */
+            reason?: string;
+        };
+        /** @description the delivery record of one message to a patient: never its text nor the address it went to */
+        Message: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            patientId: number;
+            /** @enum {string} */
+            kind: "confirmation" | "cancellation" | "expiry" | "suspension" | "login-code" | "rescheduled" | "reminder" | "waitlist-offer";
+            /** @enum {string} */
+            channel: "sms" | "email" | "webhook" | "log" | "none";
+            /**
+             * @description queued until a channel accepts it (a failed attempt worth retrying leaves it queued, with the reason), sent once accepted, then delivered or failed as the provider reports (Twilio's status callbacks)
+             * @enum {string}
+             */
+            state: "queued" | "sent" | "delivered" | "failed";
+            /** @description the provider's id of the message (Twilio's sid) */
+            providerId?: string;
+            /** @description the last failure's cause: the provider's code and message (Twilio's 21211: …), without contact data */
+            reason?: string;
+            attempts: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        /** @description a patient's messages, newest first */
+        MessagePage: {
+            items: components["schemas"]["Message"][];
+            next: components["schemas"]["PageNext"];
+        };
+        /** @description Twilio's status callback parameters (others Twilio sends are accepted and signed over, not read) */
+        TwilioStatus: {
+            MessageSid: string;
+            /** @enum {string} */
+            MessageStatus: "queued" | "accepted" | "scheduled" | "sending" | "sent" | "delivered" | "read" | "undelivered" | "failed" | "canceled";
+            ErrorCode?: string;
         };
     };
     responses: {
@@ -5842,6 +5937,72 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    patientMessages: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of messages */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MessagePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    twilioStatus: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description Twilio's signature of the URL and parameters */
+                "X-Twilio-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/x-www-form-urlencoded": components["schemas"]["TwilioStatus"];
+            };
+        };
+        responses: {
+            /** @description recorded (or already known) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["BadSignature"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];

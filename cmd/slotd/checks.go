@@ -18,8 +18,9 @@ type warning struct {
 
 // check is serve's one look at its flags before it opens anything. What
 // cannot work is refused, naming the flag: missing or malformed secrets, a
-// half TLS pair, an unknown engine. What works but loses something (codes
-// that reach nobody, metrics on the public address) is returned, to be
+// half TLS pair, an unknown engine, no channel for the sign-in codes
+// outside the demo. What works but loses something (codes to the log
+// only, acknowledged; metrics on the public address) is returned, to be
 // logged once at start. Only what needs the database (--demo on real data)
 // is checked where it opens. It also settles the defaults that depend on
 // other flags (batch depth, reminders).
@@ -32,6 +33,9 @@ func (f *serveFlags) check() ([]warning, error) {
 	}
 	if f.engine != service.EngineBatched && f.engine != service.EngineDirect {
 		return nil, fmt.Errorf("--engine must be %s or %s", service.EngineBatched, service.EngineDirect)
+	}
+	if f.smsProvider != "" && f.smsProvider != "twilio" {
+		return nil, errors.New("--sms-provider must be twilio (any other SMS gateway: --notifier webhook --webhook-contact phone)")
 	}
 	reminders, err := booking.ParseReminders(f.reminders)
 	if err != nil {
@@ -52,11 +56,21 @@ func (f *serveFlags) check() ([]warning, error) {
 	warn := func(flag, format string, args ...any) {
 		ws = append(ws, warning{flag, fmt.Sprintf(format, args...)})
 	}
+	// Outside the demo a patient signs in with a code, so a channel must
+	// be able to deliver one; --notifier log (a rig where nobody signs in)
+	// must say so with --allow-undelivered.
+	codes, blindWebhook := f.codeChannels()
 	switch {
-	case f.notifier == "log" && !f.demo:
-		warn("--notifier", "--notifier log only writes messages to this log, without their sign-in codes: they reach no patient, so no patient can sign in with a code; set --notifier webhook (an SMS or mail gateway) or smtp")
-	case f.notifier == "webhook" && f.webhookContact == "none":
+	case f.demo:
+	case len(codes) == 0 && blindWebhook:
 		warn("--webhook-contact", "--webhook-contact none sends the webhook no phone or e-mail: its receiver can deliver only if it looks patients up itself; set --webhook-contact phone, email or both")
+	case len(codes) == 0 && !f.allowUndelivered:
+		return nil, errNoChannel
+	case len(codes) == 0:
+		warn("--allow-undelivered", "--allow-undelivered: --notifier log only writes messages to this log, without their sign-in codes: they reach no patient, so no patient can sign in with a code")
+	}
+	if f.smsProvider == "twilio" && f.interop.publicURL == "" {
+		warn("--public-url", "without --public-url Twilio is given no status callback: SMS stay 'sent', never 'delivered' or 'failed' by Twilio's word")
 	}
 	if f.paymentSecret == "" && !f.demo {
 		warn("--payment-secret", "no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")

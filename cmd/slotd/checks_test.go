@@ -35,7 +35,12 @@ func TestServeChecksItsFlags(t *testing.T) {
 	}{
 		{name: "complete", args: quiet},
 		{name: "demo", args: []string{"--demo"}},
-		{name: "defaults", flags: []string{"--notifier", "--payment-secret"}},
+		{name: "defaults: no channel", err: "--sms-provider twilio"},
+		{name: "log acknowledged", args: []string{"--notifier", "log", "--allow-undelivered"}, flags: []string{"--allow-undelivered", "--payment-secret"}},
+		{name: "twilio", args: []string{"--sms-provider", "twilio", "--public-url", "https://clinic.example", "--payment-secret", "s"}},
+		{name: "twilio without callbacks", args: []string{"--sms-provider", "twilio", "--payment-secret", "s"}, flags: []string{"--public-url"}},
+		{name: "smtp and twilio", args: []string{"--notifier", "smtp", "--sms-provider", "twilio", "--public-url", "https://clinic.example", "--payment-secret", "s"}},
+		{name: "unknown sms provider", args: []string{"--sms-provider", "pigeon"}, err: "--sms-provider must be twilio"},
 		{name: "webhook to nobody", args: []string{"--notifier", "webhook", "--webhook-url", "https://x.example/", "--payment-secret", "s"}, flags: []string{"--webhook-contact"}},
 		{name: "public metrics", args: append([]string{"--addr", ":8080"}, quiet...), flags: []string{"--metrics-addr"}},
 		{name: "metrics kept apart", args: append([]string{"--addr", "0.0.0.0:8080", "--metrics-addr", "[::1]:9090"}, quiet...)},
@@ -75,11 +80,11 @@ func TestServeChecksItsFlags(t *testing.T) {
 
 // TestCheckSettlesDefaults: the defaults that depend on other flags.
 func TestCheckSettlesDefaults(t *testing.T) {
-	f := parseServe(t, "--reminders", "")
+	f := parseServe(t, "--reminders", "", "--allow-undelivered")
 	if _, err := f.check(); err != nil || f.lanes.Depth != 1 || f.reminderOffsets == nil || len(f.reminderOffsets) != 0 {
 		t.Fatalf("SQLite, no reminders: depth %d, reminders %v (%v)", f.lanes.Depth, f.reminderOffsets, err)
 	}
-	f = parseServe(t, "--db", "postgres://x/y", "--data-keys", pii.Generate(), "--auth-secret", strings.Repeat("s", 32))
+	f = parseServe(t, "--allow-undelivered", "--db", "postgres://x/y", "--data-keys", pii.Generate(), "--auth-secret", strings.Repeat("s", 32))
 	if _, err := f.check(); err != nil || f.lanes.Depth != 2 || !slices.Equal(f.reminderOffsets, []time.Duration{24 * time.Hour, 2 * time.Hour}) {
 		t.Fatalf("PostgreSQL: depth %d, reminders %v (%v)", f.lanes.Depth, f.reminderOffsets, err)
 	}

@@ -22,14 +22,15 @@ type frontParts struct {
 	store    store
 	listings booking.Reader // slot lists and availability (--db-read)
 	signer   *auth.Signer
-	notifier notify.Notifier
-	logger   *slog.Logger
-	metrics  *metrics.Metrics
-	dash     *web.Recorder
-	inter    interop
-	proxies  edge.Proxies
-	tracing  *edge.Tracing
-	draining func() bool
+	// deliveries sends every message and records its delivery.
+	deliveries *service.Deliveries
+	logger     *slog.Logger
+	metrics    *metrics.Metrics
+	dash       *web.Recorder
+	inter      interop
+	proxies    edge.Proxies
+	tracing    *edge.Tracing
+	draining   func() bool
 }
 
 // frontDoor is the path of every request, outermost first: the server
@@ -46,12 +47,14 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	// One sign-in for the pages and the API: one set of limits per process
 	// (the day's wrong codes are the database's, shared by every instance).
 	so := service.SigninOptions{
-		Accounts: p.store, Notifier: p.notifier, Demo: f.demo,
+		Accounts: p.store, Demo: f.demo,
 		PhoneKey: p.signer.DeriveKey(service.SigninPhoneKeyPurpose), CodeKey: p.signer.DeriveKey(service.SigninCodeKeyPurpose),
 		CodesPerAddress: f.codesPerAddress, CodesPerMinute: f.codesPerMinute, FailuresPerDay: f.failuresPerDay, Logger: p.logger,
 		SignupOff: !f.signup,
 	}
-	if so.Notifier == nil {
+	if p.deliveries != nil {
+		so.Notifier = p.deliveries
+	} else {
 		so.Notifier = &notify.Log{Logger: p.logger, ShowCodes: f.demo}
 	}
 	if p.metrics != nil {
@@ -63,18 +66,20 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
 		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PerAddress: perAddr, Draining: p.draining,
 		ClinicZone: f.interop.clinicZone, Signin: signin,
+		Deliveries: p.deliveries, TwilioAuthToken: f.twilio.authToken, TwilioCallbackURL: f.twilioCallback(),
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
 	// One mux routes to the API, FHIR, iCal and the web UI: each mux on
 	// the way was a routing pass and allocations per request.
 	mux := http.NewServeMux()
 	withWeb(mux, handler, observed(perAddr.Limit(web.New(web.Config{
-		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
+		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: so.Notifier, Demo: f.demo,
 		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		Signin:          signin,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
-		ClinicPhone: f.interop.clinicPhone,
+		ClinicPhone:  f.interop.clinicPhone,
+		CodeChannels: f.codeChannelNames(), Deliveries: p.deliveries,
 	}), pageGET, httpapi.WriteAddrLimited), p.metrics, p.logger, f.quietLog))
 	p.inter.mount(mux, perAddr, p.signer, p.metrics, p.logger, f.quietLog)
 	handler = mux

@@ -56,10 +56,6 @@ func newFront(b testing.TB, args ...string) front {
 	if err != nil {
 		b.Fatal(err)
 	}
-	notifier, err := notify.New(notify.Config{Kind: "log", Logger: logger})
-	if err != nil {
-		b.Fatal(err)
-	}
 	m := metrics.New()
 	f.lanes.Depth = 1
 	svc := service.NewService(st, service.Options{
@@ -70,7 +66,8 @@ func newFront(b testing.TB, args ...string) front {
 	if err != nil {
 		b.Fatal(err)
 	}
-	h := frontDoor(&f, frontParts{svc: svc, store: st, signer: signer, notifier: notifier, logger: logger,
+	deliveries := svc.Deliveries(service.DeliveriesOptions{Notifier: &notify.Log{Logger: logger}, Observer: m, Logger: logger})
+	h := frontDoor(&f, frontParts{svc: svc, store: st, signer: signer, deliveries: deliveries, logger: logger,
 		metrics: m, dash: web.NewRecorder(nil), inter: inter, proxies: edge.Proxies{}, tracing: tracing, draining: func() bool { return false }})
 	return front{h: h, store: st, signer: signer}
 }

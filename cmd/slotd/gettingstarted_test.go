@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -80,8 +81,14 @@ func TestGettingStarted(t *testing.T) {
 	}) {
 		t.Fatalf("serve is not ready after a minute:\n%s\n%s", serveScript, logs.String())
 	}
-	if !strings.Contains(logs.String(), "flag=--notifier") {
-		t.Errorf("serve did not warn that the log notifier delivers no code:\n%s", logs.String())
+	if r, err := http.Get("http://" + addr + "/readyz"); err != nil {
+		t.Fatal(err)
+	} else {
+		body, _ := io.ReadAll(r.Body)
+		r.Body.Close()
+		if !strings.Contains(string(body), `"channel":"email"`) {
+			t.Errorf("/readyz does not name the e-mail channel the page configures: %s", body)
+		}
 	}
 
 	// The booking block: its first command lists the slots, from which the

@@ -45,7 +45,7 @@ var listening = regexp.MustCompile(`slotd listening"? url=(http://[0-9.:]+)`)
 func startInstance(t *testing.T, env []string, args ...string) *instance {
 	t.Helper()
 	in := &instance{logs: &syncBuffer{}}
-	in.cmd = exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--quiet-access-log", "--drain=0", "--public-rate=0"}, args...)...)
+	in.cmd = exec.Command(os.Args[0], append([]string{"serve", "--addr", "127.0.0.1:0", "--quiet-access-log", "--drain=0", "--public-rate=0", "--allow-undelivered"}, args...)...)
 	in.cmd.Env = append(append(os.Environ(), "SLOTD_TEST_RUN_MAIN=1"), env...)
 	in.cmd.Stdout = io.Discard
 	in.cmd.Stderr = in.logs

@@ -28,7 +28,6 @@ import (
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/jobs"
 	"github.com/slotd/slotd/metrics"
-	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/service"
 	"github.com/slotd/slotd/web"
 )
@@ -77,9 +76,13 @@ type serveFlags struct {
 	smtpPassword   string
 	smtpRequireTLS optionalBool
 	smtpImplicit   bool
-	expiryInterval time.Duration
-	paymentSecret  string
-	refundURL      string
+	smsProvider    string
+	twilio         twilioFlags
+	// allowUndelivered acknowledges --notifier log outside --demo.
+	allowUndelivered bool
+	expiryInterval   time.Duration
+	paymentSecret    string
+	refundURL        string
 
 	// staff sign-in
 	staffTOTPRequired bool
@@ -124,7 +127,10 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.IntVar(&f.codesPerMinute, "signin-codes-per-minute", web.DefaultCodesPerMinute, "sign-in codes sent per minute in all (the SMS budget; only codes sent to registered phones spend it)")
 	fs.IntVar(&f.failuresPerDay, "signin-failures-per-day", accounts.DefaultFailuresPerDay, "wrong sign-in codes allowed per day (UTC) in all, shared by every instance; beyond it every code check answers 429 until midnight UTC")
 	fs.BoolVar(&f.signup, "signup", true, "patients may sign up themselves with a code sent to their phone or e-mail address; false: the clinic registers them, and the sign-up page says to call or visit (--clinic-phone, --clinic-address)")
-	fs.StringVar(&f.notifier, "notifier", "log", "how patients are notified: log, webhook or smtp")
+	fs.StringVar(&f.notifier, "notifier", "", "how patients are notified besides --sms-provider: webhook, smtp, both (webhook,smtp), or log (delivers nothing: --demo or --allow-undelivered only); default log, none with --sms-provider")
+	fs.StringVar(&f.smsProvider, "sms-provider", "", "SMS channel built in: twilio (with --twilio-account-sid, --twilio-auth-token, --twilio-from); any other gateway: --notifier webhook --webhook-contact phone")
+	f.twilio.register(fs)
+	fs.BoolVar(&f.allowUndelivered, "allow-undelivered", false, "start with --notifier log outside --demo: sign-in codes and messages then reach nobody (a test rig, a staff-only trial)")
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "webhook notifier: the receiver's http(s) URL")
 	fs.StringVar(&f.webhookSecret, "webhook-secret", "", "webhook notifier: HMAC-SHA256 key signing each request")
 	fs.StringVar(&f.webhookContact, "webhook-contact", "none", "webhook notifier: the contact data its receiver delivers to and is sent: none, phone (an SMS gateway), email (a mail gateway) or both")
@@ -193,12 +199,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := f.locale.check(); err != nil {
 		return err
 	}
-	notifier, err := notify.New(notify.Config{
-		Kind: f.notifier, Logger: logger, ShowCodes: f.demo, Language: f.locale.language,
-		WebhookURL: f.webhookURL, WebhookSecret: f.webhookSecret, WebhookContact: f.webhookContact,
-		SMTPAddr: f.smtpAddr, SMTPFrom: f.smtpFrom, SMTPUser: f.smtpUser, SMTPPassword: f.smtpPassword,
-		SMTPRequireTLS: f.smtpRequireTLS.or(notify.RequireTLSByDefault(f.smtpAddr)), SMTPImplicitTLS: f.smtpImplicit,
-	})
+	channels, err := f.newChannels(logger)
 	if err != nil {
 		return err
 	}
@@ -229,6 +230,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)
+	// Every message, sign-in codes and the jobs' alike, records its delivery.
+	deliveries := svc.Deliveries(service.DeliveriesOptions{Notifier: channels.notifier, Channels: channels.names, Observer: m, Logger: logger})
+	m.MessageChannels(channels.names, service.MessageOutcomes)
 	defer runShared(ctx, shared, svc, m)()
 	stopEvents, err := f.cluster.runEvents(ctx, store, m, logger)
 	if err != nil {
@@ -257,7 +261,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Jobs start before the first request: from then on every booking
 	// writes its confirmation job in its own transaction.
 	runner, err := startJobs(ctx, jobs.Config{
-		Service: svc, Notifier: notifier, Logger: logger,
+		Service: svc, Notifier: deliveries, Logger: logger,
 		ExpiryInterval: f.expiryInterval, ReconcileInterval: f.reconcileEvery,
 	})
 	if err != nil {
@@ -324,7 +328,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		logger.Info("demo: held appointments are paid on the simulated payment page; a real provider's callbacks need --payment-secret")
 	}
 	handler := frontDoor(&f, frontParts{
-		svc: svc, store: store, listings: listings, signer: signer, notifier: notifier, logger: logger, metrics: m, dash: dash,
+		svc: svc, store: store, listings: listings, signer: signer, deliveries: deliveries, logger: logger, metrics: m, dash: dash,
 		inter: inter, proxies: proxies, tracing: tracing, draining: draining.Load,
 	})
 	srv := &http.Server{

@@ -1,0 +1,90 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// The messages methods implement booking.MessageStore: delivery records,
+// moved as booking.ApplyMessageAttempt and ApplyMessageReport decide.
+
+const messageCols = `id, patient_id, kind, channel, state, coalesce(provider_id, ''), reason, attempts, created_at, updated_at`
+
+func scanMessage(row pgx.Row) (booking.Message, error) {
+	var m booking.Message
+	err := row.Scan(&m.ID, &m.PatientID, &m.Kind, &m.Channel, &m.State, &m.ProviderID, &m.Reason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt)
+	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+	return m, err
+}
+
+// RecordMessage writes one attempt of a.Key's message, under the key's
+// lock so that two attempts of one message (two instances) count both.
+func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
+	var out booking.Message
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('message:' || $1, 0))`, a.Key); err != nil {
+			return err
+		}
+		cur, err := scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages WHERE msg_key = $1`, a.Key))
+		found := err == nil
+		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		m := booking.ApplyMessageAttempt(cur, found, a)
+		out, err = scanMessage(tx.QueryRow(ctx,
+			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
+			 VALUES ($1, $2, $3, $4, $5, nullif($6, ''), $7, $8, $9, $10)
+			 ON CONFLICT (msg_key) DO UPDATE SET channel = $4, state = $5, provider_id = nullif($6, ''), reason = $7,
+			     attempts = $8, updated_at = $10
+			 RETURNING `+messageCols,
+			a.Key, m.PatientID, m.Kind, m.Channel, m.State, m.ProviderID, m.Reason, m.Attempts, m.CreatedAt, m.UpdatedAt))
+		return err
+	})
+	if constraintOf(err) == "messages_patient_id_fkey" {
+		return booking.Message{}, booking.NotFound("patient")
+	}
+	return out, translate(err, "")
+}
+
+// ReportMessage applies a provider's report to its message.
+func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (booking.Message, bool, error) {
+	var out booking.Message
+	var changed bool
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		cur, err := scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages WHERE provider_id = $1 FOR UPDATE`, r.ProviderID))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return booking.NotFound("message")
+		}
+		if err != nil {
+			return err
+		}
+		m, moved := booking.ApplyMessageReport(cur, r)
+		out, changed = m, moved
+		if !changed {
+			return nil
+		}
+		_, err = tx.Exec(ctx, `UPDATE messages SET state = $2, reason = $3, updated_at = $4 WHERE id = $1`,
+			m.ID, m.State, m.Reason, m.UpdatedAt)
+		return err
+	})
+	if err != nil {
+		return booking.Message{}, false, translate(err, "")
+	}
+	return out, changed, nil
+}
+
+// PatientMessages lists a patient's messages, newest first.
+func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.Page) ([]booking.Message, error) {
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+messageCols+` FROM messages WHERE patient_id = $1 AND ($2::bigint = 0 OR id < $2)
+		 ORDER BY id DESC LIMIT NULLIF($3, 0)`, patientID, p.After, p.Limit)
+	ms, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Message, error) { return scanMessage(r) })
+	if ms == nil {
+		ms = []booking.Message{}
+	}
+	return ms, translate(err, "")
+}

@@ -1,0 +1,91 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// The messages methods implement booking.MessageStore: delivery records,
+// moved as booking.ApplyMessageAttempt and ApplyMessageReport decide.
+
+const messageCols = `id, patient_id, kind, channel, state, coalesce(provider_id, ''), reason, attempts, created_at, updated_at`
+
+func scanMessage(row interface{ Scan(...any) error }) (booking.Message, error) {
+	var m booking.Message
+	var created, updated int64
+	err := row.Scan(&m.ID, &m.PatientID, &m.Kind, &m.Channel, &m.State, &m.ProviderID, &m.Reason, &m.Attempts, &created, &updated)
+	m.CreatedAt, m.UpdatedAt = fromTS(created), fromTS(updated)
+	return m, err
+}
+
+// RecordMessage writes one attempt of a.Key's message.
+func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
+	var out booking.Message
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		cur, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE msg_key = ?`, a.Key))
+		found := err == nil
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return err
+		}
+		m := booking.ApplyMessageAttempt(cur, found, a)
+		out, err = scanMessage(tx.QueryRowContext(ctx,
+			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
+			 VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ''), ?7, ?8, ?9, ?10)
+			 ON CONFLICT (msg_key) DO UPDATE SET channel = ?4, state = ?5, provider_id = nullif(?6, ''), reason = ?7,
+			     attempts = ?8, updated_at = ?10
+			 RETURNING `+messageCols,
+			a.Key, m.PatientID, m.Kind, m.Channel, m.State, m.ProviderID, m.Reason, m.Attempts, ts(m.CreatedAt), ts(m.UpdatedAt)))
+		return err
+	})
+	return out, mapErr(err, "patient")
+}
+
+// ReportMessage applies a provider's report to its message.
+func (s *Store) ReportMessage(ctx context.Context, r booking.MessageReport) (booking.Message, bool, error) {
+	var out booking.Message
+	var changed bool
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		cur, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE provider_id = ?`, r.ProviderID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return booking.NotFound("message")
+		}
+		if err != nil {
+			return err
+		}
+		m, moved := booking.ApplyMessageReport(cur, r)
+		out, changed = m, moved
+		if !changed {
+			return nil
+		}
+		_, err = tx.ExecContext(ctx, `UPDATE messages SET state = ?, reason = ?, updated_at = ? WHERE id = ?`,
+			m.State, m.Reason, ts(m.UpdatedAt), m.ID)
+		return err
+	})
+	if err != nil {
+		return booking.Message{}, false, mapErr(err, "")
+	}
+	return out, changed, nil
+}
+
+// PatientMessages lists a patient's messages, newest first.
+func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.Page) ([]booking.Message, error) {
+	rows, err := s.reader.QueryContext(ctx,
+		`SELECT `+messageCols+` FROM messages WHERE patient_id = ?1 AND (?2 = 0 OR id < ?2) ORDER BY id DESC LIMIT ?3`,
+		patientID, p.After, rowLimit(p))
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	out := []booking.Message{}
+	for rows.Next() {
+		m, err := scanMessage(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, m)
+	}
+	return out, mapErr(rows.Err(), "")
+}

@@ -1,0 +1,114 @@
+package storetest
+
+import (
+	"context"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// testMessages holds both stores' delivery records to the same behaviour:
+// one record per message key however often it is attempted, states that
+// only move forward, provider reports found by the provider's id, a
+// patient's list newest first and paged.
+func testMessages(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	ctx := context.Background()
+	p, other := f.patient(), f.patient()
+	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+
+	attempt := func(key, state, sid, reason string) booking.Message {
+		t.Helper()
+		m, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: key, PatientID: p.ID, Kind: "login-code", Channel: "sms",
+			State: state, ProviderID: sid, Reason: reason, At: at})
+		must(t, err)
+		at = at.Add(time.Second)
+		return m
+	}
+	// A retried message: queued with the transient reason, then sent.
+	m := attempt("k1", booking.MessageQueued, "", "429 Too Many Requests")
+	if m.State != booking.MessageQueued || m.Attempts != 1 || m.Reason != "429 Too Many Requests" || m.ID == 0 {
+		t.Fatalf("first attempt: %+v", m)
+	}
+	m = attempt("k1", booking.MessageSent, "SM1", "")
+	if m.State != booking.MessageSent || m.Attempts != 2 || m.ProviderID != "SM1" || m.Reason != "" {
+		t.Fatalf("second attempt: %+v", m)
+	}
+	// Reports: delivered, then a late "sent" changes nothing.
+	r, changed, err := s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM1", State: booking.MessageDelivered, At: at})
+	must(t, err)
+	if r.State != booking.MessageDelivered || r.ID != m.ID || !changed {
+		t.Fatalf("delivered report: %+v", r)
+	}
+	r, changed, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM1", State: booking.MessageSent, At: at})
+	must(t, err)
+	if r.State != booking.MessageDelivered || changed {
+		t.Fatalf("a late sent report moved a delivered message back: %+v", r)
+	}
+	if _, _, err := s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SMnone", State: booking.MessageDelivered, At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
+		t.Fatalf("report of an unknown id: %v, want not found", err)
+	}
+	// A permanent failure is final: a later attempt does not revive it.
+	failed := attempt("k2", booking.MessageFailed, "", "21211: The 'To' number is not a valid phone number.")
+	if failed.State != booking.MessageFailed || failed.Reason == "" {
+		t.Fatalf("failed attempt: %+v", failed)
+	}
+	if again := attempt("k2", booking.MessageSent, "SM2", ""); again.State != booking.MessageFailed || again.Attempts != 2 {
+		t.Fatalf("a failed message moved on: %+v", again)
+	}
+	// A sent message the provider could not deliver fails with its reason.
+	attempt("k3", booking.MessageSent, "SM3", "")
+	r, changed, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageFailed, Reason: "undelivered: 30003", At: at})
+	must(t, err)
+	if r.State != booking.MessageFailed || r.Reason != "undelivered: 30003" || !changed {
+		t.Fatalf("undelivered report: %+v", r)
+	}
+
+	// Many attempts of one message at once: one record, every attempt counted.
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			if _, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "k4", PatientID: p.ID, Kind: "confirmation", Channel: "email",
+				State: booking.MessageQueued, Reason: "timeout", At: at}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+
+	list, err := s.PatientMessages(ctx, p.ID, booking.Page{})
+	must(t, err)
+	if len(list) != 4 {
+		t.Fatalf("patient's messages: %d, want 4: %+v", len(list), list)
+	}
+	if list[0].Attempts != 8 || list[0].Channel != "email" {
+		t.Fatalf("concurrent attempts of one message: %+v, want one record of 8 attempts", list[0])
+	}
+	for i := 1; i < len(list); i++ {
+		if list[i].ID >= list[i-1].ID {
+			t.Fatalf("not newest first: %+v", list)
+		}
+	}
+	page, err := s.PatientMessages(ctx, p.ID, booking.Page{After: list[1].ID, Limit: 1})
+	must(t, err)
+	if len(page) != 1 || page[0].ID != list[2].ID {
+		t.Fatalf("page after %d: %+v, want %d", list[1].ID, page, list[2].ID)
+	}
+	none, err := s.PatientMessages(ctx, other.ID, booking.Page{Limit: 10})
+	must(t, err)
+	if len(none) != 0 {
+		t.Fatalf("another patient's messages: %+v", none)
+	}
+	if _, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "k5", PatientID: 1 << 40, Kind: "reminder", Channel: "sms",
+		State: booking.MessageQueued, At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
+		t.Fatalf("a message of an unknown patient: %v, want not found", err)
+	}
+}
