@@ -107,6 +107,7 @@ var authorization = map[string]access{
 	"GET /api/rounds/{id}/applications/{appId}":   ownerOrAdmin,
 	"GET /api/me/appointments":                    patientOnly,
 	"POST /api/payments/callback":                 signed,
+	"POST /api/payments/stripe":                   signed,
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,

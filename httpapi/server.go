@@ -260,6 +260,7 @@ func (s *server) routes() {
 
 	// The payment provider: authenticated by its signature, not a token.
 	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))
+	s.handle("POST /api/payments/stripe", s.public(s.stripeWebhook))
 
 	// Patients (and admins acting for them).
 	s.handle("POST /api/appointments", s.authed(s.book))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/slotd/slotd/auth"
@@ -81,4 +82,43 @@ func (p *Signed) Refund(ctx context.Context, req RefundRequest) (string, error) 
 		return "", fmt.Errorf("payments: refund %d: the gateway's answer has no refundId of 1 to 64 characters", req.RefundID)
 	}
 	return out.RefundID, nil
+}
+
+// Checkout answers the parameters the clinic's gateway takes the payment
+// with: slotd does not redirect to it, the gateway's own page (or till)
+// collects the payment and confirms it by the signed callback.
+func (*Signed) Checkout(_ context.Context, req CheckoutRequest) (Checkout, error) {
+	return Checkout{ExpiresAt: req.ExpiresAt, Params: map[string]string{
+		"appointmentId": strconv.FormatInt(req.AppointmentID, 10),
+		"amount":        strconv.FormatInt(req.Amount, 10),
+		"currency":      req.Currency,
+		"expiresAt":     strconv.FormatInt(req.ExpiresAt.Unix(), 10),
+	}}, nil
+}
+
+// Notification verifies and parses the signed callback's body
+// {"tradeNo","appointmentId","amount","currency","timestamp"}: signed with
+// Secret (auth.VerifyPayment) and fresh (auth.PaymentTimely).
+func (p *Signed) Notification(h http.Header, body []byte, now time.Time) (Notification, error) {
+	return signedNotification(p.Secret, h, body, now)
+}
+
+func signedNotification(secret []byte, h http.Header, body []byte, now time.Time) (Notification, error) {
+	if !auth.VerifyPayment(secret, body, h.Get(auth.PaymentSignatureHeader)) {
+		return Notification{}, ErrUnverified
+	}
+	var in struct {
+		TradeNo       string `json:"tradeNo"`
+		AppointmentID int64  `json:"appointmentId"`
+		Amount        int64  `json:"amount"`
+		Currency      string `json:"currency"`
+		Timestamp     int64  `json:"timestamp"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil {
+		return Notification{}, fmt.Errorf("payments: the callback is not its JSON: %w", err)
+	}
+	if !auth.PaymentTimely(in.Timestamp, now) {
+		return Notification{}, ErrUnverified
+	}
+	return Notification{Paid: &Paid{AppointmentID: in.AppointmentID, Amount: in.Amount, Currency: in.Currency, PaymentID: in.TradeNo}}, nil
 }

@@ -27,6 +27,9 @@ func (f *serveFlags) check() ([]warning, error) {
 	if err := f.db.checkSecrets(); err != nil {
 		return nil, err
 	}
+	if err := f.checkPayments(); err != nil {
+		return nil, err
+	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -58,7 +61,7 @@ func (f *serveFlags) check() ([]warning, error) {
 	case f.notifier == "webhook" && f.webhookContact == "none":
 		warn("--webhook-contact", "--webhook-contact none sends the webhook no phone or e-mail: its receiver can deliver only if it looks patients up itself; set --webhook-contact phone, email or both")
 	}
-	if f.paymentSecret == "" && !f.demo {
+	if f.paymentProvider == providerSigned && f.paymentSecret == "" && !f.demo {
 		warn("--payment-secret", "no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	switch {
