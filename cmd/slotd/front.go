@@ -69,7 +69,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	mux := http.NewServeMux()
 	withWeb(mux, handler, observed(perAddr.Limit(web.New(web.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: p.notifier, Demo: f.demo,
-		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
+		PaymentSecret: []byte(f.paymentSecret), PublicURL: f.interop.publicURL, Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		Signin:          signin,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,
