@@ -6,6 +6,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // stripeAnswer is the answer to a verified Stripe event: Outcome is
@@ -26,7 +27,7 @@ func (s *server) stripeWebhook(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	if err != nil {
 		return bodyError(err)
 	}
-	res, err := s.svc.PaymentNotification(r.Context(), "stripe", r.Header, body)
+	res, err := s.svc.PaymentNotification(r.Context(), service.ProviderStripe, r.Header, body)
 	out := stripeAnswer{Received: true, Outcome: "ignored"}
 	switch code := booking.ErrorCode(err); {
 	case err == nil && res.Payment != nil && res.Payment.Duplicate:

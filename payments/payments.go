@@ -106,6 +106,17 @@ type RefundUpdate struct {
 // verify: it is refused and changes nothing.
 var ErrUnverified = errors.New("payments: the notification's signature does not verify")
 
+// Notifies reports whether p takes the notifications sent to the endpoint
+// of the provider named endpoint: its own, and for the simulated provider
+// the signed callback's too (it notifies in that format).
+func Notifies(p Provider, endpoint string) bool {
+	if p == nil {
+		return false
+	}
+	_, simulated := p.(Simulated)
+	return p.Name() == endpoint || (simulated && endpoint == SignedCallback)
+}
+
 // Simulated is the demo's provider: payments are simulated by the demo's
 // pay page (Checkout sends the patient there), which notifies in the
 // signed callback's format, verified with Secret; refunds succeed at once

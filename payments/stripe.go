@@ -79,8 +79,12 @@ func NewStripe(c StripeConfig) (*Stripe, error) {
 	return &Stripe{client: stripe.NewClient(c.SecretKey, stripe.WithBackends(backends)), webhookSecret: c.WebhookSecret, now: now}, nil
 }
 
-// Name is "stripe".
-func (*Stripe) Name() string { return "stripe" }
+// StripeName names the Stripe provider, whose events are POSTed to
+// /api/payments/stripe.
+const StripeName = "stripe"
+
+// Name is StripeName.
+func (*Stripe) Name() string { return StripeName }
 
 // stripeExpiry is when a Checkout Session for a hold ending at deadline,
 // created at now, expires: the deadline, but never sooner than Stripe's

@@ -10,6 +10,19 @@ import (
 	"github.com/slotd/slotd/payments"
 )
 
+// Provider names for PaymentNotification: the endpoints' providers.
+const (
+	ProviderSignedCallback = payments.SignedCallback
+	ProviderStripe         = payments.StripeName
+)
+
+// MaxTradeNoLen bounds a trade number (a provider's payment id).
+const MaxTradeNoLen = payments.MaxPaymentIDLen
+
+// ValidTradeNo accepts a provider's payment id (payments.ValidPaymentID):
+// 1 to MaxTradeNoLen visible ASCII characters.
+func ValidTradeNo(t string) bool { return payments.ValidPaymentID(t) }
+
 // ProviderName names the configured payment provider ("" for none).
 func (s *Service) ProviderName() string {
 	if s.payments == nil {
@@ -68,13 +81,17 @@ type NotificationResult struct {
 // mismatched one is recorded and refunded), a refund's outcome through
 // Store.SettleRefund (a settled refund is left as it is). The same
 // notification again changes nothing. A notification for a provider that
-// is not the configured one, or that does not verify, is CodeBadSignature.
+// is not the configured one (payments.Notifies), or that does not verify,
+// is CodeBadSignature.
 func (s *Service) PaymentNotification(ctx context.Context, provider string, h http.Header, body []byte) (NotificationResult, error) {
-	if s.payments == nil || s.payments.Name() != provider {
+	if !payments.Notifies(s.payments, provider) {
 		return NotificationResult{}, booking.Errorf(booking.CodeBadSignature, "%s notifications are not accepted: another payment provider is configured", provider)
 	}
 	n, err := s.payments.Notification(h, body, s.now())
+	var berr *booking.Error
 	switch {
+	case errors.As(err, &berr):
+		return NotificationResult{}, berr
 	case errors.Is(err, payments.ErrUnverified):
 		e := booking.Errorf(booking.CodeBadSignature, "the notification's signature is missing, does not match the body or is too old")
 		e.Err = err
@@ -88,7 +105,7 @@ func (s *Service) PaymentNotification(ctx context.Context, provider string, h ht
 	switch {
 	case n.Paid != nil:
 		p := n.Paid
-		if p.PaymentID == "" || len(p.PaymentID) > booking.MaxRefundRefLen || p.AppointmentID <= 0 || p.Amount <= 0 || p.Amount > booking.MaxFeeCents {
+		if !payments.ValidPaymentID(p.PaymentID) || p.AppointmentID <= 0 || p.AppointmentID > booking.MaxID || p.Amount <= 0 || p.Amount > booking.MaxFeeCents {
 			return NotificationResult{}, booking.Errorf(booking.CodeInvalidRequest, "the notification's payment has no valid id, appointment or amount")
 		}
 		if p.Currency != s.currency {

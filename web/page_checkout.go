@@ -2,11 +2,13 @@ package web
 
 import (
 	"net/http"
+
+	"github.com/slotd/slotd/service"
 )
 
 // payOnline says the patient pays at the provider's own page (Stripe
 // Checkout): outside the demo, whose simulated page stands in for it.
-func (s *server) payOnline() bool { return !s.demo && s.svc.ProviderName() == "stripe" }
+func (s *server) payOnline() bool { return !s.demo && s.svc.ProviderName() == service.ProviderStripe }
 
 // handleCheckout sends the patient to the payment provider's page for
 // their HELD appointment (Service.Checkout: one payment per appointment,

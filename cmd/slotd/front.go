@@ -60,7 +60,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	var handler http.Handler = httpapi.New(httpapi.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PerAddress: perAddr, Draining: p.draining,
+		PerAddress: perAddr, Draining: p.draining,
 		ClinicZone: f.interop.clinicZone, Signin: signin,
 	})
 	handler = edge.CORS(splitList(f.corsOrigins), handler)
