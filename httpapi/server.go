@@ -250,6 +250,7 @@ func (s *server) routes() {
 	s.handle("POST /api/appointments", s.authed(s.book))
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
+	s.handle("POST /api/appointments/{id}/checkout", s.authed(s.checkout))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
 	s.handle("GET /api/me/data", s.authed(s.myData))
 	s.handle("POST /api/signout", s.authed(s.signOut))

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -38,6 +39,21 @@ func TestStripeWebhook(t *testing.T) {
 		return webhook(body, stripefake.Sign(body, stripefake.WebhookSecret, time.Now()))
 	}
 
+	// The patient asks where to pay: Stripe's page, the same twice.
+	path := fmt.Sprintf("/api/appointments/%d/checkout", a.ID)
+	back := map[string]any{"returnUrl": "https://clinic.example/back"}
+	var co, again checkoutAnswer
+	e.do(call{method: "POST", path: path, token: e.patientToken(a.PatientID), body: back}).expect(t, 200).decode(t, &co)
+	e.do(call{method: "POST", path: path, token: e.admin, body: back}).expect(t, 200).decode(t, &again)
+	if !strings.HasPrefix(co.RedirectURL, "https://checkout.stripe.com/") || again.RedirectURL != co.RedirectURL || co.ExpiresAt.IsZero() {
+		t.Fatalf("checkouts %+v, %+v", co, again)
+	}
+	for _, bad := range []any{"/relative", "javascript:alert(1)", "https://" + strings.Repeat("x", 2000) + ".example/", 7} {
+		c := call{method: "POST", path: path, token: e.patientToken(a.PatientID), body: map[string]any{"returnUrl": bad}, invalid: true}
+		e.do(c).expect(t, 400, booking.CodeInvalidRequest)
+	}
+	e.do(call{method: "POST", path: path, token: e.patientToken(e.patient().ID), body: back}).expect(t, 404, booking.CodeNotFound)
+
 	paid := event("evt_1", a.ID, "pi_1")
 	before := e.snapshot()
 	for name, c := range map[string]call{
@@ -58,6 +74,8 @@ func TestStripeWebhook(t *testing.T) {
 	if ans.Outcome != "applied" {
 		t.Fatalf("paid: %+v", ans)
 	}
+	// Paid: nothing more to pay.
+	e.do(call{method: "POST", path: path, token: e.patientToken(a.PatientID), body: back}).expect(t, 409, booking.CodeInvalidTransition)
 	got, err := e.store.GetAppointment(context.Background(), a.ID)
 	if err != nil || got.Status != booking.StatusBooked {
 		t.Fatalf("after the paid event: %s, want BOOKED", got.Status)
@@ -84,5 +102,19 @@ func TestStripeWebhook(t *testing.T) {
 	e.do(signed(other)).expect(t, 200).decode(t, &ans)
 	if ans.Outcome != "ignored" {
 		t.Fatalf("another event: %+v", ans)
+	}
+}
+
+// TestSignedCheckout: the clinic's signed gateway is not redirected to;
+// the checkout answers the parameters it takes the payment with.
+func TestSignedCheckout(t *testing.T) {
+	e := newEnv(t, withPaymentSecret(paymentSecret))
+	a := e.hold(e.fixture(), 2500)
+	var co checkoutAnswer
+	e.do(call{method: "POST", path: fmt.Sprintf("/api/appointments/%d/checkout", a.ID), token: e.patientToken(a.PatientID),
+		body: map[string]any{"returnUrl": "https://clinic.example/back"}}).expect(t, 200).decode(t, &co)
+	if co.RedirectURL != "" || co.Params["appointmentId"] != fmt.Sprint(a.ID) || co.Params["amount"] != "2500" || co.Params["currency"] != "EUR" ||
+		a.HoldExpiresAt == nil || !co.ExpiresAt.Equal(*a.HoldExpiresAt) {
+		t.Fatalf("checkout %+v of %+v", co, a)
 	}
 }
