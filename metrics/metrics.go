@@ -31,6 +31,7 @@ type Metrics struct {
 	codes     *prometheus.CounterVec // sign-in code requests
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
+	payNotes  *prometheus.CounterVec
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -123,6 +124,7 @@ func New() *Metrics {
 	}
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks)
 	m.refunds = newRefunds(m.reg)
+	m.payNotes = newPaymentNotifications(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}

@@ -84,6 +84,44 @@ type NotificationResult struct {
 // is not the configured one (payments.Notifies), or that does not verify,
 // is CodeBadSignature.
 func (s *Service) PaymentNotification(ctx context.Context, provider string, h http.Header, body []byte) (NotificationResult, error) {
+	res, err := s.paymentNotification(ctx, provider, h, body)
+	if obs, ok := s.observer.(PaymentObserver); ok {
+		obs.PaymentNotified(provider, notificationOutcome(res, err))
+	}
+	return res, err
+}
+
+// PaymentObserver is what an Options.Observer may also implement to count
+// the providers' notifications (cmd/slotd's metrics do).
+type PaymentObserver interface {
+	// PaymentNotified counts one notification to provider's endpoint by
+	// outcome: applied, duplicate, rejected, refund, ignored, unverified,
+	// invalid or error.
+	PaymentNotified(provider, outcome string)
+}
+
+// notificationOutcome names what a notification did, for the metrics.
+func notificationOutcome(res NotificationResult, err error) string {
+	switch code := booking.ErrorCode(err); {
+	case err == nil && res.Payment != nil && res.Payment.Duplicate:
+		return "duplicate"
+	case err == nil && res.Payment != nil:
+		return "applied"
+	case err == nil && res.Refund != nil:
+		return "refund"
+	case err == nil:
+		return "ignored"
+	case code == booking.CodePaymentRejected || code == booking.CodePaymentConflict:
+		return "rejected"
+	case code == booking.CodeBadSignature:
+		return "unverified"
+	case code == booking.CodeInvalidRequest || code == booking.CodeNotFound:
+		return "invalid"
+	}
+	return "error"
+}
+
+func (s *Service) paymentNotification(ctx context.Context, provider string, h http.Header, body []byte) (NotificationResult, error) {
 	if !payments.Notifies(s.payments, provider) {
 		return NotificationResult{}, booking.Errorf(booking.CodeBadSignature, "%s notifications are not accepted: another payment provider is configured", provider)
 	}
