@@ -11,7 +11,8 @@ import (
 
 // stripeAnswer is the answer to a verified Stripe event: Outcome is
 // "applied", "duplicate", a refusal's code (the payment is recorded and
-// refunded: Stripe must not send it again), "refund" or "ignored".
+// refunded: Stripe must not send it again), "refund", "refund-reversed"
+// or "ignored".
 type stripeAnswer struct {
 	Received bool   `json:"received"`
 	Outcome  string `json:"outcome"`
@@ -34,6 +35,10 @@ func (s *server) stripeWebhook(w http.ResponseWriter, r *http.Request, _ auth.Cl
 		out.Outcome = "duplicate"
 	case err == nil && res.Payment != nil:
 		out.Outcome = "applied"
+	case err == nil && res.Reversed:
+		// Recorded as paid back, yet Stripe failed it: a person must act.
+		s.log.Warn("stripe failed a refund recorded as succeeded: settle it in the Stripe dashboard", "refund", res.Refund.ID, "providerRef", res.Refund.ProviderRef)
+		out.Outcome = "refund-reversed"
 	case err == nil && res.Refund != nil:
 		out.Outcome = "refund"
 	case code == booking.CodePaymentRejected || code == booking.CodePaymentConflict:

@@ -116,6 +116,18 @@ func TestStripeEndToEnd(t *testing.T) {
 		if err != nil || res.Refund == nil || res.Refund.State != booking.RefundSucceeded || res.Refund.Attempts != refund.Attempts || res.Refund.ProviderRef != refund.ProviderRef {
 			t.Fatalf("refund event: %+v, %v; want the settled refund unchanged", res.Refund, err)
 		}
+		if res.Reversed {
+			t.Fatal("a succeeded refund's success event reads as reversed")
+		}
+
+		// Stripe fails the refund later: the record stays (staff settle it
+		// at Stripe), and the answer says so.
+		failed := stripefake.Event("evt_4", "refund.failed", map[string]any{"id": refund.ProviderRef, "object": "refund", "status": "failed",
+			"failure_reason": "expired_or_canceled_card", "metadata": map[string]string{"slotd_refund_id": strconv.FormatInt(refund.ID, 10)}})
+		res, err = deliver(failed)
+		if err != nil || !res.Reversed || res.Refund.State != booking.RefundSucceeded || res.Refund.Attempts != refund.Attempts {
+			t.Fatalf("refund failed at Stripe: %+v, %v; want it reported reversed, the record unchanged", res, err)
+		}
 		drained(t, r)
 	})
 }

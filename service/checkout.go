@@ -73,6 +73,10 @@ func (s *Service) Checkout(ctx context.Context, appointmentID, patientID int64, 
 type NotificationResult struct {
 	Payment *booking.PaymentResult
 	Refund  *booking.Refund
+	// Reversed: the provider reports as failed a refund recorded as
+	// succeeded (Stripe refunds can fail days later). The record stays;
+	// staff settle it at the provider (logged and counted, never silent).
+	Reversed bool
 }
 
 // PaymentNotification verifies a notification of the provider named
@@ -95,8 +99,8 @@ func (s *Service) PaymentNotification(ctx context.Context, provider string, h ht
 // the providers' notifications (cmd/slotd's metrics do).
 type PaymentObserver interface {
 	// PaymentNotified counts one notification to provider's endpoint by
-	// outcome: applied, duplicate, rejected, refund, ignored, unverified,
-	// invalid or error.
+	// outcome: applied, duplicate, rejected, refund, refund-reversed,
+	// ignored, unverified, invalid or error.
 	PaymentNotified(provider, outcome string)
 }
 
@@ -107,6 +111,8 @@ func notificationOutcome(res NotificationResult, err error) string {
 		return "duplicate"
 	case err == nil && res.Payment != nil:
 		return "applied"
+	case err == nil && res.Reversed:
+		return "refund-reversed"
 	case err == nil && res.Refund != nil:
 		return "refund"
 	case err == nil:
@@ -159,7 +165,7 @@ func (s *Service) paymentNotification(ctx context.Context, provider string, h ht
 			return NotificationResult{}, err
 		}
 		r = s.oneWithCurrency(r)
-		return NotificationResult{Refund: &r}, nil
+		return NotificationResult{Refund: &r, Reversed: u.Failure != "" && r.State == booking.RefundSucceeded}, nil
 	}
 	return NotificationResult{}, nil
 }

@@ -17156,7 +17156,7 @@ type StripeWebhookResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *struct {
-		// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, or ignored
+		// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored
 		Outcome  string `json:"outcome"`
 		Received bool   `json:"received"`
 	}
@@ -17182,7 +17182,7 @@ type StripeWebhookResponse struct {
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r StripeWebhookResponse) GetJSON200() *struct {
-	// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, or ignored
+	// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored
 	Outcome  string `json:"outcome"`
 	Received bool   `json:"received"`
 } {
@@ -27873,7 +27873,7 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
 		var dest struct {
-			// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, or ignored
+			// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored
 			Outcome  string `json:"outcome"`
 			Received bool   `json:"received"`
 		}

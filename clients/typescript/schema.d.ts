@@ -4200,7 +4200,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         received: boolean;
-                        /** @description applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, or ignored */
+                        /** @description applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored */
                         outcome: string;
                     };
                 };
