@@ -8,6 +8,7 @@ package payments
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"net/http"
@@ -34,8 +35,9 @@ type Provider interface {
 	// Name names the provider in logs and on staff pages.
 	Name() string
 	// Checkout creates the payment of a HELD appointment and answers where
-	// to send the patient. A repeat for the same appointment must answer
-	// the same payment, never a second one.
+	// to send the patient. The same request again must answer the same
+	// payment (CheckoutIdempotencyKey); should a second one be paid, it is
+	// recorded as paid already and refunded.
 	Checkout(ctx context.Context, req CheckoutRequest) (Checkout, error)
 	// Notification verifies a notification the provider sent (its headers
 	// and raw body, received at now) and parses it. A notification that
@@ -60,10 +62,15 @@ type CheckoutRequest struct {
 	ExpiresAt     time.Time
 }
 
-// CheckoutIdempotencyKey is the key a provider dedupes the checkout of
-// appointmentID by: one payment per appointment.
-func CheckoutIdempotencyKey(appointmentID int64) string {
-	return fmt.Sprintf("slotd-checkout-%d", appointmentID)
+// CheckoutIdempotencyKey is the key a provider dedupes a checkout of
+// req's appointment by, when it expires at expiresAt: the appointment's id
+// and a digest of what the provider is asked (a provider such as Stripe
+// refuses a key reused with other parameters, so a request that differs,
+// another return URL or a later expiry, is another payment, never an
+// error). The same request again answers the same payment.
+func CheckoutIdempotencyKey(req CheckoutRequest, expiresAt time.Time) string {
+	h := sha256.Sum256(fmt.Appendf(nil, "%d|%s|%s|%d|%s", req.Amount, req.Currency, req.ReturnURL, expiresAt.Unix(), req.Description))
+	return fmt.Sprintf("slotd-checkout-%d-%x", req.AppointmentID, h[:8])
 }
 
 // Checkout is where the patient pays: RedirectURL at the provider, or

@@ -90,19 +90,28 @@ func (*Stripe) Name() string { return StripeName }
 // created at now, expires: the deadline, but never sooner than Stripe's
 // minimum (a shorter hold's session outlives it: a payment after the
 // deadline is recorded late and refunded in full) nor later than its
-// maximum.
+// maximum. A clamped expiry is rounded up to the minute, so that the
+// patient pressing Pay again within it reaches the same session.
 func stripeExpiry(deadline, now time.Time) time.Time {
 	if lo := now.Add(StripeMinExpiry); deadline.Before(lo) {
-		return lo
+		return ceilMinute(lo)
 	}
 	if hi := now.Add(StripeMaxExpiry); deadline.After(hi) {
-		return hi
+		return hi.Truncate(time.Minute)
 	}
 	return deadline
 }
 
-// Checkout creates the Checkout Session of req, once per appointment (the
-// idempotency key), and answers its URL.
+func ceilMinute(t time.Time) time.Time {
+	if r := t.Truncate(time.Minute); !r.Equal(t) {
+		return r.Add(time.Minute)
+	}
+	return t
+}
+
+// Checkout creates the Checkout Session of req, once per request (the
+// idempotency key: the appointment and a digest of the parameters), and
+// answers its URL.
 func (p *Stripe) Checkout(ctx context.Context, req CheckoutRequest) (Checkout, error) {
 	if req.Amount <= 0 || req.ReturnURL == "" {
 		return Checkout{}, fmt.Errorf("payments: checkout of appointment %d: nothing to pay or nowhere to return", req.AppointmentID)
@@ -127,7 +136,7 @@ func (p *Stripe) Checkout(ctx context.Context, req CheckoutRequest) (Checkout, e
 		Metadata:          map[string]string{metaAppointment: id},
 		PaymentIntentData: &stripe.CheckoutSessionCreatePaymentIntentDataParams{Metadata: map[string]string{metaAppointment: id}},
 	}
-	params.SetIdempotencyKey(CheckoutIdempotencyKey(req.AppointmentID))
+	params.SetIdempotencyKey(CheckoutIdempotencyKey(req, exp))
 	s, err := p.client.V1CheckoutSessions.Create(ctx, params)
 	if err != nil {
 		return Checkout{}, fmt.Errorf("payments: stripe checkout of appointment %d: %w", req.AppointmentID, err)

@@ -55,15 +55,24 @@ func TestStripeCheckout(t *testing.T) {
 			t.Errorf("%s = %q, want %q", k, got, want)
 		}
 	}
-	if reqs[0].Path != "/v1/checkout/sessions" || reqs[0].Key != "slotd-checkout-42" || reqs[1].Key != reqs[0].Key {
+	if reqs[0].Path != "/v1/checkout/sessions" || !strings.HasPrefix(reqs[0].Key, "slotd-checkout-42-") || reqs[1].Key != reqs[0].Key {
 		t.Fatalf("requests %+v", reqs)
 	}
+	// Another return URL is another request: another key, never Stripe's
+	// refusal of a key reused with other parameters.
+	other := req
+	other.ReturnURL = "https://app.example/back"
+	if _, err := p.Checkout(context.Background(), other); err != nil || fake.Requests()[2].Key == reqs[0].Key {
+		t.Fatalf("another return URL: %v, key %q", err, fake.Requests()[2].Key)
+	}
 
-	// A hold ending in 10 minutes: Stripe takes no session shorter than 30.
-	req.AppointmentID, req.ExpiresAt = 43, now.Add(10*time.Minute)
-	c, err := p.Checkout(context.Background(), req)
-	if err != nil || !c.ExpiresAt.Equal(now.Add(payments.StripeMinExpiry)) {
-		t.Fatalf("short hold: expires %v, %v; want now + 30 min", c.ExpiresAt, err)
+	// A hold ending in 10 minutes: Stripe takes no session shorter than
+	// 30, rounded up to the minute.
+	later := now.Add(10 * time.Second)
+	req.AppointmentID, req.ExpiresAt = 43, later.Add(10*time.Minute)
+	c, err := newStripe(t, fake, later).Checkout(context.Background(), req)
+	if want := now.Add(31 * time.Minute); err != nil || !c.ExpiresAt.Equal(want) {
+		t.Fatalf("short hold: expires %v, %v; want %v", c.ExpiresAt, err, want)
 	}
 }
 

@@ -26,7 +26,7 @@ const (
 // Fake answers at stripe-go's backend URL as Stripe's API documents
 // POST /v1/checkout/sessions and POST /v1/refunds: form-encoded bodies,
 // the secret key as Bearer, the Idempotency-Key header (a repeat of a key
-// answers the first answer). The next Fail5xx refunds answer 500.
+// answers the first answer; with other parameters it is refused). The next Fail5xx refunds answer 500.
 type Fake struct {
 	URL string
 	t   *testing.T
@@ -34,6 +34,7 @@ type Fake struct {
 	// Fail5xx is how many refunds are answered 500 before one succeeds.
 	Fail5xx int
 	seen    map[string]string // idempotency key → answer
+	bodies  map[string]string // idempotency key → its first form
 	reqs    []Request
 }
 
@@ -45,7 +46,7 @@ type Request struct {
 
 // New starts a fake, closed with the test.
 func New(t *testing.T) *Fake {
-	f := &Fake{t: t, seen: map[string]string{}}
+	f := &Fake{t: t, seen: map[string]string{}, bodies: map[string]string{}}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
 	f.URL = srv.URL
@@ -74,6 +75,13 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `{"error":{"type":"invalid_request_error","message":"no idempotency key"}}`)
 		return
 	}
+	if first, ok := f.bodies[key]; ok && first != r.PostForm.Encode() {
+		// Stripe refuses a key reused with other parameters.
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"type":"idempotency_error","message":"Keys for idempotent requests can only be used with the same parameters they were first used with."}}`)
+		return
+	}
+	f.bodies[key] = r.PostForm.Encode()
 	if ans, ok := f.seen[key]; ok {
 		w.Header().Set("Idempotent-Replayed", "true")
 		fmt.Fprint(w, ans)
