@@ -109,10 +109,12 @@ var authorization = map[string]access{
 	"POST /api/rounds/{id}/applications":          patientOrAdmin,
 	"GET /api/appointments/{id}":                  ownerOrAdmin,
 	"DELETE /api/appointments/{id}":               ownerOrAdmin,
+	"POST /api/appointments/{id}/checkout":        ownerOrAdmin,
 	"GET /api/rounds/{id}/applications/{appId}":   ownerOrAdmin,
 	"GET /api/me/appointments":                    patientOnly,
 	"POST /api/payments/callback":                 signed,
 	"POST /api/sms/twilio/status":                 signed,
+	"POST /api/payments/stripe":                   signed,
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,
@@ -276,6 +278,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = b
 			case "POST /api/payments/callback":
 				body = map[string]any{"tradeNo": "t-1", "appointmentId": appt.ID, "amount": 500, "currency": "EUR", "timestamp": e.clock.Now().Unix()}
+			case "POST /api/appointments/{id}/checkout":
+				body = map[string]any{"returnUrl": "https://clinic.example/back"}
 			case "POST /api/appointments/{id}/reschedule":
 				body = map[string]any{"slotId": sl.ID} // its own slot: refused, but only once found and allowed
 			case "POST /api/waitlist":

@@ -14,6 +14,7 @@ import (
 	"github.com/slotd/slotd/csvdata"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // Running a clinic (docs/clinic.md): refunds, the audit log, imports and
@@ -64,8 +65,8 @@ func actorOf(c auth.Claims) booking.Actor {
 
 func (s *server) markRefunded(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	trade := r.PathValue("tradeNo")
-	if !validTradeNo(trade) {
-		return errorf(booking.CodeInvalidRequest, "tradeNo must be 1 to %d visible ASCII characters", maxTradeNoLen)
+	if !service.ValidTradeNo(trade) {
+		return errorf(booking.CodeInvalidRequest, "tradeNo must be 1 to %d visible ASCII characters", service.MaxTradeNoLen)
 	}
 	var in struct {
 		Reference string `json:"reference"`
@@ -73,7 +74,7 @@ func (s *server) markRefunded(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if !validTradeNo(in.Reference) || len(in.Reference) > booking.MaxRefundRefLen {
+	if !service.ValidTradeNo(in.Reference) || len(in.Reference) > booking.MaxRefundRefLen {
 		return errorf(booking.CodeInvalidRequest, "reference must be the provider's refund reference: 1 to %d visible ASCII characters", booking.MaxRefundRefLen)
 	}
 	p, err := s.svc.MarkRefunded(r.Context(), trade, in.Reference)

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // SignatureHeader carries the payment provider's signature of a callback
@@ -18,11 +18,8 @@ const SignatureHeader = auth.PaymentSignatureHeader
 
 // Bounds of the lifecycle endpoints' input.
 const (
-	maxTradeNoLen  = 64
 	maxReasonLen   = 500
 	maxSuspendDays = 366
-	// maxTimestamp is 9999-12-31T23:59:59Z in unix seconds.
-	maxTimestamp = 253402300799
 )
 
 // paymentAnswer is the answer to an accepted payment callback.
@@ -33,93 +30,26 @@ type paymentAnswer struct {
 	Duplicate bool `json:"duplicate"`
 }
 
-// verifySignature checks the callback's signature over the raw body.
-func (s *server) verifySignature(r *http.Request, body []byte) error {
-	if !auth.VerifyPayment(s.paySecret, body, r.Header.Get(SignatureHeader)) {
-		return errorf(booking.CodeBadSignature, "the %s header is missing or does not match the body", SignatureHeader)
-	}
-	return nil
-}
-
 // paymentCallback records a payment provider's confirmation. It is
 // authenticated by the signature, not a bearer token, and idempotent by the
 // provider's trade number: a retried callback gets 200 and changes nothing.
+// The signed gateway's provider verifies and parses the raw body
+// (payments.Signed); the Service records the payment.
 func (s *server) paymentCallback(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	// The signature covers the raw bytes, so the body is read once and
-	// verified before a byte of it is interpreted.
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return bodyError(err)
 	}
-	if err := s.verifySignature(r, body); err != nil {
-		return err
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	var in struct {
-		TradeNo       string `json:"tradeNo"`
-		AppointmentID int64  `json:"appointmentId"`
-		Amount        int64  `json:"amount"`
-		// Currency and Timestamp (unix seconds) are signed with the rest:
-		// an amount is only meaningful in its currency, and a callback
-		// only while it is fresh (auth.PaymentMaxSkew).
-		Currency  string `json:"currency"`
-		Timestamp int64  `json:"timestamp"`
-	}
-	if err := decodeJSON(r, &in); err != nil {
-		return err
-	}
-	switch {
-	case !validTradeNo(in.TradeNo):
-		return errorf(booking.CodeInvalidRequest, "tradeNo must be 1 to %d visible ASCII characters", maxTradeNoLen)
-	case !validID(in.AppointmentID):
-		return errorf(booking.CodeInvalidRequest, "appointmentId must be an id 1 to %d", int64(booking.MaxID))
-	case in.Amount <= 0 || in.Amount > booking.MaxFeeCents:
-		return errorf(booking.CodeInvalidRequest, "amount must be 1 to %d (cents)", booking.MaxFeeCents)
-	case !validCurrency(in.Currency):
-		return errorf(booking.CodeInvalidRequest, "currency must be an ISO 4217 code of 3 capital letters")
-	case in.Timestamp <= 0 || in.Timestamp > maxTimestamp:
-		return errorf(booking.CodeInvalidRequest, "timestamp must be the signing time in unix seconds")
-	case !auth.PaymentTimely(in.Timestamp, s.now()):
-		return errorf(booking.CodeBadSignature, "the callback was signed more than %d minutes from now: a replayed, delayed or misdated callback",
-			int(auth.PaymentMaxSkew/time.Minute))
-	case in.Currency != s.currency:
-		return errorf(booking.CodePaymentRejected, "the payment is in %s, the clinic's fees are in %s", in.Currency, s.currency)
-	}
-	ctx := booking.WithActor(r.Context(), booking.Actor{Role: booking.ActorProvider, ID: "callback"})
-	res, err := s.svc.ConfirmPayment(ctx, booking.Payment{
-		TradeNo: in.TradeNo, AppointmentID: in.AppointmentID, AmountCents: in.Amount,
-	})
+	res, err := s.svc.PaymentNotification(r.Context(), service.ProviderSignedCallback, r.Header, body)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, paymentAnswer{Payment: res.Payment, Appointment: res.Appointment, Duplicate: res.Duplicate})
+	p := res.Payment
+	if p == nil {
+		return errorf(booking.CodeInvalidRequest, "the callback is not a payment")
+	}
+	writeJSON(w, http.StatusOK, paymentAnswer{Payment: p.Payment, Appointment: p.Appointment, Duplicate: p.Duplicate})
 	return nil
-}
-
-// validCurrency accepts the form of an ISO 4217 code: 3 capital letters.
-func validCurrency(c string) bool {
-	if len(c) != 3 {
-		return false
-	}
-	for i := 0; i < len(c); i++ {
-		if c[i] < 'A' || c[i] > 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// validTradeNo accepts what an Idempotency-Key accepts: visible ASCII.
-func validTradeNo(t string) bool {
-	if t == "" || len(t) > maxTradeNoLen {
-		return false
-	}
-	for i := 0; i < len(t); i++ {
-		if t[i] < 0x21 || t[i] > 0x7e {
-			return false
-		}
-	}
-	return true
 }
 
 // suspend closes a doctor's slots in a period, cancelling their

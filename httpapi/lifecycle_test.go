@@ -13,12 +13,14 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/payments"
+	"github.com/slotd/slotd/service"
 )
 
 var paymentSecret = "payment-provider-secret-0123456789"
 
 func withPaymentSecret(secret string) envOpt {
-	return withConfig(func(c *Config) { c.PaymentSecret = secret })
+	return withService(func(o *service.Options) { o.Payments = &payments.Signed{Secret: []byte(secret)} })
 }
 
 // sign is the provider's signature of body under secret.

@@ -130,7 +130,7 @@ func detailKeys(t *testing.T, dirs ...string) map[string]bool {
 // in some language. A sentence another branch adds fails it until it is in
 // every catalog.
 func TestEveryDetailTranslated(t *testing.T) {
-	keys := detailKeys(t, "../booking", ".", "../auth", "../postgres", "../sqlite", "../schedule", "../csvdata", "../fhir", "../ical")
+	keys := detailKeys(t, "../booking", ".", "../auth", "../payments", "../postgres", "../sqlite", "../schedule", "../csvdata", "../fhir", "../ical")
 	for _, must := range []string{"patient not found", "booking for this slot opens at %s", "room %d is listed twice",
 		"the round is closed", "a bearer token is required", "weekdays: at least one weekday is required"} {
 		if !keys[must] {

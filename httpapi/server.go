@@ -60,13 +60,6 @@ type Config struct {
 	// Clinic serves the doctors' days, the exports and the import's patient
 	// lookups; the Store's when nil and it implements ClinicReads.
 	Clinic ClinicReads
-	// PaymentSecret is the HMAC-SHA256 key the payment provider signs its
-	// callbacks with (POST /api/payments/callback). Empty refuses every
-	// callback: an unauthenticated payment endpoint would book for free.
-	PaymentSecret string
-	// Currency is the clinic's ISO 4217 code (EUR when empty): a payment
-	// callback in another currency is refused.
-	Currency string
 	// PublicPerMinute bounds the unauthenticated requests of one client
 	// address (edge.ClientAddr) per minute; 0 is no bound. Probes and the
 	// documents (/healthz, /readyz, /openapi.json, /problems/) are exempt.
@@ -118,12 +111,8 @@ type server struct {
 	quietLog     bool
 	bench        bool
 	mux          *http.ServeMux
-	// paySecret verifies payment callbacks; empty refuses them all.
-	paySecret []byte
-	// currency is the only one payment callbacks may be in.
-	currency string
-	patterns []string
-	clinic   ClinicReads
+	patterns     []string
+	clinic       ClinicReads
 	// perAddr limits unauthenticated requests per client address (nil: off).
 	perAddr   *edge.AddrLimiter
 	draining  func() bool
@@ -160,9 +149,6 @@ func newServer(cfg Config) *server {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	if cfg.Currency == "" {
-		cfg.Currency = "EUR"
-	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = DefaultMaxBodyBytes
 	}
@@ -186,8 +172,6 @@ func newServer(cfg Config) *server {
 		quietLog:     cfg.QuietAccessLog,
 		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
-		paySecret:    []byte(cfg.PaymentSecret),
-		currency:     cfg.Currency,
 		clinic:       cfg.Clinic,
 		draining:     cfg.Draining,
 		signin:       cfg.Signin,
@@ -282,11 +266,14 @@ func (s *server) routes() {
 	s.handle("POST /api/payments/callback", s.public(s.paymentCallback))
 	// Twilio's status callbacks: authenticated by X-Twilio-Signature.
 	s.handle("POST "+TwilioStatusPath, s.public(s.twilioStatus))
+	// Stripe's webhooks: authenticated by Stripe-Signature.
+	s.handle("POST /api/payments/stripe", s.public(s.stripeWebhook))
 
 	// Patients (and admins acting for them).
 	s.handle("POST /api/appointments", s.authed(s.book))
 	s.handle("GET /api/appointments/{id}", s.authed(s.getAppointment))
 	s.handle("DELETE /api/appointments/{id}", s.authed(s.cancel))
+	s.handle("POST /api/appointments/{id}/checkout", s.authed(s.checkout))
 	s.handle("GET /api/me/appointments", s.authed(s.myAppointments))
 	s.handle("GET /api/me/data", s.authed(s.myData))
 	s.handle("POST /api/signout", s.authed(s.signOut))

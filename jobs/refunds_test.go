@@ -17,6 +17,7 @@ import (
 // flakyProvider refuses the first `refuse` refunds it is asked and then
 // pays, recording the requests.
 type flakyProvider struct {
+	payments.Simulated
 	mu     sync.Mutex
 	refuse int
 	asked  []payments.RefundRequest

@@ -34,6 +34,7 @@ type Metrics struct {
 	refunds   refunds
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
+	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -146,6 +147,7 @@ func New() *Metrics {
 	}
 	m.refunds = newRefunds(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages)
+	m.payNotes = newPaymentNotifications(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}

@@ -192,3 +192,20 @@ func TestRefundMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestPaymentNotificationMetrics(t *testing.T) {
+	m := New()
+	m.PaymentNotified("stripe", "applied")
+	m.PaymentNotified("stripe", "unverified")
+	m.PaymentNotified("stripe", "unverified")
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{
+		`slotd_payment_notifications_total{outcome="applied",provider="stripe"} 1`,
+		`slotd_payment_notifications_total{outcome="unverified",provider="stripe"} 2`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"github.com/slotd/slotd/httpapi"
 	"github.com/slotd/slotd/ical"
 	"github.com/slotd/slotd/notify"
+	"github.com/slotd/slotd/payments"
 	"github.com/slotd/slotd/phone"
 	"github.com/slotd/slotd/schedule"
 	"github.com/slotd/slotd/service"
@@ -148,10 +149,14 @@ func newSite(t *testing.T, opts ...siteOption) *site {
 	if set.now != nil {
 		now, set.service.Now = set.now, set.now
 	}
+	if set.paySecret != "" && set.service.Payments == nil {
+		// The demo's provider, notifying in the signed callback's format.
+		set.service.Payments = payments.Simulated{Secret: []byte(set.paySecret)}
+	}
 	svc := service.NewService(st, set.service)
 	svc.Watch(rec.Changed)
 	codes := &codeBox{codes: map[string]string{}}
-	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer, PaymentSecret: set.paySecret})
+	api := httpapi.New(httpapi.Config{Service: svc, Store: st, Signer: signer})
 	mux := http.NewServeMux()
 	for _, p := range []string{"/api/", "/healthz", "/readyz", "/openapi.json"} {
 		mux.Handle(p, api)

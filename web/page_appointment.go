@@ -99,7 +99,12 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 		p.Notice = p.T("Your appointment is cancelled.")
 	case q.Has("moved"):
 		p.Notice = p.T("Your appointment is moved.")
-	case q.Has("paid"):
+	case q.Has("paid") && a.Status == booking.StatusHeld:
+		// Back from the provider before its notification arrived.
+		p.Notice = p.T("Your payment is being confirmed. This page shows it once the payment provider tells us.")
+	case q.Has("paid") && a.Status == booking.StatusExpired:
+		p.Notice = p.T("The hold ended before the payment arrived: the place is released, and a payment that still arrives is refunded in full.")
+	case q.Has("paid") && a.Status == booking.StatusBooked:
 		p.Notice = p.T("Payment received: you are booked.")
 	}
 	// What was paid back, if anything: amount and state.

@@ -75,6 +75,9 @@ type Config struct {
 	// Demo shows demo hints (sample phone numbers, the sign-in code on the
 	// page) and the simulated payment page.
 	Demo bool
+	// PublicURL is the service's external base URL: where the payment
+	// provider sends patients back (the request's host when empty).
+	PublicURL string
 	// PaymentSecret is the payment provider's HMAC key (the API's
 	// PaymentSecret): the demo payment page signs its simulated callback
 	// with it as the provider would (auth.SignPayment) and verifies it as
@@ -142,6 +145,7 @@ type server struct {
 	signer       *auth.Signer
 	signin       *service.Signin
 	demo         bool
+	publicURL    string
 	paySecret    []byte
 	stats        Stats
 	log          *slog.Logger
@@ -203,7 +207,7 @@ func newServer(cfg Config) *server {
 	}
 	s := &server{
 		svc: cfg.Service, store: cfg.Store, listings: cfg.Listings, accounts: cfg.Accounts, signer: cfg.Signer,
-		signin: cfg.Signin, demo: cfg.Demo, paySecret: cfg.PaymentSecret,
+		signin: cfg.Signin, demo: cfg.Demo, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), paySecret: cfg.PaymentSecret,
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
 		csrfKey:     cfg.Signer.DeriveKey("web-csrf"),
 		mux:         http.NewServeMux(),
@@ -252,6 +256,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /waitlist/{id}/{action}", s.handleWaitlistAction)
 	s.mux.HandleFunc("GET /appointments/{id}/pay", s.handlePay)
 	s.mux.HandleFunc("POST /appointments/{id}/pay", s.handlePaySubmit)
+	s.mux.HandleFunc("POST /appointments/{id}/checkout", s.handleCheckout)
 	s.mux.HandleFunc("GET /calendar", s.handleCalendar)
 	s.mux.HandleFunc("POST /calendar", s.handleCalendarSubscribe)
 	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)

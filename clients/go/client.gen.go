@@ -2098,6 +2098,12 @@ type BookParams struct {
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
 
+// CheckoutAppointmentJSONBody defines parameters for CheckoutAppointment.
+type CheckoutAppointmentJSONBody struct {
+	// ReturnUrl an absolute http(s) URL the provider sends the patient back to
+	ReturnUrl string `json:"returnUrl"`
+}
+
 // RescheduleAppointmentParams defines parameters for RescheduleAppointment.
 type RescheduleAppointmentParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
@@ -2177,6 +2183,15 @@ type MyWaitlistParams struct {
 type PaymentCallbackParams struct {
 	// XSlotdSignature sha256=<hex HMAC-SHA256 of the raw body>
 	XSlotdSignature string `json:"X-Slotd-Signature"`
+}
+
+// StripeWebhookJSONBody defines parameters for StripeWebhook.
+type StripeWebhookJSONBody = map[string]interface{}
+
+// StripeWebhookParams defines parameters for StripeWebhook.
+type StripeWebhookParams struct {
+	// StripeSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body>
+	StripeSignature string `json:"Stripe-Signature"`
 }
 
 // ApplyToRoundParams defines parameters for ApplyToRound.
@@ -2292,11 +2307,17 @@ type BookJSONRequestBody = BookRequest
 // CheckInAppointmentJSONRequestBody defines body for CheckInAppointment for application/json ContentType.
 type CheckInAppointmentJSONRequestBody = CheckInRequest
 
+// CheckoutAppointmentJSONRequestBody defines body for CheckoutAppointment for application/json ContentType.
+type CheckoutAppointmentJSONRequestBody CheckoutAppointmentJSONBody
+
 // RescheduleAppointmentJSONRequestBody defines body for RescheduleAppointment for application/json ContentType.
 type RescheduleAppointmentJSONRequestBody = RescheduleRequest
 
 // PaymentCallbackJSONRequestBody defines body for PaymentCallback for application/json ContentType.
 type PaymentCallbackJSONRequestBody = PaymentCallback
+
+// StripeWebhookJSONRequestBody defines body for StripeWebhook for application/json ContentType.
+type StripeWebhookJSONRequestBody = StripeWebhookJSONBody
 
 // ApplyToRoundJSONRequestBody defines body for ApplyToRound for application/json ContentType.
 type ApplyToRoundJSONRequestBody = BookRequest
@@ -3174,6 +3195,24 @@ type ClientInterface interface {
 	// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
 	CheckInAppointment(ctx context.Context, id int64, body CheckInAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CheckoutAppointmentWithBody Pay a HELD appointment: where to send the patient
+	//
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+	CheckoutAppointmentWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CheckoutAppointment Pay a HELD appointment: where to send the patient
+	//
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+	CheckoutAppointment(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// RescheduleAppointmentWithBody Move an appointment to another slot
 	//
 	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
@@ -3294,6 +3333,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/payments/callback (the `PaymentCallback` operationId).
 	PaymentCallback(ctx context.Context, params *PaymentCallbackParams, body PaymentCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StripeWebhookWithBody Stripe's webhook events (with --payment-provider stripe)
+	//
+	// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+	StripeWebhookWithBody(ctx context.Context, params *StripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StripeWebhook Stripe's webhook events (with --payment-provider stripe)
+	//
+	// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+	StripeWebhook(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRound A round: status, whether it accepts applications now, times, quota
 	//
@@ -4764,6 +4821,44 @@ func (c *Client) CheckInAppointment(ctx context.Context, id int64, body CheckInA
 	return c.Client.Do(req)
 }
 
+// CheckoutAppointmentWithBody Pay a HELD appointment: where to send the patient
+//
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+func (c *Client) CheckoutAppointmentWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckoutAppointmentRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CheckoutAppointment Pay a HELD appointment: where to send the patient
+//
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+func (c *Client) CheckoutAppointment(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCheckoutAppointmentRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // RescheduleAppointmentWithBody Move an appointment to another slot
 //
 // In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
@@ -5045,6 +5140,44 @@ func (c *Client) PaymentCallbackWithBody(ctx context.Context, params *PaymentCal
 // Corresponds with POST /api/payments/callback (the `PaymentCallback` operationId).
 func (c *Client) PaymentCallback(ctx context.Context, params *PaymentCallbackParams, body PaymentCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewPaymentCallbackRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StripeWebhookWithBody Stripe's webhook events (with --payment-provider stripe)
+//
+// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+func (c *Client) StripeWebhookWithBody(ctx context.Context, params *StripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStripeWebhookRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StripeWebhook Stripe's webhook events (with --payment-provider stripe)
+//
+// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+func (c *Client) StripeWebhook(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStripeWebhookRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7974,6 +8107,53 @@ func NewCheckInAppointmentRequestWithBody(server string, id int64, contentType s
 	return req, nil
 }
 
+// NewCheckoutAppointmentRequest calls the generic CheckoutAppointment builder with application/json body
+func NewCheckoutAppointmentRequest(server string, id int64, body CheckoutAppointmentJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCheckoutAppointmentRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewCheckoutAppointmentRequestWithBody constructs an http.Request for the CheckoutAppointment method, with any body, and a specified content type
+func NewCheckoutAppointmentRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/appointments/%s/checkout", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewRescheduleAppointmentRequest calls the generic RescheduleAppointment builder with application/json body
 func NewRescheduleAppointmentRequest(server string, id int64, params *RescheduleAppointmentParams, body RescheduleAppointmentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -8766,6 +8946,59 @@ func NewPaymentCallbackRequestWithBody(server string, params *PaymentCallbackPar
 		}
 
 		req.Header.Set("X-Slotd-Signature", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewStripeWebhookRequest calls the generic StripeWebhook builder with application/json body
+func NewStripeWebhookRequest(server string, params *StripeWebhookParams, body StripeWebhookJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewStripeWebhookRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewStripeWebhookRequestWithBody constructs an http.Request for the StripeWebhook method, with any body, and a specified content type
+func NewStripeWebhookRequestWithBody(server string, params *StripeWebhookParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payments/stripe")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Stripe-Signature", params.StripeSignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Stripe-Signature", headerParam0)
 
 	}
 
@@ -10453,6 +10686,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/appointments/{id}/check-in (the `CheckInAppointment` operationId).
 	CheckInAppointmentWithResponse(ctx context.Context, id int64, body CheckInAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckInAppointmentResponse, error)
 
+	// CheckoutAppointmentWithBodyWithResponse Pay a HELD appointment: where to send the patient
+	//
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+	CheckoutAppointmentWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckoutAppointmentResponse, error)
+
+	// CheckoutAppointmentWithResponse Pay a HELD appointment: where to send the patient
+	//
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+	CheckoutAppointmentWithResponse(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckoutAppointmentResponse, error)
+
 	// RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 	//
 	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
@@ -10599,6 +10850,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/payments/callback (the `PaymentCallback` operationId).
 	PaymentCallbackWithResponse(ctx context.Context, params *PaymentCallbackParams, body PaymentCallbackJSONRequestBody, reqEditors ...RequestEditorFn) (*PaymentCallbackResponse, error)
+
+	// StripeWebhookWithBodyWithResponse Stripe's webhook events (with --payment-provider stripe)
+	//
+	// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+	StripeWebhookWithBodyWithResponse(ctx context.Context, params *StripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StripeWebhookResponse, error)
+
+	// StripeWebhookWithResponse Stripe's webhook events (with --payment-provider stripe)
+	//
+	// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+	StripeWebhookWithResponse(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*StripeWebhookResponse, error)
 
 	// GetRoundWithResponse A round: status, whether it accepts applications now, times, quota
 	//
@@ -16378,6 +16647,142 @@ func (r CheckInAppointmentResponse) ContentType() string {
 	return ""
 }
 
+// CheckoutAppointmentResponse401Headers the declared response headers of an HTTP 401 response for CheckoutAppointment
+type CheckoutAppointmentResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// CheckoutAppointmentResponse503Headers the declared response headers of an HTTP 503 response for CheckoutAppointment
+type CheckoutAppointmentResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CheckoutAppointmentResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// ExpiresAt when the provider stops taking the payment
+		ExpiresAt time.Time `json:"expiresAt"`
+
+		// Params what the clinic's gateway takes the payment with
+		Params *map[string]string `json:"params,omitempty"`
+
+		// RedirectUrl the provider's payment page
+		RedirectUrl *string `json:"redirectUrl,omitempty"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CheckoutAppointmentResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CheckoutAppointmentResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CheckoutAppointmentResponse) GetJSON200() *struct {
+	// ExpiresAt when the provider stops taking the payment
+	ExpiresAt time.Time `json:"expiresAt"`
+
+	// Params what the clinic's gateway takes the payment with
+	Params *map[string]string `json:"params,omitempty"`
+
+	// RedirectUrl the provider's payment page
+	RedirectUrl *string `json:"redirectUrl,omitempty"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CheckoutAppointmentResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CheckoutAppointmentResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CheckoutAppointmentResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CheckoutAppointmentResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CheckoutAppointmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // RescheduleAppointmentResponse401Headers the declared response headers of an HTTP 401 response for RescheduleAppointment
 type RescheduleAppointmentResponse401Headers struct {
 	WWWAuthenticate *string
@@ -17965,6 +18370,118 @@ func (r PaymentCallbackResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r PaymentCallbackResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StripeWebhookResponse401Headers the declared response headers of an HTTP 401 response for StripeWebhook
+type StripeWebhookResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// StripeWebhookResponse503Headers the declared response headers of an HTTP 503 response for StripeWebhook
+type StripeWebhookResponse503Headers struct {
+	RetryAfter *int
+}
+
+type StripeWebhookResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored
+		Outcome  string `json:"outcome"`
+		Received bool   `json:"received"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *BadSignature
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StripeWebhookResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StripeWebhookResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StripeWebhookResponse) GetJSON200() *struct {
+	// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored
+	Outcome  string `json:"outcome"`
+	Received bool   `json:"received"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSON401() *BadSignature {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StripeWebhookResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StripeWebhookResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StripeWebhookResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StripeWebhookResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StripeWebhookResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21493,6 +22010,36 @@ func (c *ClientWithResponses) CheckInAppointmentWithResponse(ctx context.Context
 	return ParseCheckInAppointmentResponse(rsp)
 }
 
+// CheckoutAppointmentWithBodyWithResponse Pay a HELD appointment: where to send the patient
+//
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+func (c *ClientWithResponses) CheckoutAppointmentWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CheckoutAppointmentResponse, error) {
+	rsp, err := c.CheckoutAppointmentWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckoutAppointmentResponse(rsp)
+}
+
+// CheckoutAppointmentWithResponse Pay a HELD appointment: where to send the patient
+//
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
+func (c *ClientWithResponses) CheckoutAppointmentWithResponse(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckoutAppointmentResponse, error) {
+	rsp, err := c.CheckoutAppointment(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCheckoutAppointmentResponse(rsp)
+}
+
 // RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 //
 // In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
@@ -21740,6 +22287,36 @@ func (c *ClientWithResponses) PaymentCallbackWithResponse(ctx context.Context, p
 		return nil, err
 	}
 	return ParsePaymentCallbackResponse(rsp)
+}
+
+// StripeWebhookWithBodyWithResponse Stripe's webhook events (with --payment-provider stripe)
+//
+// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+func (c *ClientWithResponses) StripeWebhookWithBodyWithResponse(ctx context.Context, params *StripeWebhookParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StripeWebhookResponse, error) {
+	rsp, err := c.StripeWebhookWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStripeWebhookResponse(rsp)
+}
+
+// StripeWebhookWithResponse Stripe's webhook events (with --payment-provider stripe)
+//
+// Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
+func (c *ClientWithResponses) StripeWebhookWithResponse(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*StripeWebhookResponse, error) {
+	rsp, err := c.StripeWebhook(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStripeWebhookResponse(rsp)
 }
 
 // GetRoundWithResponse A round: status, whether it accepts applications now, times, quota
@@ -27579,6 +28156,127 @@ func ParseCheckInAppointmentResponse(rsp *http.Response) (*CheckInAppointmentRes
 	return response, nil
 }
 
+// ParseCheckoutAppointmentResponse parses an HTTP response from a CheckoutAppointmentWithResponse call
+func ParseCheckoutAppointmentResponse(rsp *http.Response) (*CheckoutAppointmentResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CheckoutAppointmentResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// ExpiresAt when the provider stops taking the payment
+			ExpiresAt time.Time `json:"expiresAt"`
+
+			// Params what the clinic's gateway takes the payment with
+			Params *map[string]string `json:"params,omitempty"`
+
+			// RedirectUrl the provider's payment page
+			RedirectUrl *string `json:"redirectUrl,omitempty"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers CheckoutAppointmentResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers CheckoutAppointmentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseRescheduleAppointmentResponse parses an HTTP response from a RescheduleAppointmentWithResponse call
 func ParseRescheduleAppointmentResponse(rsp *http.Response) (*RescheduleAppointmentResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -29114,6 +29812,108 @@ func ParsePaymentCallbackResponse(rsp *http.Response) (*PaymentCallbackResponse,
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers PaymentCallbackResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStripeWebhookResponse parses an HTTP response from a StripeWebhookWithResponse call
+func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StripeWebhookResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored
+			Outcome  string `json:"outcome"`
+			Received bool   `json:"received"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest BadSignature
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers StripeWebhookResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers StripeWebhookResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -399,6 +399,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/appointments/{id}/checkout": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pay a HELD appointment: where to send the patient
+         * @description Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+         */
+        post: operations["checkoutAppointment"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/me/appointments": {
         parameters: {
             query?: never;
@@ -606,6 +626,26 @@ export interface paths {
          * @description Authenticated by the X-Slotd-Signature header, not a bearer token: sha256= and the hex HMAC-SHA256 of the raw body under the shared payment secret (SLOTD_PAYMENT_SECRET). The signed body carries the currency and the signing time: a timestamp more than 5 minutes before or after the server's clock answers 401 bad-signature, a currency other than the clinic's 409 payment-rejected, a missing one 400; none changes anything. Idempotent by tradeNo: a known trade number answers 200 with duplicate true and changes nothing when the callback is the same payment (same appointmentId and amount); reused for another appointmentId or amount it answers 409 payment-conflict, changes nothing and is kept for reconciliation (paymentConflicts). A payment that arrives after the hold's deadline, for an appointment no longer HELD, or for the wrong amount is recorded as needing a refund and answered 409 payment-rejected (a passed hold is expired on the way).
          */
         post: operations["paymentCallback"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/payments/stripe": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stripe's webhook events (with --payment-provider stripe)
+         * @description Authenticated by the Stripe-Signature header, not a bearer token: verified with the endpoint's signing secret (--stripe-webhook-secret) over the raw body, signed at most 5 minutes ago; anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. checkout.session.completed (and checkout.session.async_payment_succeeded) with payment_status paid records the payment of the appointment in client_reference_id exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same PaymentIntent (a replayed event changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that Stripe stops sending it. refund.created, refund.updated, refund.failed and charge.refunded settle slotd's refund named in the refund's metadata (slotd_refund_id), once. Other events answer 200 ignored.
+         */
+        post: operations["stripeWebhook"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3765,6 +3805,59 @@ export interface operations {
             default: components["responses"]["Problem"];
         };
     };
+    checkoutAppointment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uri
+                     * @description an absolute http(s) URL the provider sends the patient back to
+                     */
+                    returnUrl: string;
+                };
+            };
+        };
+        responses: {
+            /** @description where the patient pays */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description the provider's payment page */
+                        redirectUrl?: string;
+                        /** @description what the clinic's gateway takes the payment with */
+                        params?: {
+                            [key: string]: string;
+                        };
+                        /**
+                         * Format: date-time
+                         * @description when the provider stops taking the payment
+                         */
+                        expiresAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
     myAppointments: {
         parameters: {
             query?: {
@@ -4297,6 +4390,44 @@ export interface operations {
             401: components["responses"]["BadSignature"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    stripeWebhook: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body> */
+                "Stripe-Signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the event was verified and taken */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        received: boolean;
+                        /** @description applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (Stripe failed a refund slotd recorded as succeeded: settle it in Stripe's dashboard), or ignored */
+                        outcome: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["BadSignature"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

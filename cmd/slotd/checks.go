@@ -28,6 +28,9 @@ func (f *serveFlags) check() ([]warning, error) {
 	if err := f.db.checkSecrets(); err != nil {
 		return nil, err
 	}
+	if err := f.checkPayments(); err != nil {
+		return nil, err
+	}
 	if (f.tlsCert == "") != (f.tlsKey == "") {
 		return nil, errors.New("--tls-cert and --tls-key go together")
 	}
@@ -72,7 +75,7 @@ func (f *serveFlags) check() ([]warning, error) {
 	if f.smsProvider == "twilio" && f.interop.publicURL == "" {
 		warn("--public-url", "without --public-url Twilio is given no status callback: SMS stay 'sent', never 'delivered' or 'failed' by Twilio's word")
 	}
-	if f.paymentSecret == "" && !f.demo {
+	if f.paymentProvider == providerSigned && f.paymentSecret == "" && !f.demo {
 		warn("--payment-secret", "no --payment-secret (SLOTD_PAYMENT_SECRET): payment callbacks are refused, held appointments cannot be paid")
 	}
 	switch {

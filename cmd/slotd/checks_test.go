@@ -52,6 +52,10 @@ func TestServeChecksItsFlags(t *testing.T) {
 		{name: "postgres without keys", args: []string{"--db", "postgres://db/slotd", "--auth-secret", strings.Repeat("s", 32)}, err: "--data-keys"},
 		{name: "postgres without auth secret", args: []string{"--db", "postgres://db/slotd", "--data-keys", pii.Generate()}, err: "--auth-secret"},
 		{name: "bad keys", args: []string{"--data-keys", "1:short"}, err: "--data-keys"},
+		{name: "stripe", args: append([]string{"--payment-provider", "stripe", "--stripe-secret-key", "sk", "--stripe-webhook-secret", "whsec"}, quiet...)},
+		{name: "stripe without its keys", args: []string{"--payment-provider", "stripe", "--stripe-secret-key", "sk"}, err: "--stripe-webhook-secret"},
+		{name: "simulated outside the demo", args: []string{"--payment-provider", "simulated"}, err: "--payment-provider simulated"},
+		{name: "unknown provider", args: []string{"--payment-provider", "paypal"}, err: "--payment-provider must be"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			ws, err := parseServe(t, c.args...).check()

@@ -64,7 +64,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	var handler http.Handler = httpapi.New(httpapi.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Signer: p.signer, Logger: p.logger,
 		Metrics: p.metrics, ListCacheTTL: f.listTTL, BenchEndpoints: f.bench, QuietAccessLog: f.quietLog,
-		PaymentSecret: f.paymentSecret, Currency: f.locale.cur.Code, PerAddress: perAddr, Draining: p.draining,
+		PerAddress: perAddr, Draining: p.draining,
 		ClinicZone: f.interop.clinicZone, Signin: signin,
 		Deliveries: p.deliveries, TwilioAuthToken: f.twilio.authToken, TwilioCallbackURL: f.twilioCallback(),
 	})
@@ -74,7 +74,7 @@ func frontDoor(f *serveFlags, p frontParts) http.Handler {
 	mux := http.NewServeMux()
 	withWeb(mux, handler, observed(perAddr.Limit(web.New(web.Config{
 		Service: p.svc, Store: p.store, Listings: p.listings, Accounts: p.store, Signer: p.signer, Notifier: so.Notifier, Demo: f.demo,
-		PaymentSecret: []byte(f.paymentSecret), Stats: p.dash, Logger: p.logger,
+		PaymentSecret: []byte(f.paymentSecret), PublicURL: f.interop.publicURL, Stats: p.dash, Logger: p.logger,
 		Calendar: p.inter.ical, AppointmentICS: p.inter.ical,
 		Signin:          signin,
 		DefaultLanguage: f.locale.language, Currency: f.locale.cur, ClinicZone: f.interop.clinicZone, Place: f.interop.clinicAddress,

@@ -83,6 +83,11 @@ type serveFlags struct {
 	expiryInterval   time.Duration
 	paymentSecret    string
 	refundURL        string
+	// payment provider (payments.go)
+	paymentProvider     string
+	stripeSecretKey     string
+	stripeWebhookSecret string
+	stripeAPIURL        string
 
 	// staff sign-in
 	staffTOTPRequired bool
@@ -144,6 +149,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.BoolVar(&f.staffTOTPRequired, "staff-totp-required", false, "refuse the staff sign-in of admins without a second factor (enrol one with 'slotd staff-totp --user NAME'); doctors' accounts are not asked")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	fs.StringVar(&f.refundURL, "payment-refund-url", "", "the payment gateway's http(s) URL that refunds are POSTed to, signed with --payment-secret (without it refunds fail after their attempts and wait for staff; the demo's simulated provider refunds at once)")
+	f.registerPayments(fs)
 	f.interop.register(fs)
 	f.locale.register(fs)
 	f.cluster.register(fs)
@@ -220,12 +226,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	provider, err := f.newPaymentProvider()
+	if err != nil {
+		return err
+	}
 	opts := service.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes,
 		Gates: service.GateOptions{FullTTL: f.fullTTL}, Observer: observers{m, dash}, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
 		PhoneRegion: f.locale.phoneRegion, Reminders: f.reminderOffsets, StaffTOTPRequired: f.staffTOTPRequired,
 		OnRefusedToken: m.TokenRefused, LoginKey: service.SigninPhoneKey(signer.DeriveKey(service.SigninPhoneKeyPurpose)),
-		Payments: f.paymentProvider(), Currency: f.locale.cur.Code,
+		Payments: provider, Currency: f.locale.cur.Code,
 		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose)),
 	}
 	useShared(&opts, shared)

@@ -75,6 +75,15 @@ func (o observers) Refunded(reason, outcome string, amount int64) {
 	}
 }
 
+// PaymentNotified goes to the observers that count payment notifications.
+func (o observers) PaymentNotified(provider, outcome string) {
+	for _, x := range o {
+		if p, ok := x.(service.PaymentObserver); ok {
+			p.PaymentNotified(provider, outcome)
+		}
+	}
+}
+
 func (o observers) Reminders(outcome string, n int) {
 	for _, x := range o {
 		if w, ok := x.(service.WaitlistObserver); ok {
