@@ -154,7 +154,7 @@ func RegistrationRefusal(r Round, l *Lottery, now time.Time) *Error {
 	switch {
 	case l == nil:
 		return Errorf(CodeConflict, "this round has no lottery")
-	case r.State == RoundClosed || !now.Before(l.RegistrationClosesAt):
+	case r.State == RoundClosed || !now.Before(l.RegistrationClosesAt) || l.DrawnAt != nil:
 		return Errorf(CodeSlotClosed, "the lottery's registration is closed")
 	case r.State != RoundOpen || now.Before(l.RegistrationOpensAt):
 		opens := l.RegistrationOpensAt

@@ -99,6 +99,8 @@ func (r Round) Validate() error {
 		return Errorf(CodeInvalidRequest, "a round's quota must be at least 1")
 	case r.State != "" && r.State != RoundDraft:
 		return Errorf(CodeInvalidRequest, "a round is created as DRAFT")
+	case r.Lottery != nil:
+		return r.Lottery.Validate(r)
 	}
 	return nil
 }

@@ -28,6 +28,7 @@ var (
 		"repair-counter":        "counter repaired",
 		"set-state":             "state changed",
 		"add-to-round":          "added to a round",
+		"draw":                  "lottery drawn",
 		"submit":                "submitted",
 		"suspend":               "suspended",
 		"generate-slots":        "slots generated",
