@@ -31,6 +31,7 @@ type Metrics struct {
 	codes     *prometheus.CounterVec // sign-in code requests
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
+	lottery   lottery
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 
@@ -140,6 +141,7 @@ func New() *Metrics {
 		m.revoked.WithLabelValues(r)
 	}
 	m.refunds = newRefunds(m.reg)
+	m.lottery = newLottery(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
