@@ -5,8 +5,10 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -196,6 +198,35 @@ func DrawReady(l *Lottery, now time.Time) *Error {
 		e := Errorf(CodeNotOpenYet, "the draw runs when the registration closes, at %s", closes)
 		e.OpensAt = &closes
 		return e
+	}
+	return nil
+}
+
+// VerifyDraw checks a published draw: its seed hashes to its commitment
+// (and to want, the commitment recorded before the draw, when given) and its
+// order is DrawOrder of the seed and its ids. It returns what does not
+// match, nil when everything does.
+func VerifyDraw(d Draw, want string) error {
+	if d.Version != DrawVersion {
+		return fmt.Errorf("algorithm version %d is not known to this slotd (it knows %d)", d.Version, DrawVersion)
+	}
+	seed, err := hex.DecodeString(d.Seed)
+	if err != nil || len(seed) != SeedSize {
+		return fmt.Errorf("the seed must be %d bytes in hex", SeedSize)
+	}
+	got := Commit(seed)
+	switch {
+	case got != strings.ToLower(d.Commitment):
+		return fmt.Errorf("the seed's SHA-256 is %s, not the published commitment %s", got, d.Commitment)
+	case want != "" && got != strings.ToLower(want):
+		return fmt.Errorf("the seed's SHA-256 is %s, not the commitment %s you recorded", got, want)
+	}
+	if order := DrawOrder(seed, d.Order); !slices.Equal(order, d.Order) {
+		for i := range order {
+			if order[i] != d.Order[i] {
+				return fmt.Errorf("the order differs from position %d: recomputed %d, published %d", i+1, order[i], d.Order[i])
+			}
+		}
 	}
 	return nil
 }

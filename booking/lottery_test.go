@@ -191,3 +191,35 @@ func TestBookingRefusesOutOfTurn(t *testing.T) {
 		t.Fatalf("at one's turn: %v", r[0].Err)
 	}
 }
+
+func TestVerifyDraw(t *testing.T) {
+	seed := seedOf(11)
+	ids := []int64{5, 9, 12, 40, 41}
+	d := Draw{Version: DrawVersion, Seed: hex.EncodeToString(seed), Commitment: Commit(seed), Order: DrawOrder(seed, ids)}
+	if err := VerifyDraw(d, Commit(seed)); err != nil {
+		t.Fatalf("the real draw: %v", err)
+	}
+	for name, bad := range map[string]func(*Draw){
+		"another seed":       func(d *Draw) { d.Seed = hex.EncodeToString(seedOf(12)) },
+		"another commitment": func(d *Draw) { d.Commitment = Commit(seedOf(12)) },
+		"two swapped":        func(d *Draw) { d.Order[0], d.Order[1] = d.Order[1], d.Order[0] },
+		"one more id":        func(d *Draw) { d.Order = append(d.Order, 99) },
+		"one id less":        func(d *Draw) { d.Order = d.Order[1:] },
+		"another version":    func(d *Draw) { d.Version = 2 },
+		"a short seed":       func(d *Draw) { d.Seed = "abcd" },
+	} {
+		c := d
+		c.Order = slices.Clone(d.Order)
+		bad(&c)
+		if name == "another seed" {
+			c.Commitment = Commit(seedOf(12)) // consistent, but not the recorded one
+			if err := VerifyDraw(c, Commit(seed)); err == nil {
+				t.Errorf("%s accepted against the recorded commitment", name)
+			}
+			continue
+		}
+		if err := VerifyDraw(c, ""); err == nil {
+			t.Errorf("%s accepted", name)
+		}
+	}
+}
