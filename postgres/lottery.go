@@ -105,8 +105,12 @@ func (s *Store) Register(ctx context.Context, roundID, patientID int64, now time
 			existed = true
 			out, err = scanRegistration(tx.QueryRow(ctx, `SELECT `+registrationColumns+` FROM round_registrations
 				WHERE round_id = $1 AND patient_id = $2`, roundID, patientID))
+			return err
 		}
-		return err
+		if err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRegistration(ctx, now, out))
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
 		return booking.Registration{}, false, booking.NotFound("round")

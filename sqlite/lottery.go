@@ -106,7 +106,10 @@ func (s *Store) Register(ctx context.Context, roundID, patientID int64, now time
 		}
 		out, err = scanRegistration(tx.QueryRowContext(ctx, `INSERT INTO round_registrations (round_id, patient_id, created_at)
 			VALUES (?, ?, ?) RETURNING `+registrationCols, roundID, patientID, ts(now)))
-		return err
+		if err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditRegistration(ctx, now, out))
 	})
 	if err != nil {
 		return booking.Registration{}, false, mapErr(err, "round")

@@ -29,6 +29,7 @@ var (
 		"set-state":             "state changed",
 		"add-to-round":          "added to a round",
 		"draw":                  "lottery drawn",
+		"register":              "registered for the lottery",
 		"submit":                "submitted",
 		"suspend":               "suspended",
 		"generate-slots":        "slots generated",
