@@ -259,6 +259,18 @@ func AuditRoundState(ctx context.Context, now time.Time, c RoundStateChange) Aud
 		Before: map[string]any{"state": c.From}, After: map[string]any{"state": c.To}})
 }
 
+// AuditRegistration records a new registration in a round's lottery.
+func AuditRegistration(ctx context.Context, now time.Time, g Registration) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntityRound, ID: g.RoundID, Action: "register",
+		After: map[string]any{"registrationId": g.ID, "patientId": g.PatientID}})
+}
+
+// AuditLotteryDrawn records the draw of a round's lottery among n registrants.
+func AuditLotteryDrawn(ctx context.Context, now time.Time, roundID int64, n int) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntityRound, ID: roundID, Action: "draw",
+		After: map[string]any{"registrants": n, "algorithmVersion": DrawVersion}})
+}
+
 // AuditRoundSlots records the slots added to a round, one entry each.
 func AuditRoundSlots(ctx context.Context, now time.Time, roundID int64, sls []Slot) []AuditEntry {
 	es := make([]AuditEntry, len(sls))

@@ -46,6 +46,9 @@ type BookReads struct {
 	ActiveHere, Overlapping map[int64]bool
 	// Used counts the batch's patients' allocations in the slot's round.
 	Used map[int64]int
+	// Turns are the batch's patients' selection times in the slot's round
+	// when it is a lottery (a patient without one has no turn).
+	Turns map[int64]time.Time
 	// TopQueue is the highest queue number in use (0 for none).
 	TopQueue int
 	// Stale are the slot's holds past their deadline at now, waitlist
@@ -259,6 +262,8 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			err = InactiveRefusal(slotID)
 		case rd.Round == nil && PolicyRefusal(policy, d.now) != nil:
 			err = PolicyRefusal(policy, d.now)
+		case rd.Round != nil && rd.Round.Lottery != nil && turnRefusal(rd.Turns, p, slotID, d.now) != nil:
+			err = turnRefusal(rd.Turns, p, slotID, d.now)
 		case rd.Round != nil && used >= rd.Round.Quota:
 			// One slot per batch and one place per patient: the count read
 			// is all the batch can add to.
@@ -397,4 +402,12 @@ func DecideAlone(reqs []BookRequest, one func(BookRequest) (BookResult, error)) 
 		out[i] = res
 	}
 	return out, nil
+}
+
+// turnRefusal is TurnRefusal for patient p with the selection times read.
+func turnRefusal(turns map[int64]time.Time, p, slotID int64, now time.Time) *Error {
+	if at, ok := turns[p]; ok {
+		return TurnRefusal(&at, slotID, now)
+	}
+	return TurnRefusal(nil, slotID, now)
 }

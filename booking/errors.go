@@ -29,6 +29,7 @@ const (
 	CodeQuotaExceeded         Code = "quota-exceeded"
 	CodeNotOpenYet            Code = "not-open-yet"
 	CodeSlotClosed            Code = "slot-closed"
+	CodeNotYourTurn           Code = "not-your-turn"
 	CodeAlreadyStarted        Code = "appointment-started"
 	CodeInvalidTransition     Code = "invalid-transition"
 	CodeNotStarted            Code = "appointment-not-started"
@@ -65,6 +66,7 @@ func Codes() []Code {
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
+		CodeNotYourTurn,
 	}
 }
 

@@ -79,6 +79,10 @@ type Round struct {
 	// Status(now) is what clients see.
 	State     string    `json:"state"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Lottery is set for a lottery round (nil for first come, first
+	// served). The booking path only needs to know that there is one, and
+	// the stores read nothing else of it there.
+	Lottery *Lottery `json:"lottery,omitempty"`
 }
 
 // Validate refuses a round that cannot be stored. A zero Quota is taken as
@@ -95,6 +99,8 @@ func (r Round) Validate() error {
 		return Errorf(CodeInvalidRequest, "a round's quota must be at least 1")
 	case r.State != "" && r.State != RoundDraft:
 		return Errorf(CodeInvalidRequest, "a round is created as DRAFT")
+	case r.Lottery != nil:
+		return r.Lottery.Validate(r)
 	}
 	return nil
 }

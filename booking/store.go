@@ -69,6 +69,7 @@ type Store interface {
 	MessageStore
 	DemoStore
 	RefundStore
+	LotteryStore
 }
 
 // DemoStore keeps the marker of a database the demo filled.
@@ -295,6 +296,34 @@ type RoundStore interface {
 	// RoundResults lists the active appointments of the round's slots with
 	// patient and room, by room name then bed.
 	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
+}
+
+// LotteryStore keeps lottery rounds' registrations and draws (docs/clinic.md,
+// "Lottery rounds"). A lottery round is created by CreateRound with its
+// Lottery (and seed) set.
+type LotteryStore interface {
+	// Register registers patientID in the round's lottery, refused by
+	// RegistrationRefusal. A second registration of the same patient
+	// returns the first with existed set and changes nothing.
+	Register(ctx context.Context, roundID, patientID int64, now time.Time) (r Registration, existed bool, err error)
+	// Registration returns patientID's registration in the round (not
+	// found when there is none).
+	Registration(ctx context.Context, roundID, patientID int64) (Registration, error)
+	// ListRegistrations lists the round's registrations with an id above
+	// afterID, by id, at most limit.
+	ListRegistrations(ctx context.Context, roundID, afterID int64, limit int) ([]Registration, error)
+	// DrawLottery runs the round's draw in ONE transaction holding the
+	// round's lock: it orders the registrations by DrawOrder, writes each
+	// one's position and selection time and the round's drawn_at. A round
+	// already drawn is returned as drawn (drew false) and nothing changes;
+	// before the registration closes it is refused by DrawReady.
+	DrawLottery(ctx context.Context, roundID int64, now time.Time) (d Draw, drew bool, err error)
+	// GetDraw returns the round's published draw; CodeNotOpenYet (with
+	// the registration's close) before it ran.
+	GetDraw(ctx context.Context, roundID int64) (Draw, error)
+	// LotteriesDue lists the lottery rounds whose registration has closed
+	// at now and that are not drawn yet, for the round processor's sweep.
+	LotteriesDue(ctx context.Context, now time.Time) ([]int64, error)
 }
 
 // ClinicStore is what running a clinic needs of a store beyond booking:

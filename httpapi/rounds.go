@@ -44,12 +44,22 @@ type roundView struct {
 	TermEnd   time.Time `json:"termEnd"`
 	Quota     int       `json:"quota"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Mode is "fcfs" (first come, first served) or "lottery"; a lottery
+	// round shows its settings and the commitment to its secret seed.
+	Mode           string       `json:"mode"`
+	Lottery        *lotteryView `json:"lottery,omitempty"`
+	SeedCommitment string       `json:"seedCommitment,omitempty"`
 }
 
 func newRoundView(r booking.Round, now time.Time) roundView {
-	return roundView{ID: r.ID, Name: r.Name, Status: r.Status(now), Accepting: r.Accepting(now),
+	v := roundView{ID: r.ID, Name: r.Name, Status: r.Status(now), Accepting: r.Accepting(now),
 		OpensAt: r.OpensAt.UTC(), ClosesAt: r.ClosesAt.UTC(), TermStart: r.TermStart.UTC(), TermEnd: r.TermEnd.UTC(),
-		Quota: r.Quota, CreatedAt: r.CreatedAt.UTC()}
+		Quota: r.Quota, CreatedAt: r.CreatedAt.UTC(), Mode: "fcfs"}
+	if r.Lottery != nil {
+		v.Mode = "lottery"
+		v.Lottery, v.SeedCommitment = newLotteryView(r, now)
+	}
+	return v
 }
 
 // roundSlotView is one room of a round with its places.
@@ -150,6 +160,8 @@ func (s *server) createRound(w http.ResponseWriter, r *http.Request, _ auth.Clai
 		TermStart instant `json:"termStart"`
 		TermEnd   instant `json:"termEnd"`
 		Quota     *int    `json:"quota"`
+		// Lottery, when present, makes a lottery round (docs/clinic.md).
+		Lottery *lotteryIn `json:"lottery"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -179,9 +191,13 @@ func (s *server) createRound(w http.ResponseWriter, r *http.Request, _ auth.Clai
 	case quota < 1 || quota > maxRoundQuota:
 		return errorf(booking.CodeInvalidRequest, "quota must be 1 to %d", maxRoundQuota)
 	}
+	lottery, err := in.Lottery.lottery(in.OpensAt.UTC())
+	if err != nil {
+		return err
+	}
 	round, err := s.svc.CreateRound(r.Context(), booking.Round{Name: name,
 		OpensAt: in.OpensAt.UTC(), ClosesAt: in.ClosesAt.UTC(), TermStart: in.TermStart.UTC(), TermEnd: in.TermEnd.UTC(),
-		Quota: quota, State: booking.RoundDraft})
+		Quota: quota, State: booking.RoundDraft, Lottery: lottery})
 	if err != nil {
 		return err
 	}

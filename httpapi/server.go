@@ -298,6 +298,12 @@ func (s *server) routes() {
 	s.handle("GET /api/rounds/{id}/slots", s.public(s.listRoundSlots))
 	s.handle("POST /api/rounds/{id}/applications", s.authed(s.apply))
 	s.handle("GET /api/rounds/{id}/applications/{appId}", s.authed(s.getApplication))
+	// Lottery rounds (docs/clinic.md, lottery rounds).
+	s.handle("POST /api/rounds/{id}/registration", s.authed(s.register))
+	s.handle("GET /api/rounds/{id}/registration", s.authed(s.myRegistration))
+	s.handle("GET /api/rounds/{id}/draw", s.public(s.getDraw))
+	s.handle("POST /api/admin/rounds/{id}/draw", s.admin(s.drawRound))
+	s.handle("GET /api/admin/rounds/{id}/registrations", s.admin(s.roundRegistrations))
 
 	s.clinicRoutes()
 }

@@ -32,6 +32,7 @@ type Metrics struct {
 	messages  *prometheus.CounterVec // deliveries by channel and outcome
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
+	lottery   lottery
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
@@ -146,6 +147,7 @@ func New() *Metrics {
 		m.revoked.WithLabelValues(r)
 	}
 	m.refunds = newRefunds(m.reg)
+	m.lottery = newLottery(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}

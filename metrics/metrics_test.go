@@ -209,3 +209,23 @@ func TestPaymentNotificationMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestLotteryMetrics(t *testing.T) {
+	m := New()
+	m.LotteryRegistered("created")
+	m.LotteryRegistered("existing")
+	m.LotteryRegistered("created")
+	m.LotteryDrawn("close", 40)
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{
+		`slotd_lottery_registrations_total{outcome="created"} 2`,
+		`slotd_lottery_registrations_total{outcome="existing"} 1`,
+		`slotd_lottery_draws_total{trigger="close"} 1`,
+		`slotd_lottery_drawn_registrants_total 40`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

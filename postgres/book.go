@@ -49,12 +49,16 @@ const (
 		FROM slots s LEFT JOIN rounds r ON r.id = s.round_id WHERE s.id = $1`
 	slotRoundColumns = `s.id, s.resource_id, COALESCE(s.schedule_id, 0), s.start_at, s.end_at, s.capacity,
 		s.booked_count, s.opens_at, s.status, s.fee_cents, s.hold_seconds, COALESCE(s.round_id, 0),
-		r.name, r.opens_at, r.closes_at, r.term_start, r.term_end, r.quota, r.state, r.created_at`
+		r.name, r.opens_at, r.closes_at, r.term_start, r.term_end, r.quota, r.state, r.created_at, r.lottery`
 	// sqlQuotaUse reads the batch's patients' allocations counted in the
 	// slot's round (nothing for an ordinary slot). A statement of its own
 	// after the lock, so that it sees what the previous holder committed.
 	sqlQuotaUse = `SELECT q.patient_id, q.used FROM slots s JOIN round_quotas q ON q.round_id = s.round_id
 		WHERE s.id = $1 AND q.patient_id = ANY($2::bigint[])`
+	// sqlTurns reads the batch's patients' selection times in the slot's
+	// round, set by a lottery's draw (nothing for any other slot).
+	sqlTurns = `SELECT g.patient_id, g.selection_at FROM slots s JOIN round_registrations g ON g.round_id = s.round_id
+		WHERE s.id = $1 AND g.patient_id = ANY($2::bigint[]) AND g.selection_at IS NOT NULL`
 	// sqlQuotaTake counts the new allocations in the round, patients in
 	// ascending id order so that two batches (two slots of one round) lock
 	// the quota rows in the same order and never deadlock. The CHECK
@@ -452,6 +456,7 @@ func (s *Store) queueReads(b *pgx.Batch, slotID int64, reqs []booking.BookReques
 	b.Queue(sqlTopQueue, slotID)
 	b.Queue(sqlSlotStaleHolds, slotID, now)
 	b.Queue(sqlQuotaUse, slotID, patients)
+	b.Queue(sqlTurns, slotID, patients)
 	b.Queue(sqlSlotPolicy, slotID)
 	b.Queue(sqlPatientLoad, slotID, patients, now.Add(-booking.NoShowWindow))
 	b.Queue(sqlWaiting, slotID, patients)
@@ -466,16 +471,21 @@ func scanSlotRound(row pgx.Row) (booking.Slot, *booking.Round, error) {
 		name, state              *string
 		opens, closes, ts, te, c *time.Time
 		quota                    *int
+		lottery                  *bool
 	)
 	err := row.Scan(&sl.ID, &sl.DoctorID, &sl.ScheduleID, &sl.StartAt, &sl.EndAt, &sl.Capacity, &sl.BookedCount,
 		&sl.OpensAt, &sl.Status, &sl.FeeCents, &sl.HoldSeconds, &sl.RoundID,
-		&name, &opens, &closes, &ts, &te, &quota, &state, &c)
+		&name, &opens, &closes, &ts, &te, &quota, &state, &c, &lottery)
 	sl.StartAt, sl.EndAt, sl.OpensAt = sl.StartAt.UTC(), sl.EndAt.UTC(), sl.OpensAt.UTC()
 	if err != nil || name == nil {
 		return sl, nil, err
 	}
 	r := &booking.Round{ID: sl.RoundID, Name: *name, OpensAt: opens.UTC(), ClosesAt: closes.UTC(),
 		TermStart: ts.UTC(), TermEnd: te.UTC(), Quota: *quota, State: *state, CreatedAt: c.UTC()}
+	if lottery != nil && *lottery {
+		// The decision needs to know only that there is a lottery.
+		r.Lottery = &booking.Lottery{}
+	}
 	return sl, r, nil
 }
 
@@ -552,6 +562,19 @@ func readBatch(br pgx.BatchResults) (rd booking.BookReads, got pipelineReads, er
 	var used int
 	_, err = pgx.ForEachRow(rows, []any{&patientID, &used}, func() error {
 		rd.Used[patientID] = used
+		return nil
+	})
+	if err != nil {
+		return
+	}
+	rd.Turns = map[int64]time.Time{}
+	rows, err = br.Query()
+	if err != nil {
+		return
+	}
+	var turn time.Time
+	_, err = pgx.ForEachRow(rows, []any{&patientID, &turn}, func() error {
+		rd.Turns[patientID] = turn.UTC()
 		return nil
 	})
 	if err != nil {

@@ -63,12 +63,14 @@ func (s *Store) ListRooms(ctx context.Context, f booking.RoomFilter) ([]booking.
 	return rs, translate(err, "")
 }
 
-const roundColumns = `id, name, opens_at, closes_at, term_start, term_end, quota, state, created_at`
+const roundColumns = `id, name, opens_at, closes_at, term_start, term_end, quota, state, created_at, ` + lotteryColumns
 
 func scanRound(row pgx.Row) (booking.Round, error) {
 	var r booking.Round
-	err := row.Scan(&r.ID, &r.Name, &r.OpensAt, &r.ClosesAt, &r.TermStart, &r.TermEnd, &r.Quota, &r.State, &r.CreatedAt)
+	var l lotteryRow
+	err := row.Scan(append([]any{&r.ID, &r.Name, &r.OpensAt, &r.ClosesAt, &r.TermStart, &r.TermEnd, &r.Quota, &r.State, &r.CreatedAt}, l.dest()...)...)
 	r.OpensAt, r.ClosesAt, r.TermStart, r.TermEnd, r.CreatedAt = r.OpensAt.UTC(), r.ClosesAt.UTC(), r.TermStart.UTC(), r.TermEnd.UTC(), r.CreatedAt.UTC()
+	r.Lottery = l.lottery()
 	return r, err
 }
 
@@ -82,9 +84,10 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	r = r.WithDefaults()
 	out, err := createAudited(s, ctx, booking.EntityRound, scanRound,
 		func(r booking.Round) (int64, any) { return r.ID, map[string]any{"state": r.State, "quota": r.Quota} },
-		`INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state)
-		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT') RETURNING `+roundColumns,
-		r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota)
+		`INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state,
+			lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group, seed, seed_commitment)
+		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT', $7, $8, $9, $10, $11, $12, $13) RETURNING `+roundColumns,
+		append([]any{r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota}, lotteryArgs(r.Lottery)...)...)
 	return out, translate(err, "")
 }
 

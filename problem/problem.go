@@ -66,6 +66,8 @@ var specs = map[booking.Code]Spec{
 	booking.CodeFeeDiffers: {http.StatusConflict, "The new slot has another fee"},
 	// The clinic registers its patients itself (--signup=false).
 	booking.CodeSignupDisabled: {http.StatusForbidden, "Sign-up is turned off"},
+	// A lottery round's registrant applies from their selection time.
+	booking.CodeNotYourTurn: {http.StatusConflict, "Not your turn yet"},
 }
 
 // Of returns code's spec; an unknown code is internal.

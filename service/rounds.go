@@ -13,8 +13,17 @@ func (s *Service) CreateRoom(ctx context.Context, r booking.Room) (booking.Room,
 	return bounded(s, ctx, func(ctx context.Context) (booking.Room, error) { return s.store.CreateRoom(ctx, r) })
 }
 
-// CreateRound adds a DRAFT round.
+// CreateRound adds a DRAFT round. A lottery round without a seed gets a
+// fresh one from crypto/rand: its commitment is public from now on.
 func (s *Service) CreateRound(ctx context.Context, r booking.Round) (booking.Round, error) {
+	if r.Lottery != nil && len(r.Lottery.Seed) == 0 {
+		l := *r.Lottery
+		seed, err := NewSeed()
+		if err != nil {
+			return booking.Round{}, err
+		}
+		l.Seed, r.Lottery = seed, &l
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Round, error) { return s.store.CreateRound(ctx, r) })
 }
 
@@ -133,6 +142,9 @@ func (s *Service) SubmitApplication(ctx context.Context, req ApplicationRequest)
 		if err != nil {
 			return booking.Application{}, false, s.storeErr(ctx, err)
 		}
+	}
+	if err := s.turnRefusal(ctx, round, patientID, slotID, now); err != nil && round.Accepting(now) {
+		return booking.Application{}, false, err
 	}
 	app, existed, err := s.store.SubmitApplication(ctx, booking.Application{
 		RoundID: roundID, PatientID: patientID, SlotID: slotID, Status: booking.ApplicationPending,
@@ -335,6 +347,7 @@ func (s *Service) RunRoundProcessor(ctx context.Context, interval time.Duration)
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
+		_ = s.DrawDue(ctx)     // before the sweep: a draw opens turns
 		_ = s.SweepRounds(ctx) // a failed sweep is retried at the next tick
 		select {
 		case <-ctx.Done():

@@ -25,7 +25,7 @@ var (
 		s.opens_at, s.status, s.fee_cents, s.hold_seconds, s.round_id,
 		coalesce((SELECT max(queue_no) FROM appointments
 		           WHERE slot_id = s.id AND status IN ` + booking.ActiveSQL + `), 0),
-		r.opens_at, r.closes_at, r.quota, r.state
+		r.opens_at, r.closes_at, r.quota, r.state, r.lottery
 		FROM slots s LEFT JOIN rounds r ON r.id = s.round_id WHERE s.id = ?`
 	// takenQueueSQL walks the slot's queue numbers in use in order, through
 	// appointments_slot_queue_active; read only when numbers below the top
@@ -50,7 +50,8 @@ var (
 		                 WHERE o.patient_id = p.value AND o.status IN ` + booking.ActiveSQL + ` AND o.round_id IS NULL
 		                   AND o.slot_id <> ?2 AND o.start_at < ?3 AND o.end_at > ?4),
 		        coalesce((SELECT used FROM round_quotas WHERE round_id = ?5 AND patient_id = p.value), 0),
-		        EXISTS (SELECT 1 FROM patients WHERE id = p.value AND NOT active)
+		        EXISTS (SELECT 1 FROM patients WHERE id = p.value AND NOT active),
+		        (SELECT selection_at FROM round_registrations WHERE round_id = ?5 AND patient_id = p.value)
 		   FROM (SELECT DISTINCT value FROM json_each(?1)) p`
 	// takeQuotaSQL counts the new allocations in the round (one per
 	// patient: a batch is one slot), patients in ascending id order. It is
@@ -86,11 +87,11 @@ func readState(ctx context.Context, q querier, slotID int64, rd *booking.BookRea
 	sl := &rd.Slot
 	var sched, round sql.NullInt64
 	var start, end, opens int64
-	var rOpens, rCloses, rQuota sql.NullInt64
+	var rOpens, rCloses, rQuota, rLottery sql.NullInt64
 	var rState sql.NullString
 	err := q.QueryRowContext(ctx, slotStateSQL, slotID).Scan(&sl.ID, &sl.DoctorID, &sched, &start, &end,
 		&sl.Capacity, &sl.BookedCount, &opens, &sl.Status, &sl.FeeCents, &sl.HoldSeconds, &round, &rd.TopQueue,
-		&rOpens, &rCloses, &rQuota, &rState)
+		&rOpens, &rCloses, &rQuota, &rState, &rLottery)
 	if err != nil {
 		return err
 	}
@@ -100,6 +101,10 @@ func readState(ctx context.Context, q querier, slotID int64, rd *booking.BookRea
 	if round.Valid && rState.Valid {
 		rd.Round = &booking.Round{ID: round.Int64, OpensAt: fromTS(rOpens.Int64), ClosesAt: fromTS(rCloses.Int64),
 			Quota: int(rQuota.Int64), State: rState.String}
+		if rLottery.Int64 != 0 {
+			// The decision needs to know only that there is a lottery.
+			rd.Round.Lottery = &booking.Lottery{}
+		}
 	}
 	return nil
 }
@@ -473,7 +478,7 @@ func keyLookup(ctx context.Context, q querier, reqs []booking.BookRequest) (map[
 // slot, how many allocations round_quotas counts for it.
 func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest) error {
 	rd.Missing, rd.ActiveHere, rd.Overlapping, rd.Used = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]int{}
-	rd.Load = map[int64]booking.PatientLoad{}
+	rd.Load, rd.Turns = map[int64]booking.PatientLoad{}, map[int64]time.Time{}
 	patients := make([]int64, len(reqs))
 	for k, r := range reqs {
 		patients[k] = r.PatientID
@@ -493,8 +498,12 @@ func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs [
 		var p int64
 		var missing, here, overlapping, inactive bool
 		var used int
-		if err := rows.Scan(&p, &missing, &here, &overlapping, &used, &inactive); err != nil {
+		var turn sql.NullInt64
+		if err := rows.Scan(&p, &missing, &here, &overlapping, &used, &inactive, &turn); err != nil {
 			return err
+		}
+		if turn.Valid {
+			rd.Turns[p] = fromTS(turn.Int64)
 		}
 		rd.Missing[p], rd.ActiveHere[p], rd.Overlapping[p], rd.Used[p] = missing, here, overlapping, used
 		// A round's slot reads no PatientLoad (its quota governs), but a

@@ -110,14 +110,16 @@ func (s *Store) ListRooms(ctx context.Context, f booking.RoomFilter) ([]booking.
 	return out, mapErr(rows.Err(), "")
 }
 
-const roundCols = `id, name, opens_at, closes_at, term_start, term_end, quota, state, created_at`
+const roundCols = `id, name, opens_at, closes_at, term_start, term_end, quota, state, created_at, ` + lotteryCols
 
 func scanRound(sc interface{ Scan(...any) error }) (booking.Round, error) {
 	var r booking.Round
 	var opens, closes, start, end, created int64
-	if err := sc.Scan(&r.ID, &r.Name, &opens, &closes, &start, &end, &r.Quota, &r.State, &created); err != nil {
+	var l lotteryRow
+	if err := sc.Scan(append([]any{&r.ID, &r.Name, &opens, &closes, &start, &end, &r.Quota, &r.State, &created}, l.dest()...)...); err != nil {
 		return r, err
 	}
+	r.Lottery = l.lottery()
 	r.OpensAt, r.ClosesAt, r.TermStart, r.TermEnd = fromTS(opens), fromTS(closes), fromTS(start), fromTS(end)
 	r.CreatedAt = fromTS(created)
 	return r, nil
@@ -132,10 +134,13 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	r.State = booking.RoundDraft
 	r.OpensAt, r.ClosesAt, r.TermStart, r.TermEnd = micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd)
 	r.CreatedAt = micro(orNow(r.CreatedAt))
+	r.Lottery = normalLottery(r.Lottery)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		if err := tx.QueryRowContext(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?) RETURNING id`,
-			r.Name, ts(r.OpensAt), ts(r.ClosesAt), ts(r.TermStart), ts(r.TermEnd), r.Quota, ts(r.CreatedAt)).Scan(&r.ID); err != nil {
+		if err := tx.QueryRowContext(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state, created_at,
+				lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group, seed, seed_commitment)
+			VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			append([]any{r.Name, ts(r.OpensAt), ts(r.ClosesAt), ts(r.TermStart), ts(r.TermEnd), r.Quota, ts(r.CreatedAt)},
+				lotteryArgs(r.Lottery)...)...).Scan(&r.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditRoundCreated(ctx, r.CreatedAt, r))

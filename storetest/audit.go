@@ -20,6 +20,8 @@ var serviceReads = map[string]bool{
 	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true, "FindPatients": true,
 	"Application": true, "AttemptBooking": true, "Audit": true, "History": true, "LastReconcileRun": true,
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
+	// Lottery reads; DrawDue is the processor's trigger of Draw, audited there.
+	"PublishedDraw": true, "Registration": true, "Registrations": true, "DrawDue": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
@@ -67,7 +69,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	free := f.slot(5)
 	p := f.patient()
 	var held, booked booking.Appointment
-	var round booking.Round
+	var round, lottery booking.Round
 	var room booking.Room
 	var roundSlot booking.Slot
 	target, full := f.slot(5), f.slot(1)
@@ -288,6 +290,23 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			return err
 		}},
 		{"SetRoundState", func() error { _, err := svc.SetRoundState(ctx, round.ID, booking.RoundOpen); return err }},
+		{"Register", func() error {
+			var err error
+			lottery, err = svc.CreateRound(ctx, booking.Round{Name: "audit lottery", OpensAt: roundOpens, ClosesAt: roundCloses,
+				TermStart: roundTermStart, TermEnd: roundTermEnd, Lottery: &booking.Lottery{RegistrationOpensAt: regOpens,
+					RegistrationClosesAt: regCloses, SelectionGroup: 1}})
+			if err != nil {
+				return err
+			}
+			if _, err := svc.SetRoundState(ctx, lottery.ID, booking.RoundOpen); err != nil {
+				return err
+			}
+			setClock(regOpens)
+			defer setClock(now)
+			_, _, err = svc.Register(ctx, lottery.ID, p.ID)
+			return err
+		}},
+		{"Draw", func() error { _, _, err := svc.Draw(ctx, lottery.ID, "admin"); return err }},
 		// An export changes nothing but is recorded: who read whose data.
 		{"ExportPatient", func() error { _, err := svc.ExportPatient(ctx, p.ID); return err }},
 		{"ErasePatient", func() error {

@@ -28,6 +28,8 @@ var (
 		"repair-counter":        "counter repaired",
 		"set-state":             "state changed",
 		"add-to-round":          "added to a round",
+		"draw":                  "lottery drawn",
+		"register":              "registered for the lottery",
 		"submit":                "submitted",
 		"suspend":               "suspended",
 		"generate-slots":        "slots generated",

@@ -132,6 +132,21 @@ func (e ChannelStatusChannel) Valid() bool {
 	}
 }
 
+// Defines values for DrawAlgorithmVersion.
+const (
+	N1 DrawAlgorithmVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the DrawAlgorithmVersion enum.
+func (e DrawAlgorithmVersion) Valid() bool {
+	switch e {
+	case N1:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Ok    HealthStatus = "ok"
@@ -396,6 +411,24 @@ func (e RefundState) Valid() bool {
 	case RefundStateRequested:
 		return true
 	case RefundStateSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RoundMode.
+const (
+	RoundModeFcfs    RoundMode = "fcfs"
+	RoundModeLottery RoundMode = "lottery"
+)
+
+// Valid indicates whether the value is a known member of the RoundMode enum.
+func (e RoundMode) Valid() bool {
+	switch e {
+	case RoundModeFcfs:
+		return true
+	case RoundModeLottery:
 		return true
 	default:
 		return false
@@ -956,6 +989,23 @@ type DoctorPatch struct {
 	Name         *string `json:"name,omitempty"`
 }
 
+// Draw A lottery's published draw. Check it with `slotd verify-draw`: SHA-256(seed) must be seedCommitment, and registrationIds the order that algorithm version algorithmVersion gives from the seed and the ids (docs/clinic.md, lottery rounds).
+type Draw struct {
+	AlgorithmVersion DrawAlgorithmVersion `json:"algorithmVersion"`
+	DrawnAt          time.Time            `json:"drawnAt"`
+
+	// RegistrationIds registration ids in draw order (position 1 first)
+	RegistrationIds []int64 `json:"registrationIds"`
+	RoundId         int64   `json:"roundId"`
+
+	// Seed the 32-byte seed, hex
+	Seed           string `json:"seed"`
+	SeedCommitment string `json:"seedCommitment"`
+}
+
+// DrawAlgorithmVersion defines model for Draw.AlgorithmVersion.
+type DrawAlgorithmVersion int
+
 // Erasure defines model for Erasure.
 type Erasure struct {
 	// Reason why (kept in the audit log): say why, not who
@@ -1027,6 +1077,18 @@ type LiftResult struct {
 	Suspension    Suspension `json:"suspension"`
 }
 
+// Lottery defines model for Lottery.
+type Lottery struct {
+	DrawnAt *time.Time `json:"drawnAt,omitempty"`
+
+	// Registering whether registrations are taken now
+	Registering          bool      `json:"registering"`
+	RegistrationClosesAt time.Time `json:"registrationClosesAt"`
+	RegistrationOpensAt  time.Time `json:"registrationOpensAt"`
+	SelectionGroup       int       `json:"selectionGroup"`
+	SelectionMinutes     int       `json:"selectionMinutes"`
+}
+
 // Message the delivery record of one message to a patient: never its text nor the address it went to
 type Message struct {
 	Attempts  int            `json:"attempts"`
@@ -1095,6 +1157,18 @@ type NewDoctor struct {
 	Timezone string `json:"timezone"`
 }
 
+// NewLottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes.
+type NewLottery struct {
+	RegistrationClosesAt time.Time `json:"registrationClosesAt"`
+	RegistrationOpensAt  time.Time `json:"registrationOpensAt"`
+
+	// SelectionGroup registrants sharing one selection time
+	SelectionGroup *int `json:"selectionGroup,omitempty"`
+
+	// SelectionMinutes minutes between two groups' selection times
+	SelectionMinutes *int `json:"selectionMinutes,omitempty"`
+}
+
 // NewPatient defines model for NewPatient.
 type NewPatient struct {
 	// Email personal data: never logged
@@ -1120,11 +1194,14 @@ type NewRoom struct {
 	Timezone string `json:"timezone"`
 }
 
-// NewRound A round is created DRAFT. closesAt after opensAt and in the future; termStart (when the rooms' slots start) not before closesAt; termEnd after termStart.
+// NewRound A round is created DRAFT. closesAt after opensAt and in the future; termStart (when the rooms' slots start) not before closesAt; termEnd after termStart. With lottery, the round is a lottery round (docs/clinic.md, lottery rounds): its registration must close no later than opensAt.
 type NewRound struct {
 	ClosesAt time.Time `json:"closesAt"`
-	Name     string    `json:"name"`
-	OpensAt  time.Time `json:"opensAt"`
+
+	// Lottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes.
+	Lottery *NewLottery `json:"lottery,omitempty"`
+	Name    string      `json:"name"`
+	OpensAt time.Time   `json:"opensAt"`
 
 	// Quota active allocations one patient may hold in the round
 	Quota     *int      `json:"quota,omitempty"`
@@ -1507,6 +1584,31 @@ type RefundPage struct {
 	Next *PageNext `json:"next"`
 }
 
+// Registration A registration in a round's lottery. Its id is the registrant's only public name (in the draw).
+type Registration struct {
+	CreatedAt time.Time `json:"createdAt"`
+
+	// Drawn whether the draw ran and gave this registration its position
+	Drawn     bool  `json:"drawn"`
+	Id        int64 `json:"id"`
+	PatientId int64 `json:"patientId"`
+
+	// Position 1-based place in the draw
+	Position *int  `json:"position,omitempty"`
+	RoundId  int64 `json:"roundId"`
+
+	// SelectionAt from when this registrant may apply (POST /api/rounds/{id}/applications); before it, 409 not-your-turn
+	SelectionAt *time.Time `json:"selectionAt,omitempty"`
+}
+
+// RegistrationPage registrations, by id
+type RegistrationPage struct {
+	Items []Registration `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
+}
+
 // RescheduleRequest defines model for RescheduleRequest.
 type RescheduleRequest struct {
 	SlotId int64 `json:"slotId"`
@@ -1536,15 +1638,25 @@ type Round struct {
 	ClosesAt  time.Time `json:"closesAt"`
 	CreatedAt time.Time `json:"createdAt"`
 	Id        int64     `json:"id"`
-	Name      string    `json:"name"`
-	OpensAt   time.Time `json:"opensAt"`
-	Quota     int       `json:"quota"`
+	Lottery   *Lottery  `json:"lottery,omitempty"`
+
+	// Mode fcfs: applications decided first come, first served; lottery: by the draw's order and selection times
+	Mode    RoundMode `json:"mode"`
+	Name    string    `json:"name"`
+	OpensAt time.Time `json:"opensAt"`
+	Quota   int       `json:"quota"`
+
+	// SeedCommitment lottery rounds: hex SHA-256 of the secret seed, published before anyone registers; the seed is served by GET /api/rounds/{id}/draw after the draw
+	SeedCommitment *string `json:"seedCommitment,omitempty"`
 
 	// Status DRAFT while prepared; OPEN once published and until closesAt (also before opensAt: see accepting); CLOSED when closed by an admin or past closesAt
 	Status    RoundStatus `json:"status"`
 	TermEnd   time.Time   `json:"termEnd"`
 	TermStart time.Time   `json:"termStart"`
 }
+
+// RoundMode fcfs: applications decided first come, first served; lottery: by the draw's order and selection times
+type RoundMode string
 
 // RoundStatus DRAFT while prepared; OPEN once published and until closesAt (also before opensAt: see accepting); CLOSED when closed by an admin or past closesAt
 type RoundStatus string
@@ -2070,6 +2182,15 @@ type ListRefundsParams struct {
 
 // ListRefundsParamsState defines parameters for ListRefunds.
 type ListRefundsParamsState string
+
+// ListRoundRegistrationsParams defines parameters for ListRoundRegistrations.
+type ListRoundRegistrationsParams struct {
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
 
 // RoundResultsParams defines parameters for RoundResults.
 type RoundResultsParams struct {
@@ -3053,10 +3174,20 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/rounds/{id}/close (the `CloseRound` operationId).
 	CloseRound(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DrawRound Run a lottery round's draw after its registration closed (once: a repeat answers the same draw)
+	//
+	// Corresponds with POST /api/admin/rounds/{id}/draw (the `DrawRound` operationId).
+	DrawRound(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// OpenRound Publish a round: it accepts applications from opensAt to closesAt (DRAFT→OPEN; repeating changes nothing)
 	//
 	// Corresponds with POST /api/admin/rounds/{id}/open (the `OpenRound` operationId).
 	OpenRound(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListRoundRegistrations A lottery round's registrations, by id, with positions and selection times once drawn
+	//
+	// Corresponds with GET /api/admin/rounds/{id}/registrations (the `ListRoundRegistrations` operationId).
+	ListRoundRegistrations(ctx context.Context, id int64, params *ListRoundRegistrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RoundResults Who got which room: the round's active allocations
 	//
@@ -3379,6 +3510,21 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/rounds/{id}/applications/{appId} (the `GetApplication` operationId).
 	GetApplication(ctx context.Context, id int64, appId int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDraw A lottery round's published draw: the seed, its commitment and the registration ids in draw order
+	//
+	// Corresponds with GET /api/rounds/{id}/draw (the `GetDraw` operationId).
+	GetDraw(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMyRegistration The caller's registration in a lottery round: id, and after the draw position and selection time
+	//
+	// Corresponds with GET /api/rounds/{id}/registration (the `GetMyRegistration` operationId).
+	GetMyRegistration(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// Register Register in a lottery round (once per person: a retry answers the same registration; when in the window one registers changes nothing about the chance)
+	//
+	// Corresponds with POST /api/rounds/{id}/registration (the `Register` operationId).
+	Register(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRoundSlots A round's rooms with their free beds, filtered by attributes
 	//
@@ -4499,11 +4645,41 @@ func (c *Client) CloseRound(ctx context.Context, id int64, reqEditors ...Request
 	return c.Client.Do(req)
 }
 
+// DrawRound Run a lottery round's draw after its registration closed (once: a repeat answers the same draw)
+//
+// Corresponds with POST /api/admin/rounds/{id}/draw (the `DrawRound` operationId).
+func (c *Client) DrawRound(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDrawRoundRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // OpenRound Publish a round: it accepts applications from opensAt to closesAt (DRAFT→OPEN; repeating changes nothing)
 //
 // Corresponds with POST /api/admin/rounds/{id}/open (the `OpenRound` operationId).
 func (c *Client) OpenRound(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewOpenRoundRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListRoundRegistrations A lottery round's registrations, by id, with positions and selection times once drawn
+//
+// Corresponds with GET /api/admin/rounds/{id}/registrations (the `ListRoundRegistrations` operationId).
+func (c *Client) ListRoundRegistrations(ctx context.Context, id int64, params *ListRoundRegistrationsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListRoundRegistrationsRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -5246,6 +5422,51 @@ func (c *Client) ApplyToRound(ctx context.Context, id int64, params *ApplyToRoun
 // Corresponds with GET /api/rounds/{id}/applications/{appId} (the `GetApplication` operationId).
 func (c *Client) GetApplication(ctx context.Context, id int64, appId int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewGetApplicationRequest(c.Server, id, appId)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDraw A lottery round's published draw: the seed, its commitment and the registration ids in draw order
+//
+// Corresponds with GET /api/rounds/{id}/draw (the `GetDraw` operationId).
+func (c *Client) GetDraw(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDrawRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMyRegistration The caller's registration in a lottery round: id, and after the draw position and selection time
+//
+// Corresponds with GET /api/rounds/{id}/registration (the `GetMyRegistration` operationId).
+func (c *Client) GetMyRegistration(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyRegistrationRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// Register Register in a lottery round (once per person: a retry answers the same registration; when in the window one registers changes nothing about the chance)
+//
+// Corresponds with POST /api/rounds/{id}/registration (the `Register` operationId).
+func (c *Client) Register(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRegisterRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -7551,6 +7772,40 @@ func NewCloseRoundRequest(server string, id int64) (*http.Request, error) {
 	return req, nil
 }
 
+// NewDrawRoundRequest constructs an http.Request for the DrawRound method
+func NewDrawRoundRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/rounds/%s/draw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewOpenRoundRequest constructs an http.Request for the OpenRound method
 func NewOpenRoundRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -7578,6 +7833,79 @@ func NewOpenRoundRequest(server string, id int64) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListRoundRegistrationsRequest constructs an http.Request for the ListRoundRegistrations method
+func NewListRoundRegistrationsRequest(server string, id int64, params *ListRoundRegistrationsParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/rounds/%s/registrations", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -9151,6 +9479,108 @@ func NewGetApplicationRequest(server string, id int64, appId int64) (*http.Reque
 	return req, nil
 }
 
+// NewGetDrawRequest constructs an http.Request for the GetDraw method
+func NewGetDrawRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rounds/%s/draw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMyRegistrationRequest constructs an http.Request for the GetMyRegistration method
+func NewGetMyRegistrationRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rounds/%s/registration", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewRegisterRequest constructs an http.Request for the Register method
+func NewRegisterRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/rounds/%s/registration", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListRoundSlotsRequest constructs an http.Request for the ListRoundSlots method
 func NewListRoundSlotsRequest(server string, id int64, params *ListRoundSlotsParams) (*http.Request, error) {
 	var err error
@@ -10532,12 +10962,26 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/rounds/{id}/close (the `CloseRound` operationId).
 	CloseRoundWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*CloseRoundResponse, error)
 
+	// DrawRoundWithResponse Run a lottery round's draw after its registration closed (once: a repeat answers the same draw)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/rounds/{id}/draw (the `DrawRound` operationId).
+	DrawRoundWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DrawRoundResponse, error)
+
 	// OpenRoundWithResponse Publish a round: it accepts applications from opensAt to closesAt (DRAFT→OPEN; repeating changes nothing)
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/admin/rounds/{id}/open (the `OpenRound` operationId).
 	OpenRoundWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*OpenRoundResponse, error)
+
+	// ListRoundRegistrationsWithResponse A lottery round's registrations, by id, with positions and selection times once drawn
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/rounds/{id}/registrations (the `ListRoundRegistrations` operationId).
+	ListRoundRegistrationsWithResponse(ctx context.Context, id int64, params *ListRoundRegistrationsParams, reqEditors ...RequestEditorFn) (*ListRoundRegistrationsResponse, error)
 
 	// RoundResultsWithResponse Who got which room: the round's active allocations
 	//
@@ -10900,6 +11344,27 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/rounds/{id}/applications/{appId} (the `GetApplication` operationId).
 	GetApplicationWithResponse(ctx context.Context, id int64, appId int64, reqEditors ...RequestEditorFn) (*GetApplicationResponse, error)
+
+	// GetDrawWithResponse A lottery round's published draw: the seed, its commitment and the registration ids in draw order
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/rounds/{id}/draw (the `GetDraw` operationId).
+	GetDrawWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetDrawResponse, error)
+
+	// GetMyRegistrationWithResponse The caller's registration in a lottery round: id, and after the draw position and selection time
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/rounds/{id}/registration (the `GetMyRegistration` operationId).
+	GetMyRegistrationWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetMyRegistrationResponse, error)
+
+	// RegisterWithResponse Register in a lottery round (once per person: a retry answers the same registration; when in the window one registers changes nothing about the chance)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/rounds/{id}/registration (the `Register` operationId).
+	RegisterWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RegisterResponse, error)
 
 	// ListRoundSlotsWithResponse A round's rooms with their free beds, filtered by attributes
 	//
@@ -15138,6 +15603,117 @@ func (r CloseRoundResponse) ContentType() string {
 	return ""
 }
 
+// DrawRoundResponse401Headers the declared response headers of an HTTP 401 response for DrawRound
+type DrawRoundResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// DrawRoundResponse503Headers the declared response headers of an HTTP 503 response for DrawRound
+type DrawRoundResponse503Headers struct {
+	RetryAfter *int
+}
+
+type DrawRoundResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Draw
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DrawRoundResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DrawRoundResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r DrawRoundResponse) GetJSON200() *Draw {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DrawRoundResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DrawRoundResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DrawRoundResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DrawRoundResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DrawRoundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // OpenRoundResponse401Headers the declared response headers of an HTTP 401 response for OpenRound
 type OpenRoundResponse401Headers struct {
 	WWWAuthenticate *string
@@ -15243,6 +15819,110 @@ func (r OpenRoundResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r OpenRoundResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ListRoundRegistrationsResponse401Headers the declared response headers of an HTTP 401 response for ListRoundRegistrations
+type ListRoundRegistrationsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ListRoundRegistrationsResponse503Headers the declared response headers of an HTTP 503 response for ListRoundRegistrations
+type ListRoundRegistrationsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListRoundRegistrationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *RegistrationPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListRoundRegistrationsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListRoundRegistrationsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListRoundRegistrationsResponse) GetJSON200() *RegistrationPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListRoundRegistrationsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListRoundRegistrationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListRoundRegistrationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListRoundRegistrationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListRoundRegistrationsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18886,6 +19566,332 @@ func (r GetApplicationResponse) ContentType() string {
 	return ""
 }
 
+// GetDrawResponse429Headers the declared response headers of an HTTP 429 response for GetDraw
+type GetDrawResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDrawResponse503Headers the declared response headers of an HTTP 503 response for GetDraw
+type GetDrawResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDrawResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Draw
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDrawResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDrawResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetDrawResponse) GetJSON200() *Draw {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetDrawResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDrawResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDrawResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDrawResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDrawResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMyRegistrationResponse401Headers the declared response headers of an HTTP 401 response for GetMyRegistration
+type GetMyRegistrationResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetMyRegistrationResponse503Headers the declared response headers of an HTTP 503 response for GetMyRegistration
+type GetMyRegistrationResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetMyRegistrationResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Registration
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMyRegistrationResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMyRegistrationResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMyRegistrationResponse) GetJSON200() *Registration {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetMyRegistrationResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyRegistrationResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyRegistrationResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyRegistrationResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyRegistrationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RegisterResponse401Headers the declared response headers of an HTTP 401 response for Register
+type RegisterResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// RegisterResponse503Headers the declared response headers of an HTTP 503 response for Register
+type RegisterResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RegisterResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Registration
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Registration
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RegisterResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RegisterResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RegisterResponse) GetJSON200() *Registration {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r RegisterResponse) GetJSON201() *Registration {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RegisterResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RegisterResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RegisterResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RegisterResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RegisterResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListRoundSlotsResponse429Headers the declared response headers of an HTTP 429 response for ListRoundSlots
 type ListRoundSlotsResponse429Headers struct {
 	RetryAfter *int
@@ -21748,6 +22754,19 @@ func (c *ClientWithResponses) CloseRoundWithResponse(ctx context.Context, id int
 	return ParseCloseRoundResponse(rsp)
 }
 
+// DrawRoundWithResponse Run a lottery round's draw after its registration closed (once: a repeat answers the same draw)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/rounds/{id}/draw (the `DrawRound` operationId).
+func (c *ClientWithResponses) DrawRoundWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DrawRoundResponse, error) {
+	rsp, err := c.DrawRound(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDrawRoundResponse(rsp)
+}
+
 // OpenRoundWithResponse Publish a round: it accepts applications from opensAt to closesAt (DRAFT→OPEN; repeating changes nothing)
 //
 // Returns a wrapper object for the known response body format(s).
@@ -21759,6 +22778,19 @@ func (c *ClientWithResponses) OpenRoundWithResponse(ctx context.Context, id int6
 		return nil, err
 	}
 	return ParseOpenRoundResponse(rsp)
+}
+
+// ListRoundRegistrationsWithResponse A lottery round's registrations, by id, with positions and selection times once drawn
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/rounds/{id}/registrations (the `ListRoundRegistrations` operationId).
+func (c *ClientWithResponses) ListRoundRegistrationsWithResponse(ctx context.Context, id int64, params *ListRoundRegistrationsParams, reqEditors ...RequestEditorFn) (*ListRoundRegistrationsResponse, error) {
+	rsp, err := c.ListRoundRegistrations(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListRoundRegistrationsResponse(rsp)
 }
 
 // RoundResultsWithResponse Who got which room: the round's active allocations
@@ -22373,6 +23405,45 @@ func (c *ClientWithResponses) GetApplicationWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseGetApplicationResponse(rsp)
+}
+
+// GetDrawWithResponse A lottery round's published draw: the seed, its commitment and the registration ids in draw order
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/rounds/{id}/draw (the `GetDraw` operationId).
+func (c *ClientWithResponses) GetDrawWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetDrawResponse, error) {
+	rsp, err := c.GetDraw(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDrawResponse(rsp)
+}
+
+// GetMyRegistrationWithResponse The caller's registration in a lottery round: id, and after the draw position and selection time
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/rounds/{id}/registration (the `GetMyRegistration` operationId).
+func (c *ClientWithResponses) GetMyRegistrationWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetMyRegistrationResponse, error) {
+	rsp, err := c.GetMyRegistration(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyRegistrationResponse(rsp)
+}
+
+// RegisterWithResponse Register in a lottery round (once per person: a retry answers the same registration; when in the window one registers changes nothing about the chance)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/rounds/{id}/registration (the `Register` operationId).
+func (c *ClientWithResponses) RegisterWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RegisterResponse, error) {
+	rsp, err := c.Register(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRegisterResponse(rsp)
 }
 
 // ListRoundSlotsWithResponse A round's rooms with their free beds, filtered by attributes
@@ -26581,6 +27652,111 @@ func ParseCloseRoundResponse(rsp *http.Response) (*CloseRoundResponse, error) {
 	return response, nil
 }
 
+// ParseDrawRoundResponse parses an HTTP response from a DrawRoundWithResponse call
+func ParseDrawRoundResponse(rsp *http.Response) (*DrawRoundResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DrawRoundResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Draw
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DrawRoundResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers DrawRoundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseOpenRoundResponse parses an HTTP response from a OpenRoundWithResponse call
 func ParseOpenRoundResponse(rsp *http.Response) (*OpenRoundResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -26673,6 +27849,104 @@ func ParseOpenRoundResponse(rsp *http.Response) (*OpenRoundResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers OpenRoundResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListRoundRegistrationsResponse parses an HTTP response from a ListRoundRegistrationsWithResponse call
+func ParseListRoundRegistrationsResponse(rsp *http.Response) (*ListRoundRegistrationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListRoundRegistrationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest RegistrationPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ListRoundRegistrationsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListRoundRegistrationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -30363,6 +31637,314 @@ func ParseGetApplicationResponse(rsp *http.Response) (*GetApplicationResponse, e
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers GetApplicationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetDrawResponse parses an HTTP response from a GetDrawWithResponse call
+func ParseGetDrawResponse(rsp *http.Response) (*GetDrawResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDrawResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Draw
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetDrawResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDrawResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMyRegistrationResponse parses an HTTP response from a GetMyRegistrationWithResponse call
+func ParseGetMyRegistrationResponse(rsp *http.Response) (*GetMyRegistrationResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyRegistrationResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Registration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetMyRegistrationResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMyRegistrationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRegisterResponse parses an HTTP response from a RegisterWithResponse call
+func ParseRegisterResponse(rsp *http.Response) (*RegisterResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RegisterResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Registration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Registration
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers RegisterResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers RegisterResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

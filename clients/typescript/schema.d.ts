@@ -1595,6 +1595,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rounds/{id}/registration": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's registration in a lottery round: id, and after the draw position and selection time */
+        get: operations["getMyRegistration"];
+        put?: never;
+        /** Register in a lottery round (once per person: a retry answers the same registration; when in the window one registers changes nothing about the chance) */
+        post: operations["register"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rounds/{id}/draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lottery round's published draw: the seed, its commitment and the registration ids in draw order */
+        get: operations["getDraw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rounds/{id}/draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Run a lottery round's draw after its registration closed (once: a repeat answers the same draw) */
+        post: operations["drawRound"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/rounds/{id}/registrations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A lottery round's registrations, by id, with positions and selection times once drawn */
+        get: operations["listRoundRegistrations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1984,7 +2053,7 @@ export interface components {
             /** Format: date-time */
             createdAt: string;
         };
-        /** @description A round is created DRAFT. closesAt after opensAt and in the future; termStart (when the rooms' slots start) not before closesAt; termEnd after termStart. */
+        /** @description A round is created DRAFT. closesAt after opensAt and in the future; termStart (when the rooms' slots start) not before closesAt; termEnd after termStart. With lottery, the round is a lottery round (docs/clinic.md, lottery rounds): its registration must close no later than opensAt. */
         NewRound: {
             name: string;
             /** Format: date-time */
@@ -2000,6 +2069,7 @@ export interface components {
              * @default 1
              */
             quota: number;
+            lottery?: components["schemas"]["NewLottery"];
         };
         Round: {
             /** Format: int64 */
@@ -2023,6 +2093,14 @@ export interface components {
             quota: number;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * @description fcfs: applications decided first come, first served; lottery: by the draw's order and selection times
+             * @enum {string}
+             */
+            mode: "fcfs" | "lottery";
+            lottery?: components["schemas"]["Lottery"];
+            /** @description lottery rounds: hex SHA-256 of the secret seed, published before anyone registers; the seed is served by GET /api/rounds/{id}/draw after the draw */
+            seedCommitment?: string;
         };
         /** @description A room of a round: a slot over the term whose capacity is the room's beds. */
         RoundSlot: {
@@ -2711,6 +2789,74 @@ export interface components {
             /** @enum {string} */
             MessageStatus: "queued" | "accepted" | "scheduled" | "sending" | "sent" | "delivered" | "read" | "undelivered" | "failed" | "canceled";
             ErrorCode?: string;
+        };
+        /** @description A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes. */
+        NewLottery: {
+            /** Format: date-time */
+            registrationOpensAt: string;
+            /** Format: date-time */
+            registrationClosesAt: string;
+            /**
+             * @description minutes between two groups' selection times
+             * @default 60
+             */
+            selectionMinutes: number;
+            /**
+             * @description registrants sharing one selection time
+             * @default 1
+             */
+            selectionGroup: number;
+        };
+        Lottery: {
+            /** Format: date-time */
+            registrationOpensAt: string;
+            /** Format: date-time */
+            registrationClosesAt: string;
+            /** @description whether registrations are taken now */
+            registering: boolean;
+            selectionMinutes: number;
+            selectionGroup: number;
+            /** Format: date-time */
+            drawnAt?: string;
+        };
+        /** @description A registration in a round's lottery. Its id is the registrant's only public name (in the draw). */
+        Registration: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            roundId: number;
+            /** Format: int64 */
+            patientId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description whether the draw ran and gave this registration its position */
+            drawn: boolean;
+            /** @description 1-based place in the draw */
+            position?: number;
+            /**
+             * Format: date-time
+             * @description from when this registrant may apply (POST /api/rounds/{id}/applications); before it, 409 not-your-turn
+             */
+            selectionAt?: string;
+        };
+        /** @description registrations, by id */
+        RegistrationPage: {
+            items: components["schemas"]["Registration"][];
+            next: components["schemas"]["PageNext"];
+        };
+        /** @description A lottery's published draw. Check it with `slotd verify-draw`: SHA-256(seed) must be seedCommitment, and registrationIds the order that algorithm version algorithmVersion gives from the seed and the ids (docs/clinic.md, lottery rounds). */
+        Draw: {
+            /** Format: int64 */
+            roundId: number;
+            /** @enum {integer} */
+            algorithmVersion: 1;
+            /** @description the 32-byte seed, hex */
+            seed: string;
+            seedCommitment: string;
+            /** Format: date-time */
+            drawnAt: string;
+            /** @description registration ids in draw order (position 1 first) */
+            registrationIds: number[];
         };
     };
     responses: {
@@ -6134,6 +6280,199 @@ export interface operations {
             401: components["responses"]["BadSignature"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getMyRegistration: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the caller's registration */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    register: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a retry: the registration made before, unchanged */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registration"];
+                };
+            };
+            /** @description registered */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Registration"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description forbidden: only patients register */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description not-open-yet: the registration has not opened (opensAt says when); slot-closed: it has closed, or the draw ran; conflict: the round is not a lottery. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getDraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the draw */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draw"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            /** @description not-open-yet: the draw has not run yet; conflict: the round is not a lottery. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    drawRound: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the draw */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Draw"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description not-open-yet: the registration has not closed; conflict: the round is not a lottery. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listRoundRegistrations: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of registrations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RegistrationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];

@@ -46,6 +46,7 @@ var commands = []command{
 	{"staff-disable", "disable a staff user (no sign-in; every session and token refused), or --enable it again", runStaffDisable},
 	{"chaos", "kill the server and the database mid-rush, then check every promise (scripts/chaos)", runChaos},
 	{"version", "print the version and VCS revision of this binary", runVersion},
+	{"verify-draw", "check a lottery round's published draw (--file or --url with --round): seed against commitment, order against the algorithm; exit 1 on a mismatch", runVerifyDraw},
 	{"healthcheck", "GET a running slotd's /healthz; exit 0 when it answers 200 (container HEALTHCHECK)", runHealthcheck},
 }
 

@@ -84,6 +84,23 @@ func (o observers) PaymentNotified(provider, outcome string) {
 	}
 }
 
+// LotteryRegistered and LotteryDrawn go to the observers that count lotteries.
+func (o observers) LotteryRegistered(outcome string) {
+	for _, x := range o {
+		if l, ok := x.(service.LotteryObserver); ok {
+			l.LotteryRegistered(outcome)
+		}
+	}
+}
+
+func (o observers) LotteryDrawn(trigger string, registrants int) {
+	for _, x := range o {
+		if l, ok := x.(service.LotteryObserver); ok {
+			l.LotteryDrawn(trigger, registrants)
+		}
+	}
+}
+
 func (o observers) Reminders(outcome string, n int) {
 	for _, x := range o {
 		if w, ok := x.(service.WaitlistObserver); ok {
