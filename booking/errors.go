@@ -65,6 +65,7 @@ func Codes() []Code {
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
+		CodeQueueEmpty, CodeNotCalled,
 	}
 }
 

@@ -66,6 +66,9 @@ var specs = map[booking.Code]Spec{
 	booking.CodeFeeDiffers: {http.StatusConflict, "The new slot has another fee"},
 	// The clinic registers its patients itself (--signup=false).
 	booking.CodeSignupDisabled: {http.StatusForbidden, "Sign-up is turned off"},
+	// The doctor's queue (booking/queue.go).
+	booking.CodeQueueEmpty: {http.StatusConflict, "Nobody is waiting"},
+	booking.CodeNotCalled:  {http.StatusConflict, "Not the patient called now"},
 }
 
 // Of returns code's spec; an unknown code is internal.
