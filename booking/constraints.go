@@ -52,8 +52,8 @@ var constraintErrors = map[string]func() *Error{
 	},
 	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
 	ConPatientPhone:    func() *Error { return Errorf(CodeConflict, "a patient with this phone number already exists") },
-	ConQueueOneCalled: func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
-	ConQueueCallSeq:   func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConQueueOneCalled:  func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConQueueCallSeq:    func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
 	ConSlotNoOverlap: func() *Error {
 		return Errorf(CodeSlotOverlap, "the doctor already has a slot at an overlapping time")
 	},

@@ -158,7 +158,7 @@ type Board struct {
 type BoardTicket struct {
 	QueueNumber int       `json:"queueNumber"`
 	StartAt     time.Time `json:"startAt"`
-	Name        string    `json:"name"`
+	Name        string    `json:"name,omitempty"`
 	// Calls counts the calls of the one called (a recall rings again).
 	Calls    int        `json:"calls,omitempty"`
 	CalledAt *time.Time `json:"calledAt,omitempty"`
