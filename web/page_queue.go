@@ -47,6 +47,12 @@ func (s *server) staffOrDoctor(h func(http.ResponseWriter, *http.Request, sessio
 	}
 }
 
+// boardStreamFor is how long one event stream lasts: less than the
+// server's write timeout (30s), and a stream never holds up a graceful
+// shutdown for longer; the board's EventSource reconnects at once and is
+// given the whole state.
+const boardStreamFor = 25 * time.Second
+
 // displayToken is doctor id's board key.
 func (s *server) displayToken(id int64) string {
 	m := hmac.New(sha256.New, s.displayKey)
@@ -181,7 +187,7 @@ func (s *server) handleDisplay(w http.ResponseWriter, r *http.Request) {
 // handleDisplayEvents streams a board: its whole state at once on each
 // connection (a reconnect needs nothing it missed: no Last-Event-ID
 // replay), then again on every change, read when this instance changes
-// the queue and every boardPoll otherwise.
+// the queue and every boardPoll otherwise, for boardStreamFor.
 func (s *server) handleDisplayEvents(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "id")
 	if err != nil || !s.boardAllowed(r, id) {
@@ -213,6 +219,8 @@ func (s *server) handleDisplayEvents(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprint(w, "retry: 2000\n\n")
 	tick := time.NewTicker(boardPoll)
 	defer tick.Stop()
+	end := time.NewTimer(boardStreamFor)
+	defer end.Stop()
 	var last []byte
 	for seq := 1; ; {
 		if b, err := s.svc.QueueBoard(r.Context(), id); err == nil {
@@ -227,6 +235,8 @@ func (s *server) handleDisplayEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		select {
 		case <-r.Context().Done():
+			return
+		case <-end.C:
 			return
 		case <-wake:
 		case <-tick.C:
