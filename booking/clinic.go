@@ -218,6 +218,10 @@ type Policy struct {
 	// NoShowGraceMinutes: a BOOKED appointment not checked in this long
 	// after its start becomes NO_SHOW by itself (AutoNoShow); 0 is off.
 	NoShowGraceMinutes int `json:"noShowGraceMinutes"`
+	// QueueSkipCalls: a patient skipped by the doctor's console comes back
+	// into the queue after this many more calls (QueueDay.Order). The
+	// clinic's only.
+	QueueSkipCalls int `json:"queueSkipCalls"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -234,7 +238,8 @@ const (
 
 // DefaultPolicy is the policy of a new clinic.
 var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay,
-	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes}
+	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes,
+	QueueSkipCalls: DefaultQueueSkipCalls}
 
 // PolicyOverride is a schedule's own policy: nil fields take the clinic's.
 type PolicyOverride struct {
@@ -264,8 +269,9 @@ func (p Policy) With(o PolicyOverride) Policy {
 	return p
 }
 
-// Validate refuses values outside 0..MaxPolicyValue, and a check-in
-// window side outside 0..MaxCheckInMinutes.
+// Validate refuses values outside 0..MaxPolicyValue, a check-in window
+// side outside 0..MaxCheckInMinutes, and a skip re-entry outside
+// 0..MaxQueueSkipCalls.
 func (p Policy) Validate() error {
 	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 		p.RefundFullHours, p.RefundPartialHours} {
@@ -280,6 +286,9 @@ func (p Policy) Validate() error {
 		if v < 0 || v > MaxCheckInMinutes {
 			return Errorf(CodeInvalidRequest, "the check-in window's and the no-show grace's minutes must be 0 to %d", MaxCheckInMinutes)
 		}
+	}
+	if p.QueueSkipCalls < 0 || p.QueueSkipCalls > MaxQueueSkipCalls {
+		return Errorf(CodeInvalidRequest, "queueSkipCalls must be 0 to %d", MaxQueueSkipCalls)
 	}
 	return nil
 }

@@ -17,6 +17,10 @@ const (
 	ConRoundQuota        = "round_quotas_within_quota"
 	ConPatientPhone      = "patients_phone_index_key"
 	ConApplicationKey    = "round_applications_patient_key_key"
+	// One current call per doctor and day; one appointment per call
+	// number of the day (booking/queue.go).
+	ConQueueOneCalled = "queue_steps_one_called"
+	ConQueueCallSeq   = "queue_steps_call_seq"
 	// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
 	ConAppointmentPatient = "appointments_patient_id_fkey"
 )
@@ -48,6 +52,8 @@ var constraintErrors = map[string]func() *Error{
 	},
 	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
 	ConPatientPhone:    func() *Error { return Errorf(CodeConflict, "a patient with this phone number already exists") },
+	ConQueueOneCalled:  func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConQueueCallSeq:    func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
 	ConSlotNoOverlap: func() *Error {
 		return Errorf(CodeSlotOverlap, "the doctor already has a slot at an overlapping time")
 	},

@@ -70,6 +70,32 @@ type Store interface {
 	DemoStore
 	RefundStore
 	LotteryStore
+	QueueStore
+}
+
+// QueueRange is one doctor's local day: its date and its bounds [From, To).
+type QueueRange struct {
+	DoctorID int64
+	Day      string
+	From, To time.Time
+}
+
+// QueueStore keeps the doctors' queues (booking/queue.go). Every change
+// locks the doctor's day, so that two consoles decide one at a time.
+type QueueStore interface {
+	// CallNext calls the next patient of the doctor's day as DecideCall
+	// decides under the clinic's policy, in one transaction: the current
+	// call not started is passed as skipped, steps of appointments no
+	// longer ARRIVED are closed; audited. It answers the call and the
+	// day as it is after it.
+	CallNext(ctx context.Context, r QueueRange, now time.Time) (QueueCall, QueueDay, error)
+	// StepQueue recalls, skips or starts the doctor's current call as
+	// DecideQueueStep decides, with the appointment's day (its local date
+	// in its doctor's zone) locked; audited.
+	StepQueue(ctx context.Context, s QueueStep, now time.Time) (QueueEntry, error)
+	// QueueDay reads the doctor's day: its ARRIVED appointments with their
+	// steps, and the steps left by those no longer ARRIVED; no names.
+	QueueDay(ctx context.Context, r QueueRange) (QueueDay, error)
 }
 
 // DemoStore keeps the marker of a database the demo filled.

@@ -50,6 +50,11 @@ const (
 	// fixture's doctor: A, that doctor and admins find it, another patient
 	// is told it does not exist (check-in).
 	ownerDoctorOrAdmin
+	// doctorOrAdmin: the path names the fixture's doctor or one of its
+	// appointments: that doctor and admins find it, patients are forbidden
+	// (the queue's console; queue_test.go proves another doctor's ids are
+	// 404).
+	doctorOrAdmin
 )
 
 // authorization classifies every operation of openapi.json. A new operation
@@ -135,6 +140,11 @@ var authorization = map[string]access{
 	"POST /api/doctor/appointments/{id}/no-show":     doctorOnly,
 	"POST /api/appointments/{id}/reschedule":         ownerOrAdmin,
 	"POST /api/appointments/{id}/check-in":           ownerDoctorOrAdmin,
+	"GET /api/appointments/{id}/queue":               ownerDoctorOrAdmin,
+	"POST /api/admin/doctors/{id}/queue/call":        doctorOrAdmin,
+	"POST /api/admin/appointments/{id}/recall":       doctorOrAdmin,
+	"POST /api/admin/appointments/{id}/skip":         doctorOrAdmin,
+	"POST /api/admin/appointments/{id}/start":        doctorOrAdmin,
 	"POST /api/waitlist":                             patientWrite,
 	"GET /api/me/waitlist":                           patientOnly,
 	"DELETE /api/waitlist/{id}":                      ownerOnly,
@@ -382,6 +392,11 @@ func judge(class access, caller, status int) string {
 		return want(status == http.StatusForbidden, "403")
 	case anyCaller:
 		return want(status == http.StatusNoContent, "204")
+	case doctorOrAdmin:
+		if caller == doctor || caller == admin {
+			return want(!denied && status != http.StatusNotFound, "found and allowed")
+		}
+		return want(status == http.StatusForbidden, "403")
 	case ownerDoctorOrAdmin:
 		switch caller {
 		case owner, admin, doctor:

@@ -147,9 +147,11 @@ func (s *server) getPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 }
 
 func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	// A body without the check-in window (a client older than it) keeps
-	// the default window rather than closing check-in to the start minute.
-	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes}
+	// A body without the check-in window or the queue's skip re-entry (a
+	// client older than them) keeps their defaults rather than closing
+	// check-in to the start minute or calling a skipped patient at once.
+	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes,
+		QueueSkipCalls: booking.DefaultQueueSkipCalls}
 	if err := decodeJSON(r, &p); err != nil {
 		return err
 	}

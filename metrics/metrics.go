@@ -36,6 +36,8 @@ type Metrics struct {
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
+	queue     *prometheus.CounterVec // console actions on the queues
+	queueWait prometheus.Histogram   // check-in to first call
 
 	// The observers of requests, booking outcomes and booking times by
 	// their labels: WithLabelValues hashes the labels and allocates on
@@ -139,6 +141,18 @@ func New() *Metrics {
 			m.checkins.WithLabelValues(by, o)
 		}
 	}
+	m.queue = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_queue_calls_total",
+		Help: "Console actions on the doctors' queues by action: call (the next patient), recall (the same again), skip (a patient called who did not come, also when the next call passes them), start (in consultation).",
+	}, []string{"action"})
+	for _, a := range booking.QueueActions {
+		m.queue.WithLabelValues(a)
+	}
+	m.queueWait = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "slotd_queue_wait_seconds",
+		Help:    "How long patients waited from their check-in to their first call.",
+		Buckets: []float64{60, 300, 600, 900, 1200, 1800, 2700, 3600, 5400, 7200},
+	})
 	m.revoked = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_tokens_refused_total",
 		Help: "Verified tokens and page sessions refused by their subject's revocation mark, by reason: revoked (signed out, a staff password changed, a staff user disabled) or departed (a deactivated or erased patient).",
@@ -148,7 +162,7 @@ func New() *Metrics {
 	}
 	m.refunds = newRefunds(m.reg)
 	m.lottery = newLottery(m.reg)
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
@@ -167,6 +181,13 @@ func (m *Metrics) StaffSignIn(outcome string, lockout bool) {
 
 // CheckIn counts one check-in (service.CheckInObserver).
 func (m *Metrics) CheckIn(by, outcome string) { m.checkins.WithLabelValues(by, outcome).Inc() }
+
+// QueueAction counts one console action (service.QueueObserver).
+func (m *Metrics) QueueAction(action string) { m.queue.WithLabelValues(action).Inc() }
+
+// QueueWait observes one wait from check-in to first call
+// (service.QueueObserver).
+func (m *Metrics) QueueWait(d time.Duration) { m.queueWait.Observe(d.Seconds()) }
 
 // Offers counts waitlist offers (booking.WaitlistObserver).
 func (m *Metrics) Offers(outcome string, n int) { m.offers.WithLabelValues(outcome).Add(float64(n)) }

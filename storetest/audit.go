@@ -25,7 +25,8 @@ var serviceReads = map[string]bool{
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
-	"CheckInCode":    true, // a signature of the id, no read at all
+	"CheckInCode": true, // a signature of the id, no read at all
+	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true,
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
@@ -67,6 +68,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 
 	sl := f.slot(5, withFee(1000))
 	free := f.slot(5)
+	var queued booking.Slot
 	p := f.patient()
 	var held, booked booking.Appointment
 	var round, lottery booking.Round
@@ -208,6 +210,34 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			if err == nil && len(as) == 0 {
 				err = fmt.Errorf("no appointment marked")
 			}
+			return err
+		}},
+		{"CallNext", func() error {
+			queued = f.slot(1) // its own: Reconcile's repair counts free's places
+			r := svc.Book(bg, f.patient().ID, queued.ID, "audit-queue")
+			if r.Err != nil {
+				return r.Err
+			}
+			setClock(r.Appointment.StartAt)
+			defer setClock(now)
+			if _, _, err := svc.CheckIn(bg, actor, r.Appointment.ID, ""); err != nil {
+				return err
+			}
+			_, err := svc.CallNext(ctx, actor, r.Appointment.DoctorID)
+			return err
+		}},
+		{"StepQueue", func() error {
+			setClock(queued.StartAt)
+			defer setClock(now)
+			d, _, err := svc.QueueDay(bg, actor, queued.DoctorID) // CallNext's call, above
+			if err != nil {
+				return err
+			}
+			cur, ok := d.Current()
+			if !ok {
+				return fmt.Errorf("no current call")
+			}
+			_, err = svc.StepQueue(ctx, actor, cur.AppointmentID, booking.QueueActionRecall)
 			return err
 		}},
 		{"CheckInByCode", func() error {

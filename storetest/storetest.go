@@ -133,6 +133,8 @@ func Run(t *testing.T, h Harness) {
 		{"CheckInPolicy", testCheckInPolicy},
 		{"RaceCheckIn", testRaceCheckIn},
 		{"AutoNoShow", testAutoNoShow},
+		{"Queue", testQueue},
+		{"RaceQueueCall", testRaceQueueCall},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},

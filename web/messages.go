@@ -45,6 +45,8 @@ var problems = map[booking.Code]message{
 	booking.CodeSlotSuspended:         {"Closed by a closure", "This slot was closed by a closure or suspension that still stands. Lift it to reopen the slot."},
 	booking.CodePaymentRejected:       {"Payment not applied", "The payment could not be applied (the hold may have expired). It will be refunded."},
 	booking.CodePaymentConflict:       {"Payment not applied", "This payment conflicts with one already recorded under its trade number. The clinic will look into it."},
+	booking.CodeQueueEmpty:            {"Nobody is waiting", "Nobody who has checked in is waiting to be called."},
+	booking.CodeNotCalled:             {"Not called now", "This patient is not the one called now: call the next patient first."},
 	booking.CodeFeeDiffers:            {"Another fee", "That time has a different fee, so your appointment cannot be moved there. Choose a time with the same fee, or cancel and book anew."},
 	booking.CodeBadSignature:          {"Payment not verified", "The payment confirmation could not be verified."},
 	booking.CodeKeyInUse:              {"Still working on it", "Your booking is still being processed. Please wait a moment and try again: you will not be booked twice."},

@@ -35,6 +35,10 @@ type apptView struct {
 	// CheckInCode is the code to check in with on the day, while the
 	// appointment is BOOKED ("" otherwise, or on a server without codes).
 	CheckInCode string
+	// Arrived: checked in; QueueLine says where the patient stands in the
+	// doctor's queue, refreshed live.
+	Arrived   bool
+	QueueLine string
 }
 
 // apptViewOf loads what the view needs besides the appointment: its doctor
@@ -60,6 +64,7 @@ func (s *server) apptViewOf(ctx context.Context, pr *i18n.Printer, a booking.App
 	if a.Status == booking.StatusBooked {
 		v.CheckInCode = s.svc.CheckInCode(a.ID)
 	}
+	v.Arrived = a.Status == booking.StatusArrived
 	if a.Status == booking.StatusHeld && a.HoldExpiresAt != nil && now.Before(*a.HoldExpiresAt) {
 		v.Held = true
 		v.HoldDeadline = a.HoldExpiresAt.UTC().Format(time.RFC3339)
@@ -83,6 +88,11 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	p := s.newPage(w, r, "")
 	v := s.apptViewOf(ctx, p.pr, a)
+	if v.Arrived {
+		if st, err := s.svc.QueuePosition(r.Context(), sess.actor(), a.ID); err == nil {
+			v.QueueLine = queueLine(p, st)
+		}
+	}
 	p.Title = p.T("Your appointment")
 	if v.ShowQueue {
 		p.Title = p.T("Appointment No. %d", a.QueueNumber)

@@ -163,6 +163,11 @@ type server struct {
 	deliveries   *service.Deliveries
 
 	csrfKey []byte // CSRF tokens
+	// displayKey signs the waiting room boards' links (page_queue.go);
+	// boards counts their open event streams, wake rings them.
+	displayKey []byte
+	boards     chan struct{}
+	wake       *boardWake
 
 	pages map[string]*template.Template
 	mux   *http.ServeMux
@@ -210,6 +215,9 @@ func newServer(cfg Config) *server {
 		signin: cfg.Signin, demo: cfg.Demo, publicURL: strings.TrimSuffix(cfg.PublicURL, "/"), paySecret: cfg.PaymentSecret,
 		stats: cfg.Stats, log: cfg.Logger, now: cfg.Now, sessionTTL: cfg.SessionTTL, storeTimeout: cfg.Service.Timeout(),
 		csrfKey:     cfg.Signer.DeriveKey("web-csrf"),
+		displayKey:  cfg.Signer.DeriveKey(displayKeyPurpose),
+		boards:      make(chan struct{}, MaxBoardStreams),
+		wake:        newBoardWake(),
 		mux:         http.NewServeMux(),
 		signinAddr:  edge.NewKeyLimiter(cfg.SigninPerMinute, time.Minute),
 		calendar:    cfg.Calendar,
@@ -232,6 +240,7 @@ func newServer(cfg Config) *server {
 	}
 	s.pages = parsePages()
 	s.routes()
+	cfg.Service.Watch(func(c service.Change) { s.wake.ring(c.DoctorID) })
 	return s
 }
 
@@ -300,6 +309,12 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /kiosk", s.staff(s.handleKiosk))
 	s.mux.HandleFunc("POST /kiosk", s.staff(s.handleKioskCheckIn))
 	s.mux.HandleFunc("GET /staff/dashboard", s.staff(s.handleStaffDashboard))
+	s.mux.HandleFunc("GET /queue/doctors/{id}", s.staffOrDoctor(s.handleQueueConsole))
+	s.mux.HandleFunc("POST /queue/doctors/{id}/call", s.staffOrDoctor(s.handleQueueCall))
+	s.mux.HandleFunc("POST /queue/appointments/{id}/{action}", s.staffOrDoctor(s.handleQueueStep))
+	s.mux.HandleFunc("GET /display/doctors/{id}", s.handleDisplay)
+	s.mux.HandleFunc("GET /display/doctors/{id}/events", s.handleDisplayEvents)
+	s.mux.HandleFunc("GET /appointments/{id}/queue", s.handleAppointmentQueue)
 	s.clinicRoutes()
 	s.mux.HandleFunc("GET /staff/{kinds}/{id}/edit", s.staff(s.handleStaffEdit))
 	s.mux.HandleFunc("POST /staff/{kinds}/{id}/edit", s.staff(s.handleStaffEditPost))

@@ -363,6 +363,60 @@ func (e PaymentOutcome) Valid() bool {
 	}
 }
 
+// Defines values for QueuePositionStep.
+const (
+	QueuePositionStepCALLED         QueuePositionStep = "CALLED"
+	QueuePositionStepINCONSULTATION QueuePositionStep = "IN_CONSULTATION"
+	QueuePositionStepNOTINQUEUE     QueuePositionStep = "NOT_IN_QUEUE"
+	QueuePositionStepSKIPPED        QueuePositionStep = "SKIPPED"
+	QueuePositionStepWAITING        QueuePositionStep = "WAITING"
+)
+
+// Valid indicates whether the value is a known member of the QueuePositionStep enum.
+func (e QueuePositionStep) Valid() bool {
+	switch e {
+	case QueuePositionStepCALLED:
+		return true
+	case QueuePositionStepINCONSULTATION:
+		return true
+	case QueuePositionStepNOTINQUEUE:
+		return true
+	case QueuePositionStepSKIPPED:
+		return true
+	case QueuePositionStepWAITING:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QueueTicketStep.
+const (
+	QueueTicketStepCALLED         QueueTicketStep = "CALLED"
+	QueueTicketStepDONE           QueueTicketStep = "DONE"
+	QueueTicketStepINCONSULTATION QueueTicketStep = "IN_CONSULTATION"
+	QueueTicketStepSKIPPED        QueueTicketStep = "SKIPPED"
+	QueueTicketStepWAITING        QueueTicketStep = "WAITING"
+)
+
+// Valid indicates whether the value is a known member of the QueueTicketStep enum.
+func (e QueueTicketStep) Valid() bool {
+	switch e {
+	case QueueTicketStepCALLED:
+		return true
+	case QueueTicketStepDONE:
+		return true
+	case QueueTicketStepINCONSULTATION:
+		return true
+	case QueueTicketStepSKIPPED:
+		return true
+	case QueueTicketStepWAITING:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RefundReason.
 const (
 	RefundReasonAmountMismatch RefundReason = "amount-mismatch"
@@ -1413,6 +1467,9 @@ type Policy struct {
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
 
+	// QueueSkipCalls a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3)
+	QueueSkipCalls *int `json:"queueSkipCalls,omitempty"`
+
 	// RefundFullHours a patient's own cancel of a paid appointment pays everything back until this many hours before the start (0 with the others 0: until the start); a schedule may override the refund rule
 	RefundFullHours int `json:"refundFullHours"`
 
@@ -1479,6 +1536,50 @@ type ProblemType struct {
 	Title       string `json:"title"`
 	Type        string `json:"type"`
 }
+
+// QueuePosition defines model for QueuePosition.
+type QueuePosition struct {
+	// Ahead patients to be called before this one
+	Ahead         int   `json:"ahead"`
+	AppointmentId int64 `json:"appointmentId"`
+
+	// Called the patient called now
+	Called *struct {
+		CalledAt    *time.Time `json:"calledAt,omitempty"`
+		Calls       *int       `json:"calls,omitempty"`
+		Name        *string    `json:"name,omitempty"`
+		QueueNumber int        `json:"queueNumber"`
+		StartAt     time.Time  `json:"startAt"`
+	} `json:"called,omitempty"`
+
+	// EstimatedMinutes the estimated wait: each patient ahead, called or in consultation counts their slot's length over its places
+	EstimatedMinutes int               `json:"estimatedMinutes"`
+	Step             QueuePositionStep `json:"step"`
+}
+
+// QueuePositionStep defines model for QueuePosition.Step.
+type QueuePositionStep string
+
+// QueueTicket defines model for QueueTicket.
+type QueueTicket struct {
+	AppointmentId int64 `json:"appointmentId"`
+
+	// CallSeq the doctor's day's call number of its last call
+	CallSeq  int        `json:"callSeq"`
+	CalledAt *time.Time `json:"calledAt,omitempty"`
+
+	// Calls how many times it was called (recalls included)
+	Calls int `json:"calls"`
+
+	// QueueNumber the place's number in its slot
+	QueueNumber int             `json:"queueNumber"`
+	StartAt     time.Time       `json:"startAt"`
+	StartedAt   *time.Time      `json:"startedAt,omitempty"`
+	Step        QueueTicketStep `json:"step"`
+}
+
+// QueueTicketStep defines model for QueueTicket.Step.
+type QueueTicketStep string
 
 // ReconcileRun the verdict of the last scheduled reconciliation (the job slotd.reconcile, every --reconcile-interval)
 type ReconcileRun struct {
@@ -2800,6 +2901,27 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/appointments/{id}/no-show (the `NoShow` operationId).
 	NoShow(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// RecallQueueCall Call the patient called now again
+	//
+	// The same patient, called again (calls counts up); the board rings again. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Corresponds with POST /api/admin/appointments/{id}/recall (the `RecallQueueCall` operationId).
+	RecallQueueCall(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SkipQueueCall Skip the patient called now
+	//
+	// The patient called now did not come: they go back into the queue after the clinic policy's queueSkipCalls more calls (step SKIPPED). Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Corresponds with POST /api/admin/appointments/{id}/skip (the `SkipQueueCall` operationId).
+	SkipQueueCall(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StartQueueCall Start the consultation of the patient called now
+	//
+	// The patient called now is in consultation (step IN_CONSULTATION); COMPLETED follows through POST /api/admin/appointments/{id}/complete or the doctor's own. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Corresponds with POST /api/admin/appointments/{id}/start (the `StartQueueCall` operationId).
+	StartQueueCall(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Audit The audit log
 	//
 	// Every change by staff, patients, jobs and the payment provider, newest first, filtered and paginated.
@@ -2920,6 +3042,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/admin/doctors/{id}/offers (the `DoctorOffers` operationId).
 	DoctorOffers(ctx context.Context, id int64, params *DoctorOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CallNextPatient Call the next patient of the doctor's day
+	//
+	// Calls the next ARRIVED patient of the doctor's local day: a patient skipped whose re-entry has come (the clinic policy's queueSkipCalls calls after the skip) first, else by the slot's start, queue number and arrival. The patient called before and not yet started is passed as skipped. Two consoles calling at once never call the same patient (the doctor's day is locked, one current call per doctor and day). 409 queue-empty when nobody who arrived waits. The doctor for their own queue (another doctor's id is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Corresponds with POST /api/admin/doctors/{id}/queue/call (the `CallNextPatient` operationId).
+	CallNextPatient(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSchedules A doctor's schedules
 	//
@@ -3343,6 +3472,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
 	CheckoutAppointment(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AppointmentQueue Where an appointment stands in its doctor's queue today
+	//
+	// The appointment's step (WAITING, SKIPPED, CALLED, IN_CONSULTATION, or NOT_IN_QUEUE when it has not checked in, is finished or is another day's), how many will be called before it, an estimate of the wait in minutes from the slots' lengths, and the queue number called now. Its patient, its doctor or an admin; another patient's (or doctor's) is 404. Never cached.
+	//
+	// Corresponds with GET /api/appointments/{id}/queue (the `AppointmentQueue` operationId).
+	AppointmentQueue(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// RescheduleAppointmentWithBody Move an appointment to another slot
 	//
@@ -3791,6 +3927,57 @@ func (c *Client) NoShow(ctx context.Context, id int64, reqEditors ...RequestEdit
 	return c.Client.Do(req)
 }
 
+// RecallQueueCall Call the patient called now again
+//
+// The same patient, called again (calls counts up); the board rings again. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Corresponds with POST /api/admin/appointments/{id}/recall (the `RecallQueueCall` operationId).
+func (c *Client) RecallQueueCall(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRecallQueueCallRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SkipQueueCall Skip the patient called now
+//
+// The patient called now did not come: they go back into the queue after the clinic policy's queueSkipCalls more calls (step SKIPPED). Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Corresponds with POST /api/admin/appointments/{id}/skip (the `SkipQueueCall` operationId).
+func (c *Client) SkipQueueCall(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSkipQueueCallRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StartQueueCall Start the consultation of the patient called now
+//
+// The patient called now is in consultation (step IN_CONSULTATION); COMPLETED follows through POST /api/admin/appointments/{id}/complete or the doctor's own. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Corresponds with POST /api/admin/appointments/{id}/start (the `StartQueueCall` operationId).
+func (c *Client) StartQueueCall(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartQueueCallRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // Audit The audit log
 //
 // Every change by staff, patients, jobs and the payment provider, newest first, filtered and paginated.
@@ -4052,6 +4239,23 @@ func (c *Client) ExportDay(ctx context.Context, id int64, date openapi_types.Dat
 // Corresponds with GET /api/admin/doctors/{id}/offers (the `DoctorOffers` operationId).
 func (c *Client) DoctorOffers(ctx context.Context, id int64, params *DoctorOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewDoctorOffersRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CallNextPatient Call the next patient of the doctor's day
+//
+// Calls the next ARRIVED patient of the doctor's local day: a patient skipped whose re-entry has come (the clinic policy's queueSkipCalls calls after the skip) first, else by the slot's start, queue number and arrival. The patient called before and not yet started is passed as skipped. Two consoles calling at once never call the same patient (the doctor's day is locked, one current call per doctor and day). 409 queue-empty when nobody who arrived waits. The doctor for their own queue (another doctor's id is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Corresponds with POST /api/admin/doctors/{id}/queue/call (the `CallNextPatient` operationId).
+func (c *Client) CallNextPatient(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCallNextPatientRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -5025,6 +5229,23 @@ func (c *Client) CheckoutAppointmentWithBody(ctx context.Context, id int64, cont
 // Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
 func (c *Client) CheckoutAppointment(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCheckoutAppointmentRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AppointmentQueue Where an appointment stands in its doctor's queue today
+//
+// The appointment's step (WAITING, SKIPPED, CALLED, IN_CONSULTATION, or NOT_IN_QUEUE when it has not checked in, is finished or is another day's), how many will be called before it, an estimate of the wait in minutes from the slots' lengths, and the queue number called now. Its patient, its doctor or an admin; another patient's (or doctor's) is 404. Never cached.
+//
+// Corresponds with GET /api/appointments/{id}/queue (the `AppointmentQueue` operationId).
+func (c *Client) AppointmentQueue(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAppointmentQueueRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6106,6 +6327,108 @@ func NewNoShowRequest(server string, id int64) (*http.Request, error) {
 	return req, nil
 }
 
+// NewRecallQueueCallRequest constructs an http.Request for the RecallQueueCall method
+func NewRecallQueueCallRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/appointments/%s/recall", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSkipQueueCallRequest constructs an http.Request for the SkipQueueCall method
+func NewSkipQueueCallRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/appointments/%s/skip", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewStartQueueCallRequest constructs an http.Request for the StartQueueCall method
+func NewStartQueueCallRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/appointments/%s/start", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewAuditRequest constructs an http.Request for the Audit method
 func NewAuditRequest(server string, params *AuditParams) (*http.Request, error) {
 	var err error
@@ -6721,6 +7044,40 @@ func NewDoctorOffersRequest(server string, id int64, params *DoctorOffersParams)
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewCallNextPatientRequest constructs an http.Request for the CallNextPatient method
+func NewCallNextPatientRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/doctors/%s/queue/call", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -8478,6 +8835,40 @@ func NewCheckoutAppointmentRequestWithBody(server string, id int64, contentType 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAppointmentQueueRequest constructs an http.Request for the AppointmentQueue method
+func NewAppointmentQueueRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/appointments/%s/queue", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
 
 	return req, nil
 }
@@ -10554,6 +10945,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/appointments/{id}/no-show (the `NoShow` operationId).
 	NoShowWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*NoShowResponse, error)
 
+	// RecallQueueCallWithResponse Call the patient called now again
+	//
+	// The same patient, called again (calls counts up); the board rings again. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/appointments/{id}/recall (the `RecallQueueCall` operationId).
+	RecallQueueCallWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RecallQueueCallResponse, error)
+
+	// SkipQueueCallWithResponse Skip the patient called now
+	//
+	// The patient called now did not come: they go back into the queue after the clinic policy's queueSkipCalls more calls (step SKIPPED). Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/appointments/{id}/skip (the `SkipQueueCall` operationId).
+	SkipQueueCallWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*SkipQueueCallResponse, error)
+
+	// StartQueueCallWithResponse Start the consultation of the patient called now
+	//
+	// The patient called now is in consultation (step IN_CONSULTATION); COMPLETED follows through POST /api/admin/appointments/{id}/complete or the doctor's own. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/appointments/{id}/start (the `StartQueueCall` operationId).
+	StartQueueCallWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*StartQueueCallResponse, error)
+
 	// AuditWithResponse The audit log
 	//
 	// Every change by staff, patients, jobs and the payment provider, newest first, filtered and paginated.
@@ -10684,6 +11102,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/admin/doctors/{id}/offers (the `DoctorOffers` operationId).
 	DoctorOffersWithResponse(ctx context.Context, id int64, params *DoctorOffersParams, reqEditors ...RequestEditorFn) (*DoctorOffersResponse, error)
+
+	// CallNextPatientWithResponse Call the next patient of the doctor's day
+	//
+	// Calls the next ARRIVED patient of the doctor's local day: a patient skipped whose re-entry has come (the clinic policy's queueSkipCalls calls after the skip) first, else by the slot's start, queue number and arrival. The patient called before and not yet started is passed as skipped. Two consoles calling at once never call the same patient (the doctor's day is locked, one current call per doctor and day). 409 queue-empty when nobody who arrived waits. The doctor for their own queue (another doctor's id is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/doctors/{id}/queue/call (the `CallNextPatient` operationId).
+	CallNextPatientWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*CallNextPatientResponse, error)
 
 	// ListSchedulesWithResponse A doctor's schedules
 	//
@@ -11147,6 +11574,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/appointments/{id}/checkout (the `CheckoutAppointment` operationId).
 	CheckoutAppointmentWithResponse(ctx context.Context, id int64, body CheckoutAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*CheckoutAppointmentResponse, error)
+
+	// AppointmentQueueWithResponse Where an appointment stands in its doctor's queue today
+	//
+	// The appointment's step (WAITING, SKIPPED, CALLED, IN_CONSULTATION, or NOT_IN_QUEUE when it has not checked in, is finished or is another day's), how many will be called before it, an estimate of the wait in minutes from the slots' lengths, and the queue number called now. Its patient, its doctor or an admin; another patient's (or doctor's) is 404. Never cached.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/appointments/{id}/queue (the `AppointmentQueue` operationId).
+	AppointmentQueueWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*AppointmentQueueResponse, error)
 
 	// RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 	//
@@ -11927,6 +12363,339 @@ func (r NoShowResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r NoShowResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RecallQueueCallResponse401Headers the declared response headers of an HTTP 401 response for RecallQueueCall
+type RecallQueueCallResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// RecallQueueCallResponse503Headers the declared response headers of an HTTP 503 response for RecallQueueCall
+type RecallQueueCallResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RecallQueueCallResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueueTicket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RecallQueueCallResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RecallQueueCallResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r RecallQueueCallResponse) GetJSON200() *QueueTicket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RecallQueueCallResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RecallQueueCallResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RecallQueueCallResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RecallQueueCallResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RecallQueueCallResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SkipQueueCallResponse401Headers the declared response headers of an HTTP 401 response for SkipQueueCall
+type SkipQueueCallResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// SkipQueueCallResponse503Headers the declared response headers of an HTTP 503 response for SkipQueueCall
+type SkipQueueCallResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SkipQueueCallResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueueTicket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SkipQueueCallResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SkipQueueCallResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SkipQueueCallResponse) GetJSON200() *QueueTicket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SkipQueueCallResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SkipQueueCallResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SkipQueueCallResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SkipQueueCallResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SkipQueueCallResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StartQueueCallResponse401Headers the declared response headers of an HTTP 401 response for StartQueueCall
+type StartQueueCallResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// StartQueueCallResponse503Headers the declared response headers of an HTTP 503 response for StartQueueCall
+type StartQueueCallResponse503Headers struct {
+	RetryAfter *int
+}
+
+type StartQueueCallResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueueTicket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StartQueueCallResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StartQueueCallResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StartQueueCallResponse) GetJSON200() *QueueTicket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StartQueueCallResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StartQueueCallResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StartQueueCallResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StartQueueCallResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StartQueueCallResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -13044,6 +13813,117 @@ func (r DoctorOffersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DoctorOffersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CallNextPatientResponse401Headers the declared response headers of an HTTP 401 response for CallNextPatient
+type CallNextPatientResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// CallNextPatientResponse503Headers the declared response headers of an HTTP 503 response for CallNextPatient
+type CallNextPatientResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CallNextPatientResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueueTicket
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CallNextPatientResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CallNextPatientResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r CallNextPatientResponse) GetJSON200() *QueueTicket {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CallNextPatientResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CallNextPatientResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CallNextPatientResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CallNextPatientResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CallNextPatientResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -17457,6 +18337,110 @@ func (r CheckoutAppointmentResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r CheckoutAppointmentResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AppointmentQueueResponse401Headers the declared response headers of an HTTP 401 response for AppointmentQueue
+type AppointmentQueueResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// AppointmentQueueResponse503Headers the declared response headers of an HTTP 503 response for AppointmentQueue
+type AppointmentQueueResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AppointmentQueueResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *QueuePosition
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AppointmentQueueResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AppointmentQueueResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AppointmentQueueResponse) GetJSON200() *QueuePosition {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r AppointmentQueueResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AppointmentQueueResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AppointmentQueueResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AppointmentQueueResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AppointmentQueueResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22058,6 +23042,51 @@ func (c *ClientWithResponses) NoShowWithResponse(ctx context.Context, id int64, 
 	return ParseNoShowResponse(rsp)
 }
 
+// RecallQueueCallWithResponse Call the patient called now again
+//
+// The same patient, called again (calls counts up); the board rings again. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/appointments/{id}/recall (the `RecallQueueCall` operationId).
+func (c *ClientWithResponses) RecallQueueCallWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RecallQueueCallResponse, error) {
+	rsp, err := c.RecallQueueCall(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRecallQueueCallResponse(rsp)
+}
+
+// SkipQueueCallWithResponse Skip the patient called now
+//
+// The patient called now did not come: they go back into the queue after the clinic policy's queueSkipCalls more calls (step SKIPPED). Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/appointments/{id}/skip (the `SkipQueueCall` operationId).
+func (c *ClientWithResponses) SkipQueueCallWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*SkipQueueCallResponse, error) {
+	rsp, err := c.SkipQueueCall(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSkipQueueCallResponse(rsp)
+}
+
+// StartQueueCallWithResponse Start the consultation of the patient called now
+//
+// The patient called now is in consultation (step IN_CONSULTATION); COMPLETED follows through POST /api/admin/appointments/{id}/complete or the doctor's own. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/appointments/{id}/start (the `StartQueueCall` operationId).
+func (c *ClientWithResponses) StartQueueCallWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*StartQueueCallResponse, error) {
+	rsp, err := c.StartQueueCall(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStartQueueCallResponse(rsp)
+}
+
 // AuditWithResponse The audit log
 //
 // Every change by staff, patients, jobs and the payment provider, newest first, filtered and paginated.
@@ -22277,6 +23306,21 @@ func (c *ClientWithResponses) DoctorOffersWithResponse(ctx context.Context, id i
 		return nil, err
 	}
 	return ParseDoctorOffersResponse(rsp)
+}
+
+// CallNextPatientWithResponse Call the next patient of the doctor's day
+//
+// Calls the next ARRIVED patient of the doctor's local day: a patient skipped whose re-entry has come (the clinic policy's queueSkipCalls calls after the skip) first, else by the slot's start, queue number and arrival. The patient called before and not yet started is passed as skipped. Two consoles calling at once never call the same patient (the doctor's day is locked, one current call per doctor and day). 409 queue-empty when nobody who arrived waits. The doctor for their own queue (another doctor's id is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/doctors/{id}/queue/call (the `CallNextPatient` operationId).
+func (c *ClientWithResponses) CallNextPatientWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*CallNextPatientResponse, error) {
+	rsp, err := c.CallNextPatient(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCallNextPatientResponse(rsp)
 }
 
 // ListSchedulesWithResponse A doctor's schedules
@@ -23070,6 +24114,21 @@ func (c *ClientWithResponses) CheckoutAppointmentWithResponse(ctx context.Contex
 		return nil, err
 	}
 	return ParseCheckoutAppointmentResponse(rsp)
+}
+
+// AppointmentQueueWithResponse Where an appointment stands in its doctor's queue today
+//
+// The appointment's step (WAITING, SKIPPED, CALLED, IN_CONSULTATION, or NOT_IN_QUEUE when it has not checked in, is finished or is another day's), how many will be called before it, an estimate of the wait in minutes from the slots' lengths, and the queue number called now. Its patient, its doctor or an admin; another patient's (or doctor's) is 404. Never cached.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/appointments/{id}/queue (the `AppointmentQueue` operationId).
+func (c *ClientWithResponses) AppointmentQueueWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*AppointmentQueueResponse, error) {
+	rsp, err := c.AppointmentQueue(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAppointmentQueueResponse(rsp)
 }
 
 // RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
@@ -24168,6 +25227,321 @@ func ParseNoShowResponse(rsp *http.Response) (*NoShowResponse, error) {
 	return response, nil
 }
 
+// ParseRecallQueueCallResponse parses an HTTP response from a RecallQueueCallWithResponse call
+func ParseRecallQueueCallResponse(rsp *http.Response) (*RecallQueueCallResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RecallQueueCallResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueueTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers RecallQueueCallResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers RecallQueueCallResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSkipQueueCallResponse parses an HTTP response from a SkipQueueCallWithResponse call
+func ParseSkipQueueCallResponse(rsp *http.Response) (*SkipQueueCallResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SkipQueueCallResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueueTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SkipQueueCallResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers SkipQueueCallResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStartQueueCallResponse parses an HTTP response from a StartQueueCallWithResponse call
+func ParseStartQueueCallResponse(rsp *http.Response) (*StartQueueCallResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StartQueueCallResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueueTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers StartQueueCallResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers StartQueueCallResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseAuditResponse parses an HTTP response from a AuditWithResponse call
 func ParseAuditResponse(rsp *http.Response) (*AuditResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -25215,6 +26589,111 @@ func ParseDoctorOffersResponse(rsp *http.Response) (*DoctorOffersResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers DoctorOffersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCallNextPatientResponse parses an HTTP response from a CallNextPatientWithResponse call
+func ParseCallNextPatientResponse(rsp *http.Response) (*CallNextPatientResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CallNextPatientResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueueTicket
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers CallNextPatientResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers CallNextPatientResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -29538,6 +31017,104 @@ func ParseCheckoutAppointmentResponse(rsp *http.Response) (*CheckoutAppointmentR
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers CheckoutAppointmentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAppointmentQueueResponse parses an HTTP response from a AppointmentQueueWithResponse call
+func ParseAppointmentQueueResponse(rsp *http.Response) (*AppointmentQueueResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AppointmentQueueResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest QueuePosition
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers AppointmentQueueResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers AppointmentQueueResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1664,6 +1664,106 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/doctors/{id}/queue/call": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call the next patient of the doctor's day
+         * @description Calls the next ARRIVED patient of the doctor's local day: a patient skipped whose re-entry has come (the clinic policy's queueSkipCalls calls after the skip) first, else by the slot's start, queue number and arrival. The patient called before and not yet started is passed as skipped. Two consoles calling at once never call the same patient (the doctor's day is locked, one current call per doctor and day). 409 queue-empty when nobody who arrived waits. The doctor for their own queue (another doctor's id is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+         */
+        post: operations["callNextPatient"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/appointments/{id}/recall": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Call the patient called now again
+         * @description The same patient, called again (calls counts up); the board rings again. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+         */
+        post: operations["recallQueueCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/appointments/{id}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Skip the patient called now
+         * @description The patient called now did not come: they go back into the queue after the clinic policy's queueSkipCalls more calls (step SKIPPED). Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+         */
+        post: operations["skipQueueCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/appointments/{id}/start": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start the consultation of the patient called now
+         * @description The patient called now is in consultation (step IN_CONSULTATION); COMPLETED follows through POST /api/admin/appointments/{id}/complete or the doctor's own. Only for the doctor's current call: anything else is 409 not-called. The appointment's doctor (another doctor's appointment is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
+         */
+        post: operations["startQueueCall"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/appointments/{id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where an appointment stands in its doctor's queue today
+         * @description The appointment's step (WAITING, SKIPPED, CALLED, IN_CONSULTATION, or NOT_IN_QUEUE when it has not checked in, is finished or is another day's), how many will be called before it, an estimate of the wait in minutes from the slots' lengths, and the queue number called now. Its patient, its doctor or an admin; another patient's (or doctor's) is 404. Never cached.
+         */
+        get: operations["appointmentQueue"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2488,6 +2588,8 @@ export interface components {
             checkInAfterMinutes?: number;
             /** @description a BOOKED appointment not checked in this many minutes after its start becomes NO_SHOW by itself (counted by the no-show rule); 0, the default, is off */
             noShowGraceMinutes?: number;
+            /** @description a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3) */
+            queueSkipCalls?: number;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -2857,6 +2959,44 @@ export interface components {
             drawnAt: string;
             /** @description registration ids in draw order (position 1 first) */
             registrationIds: number[];
+        };
+        QueueTicket: {
+            /** Format: int64 */
+            appointmentId: number;
+            /** @description the place's number in its slot */
+            queueNumber: number;
+            /** Format: date-time */
+            startAt: string;
+            /** @enum {string} */
+            step: "WAITING" | "CALLED" | "SKIPPED" | "IN_CONSULTATION" | "DONE";
+            /** @description the doctor's day's call number of its last call */
+            callSeq: number;
+            /** @description how many times it was called (recalls included) */
+            calls: number;
+            /** Format: date-time */
+            calledAt?: string;
+            /** Format: date-time */
+            startedAt?: string;
+        };
+        QueuePosition: {
+            /** Format: int64 */
+            appointmentId: number;
+            /** @enum {string} */
+            step: "WAITING" | "CALLED" | "SKIPPED" | "IN_CONSULTATION" | "NOT_IN_QUEUE";
+            /** @description patients to be called before this one */
+            ahead: number;
+            /** @description the estimated wait: each patient ahead, called or in consultation counts their slot's length over its places */
+            estimatedMinutes: number;
+            /** @description the patient called now */
+            called?: {
+                queueNumber: number;
+                /** Format: date-time */
+                startAt: string;
+                calls?: number;
+                /** Format: date-time */
+                calledAt?: string;
+                name?: string;
+            };
         };
     };
     responses: {
@@ -6467,6 +6607,155 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["RegistrationPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    callNextPatient: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the called appointment's place in the queue (step CALLED) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    recallQueueCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the appointment's place in the queue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    skipQueueCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the appointment's place in the queue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    startQueueCall: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the appointment's place in the queue */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueTicket"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    appointmentQueue: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the position */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueuePosition"];
                 };
             };
             400: components["responses"]["BadRequest"];

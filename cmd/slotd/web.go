@@ -57,6 +57,24 @@ func (o observers) CheckIn(by, outcome string) {
 	}
 }
 
+// QueueAction goes to the observers that count the queue's actions.
+func (o observers) QueueAction(action string) {
+	for _, x := range o {
+		if c, ok := x.(service.QueueObserver); ok {
+			c.QueueAction(action)
+		}
+	}
+}
+
+// QueueWait goes to the observers that time the queue's waits.
+func (o observers) QueueWait(d time.Duration) {
+	for _, x := range o {
+		if c, ok := x.(service.QueueObserver); ok {
+			c.QueueWait(d)
+		}
+	}
+}
+
 // StaffSignIn goes to the observers that count staff sign-ins.
 func (o observers) StaffSignIn(outcome string, lockout bool) {
 	for _, x := range o {

@@ -111,6 +111,37 @@
     });
   }
 
+  // A waiting room's board: its whole state on every event (also the
+  // first after a reconnect, which EventSource makes by itself).
+  function board(el) {
+    var no = el.dataset.tNo, none = el.dataset.tNone;
+    function ticket(t) {
+      var f = document.createDocumentFragment();
+      [["board-no", no.replace("0", String(t.number))], ["board-time", t.time], ["board-name", t.name]].forEach(function (p, i) {
+        if (i) f.appendChild(document.createTextNode(" "));
+        var s = document.createElement("span"); s.className = p[0]; s.textContent = p[1]; f.appendChild(s);
+      });
+      return f;
+    }
+    var es = new EventSource(el.dataset.events);
+    es.addEventListener("board", function (e) {
+      var b = JSON.parse(e.data);
+      var called = document.getElementById("board-called");
+      called.textContent = "";
+      if (b.called) {
+        called.appendChild(ticket(b.called));
+      } else {
+        var s = document.createElement("span"); s.className = "board-none"; s.textContent = none; called.appendChild(s);
+      }
+      called.dataset.calls = b.called ? b.called.calls : 0;
+      var next = document.getElementById("board-next");
+      next.textContent = "";
+      b.next.forEach(function (t) { var li = document.createElement("li"); li.appendChild(ticket(t)); next.appendChild(li); });
+      el.dataset.updated = String(Number(el.dataset.updated || 0) + 1);
+    });
+  }
+
+  document.querySelectorAll("#board[data-events]").forEach(board);
   document.querySelectorAll("#kiosk-form").forEach(kiosk);
   document.querySelectorAll("form[data-retry]").forEach(retryingSubmit);
   document.querySelectorAll("form:not([data-retry])").forEach(oneSubmit);
