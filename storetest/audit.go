@@ -25,6 +25,9 @@ var serviceReads = map[string]bool{
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
+	// A checkout is the provider's (no row here); a provider's notification
+	// changes state through ConfirmPayment and SettleRefund, audited there.
+	"Checkout": true, "ProviderName": true, "PaymentNotification": true,
 	"CheckInCode": true, // a signature of the id, no read at all
 	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true,
 	"Timeout":        true,
