@@ -63,6 +63,8 @@ type Store interface {
 	AuditLog
 	// PatientStore exports and erases a patient's personal data.
 	PatientStore
+	// PeopleStore keeps the people an account manages.
+	PeopleStore
 	// MarkStore keeps the revocation marks of tokens.
 	MarkStore
 	// MessageStore keeps the delivery records of messages to patients.
