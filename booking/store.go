@@ -167,6 +167,9 @@ type BookingStore interface {
 	// optionally only those in one state, one Page at a time (After is an
 	// id above those of the page: ids descend).
 	ListAppointments(ctx context.Context, patientID int64, status Status, p Page) ([]Appointment, error)
+	// ListAccountAppointments is ListAppointments of an account and every
+	// person it manages (people.go) together.
+	ListAccountAppointments(ctx context.Context, account int64, status Status, p Page) ([]Appointment, error)
 }
 
 // LifecycleStore moves appointments through the rest of their life:

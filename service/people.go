@@ -7,20 +7,10 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// People lists one page of the account and the people it manages (the
-// account first) and the id to resume after, 0 on the last page.
-func (s *Service) People(ctx context.Context, account int64, p booking.Page) ([]booking.Patient, int64, error) {
-	limit := p.Limit
-	p.Limit = limit + 1
-	ps, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Patient, error) { return s.store.People(ctx, account, p) })
-	if err != nil {
-		return nil, 0, err
-	}
-	var next int64
-	if limit > 0 && len(ps) > limit {
-		ps, next = ps[:limit], ps[limit-1].ID
-	}
-	return ps, next, nil
+// People lists one page of the account and the people it manages who are
+// not removed, by id: the account first.
+func (s *Service) People(ctx context.Context, account int64, p booking.Page) ([]booking.Patient, error) {
+	return bounded(s, ctx, func(ctx context.Context) ([]booking.Patient, error) { return s.store.People(ctx, account, p) })
 }
 
 // AddPerson adds a person account manages, within the clinic's maxPeople

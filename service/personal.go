@@ -127,7 +127,7 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 
 // eraseDependants erases the people account manages.
 func (s *Service) eraseDependants(ctx context.Context, account int64, reason string) error {
-	people, _, err := s.People(ctx, account, booking.Page{Limit: booking.MaxPeopleLimit})
+	people, err := s.People(ctx, account, booking.Page{Limit: booking.MaxPeopleLimit + 1})
 	if err != nil {
 		return err
 	}
