@@ -148,8 +148,10 @@ func (s *server) getPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 
 func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	// A body without the check-in window (a client older than it) keeps
-	// the default window rather than closing check-in to the start minute.
-	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes}
+	// the default window rather than closing check-in to the start minute;
+	// one without maxPeople keeps the default cap of people per account.
+	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes,
+		MaxPeople: booking.DefaultMaxPeople}
 	if err := decodeJSON(r, &p); err != nil {
 		return err
 	}
