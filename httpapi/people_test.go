@@ -112,7 +112,9 @@ func TestPeopleEndpoints(t *testing.T) {
 	if appt.PatientID != kid.ID {
 		t.Fatalf("booked for %d, want %d", appt.PatientID, kid.ID)
 	}
-	var list struct{ Items []struct{ ID, PatientID int64 } }
+	var list struct {
+		Items []struct{ ID, PatientID int64 }
+	}
 	e.do(call{method: "GET", path: "/api/me/appointments", token: ta}).expect(t, 200).decode(t, &list)
 	if len(list.Items) != 1 || list.Items[0].ID != appt.ID {
 		t.Fatalf("A's appointments %+v", list)
