@@ -35,6 +35,8 @@ type apptView struct {
 	// CheckInCode is the code to check in with on the day, while the
 	// appointment is BOOKED ("" otherwise, or on a server without codes).
 	CheckInCode string
+	// For names the person of the account it is for, "" for the account.
+	For string
 }
 
 // apptViewOf loads what the view needs besides the appointment: its doctor
