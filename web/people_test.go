@@ -153,6 +153,11 @@ func TestPeoplePageAndWhoIsThisFor(t *testing.T) {
 		}
 	}
 
+	// Staff see the account of each person.
+	if list := mainOf(s.getAs(t, "staff", "en", "/staff/patients")); !strings.Contains(list, fmt.Sprintf(`data-manager="%d">child of patient %d<`, me.ID, me.ID)) {
+		t.Errorf("the staff patients list does not name the person's account:\n%s", list)
+	}
+
 	// Removing: refused while booked.
 	_, page = c.do("GET", "/people", nil)
 	remove := fmt.Sprintf("/people/%d/remove", kid.ID)
