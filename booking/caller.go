@@ -18,16 +18,21 @@ type Acting struct {
 }
 
 // ActFor is the one rule of who may act for which patient, for every front
-// end (the API, the pages, FHIR): a patient for themselves only (named is 0
-// or their own id), an admin for the patient it names, nobody else. caller
-// is the actor of the request (Actor.ID is a patient's id in decimal).
-func ActFor(caller Actor, self, named int64) (Acting, *Error) {
+// end (the API, the pages, FHIR): a patient for themselves (named is 0 or
+// their own id) or for a person their account manages (managed says
+// named is one: people.go), any other id being not found, as if it did not
+// exist; an admin for the patient it names; nobody else. caller is the
+// actor of the request (Actor.ID is a patient's id in decimal).
+func ActFor(caller Actor, self, named int64, managed bool) (Acting, *Error) {
 	switch caller.Role {
 	case RolePatient:
-		if named != 0 && named != self {
-			return Acting{}, Errorf(CodeForbidden, "a patient can only act for themselves")
+		if named == 0 || named == self {
+			return Acting{PatientID: self}, nil
 		}
-		return Acting{PatientID: self}, nil
+		if !managed {
+			return Acting{}, NotFound("patient")
+		}
+		return Acting{PatientID: named}, nil
 	case RoleAdmin:
 		if named == 0 {
 			return Acting{}, Errorf(CodeInvalidRequest, "an admin must name the patient")

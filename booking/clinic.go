@@ -135,6 +135,11 @@ type PatientUpdate struct {
 	Phone  *string `json:"phone"`
 	Email  *string `json:"email"`
 	Active *bool   `json:"active"`
+	// BirthDate, Sex and Relation change only by an account's edit of a
+	// person it manages (people.go), never by this body.
+	BirthDate *string `json:"-"`
+	Sex       *string `json:"-"`
+	Relation  *string `json:"-"`
 }
 
 // Apply returns d changed by u.
@@ -158,6 +163,11 @@ func (u PatientUpdate) Apply(p Patient) Patient {
 	}
 	if u.Phone != nil {
 		p.Phone = *u.Phone
+	}
+	for _, f := range []struct{ dst, src *string }{{&p.BirthDate, u.BirthDate}, {&p.Sex, u.Sex}, {&p.Relation, u.Relation}} {
+		if f.src != nil {
+			*f.dst = *f.src
+		}
 	}
 	if u.Email != nil {
 		p.Email = *u.Email
@@ -222,6 +232,9 @@ type Policy struct {
 	// into the queue after this many more calls (QueueDay.Order). The
 	// clinic's only.
 	QueueSkipCalls int `json:"queueSkipCalls"`
+	// MaxPeople caps the people one account manages, itself included
+	// (people.go): 0 or 1 lets it add nobody. The clinic's only.
+	MaxPeople int `json:"maxPeople"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -239,7 +252,7 @@ const (
 // DefaultPolicy is the policy of a new clinic.
 var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay,
 	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes,
-	QueueSkipCalls: DefaultQueueSkipCalls}
+	QueueSkipCalls: DefaultQueueSkipCalls, MaxPeople: DefaultMaxPeople}
 
 // PolicyOverride is a schedule's own policy: nil fields take the clinic's.
 type PolicyOverride struct {
@@ -289,6 +302,9 @@ func (p Policy) Validate() error {
 	}
 	if p.QueueSkipCalls < 0 || p.QueueSkipCalls > MaxQueueSkipCalls {
 		return Errorf(CodeInvalidRequest, "queueSkipCalls must be 0 to %d", MaxQueueSkipCalls)
+	}
+	if p.MaxPeople < 0 || p.MaxPeople > MaxPeopleLimit {
+		return Errorf(CodeInvalidRequest, "maxPeople must be 0 to %d", MaxPeopleLimit)
 	}
 	return nil
 }

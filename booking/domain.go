@@ -54,6 +54,13 @@ type Patient struct {
 	// ErasedAt is when the patient's personal fields were erased (name,
 	// phone, e-mail, language, birth date and sex are then empty); nil for a patient.
 	ErasedAt *time.Time `json:"erasedAt,omitempty"`
+	// ManagerID is the account that manages this person (people.go), 0
+	// for an account's own row; Relation is RelationSelf for an account,
+	// else the person's relation to it, and ConsentAt when the account
+	// confirmed it may give the person's data (nil for an account).
+	ManagerID int64      `json:"managerId,omitempty"`
+	Relation  string     `json:"relation,omitempty"`
+	ConsentAt *time.Time `json:"consentAt,omitempty"`
 }
 
 // Slot status values as stored. A slot is bookable only when OPEN, after its

@@ -63,6 +63,8 @@ type Store interface {
 	AuditLog
 	// PatientStore exports and erases a patient's personal data.
 	PatientStore
+	// PeopleStore keeps the people an account manages.
+	PeopleStore
 	// MarkStore keeps the revocation marks of tokens.
 	MarkStore
 	// MessageStore keeps the delivery records of messages to patients.
@@ -192,6 +194,9 @@ type BookingStore interface {
 	// optionally only those in one state, one Page at a time (After is an
 	// id above those of the page: ids descend).
 	ListAppointments(ctx context.Context, patientID int64, status Status, p Page) ([]Appointment, error)
+	// ListAccountAppointments is ListAppointments of an account and every
+	// person it manages (people.go) together.
+	ListAccountAppointments(ctx context.Context, account int64, status Status, p Page) ([]Appointment, error)
 }
 
 // LifecycleStore moves appointments through the rest of their life:

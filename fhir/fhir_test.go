@@ -439,7 +439,7 @@ func TestBookIsTheAPIsBooking(t *testing.T) {
 	expectOutcome(t, book(p1, "k-2", bookBody(f.full.ID, 0)), 409, booking.CodeSlotFull)
 	expectOutcome(t, book(p1, "k-3", bookBody(f.later.ID, 0)), 409, booking.CodeNotOpenYet)
 	expectOutcome(t, book(p1, "k-4", bookBody(f.open.ID, 0)), 409, booking.CodeAlreadyBooked)
-	expectOutcome(t, book(p1, "k-5", bookBody(f.open.ID, f.p2.ID)), 403, booking.CodeForbidden)
+	expectOutcome(t, book(p1, "k-5", bookBody(f.open.ID, f.p2.ID)), 404, booking.CodeNotFound) // another account's patient does not exist for p1
 	expectOutcome(t, book(p1, "", bookBody(f.open.ID, 0)), 400, booking.CodeMissingIdempotencyKey)
 	expectOutcome(t, book(p1, "k 6", bookBody(f.open.ID, 0)), 400, booking.CodeInvalidRequest)
 	expectOutcome(t, book("", "k-7", bookBody(f.open.ID, 0)), 401, booking.CodeUnauthorized)

@@ -192,7 +192,7 @@ func (s *server) myAppointments(w http.ResponseWriter, r *http.Request, c auth.C
 			return paramErrorf("status", "status must be one of %s", statusNames())
 		}
 	}
-	as, err := s.svc.Appointments(r.Context(), patient, st, p.store())
+	as, err := s.svc.AccountAppointments(r.Context(), patient, st, p.store())
 	if err != nil {
 		return err
 	}

@@ -171,7 +171,7 @@ func TestBookAuth(t *testing.T) {
 	e.do(book(expired, "k", slotBody(sl.ID))).expect(t, 401, booking.CodeUnauthorized)
 
 	// A patient booking for someone else, and a doctor.
-	e.do(book(e.patientToken(p.ID), "k", map[string]any{"slotId": sl.ID, "patientId": p.ID + 1})).expect(t, 403, booking.CodeForbidden)
+	e.do(book(e.patientToken(p.ID), "k", map[string]any{"slotId": sl.ID, "patientId": p.ID + 1})).expect(t, 404, booking.CodeNotFound)
 	e.do(book(e.token(auth.RoleDoctor, "9"), "k", slotBody(sl.ID))).expect(t, 403, booking.CodeForbidden)
 
 	if after := e.snapshot(); after != before {

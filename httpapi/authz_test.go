@@ -24,8 +24,9 @@ const (
 	public access = iota + 1
 	// adminOnly: admins; patients and doctors are forbidden.
 	adminOnly
-	// patientOrAdmin: a patient for themselves (another patient's id in the
-	// body is forbidden), an admin for anyone; doctors are forbidden.
+	// patientOrAdmin: a patient for themselves or a person their account
+	// manages (another account's patient in the body does not exist for
+	// them), an admin for anyone; doctors are forbidden.
 	patientOrAdmin
 	// ownerOrAdmin: the path names patient A's object: A and admins find it,
 	// another patient is told it does not exist, doctors are forbidden.
@@ -122,6 +123,10 @@ var authorization = map[string]access{
 	"POST /api/appointments/{id}/checkout":        ownerOrAdmin,
 	"GET /api/rounds/{id}/applications/{appId}":   ownerOrAdmin,
 	"GET /api/me/appointments":                    patientOnly,
+	"GET /api/me/people":                          patientOnly,
+	"POST /api/me/people":                         patientWrite,
+	"PATCH /api/me/people/{id}":                   ownerOnly,
+	"DELETE /api/me/people/{id}":                  ownerOnly,
 	"POST /api/payments/callback":                 signed,
 	"POST /api/sms/twilio/status":                 signed,
 	"POST /api/payments/stripe":                   signed,
@@ -189,6 +194,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 	e.clock.set(roundOpens.Add(time.Minute))
 	var app struct{ ID int64 }
 	e.do(apply(ta, rd.ID, "app-1", rslots[0].ID, true)).expect(t, 202).decode(t, &app)
+	// A's child, booked (so that removing them is refused and they stay).
+	var child struct{ ID int64 }
+	e.do(call{method: "POST", path: "/api/me/people", token: ta, body: map[string]any{"name": "Kid A", "birthDate": "2018-05-01", "relation": "child", "consent": true}}).
+		expect(t, 201).decode(t, &child)
+	e.do(call{method: "POST", path: "/api/appointments", token: ta, header: map[string]string{"Idempotency-Key": "a-kid"}, body: map[string]any{"slotId": sl.ID, "patientId": child.ID}}).
+		expect(t, 201)
 	waitBody := map[string]any{"doctorId": f.doctor.ID, "from": e.clock.Now().Format(time.RFC3339), "to": e.clock.Now().Add(24 * time.Hour).Format(time.RFC3339)}
 	var entry struct{ ID int64 }
 	e.do(call{method: "POST", path: "/api/waitlist", token: ta, header: map[string]string{"Idempotency-Key": "w-1"}, body: waitBody}).
@@ -253,6 +264,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 		switch {
 		case strings.Contains(path, "/waitlist/"):
 			return fmt.Sprint(entry.ID)
+		case strings.Contains(path, "/people/"):
+			return fmt.Sprint(child.ID)
 		case strings.Contains(path, "/doctors/"):
 			return fmt.Sprint(f.doctor.ID)
 		case strings.Contains(path, "/slots/"):
@@ -288,7 +301,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 				}
 				b := map[string]any{"slotId": target}
 				if c.name == "patient B (another owner)" || c.name == "admin" {
-					b["patientId"] = pa.ID // B books for A: forbidden; an admin for A: allowed
+					b["patientId"] = pa.ID // B books for A: not found; an admin for A: allowed
 				}
 				body = b
 			case "POST /api/payments/callback":
@@ -299,6 +312,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = map[string]any{"slotId": sl.ID} // its own slot: refused, but only once found and allowed
 			case "POST /api/waitlist":
 				body = waitBody
+			case "PATCH /api/me/people/{id}":
+				body = map[string]any{"name": "Kid A"}
 			case "POST /api/appointments/{id}/check-in":
 				body = map[string]any{"code": "AAAA-AAAA"} // a wrong code: refused, but only once found and allowed
 			}
@@ -355,6 +370,8 @@ func judge(class access, caller, status int) string {
 		switch caller {
 		case owner, admin:
 			return want(!denied, "neither 401 nor 403")
+		case other:
+			return want(status == http.StatusNotFound, "404 (another account's patient does not exist for them)")
 		}
 		return want(status == http.StatusForbidden, "403")
 	case ownerOrAdmin:

@@ -147,11 +147,12 @@ func (s *server) getPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 }
 
 func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	// A body without the check-in window or the queue's skip re-entry (a
-	// client older than them) keeps their defaults rather than closing
-	// check-in to the start minute or calling a skipped patient at once.
+	// A body without the check-in window, the queue's skip re-entry or
+	// maxPeople (a client older than them) keeps their defaults rather
+	// than closing check-in to the start minute, calling a skipped
+	// patient at once or letting an account add nobody.
 	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes,
-		QueueSkipCalls: booking.DefaultQueueSkipCalls}
+		QueueSkipCalls: booking.DefaultQueueSkipCalls, MaxPeople: booking.DefaultMaxPeople}
 	if err := decodeJSON(r, &p); err != nil {
 		return err
 	}

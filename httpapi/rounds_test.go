@@ -308,7 +308,7 @@ func TestRoundApplySync(t *testing.T) {
 	bad.body, bad.invalid = `{"slotId": "A-1"}`, true
 	e.do(bad).expect(t, 400, booking.CodeInvalidRequest)
 	bad.body = map[string]any{"slotId": sA, "patientId": p1.ID}
-	e.do(bad).expect(t, 403, booking.CodeForbidden)
+	e.do(bad).expect(t, 404, booking.CodeNotFound) // another account's patient does not exist for them
 	e.do(call{method: "POST", path: "/api/rounds/0/applications", token: t2, body: slotBody(sA), header: map[string]string{"Idempotency-Key": "z"}, invalid: true}).
 		expect(t, 400, booking.CodeInvalidRequest)
 

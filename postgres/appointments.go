@@ -87,9 +87,21 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 // ListAppointments lists a patient's appointments, newest first, only those
 // in status unless it is empty, one page at a time (ids below p.After).
 func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+	return s.listAppointments(ctx, `a.patient_id = $1`, patientID, status, p)
+}
+
+// ListAccountAppointments lists the appointments of an account and of the
+// people it manages, newest first.
+func (s *Store) ListAccountAppointments(ctx context.Context, account int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = $1 OR manager_id = $1)`, account, status, p)
+}
+
+// listAppointments lists the appointments whose patient matches who (an
+// SQL condition on $1), newest first.
+func (s *Store) listAppointments(ctx context.Context, who string, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
-		 WHERE a.patient_id = $1 AND ($2::text = '' OR a.status = $2) AND ($3::bigint = 0 OR a.id < $3)
+		 WHERE `+who+` AND ($2::text = '' OR a.status = $2) AND ($3::bigint = 0 OR a.id < $3)
 		 ORDER BY a.id DESC LIMIT NULLIF($4, 0)`, patientID, string(status), p.After, p.Limit)
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	return as, translate(err, "")

@@ -87,17 +87,27 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 // others read it back and check it.
 const sqlInsertDataKey = `INSERT INTO data_keys (key_id, check_value) VALUES ($1, $2) ON CONFLICT DO NOTHING`
 
-const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed`
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed,
+	manager_id, relation, consent_at`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 	var p booking.Patient
 	var name, phone, email, birth, sex []byte
-	var erased *time.Time
-	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &p.CreatedAt, &birth, &sex); err != nil {
+	var erased, consent *time.Time
+	var manager *int64
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &p.CreatedAt, &birth, &sex,
+		&manager, &p.Relation, &consent); err != nil {
 		return p, err
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
+	if manager != nil {
+		p.ManagerID = *manager
+	}
+	if consent != nil {
+		t := consent.UTC()
+		p.ConsentAt = &t
+	}
 	if erased != nil {
 		t := erased.UTC()
 		p.ErasedAt = &t
@@ -165,8 +175,8 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		next := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, phone_index = $5, email_index = $6,
-			     seal_key = $7, birth_date_sealed = $8, sex_sealed = $9, active = $10
-			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active)...)); err != nil {
+			     seal_key = $7, birth_date_sealed = $8, sex_sealed = $9, active = $10, relation = $11
+			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active, next.Relation)...)); err != nil {
 			return nil, err
 		}
 		if before.Active != p.Active {

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/slotd/slotd/booking"
@@ -48,11 +49,19 @@ func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]booking.Appoint
 }
 
 // Cancel cancels an appointment of patientID (any patient's when patientID
-// is 0, for staff). Repeating it returns the cancelled appointment unchanged.
+// is 0, for staff), or of a person patientID's account manages (found by
+// a read only when it is not patientID's own). Repeating it returns the
+// cancelled appointment unchanged.
 func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	a, err := s.store.Cancel(ctx, appointmentID, patientID, s.now())
+	if patientID != 0 && booking.ErrorCode(err) == booking.CodeNotFound {
+		var of booking.Appointment
+		if of, err = s.Appointment(ctx, appointmentID, patientID); err == nil {
+			a, err = s.store.Cancel(ctx, appointmentID, of.PatientID, s.now())
+		}
+	}
 	if err != nil {
 		return a, s.storeErr(ctx, err)
 	}
@@ -60,8 +69,9 @@ func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (b
 	return a, nil
 }
 
-// Appointment returns one appointment of patientID (any patient's when
-// patientID is 0). Another patient's appointment is not found.
+// Appointment returns one appointment of patientID or of a person its
+// account manages (any patient's when patientID is 0). Another account's
+// appointment is not found.
 func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -70,9 +80,20 @@ func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking
 		return booking.Appointment{}, s.storeErr(ctx, err)
 	}
 	if patientID != 0 && a.PatientID != patientID {
-		return booking.Appointment{}, booking.NotFound("appointment")
+		if ok, err := s.manages(ctx, patientID, a.PatientID); err != nil || !ok {
+			return booking.Appointment{}, cmp.Or(err, error(booking.NotFound("appointment")))
+		}
 	}
 	return a, nil
+}
+
+// AccountAppointments lists the appointments of account and of every
+// person it manages, newest first, as Appointments does for one patient.
+func (s *Service) AccountAppointments(ctx context.Context, account int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	as, err := s.store.ListAccountAppointments(ctx, account, status, p)
+	return as, s.storeErr(ctx, err)
 }
 
 // Appointments lists a patient's appointments, newest first, optionally in

@@ -14,14 +14,25 @@ import (
 // is a 404 and not a foreign-key failure inside a booking transaction. A
 // patient acting for themselves costs no read here: the change they make
 // refuses a departed patient in its own transaction (a booking, through
-// DecideBooking) or reads them first (present). The booking budget is
-// AttemptBooking's, spent by the front end before it parses a body.
+// DecideBooking) or reads them first (present). A patient naming another
+// patient is asked of the managers cache (people.go): no read of the
+// database once the person is known, and a person removed since is
+// deactivated, which the change refuses in its own transaction. The
+// booking budget is AttemptBooking's, spent by the front end before it
+// parses a body.
 func (s *Service) ActFor(ctx context.Context, caller booking.Actor, named int64) (booking.Acting, error) {
 	var self int64
+	managed := false
 	if caller.Role == booking.RolePatient {
 		self, _ = strconv.ParseInt(caller.ID, 10, 64)
+		if named != 0 && named != self {
+			var err error
+			if managed, err = s.manages(ctx, self, named); err != nil {
+				return booking.Acting{}, err
+			}
+		}
 	}
-	a, refusal := booking.ActFor(caller, self, named)
+	a, refusal := booking.ActFor(caller, self, named, managed)
 	if refusal != nil {
 		return booking.Acting{}, refusal
 	}

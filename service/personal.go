@@ -79,6 +79,13 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 	if err != nil {
 		return booking.Patient{}, err
 	}
+	if before.ManagerID == 0 && before.ErasedAt == nil {
+		// An account's people go with it (each erased as it would be alone,
+		// its future appointments cancelled): nobody could act for them.
+		if err := s.eraseDependants(ctx, id, reason); err != nil {
+			return booking.Patient{}, err
+		}
+	}
 	loginKey := ""
 	if s.loginKey != nil && before.Phone != "" {
 		loginKey = s.loginKey(before.Phone)
@@ -116,4 +123,22 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 		_ = s.rereadMarks(ctx)
 	}
 	return p, err
+}
+
+// eraseDependants erases the people account manages.
+func (s *Service) eraseDependants(ctx context.Context, account int64, reason string) error {
+	people, err := s.People(ctx, account, booking.Page{Limit: booking.MaxPeopleLimit + 1})
+	if err != nil {
+		return err
+	}
+	for _, p := range people {
+		if p.ID == account {
+			continue
+		}
+		s.managers.forget(p.ID)
+		if _, err := s.ErasePatient(ctx, p.ID, reason); err != nil {
+			return err
+		}
+	}
+	return nil
 }

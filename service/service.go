@@ -150,6 +150,9 @@ type Service struct {
 
 	// rounds decides asynchronous round applications (rounds.go).
 	rounds roundProcessor
+
+	// managers remembers which account manages which person (people.go).
+	managers managerCache
 }
 
 type inflightKey struct {

@@ -132,8 +132,20 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 // ListAppointments lists a patient's appointments, newest first, optionally
 // only those in one state, one page at a time (ids below p.After).
 func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+	return s.listAppointments(ctx, `a.patient_id = ?1`, patientID, status, p)
+}
+
+// ListAccountAppointments lists the appointments of an account and of the
+// people it manages, newest first.
+func (s *Store) ListAccountAppointments(ctx context.Context, account int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = ?1 OR manager_id = ?1)`, account, status, p)
+}
+
+// listAppointments lists the appointments whose patient matches who (an
+// SQL condition on ?1), newest first.
+func (s *Store) listAppointments(ctx context.Context, who string, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
 	rows, err := s.reader.QueryContext(ctx,
-		`SELECT `+apptCols+apptFrom+`WHERE a.patient_id = ?1 AND (?2 = '' OR a.status = ?2) AND (?3 = 0 OR a.id < ?3)
+		`SELECT `+apptCols+apptFrom+`WHERE `+who+` AND (?2 = '' OR a.status = ?2) AND (?3 = 0 OR a.id < ?3)
 		 ORDER BY a.id DESC LIMIT ?4`,
 		patientID, string(status), p.After, rowLimit(p))
 	if err != nil {

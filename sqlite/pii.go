@@ -106,16 +106,23 @@ func (s *Store) vacuum(ctx context.Context) error {
 // insertDataKeySQL records a key's check value (pii.CheckKeys).
 const insertDataKeySQL = `INSERT INTO data_keys (key_id, check_value) VALUES (?, ?) ON CONFLICT DO NOTHING`
 
-const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed`
+const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed,
+	manager_id, relation, consent_at`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient, error) {
 	var p booking.Patient
 	var name, phone, email, birth, sex []byte
-	var erased sql.NullInt64
+	var erased, manager, consent sql.NullInt64
 	var created int64
-	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created, &birth, &sex); err != nil {
+	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created, &birth, &sex,
+		&manager, &p.Relation, &consent); err != nil {
 		return p, err
+	}
+	p.ManagerID = manager.Int64
+	if consent.Valid {
+		t := fromTS(consent.Int64)
+		p.ConsentAt = &t
 	}
 	p.CreatedAt = fromTS(created)
 	if erased.Valid {
@@ -203,11 +210,11 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		n := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, phone_index = ?, email_index = ?,
-			     seal_key = ?, birth_date_sealed = ?, sex_sealed = ?, active = ?
+			     seal_key = ?, birth_date_sealed = ?, sex_sealed = ?, active = ?, relation = ?
 			 WHERE id = ? RETURNING `+patientColumns,
 			k.Seal(pii.FieldName, n.Name), k.Seal(pii.FieldPhone, n.Phone), k.Seal(pii.FieldEmail, n.Email),
 			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()),
-			k.Seal(pii.FieldBirthDate, n.BirthDate), k.Seal(pii.FieldSex, n.Sex), n.Active, id)); err != nil {
+			k.Seal(pii.FieldBirthDate, n.BirthDate), k.Seal(pii.FieldSex, n.Sex), n.Active, n.Relation, id)); err != nil {
 			return err
 		}
 		if before.Active != p.Active {

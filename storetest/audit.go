@@ -17,7 +17,7 @@ import (
 // reconciliation and its verdict (reconcile_runs is itself the record), and
 // the round processor, whose decisions are bookings and audited as such.
 var serviceReads = map[string]bool{
-	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true, "FindPatients": true,
+	"Reader": true, "Now": true, "Watch": true, "QueueDepth": true, "Appointment": true, "Appointments": true, "AccountAppointments": true, "People": true, "FindPatients": true,
 	"Application": true, "AttemptBooking": true, "Audit": true, "History": true, "LastReconcileRun": true,
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	// Lottery reads; DrawDue is the processor's trigger of Draw, audited there.
@@ -342,6 +342,29 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		{"Draw", func() error { _, _, err := svc.Draw(ctx, lottery.ID, "admin"); return err }},
 		// An export changes nothing but is recorded: who read whose data.
 		{"ExportPatient", func() error { _, err := svc.ExportPatient(ctx, p.ID); return err }},
+		{"AddPerson", func() error {
+			_, err := svc.AddPerson(ctx, f.patient().ID, child("Audit kid"))
+			return err
+		}},
+		{"UpdatePerson", func() error {
+			acc := f.patient()
+			p, err := svc.AddPerson(bg, acc.ID, child("Audit kid"))
+			if err != nil {
+				return err
+			}
+			name := "Renamed"
+			_, err = svc.UpdatePerson(ctx, acc.ID, p.ID, service.PersonPatch{Name: &name})
+			return err
+		}},
+		{"RemovePerson", func() error {
+			acc := f.patient()
+			p, err := svc.AddPerson(bg, acc.ID, child("Audit kid"))
+			if err != nil {
+				return err
+			}
+			_, err = svc.RemovePerson(ctx, acc.ID, p.ID)
+			return err
+		}},
 		{"ErasePatient", func() error {
 			q := f.patient()
 			_, err := svc.ErasePatient(ctx, q.ID, "the patient asked (audit test)")

@@ -42,7 +42,7 @@ func testDepartedPatients(t *testing.T, h Harness) {
 			_, err = svc.ActFor(f.ctx, admin, p.ID)
 			wantCode(t, err, booking.CodeBookingBlocked)
 			_, err = svc.ActFor(f.ctx, self, other.ID)
-			wantCode(t, err, booking.CodeForbidden)
+			wantCode(t, err, booking.CodeNotFound)
 
 			round, slots := f.openRound(1, 2)
 			_ = round

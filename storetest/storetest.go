@@ -72,6 +72,10 @@ func Run(t *testing.T, h Harness) {
 		fn   func(*testing.T, Harness)
 	}{
 		{"Catalog", testCatalog},
+		{"People", testPeople},
+		{"RaceAddPeople", testRaceAddPeople},
+		{"BookForPerson", testBookForPerson},
+		{"RacePeopleLastPlace", testRacePeopleLastPlace},
 		{"AuditEveryChange", testAuditEveryChange},
 		{"AuditLog", testAuditLog},
 		{"Refunds", testRefunds},

@@ -39,6 +39,8 @@ type apptView struct {
 	// doctor's queue, refreshed live.
 	Arrived   bool
 	QueueLine string
+	// For names the person of the account it is for, "" for the account.
+	For string
 }
 
 // apptViewOf loads what the view needs besides the appointment: its doctor

@@ -13,7 +13,7 @@ func (s *server) handleAppointments(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	as, err := s.svc.Appointments(r.Context(), sess.PatientID, "", booking.Page{})
+	as, err := s.svc.AccountAppointments(r.Context(), sess.PatientID, "", booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -22,8 +22,17 @@ func (s *server) handleAppointments(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	p := s.newPage(w, r, "My appointments")
 	views := make([]apptView, 0, len(as))
+	// Each of the account's people's appointments names whom it is for.
+	names := map[int64]string{}
+	for _, person := range s.peopleOf(r, sess.PatientID) {
+		names[person.ID] = person.Name
+	}
 	for _, a := range as {
-		views = append(views, s.apptViewOf(ctx, p.pr, a))
+		v := s.apptViewOf(ctx, p.pr, a)
+		if a.PatientID != sess.PatientID {
+			v.For = names[a.PatientID]
+		}
+		views = append(views, v)
 	}
 	if r.URL.Query().Has("cancelled") {
 		p.Notice = p.T("Your appointment is cancelled.")

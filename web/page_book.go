@@ -48,7 +48,16 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 		s.renderBookError(w, r, err, retry)
 		return
 	}
-	acting, err := s.svc.ActFor(r.Context(), sess.actor(), 0)
+	// "Who is this for?": the account itself (absent or its id) or a
+	// person it manages; any other id is not found (Service.ActFor).
+	var named int64
+	if v := r.PostFormValue("for"); v != "" {
+		if named, err = strconv.ParseInt(v, 10, 64); err != nil || named <= 0 {
+			s.renderBookError(w, r, booking.NotFound("patient"), retry)
+			return
+		}
+	}
+	acting, err := s.svc.ActFor(r.Context(), sess.actor(), named)
 	if err != nil {
 		s.renderBookError(w, r, err, retry)
 		return

@@ -84,6 +84,14 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 			review = &rows[i]
 		}
 	}
+	// An account with people chooses whom a booking is for on the review:
+	// its times lead there instead of booking at one tap.
+	var people []booking.Patient
+	if sess := s.sessionOf(r); sess.Patient() {
+		if people = s.peopleOf(r, sess.PatientID); len(people) < 2 {
+			people = nil
+		}
+	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	p.Data = struct {
 		Doctor     booking.Doctor
@@ -99,8 +107,9 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		Opens      string
 		SignIn     string
 		Review     *slotRow
+		People     []booking.Patient
 	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
-		"/signin?next=" + url.QueryEscape(r.URL.Path), review}
+		"/signin?next=" + url.QueryEscape(r.URL.Path), review, people}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 

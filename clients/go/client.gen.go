@@ -297,6 +297,54 @@ func (e NewClosureScope) Valid() bool {
 	}
 }
 
+// Defines values for NewPersonRelation.
+const (
+	NewPersonRelationChild  NewPersonRelation = "child"
+	NewPersonRelationOther  NewPersonRelation = "other"
+	NewPersonRelationParent NewPersonRelation = "parent"
+	NewPersonRelationSpouse NewPersonRelation = "spouse"
+)
+
+// Valid indicates whether the value is a known member of the NewPersonRelation enum.
+func (e NewPersonRelation) Valid() bool {
+	switch e {
+	case NewPersonRelationChild:
+		return true
+	case NewPersonRelationOther:
+		return true
+	case NewPersonRelationParent:
+		return true
+	case NewPersonRelationSpouse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NewPersonSex.
+const (
+	NewPersonSexFemale  NewPersonSex = "female"
+	NewPersonSexMale    NewPersonSex = "male"
+	NewPersonSexOther   NewPersonSex = "other"
+	NewPersonSexUnknown NewPersonSex = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the NewPersonSex enum.
+func (e NewPersonSex) Valid() bool {
+	switch e {
+	case NewPersonSexFemale:
+		return true
+	case NewPersonSexMale:
+		return true
+	case NewPersonSexOther:
+		return true
+	case NewPersonSexUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PatientLanguage.
 const (
 	En     PatientLanguage = "en"
@@ -315,6 +363,33 @@ func (e PatientLanguage) Valid() bool {
 	case Vi:
 		return true
 	case ZhHans:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PatientRelation.
+const (
+	PatientRelationChild  PatientRelation = "child"
+	PatientRelationOther  PatientRelation = "other"
+	PatientRelationParent PatientRelation = "parent"
+	PatientRelationSelf   PatientRelation = "self"
+	PatientRelationSpouse PatientRelation = "spouse"
+)
+
+// Valid indicates whether the value is a known member of the PatientRelation enum.
+func (e PatientRelation) Valid() bool {
+	switch e {
+	case PatientRelationChild:
+		return true
+	case PatientRelationOther:
+		return true
+	case PatientRelationParent:
+		return true
+	case PatientRelationSelf:
+		return true
+	case PatientRelationSpouse:
 		return true
 	default:
 		return false
@@ -357,6 +432,54 @@ func (e PaymentOutcome) Valid() bool {
 	case Applied:
 		return true
 	case NeedsRefund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PersonPatchRelation.
+const (
+	PersonPatchRelationChild  PersonPatchRelation = "child"
+	PersonPatchRelationOther  PersonPatchRelation = "other"
+	PersonPatchRelationParent PersonPatchRelation = "parent"
+	PersonPatchRelationSpouse PersonPatchRelation = "spouse"
+)
+
+// Valid indicates whether the value is a known member of the PersonPatchRelation enum.
+func (e PersonPatchRelation) Valid() bool {
+	switch e {
+	case PersonPatchRelationChild:
+		return true
+	case PersonPatchRelationOther:
+		return true
+	case PersonPatchRelationParent:
+		return true
+	case PersonPatchRelationSpouse:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PersonPatchSex.
+const (
+	PersonPatchSexFemale  PersonPatchSex = "female"
+	PersonPatchSexMale    PersonPatchSex = "male"
+	PersonPatchSexOther   PersonPatchSex = "other"
+	PersonPatchSexUnknown PersonPatchSex = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the PersonPatchSex enum.
+func (e PersonPatchSex) Valid() bool {
+	switch e {
+	case PersonPatchSexFemale:
+		return true
+	case PersonPatchSexMale:
+		return true
+	case PersonPatchSexOther:
+		return true
+	case PersonPatchSexUnknown:
 		return true
 	default:
 		return false
@@ -941,7 +1064,7 @@ type Availability struct {
 
 // BookRequest defines model for BookRequest.
 type BookRequest struct {
-	// PatientId only the token's own patient; required when an admin books for a patient
+	// PatientId the token's own patient or a person its account manages (GET /api/me/people; another id is not found, 404); required when an admin books for a patient
 	PatientId *int64 `json:"patientId,omitempty"`
 	SlotId    int64  `json:"slotId"`
 }
@@ -1233,6 +1356,25 @@ type NewPatient struct {
 	Phone *string `json:"phone,omitempty"`
 }
 
+// NewPerson defines model for NewPerson.
+type NewPerson struct {
+	BirthDate openapi_types.Date `json:"birthDate"`
+
+	// Consent must be true: the account confirms it may give this person's data
+	Consent bool   `json:"consent"`
+	Name    string `json:"name"`
+
+	// Relation the person's relation to the account
+	Relation NewPersonRelation `json:"relation"`
+	Sex      *NewPersonSex     `json:"sex,omitempty"`
+}
+
+// NewPersonRelation the person's relation to the account
+type NewPersonRelation string
+
+// NewPersonSex defines model for NewPerson.Sex.
+type NewPersonSex string
+
 // NewRoom A room: a resource of kind room; floor defaults to 0, nearDoor to false.
 type NewRoom struct {
 	// Beds the room's capacity in a round
@@ -1333,8 +1475,11 @@ type Patient struct {
 
 	// BirthDate given at sign-up (personal data, sealed at rest); absent when not given
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
-	CreatedAt time.Time           `json:"createdAt"`
-	Email     *string             `json:"email,omitempty"`
+
+	// ConsentAt when the account confirmed it may give this person's data; absent for an account
+	ConsentAt *time.Time `json:"consentAt,omitempty"`
+	CreatedAt time.Time  `json:"createdAt"`
+	Email     *string    `json:"email,omitempty"`
 
 	// ErasedAt when the patient's personal data was erased (name is then empty, phone, e-mail, language, birth date and sex absent)
 	ErasedAt *time.Time `json:"erasedAt,omitempty"`
@@ -1342,10 +1487,16 @@ type Patient struct {
 
 	// Language the language the patient chose on the pages; absent: the clinic's --default-language
 	Language *PatientLanguage `json:"language,omitempty"`
-	Name     string           `json:"name"`
+
+	// ManagerId the account that manages this person; absent for an account
+	ManagerId *int64 `json:"managerId,omitempty"`
+	Name      string `json:"name"`
 
 	// Phone E.164; a national number given on creation is read in the clinic's --phone-region
 	Phone *string `json:"phone,omitempty"`
+
+	// Relation self for an account, else the person's relation to its account
+	Relation *PatientRelation `json:"relation,omitempty"`
 
 	// Sex given at sign-up (personal data, sealed at rest); absent when not given
 	Sex *PatientSex `json:"sex,omitempty"`
@@ -1353,6 +1504,9 @@ type Patient struct {
 
 // PatientLanguage the language the patient chose on the pages; absent: the clinic's --default-language
 type PatientLanguage string
+
+// PatientRelation self for an account, else the person's relation to its account
+type PatientRelation string
 
 // PatientSex given at sign-up (personal data, sealed at rest); absent when not given
 type PatientSex string
@@ -1441,6 +1595,22 @@ type PaymentResult struct {
 	Payment   Payment `json:"payment"`
 }
 
+// PersonPatch at least one member
+type PersonPatch struct {
+	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
+	Name      *string             `json:"name,omitempty"`
+
+	// Relation the person's relation to the account
+	Relation *PersonPatchRelation `json:"relation,omitempty"`
+	Sex      *PersonPatchSex      `json:"sex,omitempty"`
+}
+
+// PersonPatchRelation the person's relation to the account
+type PersonPatchRelation string
+
+// PersonPatchSex defines model for PersonPatch.Sex.
+type PersonPatchSex string
+
 // Policy How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off); check-in opens checkInBeforeMinutes (60) before the start and closes checkInAfterMinutes (15) after it (absent in a PUT: those defaults). Refunds: all 0 pays everything back until the start.
 type Policy struct {
 	// CancelCutoffHours a patient cancels only until this many hours before the start; staff always can
@@ -1454,6 +1624,9 @@ type Policy struct {
 
 	// MaxActive most active (HELD/BOOKED) appointments of one patient; round allocations are governed by the round's quota
 	MaxActive int `json:"maxActive"`
+
+	// MaxPeople the people one account manages at most, itself included (0 or 1: none added); absent in a PUT keeps the default, 5
+	MaxPeople *int `json:"maxPeople,omitempty"`
 
 	// MaxPerDay most active appointments of one patient on one local day
 	MaxPerDay int `json:"maxPerDay"`
@@ -2392,6 +2565,15 @@ type MyHistoryParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// MyPeopleParams defines parameters for MyPeople.
+type MyPeopleParams struct {
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // MyWaitlistParams defines parameters for MyWaitlist.
 type MyWaitlistParams struct {
 	// Limit items per page (docs/api.md, Paging)
@@ -2534,6 +2716,12 @@ type CheckoutAppointmentJSONRequestBody CheckoutAppointmentJSONBody
 
 // RescheduleAppointmentJSONRequestBody defines body for RescheduleAppointment for application/json ContentType.
 type RescheduleAppointmentJSONRequestBody = RescheduleRequest
+
+// AddPersonJSONRequestBody defines body for AddPerson for application/json ContentType.
+type AddPersonJSONRequestBody = NewPerson
+
+// UpdatePersonJSONRequestBody defines body for UpdatePerson for application/json ContentType.
+type UpdatePersonJSONRequestBody = PersonPatch
 
 // PaymentCallbackJSONRequestBody defines body for PaymentCallback for application/json ContentType.
 type PaymentCallbackJSONRequestBody = PaymentCallback
@@ -3575,6 +3763,56 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/me/history (the `MyHistory` operationId).
 	MyHistory(ctx context.Context, params *MyHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// MyPeople The account and the people it manages
+	//
+	// The signed-in patient (the account, relation self) first, then the people it manages (family members), by id; removed people are not listed. Booking, rescheduling, cancelling and the appointments list take any of their ids as patientId.
+	//
+	// Corresponds with GET /api/me/people (the `MyPeople` operationId).
+	MyPeople(ctx context.Context, params *MyPeopleParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddPersonWithBody Add a person the account manages (a child, a parent)
+	//
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+	AddPersonWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddPerson Add a person the account manages (a child, a parent)
+	//
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+	AddPerson(ctx context.Context, body AddPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// RemovePerson Remove a person the account manages
+	//
+	// Refused (409) while the person holds an active appointment; else the person's personal data is erased as an erasure does (their history stays, anonymous). Another account's person is not found (404).
+	//
+	// Corresponds with DELETE /api/me/people/{id} (the `RemovePerson` operationId).
+	RemovePerson(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePersonWithBody Edit a person the account manages
+	//
+	// Another account's person, the account itself and a removed person are not found (404).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+	UpdatePersonWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// UpdatePerson Edit a person the account manages
+	//
+	// Another account's person, the account itself and a removed person are not found (404).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+	UpdatePerson(ctx context.Context, id int64, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// MyWaitlist The patient's waitlist entries with positions and offers
 	//
@@ -5482,6 +5720,116 @@ func (c *Client) MyData(ctx context.Context, reqEditors ...RequestEditorFn) (*ht
 // Corresponds with GET /api/me/history (the `MyHistory` operationId).
 func (c *Client) MyHistory(ctx context.Context, params *MyHistoryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMyHistoryRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// MyPeople The account and the people it manages
+//
+// The signed-in patient (the account, relation self) first, then the people it manages (family members), by id; removed people are not listed. Booking, rescheduling, cancelling and the appointments list take any of their ids as patientId.
+//
+// Corresponds with GET /api/me/people (the `MyPeople` operationId).
+func (c *Client) MyPeople(ctx context.Context, params *MyPeopleParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMyPeopleRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddPersonWithBody Add a person the account manages (a child, a parent)
+//
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+func (c *Client) AddPersonWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddPersonRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddPerson Add a person the account manages (a child, a parent)
+//
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+func (c *Client) AddPerson(ctx context.Context, body AddPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddPersonRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// RemovePerson Remove a person the account manages
+//
+// Refused (409) while the person holds an active appointment; else the person's personal data is erased as an erasure does (their history stays, anonymous). Another account's person is not found (404).
+//
+// Corresponds with DELETE /api/me/people/{id} (the `RemovePerson` operationId).
+func (c *Client) RemovePerson(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRemovePersonRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePersonWithBody Edit a person the account manages
+//
+// Another account's person, the account itself and a removed person are not found (404).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+func (c *Client) UpdatePersonWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePersonRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// UpdatePerson Edit a person the account manages
+//
+// Another account's person, the account itself and a removed person are not found (404).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+func (c *Client) UpdatePerson(ctx context.Context, id int64, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdatePersonRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -9552,6 +9900,193 @@ func NewMyHistoryRequest(server string, params *MyHistoryParams) (*http.Request,
 	return req, nil
 }
 
+// NewMyPeopleRequest constructs an http.Request for the MyPeople method
+func NewMyPeopleRequest(server string, params *MyPeopleParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/people")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewAddPersonRequest calls the generic AddPerson builder with application/json body
+func NewAddPersonRequest(server string, body AddPersonJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddPersonRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAddPersonRequestWithBody constructs an http.Request for the AddPerson method, with any body, and a specified content type
+func NewAddPersonRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/people")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewRemovePersonRequest constructs an http.Request for the RemovePerson method
+func NewRemovePersonRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/people/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewUpdatePersonRequest calls the generic UpdatePerson builder with application/json body
+func NewUpdatePersonRequest(server string, id int64, body UpdatePersonJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewUpdatePersonRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewUpdatePersonRequestWithBody constructs an http.Request for the UpdatePerson method, with any body, and a specified content type
+func NewUpdatePersonRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/people/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewMyWaitlistRequest constructs an http.Request for the MyWaitlist method
 func NewMyWaitlistRequest(server string, params *MyWaitlistParams) (*http.Request, error) {
 	var err error
@@ -11703,6 +12238,60 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/me/history (the `MyHistory` operationId).
 	MyHistoryWithResponse(ctx context.Context, params *MyHistoryParams, reqEditors ...RequestEditorFn) (*MyHistoryResponse, error)
+
+	// MyPeopleWithResponse The account and the people it manages
+	//
+	// The signed-in patient (the account, relation self) first, then the people it manages (family members), by id; removed people are not listed. Booking, rescheduling, cancelling and the appointments list take any of their ids as patientId.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/me/people (the `MyPeople` operationId).
+	MyPeopleWithResponse(ctx context.Context, params *MyPeopleParams, reqEditors ...RequestEditorFn) (*MyPeopleResponse, error)
+
+	// AddPersonWithBodyWithResponse Add a person the account manages (a child, a parent)
+	//
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+	AddPersonWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddPersonResponse, error)
+
+	// AddPersonWithResponse Add a person the account manages (a child, a parent)
+	//
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+	AddPersonWithResponse(ctx context.Context, body AddPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*AddPersonResponse, error)
+
+	// RemovePersonWithResponse Remove a person the account manages
+	//
+	// Refused (409) while the person holds an active appointment; else the person's personal data is erased as an erasure does (their history stays, anonymous). Another account's person is not found (404).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/me/people/{id} (the `RemovePerson` operationId).
+	RemovePersonWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RemovePersonResponse, error)
+
+	// UpdatePersonWithBodyWithResponse Edit a person the account manages
+	//
+	// Another account's person, the account itself and a removed person are not found (404).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+	UpdatePersonWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error)
+
+	// UpdatePersonWithResponse Edit a person the account manages
+	//
+	// Another account's person, the account itself and a removed person are not found (404).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+	UpdatePersonWithResponse(ctx context.Context, id int64, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error)
 
 	// MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 	//
@@ -19825,6 +20414,457 @@ func (r MyHistoryResponse) ContentType() string {
 	return ""
 }
 
+// MyPeopleResponse401Headers the declared response headers of an HTTP 401 response for MyPeople
+type MyPeopleResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// MyPeopleResponse503Headers the declared response headers of an HTTP 503 response for MyPeople
+type MyPeopleResponse503Headers struct {
+	RetryAfter *int
+}
+
+type MyPeopleResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PatientPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *MyPeopleResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MyPeopleResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MyPeopleResponse) GetJSON200() *PatientPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r MyPeopleResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MyPeopleResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MyPeopleResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MyPeopleResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MyPeopleResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AddPersonResponse201Headers the declared response headers of an HTTP 201 response for AddPerson
+type AddPersonResponse201Headers struct {
+	Location *string
+}
+
+// AddPersonResponse401Headers the declared response headers of an HTTP 401 response for AddPerson
+type AddPersonResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// AddPersonResponse503Headers the declared response headers of an HTTP 503 response for AddPerson
+type AddPersonResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AddPersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Patient
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *AddPersonResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AddPersonResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddPersonResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddPersonResponse) GetJSON201() *Patient {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r AddPersonResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AddPersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddPersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddPersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddPersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// RemovePersonResponse401Headers the declared response headers of an HTTP 401 response for RemovePerson
+type RemovePersonResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// RemovePersonResponse503Headers the declared response headers of an HTTP 503 response for RemovePerson
+type RemovePersonResponse503Headers struct {
+	RetryAfter *int
+}
+
+type RemovePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *RemovePersonResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *RemovePersonResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r RemovePersonResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r RemovePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r RemovePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r RemovePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r RemovePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// UpdatePersonResponse401Headers the declared response headers of an HTTP 401 response for UpdatePerson
+type UpdatePersonResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// UpdatePersonResponse503Headers the declared response headers of an HTTP 503 response for UpdatePerson
+type UpdatePersonResponse503Headers struct {
+	RetryAfter *int
+}
+
+type UpdatePersonResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Patient
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *UpdatePersonResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *UpdatePersonResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r UpdatePersonResponse) GetJSON200() *Patient {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r UpdatePersonResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r UpdatePersonResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r UpdatePersonResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r UpdatePersonResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r UpdatePersonResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MyWaitlistResponse401Headers the declared response headers of an HTTP 401 response for MyWaitlist
 type MyWaitlistResponse401Headers struct {
 	WWWAuthenticate *string
@@ -24333,6 +25373,96 @@ func (c *ClientWithResponses) MyHistoryWithResponse(ctx context.Context, params 
 		return nil, err
 	}
 	return ParseMyHistoryResponse(rsp)
+}
+
+// MyPeopleWithResponse The account and the people it manages
+//
+// The signed-in patient (the account, relation self) first, then the people it manages (family members), by id; removed people are not listed. Booking, rescheduling, cancelling and the appointments list take any of their ids as patientId.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/me/people (the `MyPeople` operationId).
+func (c *ClientWithResponses) MyPeopleWithResponse(ctx context.Context, params *MyPeopleParams, reqEditors ...RequestEditorFn) (*MyPeopleResponse, error) {
+	rsp, err := c.MyPeople(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMyPeopleResponse(rsp)
+}
+
+// AddPersonWithBodyWithResponse Add a person the account manages (a child, a parent)
+//
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+func (c *ClientWithResponses) AddPersonWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddPersonResponse, error) {
+	rsp, err := c.AddPersonWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddPersonResponse(rsp)
+}
+
+// AddPersonWithResponse Add a person the account manages (a child, a parent)
+//
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/me/people (the `AddPerson` operationId).
+func (c *ClientWithResponses) AddPersonWithResponse(ctx context.Context, body AddPersonJSONRequestBody, reqEditors ...RequestEditorFn) (*AddPersonResponse, error) {
+	rsp, err := c.AddPerson(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddPersonResponse(rsp)
+}
+
+// RemovePersonWithResponse Remove a person the account manages
+//
+// Refused (409) while the person holds an active appointment; else the person's personal data is erased as an erasure does (their history stays, anonymous). Another account's person is not found (404).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/me/people/{id} (the `RemovePerson` operationId).
+func (c *ClientWithResponses) RemovePersonWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*RemovePersonResponse, error) {
+	rsp, err := c.RemovePerson(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseRemovePersonResponse(rsp)
+}
+
+// UpdatePersonWithBodyWithResponse Edit a person the account manages
+//
+// Another account's person, the account itself and a removed person are not found (404).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+func (c *ClientWithResponses) UpdatePersonWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error) {
+	rsp, err := c.UpdatePersonWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePersonResponse(rsp)
+}
+
+// UpdatePersonWithResponse Edit a person the account manages
+//
+// Another account's person, the account itself and a removed person are not found (404).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
+func (c *ClientWithResponses) UpdatePersonWithResponse(ctx context.Context, id int64, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error) {
+	rsp, err := c.UpdatePerson(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseUpdatePersonResponse(rsp)
 }
 
 // MyWaitlistWithResponse The patient's waitlist entries with positions and offers
@@ -32460,6 +33590,439 @@ func ParseMyHistoryResponse(rsp *http.Response) (*MyHistoryResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers MyHistoryResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseMyPeopleResponse parses an HTTP response from a MyPeopleWithResponse call
+func ParseMyPeopleResponse(rsp *http.Response) (*MyPeopleResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MyPeopleResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PatientPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers MyPeopleResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers MyPeopleResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAddPersonResponse parses an HTTP response from a AddPersonWithResponse call
+func ParseAddPersonResponse(rsp *http.Response) (*AddPersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddPersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Patient
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers AddPersonResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers AddPersonResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddPersonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseRemovePersonResponse parses an HTTP response from a RemovePersonWithResponse call
+func ParseRemovePersonResponse(rsp *http.Response) (*RemovePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &RemovePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers RemovePersonResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers RemovePersonResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseUpdatePersonResponse parses an HTTP response from a UpdatePersonWithResponse call
+func ParseUpdatePersonResponse(rsp *http.Response) (*UpdatePersonResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &UpdatePersonResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Patient
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers UpdatePersonResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers UpdatePersonResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1764,6 +1764,54 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/me/people": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The account and the people it manages
+         * @description The signed-in patient (the account, relation self) first, then the people it manages (family members), by id; removed people are not listed. Booking, rescheduling, cancelling and the appointments list take any of their ids as patientId.
+         */
+        get: operations["myPeople"];
+        put?: never;
+        /**
+         * Add a person the account manages (a child, a parent)
+         * @description A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+         */
+        post: operations["addPerson"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/people/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Remove a person the account manages
+         * @description Refused (409) while the person holds an active appointment; else the person's personal data is erased as an erasure does (their history stays, anonymous). Another account's person is not found (404).
+         */
+        delete: operations["removePerson"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a person the account manages
+         * @description Another account's person, the account itself and a removed person are not found (404).
+         */
+        patch: operations["updatePerson"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1860,6 +1908,21 @@ export interface components {
              * @enum {string}
              */
             sex?: "female" | "male" | "other" | "unknown";
+            /**
+             * Format: int64
+             * @description the account that manages this person; absent for an account
+             */
+            managerId?: number;
+            /**
+             * @description self for an account, else the person's relation to its account
+             * @enum {string}
+             */
+            relation?: "self" | "child" | "parent" | "spouse" | "other";
+            /**
+             * Format: date-time
+             * @description when the account confirmed it may give this person's data; absent for an account
+             */
+            consentAt?: string;
         };
         Slot: {
             /** Format: int64 */
@@ -2118,7 +2181,7 @@ export interface components {
             slotId: number;
             /**
              * Format: int64
-             * @description only the token's own patient; required when an admin books for a patient
+             * @description the token's own patient or a person its account manages (GET /api/me/people; another id is not found, 404); required when an admin books for a patient
              */
             patientId?: number;
         };
@@ -2590,6 +2653,8 @@ export interface components {
             noShowGraceMinutes?: number;
             /** @description a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3) */
             queueSkipCalls?: number;
+            /** @description the people one account manages at most, itself included (0 or 1: none added); absent in a PUT keeps the default, 5 */
+            maxPeople?: number;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -2997,6 +3062,33 @@ export interface components {
                 calledAt?: string;
                 name?: string;
             };
+        };
+        NewPerson: {
+            name: string;
+            /** Format: date */
+            birthDate: string;
+            /** @enum {string} */
+            sex?: "female" | "male" | "other" | "unknown";
+            /**
+             * @description the person's relation to the account
+             * @enum {string}
+             */
+            relation: "child" | "parent" | "spouse" | "other";
+            /** @description must be true: the account confirms it may give this person's data */
+            consent: boolean;
+        };
+        /** @description at least one member */
+        PersonPatch: {
+            name?: string;
+            /** Format: date */
+            birthDate?: string;
+            /** @enum {string} */
+            sex?: "female" | "male" | "other" | "unknown";
+            /**
+             * @description the person's relation to the account
+             * @enum {string}
+             */
+            relation?: "child" | "parent" | "spouse" | "other";
         };
     };
     responses: {
@@ -6762,6 +6854,136 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    myPeople: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description people, the account first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PatientPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    addPerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewPerson"];
+            };
+        };
+        responses: {
+            /** @description added */
+            201: {
+                headers: {
+                    /** @description /api/me/people/{id} */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Patient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    removePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    updatePerson: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersonPatch"];
+            };
+        };
+        responses: {
+            /** @description the person */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Patient"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];
