@@ -90,12 +90,12 @@ func PersonOf(account int64, in PersonInput, now time.Time) Patient {
 		ManagerID: account, ConsentAt: &t, CreatedAt: now, Active: true}
 }
 
-// AuditPerson is the entry of an account's change to a person it manages
-// (action add, update or remove): ids and the relation only, never the
-// person's data.
-func AuditPerson(ctx context.Context, now time.Time, account, person int64, action, relation string) AuditEntry {
-	return Audit(ctx, now, AuditChange{Entity: EntityPatient, ID: person, Action: "person-" + action,
-		After: map[string]any{"id": person, "managerId": account, "relation": relation}})
+// AuditPerson is the entry of an account's change to person p, a person it
+// manages (action add, update or remove): ids and the relation only, never
+// the person's data.
+func AuditPerson(ctx context.Context, now time.Time, action string, p Patient) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntityPatient, ID: p.ID, Action: "person-" + action,
+		After: map[string]any{"id": p.ID, "managerId": p.ManagerID, "relation": p.Relation}})
 }
 
 // PeopleStore keeps the people an account manages; editing one is

@@ -314,9 +314,16 @@ func SlotShare(start, end time.Time, capacity int) int {
 	return max(int(end.Sub(start)/time.Minute)/max(capacity, 1), 1)
 }
 
-// AuditQueue is the entry of console action on appointment e (its step
-// before and after), by ctx's actor.
-func AuditQueue(ctx context.Context, now time.Time, action string, before, after QueueEntry) AuditEntry {
+// QueueChange is a console action on an appointment: its step before and
+// after.
+type QueueChange struct {
+	Action        string
+	Before, After QueueEntry
+}
+
+// AuditQueue is the entry of console change c, by ctx's actor.
+func AuditQueue(ctx context.Context, now time.Time, c QueueChange) AuditEntry {
+	before, after := c.Before, c.After
 	state := func(e QueueEntry) any {
 		return struct {
 			Status    Status `json:"status"`
@@ -326,7 +333,7 @@ func AuditQueue(ctx context.Context, now time.Time, action string, before, after
 			PatientID int64  `json:"patientId"`
 		}{e.Status, e.Step, e.CallSeq, e.Calls, e.PatientID}
 	}
-	en := auditBy(ActorOf(ctx), now, EntityAppointment, after.AppointmentID, action, state(before), state(after))
+	en := auditBy(ActorOf(ctx), now, EntityAppointment, after.AppointmentID, c.Action, state(before), state(after))
 	en.patientID = after.PatientID
 	return en
 }

@@ -132,7 +132,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 				p.AppointmentID, p.Step, p.SkipSeq); err != nil {
 				return err
 			}
-			audit = append(audit, booking.AuditQueue(ctx, now, booking.AuditQueueSkip, entryOf(before, p.AppointmentID), *p))
+			audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueSkip, Before: entryOf(before, p.AppointmentID), After: *p}))
 		}
 		n := c.Next
 		if _, err := tx.Exec(ctx, `INSERT INTO queue_steps (appointment_id, doctor_id, day, step, call_seq, calls, skip_seq, called_at)
@@ -145,7 +145,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		if _, err := tx.Exec(ctx, `UPDATE queue_days SET calls = $3 WHERE doctor_id = $1 AND day = $2`, r.DoctorID, day, c.Seq); err != nil {
 			return err
 		}
-		audit = append(audit, booking.AuditQueue(ctx, now, booking.AuditQueueCall, entryOf(before, n.AppointmentID), n))
+		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: entryOf(before, n.AppointmentID), After: n}))
 		d = before.After(c)
 		return writeAudit(ctx, tx, audit...)
 	})
@@ -201,7 +201,7 @@ func (s *Store) StepQueue(ctx context.Context, st booking.QueueStep, now time.Ti
 			WHERE appointment_id = $1`, e.AppointmentID, e.Step, e.Calls, e.SkipSeq, *e.CalledAt, e.StartedAt); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditQueue(ctx, now, st.AuditAction(), before, e))
+		return writeAudit(ctx, tx, booking.AuditQueue(ctx, now, booking.QueueChange{Action: st.AuditAction(), Before: before, After: e}))
 	})
 	if err != nil {
 		return booking.QueueEntry{}, translate(err, "appointment")

@@ -120,7 +120,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 				p.Step, p.SkipSeq, p.AppointmentID); err != nil {
 				return err
 			}
-			audit = append(audit, booking.AuditQueue(ctx, now, booking.AuditQueueSkip, entryOf(before, p.AppointmentID), *p))
+			audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueSkip, Before: entryOf(before, p.AppointmentID), After: *p}))
 		}
 		n := c.Next
 		if _, err := tx.ExecContext(ctx, `INSERT INTO queue_steps (appointment_id, doctor_id, day, step, call_seq, calls, skip_seq, called_at)
@@ -133,7 +133,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		if _, err := tx.ExecContext(ctx, `UPDATE queue_days SET calls = ? WHERE doctor_id = ? AND day = ?`, c.Seq, r.DoctorID, r.Day); err != nil {
 			return err
 		}
-		audit = append(audit, booking.AuditQueue(ctx, now, booking.AuditQueueCall, entryOf(before, n.AppointmentID), n))
+		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: entryOf(before, n.AppointmentID), After: n}))
 		d = before.After(c)
 		return writeAudit(ctx, tx, audit...)
 	})
@@ -186,7 +186,7 @@ func (s *Store) StepQueue(ctx context.Context, st booking.QueueStep, now time.Ti
 			WHERE appointment_id = ?`, e.Step, e.Calls, e.SkipSeq, ts(*e.CalledAt), nullTS(e.StartedAt), e.AppointmentID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditQueue(ctx, now, st.AuditAction(), before, e))
+		return writeAudit(ctx, tx, booking.AuditQueue(ctx, now, booking.QueueChange{Action: st.AuditAction(), Before: before, After: e}))
 	})
 	if err != nil {
 		return booking.QueueEntry{}, mapErr(err, "appointment")
