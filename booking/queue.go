@@ -100,6 +100,17 @@ type QueueDay struct {
 // arrivedIn says whether e is ARRIVED and at step.
 func (e QueueEntry) arrivedIn(step string) bool { return e.Status == StatusArrived && e.Step == step }
 
+// Entry is appointment id's entry in d, a bare one when d has none (an
+// appointment not called yet).
+func (d QueueDay) Entry(id int64) QueueEntry {
+	for _, e := range d.Entries {
+		if e.AppointmentID == id {
+			return e
+		}
+	}
+	return QueueEntry{AppointmentID: id}
+}
+
 // Current is the entry called and not yet started, skipped or finished.
 func (d QueueDay) Current() (QueueEntry, bool) {
 	for _, e := range d.Entries {

@@ -132,7 +132,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 				p.AppointmentID, p.Step, p.SkipSeq); err != nil {
 				return err
 			}
-			audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueSkip, Before: entryOf(before, p.AppointmentID), After: *p}))
+			audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueSkip, Before: before.Entry(p.AppointmentID), After: *p}))
 		}
 		n := c.Next
 		if _, err := tx.Exec(ctx, `INSERT INTO queue_steps (appointment_id, doctor_id, day, step, call_seq, calls, skip_seq, called_at)
@@ -145,7 +145,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		if _, err := tx.Exec(ctx, `UPDATE queue_days SET calls = $3 WHERE doctor_id = $1 AND day = $2`, r.DoctorID, day, c.Seq); err != nil {
 			return err
 		}
-		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: entryOf(before, n.AppointmentID), After: n}))
+		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: before.Entry(n.AppointmentID), After: n}))
 		d = before.After(c)
 		return writeAudit(ctx, tx, audit...)
 	})
@@ -153,16 +153,6 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		return booking.QueueCall{}, booking.QueueDay{}, translate(err, "")
 	}
 	return c, d, nil
-}
-
-// entryOf is appointment id's entry in d.
-func entryOf(d booking.QueueDay, id int64) booking.QueueEntry {
-	for _, e := range d.Entries {
-		if e.AppointmentID == id {
-			return e
-		}
-	}
-	return booking.QueueEntry{AppointmentID: id}
 }
 
 // StepQueue recalls, skips or starts the current call (booking.QueueStore),

@@ -120,7 +120,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 				p.Step, p.SkipSeq, p.AppointmentID); err != nil {
 				return err
 			}
-			audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueSkip, Before: entryOf(before, p.AppointmentID), After: *p}))
+			audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueSkip, Before: before.Entry(p.AppointmentID), After: *p}))
 		}
 		n := c.Next
 		if _, err := tx.ExecContext(ctx, `INSERT INTO queue_steps (appointment_id, doctor_id, day, step, call_seq, calls, skip_seq, called_at)
@@ -133,7 +133,7 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		if _, err := tx.ExecContext(ctx, `UPDATE queue_days SET calls = ? WHERE doctor_id = ? AND day = ?`, c.Seq, r.DoctorID, r.Day); err != nil {
 			return err
 		}
-		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: entryOf(before, n.AppointmentID), After: n}))
+		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: before.Entry(n.AppointmentID), After: n}))
 		d = before.After(c)
 		return writeAudit(ctx, tx, audit...)
 	})
@@ -141,16 +141,6 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		return booking.QueueCall{}, booking.QueueDay{}, mapErr(err, "")
 	}
 	return c, d, nil
-}
-
-// entryOf is appointment id's entry in d.
-func entryOf(d booking.QueueDay, id int64) booking.QueueEntry {
-	for _, e := range d.Entries {
-		if e.AppointmentID == id {
-			return e
-		}
-	}
-	return booking.QueueEntry{AppointmentID: id}
 }
 
 // StepQueue recalls, skips or starts the current call (booking.QueueStore),
