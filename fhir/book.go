@@ -133,8 +133,13 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	// The one per-patient budget of every front end (API, pages, FHIR).
-	if err := h.svc.AttemptBooking(acting.PatientID).Err(); err != nil {
+	// The one per-patient budget of every front end (API, pages, FHIR):
+	// a patient's own, whoever of their people they book for.
+	spend := acting.PatientID
+	if self, ok := c.PatientID(); ok {
+		spend = self
+	}
+	if err := h.svc.AttemptBooking(spend).Err(); err != nil {
 		return err
 	}
 	// Audited as the token's caller, like the API's bookings; an admin

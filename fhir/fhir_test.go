@@ -763,3 +763,32 @@ func TestBookAsStaffSkipsTheNoShowBlock(t *testing.T) {
 	expectOutcome(t, book(admin, "staff-2", f.p2.ID), 409, booking.CodeBookingBlocked)
 	expectOutcome(t, book(f.patientToken(f.p2), "self-2", 0), 409, booking.CodeBookingBlocked)
 }
+
+// TestBookForAPerson: a patient $books for a person their account manages
+// (Patient/<id> as the participant), as POST /api/appointments does;
+// another account naming that person is not found and books nothing.
+func TestBookForAPerson(t *testing.T) {
+	f := newFixture(t)
+	kid, err := f.svc.AddPerson(context.Background(), f.p1.ID, booking.PersonInput{Name: "Kid", BirthDate: "2016-04-05",
+		Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	book := func(token, key string) answer {
+		return f.call(call{method: "POST", path: "/fhir/Appointment/$book", token: token, key: key, body: bookBody(f.open.ID, kid.ID)})
+	}
+	expectOutcome(t, book(f.patientToken(f.p2), "k-1"), 404, booking.CodeNotFound)
+	if s, _ := f.store.GetSlot(context.Background(), f.open.ID); s.BookedCount != 0 {
+		t.Fatalf("booked count %d after another account's attempt", s.BookedCount)
+	}
+	a := book(f.patientToken(f.p1), "k-1")
+	if a.status != 201 {
+		t.Fatalf("book for the kid: %d %s", a.status, a.body)
+	}
+	got := entries[Appointment](t, a)
+	var forKid bool
+	for _, p := range got[0].Participant {
+		forKid = forKid || p.Actor.Reference == "Patient/"+id(kid.ID)
+	}
+	if !forKid {
+		t.Fatalf("booked %+v, not for Patient/%d", got[0].Participant, kid.ID)
+	}
+}

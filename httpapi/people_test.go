@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -132,4 +133,70 @@ func TestPeopleEndpoints(t *testing.T) {
 	e.do(call{method: "DELETE", path: one, token: ta}).expect(t, 204)
 	e.do(call{method: "DELETE", path: one, token: ta}).expect(t, 404, booking.CodeNotFound)
 	e.do(book(ta, "a-2", map[string]any{"slotId": sl.ID, "patientId": kid.ID})).expect(t, 404, booking.CodeNotFound)
+}
+
+// TestPeopleMovesAndWaitlist: an account reschedules its person's
+// appointment (the move stays theirs) and joins, lists and leaves the
+// waitlist for them with patientId; another account gets 404 for each and
+// changes nothing.
+func TestPeopleMovesAndWaitlist(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	a, b := e.patient(), e.patient()
+	ta, tb := e.patientToken(a.ID), e.patientToken(b.ID)
+	var kid struct{ ID int64 }
+	e.do(call{method: "POST", path: "/api/me/people", token: ta, body: personBody("Kid")}).expect(t, 201).decode(t, &kid)
+	from, to := e.slot(f, 2), e.slot(f, 2)
+	var appt struct {
+		ID, SlotID int64
+		PatientID  int64 `json:"patientId"`
+	}
+	e.do(book(ta, "a-1", map[string]any{"slotId": from.ID, "patientId": kid.ID})).expect(t, 201).decode(t, &appt)
+
+	before := e.snapshot()
+	e.do(rescheduleCall(tb, "m-1", appt.ID, to.ID)).expect(t, 404, booking.CodeNotFound)
+	if after := e.snapshot(); after != before {
+		t.Fatal("another account's move changed the database")
+	}
+	e.do(rescheduleCall(ta, "m-1", appt.ID, to.ID)).expect(t, 200).decode(t, &appt)
+	if appt.SlotID != to.ID || appt.PatientID != kid.ID {
+		t.Fatalf("moved %+v", appt)
+	}
+	e.do(rescheduleCall(ta, "m-1", appt.ID, to.ID)).expect(t, 200) // the retry replays
+
+	// The waitlist for the kid.
+	body := map[string]any{"patientId": kid.ID, "doctorId": f.doctor.ID, "from": t0.Format(time.RFC3339), "to": t0.Add(7 * 24 * time.Hour).Format(time.RFC3339)}
+	join := func(tok, key string) call {
+		return call{method: "POST", path: "/api/waitlist", token: tok, body: body, header: map[string]string{"Idempotency-Key": key}}
+	}
+	before = e.snapshot()
+	e.do(join(tb, "w-1")).expect(t, 404, booking.CodeNotFound)
+	if after := e.snapshot(); after != before {
+		t.Fatal("joining for another account's person changed the database")
+	}
+	var entry booking.WaitlistEntry
+	e.do(join(ta, "w-1")).expect(t, 201).decode(t, &entry)
+	if entry.PatientID != kid.ID {
+		t.Fatalf("joined %+v", entry)
+	}
+	var page struct{ Items []booking.WaitlistEntry }
+	e.do(call{method: "GET", path: "/api/me/waitlist", token: ta}).expect(t, 200).decode(t, &page)
+	if len(page.Items) != 0 {
+		t.Fatalf("the account's own list %+v", page.Items)
+	}
+	kids := fmt.Sprintf("?patientId=%d", kid.ID)
+	e.do(call{method: "GET", path: "/api/me/waitlist" + kids, token: ta}).expect(t, 200).decode(t, &page)
+	if len(page.Items) != 1 || page.Items[0].ID != entry.ID {
+		t.Fatalf("the kid's list %+v", page.Items)
+	}
+	e.do(call{method: "GET", path: "/api/me/waitlist" + kids, token: tb}).expect(t, 404, booking.CodeNotFound)
+	e.do(call{method: "GET", path: "/api/me/waitlist?patientId=0", token: ta, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	leave := fmt.Sprintf("/api/waitlist/%d", entry.ID)
+	e.do(call{method: "DELETE", path: leave, token: ta}).expect(t, 404, booking.CodeNotFound) // the account's own entry: none
+	e.do(call{method: "DELETE", path: leave + kids, token: tb}).expect(t, 404, booking.CodeNotFound)
+	e.do(call{method: "POST", path: leave + "/decline" + kids, token: tb}).expect(t, 404, booking.CodeNotFound)
+	e.do(call{method: "DELETE", path: leave + kids, token: ta}).expect(t, 200).decode(t, &entry)
+	if entry.State != booking.EntryCancelled {
+		t.Fatalf("left %+v", entry)
+	}
 }

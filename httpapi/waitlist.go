@@ -12,6 +12,7 @@ import (
 
 // waitlistRequest is the body of POST /api/waitlist.
 type waitlistRequest struct {
+	PatientID    int64   `json:"patientId"`
 	DoctorID     int64   `json:"doctorId"`
 	DepartmentID int64   `json:"departmentId"`
 	From         instant `json:"from"`
@@ -19,20 +20,32 @@ type waitlistRequest struct {
 	PartOfDay    string  `json:"partOfDay"`
 }
 
-// waitlistPatient returns the token's patient, or forbidden.
-func waitlistPatient(c auth.Claims) (int64, error) {
-	id, ok := c.PatientID()
-	if !ok {
+// waitlistPatient returns whose waitlist a request acts on: the token's
+// patient's, or that of the person it names (named, 0 for none) whom the
+// patient's account manages (service.ActFor; any other id is not found).
+// Staff have no waitlist.
+func (s *server) waitlistPatient(r *http.Request, c auth.Claims, named int64) (int64, error) {
+	if _, ok := c.PatientID(); !ok {
 		return 0, errorf(booking.CodeForbidden, "only patients have a waitlist")
 	}
-	return id, nil
+	acting, err := s.svc.ActFor(r.Context(), actorOf(c), named)
+	return acting.PatientID, err
+}
+
+// namedPerson reads the optional ?patientId= of a waitlist request that
+// has no body: the person of the account it acts for (0: the account).
+func namedPerson(q map[string]string) (int64, error) {
+	v, ok := q["patientId"]
+	if !ok {
+		return 0, nil
+	}
+	return parseID(v, "patientId")
 }
 
 // joinWaitlist adds an entry: 201 with its position, 200 for a retry.
 func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	patient, err := waitlistPatient(c)
-	if err != nil {
-		return err
+	if _, ok := c.PatientID(); !ok {
+		return errorf(booking.CodeForbidden, "only patients have a waitlist")
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {
@@ -42,11 +55,18 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
+	if in.PatientID != 0 && !validID(in.PatientID) {
+		return fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
+	}
 	if part, ok := enumValue(in.PartOfDay, booking.PartMorning, booking.PartAfternoon, booking.PartAny); ok {
 		in.PartOfDay = part
 	}
 	if in.DoctorID != 0 && !validID(in.DoctorID) || in.DepartmentID != 0 && !validID(in.DepartmentID) {
 		return errorf(booking.CodeInvalidRequest, "doctorId and departmentId must be ids 1 to %d", int64(booking.MaxID))
+	}
+	patient, err := s.waitlistPatient(r, c, in.PatientID)
+	if err != nil {
+		return err
 	}
 	e, existed, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: patient, DoctorID: in.DoctorID,
 		DepartmentID: in.DepartmentID, From: in.From.Time, To: in.To.Time, PartOfDay: in.PartOfDay, IdempotencyKey: key})
@@ -63,15 +83,19 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 }
 
 func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	patient, err := waitlistPatient(c)
-	if err != nil {
-		return err
-	}
-	q, err := parseQuery(r, pageParams...)
+	q, err := parseQuery(r, withPage("patientId")...)
 	if err != nil {
 		return err
 	}
 	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	named, err := namedPerson(q)
+	if err != nil {
+		return err
+	}
+	patient, err := s.waitlistPatient(r, c, named)
 	if err != nil {
 		return err
 	}
@@ -86,15 +110,20 @@ func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claim
 }
 
 func (s *server) leaveWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	patient, err := waitlistPatient(c)
-	if err != nil {
-		return err
-	}
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
-	if _, err := parseQuery(r); err != nil {
+	q, err := parseQuery(r, "patientId")
+	if err != nil {
+		return err
+	}
+	named, err := namedPerson(q)
+	if err != nil {
+		return err
+	}
+	patient, err := s.waitlistPatient(r, c, named)
+	if err != nil {
 		return err
 	}
 	e, err := s.svc.LeaveWaitlist(r.Context(), id, patient)
@@ -114,15 +143,20 @@ type offerAnswer struct {
 
 func (s *server) answerOffer(accept bool) func(http.ResponseWriter, *http.Request, auth.Claims) error {
 	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-		patient, err := waitlistPatient(c)
-		if err != nil {
-			return err
-		}
 		id, err := pathID(r, "id")
 		if err != nil {
 			return err
 		}
-		if _, err := parseQuery(r); err != nil {
+		q, err := parseQuery(r, "patientId")
+		if err != nil {
+			return err
+		}
+		named, err := namedPerson(q)
+		if err != nil {
+			return err
+		}
+		patient, err := s.waitlistPatient(r, c, named)
+		if err != nil {
 			return err
 		}
 		e, a, err := s.svc.AnswerOffer(r.Context(), id, patient, accept)

@@ -8,8 +8,9 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// RescheduleRequest asks to move PatientID's appointment AppointmentID
-// (any patient's with PatientID 0, for staff) to SlotID; Key is the
+// RescheduleRequest asks to move PatientID's appointment AppointmentID,
+// or that of a person PatientID's account manages (any patient's with
+// PatientID 0, for staff), to SlotID; Key is the
 // client's Idempotency-Key.
 type RescheduleRequest struct {
 	AppointmentID int64
@@ -30,6 +31,14 @@ func (s *Service) Reschedule(ctx context.Context, req RescheduleRequest) (bookin
 		if err := s.present(ctx, patientID); err != nil {
 			return booking.RescheduleResult{}, err
 		}
+		// The move acts for the appointment's own person, who may be one
+		// the caller's account manages (another account's is not found):
+		// its idempotency record and overlap rule are that person's.
+		a, err := s.Appointment(ctx, appointmentID, patientID)
+		if err != nil {
+			return booking.RescheduleResult{}, err
+		}
+		patientID = a.PatientID
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()

@@ -290,3 +290,71 @@ func testRacePeopleLastPlace(t *testing.T, h Harness) {
 		t.Fatalf("%d won, slot booked %d; want 1 and 2", won, got)
 	}
 }
+
+// testPersonMoves: an account reschedules and cancels its person's
+// appointment, and joins, lists and leaves the waitlist for them; another
+// account's every attempt is not found and changes nothing. The move keeps
+// the appointment's own person (and so their idempotency record).
+func testPersonMoves(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	svc := peopleService(s)
+	acc, other := f.patient(), f.patient()
+	kid, err := svc.AddPerson(f.ctx, acc.ID, child("Kid"))
+	must(t, err)
+	forKid, err := svc.ActFor(f.ctx, asPatient(acc), kid.ID)
+	must(t, err)
+	from, to := f.slot(2), f.slot(2)
+	booked := svc.BookFor(f.ctx, forKid, from.ID, "kid")
+	must(t, booked.Err)
+
+	move := service.RescheduleRequest{AppointmentID: booked.Appointment.ID, PatientID: other.ID, SlotID: to.ID, Key: "move"}
+	_, err = svc.Reschedule(f.ctx, move)
+	wantCode(t, err, booking.CodeNotFound)
+	if got := f.getSlot(to.ID).BookedCount; got != 0 {
+		t.Fatalf("another account's move booked the new slot: %d", got)
+	}
+	move.PatientID = acc.ID
+	moved, err := svc.Reschedule(f.ctx, move)
+	must(t, err)
+	if moved.Appointment.PatientID != kid.ID || moved.Appointment.SlotID != to.ID || moved.Replayed {
+		t.Fatalf("moved %+v", moved)
+	}
+	again, err := svc.Reschedule(f.ctx, move)
+	must(t, err)
+	if !again.Replayed || again.Appointment.ID != booked.Appointment.ID {
+		t.Fatalf("retry %+v", again)
+	}
+	if a, b := f.getSlot(from.ID).BookedCount, f.getSlot(to.ID).BookedCount; a != 0 || b != 1 {
+		t.Fatalf("slots booked %d and %d, want 0 and 1", a, b)
+	}
+	_, err = svc.Cancel(f.ctx, booked.Appointment.ID, other.ID)
+	wantCode(t, err, booking.CodeNotFound)
+	c, err := svc.Cancel(f.ctx, booked.Appointment.ID, acc.ID)
+	must(t, err)
+	if c.Status != booking.StatusCancelled || c.PatientID != kid.ID {
+		t.Fatalf("cancelled %+v", c)
+	}
+
+	// The waitlist: the entry is the kid's; the other account cannot act
+	// for the kid, so never names the entry as theirs.
+	_, err = svc.ActFor(f.ctx, asPatient(other), kid.ID)
+	wantCode(t, err, booking.CodeNotFound)
+	e := booking.WaitlistEntry{PatientID: forKid.PatientID, DoctorID: f.doctor.ID, From: now, To: now.Add(30 * 24 * time.Hour),
+		PartOfDay: booking.PartAny, IdempotencyKey: "wait"}
+	joined, _, err := svc.JoinWaitlist(f.ctx, e)
+	must(t, err)
+	if joined.PatientID != kid.ID {
+		t.Fatalf("joined %+v", joined)
+	}
+	_, err = svc.LeaveWaitlist(f.ctx, joined.ID, other.ID)
+	wantCode(t, err, booking.CodeNotFound)
+	if es, err := svc.Waitlist(f.ctx, acc.ID); err != nil || len(es) != 0 {
+		t.Fatalf("the account's own waitlist: %+v, %v", es, err)
+	}
+	left, err := svc.LeaveWaitlist(f.ctx, joined.ID, kid.ID)
+	must(t, err)
+	if left.State != booking.EntryCancelled {
+		t.Fatalf("left %+v", left)
+	}
+}

@@ -75,6 +75,7 @@ func Run(t *testing.T, h Harness) {
 		{"People", testPeople},
 		{"RaceAddPeople", testRaceAddPeople},
 		{"BookForPerson", testBookForPerson},
+		{"PersonMoves", testPersonMoves},
 		{"RacePeopleLastPlace", testRacePeopleLastPlace},
 		{"AuditEveryChange", testAuditEveryChange},
 		{"AuditLog", testAuditLog},

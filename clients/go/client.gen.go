@@ -2290,7 +2290,10 @@ type WaitlistRequest struct {
 
 	// PartOfDay in the doctor's zone, morning before 12:00; default any; either case
 	PartOfDay *WaitlistRequestPartOfDay `json:"partOfDay,omitempty"`
-	To        time.Time                 `json:"to"`
+
+	// PatientId a person the token's account manages (GET /api/me/people), whose entry this is; default the account itself; another id is not found (404)
+	PatientId *int64    `json:"patientId,omitempty"`
+	To        time.Time `json:"to"`
 }
 
 // WaitlistRequestPartOfDay in the doctor's zone, morning before 12:00; default any; either case
@@ -2301,6 +2304,9 @@ type Cursor = string
 
 // Limit defines model for Limit.
 type Limit = int
+
+// PersonId defines model for PersonId.
+type PersonId = int64
 
 // BadRequest RFC 9457 problem details. type is /problems/<code> (GET it for the code's description) and title is stable per type. instance names this occurrence (urn:slotd:request:<X-Request-Id>), errors the invalid inputs when the problem is about them. Members beyond those listed are extensions (RFC 9457 §3.2): clients must ignore those they do not know.
 type BadRequest = Problem
@@ -2576,6 +2582,9 @@ type MyPeopleParams struct {
 
 // MyWaitlistParams defines parameters for MyWaitlist.
 type MyWaitlistParams struct {
+	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
+	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
+
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -2637,6 +2646,24 @@ type TwilioStatusParams struct {
 type JoinWaitlistParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
 	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// LeaveWaitlistParams defines parameters for LeaveWaitlist.
+type LeaveWaitlistParams struct {
+	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
+	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
+}
+
+// AcceptOfferParams defines parameters for AcceptOffer.
+type AcceptOfferParams struct {
+	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
+	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
+}
+
+// DeclineOfferParams defines parameters for DeclineOffer.
+type DeclineOfferParams struct {
+	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
+	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
 }
 
 // DoctorICSParams defines parameters for DoctorICS.
@@ -3670,7 +3697,7 @@ type ClientInterface interface {
 
 	// RescheduleAppointmentWithBody Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3679,7 +3706,7 @@ type ClientInterface interface {
 
 	// RescheduleAppointment Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3816,7 +3843,7 @@ type ClientInterface interface {
 
 	// MyWaitlist The patient's waitlist entries with positions and offers
 	//
-	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline.
+	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
 	//
 	// Corresponds with GET /api/me/waitlist (the `MyWaitlist` operationId).
 	MyWaitlist(ctx context.Context, params *MyWaitlistParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4009,7 +4036,7 @@ type ClientInterface interface {
 
 	// JoinWaitlistWithBody Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4018,7 +4045,7 @@ type ClientInterface interface {
 
 	// JoinWaitlist Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4027,24 +4054,24 @@ type ClientInterface interface {
 
 	// LeaveWaitlist Leave the waitlist (declines a running offer); repeating it changes nothing
 	//
-	// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is.
+	// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is. An entry of a person the account manages is named with their patientId.
 	//
 	// Corresponds with DELETE /api/waitlist/{id} (the `LeaveWaitlist` operationId).
-	LeaveWaitlist(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	LeaveWaitlist(ctx context.Context, id int64, params *LeaveWaitlistParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AcceptOffer Accept the running offer: BOOKED, or HELD awaiting payment when the slot has a fee
 	//
-	// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee.
+	// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee. An entry of a person the account manages is named with their patientId.
 	//
 	// Corresponds with POST /api/waitlist/{id}/accept (the `AcceptOffer` operationId).
-	AcceptOffer(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AcceptOffer(ctx context.Context, id int64, params *AcceptOfferParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeclineOffer Decline the running offer: it passes to the next entry
 	//
-	// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking.
+	// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking. An entry of a person the account manages is named with their patientId.
 	//
 	// Corresponds with POST /api/waitlist/{id}/decline (the `DeclineOffer` operationId).
-	DeclineOffer(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeclineOffer(ctx context.Context, id int64, params *DeclineOfferParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// Healthz Process is up
 	//
@@ -5496,7 +5523,7 @@ func (c *Client) AppointmentQueue(ctx context.Context, id int64, reqEditors ...R
 
 // RescheduleAppointmentWithBody Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5515,7 +5542,7 @@ func (c *Client) RescheduleAppointmentWithBody(ctx context.Context, id int64, pa
 
 // RescheduleAppointment Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5842,7 +5869,7 @@ func (c *Client) UpdatePerson(ctx context.Context, id int64, body UpdatePersonJS
 
 // MyWaitlist The patient's waitlist entries with positions and offers
 //
-// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline.
+// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
 //
 // Corresponds with GET /api/me/waitlist (the `MyWaitlist` operationId).
 func (c *Client) MyWaitlist(ctx context.Context, params *MyWaitlistParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6285,7 +6312,7 @@ func (c *Client) TwilioStatusWithFormdataBody(ctx context.Context, params *Twili
 
 // JoinWaitlistWithBody Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6304,7 +6331,7 @@ func (c *Client) JoinWaitlistWithBody(ctx context.Context, params *JoinWaitlistP
 
 // JoinWaitlist Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6323,11 +6350,11 @@ func (c *Client) JoinWaitlist(ctx context.Context, params *JoinWaitlistParams, b
 
 // LeaveWaitlist Leave the waitlist (declines a running offer); repeating it changes nothing
 //
-// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is.
+// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is. An entry of a person the account manages is named with their patientId.
 //
 // Corresponds with DELETE /api/waitlist/{id} (the `LeaveWaitlist` operationId).
-func (c *Client) LeaveWaitlist(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewLeaveWaitlistRequest(c.Server, id)
+func (c *Client) LeaveWaitlist(ctx context.Context, id int64, params *LeaveWaitlistParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLeaveWaitlistRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6340,11 +6367,11 @@ func (c *Client) LeaveWaitlist(ctx context.Context, id int64, reqEditors ...Requ
 
 // AcceptOffer Accept the running offer: BOOKED, or HELD awaiting payment when the slot has a fee
 //
-// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee.
+// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee. An entry of a person the account manages is named with their patientId.
 //
 // Corresponds with POST /api/waitlist/{id}/accept (the `AcceptOffer` operationId).
-func (c *Client) AcceptOffer(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAcceptOfferRequest(c.Server, id)
+func (c *Client) AcceptOffer(ctx context.Context, id int64, params *AcceptOfferParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAcceptOfferRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -6357,11 +6384,11 @@ func (c *Client) AcceptOffer(ctx context.Context, id int64, reqEditors ...Reques
 
 // DeclineOffer Decline the running offer: it passes to the next entry
 //
-// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking.
+// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking. An entry of a person the account manages is named with their patientId.
 //
 // Corresponds with POST /api/waitlist/{id}/decline (the `DeclineOffer` operationId).
-func (c *Client) DeclineOffer(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeclineOfferRequest(c.Server, id)
+func (c *Client) DeclineOffer(ctx context.Context, id int64, params *DeclineOfferParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeclineOfferRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -10115,6 +10142,18 @@ func NewMyWaitlistRequest(server string, params *MyWaitlistParams) (*http.Reques
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
 
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.Limit != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
@@ -10944,7 +10983,7 @@ func NewJoinWaitlistRequestWithBody(server string, params *JoinWaitlistParams, c
 }
 
 // NewLeaveWaitlistRequest constructs an http.Request for the LeaveWaitlist method
-func NewLeaveWaitlistRequest(server string, id int64) (*http.Request, error) {
+func NewLeaveWaitlistRequest(server string, id int64, params *LeaveWaitlistParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -10969,6 +11008,33 @@ func NewLeaveWaitlistRequest(server string, id int64) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -10978,7 +11044,7 @@ func NewLeaveWaitlistRequest(server string, id int64) (*http.Request, error) {
 }
 
 // NewAcceptOfferRequest constructs an http.Request for the AcceptOffer method
-func NewAcceptOfferRequest(server string, id int64) (*http.Request, error) {
+func NewAcceptOfferRequest(server string, id int64, params *AcceptOfferParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -11003,6 +11069,33 @@ func NewAcceptOfferRequest(server string, id int64) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
@@ -11012,7 +11105,7 @@ func NewAcceptOfferRequest(server string, id int64) (*http.Request, error) {
 }
 
 // NewDeclineOfferRequest constructs an http.Request for the DeclineOffer method
-func NewDeclineOfferRequest(server string, id int64) (*http.Request, error) {
+func NewDeclineOfferRequest(server string, id int64, params *DeclineOfferParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -11035,6 +11128,33 @@ func NewDeclineOfferRequest(server string, id int64) (*http.Request, error) {
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
@@ -12121,7 +12241,7 @@ type ClientWithResponsesInterface interface {
 
 	// RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12130,7 +12250,7 @@ type ClientWithResponsesInterface interface {
 
 	// RescheduleAppointmentWithResponse Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12295,7 +12415,7 @@ type ClientWithResponsesInterface interface {
 
 	// MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 	//
-	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline.
+	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -12506,7 +12626,7 @@ type ClientWithResponsesInterface interface {
 
 	// JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12515,7 +12635,7 @@ type ClientWithResponsesInterface interface {
 
 	// JoinWaitlistWithResponse Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12524,30 +12644,30 @@ type ClientWithResponsesInterface interface {
 
 	// LeaveWaitlistWithResponse Leave the waitlist (declines a running offer); repeating it changes nothing
 	//
-	// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is.
+	// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is. An entry of a person the account manages is named with their patientId.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /api/waitlist/{id} (the `LeaveWaitlist` operationId).
-	LeaveWaitlistWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*LeaveWaitlistResponse, error)
+	LeaveWaitlistWithResponse(ctx context.Context, id int64, params *LeaveWaitlistParams, reqEditors ...RequestEditorFn) (*LeaveWaitlistResponse, error)
 
 	// AcceptOfferWithResponse Accept the running offer: BOOKED, or HELD awaiting payment when the slot has a fee
 	//
-	// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee.
+	// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee. An entry of a person the account manages is named with their patientId.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/waitlist/{id}/accept (the `AcceptOffer` operationId).
-	AcceptOfferWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*AcceptOfferResponse, error)
+	AcceptOfferWithResponse(ctx context.Context, id int64, params *AcceptOfferParams, reqEditors ...RequestEditorFn) (*AcceptOfferResponse, error)
 
 	// DeclineOfferWithResponse Decline the running offer: it passes to the next entry
 	//
-	// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking.
+	// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking. An entry of a person the account manages is named with their patientId.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/waitlist/{id}/decline (the `DeclineOffer` operationId).
-	DeclineOfferWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeclineOfferResponse, error)
+	DeclineOfferWithResponse(ctx context.Context, id int64, params *DeclineOfferParams, reqEditors ...RequestEditorFn) (*DeclineOfferResponse, error)
 
 	// HealthzWithResponse Process is up
 	//
@@ -20886,6 +21006,8 @@ type MyWaitlistResponse struct {
 	ApplicationproblemJSON401 *Unauthorized
 	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
 	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
 	ApplicationproblemJSON409 *Conflict
 	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
@@ -20918,6 +21040,11 @@ func (r MyWaitlistResponse) GetApplicationproblemJSON401() *Unauthorized {
 // GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
 func (r MyWaitlistResponse) GetApplicationproblemJSON403() *Forbidden {
 	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r MyWaitlistResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
 }
 
 // GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
@@ -25173,7 +25300,7 @@ func (c *ClientWithResponses) AppointmentQueueWithResponse(ctx context.Context, 
 
 // RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25188,7 +25315,7 @@ func (c *ClientWithResponses) RescheduleAppointmentWithBodyWithResponse(ctx cont
 
 // RescheduleAppointmentWithResponse Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25467,7 +25594,7 @@ func (c *ClientWithResponses) UpdatePersonWithResponse(ctx context.Context, id i
 
 // MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 //
-// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline.
+// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -25828,7 +25955,7 @@ func (c *ClientWithResponses) TwilioStatusWithFormdataBodyWithResponse(ctx conte
 
 // JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25843,7 +25970,7 @@ func (c *ClientWithResponses) JoinWaitlistWithBodyWithResponse(ctx context.Conte
 
 // JoinWaitlistWithResponse Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25858,13 +25985,13 @@ func (c *ClientWithResponses) JoinWaitlistWithResponse(ctx context.Context, para
 
 // LeaveWaitlistWithResponse Leave the waitlist (declines a running offer); repeating it changes nothing
 //
-// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is.
+// Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is. An entry of a person the account manages is named with their patientId.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /api/waitlist/{id} (the `LeaveWaitlist` operationId).
-func (c *ClientWithResponses) LeaveWaitlistWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*LeaveWaitlistResponse, error) {
-	rsp, err := c.LeaveWaitlist(ctx, id, reqEditors...)
+func (c *ClientWithResponses) LeaveWaitlistWithResponse(ctx context.Context, id int64, params *LeaveWaitlistParams, reqEditors ...RequestEditorFn) (*LeaveWaitlistResponse, error) {
+	rsp, err := c.LeaveWaitlist(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -25873,13 +26000,13 @@ func (c *ClientWithResponses) LeaveWaitlistWithResponse(ctx context.Context, id 
 
 // AcceptOfferWithResponse Accept the running offer: BOOKED, or HELD awaiting payment when the slot has a fee
 //
-// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee.
+// Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee. An entry of a person the account manages is named with their patientId.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/waitlist/{id}/accept (the `AcceptOffer` operationId).
-func (c *ClientWithResponses) AcceptOfferWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*AcceptOfferResponse, error) {
-	rsp, err := c.AcceptOffer(ctx, id, reqEditors...)
+func (c *ClientWithResponses) AcceptOfferWithResponse(ctx context.Context, id int64, params *AcceptOfferParams, reqEditors ...RequestEditorFn) (*AcceptOfferResponse, error) {
+	rsp, err := c.AcceptOffer(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -25888,13 +26015,13 @@ func (c *ClientWithResponses) AcceptOfferWithResponse(ctx context.Context, id in
 
 // DeclineOfferWithResponse Decline the running offer: it passes to the next entry
 //
-// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking.
+// Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking. An entry of a person the account manages is named with their patientId.
 //
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/waitlist/{id}/decline (the `DeclineOffer` operationId).
-func (c *ClientWithResponses) DeclineOfferWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeclineOfferResponse, error) {
-	rsp, err := c.DeclineOffer(ctx, id, reqEditors...)
+func (c *ClientWithResponses) DeclineOfferWithResponse(ctx context.Context, id int64, params *DeclineOfferParams, reqEditors ...RequestEditorFn) (*DeclineOfferResponse, error) {
+	rsp, err := c.DeclineOffer(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -34077,6 +34204,13 @@ func ParseMyWaitlistResponse(rsp *http.Response) (*MyWaitlistResponse, error) {
 			return nil, err
 		}
 		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
 		var dest Conflict

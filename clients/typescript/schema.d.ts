@@ -1122,7 +1122,7 @@ export interface paths {
         put?: never;
         /**
          * Move an appointment to another slot
-         * @description In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit.
+         * @description In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
          */
         post: operations["rescheduleAppointment"];
         delete?: never;
@@ -1142,7 +1142,7 @@ export interface paths {
         put?: never;
         /**
          * Join the waitlist for a doctor or a department
-         * @description When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department.
+         * @description When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
          */
         post: operations["joinWaitlist"];
         delete?: never;
@@ -1160,7 +1160,7 @@ export interface paths {
         };
         /**
          * The patient's waitlist entries with positions and offers
-         * @description The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline.
+         * @description The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
          */
         get: operations["myWaitlist"];
         put?: never;
@@ -1183,7 +1183,7 @@ export interface paths {
         post?: never;
         /**
          * Leave the waitlist (declines a running offer); repeating it changes nothing
-         * @description Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is.
+         * @description Ends the caller's entry (CANCELLED); a running offer is declined and passes to the next entry. An ended entry is returned as it is. An entry of a person the account manages is named with their patientId.
          */
         delete: operations["leaveWaitlist"];
         options?: never;
@@ -1202,7 +1202,7 @@ export interface paths {
         put?: never;
         /**
          * Accept the running offer: BOOKED, or HELD awaiting payment when the slot has a fee
-         * @description Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee.
+         * @description Accepts the entry's running offer: the held place becomes BOOKED, or stays HELD awaiting payment when the slot has a fee. An entry of a person the account manages is named with their patientId.
          */
         post: operations["acceptOffer"];
         delete?: never;
@@ -1222,7 +1222,7 @@ export interface paths {
         put?: never;
         /**
          * Decline the running offer: it passes to the next entry
-         * @description Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking.
+         * @description Declines the entry's running offer: the place passes to the next waiting entry, or returns to open booking. An entry of a person the account manages is named with their patientId.
          */
         post: operations["declineOffer"];
         delete?: never;
@@ -2579,6 +2579,11 @@ export interface components {
         };
         /** @description exactly one of doctorId and departmentId; a period of at most 92 days */
         WaitlistRequest: {
+            /**
+             * Format: int64
+             * @description a person the token's account manages (GET /api/me/people), whose entry this is; default the account itself; another id is not found (404)
+             */
+            patientId?: number;
             /** Format: int64 */
             doctorId?: number;
             /** Format: int64 */
@@ -3205,6 +3210,8 @@ export interface components {
         Limit: number;
         /** @description the next of the page before; opaque */
         Cursor: string;
+        /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+        PersonId: number;
     };
     requestBodies: never;
     headers: never;
@@ -5738,6 +5745,8 @@ export interface operations {
     myWaitlist: {
         parameters: {
             query?: {
+                /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+                patientId?: components["parameters"]["PersonId"];
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
@@ -5761,6 +5770,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
@@ -5769,7 +5779,10 @@ export interface operations {
     };
     leaveWaitlist: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+                patientId?: components["parameters"]["PersonId"];
+            };
             header?: never;
             path: {
                 id: number;
@@ -5799,7 +5812,10 @@ export interface operations {
     };
     acceptOffer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+                patientId?: components["parameters"]["PersonId"];
+            };
             header?: never;
             path: {
                 id: number;
@@ -5829,7 +5845,10 @@ export interface operations {
     };
     declineOffer: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+                patientId?: components["parameters"]["PersonId"];
+            };
             header?: never;
             path: {
                 id: number;
