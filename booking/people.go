@@ -90,6 +90,17 @@ func PersonOf(account int64, in PersonInput, now time.Time) Patient {
 		ManagerID: account, ConsentAt: &t, CreatedAt: now, Active: true}
 }
 
+// The actions of an account on the people it manages, as audited
+// (AuditPerson) and counted (metrics).
+const (
+	PersonAdd    = "add"
+	PersonUpdate = "update"
+	PersonRemove = "remove"
+)
+
+// PersonActions lists them.
+var PersonActions = []string{PersonAdd, PersonUpdate, PersonRemove}
+
 // AuditPerson is the entry of an account's change to person p, a person it
 // manages (action add, update or remove): ids and the relation only, never
 // the person's data.

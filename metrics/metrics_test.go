@@ -229,3 +229,21 @@ func TestLotteryMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestPeopleMetrics(t *testing.T) {
+	m := New()
+	m.Person("add", "done")
+	m.Person("add", "conflict")
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	body := rec.Body.String()
+	for _, want := range []string{
+		`slotd_people_total{action="add",outcome="done"} 1`,
+		`slotd_people_total{action="add",outcome="conflict"} 1`,
+		`slotd_people_total{action="remove",outcome="done"} 0`,
+	} {
+		if !strings.Contains(body, want) {
+			t.Errorf("missing %s", want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func (s *Store) AddPerson(ctx context.Context, p booking.Patient, max int) (book
 			s.keys.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, *p.ConsentAt)); err != nil {
 			return nil, err
 		}
-		return []booking.AuditEntry{booking.AuditPerson(ctx, time.Now(), "add", booking.Patient{ID: out.ID, ManagerID: p.ManagerID, Relation: p.Relation})}, nil
+		return []booking.AuditEntry{booking.AuditPerson(ctx, time.Now(), booking.PersonAdd, booking.Patient{ID: out.ID, ManagerID: p.ManagerID, Relation: p.Relation})}, nil
 	})
 	return out, translate(err, "patient")
 }

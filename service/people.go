@@ -1,11 +1,31 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"sync"
 
 	"github.com/slotd/slotd/booking"
 )
+
+// PeopleObserver is what an Options.Observer may also implement to count
+// the accounts' changes to their people (cmd/slotd's metrics do).
+type PeopleObserver interface {
+	// Person counts one change by action (booking.PersonActions) and
+	// outcome: "done" or the problem code that refused it.
+	Person(action, outcome string)
+}
+
+// observePerson counts a change to a person by its outcome.
+func (s *Service) observePerson(action string, err error) {
+	if o, ok := s.observer.(PeopleObserver); ok {
+		outcome := "done"
+		if err != nil {
+			outcome = string(cmp.Or(booking.ErrorCode(err), "failed"))
+		}
+		o.Person(action, outcome)
+	}
+}
 
 // People lists one page of the account and the people it manages who are
 // not removed, by id: the account first.
@@ -15,8 +35,9 @@ func (s *Service) People(ctx context.Context, account int64, p booking.Page) ([]
 
 // AddPerson adds a person account manages, within the clinic's maxPeople
 // (the account included): beyond it a conflict.
-func (s *Service) AddPerson(ctx context.Context, account int64, in booking.PersonInput) (booking.Patient, error) {
-	in, err := booking.CheckPerson(in, s.now(), true)
+func (s *Service) AddPerson(ctx context.Context, account int64, in booking.PersonInput) (p booking.Patient, err error) {
+	defer func() { s.observePerson(booking.PersonAdd, err) }()
+	in, err = booking.CheckPerson(in, s.now(), true)
 	if err != nil {
 		return booking.Patient{}, err
 	}
@@ -24,7 +45,7 @@ func (s *Service) AddPerson(ctx context.Context, account int64, in booking.Perso
 	if err != nil {
 		return booking.Patient{}, err
 	}
-	p := booking.PersonOf(account, in, s.now())
+	p = booking.PersonOf(account, in, s.now())
 	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.AddPerson(ctx, p, pol.MaxPeople) })
 }
 
@@ -36,7 +57,8 @@ type PersonPatch struct {
 
 // UpdatePerson edits a person account manages (not the account itself:
 // its own row is its profile). Another account's person is not found.
-func (s *Service) UpdatePerson(ctx context.Context, account, id int64, u PersonPatch) (booking.Patient, error) {
+func (s *Service) UpdatePerson(ctx context.Context, account, id int64, u PersonPatch) (_ booking.Patient, err error) {
+	defer func() { s.observePerson(booking.PersonUpdate, err) }()
 	p, err := s.person(ctx, account, id)
 	if err != nil {
 		return booking.Patient{}, err
@@ -57,7 +79,8 @@ func (s *Service) UpdatePerson(ctx context.Context, account, id int64, u PersonP
 // while they hold an active appointment, else erased as an erasure does
 // (their history stays, their data goes). Another account's person is not
 // found.
-func (s *Service) RemovePerson(ctx context.Context, account, id int64) (booking.Patient, error) {
+func (s *Service) RemovePerson(ctx context.Context, account, id int64) (_ booking.Patient, err error) {
+	defer func() { s.observePerson(booking.PersonRemove, err) }()
 	if _, err := s.person(ctx, account, id); err != nil {
 		return booking.Patient{}, err
 	}

@@ -43,7 +43,7 @@ func (s *Store) AddPerson(ctx context.Context, p booking.Patient, max int) (book
 			k.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, ts(*p.ConsentAt)).Scan(&p.ID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditPerson(ctx, time.Now(), "add", p))
+		return writeAudit(ctx, tx, booking.AuditPerson(ctx, time.Now(), booking.PersonAdd, p))
 	})
 	if err != nil {
 		return booking.Patient{}, mapErr(err, "patient")
