@@ -157,6 +157,7 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 		{staff, "staff-edit-doctor", fmt.Sprintf("/staff/doctors/%d/edit", s.doctor.ID), true},
 		{staff, "staff-edit-patient", fmt.Sprintf("/staff/patients/%d/edit", p.ID), false},
 		{staff, "staff-messages", fmt.Sprintf("/staff/patients/%d/messages", p.ID), false},
+		{staff, "staff-patient", fmt.Sprintf("/staff/patients/%d", p.ID), false},
 		{staff, "staff-edit-department", fmt.Sprintf("/staff/departments/%d/edit", s.dept.ID), false},
 		{doctor, "doctor-day", fmt.Sprintf("/doctor/days/%s", s.tomorrow), true},
 		{patient, "history", "/history", true},

@@ -25,6 +25,16 @@ import (
 // for admin, "" signed out) and fails unless it answers 200.
 func (s *pagesSite) getAs(t *testing.T, role, lang, path string) string {
 	t.Helper()
+	status, body := s.statusAs(t, role, lang, path)
+	if status != http.StatusOK {
+		t.Fatalf("GET %s in %s as %q: %d\n%.600s", path, lang, role, status, body)
+	}
+	return body
+}
+
+// statusAs is GET path as role in lang: the status and the body.
+func (s *pagesSite) statusAs(t *testing.T, role, lang, path string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest("GET", s.url+path, nil)
 	must(t, err)
 	req.AddCookie(&http.Cookie{Name: langCookie, Value: lang})
@@ -38,11 +48,7 @@ func (s *pagesSite) getAs(t *testing.T, role, lang, path string) string {
 	}
 	res, err := http.DefaultClient.Do(req)
 	must(t, err)
-	body := readAll(t, res)
-	if res.StatusCode != http.StatusOK {
-		t.Fatalf("GET %s in %s as %q: %d\n%.600s", path, lang, role, res.StatusCode, body)
-	}
-	return body
+	return res.StatusCode, readAll(t, res)
 }
 
 // mainOf is the page's <main>, without the layout.

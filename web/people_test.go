@@ -154,8 +154,30 @@ func TestPeoplePageAndWhoIsThisFor(t *testing.T) {
 	}
 
 	// Staff see the account of each person.
-	if list := mainOf(s.getAs(t, "staff", "en", "/staff/patients")); !strings.Contains(list, fmt.Sprintf(`data-manager="%d">child of patient %d<`, me.ID, me.ID)) {
+	if list := mainOf(s.getAs(t, "staff", "en", "/staff/patients")); !strings.Contains(list, fmt.Sprintf(`data-manager="%d" href="/staff/patients/%d">child of patient %d<`, me.ID, me.ID, me.ID)) {
 		t.Errorf("the staff patients list does not name the person's account:\n%s", list)
+	}
+	// The account's page lists its people; the person's names its account.
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		acc := mainOf(s.getAs(t, "staff", l.Tag, fmt.Sprintf("/staff/patients/%d", me.ID)))
+		if !strings.Contains(acc, pr.T("The account and its people")) || !strings.Contains(acc, fmt.Sprintf(`<a href="/staff/patients/%d">Lan Anh</a>`, kid.ID)) ||
+			!strings.Contains(acc, pr.T("the account")) || strings.Contains(acc, `id="account"`) {
+			t.Errorf("%s: the account's staff page:\n%s", l.Tag, acc)
+		}
+		person := mainOf(s.getAs(t, "staff", l.Tag, fmt.Sprintf("/staff/patients/%d", kid.ID)))
+		if !strings.Contains(person, pr.T("%s of patient %d", pr.T("child"), me.ID)) || !strings.Contains(person, fmt.Sprintf(`<a href="/staff/patients/%d">`, me.ID)) ||
+			!strings.Contains(person, `aria-current="page">Lan Anh<`) {
+			t.Errorf("%s: the person's staff page:\n%s", l.Tag, person)
+		}
+	}
+	for _, path := range []string{"/staff/patients/999999", "/staff/patients/0", "/staff/patients/x"} {
+		if res, _ := s.statusAs(t, "staff", "en", path); res != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, res)
+		}
+	}
+	if _, body := s.statusAs(t, "patient", "en", fmt.Sprintf("/staff/patients/%d", me.ID)); strings.Contains(body, `id="people"`) {
+		t.Errorf("a patient reads the staff page of a patient")
 	}
 
 	// Removing: refused while booked.

@@ -298,6 +298,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /staff/patients", s.staff(s.handleStaffPatients))
 	s.mux.HandleFunc("POST /staff/patients", s.staff(s.handleStaffCreatePatient))
 	s.mux.HandleFunc("POST /staff/patients/find", s.staff(s.handleStaffFindPatient))
+	s.mux.HandleFunc("GET /staff/patients/{id}", s.staff(s.handleStaffPatient))
 	s.mux.HandleFunc("GET /staff/patients/{id}/data", s.staff(s.handleStaffPatientData))
 	s.mux.HandleFunc("GET /staff/patients/{id}/messages", s.staff(s.handleStaffPatientMessages))
 	s.mux.HandleFunc("GET /staff/patients/{id}/erase", s.staff(s.handleStaffEraseConfirm))
