@@ -135,11 +135,12 @@ type PatientUpdate struct {
 	Phone  *string `json:"phone"`
 	Email  *string `json:"email"`
 	Active *bool   `json:"active"`
-	// BirthDate, Sex and Relation change only by an account's edit of a
+	// BirthDate, Sex, Relation and NationalID change only by an account's edit of a
 	// person it manages (people.go), never by this body.
-	BirthDate *string `json:"-"`
-	Sex       *string `json:"-"`
-	Relation  *string `json:"-"`
+	BirthDate  *string `json:"-"`
+	Sex        *string `json:"-"`
+	Relation   *string `json:"-"`
+	NationalID *string `json:"-"`
 }
 
 // Apply returns d changed by u.
@@ -164,7 +165,7 @@ func (u PatientUpdate) Apply(p Patient) Patient {
 	if u.Phone != nil {
 		p.Phone = *u.Phone
 	}
-	for _, f := range []struct{ dst, src *string }{{&p.BirthDate, u.BirthDate}, {&p.Sex, u.Sex}, {&p.Relation, u.Relation}} {
+	for _, f := range []struct{ dst, src *string }{{&p.BirthDate, u.BirthDate}, {&p.Sex, u.Sex}, {&p.Relation, u.Relation}, {&p.NationalID, u.NationalID}} {
 		if f.src != nil {
 			*f.dst = *f.src
 		}
@@ -235,6 +236,9 @@ type Policy struct {
 	// MaxPeople caps the people one account manages, itself included
 	// (people.go): 0 or 1 lets it add nobody. The clinic's only.
 	MaxPeople int `json:"maxPeople"`
+	// RequireNationalID is real-name registration (nationalid.go): sign-up
+	// and adding a person ask for a national ID number. Off by default.
+	RequireNationalID bool `json:"requireNationalId"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient

@@ -16,6 +16,7 @@ const (
 	ConSlotNoOverlap     = "slots_no_overlap"
 	ConRoundQuota        = "round_quotas_within_quota"
 	ConPatientPhone      = "patients_phone_index_key"
+	ConPatientNationalID = "patients_national_id_index_key"
 	ConApplicationKey    = "round_applications_patient_key_key"
 	// One current call per doctor and day; one appointment per call
 	// number of the day (booking/queue.go).
@@ -52,8 +53,11 @@ var constraintErrors = map[string]func() *Error{
 	},
 	ConSuspensionOrder: func() *Error { return Errorf(CodeInvalidRequest, "a suspension must end after it starts") },
 	ConPatientPhone:    func() *Error { return Errorf(CodeConflict, "a patient with this phone number already exists") },
-	ConQueueOneCalled:  func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
-	ConQueueCallSeq:    func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConPatientNationalID: func() *Error {
+		return Errorf(CodeNationalIDTaken, "a patient with this national ID number is already registered: sign in with their phone or e-mail, or call the clinic")
+	},
+	ConQueueOneCalled: func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConQueueCallSeq:   func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
 	ConSlotNoOverlap: func() *Error {
 		return Errorf(CodeSlotOverlap, "the doctor already has a slot at an overlapping time")
 	},

@@ -48,11 +48,15 @@ type Patient struct {
 	// name.
 	BirthDate string `json:"birthDate,omitempty"`
 	Sex       string `json:"sex,omitempty"`
+	// NationalID is the national ID number a clinic with real-name
+	// registration asks for (nationalid.go), normalized; "" when not
+	// given. Personal data, sealed like the phone, unique by its keyed hash.
+	NationalID string `json:"nationalId,omitempty"`
 	// Active is false once deactivated: the patient books no more.
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
 	// ErasedAt is when the patient's personal fields were erased (name,
-	// phone, e-mail, language, birth date and sex are then empty); nil for a patient.
+	// phone, e-mail, language, birth date, sex and national ID are then empty); nil for a patient.
 	ErasedAt *time.Time `json:"erasedAt,omitempty"`
 	// ManagerID is the account that manages this person (people.go), 0
 	// for an account's own row; Relation is RelationSelf for an account,

@@ -68,6 +68,7 @@ func Codes() []Code {
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
 		CodeNotYourTurn,
 		CodeQueueEmpty, CodeNotCalled,
+		CodeNationalIDRequired, CodeNationalIDTaken,
 	}
 }
 

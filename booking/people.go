@@ -37,6 +37,9 @@ type PersonInput struct {
 	BirthDate string // YYYY-MM-DD
 	Sex       string // one of Sexes, "" when not given
 	Relation  string // one of PersonRelations
+	// NationalID is the person's national ID number (nationalid.go), ""
+	// for none; required where the clinic registers real names.
+	NationalID string
 	// Consent says the account confirms it may give this person's data
 	// (a parent for a child, or the person's own agreement); required to add.
 	Consent bool
@@ -86,7 +89,7 @@ func Manages(account int64, p Patient) bool {
 // PersonOf is the person's row as an account adds it.
 func PersonOf(account int64, in PersonInput, now time.Time) Patient {
 	t := now.UTC()
-	return Patient{Name: in.Name, BirthDate: in.BirthDate, Sex: in.Sex, Relation: in.Relation,
+	return Patient{Name: in.Name, BirthDate: in.BirthDate, Sex: in.Sex, Relation: in.Relation, NationalID: in.NationalID,
 		ManagerID: account, ConsentAt: &t, CreatedAt: now, Active: true}
 }
 

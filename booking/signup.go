@@ -35,6 +35,9 @@ type SignupProfile struct {
 	BirthDate string
 	// Sex is one of Sexes, "" when not given.
 	Sex string
+	// NationalID is the national ID number (nationalid.go), "" when not
+	// given; the clinic's policy says whether it is required.
+	NationalID string
 }
 
 // CheckSignupProfile returns p with its name trimmed, or the refusal

@@ -17,6 +17,8 @@ type personRequest struct {
 	Sex       *string `json:"sex"`
 	Relation  *string `json:"relation"`
 	Consent   bool    `json:"consent"`
+	// NationalID is asked where the clinic registers real names.
+	NationalID *string `json:"nationalId"`
 }
 
 // accountOf returns the token's patient: the account whose people these
@@ -64,7 +66,7 @@ func (s *server) addPerson(w http.ResponseWriter, r *http.Request, c auth.Claims
 		return err
 	}
 	p, err := s.svc.AddPerson(r.Context(), account, booking.PersonInput{Name: deref(in.Name), BirthDate: deref(in.BirthDate),
-		Sex: deref(in.Sex), Relation: deref(in.Relation), Consent: in.Consent})
+		Sex: deref(in.Sex), Relation: deref(in.Relation), Consent: in.Consent, NationalID: deref(in.NationalID)})
 	if err != nil {
 		return err
 	}
@@ -87,10 +89,10 @@ func (s *server) updatePerson(w http.ResponseWriter, r *http.Request, c auth.Cla
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	if in.Name == nil && in.BirthDate == nil && in.Sex == nil && in.Relation == nil {
-		return errorf(booking.CodeInvalidRequest, "give name, birthDate, sex or relation")
+	if in.Name == nil && in.BirthDate == nil && in.Sex == nil && in.Relation == nil && in.NationalID == nil {
+		return errorf(booking.CodeInvalidRequest, "give name, birthDate, sex, relation or nationalId")
 	}
-	p, err := s.svc.UpdatePerson(r.Context(), account, id, service.PersonPatch{Name: in.Name, BirthDate: in.BirthDate, Sex: in.Sex, Relation: in.Relation})
+	p, err := s.svc.UpdatePerson(r.Context(), account, id, service.PersonPatch{Name: in.Name, BirthDate: in.BirthDate, Sex: in.Sex, Relation: in.Relation, NationalID: in.NationalID})
 	if err != nil {
 		return err
 	}

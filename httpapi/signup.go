@@ -21,6 +21,8 @@ type signupBody struct {
 	BirthDate string `json:"birthDate"`
 	Sex       string `json:"sex"`
 	Language  string `json:"language"`
+	// NationalID is asked where the clinic registers real names.
+	NationalID string `json:"nationalId"`
 }
 
 // maxSignupField bounds every member as sent, before the Service's own
@@ -65,7 +67,7 @@ func (s *server) signup(w http.ResponseWriter, r *http.Request, _ auth.Claims) e
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
-	for _, f := range []string{in.Phone, in.Email, in.Code, in.Name, in.BirthDate, in.Sex, in.Language} {
+	for _, f := range []string{in.Phone, in.Email, in.Code, in.Name, in.BirthDate, in.Sex, in.Language, in.NationalID} {
 		if len(f) > maxSignupField {
 			return errorf(booking.CodeInvalidRequest, "a member is too long")
 		}
@@ -76,7 +78,7 @@ func (s *server) signup(w http.ResponseWriter, r *http.Request, _ auth.Claims) e
 	}
 	up, err := s.signin.Signup(r.Context(), service.SignupRequest{
 		Phone: in.Phone, Email: in.Email, Code: in.Code, Language: lang, ClientAddr: edge.ClientAddr(r),
-		Profile: booking.SignupProfile{Name: in.Name, BirthDate: in.BirthDate, Sex: in.Sex}})
+		Profile: booking.SignupProfile{Name: in.Name, BirthDate: in.BirthDate, Sex: in.Sex, NationalID: in.NationalID}})
 	if err != nil {
 		return err
 	}

@@ -122,7 +122,7 @@ func New() *Metrics {
 	}, []string{"outcome"})
 	m.signups = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_signups_total",
-		Help: "Patients' sign-ups by outcome: created (a new patient), existing (the address was a patient's: signed in), disabled (--signup=false), or the code check's: wrong, expired, attempts, phone-day, clinic-day, address, departed, invalid, failed. Sign-up codes are counted in slotd_signin_codes_total.",
+		Help: "Patients' sign-ups by outcome: created (a new patient), existing (the address was a patient's: signed in), disabled (--signup=false), national-id-taken (real-name registration: the number is another patient's), or the code check's: wrong, expired, attempts, phone-day, clinic-day, address, departed, invalid, failed. Sign-up codes are counted in slotd_signin_codes_total.",
 	}, []string{"outcome"})
 	for _, o := range []string{"created", "existing"} {
 		m.signups.WithLabelValues(o)

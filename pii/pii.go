@@ -31,6 +31,8 @@ const (
 	// FieldBirthDate and FieldSex are what a patient gives at sign-up.
 	FieldBirthDate = "patient.birth_date"
 	FieldSex       = "patient.sex"
+	// FieldNationalID is the national ID number of real-name registration.
+	FieldNationalID = "patient.national_id"
 	// FieldStaffTOTP is a staff user's second-factor secret.
 	FieldStaffTOTP = "staff.totp"
 )
@@ -342,3 +344,7 @@ func (k *Keys) PhoneIndex(phone string) []byte {
 
 // EmailIndex is the index of an e-mail address, in any case.
 func (k *Keys) EmailIndex(email string) []byte { return k.Index(FieldEmail, NormalizeEmail(email)) }
+
+// NationalIDIndex is the index of a national ID number as booking
+// normalizes it (upper case, letters and digits).
+func (k *Keys) NationalIDIndex(id string) []byte { return k.Index(FieldNationalID, id) }

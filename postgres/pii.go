@@ -88,16 +88,16 @@ func migrateSeal(keys *pii.Keys) *goose.Migration {
 const sqlInsertDataKey = `INSERT INTO data_keys (key_id, check_value) VALUES ($1, $2) ON CONFLICT DO NOTHING`
 
 const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed,
-	manager_id, relation, consent_at`
+	manager_id, relation, consent_at, national_id_sealed`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 	var p booking.Patient
-	var name, phone, email, birth, sex []byte
+	var name, phone, email, birth, sex, nationalID []byte
 	var erased, consent *time.Time
 	var manager *int64
 	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &p.CreatedAt, &birth, &sex,
-		&manager, &p.Relation, &consent); err != nil {
+		&manager, &p.Relation, &consent, &nationalID); err != nil {
 		return p, err
 	}
 	p.CreatedAt = p.CreatedAt.UTC()
@@ -125,23 +125,27 @@ func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 	if p.BirthDate, err = s.keys.Open(pii.FieldBirthDate, birth); err != nil {
 		return p, err
 	}
+	if p.NationalID, err = s.keys.Open(pii.FieldNationalID, nationalID); err != nil {
+		return p, err
+	}
 	p.Sex, err = s.keys.Open(pii.FieldSex, sex)
 	return p, err
 }
 
 // sealedPatient is the SQL arguments of a patient: name, phone, e-mail
-// sealed, their indexes, the sealing key's id, then birth date and sex
-// sealed.
+// sealed, their indexes, the sealing key's id, birth date and sex sealed,
+// then the national ID sealed and its index.
 func (s *Store) sealedPatient(p booking.Patient) []any {
 	return []any{s.keys.Seal(pii.FieldName, p.Name), s.keys.Seal(pii.FieldPhone, p.Phone), s.keys.Seal(pii.FieldEmail, p.Email),
 		s.keys.PhoneIndex(p.Phone), s.keys.EmailIndex(p.Email), int(s.keys.Newest()),
-		s.keys.Seal(pii.FieldBirthDate, p.BirthDate), s.keys.Seal(pii.FieldSex, p.Sex)}
+		s.keys.Seal(pii.FieldBirthDate, p.BirthDate), s.keys.Seal(pii.FieldSex, p.Sex),
+		s.keys.Seal(pii.FieldNationalID, p.NationalID), s.keys.NationalIDIndex(p.NationalID)}
 }
 
-// sqlInsertPatient inserts sealedPatient's arguments and the language ($9).
+// sqlInsertPatient inserts sealedPatient's arguments and the language ($11).
 const sqlInsertPatient = `INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key,
-	     birth_date_sealed, sex_sealed, language)
-	 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING ` + patientColumns
+	     birth_date_sealed, sex_sealed, national_id_sealed, national_id_index, language)
+	 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ` + patientColumns
 
 // CreatePatient adds a patient, sealed; a phone another patient has is a
 // conflict.
@@ -175,7 +179,8 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		next := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, phone_index = $5, email_index = $6,
-			     seal_key = $7, birth_date_sealed = $8, sex_sealed = $9, active = $10, relation = $11
+			     seal_key = $7, birth_date_sealed = $8, sex_sealed = $9, national_id_sealed = $10, national_id_index = $11,
+			     active = $12, relation = $13
 			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active, next.Relation)...)); err != nil {
 			return nil, err
 		}
@@ -209,7 +214,7 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 }
 
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
-// their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
+// national ID, their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
@@ -227,7 +232,8 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		}
 		out, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
-			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, seal_key = 0, language = '', active = false, erased_at = $2
+			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, national_id_sealed = NULL, national_id_index = NULL,
+			     seal_key = 0, language = '', active = false, erased_at = $2
 			 WHERE id = $1 RETURNING `+patientColumns, id, now))
 		if err != nil {
 			return nil, err
@@ -271,9 +277,9 @@ func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 			// The indexes stay: the index key does not rotate, and a phone
 			// migration 00016 left unindexed (a later twin) stays so.
 			if _, err := tx.Exec(ctx, `UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, seal_key = $5,
-				     birth_date_sealed = $6, sex_sealed = $7 WHERE id = $1`,
+				     birth_date_sealed = $6, sex_sealed = $7, national_id_sealed = $8 WHERE id = $1`,
 				p.ID, k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest()),
-				k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex)); err != nil {
+				k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), k.Seal(pii.FieldNationalID, p.NationalID)); err != nil {
 				return err
 			}
 		}

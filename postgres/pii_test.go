@@ -135,6 +135,11 @@ func TestSealMigration(t *testing.T) {
 			t.Fatalf("patient %d by phone: %+v (%v)", i, p, err)
 		}
 	}
+	// A national ID number (real-name registration), sealed with key 1,
+	// is re-sealed by the rotation below like the rest.
+	nid := "11010519900101123X"
+	_, err = s.UpdatePatient(ctx, 1, booking.PatientUpdate{NationalID: &nid})
+	must(t, err)
 	s.Close()
 
 	for name, bad := range map[string]string{
@@ -181,7 +186,7 @@ func TestSealMigration(t *testing.T) {
 	s, err = openMigrated(t, dsn, without(text2, 1))
 	must(t, err)
 	defer s.Close()
-	if p, err := s.GetPatient(ctx, 1); err != nil || p.Name != plainName(0) {
+	if p, err := s.GetPatient(ctx, 1); err != nil || p.Name != plainName(0) || p.NationalID != nid {
 		t.Fatalf("after retiring key 1: %+v (%v)", p, err)
 	}
 }

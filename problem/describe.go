@@ -12,6 +12,8 @@ var descriptions = map[booking.Code]string{
 	booking.CodeUnauthorized:          "No valid credentials: send a bearer token that is not expired (WWW-Authenticate names the scheme).",
 	booking.CodeNotYourTurn:           "This round is a lottery: only its registrants may apply, each from the selection time the draw gave them; opensAt says when yours is.",
 	booking.CodeSignupDisabled:        "This clinic registers its patients itself: sign-up is turned off. Ask the clinic to register you, then sign in with a code.",
+	booking.CodeNationalIDRequired:    "This clinic registers patients under their real name: sign-up and adding a person need the person's national ID number (nationalId). errors[].pointer names the member.",
+	booking.CodeNationalIDTaken:       "Another patient of this clinic has this national ID number: each person is registered once. Sign in to the account that has them, or call the clinic.",
 	booking.CodeForbidden:             "The credentials are valid but do not allow this operation (for example an admin-only one, or another patient's appointment).",
 	booking.CodeNotFound:              "There is no such resource, or it is not visible to this caller.",
 	booking.CodeConflict:              "The change conflicts with the current state, for example a name that is taken.",

@@ -66,6 +66,9 @@ var specs = map[booking.Code]Spec{
 	booking.CodeFeeDiffers: {http.StatusConflict, "The new slot has another fee"},
 	// The clinic registers its patients itself (--signup=false).
 	booking.CodeSignupDisabled: {http.StatusForbidden, "Sign-up is turned off"},
+	// Real-name registration (booking/nationalid.go).
+	booking.CodeNationalIDRequired: {http.StatusBadRequest, "National ID number required"},
+	booking.CodeNationalIDTaken:    {http.StatusConflict, "National ID number already registered"},
 	// A lottery round's registrant applies from their selection time.
 	booking.CodeNotYourTurn: {http.StatusConflict, "Not your turn yet"},
 	// The doctor's queue (booking/queue.go).

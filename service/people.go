@@ -34,7 +34,9 @@ func (s *Service) People(ctx context.Context, account int64, p booking.Page) ([]
 }
 
 // AddPerson adds a person account manages, within the clinic's maxPeople
-// (the account included): beyond it a conflict.
+// (the account included): beyond it a conflict. Where the clinic registers
+// real names, the person's national ID number is required, and one another
+// patient has is CodeNationalIDTaken.
 func (s *Service) AddPerson(ctx context.Context, account int64, in booking.PersonInput) (p booking.Patient, err error) {
 	defer func() { s.observePerson(booking.PersonAdd, err) }()
 	in, err = booking.CheckPerson(in, s.now(), true)
@@ -45,6 +47,9 @@ func (s *Service) AddPerson(ctx context.Context, account int64, in booking.Perso
 	if err != nil {
 		return booking.Patient{}, err
 	}
+	if in.NationalID, err = booking.CheckNationalID(in.NationalID, pol.RequireNationalID); err != nil {
+		return booking.Patient{}, err
+	}
 	p = booking.PersonOf(account, in, s.now())
 	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.AddPerson(ctx, p, pol.MaxPeople) })
 }
@@ -52,7 +57,7 @@ func (s *Service) AddPerson(ctx context.Context, account int64, in booking.Perso
 // PersonPatch is an account's edit of a person it manages: nil fields keep
 // their value.
 type PersonPatch struct {
-	Name, BirthDate, Sex, Relation *string
+	Name, BirthDate, Sex, Relation, NationalID *string
 }
 
 // UpdatePerson edits a person account manages (not the account itself:
@@ -72,7 +77,19 @@ func (s *Service) UpdatePerson(ctx context.Context, account, id int64, u PersonP
 	if in, err = booking.CheckPerson(in, s.now(), false); err != nil {
 		return booking.Patient{}, err
 	}
-	return s.UpdatePatient(ctx, id, booking.PatientUpdate{Name: &in.Name, BirthDate: &in.BirthDate, Sex: &in.Sex, Relation: &in.Relation})
+	up := booking.PatientUpdate{Name: &in.Name, BirthDate: &in.BirthDate, Sex: &in.Sex, Relation: &in.Relation}
+	if u.NationalID != nil {
+		pol, err := s.ClinicPolicy(ctx)
+		if err != nil {
+			return booking.Patient{}, err
+		}
+		nid, err := booking.CheckNationalID(*u.NationalID, pol.RequireNationalID)
+		if err != nil {
+			return booking.Patient{}, err
+		}
+		up.NationalID = &nid
+	}
+	return s.UpdatePatient(ctx, id, up)
 }
 
 // RemovePerson removes a person account manages: refused (a conflict)

@@ -28,6 +28,9 @@ const (
 	SignupCreated  = "created"  // a new patient
 	SignupExisting = "existing" // the address was a patient's: signed in
 	SignupDisabled = "disabled" // the clinic turned sign-up off
+	// SignupNationalIDTaken: the national ID number given is another
+	// patient's (real-name registration).
+	SignupNationalIDTaken = "national-id-taken"
 )
 
 // SignupCodeRequest asks for a sign-up code sent to Phone or Email (one of
@@ -104,7 +107,9 @@ func (g *Signin) requestSignupCode(ctx context.Context, r SignupCodeRequest) (Si
 // instead, unchanged (but for the language, as at sign-in), and Created is
 // false. Refusals: CodeSignupDisabled; CodeInvalidRequest naming the
 // member at fault (Pointer) for an address, a code or a profile that is
-// not one, before the code is used; then VerifySigninCode's for the code
+// not one, and CodeNationalIDRequired where the clinic registers real
+// names and none was given, before the code is used; CodeNationalIDTaken
+// after it when the number is another patient's; then VerifySigninCode's for the code
 // (counted alike) and for a departed patient's address.
 func (g *Signin) Signup(ctx context.Context, r SignupRequest) (SignedUp, error) {
 	out, outcome, err := g.signup(ctx, r)
@@ -132,6 +137,13 @@ func (g *Signin) signup(ctx context.Context, r SignupRequest) (SignedUp, string,
 	if err != nil {
 		return SignedUp{}, SigninInvalid, err
 	}
+	pol, err := g.svc.ClinicPolicy(ctx)
+	if err != nil {
+		return SignedUp{}, SigninFailed, err
+	}
+	if profile.NationalID, err = booking.CheckNationalID(profile.NationalID, pol.RequireNationalID); err != nil {
+		return SignedUp{}, SigninInvalid, err
+	}
 	if r.Language != "" && i18n.Supported(r.Language) == "" {
 		return SignedUp{}, SigninInvalid, &booking.Error{Code: booking.CodeInvalidRequest, Pointer: "/language",
 			Message: "language must be en, fr, vi or zh-Hans"}
@@ -148,13 +160,16 @@ func (g *Signin) signup(ctx context.Context, r SignupRequest) (SignedUp, string,
 	}
 	p, err := bounded(g.svc, ctx, func(ctx context.Context) (booking.Patient, error) {
 		return g.accounts.SignUpPatient(ctx, booking.Patient{Name: profile.Name, Phone: a.phone, Email: a.email,
-			Language: r.Language, BirthDate: profile.BirthDate, Sex: profile.Sex}, now)
+			Language: r.Language, BirthDate: profile.BirthDate, Sex: profile.Sex, NationalID: profile.NationalID}, now)
 	})
 	if booking.ErrorCode(err) == booking.CodeConflict {
 		// Another sign-up of the phone won meanwhile (with another code):
 		// the phone is its patient's.
 		p, _, err := g.holder(ctx, a)
 		return g.existing(ctx, p, r.Language, err)
+	}
+	if booking.ErrorCode(err) == booking.CodeNationalIDTaken {
+		return SignedUp{}, SignupNationalIDTaken, err
 	}
 	if err != nil {
 		return SignedUp{}, SigninFailed, err

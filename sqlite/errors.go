@@ -33,6 +33,7 @@ var uniqueByColumns = map[string]string{
 	"appointments.slot_id, appointments.queue_no":                       booking.ConSlotQueueActive,
 	"payments.trade_no":                                                 booking.ConPaymentTrade,
 	"patients.phone_index":                                              booking.ConPatientPhone,
+	"patients.national_id_index":                                        booking.ConPatientNationalID,
 	"suspensions.resource_id, suspensions.from_at, suspensions.to_at":   conSuspensionPeriod,
 	"round_applications.patient_id, round_applications.idempotency_key": booking.ConApplicationKey,
 }

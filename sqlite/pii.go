@@ -107,16 +107,16 @@ func (s *Store) vacuum(ctx context.Context) error {
 const insertDataKeySQL = `INSERT INTO data_keys (key_id, check_value) VALUES (?, ?) ON CONFLICT DO NOTHING`
 
 const patientColumns = `id, name_sealed, phone_sealed, email_sealed, language, active, erased_at, created_at, birth_date_sealed, sex_sealed,
-	manager_id, relation, consent_at`
+	manager_id, relation, consent_at, national_id_sealed`
 
 // scanPatient reads a patientColumns row and opens its sealed fields.
 func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient, error) {
 	var p booking.Patient
-	var name, phone, email, birth, sex []byte
+	var name, phone, email, birth, sex, nationalID []byte
 	var erased, manager, consent sql.NullInt64
 	var created int64
 	if err := r.Scan(&p.ID, &name, &phone, &email, &p.Language, &p.Active, &erased, &created, &birth, &sex,
-		&manager, &p.Relation, &consent); err != nil {
+		&manager, &p.Relation, &consent, &nationalID); err != nil {
 		return p, err
 	}
 	p.ManagerID = manager.Int64
@@ -140,6 +140,9 @@ func (s *Store) scanPatient(r interface{ Scan(...any) error }) (booking.Patient,
 		return p, err
 	}
 	if p.BirthDate, err = s.keys.Open(pii.FieldBirthDate, birth); err != nil {
+		return p, err
+	}
+	if p.NationalID, err = s.keys.Open(pii.FieldNationalID, nationalID); err != nil {
 		return p, err
 	}
 	p.Sex, err = s.keys.Open(pii.FieldSex, sex)
@@ -167,11 +170,12 @@ func (s *Store) insertPatient(ctx context.Context, p booking.Patient, audit func
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key, created_at,
-			     birth_date_sealed, sex_sealed, language)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			     birth_date_sealed, sex_sealed, language, national_id_sealed, national_id_index)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email),
 			k.PhoneIndex(p.Phone), k.EmailIndex(p.Email), int(k.Newest()),
-			ts(p.CreatedAt), k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), p.Language).Scan(&p.ID); err != nil {
+			ts(p.CreatedAt), k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), p.Language,
+			k.Seal(pii.FieldNationalID, p.NationalID), k.NationalIDIndex(p.NationalID)).Scan(&p.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, audit(p))
@@ -210,11 +214,13 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		n := u.Apply(before)
 		if p, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, phone_index = ?, email_index = ?,
-			     seal_key = ?, birth_date_sealed = ?, sex_sealed = ?, active = ?, relation = ?
+			     seal_key = ?, birth_date_sealed = ?, sex_sealed = ?, active = ?, relation = ?,
+			     national_id_sealed = ?, national_id_index = ?
 			 WHERE id = ? RETURNING `+patientColumns,
 			k.Seal(pii.FieldName, n.Name), k.Seal(pii.FieldPhone, n.Phone), k.Seal(pii.FieldEmail, n.Email),
 			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()),
-			k.Seal(pii.FieldBirthDate, n.BirthDate), k.Seal(pii.FieldSex, n.Sex), n.Active, n.Relation, id)); err != nil {
+			k.Seal(pii.FieldBirthDate, n.BirthDate), k.Seal(pii.FieldSex, n.Sex), n.Active, n.Relation,
+			k.Seal(pii.FieldNationalID, n.NationalID), k.NationalIDIndex(n.NationalID), id)); err != nil {
 			return err
 		}
 		if before.Active != p.Active {
@@ -274,7 +280,7 @@ func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]b
 }
 
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
-// their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
+// national ID, their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
 // the row and its appointments, so that
 // capacity history and reconciliation stay true; the audit entry keeps the
 // reason and no personal data. Erasing an erased patient changes nothing.
@@ -289,7 +295,8 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		}
 		if out, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
-			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
+			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, national_id_sealed = NULL, national_id_index = NULL,
+			     seal_key = 0, language = '', active = 0, erased_at = ?
 			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
 			return err
 		}
@@ -348,9 +355,9 @@ func (s *Store) Rekey(ctx context.Context, limit int) (int, error) {
 		k := s.keys
 		for _, p := range ps {
 			if _, err := tx.ExecContext(ctx, `UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, seal_key = ?,
-				     birth_date_sealed = ?, sex_sealed = ? WHERE id = ?`,
+				     birth_date_sealed = ?, sex_sealed = ?, national_id_sealed = ? WHERE id = ?`,
 				k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email), int(k.Newest()),
-				k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), p.ID); err != nil {
+				k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), k.Seal(pii.FieldNationalID, p.NationalID), p.ID); err != nil {
 				return err
 			}
 		}

@@ -105,6 +105,11 @@ func TestSealMigration(t *testing.T) {
 	if err != nil || twin.Name != "Plainname Twin" || twin.Phone != plainPhone(0) {
 		t.Fatalf("the twin: %+v (%v)", twin, err)
 	}
+	// A national ID number (real-name registration), sealed with key 1,
+	// is re-sealed by the rotation below like the rest.
+	nid := "11010519900101123X"
+	_, err = s.UpdatePatient(ctx, 1, booking.PatientUpdate{NationalID: &nid})
+	must(t, err)
 	must(t, s.Close())
 
 	// A lost or wrong key is refused at start, never read as garbage.
@@ -154,7 +159,7 @@ func TestSealMigration(t *testing.T) {
 	s, err = openMigrated(t, path, without(text2, 1))
 	must(t, err)
 	defer s.Close()
-	if p, err := s.GetPatient(ctx, 1); err != nil || p.Name != plainName(0) {
+	if p, err := s.GetPatient(ctx, 1); err != nil || p.Name != plainName(0) || p.NationalID != nid {
 		t.Fatalf("after retiring key 1: %+v (%v)", p, err)
 	}
 }

@@ -76,6 +76,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaceAddPeople", testRaceAddPeople},
 		{"BookForPerson", testBookForPerson},
 		{"PersonMoves", testPersonMoves},
+		{"RealName", testRealName},
 		{"RacePeopleLastPlace", testRacePeopleLastPlace},
 		{"AuditEveryChange", testAuditEveryChange},
 		{"AuditLog", testAuditLog},

@@ -23,6 +23,8 @@ var problems = map[booking.Code]message{
 	booking.CodeUnauthorized:          {"Please sign in", "You need to sign in to do this."},
 	booking.CodeNotYourTurn:           {"Not your turn yet", "This round is a lottery: you may choose a room from the selection time the draw gave you. See the round's page for yours."},
 	booking.CodeSignupDisabled:        {"Sign-up is turned off", "This clinic registers its patients itself. Call or visit the clinic to be registered, then sign in."},
+	booking.CodeNationalIDRequired:    {"National ID number required", "This clinic registers every patient under their real name: type the national ID number."},
+	booking.CodeNationalIDTaken:       {"National ID number already registered", "This person is already registered at the clinic. Sign in to the account that has them, or call the clinic."},
 	booking.CodeForbidden:             {"Not allowed", "This form has expired or is not allowed. Reload the page and try again."},
 	booking.CodeNotFound:              {"Not found", "We could not find what you were looking for. It may have been removed."},
 	booking.CodeConflict:              {"Already exists", "This conflicts with something that already exists (for example a name that is taken)."},

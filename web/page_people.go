@@ -50,7 +50,8 @@ func (s *server) handlePeople(w http.ResponseWriter, r *http.Request) {
 		CanAdd    bool
 		Relations []string
 		Today     string
-	}{ps, pol.MaxPeople, len(ps) < pol.MaxPeople, booking.PersonRelations, s.now().Format("2006-01-02")}
+		RealName  bool // the clinic asks for national ID numbers
+	}{ps, pol.MaxPeople, len(ps) < pol.MaxPeople, booking.PersonRelations, s.now().Format("2006-01-02"), pol.RequireNationalID}
 	s.render(w, r, http.StatusOK, "people", p)
 }
 
@@ -66,7 +67,7 @@ func (s *server) handlePersonAdd(w http.ResponseWriter, r *http.Request) {
 	}
 	_, err := s.svc.AddPerson(r.Context(), sess.PatientID, booking.PersonInput{Name: r.PostFormValue("name"),
 		BirthDate: r.PostFormValue("birthDate"), Sex: r.PostFormValue("sex"), Relation: r.PostFormValue("relation"),
-		Consent: r.PostFormValue("consent") == "yes"})
+		Consent: r.PostFormValue("consent") == "yes", NationalID: r.PostFormValue("nationalId")})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -93,7 +94,12 @@ func (s *server) handlePersonAction(w http.ResponseWriter, r *http.Request) {
 	switch r.PathValue("action") {
 	case "edit":
 		name, birth, rel := r.PostFormValue("name"), r.PostFormValue("birthDate"), r.PostFormValue("relation")
-		_, err = s.svc.UpdatePerson(r.Context(), sess.PatientID, id, service.PersonPatch{Name: &name, BirthDate: &birth, Relation: &rel})
+		patch := service.PersonPatch{Name: &name, BirthDate: &birth, Relation: &rel}
+		if r.PostForm.Has("nationalId") { // the form shows the field only where it applies
+			nid := r.PostFormValue("nationalId")
+			patch.NationalID = &nid
+		}
+		_, err = s.svc.UpdatePerson(r.Context(), sess.PatientID, id, patch)
 		if err == nil {
 			redirect(w, r, "/people?saved=1")
 			return

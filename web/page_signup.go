@@ -22,6 +22,10 @@ type signupData struct {
 	Name    string
 	Birth   string
 	Sex     string
+	// RealName: the clinic registers real names (the policy's
+	// requireNationalId), so the details ask for NationalID.
+	RealName   bool
+	NationalID string
 	// DemoCode is the code sent, shown on the page in demo mode only.
 	DemoCode string
 	// Off: sign-up is turned off; ClinicPhone and Place say how to
@@ -31,7 +35,10 @@ type signupData struct {
 }
 
 func (s *server) signupData(r *http.Request, step string) signupData {
-	return signupData{Step: step, Next: safeNext(r.FormValue("next"), ""),
+	// A policy that cannot be read shows no field: the sign-up itself
+	// still refuses a missing number with its own problem.
+	pol, _ := s.svc.ClinicPolicy(r.Context())
+	return signupData{Step: step, Next: safeNext(r.FormValue("next"), ""), RealName: pol.RequireNationalID,
 		Off: !s.signin.SignupEnabled(), ClinicPhone: s.clinicPhone, Place: s.place}
 }
 
@@ -90,9 +97,10 @@ func (s *server) handleSignupCreate(w http.ResponseWriter, r *http.Request) {
 	raw := r.PostFormValue("address")
 	d := s.signupData(r, "details")
 	d.Address, d.Name, d.Birth, d.Sex = strings.TrimSpace(raw), r.PostFormValue("name"), r.PostFormValue("birthDate"), r.PostFormValue("sex")
+	d.NationalID = r.PostFormValue("nationalId")
 	phone, email := signupAddress(raw)
 	up, err := s.signin.Signup(r.Context(), service.SignupRequest{Phone: phone, Email: email, Code: r.PostFormValue("code"),
-		Profile:  booking.SignupProfile{Name: d.Name, BirthDate: d.Birth, Sex: d.Sex},
+		Profile:  booking.SignupProfile{Name: d.Name, BirthDate: d.Birth, Sex: d.Sex, NationalID: d.NationalID},
 		Language: s.printer(r).Lang, ClientAddr: edge.ClientAddr(r)})
 	if err == nil {
 		err = s.signIn(w, r, auth.RolePatient, strconv.FormatInt(up.Patient.ID, 10))
@@ -100,16 +108,18 @@ func (s *server) handleSignupCreate(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		code := errorCode(err)
 		switch code {
-		case booking.CodeInvalidRequest, booking.CodeNotFound, booking.CodeRateLimited, booking.CodeSignupDisabled, booking.CodeBookingBlocked:
+		case booking.CodeInvalidRequest, booking.CodeNotFound, booking.CodeRateLimited, booking.CodeSignupDisabled, booking.CodeBookingBlocked,
+			booking.CodeNationalIDRequired, booking.CodeNationalIDTaken:
 		default:
 			s.renderError(w, r, err)
 			return
 		}
 		// The details again with the problem; a code that cannot be used
-		// any more sends back to the address step.
+		// any more sends back to the address step (a missing national ID
+		// is refused before the code is used).
 		p := s.newPage(w, r, "Create an account")
 		p.Problem = s.signupProblem(w, r, err, false)
-		if code != booking.CodeInvalidRequest {
+		if code != booking.CodeInvalidRequest && code != booking.CodeNationalIDRequired {
 			d.Step = "address"
 		}
 		p.Data = d
@@ -125,7 +135,8 @@ func (s *server) signupProblem(w http.ResponseWriter, r *http.Request, err error
 	pr := s.printer(r)
 	var be *booking.Error
 	if !asError(err, &be) || be.Code != booking.CodeInvalidRequest {
-		if errorCode(err) == booking.CodeSignupDisabled || errorCode(err) == booking.CodeBookingBlocked {
+		switch errorCode(err) {
+		case booking.CodeSignupDisabled, booking.CodeBookingBlocked, booking.CodeNationalIDRequired, booking.CodeNationalIDTaken:
 			v, _ := s.explain(r, err)
 			return v
 		}
@@ -143,6 +154,8 @@ func (s *server) signupProblem(w http.ResponseWriter, r *http.Request, err error
 		return view("Please check the birth date", "Enter a real date in the past, or leave it empty.")
 	case "/sex":
 		return view("Please check the form", "Choose one of the options, or leave it empty.")
+	case "/nationalId":
+		return view("Please check the national ID number", "Enter the number as written on the identity document: 4 to 32 letters and digits.")
 	}
 	return s.signinProblem(w, r, err, asking)
 }

@@ -94,6 +94,7 @@ func (s *server) handleStaffPolicy(w http.ResponseWriter, r *http.Request, _ ses
 		}
 		*f.dst = v
 	}
+	p.RequireNationalID = r.PostFormValue("requireNationalId") == "yes"
 	if _, err := s.svc.SetClinicPolicy(r.Context(), p); err != nil {
 		s.renderError(w, r, err)
 		return

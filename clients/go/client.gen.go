@@ -1364,6 +1364,9 @@ type NewPerson struct {
 	Consent bool   `json:"consent"`
 	Name    string `json:"name"`
 
+	// NationalId the national ID number, asked where the clinic registers real names (policy requireNationalId): 4 to 32 letters and digits once spaces, hyphens and dots are taken out, in any case. Required there (400 national-id-required); a number another patient has is 409 national-id-taken. Sealed at rest, found only through its keyed hash.
+	NationalId *string `json:"nationalId,omitempty"`
+
 	// Relation the person's relation to the account
 	Relation NewPersonRelation `json:"relation"`
 	Sex      *NewPersonSex     `json:"sex,omitempty"`
@@ -1492,6 +1495,9 @@ type Patient struct {
 	ManagerId *int64 `json:"managerId,omitempty"`
 	Name      string `json:"name"`
 
+	// NationalId the national ID number given (real-name registration), upper case, letters and digits; absent when none was given. Personal data: shown to the patient's account and to staff.
+	NationalId *string `json:"nationalId,omitempty"`
+
 	// Phone E.164; a national number given on creation is read in the clinic's --phone-region
 	Phone *string `json:"phone,omitempty"`
 
@@ -1600,6 +1606,9 @@ type PersonPatch struct {
 	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
 	Name      *string             `json:"name,omitempty"`
 
+	// NationalId the person's national ID number (as in NewPerson); "" removes it where the clinic does not require one
+	NationalId *string `json:"nationalId,omitempty"`
+
 	// Relation the person's relation to the account
 	Relation *PersonPatchRelation `json:"relation,omitempty"`
 	Sex      *PersonPatchSex      `json:"sex,omitempty"`
@@ -1651,6 +1660,9 @@ type Policy struct {
 
 	// RefundPartialPercent then this percentage of it (rounded down to the minor unit)
 	RefundPartialPercent int `json:"refundPartialPercent"`
+
+	// RequireNationalId real-name registration: sign-up (POST /api/signup) and adding a person (POST /api/me/people) ask for a national ID number, unique among the patients. Off by default; turning it on asks nothing of those registered before.
+	RequireNationalId *bool `json:"requireNationalId,omitempty"`
 }
 
 // PolicyOverride A schedule's own policy; an absent field takes the clinic's.
@@ -2139,6 +2151,9 @@ type SignupRequest struct {
 
 	// Name printable characters, trimmed
 	Name string `json:"name"`
+
+	// NationalId the national ID number, asked where the clinic registers real names (policy requireNationalId): 4 to 32 letters and digits once spaces, hyphens and dots are taken out, in any case. Required there (400 national-id-required); a number another patient has is 409 national-id-taken. Sealed at rest, found only through its keyed hash.
+	NationalId *string `json:"nationalId,omitempty"`
 
 	// Phone as typed: E.164 (+…) or a national number of the clinic's region
 	Phone *string           `json:"phone,omitempty"`
@@ -3800,7 +3815,7 @@ type ClientInterface interface {
 
 	// AddPersonWithBody Add a person the account manages (a child, a parent)
 	//
-	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3809,7 +3824,7 @@ type ClientInterface interface {
 
 	// AddPerson Add a person the account manages (a child, a parent)
 	//
-	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3825,7 +3840,7 @@ type ClientInterface interface {
 
 	// UpdatePersonWithBody Edit a person the account manages
 	//
-	// Another account's person, the account itself and a removed person are not found (404).
+	// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3834,7 +3849,7 @@ type ClientInterface interface {
 
 	// UpdatePerson Edit a person the account manages
 	//
-	// Another account's person, the account itself and a removed person are not found (404).
+	// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3977,7 +3992,7 @@ type ClientInterface interface {
 
 	// SignupWithBody Create a patient account with a sign-up code and get a patient bearer token
 	//
-	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3986,7 +4001,7 @@ type ClientInterface interface {
 
 	// Signup Create a patient account with a sign-up code and get a patient bearer token
 	//
-	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -5776,7 +5791,7 @@ func (c *Client) MyPeople(ctx context.Context, params *MyPeopleParams, reqEditor
 
 // AddPersonWithBody Add a person the account manages (a child, a parent)
 //
-// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5795,7 +5810,7 @@ func (c *Client) AddPersonWithBody(ctx context.Context, contentType string, body
 
 // AddPerson Add a person the account manages (a child, a parent)
 //
-// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5831,7 +5846,7 @@ func (c *Client) RemovePerson(ctx context.Context, id int64, reqEditors ...Reque
 
 // UpdatePersonWithBody Edit a person the account manages
 //
-// Another account's person, the account itself and a removed person are not found (404).
+// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5850,7 +5865,7 @@ func (c *Client) UpdatePersonWithBody(ctx context.Context, id int64, contentType
 
 // UpdatePerson Edit a person the account manages
 //
-// Another account's person, the account itself and a removed person are not found (404).
+// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6183,7 +6198,7 @@ func (c *Client) SignOut(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 
 // SignupWithBody Create a patient account with a sign-up code and get a patient bearer token
 //
-// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6202,7 +6217,7 @@ func (c *Client) SignupWithBody(ctx context.Context, contentType string, body io
 
 // Signup Create a patient account with a sign-up code and get a patient bearer token
 //
-// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -12370,7 +12385,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddPersonWithBodyWithResponse Add a person the account manages (a child, a parent)
 	//
-	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12379,7 +12394,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddPersonWithResponse Add a person the account manages (a child, a parent)
 	//
-	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+	// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12397,7 +12412,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdatePersonWithBodyWithResponse Edit a person the account manages
 	//
-	// Another account's person, the account itself and a removed person are not found (404).
+	// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12406,7 +12421,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdatePersonWithResponse Edit a person the account manages
 	//
-	// Another account's person, the account itself and a removed person are not found (404).
+	// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12565,7 +12580,7 @@ type ClientWithResponsesInterface interface {
 
 	// SignupWithBodyWithResponse Create a patient account with a sign-up code and get a patient bearer token
 	//
-	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12574,7 +12589,7 @@ type ClientWithResponsesInterface interface {
 
 	// SignupWithResponse Create a patient account with a sign-up code and get a patient bearer token
 	//
-	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+	// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -25519,7 +25534,7 @@ func (c *ClientWithResponses) MyPeopleWithResponse(ctx context.Context, params *
 
 // AddPersonWithBodyWithResponse Add a person the account manages (a child, a parent)
 //
-// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25534,7 +25549,7 @@ func (c *ClientWithResponses) AddPersonWithBodyWithResponse(ctx context.Context,
 
 // AddPersonWithResponse Add a person the account manages (a child, a parent)
 //
-// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+// A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25564,7 +25579,7 @@ func (c *ClientWithResponses) RemovePersonWithResponse(ctx context.Context, id i
 
 // UpdatePersonWithBodyWithResponse Edit a person the account manages
 //
-// Another account's person, the account itself and a removed person are not found (404).
+// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25579,7 +25594,7 @@ func (c *ClientWithResponses) UpdatePersonWithBodyWithResponse(ctx context.Conte
 
 // UpdatePersonWithResponse Edit a person the account manages
 //
-// Another account's person, the account itself and a removed person are not found (404).
+// Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25852,7 +25867,7 @@ func (c *ClientWithResponses) SignOutWithResponse(ctx context.Context, reqEditor
 
 // SignupWithBodyWithResponse Create a patient account with a sign-up code and get a patient bearer token
 //
-// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25867,7 +25882,7 @@ func (c *ClientWithResponses) SignupWithBodyWithResponse(ctx context.Context, co
 
 // SignupWithResponse Create a patient account with a sign-up code and get a patient bearer token
 //
-// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+// Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -1526,7 +1526,7 @@ export interface paths {
         put?: never;
         /**
          * Create a patient account with a sign-up code and get a patient bearer token
-         * @description Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off.
+         * @description Public. Every member is checked before the code is used: 400 invalid-request naming the member (errors[].pointer) for an address, a code, a name, a birth date, a sex or a language that is not one, and nothing changes. Then the code is checked as POST /api/signin/verify checks it, counted alike: 400 for a wrong code, 404 not-found when there is no live code, 429 when the code's, the address's, the phone's or the clinic's limits ran out. The right code creates the patient (201, audited as its own sign-up) with a bearer token of the API audience, role patient, valid 12 hours. When the address is already a patient's, the code proves it is theirs: that patient is signed in (200, created false) and its name, birth date and sex stay as they were (the language given becomes its); no second patient is made. 409 booking-blocked for a deactivated patient's address. 403 signup-disabled when the clinic turned sign-up off. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required, before the code is used), and a number another patient has is 409 national-id-taken.
          */
         post: operations["signup"];
         delete?: never;
@@ -1779,7 +1779,7 @@ export interface paths {
         put?: never;
         /**
          * Add a person the account manages (a child, a parent)
-         * @description A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict.
+         * @description A patient of their own (own appointments, caps, no-show record, waitlist, export and erasure) managed by the account. consent must be true. Beyond the clinic's maxPeople (the account included) a 409 conflict. Where the clinic registers real names (policy requireNationalId), nationalId is required (400 national-id-required); a number another patient has is 409 national-id-taken.
          */
         post: operations["addPerson"];
         delete?: never;
@@ -1807,7 +1807,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a person the account manages
-         * @description Another account's person, the account itself and a removed person are not found (404).
+         * @description Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
          */
         patch: operations["updatePerson"];
         trace?: never;
@@ -1923,6 +1923,8 @@ export interface components {
              * @description when the account confirmed it may give this person's data; absent for an account
              */
             consentAt?: string;
+            /** @description the national ID number given (real-name registration), upper case, letters and digits; absent when none was given. Personal data: shown to the patient's account and to staff. */
+            nationalId?: string;
         };
         Slot: {
             /** Format: int64 */
@@ -2660,6 +2662,8 @@ export interface components {
             queueSkipCalls?: number;
             /** @description the people one account manages at most, itself included (0 or 1: none added); absent in a PUT keeps the default, 5 */
             maxPeople?: number;
+            /** @description real-name registration: sign-up (POST /api/signup) and adding a person (POST /api/me/people) ask for a national ID number, unique among the patients. Off by default; turning it on asks nothing of those registered before. */
+            requireNationalId?: boolean;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -2895,6 +2899,8 @@ export interface components {
             sex?: "female" | "male" | "other" | "unknown";
             /** @description the language of the pages and notifications, one of Patient.language's (en, zh-Hans, vi, fr); absent: the one Accept-Language asks for, else the clinic's */
             language?: string;
+            /** @description the national ID number, asked where the clinic registers real names (policy requireNationalId): 4 to 32 letters and digits once spaces, hyphens and dots are taken out, in any case. Required there (400 national-id-required); a number another patient has is 409 national-id-taken. Sealed at rest, found only through its keyed hash. */
+            nationalId?: string;
         };
         SignupToken: {
             /** @description a bearer token (Authorization: Bearer …) of the API audience, role patient */
@@ -3081,6 +3087,8 @@ export interface components {
             relation: "child" | "parent" | "spouse" | "other";
             /** @description must be true: the account confirms it may give this person's data */
             consent: boolean;
+            /** @description the national ID number, asked where the clinic registers real names (policy requireNationalId): 4 to 32 letters and digits once spaces, hyphens and dots are taken out, in any case. Required there (400 national-id-required); a number another patient has is 409 national-id-taken. Sealed at rest, found only through its keyed hash. */
+            nationalId?: string;
         };
         /** @description at least one member */
         PersonPatch: {
@@ -3094,6 +3102,8 @@ export interface components {
              * @enum {string}
              */
             relation?: "child" | "parent" | "spouse" | "other";
+            /** @description the person's national ID number (as in NewPerson); "" removes it where the clinic does not require one */
+            nationalId?: string;
         };
     };
     responses: {

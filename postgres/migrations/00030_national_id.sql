@@ -1,0 +1,16 @@
+-- +goose Up
+-- Real-name registration: a clinic whose policy requires it asks every
+-- patient who signs up and every person an account adds for a national ID
+-- number, sealed like the phone (package pii, the same seal_key) and unique
+-- through its keyed hash. Nullable columns and a constant default rewrite
+-- no row; the unique index skips the NULLs of patients who gave none.
+ALTER TABLE patients
+    ADD COLUMN national_id_sealed bytea,
+    ADD COLUMN national_id_index  bytea;
+CREATE UNIQUE INDEX patients_national_id_index_key ON patients (national_id_index) WHERE national_id_index IS NOT NULL;
+ALTER TABLE clinic_policy ADD COLUMN require_national_id boolean NOT NULL DEFAULT false;
+
+-- +goose Down
+ALTER TABLE clinic_policy DROP COLUMN require_national_id;
+DROP INDEX patients_national_id_index_key;
+ALTER TABLE patients DROP COLUMN national_id_index, DROP COLUMN national_id_sealed;
