@@ -200,3 +200,41 @@ func TestPeopleMovesAndWaitlist(t *testing.T) {
 		t.Fatalf("left %+v", entry)
 	}
 }
+
+// TestNewPatientBooksForTheirChild: the browser path through the API: a
+// new phone asks a sign-up code, signs up (201, a token), adds a child,
+// finds an open slot, books it for the child, and reads the appointment,
+// the child's, in its account's list.
+func TestNewPatientBooksForTheirChild(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	sl := e.slot(f, 1)
+	const phone = "+4930555000999"
+	e.do(askSignupCode(phone)).expect(t, 202)
+	code, _ := e.codes.code(phone)
+	var tok signupToken
+	e.do(signupCall(map[string]string{"phone": phone, "code": code, "name": "New Parent"})).expect(t, 201).decode(t, &tok)
+	var kid booking.Patient
+	e.do(call{method: "POST", path: "/api/me/people", token: tok.Token, body: personBody("Little One")}).expect(t, 201).decode(t, &kid)
+	var slots slotsAnswer
+	berlin, err := time.LoadLocation(f.doctor.TimeZone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/doctors/%d/slots?date=%s", f.doctor.ID,
+		sl.StartAt.In(berlin).Format(time.DateOnly))}).expect(t, 200).decode(t, &slots)
+	if len(slots.Slots) != 1 || slots.Slots[0].ID != sl.ID {
+		t.Fatalf("slots %+v", slots.Slots)
+	}
+	var appt booking.Appointment
+	e.do(book(tok.Token, "child-1", map[string]any{"slotId": sl.ID, "patientId": kid.ID})).expect(t, 201).decode(t, &appt)
+	if appt.PatientID != kid.ID || appt.Status != booking.StatusBooked {
+		t.Fatalf("booked %+v", appt)
+	}
+	var list struct{ Items []booking.Appointment }
+	e.do(call{method: "GET", path: "/api/me/appointments", token: tok.Token}).expect(t, 200).decode(t, &list)
+	if len(list.Items) != 1 || list.Items[0].ID != appt.ID || list.Items[0].PatientID != kid.ID {
+		t.Fatalf("the account's appointments %+v", list.Items)
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d", appt.ID), token: tok.Token}).expect(t, 200)
+}

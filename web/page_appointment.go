@@ -90,6 +90,13 @@ func (s *server) handleAppointment(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	p := s.newPage(w, r, "")
 	v := s.apptViewOf(ctx, p.pr, a)
+	if a.PatientID != sess.PatientID { // a person the account manages
+		for _, person := range s.peopleOf(r, sess.PatientID) {
+			if person.ID == a.PatientID {
+				v.For = person.Name
+			}
+		}
+	}
 	if v.Arrived {
 		if st, err := s.svc.QueuePosition(r.Context(), sess.actor(), a.ID); err == nil {
 			v.QueueLine = queueLine(p, st)
