@@ -19,7 +19,9 @@ const (
 // Message is the delivery record of one message to a patient: what was
 // sent and how far it went, never its text nor the address it went to.
 type Message struct {
-	ID        int64
+	ID int64
+	// PatientID is 0 for a sign-up code, sent to an address no patient
+	// has yet.
 	PatientID int64
 	// Kind is the message's kind (notify.KindLoginCode, …).
 	Kind string

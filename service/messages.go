@@ -112,7 +112,9 @@ func (d *Deliveries) Send(ctx context.Context, m notify.Message) (notify.Receipt
 	if d.observer != nil {
 		d.observer.Message(channel, outcome)
 	}
-	if m.PatientID != 0 && m.IdempotencyKey != "" {
+	// A sign-up code has no patient yet: recorded all the same (no
+	// patient, no address), so that its provider's report finds it.
+	if m.IdempotencyKey != "" {
 		if _, rerr := bounded(d.svc, context.WithoutCancel(ctx), func(ctx context.Context) (booking.Message, error) {
 			return d.svc.store.RecordMessage(ctx, a)
 		}); rerr != nil {

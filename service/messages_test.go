@@ -117,6 +117,14 @@ func TestDeliveriesRecordAndCount(t *testing.T) {
 	if st := d.Channels(); len(st) != 1 || st[0].Working() || st[0].Reason != "twilio: 500" {
 		t.Fatalf("channel status %+v", st)
 	}
+
+	// A sign-up code (no patient yet) is recorded too, and its report found.
+	if err := d.Notify(FinalAttempt(ctx), notify.Message{Kind: notify.KindLoginCode, Phone: "+33600000000", IdempotencyKey: "login-signup"}); err != nil {
+		t.Fatal(err)
+	}
+	if r, err := d.Report(ctx, booking.MessageReport{ProviderID: "SM4", State: booking.MessageDelivered}); err != nil || r.PatientID != 0 || r.Kind != notify.KindLoginCode {
+		t.Fatalf("the sign-up code's report: %+v %v", r, err)
+	}
 }
 
 // refusing is a notifier that no channel of reaches the patient.

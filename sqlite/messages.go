@@ -11,7 +11,8 @@ import (
 // The messages methods implement booking.MessageStore: delivery records,
 // moved as booking.ApplyMessageAttempt and ApplyMessageReport decide.
 
-const messageCols = `id, patient_id, kind, channel, state, coalesce(provider_id, ''), reason, attempts, created_at, updated_at`
+// A sign-up code's message has no patient (NULL), read as 0.
+const messageCols = `id, coalesce(patient_id, 0), kind, channel, state, coalesce(provider_id, ''), reason, attempts, created_at, updated_at`
 
 func scanMessage(row interface{ Scan(...any) error }) (booking.Message, error) {
 	var m booking.Message
@@ -33,7 +34,7 @@ func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (bo
 		m := booking.ApplyMessageAttempt(cur, found, a)
 		out, err = scanMessage(tx.QueryRowContext(ctx,
 			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
-			 VALUES (?1, ?2, ?3, ?4, ?5, nullif(?6, ''), ?7, ?8, ?9, ?10)
+			 VALUES (?1, nullif(?2, 0), ?3, ?4, ?5, nullif(?6, ''), ?7, ?8, ?9, ?10)
 			 ON CONFLICT (msg_key) DO UPDATE SET channel = ?4, state = ?5, provider_id = nullif(?6, ''), reason = ?7,
 			     attempts = ?8, updated_at = ?10
 			 RETURNING `+messageCols,

@@ -12,7 +12,8 @@ import (
 // testMessages holds both stores' delivery records to the same behaviour:
 // one record per message key however often it is attempted, states that
 // only move forward, provider reports found by the provider's id, a
-// patient's list newest first and paged.
+// patient's list newest first and paged, and a sign-up code's record with
+// no patient.
 func testMessages(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
@@ -110,5 +111,22 @@ func testMessages(t *testing.T, h Harness) {
 	if _, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "k5", PatientID: 1 << 40, Kind: "reminder", Channel: "sms",
 		State: booking.MessageQueued, At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("a message of an unknown patient: %v, want not found", err)
+	}
+
+	// A sign-up code goes to an address no patient has: recorded with no
+	// patient, reported on by its provider, listed for nobody.
+	code, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "signup-1", Kind: "login-code", Channel: "sms",
+		State: booking.MessageSent, ProviderID: "SMsignup", At: at})
+	must(t, err)
+	if code.PatientID != 0 || code.State != booking.MessageSent || code.ID == 0 {
+		t.Fatalf("a sign-up code's record: %+v", code)
+	}
+	r, changed, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SMsignup", State: booking.MessageDelivered, At: at})
+	must(t, err)
+	if r.ID != code.ID || r.PatientID != 0 || r.State != booking.MessageDelivered || !changed {
+		t.Fatalf("a sign-up code's report: %+v", r)
+	}
+	if list, err := s.PatientMessages(ctx, 0, booking.Page{Limit: 10}); err != nil || len(list) != 0 {
+		t.Fatalf("messages of patient 0: %+v (%v)", list, err)
 	}
 }
