@@ -113,6 +113,10 @@ type entryView struct {
 	Deadline    string // RFC 3339, for the countdown
 	DeadlineLoc string
 	OfferWhen   string
+	// For names the person of the account the entry is for ("" for the
+	// account), PersonID their id, which the entry's forms send back.
+	For      string
+	PersonID int64
 }
 
 // handleWaitlist is "My waitlist": each entry with its position, and a
@@ -122,10 +126,23 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	es, err := s.svc.Waitlist(r.Context(), sess.PatientID)
-	if err != nil {
-		s.renderError(w, r, err)
-		return
+	// The account's entries, then each of its people's, named.
+	people := s.peopleOf(r, sess.PatientID)
+	if len(people) == 0 {
+		people = []booking.Patient{{ID: sess.PatientID}}
+	}
+	var es []booking.WaitlistEntry
+	names := map[int64]string{}
+	for i, person := range people {
+		mine, err := s.svc.Waitlist(r.Context(), person.ID)
+		if err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+		if i > 0 {
+			names[person.ID] = person.Name
+		}
+		es = append(es, mine...)
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
@@ -133,7 +150,10 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 	views := make([]entryView, 0, len(es))
 	for _, e := range es {
 		v := entryView{ID: e.ID, PartOfDay: e.PartOfDay, State: e.State, Position: e.Position, Live: e.Live(),
-			Offered: e.State == booking.EntryOffered}
+			Offered: e.State == booking.EntryOffered, For: names[e.PatientID]}
+		if v.For != "" {
+			v.PersonID = e.PatientID
+		}
 		loc := time.UTC
 		if e.DoctorID != 0 {
 			v.What = p.T("Doctor %d", e.DoctorID)
@@ -197,7 +217,12 @@ func (s *server) handleWaitlistJoin(w http.ResponseWriter, r *http.Request) {
 	if now := s.now(); from.Before(now) {
 		from = now
 	}
-	if _, _, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: sess.PatientID, DoctorID: doctorID,
+	acting, err := s.actingFor(r, sess)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	if _, _, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: acting, DoctorID: doctorID,
 		From: from, To: to, PartOfDay: r.PostFormValue("part"), IdempotencyKey: key}); err != nil {
 		s.renderError(w, r, err)
 		return
@@ -220,22 +245,27 @@ func (s *server) handleWaitlistAction(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
+	patient, err := s.actingFor(r, sess)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
 	switch r.PathValue("action") {
 	case "accept":
-		_, a, err := s.svc.AnswerOffer(r.Context(), id, sess.PatientID, true)
+		_, a, err := s.svc.AnswerOffer(r.Context(), id, patient, true)
 		if err != nil {
 			s.renderError(w, r, err)
 			return
 		}
 		redirect(w, r, "/appointments/"+itoa(a.ID)+"?booked=1")
 	case "decline":
-		if _, _, err := s.svc.AnswerOffer(r.Context(), id, sess.PatientID, false); err != nil {
+		if _, _, err := s.svc.AnswerOffer(r.Context(), id, patient, false); err != nil {
 			s.renderError(w, r, err)
 			return
 		}
 		redirect(w, r, "/waitlist?declined=1")
 	case "leave":
-		if _, err := s.svc.LeaveWaitlist(r.Context(), id, sess.PatientID); err != nil {
+		if _, err := s.svc.LeaveWaitlist(r.Context(), id, patient); err != nil {
 			s.renderError(w, r, err)
 			return
 		}
@@ -243,4 +273,19 @@ func (s *server) handleWaitlistAction(w http.ResponseWriter, r *http.Request) {
 	default:
 		s.renderError(w, r, booking.NotFound("page"))
 	}
+}
+
+// actingFor is whom a waitlist form acts for: the account itself (no
+// "for", or its own id) or a person it manages (Service.ActFor; any other
+// id is not found).
+func (s *server) actingFor(r *http.Request, sess session) (int64, error) {
+	var named int64
+	if v := r.PostFormValue("for"); v != "" {
+		var err error
+		if named, err = strconv.ParseInt(v, 10, 64); err != nil || named <= 0 {
+			return 0, booking.NotFound("patient")
+		}
+	}
+	acting, err := s.svc.ActFor(r.Context(), sess.actor(), named)
+	return acting.PatientID, err
 }

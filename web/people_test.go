@@ -187,3 +187,67 @@ func TestPeoplePageAndWhoIsThisFor(t *testing.T) {
 		t.Fatalf("removing a booked person: %d", res.StatusCode)
 	}
 }
+
+// TestPeopleWaitlistPages: on a full day the waitlist form asks "Who is
+// this for?"; the entry joined for a person is theirs, "My waitlist" names
+// them and leaves it for them; another account's person is not found.
+func TestPeopleWaitlistPages(t *testing.T) {
+	s := newPagesSite(t)
+	me, other := s.patients[0], s.patients[1]
+	kid, err := s.svc.AddPerson(t.Context(), me.ID, booking.PersonInput{Name: "Lan", BirthDate: "2017-06-01", Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	theirs, err := s.svc.AddPerson(t.Context(), other.ID, booking.PersonInput{Name: "Theirs", BirthDate: "2015-01-01", Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	// Fill the day: each open place to a new patient.
+	for i, sl := range s.slots {
+		sl, err := s.store.GetSlot(t.Context(), sl.ID)
+		must(t, err)
+		for n := sl.BookedCount; n < sl.Capacity; n++ {
+			p, err := s.store.CreatePatient(t.Context(), booking.Patient{Name: "Filler", Phone: fmt.Sprintf("+3361100%02d%02d", i, n)})
+			must(t, err)
+			must(t, s.svc.Book(t.Context(), p.ID, sl.ID, "fill").Err)
+		}
+	}
+	day := fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)
+	c := s.patientClient(t, me.ID)
+	_, page := c.do("GET", day, nil)
+	if !strings.Contains(page, `id="wait-who"`) || !strings.Contains(page, fmt.Sprintf(`id="wait-for%d"`, kid.ID)) {
+		t.Fatalf("the full day's waitlist form does not ask whom for:\n%s", mainOf(page))
+	}
+	form := between(page, `action="/waitlist"`, `</form>`)
+	join := url.Values{"csrf": {csrfOf(page, "/waitlist")}, "doctor": {itoa(s.doctor.ID)}, "date": {s.tomorrow.String()},
+		"key": {between(form, `name="key" value="`, `"`)}, "part": {"any"}, "for": {itoa(theirs.ID)}}
+	if res, _ := c.do("POST", "/waitlist", join); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("joining for another account's person: %d", res.StatusCode)
+	}
+	if es, _ := s.svc.Waitlist(t.Context(), theirs.ID); len(es) != 0 {
+		t.Fatalf("their person's entries %+v", es)
+	}
+	join.Set("for", itoa(kid.ID))
+	if res, _ := c.do("POST", "/waitlist", join); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("joining for the kid: %d", res.StatusCode)
+	}
+	es, err := s.svc.Waitlist(t.Context(), kid.ID)
+	must(t, err)
+	if len(es) != 1 {
+		t.Fatalf("the kid's entries %+v", es)
+	}
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		if list := mainOf(s.getAs(t, "patient", l.Tag, "/waitlist")); !strings.Contains(list, pr.T("For %s", "Lan")) ||
+			!strings.Contains(list, fmt.Sprintf(`data-entry="%d"`, es[0].ID)) {
+			t.Errorf("%s: My waitlist does not show the kid's entry:\n%s", l.Tag, list)
+		}
+	}
+	_, page = c.do("GET", "/waitlist", nil)
+	leave := fmt.Sprintf("/waitlist/%d/leave", es[0].ID)
+	if res, _ := c.do("POST", leave, url.Values{"csrf": {csrfOf(page, leave)}}); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("leaving the kid's entry as the account's own: %d", res.StatusCode)
+	}
+	if res, _ := c.do("POST", leave, url.Values{"csrf": {csrfOf(page, leave)}, "for": {itoa(kid.ID)}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("leaving for the kid: %d", res.StatusCode)
+	}
+	if es, _ = s.svc.Waitlist(t.Context(), kid.ID); len(es) != 1 || es[0].State != booking.EntryCancelled {
+		t.Fatalf("after leaving: %+v", es)
+	}
+}
