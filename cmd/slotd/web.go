@@ -102,6 +102,16 @@ func (o observers) PaymentNotified(provider, outcome string) {
 	}
 }
 
+// Person goes to the observers that count the accounts' changes to their
+// people.
+func (o observers) Person(action, outcome string) {
+	for _, x := range o {
+		if p, ok := x.(service.PeopleObserver); ok {
+			p.Person(action, outcome)
+		}
+	}
+}
+
 // LotteryRegistered and LotteryDrawn go to the observers that count lotteries.
 func (o observers) LotteryRegistered(outcome string) {
 	for _, x := range o {
