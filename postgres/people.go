@@ -44,10 +44,10 @@ func (s *Store) AddPerson(ctx context.Context, p booking.Patient, max int) (book
 		}
 		var err error
 		if out, err = s.scanPatient(tx.QueryRow(ctx,
-			`INSERT INTO patients (name_sealed, seal_key, created_at, birth_date_sealed, sex_sealed, manager_id, relation, consent_at)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING `+patientColumns,
+			`INSERT INTO patients (name_sealed, seal_key, created_at, birth_date_sealed, sex_sealed, manager_id, relation, consent_at, name_index)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING `+patientColumns,
 			s.keys.Seal(pii.FieldName, p.Name), int(s.keys.Newest()), micro(p.CreatedAt), s.keys.Seal(pii.FieldBirthDate, p.BirthDate),
-			s.keys.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, *p.ConsentAt)); err != nil {
+			s.keys.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, *p.ConsentAt, s.keys.NameIndex(p.Name, p.BirthDate))); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPerson(ctx, time.Now(), "add", booking.Patient{ID: out.ID, ManagerID: p.ManagerID, Relation: p.Relation})}, nil

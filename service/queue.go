@@ -226,7 +226,7 @@ func (s *Service) QueuePosition(ctx context.Context, caller booking.Actor, id in
 	}
 	who, _ := strconv.ParseInt(caller.ID, 10, 64)
 	switch {
-	case caller.Role == booking.RoleAdmin:
+	case booking.Desk(caller.Role):
 	case caller.Role == booking.RolePatient && who == a.PatientID, caller.Role == booking.RoleDoctor && who == a.DoctorID:
 	case caller.Role == booking.RolePatient || caller.Role == booking.RoleDoctor:
 		return QueueStatus{}, booking.NotFound("appointment")

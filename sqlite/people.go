@@ -37,10 +37,10 @@ func (s *Store) AddPerson(ctx context.Context, p booking.Patient, max int) (book
 			return refusal
 		}
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO patients (name_sealed, seal_key, created_at, birth_date_sealed, sex_sealed, manager_id, relation, consent_at)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			`INSERT INTO patients (name_sealed, seal_key, created_at, birth_date_sealed, sex_sealed, manager_id, relation, consent_at, name_index)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.Seal(pii.FieldName, p.Name), int(k.Newest()), ts(p.CreatedAt), k.Seal(pii.FieldBirthDate, p.BirthDate),
-			k.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, ts(*p.ConsentAt)).Scan(&p.ID); err != nil {
+			k.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, ts(*p.ConsentAt), k.NameIndex(p.Name, p.BirthDate)).Scan(&p.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPerson(ctx, time.Now(), "add", p))
