@@ -39,7 +39,7 @@ type daySlot struct {
 	Started bool
 	// Bookable: it takes a booking now (booking.Slot.Bookable).
 	Bookable bool
-	Appts   []dayAppt
+	Appts    []dayAppt
 }
 
 // handleStaffDay is a doctor's day: every slot and who holds which place,

@@ -14,7 +14,7 @@ import (
 type staffHomeData struct {
 	// Patient is the person the front desk is booking for (?patient=):
 	// the day links carry it.
-	Patient int64
+	Patient     int64
 	Departments []booking.Department
 	// Offered marks the departments patients see
 	// (booking.CatalogStore.ListDepartments); the others are marked.

@@ -59,8 +59,8 @@ type patientForm struct {
 	// Find, or FindName with FindBirth, is a look-up as typed, Found what
 	// it found.
 	Find, FindName, FindBirth string
-	Searched bool
-	Found    []booking.Patient
+	Searched                  bool
+	Found                     []booking.Patient
 }
 
 // renderStaffPatients renders the page; the list of every person is an
