@@ -35,6 +35,9 @@ func (s *pagesSite) getAs(t *testing.T, role, lang, path string) string {
 	case "staff":
 		tok, _ := s.signer.MintPage(auth.RoleAdmin, staffPrefix+"admin", time.Hour)
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: tok})
+	case "reception":
+		tok, _ := s.signer.MintPage(auth.RoleReception, staffPrefix+"rita", time.Hour)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: tok})
 	}
 	res, err := http.DefaultClient.Do(req)
 	must(t, err)
