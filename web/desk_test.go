@@ -7,9 +7,12 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/i18n"
 )
 
 // The front desk on the pages, as reception: the admin's pages refused, a
@@ -103,5 +106,54 @@ func TestDeskPages(t *testing.T) {
 		if e.ActorRole != booking.RoleReception || e.ActorID != "rita" {
 			t.Fatalf("audit entry %s by %s %s, want reception rita", e.Action, e.ActorRole, e.ActorID)
 		}
+	}
+}
+
+// The printable day list says where each person stands on the day:
+// booked, arrived, called, in consultation, done, no-show — the queue's
+// steps on the doctor's today — and the front desk may print it.
+func TestDayListStates(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	s := &pagesSite{site: newSite(t, withClock(now))}
+	ctx := context.Background()
+	admin := booking.Actor{Role: booking.RoleAdmin, ID: "admin"}
+	book := func(i, slot int) booking.Appointment {
+		p := s.patients[i]
+		res := s.svc.Book(booking.WithActor(ctx, booking.Actor{Role: "patient", ID: fmt.Sprint(p.ID)}), p.ID, s.slots[slot].ID, fmt.Sprint("list-", i))
+		must(t, res.Err)
+		return res.Appointment
+	}
+	a := book(0, 2)
+	book(1, 3) // booked, never arrives
+	clock.Store(a.StartAt.Add(-5 * time.Minute).UnixNano())
+	_, _, err := s.svc.CheckIn(ctx, admin, a.ID, "")
+	must(t, err)
+	list := fmt.Sprintf("/staff/doctors/%d/days/%s?print=1", s.doctor.ID, s.tomorrow)
+	states := func() map[string]bool {
+		t.Helper()
+		page := mainOf(s.getAs(t, "reception", "en", list))
+		got := map[string]bool{}
+		for _, m := range regexp.MustCompile(`data-state="([^"]+)"`).FindAllStringSubmatch(page, -1) {
+			got[m[1]] = true
+		}
+		return got
+	}
+	if got := states(); !got[booking.DayArrived] || !got[booking.DayBooked] {
+		t.Fatalf("before a call: %v", got)
+	}
+	_, err = s.svc.CallNext(ctx, admin, s.doctor.ID)
+	must(t, err)
+	if got := states(); !got[booking.DayCalled] || got[booking.DayArrived] {
+		t.Fatalf("after the call: %v", got)
+	}
+	_, err = s.svc.StepQueue(ctx, admin, a.ID, booking.QueueActionStart)
+	must(t, err)
+	if got := states(); !got[booking.DayInConsultation] {
+		t.Fatalf("after the start: %v", got)
+	}
+	if page := mainOf(s.getAs(t, "reception", "fr", list)); !strings.Contains(page, "en consultation") || !strings.Contains(page, i18n.New("fr").T("booked")) {
+		t.Fatalf("the list in French:\n%s", page)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -26,6 +27,9 @@ type dayAppt struct {
 	Offer string
 	// Active: the front desk may cancel or move it.
 	Active bool
+	// State is where the person stands on the day (booking.DayState),
+	// StateWord the same in the page's language.
+	State, StateWord string
 }
 
 // daySlot is one slot with who holds its places.
@@ -107,6 +111,16 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		s.renderError(w, r, err)
 		return
 	}
+	// On the doctor's today, the queue tells called and in consultation
+	// from arrived (booking.DayState); other days have no queue.
+	var queue booking.QueueDay
+	if day == schedule.DateOf(now, loc) {
+		if queue, err = s.svc.DayQueue(ctx, booking.ActorOf(r.Context()), doc.ID); err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+	}
+	pr := s.printer(r)
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
 	var csvRows []csvdata.DayRow
@@ -119,11 +133,12 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 			}
 			names[a.PatientID] = name
 		}
+		state := booking.DayState(a, queue.Entry(a.ID))
 		noop, err := booking.StaffTransition(a.Status, booking.StatusCompleted, a.StartAt, now)
 		arrived, inErr := booking.DecideCheckIn(a, booking.CheckInRequest{AppointmentID: a.ID}, policy, now)
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
 			Status: string(a.Status), Markable: err == nil && !noop && !v.Reception, CheckIn: inErr == nil && !arrived, Offer: offers[a.ID],
-			Active: a.Status.Active()})
+			Active: a.Status.Active(), State: state, StateWord: dayStateWord(pr, state)})
 		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
 	}
 	if r.URL.Query().Has("csv") {
@@ -179,4 +194,27 @@ func (s *server) handleStaffTransition(w http.ResponseWriter, r *http.Request, _
 		return
 	}
 	redirect(w, r, safeNext(r.PostFormValue("next"), "/staff")+"?done=1")
+}
+
+// dayStateWord is a day list's state (booking.DayState) in pr's language.
+func dayStateWord(pr *i18n.Printer, state string) string {
+	switch state {
+	case booking.DayHeld:
+		return pr.T("held")
+	case booking.DayBooked:
+		return pr.T("booked")
+	case booking.DayArrived:
+		return pr.T("arrived")
+	case booking.DayCalled:
+		return pr.T("called")
+	case booking.DayInConsultation:
+		return pr.T("in consultation")
+	case booking.DayDone:
+		return pr.T("done")
+	case booking.DayNoShow:
+		return pr.T("no-show")
+	case booking.DayCancelled:
+		return pr.T("cancelled")
+	}
+	return pr.T("expired")
 }
