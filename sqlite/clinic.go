@@ -187,13 +187,13 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 
 const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
 	refund_full_hours, refund_partial_percent, refund_partial_hours,
-	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people`
+	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, queue_notify_ahead`
 
 // policyFields are the fields of p in the order of policyCols.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople}
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.QueueNotifyAhead}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -215,10 +215,10 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 		if _, err := tx.ExecContext(ctx, `UPDATE clinic_policy SET max_active = ?, max_per_day = ?,
 			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
 			refund_full_hours = ?, refund_partial_percent = ?, refund_partial_hours = ?,
-			check_in_before_minutes = ?, check_in_after_minutes = ?, no_show_grace_minutes = ?, queue_skip_calls = ?, max_people = ? WHERE id = 1`,
+			check_in_before_minutes = ?, check_in_after_minutes = ?, no_show_grace_minutes = ?, queue_skip_calls = ?, max_people = ?, queue_notify_ahead = ? WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours,
-			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople); err != nil {
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.QueueNotifyAhead); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))

@@ -141,6 +141,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaceCheckIn", testRaceCheckIn},
 		{"AutoNoShow", testAutoNoShow},
 		{"Queue", testQueue},
+		{"QueueAhead", testQueueAhead},
 		{"RaceQueueCall", testRaceQueueCall},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},

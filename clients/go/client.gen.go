@@ -1643,6 +1643,9 @@ type Policy struct {
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
 
+	// QueueNotifyAhead a call that leaves an arrived patient this many ahead sends them a message, once per appointment; 0 is off (default 3)
+	QueueNotifyAhead *int `json:"queueNotifyAhead,omitempty"`
+
 	// QueueSkipCalls a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3)
 	QueueSkipCalls *int `json:"queueSkipCalls,omitempty"`
 

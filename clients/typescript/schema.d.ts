@@ -2665,6 +2665,8 @@ export interface components {
             noShowGraceMinutes?: number;
             /** @description a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3) */
             queueSkipCalls?: number;
+            /** @description a call that leaves an arrived patient this many ahead sends them a message, once per appointment; 0 is off (default 3) */
+            queueNotifyAhead?: number;
             /** @description the people one account manages at most, itself included (0 or 1: none added); absent in a PUT keeps the default, 5 */
             maxPeople?: number;
         };

@@ -38,7 +38,20 @@ CREATE INDEX revocation_marks_closed_idx ON revocation_marks (role, subject) WHE
 ALTER TABLE patients ADD COLUMN name_index BLOB;
 CREATE INDEX patients_name_index_idx ON patients (name_index) WHERE name_index IS NOT NULL;
 
+-- The queue's message ahead (Policy.QueueNotifyAhead): a call that leaves
+-- an arrived patient that many ahead sends them a message, once per
+-- appointment, which its row here records in the call's transaction.
+ALTER TABLE clinic_policy ADD COLUMN queue_notify_ahead INTEGER NOT NULL DEFAULT 3
+    CONSTRAINT clinic_policy_queue_notify_ahead_check CHECK (queue_notify_ahead BETWEEN 0 AND 20);
+CREATE TABLE queue_notices (
+    appointment_id INTEGER PRIMARY KEY REFERENCES appointments (id) ON DELETE CASCADE,
+    ahead          INTEGER NOT NULL CHECK (ahead > 0),
+    sent_at        INTEGER NOT NULL
+) STRICT;
+
 -- +goose Down
+DROP TABLE queue_notices;
+ALTER TABLE clinic_policy DROP COLUMN queue_notify_ahead;
 DROP INDEX patients_name_index_idx;
 ALTER TABLE patients DROP COLUMN name_index;
 DELETE FROM revocation_marks WHERE role = 'reception';
