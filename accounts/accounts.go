@@ -33,6 +33,11 @@ type Store interface {
 	// PatientsByEmail finds the patients with an e-mail address, in any
 	// case, by its keyed hash; oldest first, at most 50.
 	PatientsByEmail(ctx context.Context, email string) ([]booking.Patient, error)
+	// PatientsByName finds the people with a name (in any case, spacing
+	// or Unicode form: pii.NormalizeName) and a birth date (YYYY-MM-DD),
+	// by the keyed hash of the pair; oldest first, at most 50. Names stay
+	// sealed.
+	PatientsByName(ctx context.Context, name, birthDate string) ([]booking.Patient, error)
 	// ListPatients lists up to limit patients with ids above afterID, by id.
 	ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error)
 	// DoctorAppointments lists the appointments (any state) in a doctor's
@@ -86,6 +91,11 @@ type Store interface {
 	// doctor: it sees only that doctor's days), or an admin with 0; an
 	// unknown user or doctor is not found.
 	SetStaffDoctor(ctx context.Context, name string, doctorID int64) error
+	// SetStaffReception makes a staff user reception (the front desk,
+	// booking.Desk: it finds, adds and books for people, and runs nothing
+	// of the clinic); SetStaffDoctor with 0 makes it an admin again. An
+	// unknown user is not found.
+	SetStaffReception(ctx context.Context, name string) error
 	// StaffDoctor returns the doctor a staff user is, 0 for an admin.
 	StaffDoctor(ctx context.Context, name string) (int64, error)
 
@@ -109,7 +119,9 @@ type Store interface {
 type StaffAccount struct {
 	Name         string
 	PasswordHash []byte
-	// DoctorID is the doctor the user signs in as; 0 for an admin.
+	// Role is booking.RoleAdmin, RoleDoctor or RoleReception.
+	Role string
+	// DoctorID is the doctor the user signs in as; 0 for another role.
 	DoctorID int64
 	// TOTPSecret is the base32 secret of the user's second factor; ""
 	// when none is enrolled.

@@ -26,15 +26,16 @@ type Role string
 
 // The roles. A patient's subject is its patient id.
 const (
-	RolePatient Role = "patient"
-	RoleDoctor  Role = "doctor"
-	RoleAdmin   Role = "admin"
+	RolePatient   Role = "patient"
+	RoleDoctor    Role = "doctor"
+	RoleAdmin     Role = "admin"
+	RoleReception Role = "reception" // the front desk (booking.Desk)
 )
 
 // Valid reports whether r is a known role.
 func (r Role) Valid() bool {
 	switch r {
-	case RolePatient, RoleDoctor, RoleAdmin:
+	case RolePatient, RoleDoctor, RoleAdmin, RoleReception:
 		return true
 	}
 	return false

@@ -3,10 +3,24 @@ package booking
 // Caller roles: who a token or a page session says is asking. They are
 // auth's roles, named here so that the caller rule needs no adapter.
 const (
-	RolePatient = "patient"
-	RoleDoctor  = "doctor"
-	RoleAdmin   = "admin"
+	RolePatient   = "patient"
+	RoleDoctor    = "doctor"
+	RoleAdmin     = "admin"
+	RoleReception = "reception"
 )
+
+// Desk is the one rule of who does the front desk's work: find people (by
+// phone, e-mail, or name and birth date), add a person on the spot, and
+// book, cancel, reschedule and check in for anyone. Reception and admins do;
+// running the clinic (its settings, staff accounts, exports, erasure) stays
+// the admin's alone.
+func Desk(role string) bool { return role == RoleAdmin || role == RoleReception }
+
+// BrowsesPatients reports whether role may list every person or search
+// names by their start (which opens the sealed names one by one): an
+// admin's. The front desk finds a person by a keyed hash only: phone,
+// e-mail, or whole name with birth date.
+func BrowsesPatients(role string) bool { return role == RoleAdmin }
 
 // Acting is whom a change is made for and how, as ActFor decides it.
 type Acting struct {
@@ -21,7 +35,8 @@ type Acting struct {
 // end (the API, the pages, FHIR): a patient for themselves (named is 0 or
 // their own id) or for a person their account manages (managed says
 // named is one: people.go), any other id being not found, as if it did not
-// exist; an admin for the patient it names; nobody else. caller is the
+// exist; the front desk (Desk: reception, an admin) for the patient it
+// names; nobody else. caller is the
 // actor of the request (Actor.ID is a patient's id in decimal).
 func ActFor(caller Actor, self, named int64, managed bool) (Acting, *Error) {
 	switch caller.Role {
@@ -33,13 +48,14 @@ func ActFor(caller Actor, self, named int64, managed bool) (Acting, *Error) {
 			return Acting{}, NotFound("patient")
 		}
 		return Acting{PatientID: named}, nil
-	case RoleAdmin:
+	}
+	if Desk(caller.Role) {
 		if named == 0 {
-			return Acting{}, Errorf(CodeInvalidRequest, "an admin must name the patient")
+			return Acting{}, Errorf(CodeInvalidRequest, "the front desk must name the patient")
 		}
 		return Acting{PatientID: named, Staff: true}, nil
 	}
-	return Acting{}, Errorf(CodeForbidden, "only patients and admins can act for a patient")
+	return Acting{}, Errorf(CodeForbidden, "only patients, reception and admins can act for a patient")
 }
 
 // DepartedRefusal refuses a patient who has left — deactivated, or erased

@@ -233,6 +233,10 @@ type Policy struct {
 	// into the queue after this many more calls (QueueDay.Order). The
 	// clinic's only.
 	QueueSkipCalls int `json:"queueSkipCalls"`
+	// QueueNotifyAhead: a call that leaves an arrived patient this many
+	// ahead sends them a message, once per appointment (QueueAheadNotice);
+	// 0 is off. The clinic's only.
+	QueueNotifyAhead int `json:"queueNotifyAhead"`
 	// MaxPeople caps the people one account manages, itself included
 	// (people.go): 0 or 1 lets it add nobody. The clinic's only.
 	MaxPeople int `json:"maxPeople"`
@@ -256,7 +260,7 @@ const (
 // DefaultPolicy is the policy of a new clinic.
 var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay,
 	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes,
-	QueueSkipCalls: DefaultQueueSkipCalls, MaxPeople: DefaultMaxPeople}
+	QueueSkipCalls: DefaultQueueSkipCalls, QueueNotifyAhead: DefaultQueueNotifyAhead, MaxPeople: DefaultMaxPeople}
 
 // PolicyOverride is a schedule's own policy: nil fields take the clinic's.
 type PolicyOverride struct {
@@ -287,8 +291,8 @@ func (p Policy) With(o PolicyOverride) Policy {
 }
 
 // Validate refuses values outside 0..MaxPolicyValue, a check-in window
-// side outside 0..MaxCheckInMinutes, and a skip re-entry outside
-// 0..MaxQueueSkipCalls.
+// side outside 0..MaxCheckInMinutes, a skip re-entry outside
+// 0..MaxQueueSkipCalls and a message ahead outside 0..MaxQueueNotifyAhead.
 func (p Policy) Validate() error {
 	for _, v := range []int{p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 		p.RefundFullHours, p.RefundPartialHours} {
@@ -306,6 +310,9 @@ func (p Policy) Validate() error {
 	}
 	if p.QueueSkipCalls < 0 || p.QueueSkipCalls > MaxQueueSkipCalls {
 		return Errorf(CodeInvalidRequest, "queueSkipCalls must be 0 to %d", MaxQueueSkipCalls)
+	}
+	if p.QueueNotifyAhead < 0 || p.QueueNotifyAhead > MaxQueueNotifyAhead {
+		return Errorf(CodeInvalidRequest, "queueNotifyAhead must be 0 to %d", MaxQueueNotifyAhead)
 	}
 	if p.MaxPeople < 0 || p.MaxPeople > MaxPeopleLimit {
 		return Errorf(CodeInvalidRequest, "maxPeople must be 0 to %d", MaxPeopleLimit)

@@ -25,6 +25,8 @@ func (k NotificationKind) Announces() Status {
 		return StatusBooked
 	case NotifyExpiry:
 		return StatusExpired
+	case NotifyQueueAhead:
+		return StatusArrived
 	default:
 		return StatusCancelled
 	}

@@ -24,7 +24,7 @@ type Subject struct {
 // constraints would.
 func (sub Subject) Check() error {
 	switch sub.Role {
-	case RolePatient, RoleDoctor, RoleAdmin:
+	case RolePatient, RoleDoctor, RoleAdmin, RoleReception:
 	default:
 		return Errorf(CodeInvalidRequest, "unknown role %q", sub.Role)
 	}
@@ -62,10 +62,12 @@ func PatientSubject(patientID int64) Subject {
 }
 
 // StaffSubjects are the subjects a staff user's tokens name: the page
-// session ("staff:NAME"), an API token minted for the name, and, for a
+// session ("staff:NAME"), an API token minted for the name, as an admin or
+// at reception (a user's role may change, so both are moved), and, for a
 // doctor's account, the doctor.
 func StaffSubjects(name string, doctorID int64) []Subject {
-	out := []Subject{{Role: RoleAdmin, ID: "staff:" + name}, {Role: RoleAdmin, ID: name}}
+	out := []Subject{{Role: RoleAdmin, ID: "staff:" + name}, {Role: RoleAdmin, ID: name},
+		{Role: RoleReception, ID: "staff:" + name}, {Role: RoleReception, ID: name}}
 	if doctorID > 0 {
 		out = append(out, Subject{Role: RoleDoctor, ID: strconv.FormatInt(doctorID, 10)})
 	}

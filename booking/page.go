@@ -28,7 +28,13 @@ const (
 // clinic's region), or the start of a name (any case); empty lists every
 // patient. Page pages by id.
 type PatientQuery struct {
-	Q    string
+	Q string
+	// BirthDate (YYYY-MM-DD) makes Q a whole name: the person is found by
+	// the keyed hash of the pair (pii.Keys.NameIndex).
+	BirthDate string
+	// Role is the caller's: only those BrowsesPatients lets may list
+	// everyone or search names by their start.
+	Role string
 	Page Page
 }
 

@@ -53,6 +53,31 @@ const (
 	MaxQueueSkipCalls     = 100
 )
 
+// The clinic's default message ahead: a waiting patient is told when
+// three are ahead of them. MaxQueueNotifyAhead bounds the policy value.
+const (
+	DefaultQueueNotifyAhead = 3
+	MaxQueueNotifyAhead     = 20
+)
+
+// NotifyQueueAhead tells an arrived patient that a call left
+// Policy.QueueNotifyAhead people ahead of them (Ref is that number).
+const NotifyQueueAhead NotificationKind = "queue-ahead"
+
+// QueueAheadNotice is the appointment that call c, which made day d (the
+// day after the call), leaves n ahead under skip re-entry k: the n-th of
+// d.Order(k), who then has n to be called before them, as Position counts
+// them; false when n is 0 (off) or fewer wait. The store sends it once per
+// appointment: a later call that leaves it n ahead again (after a skip)
+// sends nothing.
+func QueueAheadNotice(d QueueDay, k, n int) (int64, bool) {
+	order := d.Order(k)
+	if n <= 0 || n >= len(order) {
+		return 0, false
+	}
+	return order[n].AppointmentID, true
+}
+
 // Problem codes of the queue.
 const (
 	// CodeQueueEmpty: nobody of the doctor's day has arrived and waits.

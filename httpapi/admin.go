@@ -101,15 +101,19 @@ func validPhone(p string) bool {
 
 func (s *server) createPatient(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	var in struct {
-		Name  string `json:"name"`
-		Phone string `json:"phone"`
-		Email string `json:"email"`
+		Name      string `json:"name"`
+		Phone     string `json:"phone"`
+		Email     string `json:"email"`
+		BirthDate string `json:"birthDate"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
 	}
 	name, err := cleanName(in.Name, "name")
 	if err != nil {
+		return err
+	}
+	if _, err := booking.CheckSignupProfile(booking.SignupProfile{Name: name, BirthDate: in.BirthDate}, s.now()); err != nil {
 		return err
 	}
 	// Personal data: the messages below never echo the value.
@@ -121,7 +125,7 @@ func (s *server) createPatient(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	if email != "" && !booking.EmailOK(email) {
 		return errorf(booking.CodeInvalidRequest, "email must be an e-mail address")
 	}
-	p, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email})
+	p, err := s.svc.CreatePatient(r.Context(), booking.Patient{Name: name, Phone: phone, Email: email, BirthDate: in.BirthDate})
 	if err != nil {
 		return err
 	}
@@ -148,8 +152,8 @@ func (s *server) getPatient(w http.ResponseWriter, r *http.Request, _ auth.Claim
 // findPatients is GET /api/admin/patients?q=: the staff's search (a name's
 // start, a phone or an e-mail; Service.FindPatients), paged by id. The
 // answer is personal data: never cached on the way, never logged.
-func (s *server) findPatients(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	q, err := parseQuery(r, withPage("q")...)
+func (s *server) findPatients(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	q, err := parseQuery(r, withPage("q", "birthDate")...)
 	if err != nil {
 		return err
 	}
@@ -160,7 +164,8 @@ func (s *server) findPatients(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if !booking.ValidPatientQuery(q["q"]) {
 		return errorf(booking.CodeInvalidRequest, "q must be at most %d characters", booking.MaxPatientQuery)
 	}
-	found, err := s.svc.FindPatients(r.Context(), booking.PatientQuery{Q: q["q"], Page: booking.Page{After: p.After, Limit: p.Limit}})
+	found, err := s.svc.FindPatients(r.Context(), booking.PatientQuery{Q: q["q"], BirthDate: q["birthDate"], Role: string(c.Role),
+		Page: booking.Page{After: p.After, Limit: p.Limit}})
 	if err != nil {
 		return err
 	}

@@ -44,8 +44,8 @@ type bookingAttempt struct {
 // then spends one booking attempt of the patient it is for (the token's, or
 // the one an admin names) before anything reads the database.
 func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Claims) (bookingAttempt, error) {
-	if c.Role != auth.RolePatient && c.Role != auth.RoleAdmin {
-		return bookingAttempt{}, errorf(booking.CodeForbidden, "only patients and admins can book")
+	if c.Role != auth.RolePatient && !booking.Desk(string(c.Role)) {
+		return bookingAttempt{}, errorf(booking.CodeForbidden, "only patients, reception and admins can book")
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	if c.Role == auth.RolePatient {
 		spend, _ = c.PatientID()
 	} else if named == 0 {
-		return bookingAttempt{}, fieldErrorf("/patientId", "an admin must name the patient (patientId)")
+		return bookingAttempt{}, fieldErrorf("/patientId", "the front desk must name the patient (patientId)")
 	}
 	if err := s.rateLimit(w, spend); err != nil {
 		return bookingAttempt{}, err
@@ -110,16 +110,17 @@ func (s *server) rateLimit(w http.ResponseWriter, patient int64) error {
 }
 
 // owner returns whose appointments c may see: its own patient id, or 0 (all)
-// for an admin. Doctors have no appointments of their own here.
+// for the front desk (booking.Desk). Doctors have no appointments of their
+// own here.
 func owner(c auth.Claims) (int64, error) {
-	switch c.Role {
-	case auth.RoleAdmin:
+	if booking.Desk(string(c.Role)) {
 		return 0, nil
-	case auth.RolePatient:
+	}
+	if c.Role == auth.RolePatient {
 		id, _ := c.PatientID()
 		return id, nil
 	}
-	return 0, errorf(booking.CodeForbidden, "only patients and admins can see appointments")
+	return 0, errorf(booking.CodeForbidden, "only patients, reception and admins can see appointments")
 }
 
 func (s *server) getAppointment(w http.ResponseWriter, r *http.Request, c auth.Claims) error {

@@ -26,7 +26,8 @@ const (
 	adminOnly
 	// patientOrAdmin: a patient for themselves or a person their account
 	// manages (another account's patient in the body does not exist for
-	// them), an admin for anyone; doctors are forbidden.
+	// them), the front desk (reception, an admin) for anyone; doctors are
+	// forbidden. The "owner or admin" classes let reception in as admins.
 	patientOrAdmin
 	// ownerOrAdmin: the path names patient A's object: A and admins find it,
 	// another patient is told it does not exist, doctors are forbidden.
@@ -51,6 +52,9 @@ const (
 	// fixture's doctor: A, that doctor and admins find it, another patient
 	// is told it does not exist (check-in).
 	ownerDoctorOrAdmin
+	// desk: the front desk, reception and admins (booking.Desk); patients
+	// and doctors are forbidden.
+	desk
 	// doctorOrAdmin: the path names the fixture's doctor or one of its
 	// appointments: that doctor and admins find it, patients are forbidden
 	// (the queue's console; queue_test.go proves another doctor's ids are
@@ -78,10 +82,10 @@ var authorization = map[string]access{
 	"POST /api/admin/departments":                 adminOnly,
 	"GET /api/admin/departments":                  adminOnly,
 	"POST /api/admin/doctors":                     adminOnly,
-	"GET /api/admin/doctors":                      adminOnly,
-	"POST /api/admin/patients":                    adminOnly,
-	"GET /api/admin/patients":                     adminOnly,
-	"GET /api/admin/patients/{id}":                adminOnly,
+	"GET /api/admin/doctors":                      desk,
+	"POST /api/admin/patients":                    desk,
+	"GET /api/admin/patients":                     desk,
+	"GET /api/admin/patients/{id}":                desk,
 	"DELETE /api/admin/patients/{id}":             adminOnly,
 	"GET /api/admin/patients/{id}/data":           adminOnly,
 	"GET /api/admin/patients/{id}/messages":       adminOnly,
@@ -259,6 +263,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"erased patient", td},
 		{"signed-out token", te},
 		{"disabled staff user", tcarol},
+		{"reception", e.token(auth.RoleReception, "staff:rita")},
 	}
 	idFor := func(path string) string {
 		switch {
@@ -289,6 +294,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 		method, tmpl, _ := strings.Cut(op, " ")
 		path := strings.ReplaceAll(strings.ReplaceAll(tmpl, "{appId}", fmt.Sprint(app.ID)), "{id}", idFor(tmpl))
 		path = strings.NewReplacer("{date}", "2026-03-03", "{tradeNo}", "T-none", "{code}", "slot-full").Replace(path)
+		if op == "GET /api/admin/patients" {
+			path += "?q=nobody%40example.com" // a keyed search, which the front desk may make
+		}
 		for i, c := range callers {
 			cells++
 			body := any(map[string]any{})
@@ -300,8 +308,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 					target = rslots[0].ID
 				}
 				b := map[string]any{"slotId": target}
-				if c.name == "patient B (another owner)" || c.name == "admin" {
-					b["patientId"] = pa.ID // B books for A: not found; an admin for A: allowed
+				if c.name == "patient B (another owner)" || c.name == "admin" || c.name == "reception" {
+					b["patientId"] = pa.ID // B books for A: not found; the front desk for A: allowed
 				}
 				body = b
 			case "POST /api/payments/callback":
@@ -314,6 +322,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = waitBody
 			case "PATCH /api/me/people/{id}":
 				body = map[string]any{"name": "Kid A"}
+			case "POST /api/admin/patients":
+				body = map[string]any{"name": "Walk In", "birthDate": "1990-04-05"}
 			case "POST /api/appointments/{id}/check-in":
 				body = map[string]any{"code": "AAAA-AAAA"} // a wrong code: refused, but only once found and allowed
 			}
@@ -342,6 +352,7 @@ func judge(class access, caller, status int) string {
 	const (
 		none, expired, forged, doctor, other, owner, admin = 0, 1, 2, 3, 4, 5, 6
 		deactivated, erased, signedOut, disabledStaff      = 7, 8, 9, 10
+		reception                                          = 11
 	)
 	denied := status == http.StatusUnauthorized || status == http.StatusForbidden
 	want := func(ok bool, what string) string {
@@ -360,7 +371,23 @@ func judge(class access, caller, status int) string {
 	case caller == deactivated || caller == erased:
 		return want(status == http.StatusConflict, "409 booking-blocked (the departed patient's refusal)")
 	}
+	if caller == reception {
+		switch class {
+		case desk, patientOrAdmin:
+			return want(!denied, "neither 401 nor 403")
+		case ownerOrAdmin, ownerDoctorOrAdmin:
+			return want(!denied && status != http.StatusNotFound, "found and allowed")
+		case anyCaller:
+			return want(status == http.StatusNoContent, "204")
+		}
+		return want(status == http.StatusForbidden, "403")
+	}
 	switch class {
+	case desk:
+		if caller == admin {
+			return want(!denied, "neither 401 nor 403")
+		}
+		return want(status == http.StatusForbidden, "403")
 	case adminOnly:
 		if caller == admin {
 			return want(!denied, "neither 401 nor 403")

@@ -147,12 +147,13 @@ func (s *server) getPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 }
 
 func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	// A body without the check-in window, the queue's skip re-entry or
-	// maxPeople (a client older than them) keeps their defaults rather
-	// than closing check-in to the start minute, calling a skipped
-	// patient at once or letting an account add nobody.
+	// A body without the check-in window, the queue's skip re-entry and
+	// message ahead or maxPeople (a client older than them) keeps their
+	// defaults rather than closing check-in to the start minute, calling
+	// a skipped patient at once, sending no message or letting an account
+	// add nobody.
 	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes,
-		QueueSkipCalls: booking.DefaultQueueSkipCalls, MaxPeople: booking.DefaultMaxPeople}
+		QueueSkipCalls: booking.DefaultQueueSkipCalls, QueueNotifyAhead: booking.DefaultQueueNotifyAhead, MaxPeople: booking.DefaultMaxPeople}
 	if err := decodeJSON(r, &p); err != nil {
 		return err
 	}

@@ -224,10 +224,10 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
 	s.handle("GET /api/admin/departments", s.admin(s.listAllDepartments))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
-	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
-	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
-	s.handle("GET /api/admin/patients", s.admin(s.findPatients))
-	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
+	s.handle("GET /api/admin/doctors", s.desk(s.listAllDoctors))
+	s.handle("POST /api/admin/patients", s.desk(s.createPatient))
+	s.handle("GET /api/admin/patients", s.desk(s.findPatients))
+	s.handle("GET /api/admin/patients/{id}", s.desk(s.getPatient))
 	s.handle("DELETE /api/admin/patients/{id}", s.admin(s.erasePatient))
 	s.handle("GET /api/admin/patients/{id}/data", s.admin(s.patientData))
 	s.handle("GET /api/admin/patients/{id}/messages", s.admin(s.patientMessages))
@@ -408,6 +408,16 @@ func (s *server) authed(h handlerFunc) http.Handler {
 		if err != nil {
 			s.writeError(w, r, err)
 		}
+	})
+}
+
+// desk serves h to the front desk (booking.Desk: reception and admins).
+func (s *server) desk(h handlerFunc) http.Handler {
+	return s.authed(func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+		if !booking.Desk(string(c.Role)) {
+			return errorf(booking.CodeForbidden, "this operation requires the reception or admin role")
+		}
+		return h(w, r, c)
 	})
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"strconv"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -106,6 +107,7 @@ var notifyKinds = map[booking.NotificationKind]string{
 	booking.NotifyReminder:     notify.KindReminder,
 	booking.NotifyOffer:        notify.KindOffer,
 	booking.NotifyRefunded:     notify.KindRefund,
+	booking.NotifyQueueAhead:   notify.KindQueueAhead,
 }
 
 type notifyWorker struct {
@@ -182,6 +184,9 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 	}
 	if n.Notification == booking.NotifyConfirmation || reminder {
 		m.CheckInCode = w.svc.CheckInCode(a.ID)
+	}
+	if n.Notification == booking.NotifyQueueAhead {
+		m.Ahead, _ = strconv.Atoi(n.Ref)
 	}
 	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
 		m.OfferExpiresAt = *a.HoldExpiresAt

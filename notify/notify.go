@@ -52,6 +52,7 @@ const (
 	KindReminder     = "reminder"
 	KindOffer        = "waitlist-offer"
 	KindRefund       = "refund"
+	KindQueueAhead   = "queue-ahead"
 )
 
 // Message is one notification to a patient about an appointment.
@@ -75,6 +76,9 @@ type Message struct {
 	QueueNumber int    `json:"queueNumber,omitempty"`
 	// OfferExpiresAt is when a waitlist offer lapses (waitlist-offer only).
 	OfferExpiresAt time.Time `json:"offerExpiresAt,omitzero"`
+	// Ahead is how many are to be called before the patient (queue-ahead
+	// only).
+	Ahead int `json:"ahead,omitempty"`
 	// Reason is the clinic's reason for a suspension.
 	Reason string `json:"reason,omitempty"`
 	// RefundAmount is what was paid back (refund only), in the minor

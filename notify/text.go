@@ -130,6 +130,10 @@ func Text(m Message) (subject, body string) {
 		line(on(pr.T("We have refunded %s for your appointment with %s.", refundMoney(pr, m), doctor),
 			pr.T("We have refunded %s for your appointment with %s on %s.", refundMoney(pr, m), doctor, when)))
 		line(pr.T("It may take a few days to reach your account."))
+	case KindQueueAhead:
+		subject = dash(pr.T("Your turn is coming"))
+		line(pr.T("%d patients are ahead of you for %s.", m.Ahead, doctor))
+		line(pr.T("Please stay near the room: your number will be called soon."))
 	case KindLoginCode:
 		subject = pr.T("Your sign-in code")
 		line(pr.T("Your sign-in code is %s.", m.Code))
@@ -181,6 +185,8 @@ func SMS(m Message) string {
 		s = pr.T("A place is held for you: %s. Accept under My waitlist.", when)
 	case KindRefund:
 		s = pr.T("Refunded %s: %s.", refundMoney(pr, m), when)
+	case KindQueueAhead:
+		s = pr.T("%d ahead of you, No. %d: please stay near the room.", m.Ahead, m.QueueNumber)
 	case KindLoginCode:
 		s = pr.T("Your sign-in code: %s", m.Code)
 	default:

@@ -70,6 +70,8 @@ func TestText(t *testing.T) {
 		{kind: notify.KindRefund, edit: func(m *notify.Message) { m.RefundAmount, m.Currency = 1250, "EUR" },
 			subject: "Refund made: " + when,
 			body:    []string{"We have refunded € 12.50 for your appointment with Dr Amélie Martin on " + when, "Appointment reference: 42"}},
+		{kind: notify.KindQueueAhead, edit: func(m *notify.Message) { m.Ahead = 3 }, subject: "Your turn is coming: " + when,
+			body: []string{"3 patients are ahead of you for Dr Amélie Martin.", "Please stay near the room"}},
 		{kind: notify.KindLoginCode, edit: func(m *notify.Message) { m.AppointmentID, m.Code = 0, "918273" },
 			subject: "Your sign-in code", body: []string{"Your sign-in code is 918273."}},
 		{kind: "something-new", subject: "About your appointment", body: []string{when}},

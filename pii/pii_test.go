@@ -183,3 +183,31 @@ func BenchmarkSealOpenIndex(b *testing.B) {
 		}
 	}
 }
+
+// TestNameIndex: the index is of the normalized name with the birth date:
+// case, spacing and Unicode forms do not matter, the date does, and no
+// name has no index.
+func TestNameIndex(t *testing.T) {
+	k := New()
+	a := k.NameIndex("Marie  Dupont", "1980-02-03")
+	for _, same := range []string{"marie dupont", "  MARIE DUPONT ", "Ｍａｒｉｅ Dupont"} {
+		if got := k.NameIndex(same, "1980-02-03"); !bytes.Equal(got, a) {
+			t.Errorf("NameIndex(%q) differs from NameIndex(\"Marie  Dupont\")", same)
+		}
+	}
+	if bytes.Equal(k.NameIndex("Marie Dupont", "1980-02-04"), a) {
+		t.Error("another birth date gave the same index")
+	}
+	if bytes.Equal(k.NameIndex("Marie Dupond", "1980-02-03"), a) {
+		t.Error("another name gave the same index")
+	}
+	if bytes.Equal(k.NameIndex("Marie Dupont", ""), a) {
+		t.Error("no birth date gave the dated index")
+	}
+	if got := k.NameIndex("  ", "1980-02-03"); got != nil {
+		t.Errorf("a blank name has index %x, want none", got)
+	}
+	if NormalizeName("e\u0301lise") != NormalizeName("\u00e9lise") {
+		t.Error("combining and precomposed é normalize differently")
+	}
+}

@@ -315,6 +315,25 @@ func (s *Store) SetStaffDoctor(ctx context.Context, name string, doctorID int64)
 	return nil
 }
 
+// SetStaffReception makes staff user name reception, no doctor's account
+// any more; its tokens from before (an admin's, a doctor's) end, as a
+// changed password's do. An unknown user is not found.
+func (s *Store) SetStaffReception(ctx context.Context, name string) error {
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var doctorID *int64
+		var disabled bool
+		if err := tx.QueryRow(ctx, `SELECT doctor_id, disabled_at IS NOT NULL FROM staff_users WHERE name = $1 FOR UPDATE`, name).
+			Scan(&doctorID, &disabled); err != nil {
+			return err
+		}
+		if _, err := tx.Exec(ctx, `UPDATE staff_users SET role = 'reception', doctor_id = NULL WHERE name = $1`, name); err != nil {
+			return err
+		}
+		return moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, deref(doctorID))...)
+	})
+	return translate(err, "staff user")
+}
+
 // StaffDoctor returns the doctor a staff user signs in as, 0 for an admin.
 func (s *Store) StaffDoctor(ctx context.Context, name string) (int64, error) {
 	var id *int64
@@ -334,8 +353,8 @@ func (s *Store) StaffAccount(ctx context.Context, name string) (accounts.StaffAc
 	var hash string
 	var doctor *int64
 	var sealed []byte
-	err := s.pool.QueryRow(ctx, `SELECT password_hash, doctor_id, totp_sealed FROM staff_users WHERE name = $1`, name).
-		Scan(&hash, &doctor, &sealed)
+	err := s.pool.QueryRow(ctx, `SELECT password_hash, role, doctor_id, totp_sealed FROM staff_users WHERE name = $1`, name).
+		Scan(&hash, &a.Role, &doctor, &sealed)
 	if err != nil {
 		return a, translate(err, "staff user")
 	}

@@ -151,13 +151,15 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 
 const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
 	refund_full_hours, refund_partial_percent, refund_partial_hours,
-	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, require_national_id`
+	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, require_national_id,
+	queue_notify_ahead`
 
 // policyFields are the fields of p in the order of policyColumns.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.RequireNationalID}
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.RequireNationalID,
+		&p.QueueNotifyAhead}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -180,10 +182,11 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5,
 			refund_full_hours = $6, refund_partial_percent = $7, refund_partial_hours = $8,
 			check_in_before_minutes = $9, check_in_after_minutes = $10, no_show_grace_minutes = $11, queue_skip_calls = $12, max_people = $13,
-			require_national_id = $14 WHERE id = 1`,
+			require_national_id = $14, queue_notify_ahead = $15 WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours,
-			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.RequireNationalID); err != nil {
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.RequireNationalID,
+			p.QueueNotifyAhead); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPolicy(ctx, time.Now(), before, p)}, nil

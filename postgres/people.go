@@ -45,11 +45,11 @@ func (s *Store) AddPerson(ctx context.Context, p booking.Patient, max int) (book
 		var err error
 		if out, err = s.scanPatient(tx.QueryRow(ctx,
 			`INSERT INTO patients (name_sealed, seal_key, created_at, birth_date_sealed, sex_sealed, manager_id, relation, consent_at,
-			     national_id_sealed, national_id_index)
-			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING `+patientColumns,
+			     national_id_sealed, national_id_index, name_index)
+			 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING `+patientColumns,
 			s.keys.Seal(pii.FieldName, p.Name), int(s.keys.Newest()), micro(p.CreatedAt), s.keys.Seal(pii.FieldBirthDate, p.BirthDate),
 			s.keys.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, *p.ConsentAt,
-			s.keys.Seal(pii.FieldNationalID, p.NationalID), s.keys.NationalIDIndex(p.NationalID))); err != nil {
+			s.keys.Seal(pii.FieldNationalID, p.NationalID), s.keys.NationalIDIndex(p.NationalID), s.keys.NameIndex(p.Name, p.BirthDate))); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPerson(ctx, time.Now(), booking.PersonAdd, booking.Patient{ID: out.ID, ManagerID: p.ManagerID, Relation: p.Relation})}, nil

@@ -134,18 +134,19 @@ func (s *Store) scanPatient(r pgx.Row) (booking.Patient, error) {
 
 // sealedPatient is the SQL arguments of a patient: name, phone, e-mail
 // sealed, their indexes, the sealing key's id, birth date and sex sealed,
-// then the national ID sealed and its index.
+// then the national ID sealed and its index, then the index of name and
+// birth date.
 func (s *Store) sealedPatient(p booking.Patient) []any {
 	return []any{s.keys.Seal(pii.FieldName, p.Name), s.keys.Seal(pii.FieldPhone, p.Phone), s.keys.Seal(pii.FieldEmail, p.Email),
 		s.keys.PhoneIndex(p.Phone), s.keys.EmailIndex(p.Email), int(s.keys.Newest()),
 		s.keys.Seal(pii.FieldBirthDate, p.BirthDate), s.keys.Seal(pii.FieldSex, p.Sex),
-		s.keys.Seal(pii.FieldNationalID, p.NationalID), s.keys.NationalIDIndex(p.NationalID)}
+		s.keys.Seal(pii.FieldNationalID, p.NationalID), s.keys.NationalIDIndex(p.NationalID), s.keys.NameIndex(p.Name, p.BirthDate)}
 }
 
-// sqlInsertPatient inserts sealedPatient's arguments and the language ($11).
+// sqlInsertPatient inserts sealedPatient's arguments and the language ($12).
 const sqlInsertPatient = `INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key,
-	     birth_date_sealed, sex_sealed, national_id_sealed, national_id_index, language)
-	 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING ` + patientColumns
+	     birth_date_sealed, sex_sealed, national_id_sealed, national_id_index, name_index, language)
+	 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING ` + patientColumns
 
 // CreatePatient adds a patient, sealed; a phone another patient has is a
 // conflict.
@@ -180,7 +181,7 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		if p, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = $2, phone_sealed = $3, email_sealed = $4, phone_index = $5, email_index = $6,
 			     seal_key = $7, birth_date_sealed = $8, sex_sealed = $9, national_id_sealed = $10, national_id_index = $11,
-			     active = $12, relation = $13
+			     name_index = $12, active = $13, relation = $14
 			 WHERE id = $1 RETURNING `+patientColumns, append(append([]any{id}, s.sealedPatient(next)...), next.Active, next.Relation)...)); err != nil {
 			return nil, err
 		}
@@ -213,6 +214,43 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 	return ps, translate(err, "")
 }
 
+// PatientsByName returns the people with this name and birth date, by
+// their keyed hash (pii.Keys.NameIndex), oldest first.
+func (s *Store) PatientsByName(ctx context.Context, name, birthDate string) ([]booking.Patient, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+patientColumns+` FROM patients WHERE name_index = $1 ORDER BY id LIMIT 50`,
+		s.keys.NameIndex(name, birthDate))
+	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return s.scanPatient(r) })
+	return ps, translate(err, "")
+}
+
+// FillNameIndexes hashes the name and birth date of up to limit people
+// with ids above after who have none yet (the rows from before migration
+// 00031; an erased person has no name and keeps none) and returns the
+// last id it read; 0 means none is left. The caller passes it back as
+// after, so that a row left without an index (no name) is not read again. Each call is its own transaction, and SKIP LOCKED lets every
+// instance opening the database at once share the work.
+func (s *Store) FillNameIndexes(ctx context.Context, after int64, limit int) (int64, error) {
+	var last int64
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, _ := tx.Query(ctx, `SELECT `+patientColumns+` FROM patients WHERE id > $1 AND name_index IS NULL AND seal_key <> 0
+			 ORDER BY id LIMIT $2 FOR UPDATE SKIP LOCKED`, after, limit)
+		ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return s.scanPatient(r) })
+		if err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if _, err := tx.Exec(ctx, `UPDATE patients SET name_index = $2 WHERE id = $1`, p.ID, s.keys.NameIndex(p.Name, p.BirthDate)); err != nil {
+				return err
+			}
+		}
+		if len(ps) > 0 {
+			last = ps[len(ps)-1].ID
+		}
+		return nil
+	})
+	return last, translate(err, "")
+}
+
 // ErasePatient removes a patient's personal fields (name, phone, e-mail,
 // national ID, their indexes, language, birth date, sex) and deactivates it (it books no more), keeping
 // the row and its appointments, so that
@@ -233,7 +271,7 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		out, err = s.scanPatient(tx.QueryRow(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
 			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, national_id_sealed = NULL, national_id_index = NULL,
-			     seal_key = 0, language = '', active = false, erased_at = $2
+			     name_index = NULL, seal_key = 0, language = '', active = false, erased_at = $2
 			 WHERE id = $1 RETURNING `+patientColumns, id, now))
 		if err != nil {
 			return nil, err

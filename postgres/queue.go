@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -109,8 +110,8 @@ func (s *Store) QueueDay(ctx context.Context, r booking.QueueRange) (booking.Que
 func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Time) (c booking.QueueCall, d booking.QueueDay, err error) {
 	now = micro(now)
 	err = s.inTx(ctx, func(tx pgx.Tx) error {
-		var k int
-		if err := tx.QueryRow(ctx, `SELECT queue_skip_calls FROM clinic_policy WHERE id = 1`).Scan(&k); err != nil {
+		var k, ahead int
+		if err := tx.QueryRow(ctx, `SELECT queue_skip_calls, queue_notify_ahead FROM clinic_policy WHERE id = 1`).Scan(&k, &ahead); err != nil {
 			return err
 		}
 		before, err := lockQueueDay(ctx, tx, r)
@@ -147,12 +148,31 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		}
 		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: before.Entry(n.AppointmentID), After: n}))
 		d = before.After(c)
+		if err := s.noticeAhead(ctx, tx, d, k, ahead, now); err != nil {
+			return err
+		}
 		return writeAudit(ctx, tx, audit...)
 	})
 	if err != nil {
 		return booking.QueueCall{}, booking.QueueDay{}, translate(err, "")
 	}
 	return c, d, nil
+}
+
+// noticeAhead sends the message of the patient the call leaves ahead
+// people ahead (booking.QueueAheadNotice), unless their appointment had
+// it: queue_notices keeps one row per appointment told.
+func (s *Store) noticeAhead(ctx context.Context, tx pgx.Tx, d booking.QueueDay, k, ahead int, now time.Time) error {
+	id, ok := booking.QueueAheadNotice(d, k, ahead)
+	if !ok {
+		return nil
+	}
+	tag, err := tx.Exec(ctx, `INSERT INTO queue_notices (appointment_id, ahead, sent_at) VALUES ($1, $2, $3)
+		ON CONFLICT (appointment_id) DO NOTHING`, id, ahead, now)
+	if err != nil || tag.RowsAffected() == 0 {
+		return err
+	}
+	return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyQueueAhead, AppointmentID: id, Ref: strconv.Itoa(ahead)}})
 }
 
 // StepQueue recalls, skips or starts the current call (booking.QueueStore),

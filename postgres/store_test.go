@@ -173,6 +173,13 @@ func (in inspector) Notifications(t testing.TB) []booking.Notification {
 	return ns
 }
 
+func (in inspector) ClearNameIndexes(t testing.TB) {
+	t.Helper()
+	if _, err := in.pool.Exec(context.Background(), `UPDATE patients SET name_index = NULL`); err != nil {
+		t.Fatalf("clear name indexes: %v", err)
+	}
+}
+
 func (in inspector) SetBookedCount(t testing.TB, slotID int64, n int) {
 	t.Helper()
 	if _, err := in.pool.Exec(context.Background(), `UPDATE slots SET booked_count = $2 WHERE id = $1`, slotID, n); err != nil {

@@ -43,8 +43,8 @@ func (s *Service) CheckIn(ctx context.Context, caller booking.Actor, id int64, c
 	case booking.RoleDoctor:
 		r.DoctorID, _ = strconv.ParseInt(caller.ID, 10, 64)
 	}
-	if caller.Role != booking.RoleAdmin && r.PatientID <= 0 && r.DoctorID <= 0 {
-		return booking.Appointment{}, false, booking.Errorf(booking.CodeForbidden, "only the patient, the doctor or an admin can check in")
+	if !booking.Desk(caller.Role) && r.PatientID <= 0 && r.DoctorID <= 0 {
+		return booking.Appointment{}, false, booking.Errorf(booking.CodeForbidden, "only the patient, the doctor or the front desk can check in")
 	}
 	tctx, cancel := context.WithTimeout(booking.WithActor(ctx, caller), s.timeout)
 	defer cancel()

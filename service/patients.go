@@ -13,7 +13,9 @@ const patientScanBatch = 500
 // FindPatients is the staff's patient search (booking.PatientQuery), one
 // page by id: an e-mail address or a telephone number is found exactly by
 // its keyed hash (the number normalized in the clinic's region, as at
-// sign-in); other text is the start of a name, matched on the opened
+// sign-in); a whole name with q.BirthDate by the keyed hash of the pair;
+// other text is the start of a name (an admin's search:
+// booking.BrowsesPatients), matched on the opened
 // names, at most booking.MaxPatientScan patients per page (a page may then
 // be short, with a Next to go on from); empty lists every patient. What it
 // finds is personal data: callers must not log it.
@@ -29,9 +31,22 @@ func (s *Service) FindPatients(ctx context.Context, q booking.PatientQuery) (boo
 	if !booking.ValidPatientQuery(text) {
 		return booking.PatientPage{}, booking.Errorf(booking.CodeInvalidRequest, "a search is at most %d characters", booking.MaxPatientQuery)
 	}
+	if q.BirthDate != "" {
+		if _, err := booking.CheckSignupProfile(booking.SignupProfile{Name: text, BirthDate: q.BirthDate}, s.now()); err != nil {
+			return booking.PatientPage{}, err
+		}
+	}
+	keyed := q.BirthDate != "" || strings.Contains(text, "@") || strings.ContainsAny(text, "0123456789")
+	if !keyed && !booking.BrowsesPatients(q.Role) {
+		return booking.PatientPage{}, booking.Errorf(booking.CodeForbidden,
+			"the front desk finds a person by phone, e-mail, or name with birth date")
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.PatientPage, error) {
 		after := q.Page.After
 		switch {
+		case q.BirthDate != "":
+			ps, err := s.accounts.PatientsByName(ctx, text, q.BirthDate)
+			return patientPage(idsAfter(ps, after), limit), err
 		case text == "":
 			ps, err := s.accounts.ListPatients(ctx, after, limit+1)
 			return patientPage(ps, limit), err

@@ -123,6 +123,19 @@ func (s *Service) QueueDay(ctx context.Context, caller booking.Actor, doctorID i
 	return s.queueDay(ctx, doctorID)
 }
 
+// DayQueue reads the doctor's queue on their day at now for a day list
+// (booking.DayState): the doctor's own, the front desk's any
+// (booking.Desk); it changes nothing.
+func (s *Service) DayQueue(ctx context.Context, caller booking.Actor, doctorID int64) (booking.QueueDay, error) {
+	if !booking.Desk(caller.Role) {
+		if err := queueDoctor(caller, doctorID); err != nil {
+			return booking.QueueDay{}, err
+		}
+	}
+	d, _, err := s.queueDay(ctx, doctorID)
+	return d, err
+}
+
 func (s *Service) queueDay(ctx context.Context, doctorID int64) (booking.QueueDay, booking.Policy, error) {
 	r, _, err := s.queueRange(ctx, doctorID, s.now())
 	if err != nil {
@@ -226,7 +239,7 @@ func (s *Service) QueuePosition(ctx context.Context, caller booking.Actor, id in
 	}
 	who, _ := strconv.ParseInt(caller.ID, 10, 64)
 	switch {
-	case caller.Role == booking.RoleAdmin:
+	case booking.Desk(caller.Role):
 	case caller.Role == booking.RolePatient && who == a.PatientID, caller.Role == booking.RoleDoctor && who == a.DoctorID:
 	case caller.Role == booking.RolePatient || caller.Role == booking.RoleDoctor:
 		return QueueStatus{}, booking.NotFound("appointment")

@@ -26,8 +26,9 @@ type StaffCredentials struct {
 // StaffIdentity is who signed in.
 type StaffIdentity struct {
 	Name string
-	// Role is booking.RoleAdmin, or booking.RoleDoctor for a doctor's
-	// account, which acts as DoctorID only.
+	// Role is booking.RoleAdmin, booking.RoleReception for the front
+	// desk, or booking.RoleDoctor for a doctor's account, which acts as
+	// DoctorID only.
 	Role     string
 	DoctorID int64
 }
@@ -111,8 +112,11 @@ func (s *Service) StaffSignIn(ctx context.Context, c StaffCredentials) (StaffIde
 			"an admin needs a second factor here: enrol one with `slotd staff-totp --user %s`, then sign in with its code", c.Name)
 	}
 	s.observeStaff(d)
-	if acc.DoctorID > 0 {
+	switch {
+	case acc.DoctorID > 0:
 		return StaffIdentity{Name: c.Name, Role: booking.RoleDoctor, DoctorID: acc.DoctorID}, nil
+	case acc.Role == booking.RoleReception:
+		return StaffIdentity{Name: c.Name, Role: booking.RoleReception}, nil
 	}
 	return StaffIdentity{Name: c.Name, Role: booking.RoleAdmin}, nil
 }

@@ -210,3 +210,20 @@ func TestStaffSignInNoAccounts(t *testing.T) {
 		t.Fatal("no accounts store: no error")
 	}
 }
+
+// TestStaffSignInReception: a reception account signs in as reception,
+// and, as it sees personal data, is asked for a second factor when the
+// clinic requires one.
+func TestStaffSignInReception(t *testing.T) {
+	f := newStaffFixture(t, service.Options{})
+	ctx := context.Background()
+	testkit.NoError(t, f.store.SetStaffReception(ctx, "alice"))
+	id, err := f.svc.StaffSignIn(ctx, service.StaffCredentials{Name: "alice", Password: "right-password"})
+	testkit.NoError(t, err)
+	if id.Role != booking.RoleReception || id.DoctorID != 0 || id.Name != "alice" {
+		t.Fatalf("reception identity %+v", id)
+	}
+	strict := newStaffFixture(t, service.Options{StaffTOTPRequired: true})
+	testkit.NoError(t, strict.store.SetStaffReception(ctx, "alice"))
+	wantCode(t, errOf(strict.signIn("right-password", "")), booking.CodeForbidden)
+}

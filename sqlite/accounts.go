@@ -287,6 +287,25 @@ func (s *Store) SetStaffDoctor(ctx context.Context, name string, doctorID int64)
 	return mapErr(err, "")
 }
 
+// SetStaffReception makes staff user name reception, no doctor's account
+// any more; its tokens from before (an admin's, a doctor's) end, as a
+// changed password's do. An unknown user is not found.
+func (s *Store) SetStaffReception(ctx context.Context, name string) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var doctorID sql.NullInt64
+		var disabled bool
+		if err := tx.QueryRowContext(ctx, `SELECT doctor_id, disabled_at IS NOT NULL FROM staff_users WHERE name = ?`, name).
+			Scan(&doctorID, &disabled); err != nil {
+			return notFoundAs(err, "staff user")
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE staff_users SET role = 'reception', doctor_id = NULL WHERE name = ?`, name); err != nil {
+			return err
+		}
+		return moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, doctorID.Int64)...)
+	})
+	return mapErr(err, "staff user")
+}
+
 // StaffDoctor returns the doctor a staff user signs in as, 0 for an admin.
 func (s *Store) StaffDoctor(ctx context.Context, name string) (int64, error) {
 	var id sql.NullInt64
@@ -303,8 +322,8 @@ func (s *Store) StaffAccount(ctx context.Context, name string) (accounts.StaffAc
 	var hash string
 	var doctor sql.NullInt64
 	var sealed []byte
-	err := s.reader.QueryRowContext(ctx, `SELECT password_hash, doctor_id, totp_sealed FROM staff_users WHERE name = ?`, name).
-		Scan(&hash, &doctor, &sealed)
+	err := s.reader.QueryRowContext(ctx, `SELECT password_hash, role, doctor_id, totp_sealed FROM staff_users WHERE name = ?`, name).
+		Scan(&hash, &a.Role, &doctor, &sealed)
 	if err != nil {
 		return a, mapErr(err, "staff user")
 	}

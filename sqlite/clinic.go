@@ -187,13 +187,15 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 
 const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
 	refund_full_hours, refund_partial_percent, refund_partial_hours,
-	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, require_national_id`
+	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, require_national_id,
+	queue_notify_ahead`
 
 // policyFields are the fields of p in the order of policyCols.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.RequireNationalID}
+		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.RequireNationalID,
+		&p.QueueNotifyAhead}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -216,10 +218,11 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
 			refund_full_hours = ?, refund_partial_percent = ?, refund_partial_hours = ?,
 			check_in_before_minutes = ?, check_in_after_minutes = ?, no_show_grace_minutes = ?, queue_skip_calls = ?, max_people = ?,
-			require_national_id = ? WHERE id = 1`,
+			require_national_id = ?, queue_notify_ahead = ? WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours,
-			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.RequireNationalID); err != nil {
+			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.RequireNationalID,
+			p.QueueNotifyAhead); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))

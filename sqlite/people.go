@@ -38,11 +38,11 @@ func (s *Store) AddPerson(ctx context.Context, p booking.Patient, max int) (book
 		}
 		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO patients (name_sealed, seal_key, created_at, birth_date_sealed, sex_sealed, manager_id, relation, consent_at,
-			     national_id_sealed, national_id_index)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			     national_id_sealed, national_id_index, name_index)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.Seal(pii.FieldName, p.Name), int(k.Newest()), ts(p.CreatedAt), k.Seal(pii.FieldBirthDate, p.BirthDate),
 			k.Seal(pii.FieldSex, p.Sex), p.ManagerID, p.Relation, ts(*p.ConsentAt),
-			k.Seal(pii.FieldNationalID, p.NationalID), k.NationalIDIndex(p.NationalID)).Scan(&p.ID); err != nil {
+			k.Seal(pii.FieldNationalID, p.NationalID), k.NationalIDIndex(p.NationalID), k.NameIndex(p.Name, p.BirthDate)).Scan(&p.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPerson(ctx, time.Now(), booking.PersonAdd, p))

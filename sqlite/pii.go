@@ -170,12 +170,12 @@ func (s *Store) insertPatient(ctx context.Context, p booking.Patient, audit func
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx,
 			`INSERT INTO patients (name_sealed, phone_sealed, email_sealed, phone_index, email_index, seal_key, created_at,
-			     birth_date_sealed, sex_sealed, language, national_id_sealed, national_id_index)
-			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			     birth_date_sealed, sex_sealed, language, national_id_sealed, national_id_index, name_index)
+			 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			k.Seal(pii.FieldName, p.Name), k.Seal(pii.FieldPhone, p.Phone), k.Seal(pii.FieldEmail, p.Email),
 			k.PhoneIndex(p.Phone), k.EmailIndex(p.Email), int(k.Newest()),
 			ts(p.CreatedAt), k.Seal(pii.FieldBirthDate, p.BirthDate), k.Seal(pii.FieldSex, p.Sex), p.Language,
-			k.Seal(pii.FieldNationalID, p.NationalID), k.NationalIDIndex(p.NationalID)).Scan(&p.ID); err != nil {
+			k.Seal(pii.FieldNationalID, p.NationalID), k.NationalIDIndex(p.NationalID), k.NameIndex(p.Name, p.BirthDate)).Scan(&p.ID); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, audit(p))
@@ -215,12 +215,12 @@ func (s *Store) UpdatePatient(ctx context.Context, id int64, u booking.PatientUp
 		if p, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = ?, phone_sealed = ?, email_sealed = ?, phone_index = ?, email_index = ?,
 			     seal_key = ?, birth_date_sealed = ?, sex_sealed = ?, active = ?, relation = ?,
-			     national_id_sealed = ?, national_id_index = ?
+			     national_id_sealed = ?, national_id_index = ?, name_index = ?
 			 WHERE id = ? RETURNING `+patientColumns,
 			k.Seal(pii.FieldName, n.Name), k.Seal(pii.FieldPhone, n.Phone), k.Seal(pii.FieldEmail, n.Email),
 			k.PhoneIndex(n.Phone), k.EmailIndex(n.Email), int(k.Newest()),
 			k.Seal(pii.FieldBirthDate, n.BirthDate), k.Seal(pii.FieldSex, n.Sex), n.Active, n.Relation,
-			k.Seal(pii.FieldNationalID, n.NationalID), k.NationalIDIndex(n.NationalID), id)); err != nil {
+			k.Seal(pii.FieldNationalID, n.NationalID), k.NationalIDIndex(n.NationalID), k.NameIndex(n.Name, n.BirthDate), id)); err != nil {
 			return err
 		}
 		if before.Active != p.Active {
@@ -274,6 +274,51 @@ func (s *Store) PatientsByEmail(ctx context.Context, email string) ([]booking.Pa
 		s.keys.EmailIndex(email))
 }
 
+// PatientsByName returns the people with this name and birth date, by
+// their keyed hash (pii.Keys.NameIndex), oldest first.
+func (s *Store) PatientsByName(ctx context.Context, name, birthDate string) ([]booking.Patient, error) {
+	return s.queryPatients(ctx, `SELECT `+patientColumns+` FROM patients WHERE name_index = ? ORDER BY id LIMIT 50`,
+		s.keys.NameIndex(name, birthDate))
+}
+
+// FillNameIndexes hashes the name and birth date of up to limit people
+// with ids above after who have none yet (the rows from before migration
+// 00031; an erased person has no name and keeps none) and returns the
+// last id it read; 0 means none is left. The caller passes it back as
+// after, so that a row left without an index (no name) is not read again. Each call is its own transaction.
+func (s *Store) FillNameIndexes(ctx context.Context, after int64, limit int) (int64, error) {
+	var last int64
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.QueryContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id > ? AND name_index IS NULL AND seal_key <> 0
+			 ORDER BY id LIMIT ?`, after, limit)
+		if err != nil {
+			return err
+		}
+		var ps []booking.Patient
+		for rows.Next() {
+			p, err := s.scanPatient(rows)
+			if err != nil {
+				rows.Close()
+				return err
+			}
+			ps = append(ps, p)
+		}
+		if err := rows.Close(); err != nil {
+			return err
+		}
+		for _, p := range ps {
+			if _, err := tx.ExecContext(ctx, `UPDATE patients SET name_index = ? WHERE id = ?`, s.keys.NameIndex(p.Name, p.BirthDate), p.ID); err != nil {
+				return err
+			}
+		}
+		if len(ps) > 0 {
+			last = ps[len(ps)-1].ID
+		}
+		return nil
+	})
+	return last, mapErr(err, "")
+}
+
 // ListPatients lists up to limit patients with ids above afterID, by id.
 func (s *Store) ListPatients(ctx context.Context, afterID int64, limit int) ([]booking.Patient, error) {
 	return s.queryPatients(ctx, `SELECT `+patientColumns+` FROM patients WHERE id > ? ORDER BY id LIMIT ?`, afterID, limit)
@@ -296,7 +341,7 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		if out, err = s.scanPatient(tx.QueryRowContext(ctx,
 			`UPDATE patients SET name_sealed = NULL, phone_sealed = NULL, email_sealed = NULL, phone_index = NULL,
 			     email_index = NULL, birth_date_sealed = NULL, sex_sealed = NULL, national_id_sealed = NULL, national_id_index = NULL,
-			     seal_key = 0, language = '', active = 0, erased_at = ?
+			     name_index = NULL, seal_key = 0, language = '', active = 0, erased_at = ?
 			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -91,8 +92,8 @@ func (s *Store) QueueDay(ctx context.Context, r booking.QueueRange) (booking.Que
 func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Time) (c booking.QueueCall, d booking.QueueDay, err error) {
 	now = micro(now)
 	err = s.write(ctx, func(tx *sql.Tx) error {
-		var k int
-		if err := tx.QueryRowContext(ctx, `SELECT queue_skip_calls FROM clinic_policy WHERE id = 1`).Scan(&k); err != nil {
+		var k, ahead int
+		if err := tx.QueryRowContext(ctx, `SELECT queue_skip_calls, queue_notify_ahead FROM clinic_policy WHERE id = 1`).Scan(&k, &ahead); err != nil {
 			return err
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT OR IGNORE INTO queue_days (doctor_id, day) VALUES (?, ?)`, r.DoctorID, r.Day); err != nil {
@@ -135,12 +136,34 @@ func (s *Store) CallNext(ctx context.Context, r booking.QueueRange, now time.Tim
 		}
 		audit = append(audit, booking.AuditQueue(ctx, now, booking.QueueChange{Action: booking.AuditQueueCall, Before: before.Entry(n.AppointmentID), After: n}))
 		d = before.After(c)
+		if err := s.noticeAhead(ctx, tx, d, k, ahead, now); err != nil {
+			return err
+		}
 		return writeAudit(ctx, tx, audit...)
 	})
 	if err != nil {
 		return booking.QueueCall{}, booking.QueueDay{}, mapErr(err, "")
 	}
 	return c, d, nil
+}
+
+// noticeAhead sends the message of the patient the call leaves ahead
+// people ahead (booking.QueueAheadNotice), unless their appointment had
+// it: queue_notices keeps one row per appointment told.
+func (s *Store) noticeAhead(ctx context.Context, tx *sql.Tx, d booking.QueueDay, k, ahead int, now time.Time) error {
+	id, ok := booking.QueueAheadNotice(d, k, ahead)
+	if !ok {
+		return nil
+	}
+	res, err := tx.ExecContext(ctx, `INSERT INTO queue_notices (appointment_id, ahead, sent_at) VALUES (?, ?, ?)
+		ON CONFLICT (appointment_id) DO NOTHING`, id, ahead, ts(now))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return err
+	}
+	return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyQueueAhead, AppointmentID: id, Ref: strconv.Itoa(ahead)}})
 }
 
 // StepQueue recalls, skips or starts the current call (booking.QueueStore),

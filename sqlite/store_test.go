@@ -198,6 +198,13 @@ func (in inspector) SetRoundQuotaUsed(t testing.TB, roundID, patientID int64, us
 	}
 }
 
+func (in inspector) ClearNameIndexes(t testing.TB) {
+	t.Helper()
+	if _, err := in.db.Exec(`UPDATE patients SET name_index = NULL`); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func (in inspector) SetBookedCount(t testing.TB, slotID int64, n int) {
 	t.Helper()
 	if _, err := in.db.Exec(`UPDATE slots SET booked_count = ? WHERE id = ?`, n, slotID); err != nil {

@@ -71,6 +71,7 @@ var (
 		"patient":             "patient", // auth's roles
 		"doctor":              "doctor",
 		"admin":               "staff",
+		"reception":           "reception",
 		booking.ActorJob:      "background job",
 		booking.ActorProvider: "payment provider",
 		booking.ActorSystem:   "system",

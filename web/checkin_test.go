@@ -17,7 +17,7 @@ import (
 	"github.com/slotd/slotd/i18n"
 )
 
-// postAs posts form to path as role ("staff", "patient" for patients[0],
+// postAs posts form to path as role ("staff", "reception", "patient" for patients[0],
 // "doctor" for the sample doctor) with a valid CSRF token, not following
 // redirects; it answers the status and the body.
 func (s *site) postAs(t *testing.T, role, lang, path string, form url.Values) (int, string) {
@@ -33,6 +33,8 @@ func (s *site) postAs(t *testing.T, role, lang, path string, form url.Values) (i
 	switch role {
 	case "staff":
 		tok, _ = s.signer.MintPage(auth.RoleAdmin, staffPrefix+"admin", time.Hour)
+	case "reception":
+		tok, _ = s.signer.MintPage(auth.RoleReception, staffPrefix+"rita", time.Hour)
 	case "patient":
 		tok, _ = s.signer.MintPage(auth.RolePatient, strconv.FormatInt(s.patients[0].ID, 10), time.Hour)
 	case "doctor":

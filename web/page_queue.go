@@ -34,8 +34,8 @@ const MaxBoardStreams = 64
 const boardPoll = 2 * time.Second
 
 // staffOrDoctor wraps the console's pages: a doctor's session as
-// doctorPage does, any other as staff does; the Service then keeps a
-// doctor to their own queue.
+// doctorPage does, any other as staff does (an admin's); the Service then
+// keeps a doctor to their own queue.
 func (s *server) staffOrDoctor(h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
 	staff, doctor := s.staff(h), s.doctorPage(h)
 	return func(w http.ResponseWriter, r *http.Request) {

@@ -86,7 +86,7 @@ func (s *server) handleStaffPolicy(w http.ResponseWriter, r *http.Request, _ ses
 		{"noShowLimit", &p.NoShowLimit}, {"noShowBlockDays", &p.NoShowBlockDays},
 		{"refundFullHours", &p.RefundFullHours}, {"refundPartialPercent", &p.RefundPartialPercent}, {"refundPartialHours", &p.RefundPartialHours},
 		{"checkInBeforeMinutes", &p.CheckInBeforeMinutes}, {"checkInAfterMinutes", &p.CheckInAfterMinutes},
-		{"noShowGraceMinutes", &p.NoShowGraceMinutes}, {"queueSkipCalls", &p.QueueSkipCalls}, {"maxPeople", &p.MaxPeople}} {
+		{"noShowGraceMinutes", &p.NoShowGraceMinutes}, {"queueSkipCalls", &p.QueueSkipCalls}, {"queueNotifyAhead", &p.QueueNotifyAhead}, {"maxPeople", &p.MaxPeople}} {
 		v, err := strconv.Atoi(r.PostFormValue(f.name))
 		if err != nil {
 			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "%s", f.name))

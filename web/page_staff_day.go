@@ -6,6 +6,7 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
+	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
 )
 
@@ -24,29 +25,38 @@ type dayAppt struct {
 	CheckIn bool
 	// Offer is the local deadline of a waitlist offer this HELD place is.
 	Offer string
+	// Active: the front desk may cancel or move it.
+	Active bool
+	// State is where the person stands on the day (booking.DayState),
+	// StateWord the same in the page's language.
+	State, StateWord string
 }
 
 // daySlot is one slot with who holds its places.
 type daySlot struct {
+	ID       int64
 	Time     string
 	Capacity int
 	Booked   int
 	Status   string
 	// Started: an OPEN slot that has begun takes no more bookings.
 	Started bool
-	Appts   []dayAppt
+	// Bookable: it takes a booking now (booking.Slot.Bookable).
+	Bookable bool
+	Appts    []dayAppt
 }
 
 // handleStaffDay is a doctor's day: every slot and who holds which place,
 // with buttons to mark a booked appointment completed or a no-show.
 // The date may be "today".
-func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, _ session) {
+func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, sess session) {
 	doc, loc, err := s.doctor(r)
 	if err != nil {
 		s.renderError(w, r, err)
 		return
 	}
-	s.renderDay(w, r, doc, loc, dayView{Base: "/staff/doctors/" + itoa(doc.ID) + "/days/", Action: "/staff/appointments/", Staff: true})
+	s.renderDay(w, r, doc, loc, dayView{Base: "/staff/doctors/" + itoa(doc.ID) + "/days/", Action: "/staff/appointments/", Staff: true,
+		Reception: sess.Reception, Desk: s.deskModeOf(r)})
 }
 
 // dayView says where a day page's links and forms go: the staff's view of
@@ -55,6 +65,11 @@ type dayView struct {
 	Base   string // the day pages' path, before the date
 	Action string // the status forms' path, before the appointment id
 	Staff  bool
+	// Reception: the front desk's view, without the admin's links and
+	// the attendance buttons.
+	Reception bool
+	// Desk is the front desk's booking or moving (staff views only).
+	Desk deskMode
 }
 
 // renderDay renders the doctor's day of the {date} path value (or today),
@@ -96,6 +111,16 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		s.renderError(w, r, err)
 		return
 	}
+	// On the doctor's today, the queue tells called and in consultation
+	// from arrived (booking.DayState); other days have no queue.
+	var queue booking.QueueDay
+	if day == schedule.DateOf(now, loc) {
+		if queue, err = s.svc.DayQueue(ctx, booking.ActorOf(r.Context()), doc.ID); err != nil {
+			s.renderError(w, r, err)
+			return
+		}
+	}
+	pr := s.printer(r)
 	names := map[int64]string{}
 	bySlot := map[int64][]dayAppt{}
 	var csvRows []csvdata.DayRow
@@ -108,10 +133,12 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 			}
 			names[a.PatientID] = name
 		}
+		state := booking.DayState(a, queue.Entry(a.ID))
 		noop, err := booking.StaffTransition(a.Status, booking.StatusCompleted, a.StartAt, now)
 		arrived, inErr := booking.DecideCheckIn(a, booking.CheckInRequest{AppointmentID: a.ID}, policy, now)
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
-			Status: string(a.Status), Markable: err == nil && !noop, CheckIn: inErr == nil && !arrived, Offer: offers[a.ID]})
+			Status: string(a.Status), Markable: err == nil && !noop && !v.Reception, CheckIn: inErr == nil && !arrived, Offer: offers[a.ID],
+			Active: a.Status.Active(), State: state, StateWord: dayStateWord(pr, state)})
 		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
 	}
 	if r.URL.Query().Has("csv") {
@@ -125,8 +152,9 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 	p := s.newPage(w, r, "")
 	rows := make([]daySlot, 0, len(slots))
 	for _, sl := range slots {
-		rows = append(rows, daySlot{Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
-			Booked: sl.BookedCount, Status: sl.Status, Started: sl.Status == booking.SlotOpen && sl.Started(now), Appts: bySlot[sl.ID]})
+		rows = append(rows, daySlot{ID: sl.ID, Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
+			Booked: sl.BookedCount, Status: sl.Status, Started: sl.Status == booking.SlotOpen && sl.Started(now), Bookable: sl.Bookable(now) == nil,
+			Appts: bySlot[sl.ID]})
 	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	if r.URL.Query().Has("done") {
@@ -166,4 +194,27 @@ func (s *server) handleStaffTransition(w http.ResponseWriter, r *http.Request, _
 		return
 	}
 	redirect(w, r, safeNext(r.PostFormValue("next"), "/staff")+"?done=1")
+}
+
+// dayStateWord is a day list's state (booking.DayState) in pr's language.
+func dayStateWord(pr *i18n.Printer, state string) string {
+	switch state {
+	case booking.DayHeld:
+		return pr.T("held")
+	case booking.DayBooked:
+		return pr.T("booked")
+	case booking.DayArrived:
+		return pr.T("arrived")
+	case booking.DayCalled:
+		return pr.T("called")
+	case booking.DayInConsultation:
+		return pr.T("in consultation")
+	case booking.DayDone:
+		return pr.T("done")
+	case booking.DayNoShow:
+		return pr.T("no-show")
+	case booking.DayCancelled:
+		return pr.T("cancelled")
+	}
+	return pr.T("expired")
 }

@@ -12,6 +12,9 @@ import (
 
 // staffHomeData is the staff catalog page.
 type staffHomeData struct {
+	// Patient is the person the front desk is booking for (?patient=):
+	// the day links carry it.
+	Patient     int64
 	Departments []booking.Department
 	// Offered marks the departments patients see
 	// (booking.CatalogStore.ListDepartments); the others are marked.
@@ -63,7 +66,7 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 	case q.Has("doctor"):
 		p.Notice = p.T("Doctor added. Open it to create a schedule.")
 	}
-	p.Data = staffHomeData{Departments: deps, Offered: offered, Doctors: rows}
+	p.Data = staffHomeData{Departments: deps, Offered: offered, Doctors: rows, Patient: s.deskModeOf(r).PatientID}
 	s.render(w, r, http.StatusOK, "staff_home", p)
 }
 

@@ -97,7 +97,11 @@ func (s *server) handleStaffSigninSubmit(w http.ResponseWriter, r *http.Request)
 		redirect(w, r, "/doctor/days/today")
 		return
 	}
-	if err := s.signIn(w, r, auth.RoleAdmin, staffPrefix+id.Name); err != nil {
+	role := auth.RoleAdmin
+	if id.Role == booking.RoleReception {
+		role = auth.RoleReception
+	}
+	if err := s.signIn(w, r, role, staffPrefix+id.Name); err != nil {
 		s.renderError(w, r, err)
 		return
 	}

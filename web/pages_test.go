@@ -45,6 +45,9 @@ func (s *pagesSite) statusAs(t *testing.T, role, lang, path string) (int, string
 	case "staff":
 		tok, _ := s.signer.MintPage(auth.RoleAdmin, staffPrefix+"admin", time.Hour)
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: tok})
+	case "reception":
+		tok, _ := s.signer.MintPage(auth.RoleReception, staffPrefix+"rita", time.Hour)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: tok})
 	}
 	res, err := http.DefaultClient.Do(req)
 	must(t, err)

@@ -26,10 +26,13 @@ const (
 )
 
 // session is who is signed in: a patient (PatientID > 0) or a staff user
-// (Staff != ""), or nobody.
+// (Staff != ""; an admin, or the front desk when Reception), or nobody.
 type session struct {
 	PatientID int64
 	Staff     string
+	// Reception is set for a staff account of role reception: it reaches
+	// the front desk's pages (s.desk), never the admin's (s.staff).
+	Reception bool
 	// DoctorID is set for a staff account of role doctor: it reaches only
 	// that doctor's days (/doctor), never the admin pages.
 	DoctorID int64
@@ -37,6 +40,7 @@ type session struct {
 
 func (s session) Patient() bool  { return s.PatientID > 0 }
 func (s session) IsStaff() bool  { return s.Staff != "" }
+func (s session) IsAdmin() bool  { return s.IsStaff() && !s.Reception }
 func (s session) IsDoctor() bool { return s.DoctorID > 0 }
 
 // actor is who the session is, for the audit log of its changes.
@@ -44,6 +48,8 @@ func (s session) actor() booking.Actor {
 	switch {
 	case s.Patient():
 		return booking.Actor{Role: string(auth.RolePatient), ID: strconv.FormatInt(s.PatientID, 10)}
+	case s.Reception:
+		return booking.Actor{Role: string(auth.RoleReception), ID: s.Staff}
 	case s.IsStaff():
 		return booking.Actor{Role: string(auth.RoleAdmin), ID: s.Staff}
 	case s.IsDoctor():
@@ -66,9 +72,9 @@ func (s *server) sessionOf(r *http.Request) session {
 		if id, ok := claims.PatientID(); ok {
 			return session{PatientID: id}
 		}
-	case auth.RoleAdmin:
+	case auth.RoleAdmin, auth.RoleReception:
 		if name, ok := strings.CutPrefix(claims.Subject, staffPrefix); ok && accounts.StaffNameOK(name) {
-			return session{Staff: name}
+			return session{Staff: name, Reception: claims.Role == auth.RoleReception}
 		}
 	case auth.RoleDoctor:
 		if id, ok := claims.DoctorID(); ok {
@@ -187,9 +193,21 @@ func (s *server) postForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-// staff wraps a staff page: without a staff session GET pages redirect to
-// the staff sign-in and POSTs are refused; POSTs are CSRF-checked.
+// staff wraps an admin's page: without a staff session GET pages redirect
+// to the staff sign-in and POSTs are refused; the front desk's session is
+// forbidden; POSTs are CSRF-checked.
 func (s *server) staff(h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
+	return s.staffAs(func(sess session) bool { return sess.IsAdmin() }, h)
+}
+
+// desk wraps a front desk's page (booking.Desk: reception and admins):
+// finding and adding people, a doctor's day with booking, cancelling and
+// rescheduling for them, check-in.
+func (s *server) desk(h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
+	return s.staffAs(func(sess session) bool { return booking.Desk(sess.actor().Role) }, h)
+}
+
+func (s *server) staffAs(may func(session) bool, h func(http.ResponseWriter, *http.Request, session)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		sess := s.sessionOf(r)
 		if !sess.IsStaff() {
@@ -198,6 +216,10 @@ func (s *server) staff(h func(http.ResponseWriter, *http.Request, session)) http
 				return
 			}
 			s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "staff sign-in required"))
+			return
+		}
+		if !may(sess) {
+			s.renderError(w, r, booking.Errorf(booking.CodeForbidden, "this page is an admin's"))
 			return
 		}
 		if r.Method == http.MethodPost && !s.postForm(w, r) {

@@ -1346,8 +1346,11 @@ type NewLottery struct {
 	SelectionMinutes *int `json:"selectionMinutes,omitempty"`
 }
 
-// NewPatient defines model for NewPatient.
+// NewPatient A person registered by the front desk (reception or an admin): a walk-in may have no phone.
 type NewPatient struct {
+	// BirthDate YYYY-MM-DD, a past date; with the name, what the front desk finds the person by (a keyed hash: names stay sealed). Personal data: never logged
+	BirthDate *openapi_types.Date `json:"birthDate,omitempty"`
+
 	// Email personal data: never logged
 	Email *string `json:"email,omitempty"`
 	Name  string  `json:"name"`
@@ -1648,6 +1651,9 @@ type Policy struct {
 
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
+
+	// QueueNotifyAhead a call that leaves an arrived patient this many ahead sends them a message, once per appointment; 0 is off (default 3)
+	QueueNotifyAhead *int `json:"queueNotifyAhead,omitempty"`
 
 	// QueueSkipCalls a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3)
 	QueueSkipCalls *int `json:"queueSkipCalls,omitempty"`
@@ -2439,8 +2445,11 @@ type ImportCSVParams struct {
 
 // FindPatientsParams defines parameters for FindPatients.
 type FindPatientsParams struct {
-	// Q name start, phone or e-mail
+	// Q phone, e-mail, a whole name with birthDate, or (admins) a name start
 	Q *string `form:"q,omitempty" json:"q,omitempty"`
+
+	// BirthDate YYYY-MM-DD: q is then the whole name, and the person is found by the keyed hash of the pair
+	BirthDate *openapi_types.Date `form:"birthDate,omitempty" json:"birthDate,omitempty"`
 
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
@@ -3218,7 +3227,7 @@ type ClientInterface interface {
 
 	// ListAllDoctors List doctors for staff, deactivated ones included
 	//
-	// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}.
+	// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}. Reception may call it too (the front desk).
 	//
 	// Corresponds with GET /api/admin/doctors (the `ListAllDoctors` operationId).
 	ListAllDoctors(ctx context.Context, params *ListAllDoctorsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -3355,21 +3364,25 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 	ImportCSVWithBody(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// FindPatients Find patients (staff)
+	// FindPatients Find patients (front desk)
 	//
-	// Patients by id: q is the start of a name (any case), a telephone number (exact once normalized in the clinic's region) or an e-mail address (exact, any case); without q every patient. A name search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
+	// Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
 	//
 	// Corresponds with GET /api/admin/patients (the `FindPatients` operationId).
 	FindPatients(ctx context.Context, params *FindPatientsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePatientWithBody Create a patient
+	// CreatePatientWithBody Create a patient (front desk)
+	//
+	// Reception and admins register a person on the spot; a phone another patient has is 409.
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/admin/patients (the `CreatePatient` operationId).
 	CreatePatientWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreatePatient Create a patient
+	// CreatePatient Create a patient (front desk)
+	//
+	// Reception and admins register a person on the spot; a phone another patient has is 409.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3395,6 +3408,8 @@ type ClientInterface interface {
 	ErasePatient(ctx context.Context, id int64, body ErasePatientJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPatient One patient
+	//
+	// Reception may call it too (the front desk).
 	//
 	// Corresponds with GET /api/admin/patients/{id} (the `GetPatient` operationId).
 	GetPatient(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4404,7 +4419,7 @@ func (c *Client) UpdateDepartment(ctx context.Context, id int64, body UpdateDepa
 
 // ListAllDoctors List doctors for staff, deactivated ones included
 //
-// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}.
+// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}. Reception may call it too (the front desk).
 //
 // Corresponds with GET /api/admin/doctors (the `ListAllDoctors` operationId).
 func (c *Client) ListAllDoctors(ctx context.Context, params *ListAllDoctorsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4711,9 +4726,9 @@ func (c *Client) ImportCSVWithBody(ctx context.Context, params *ImportCSVParams,
 	return c.Client.Do(req)
 }
 
-// FindPatients Find patients (staff)
+// FindPatients Find patients (front desk)
 //
-// Patients by id: q is the start of a name (any case), a telephone number (exact once normalized in the clinic's region) or an e-mail address (exact, any case); without q every patient. A name search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
+// Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
 //
 // Corresponds with GET /api/admin/patients (the `FindPatients` operationId).
 func (c *Client) FindPatients(ctx context.Context, params *FindPatientsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4728,7 +4743,9 @@ func (c *Client) FindPatients(ctx context.Context, params *FindPatientsParams, r
 	return c.Client.Do(req)
 }
 
-// CreatePatientWithBody Create a patient
+// CreatePatientWithBody Create a patient (front desk)
+//
+// Reception and admins register a person on the spot; a phone another patient has is 409.
 //
 // Takes any type of body and a specified content type.
 //
@@ -4745,7 +4762,9 @@ func (c *Client) CreatePatientWithBody(ctx context.Context, contentType string, 
 	return c.Client.Do(req)
 }
 
-// CreatePatient Create a patient
+// CreatePatient Create a patient (front desk)
+//
+// Reception and admins register a person on the spot; a phone another patient has is 409.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -4801,6 +4820,8 @@ func (c *Client) ErasePatient(ctx context.Context, id int64, body ErasePatientJS
 }
 
 // GetPatient One patient
+//
+// Reception may call it too (the front desk).
 //
 // Corresponds with GET /api/admin/patients/{id} (the `GetPatient` operationId).
 func (c *Client) GetPatient(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7803,6 +7824,18 @@ func NewFindPatientsRequest(server string, params *FindPatientsParams) (*http.Re
 		if params.Q != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.BirthDate != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "birthDate", *params.BirthDate, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -11712,7 +11745,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListAllDoctorsWithResponse List doctors for staff, deactivated ones included
 	//
-	// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}.
+	// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}. Reception may call it too (the front desk).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11861,23 +11894,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 	ImportCSVWithBodyWithResponse(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportCSVResponse, error)
 
-	// FindPatientsWithResponse Find patients (staff)
+	// FindPatientsWithResponse Find patients (front desk)
 	//
-	// Patients by id: q is the start of a name (any case), a telephone number (exact once normalized in the clinic's region) or an e-mail address (exact, any case); without q every patient. A name search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
+	// Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/admin/patients (the `FindPatients` operationId).
 	FindPatientsWithResponse(ctx context.Context, params *FindPatientsParams, reqEditors ...RequestEditorFn) (*FindPatientsResponse, error)
 
-	// CreatePatientWithBodyWithResponse Create a patient
+	// CreatePatientWithBodyWithResponse Create a patient (front desk)
+	//
+	// Reception and admins register a person on the spot; a phone another patient has is 409.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/admin/patients (the `CreatePatient` operationId).
 	CreatePatientWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePatientResponse, error)
 
-	// CreatePatientWithResponse Create a patient
+	// CreatePatientWithResponse Create a patient (front desk)
+	//
+	// Reception and admins register a person on the spot; a phone another patient has is 409.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11903,6 +11940,8 @@ type ClientWithResponsesInterface interface {
 	ErasePatientWithResponse(ctx context.Context, id int64, body ErasePatientJSONRequestBody, reqEditors ...RequestEditorFn) (*ErasePatientResponse, error)
 
 	// GetPatientWithResponse One patient
+	//
+	// Reception may call it too (the front desk).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -24387,7 +24426,7 @@ func (c *ClientWithResponses) UpdateDepartmentWithResponse(ctx context.Context, 
 
 // ListAllDoctorsWithResponse List doctors for staff, deactivated ones included
 //
-// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}.
+// Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}. Reception may call it too (the front desk).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -24638,9 +24677,9 @@ func (c *ClientWithResponses) ImportCSVWithBodyWithResponse(ctx context.Context,
 	return ParseImportCSVResponse(rsp)
 }
 
-// FindPatientsWithResponse Find patients (staff)
+// FindPatientsWithResponse Find patients (front desk)
 //
-// Patients by id: q is the start of a name (any case), a telephone number (exact once normalized in the clinic's region) or an e-mail address (exact, any case); without q every patient. A name search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
+// Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -24653,7 +24692,9 @@ func (c *ClientWithResponses) FindPatientsWithResponse(ctx context.Context, para
 	return ParseFindPatientsResponse(rsp)
 }
 
-// CreatePatientWithBodyWithResponse Create a patient
+// CreatePatientWithBodyWithResponse Create a patient (front desk)
+//
+// Reception and admins register a person on the spot; a phone another patient has is 409.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24666,7 +24707,9 @@ func (c *ClientWithResponses) CreatePatientWithBodyWithResponse(ctx context.Cont
 	return ParseCreatePatientResponse(rsp)
 }
 
-// CreatePatientWithResponse Create a patient
+// CreatePatientWithResponse Create a patient (front desk)
+//
+// Reception and admins register a person on the spot; a phone another patient has is 409.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -24710,6 +24753,8 @@ func (c *ClientWithResponses) ErasePatientWithResponse(ctx context.Context, id i
 }
 
 // GetPatientWithResponse One patient
+//
+// Reception may call it too (the front desk).
 //
 // Returns a wrapper object for the known response body format(s).
 //

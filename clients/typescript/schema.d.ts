@@ -216,7 +216,7 @@ export interface paths {
         };
         /**
          * List doctors for staff, deactivated ones included
-         * @description Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}.
+         * @description Unlike GET /api/doctors, deactivated doctors are listed too (active false), so staff can reactivate them with PATCH /api/admin/doctors/{id}. Reception may call it too (the front desk).
          */
         get: operations["listAllDoctors"];
         put?: never;
@@ -239,12 +239,15 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Find patients (staff)
-         * @description Patients by id: q is the start of a name (any case), a telephone number (exact once normalized in the clinic's region) or an e-mail address (exact, any case); without q every patient. A name search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
+         * Find patients (front desk)
+         * @description Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
          */
         get: operations["findPatients"];
         put?: never;
-        /** Create a patient */
+        /**
+         * Create a patient (front desk)
+         * @description Reception and admins register a person on the spot; a phone another patient has is 409.
+         */
         post: operations["createPatient"];
         delete?: never;
         options?: never;
@@ -259,7 +262,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One patient */
+        /**
+         * One patient
+         * @description Reception may call it too (the front desk).
+         */
         get: operations["getPatient"];
         put?: never;
         post?: never;
@@ -2101,12 +2107,18 @@ export interface components {
              */
             timezone: string;
         };
+        /** @description A person registered by the front desk (reception or an admin): a walk-in may have no phone. */
         NewPatient: {
             name: string;
             /** @description personal data: never logged */
             phone?: string;
             /** @description personal data: never logged */
             email?: string;
+            /**
+             * Format: date
+             * @description YYYY-MM-DD, a past date; with the name, what the front desk finds the person by (a keyed hash: names stay sealed). Personal data: never logged
+             */
+            birthDate?: string;
         };
         NewSchedule: {
             /** @description 0 = Sunday */
@@ -2660,6 +2672,8 @@ export interface components {
             noShowGraceMinutes?: number;
             /** @description a patient skipped at the doctor's console comes back into the queue after this many more calls (default 3) */
             queueSkipCalls?: number;
+            /** @description a call that leaves an arrived patient this many ahead sends them a message, once per appointment; 0 is off (default 3) */
+            queueNotifyAhead?: number;
             /** @description the people one account manages at most, itself included (0 or 1: none added); absent in a PUT keeps the default, 5 */
             maxPeople?: number;
             /** @description real-name registration: sign-up (POST /api/signup) and adding a person (POST /api/me/people) ask for a national ID number, unique among the patients. Off by default; turning it on asks nothing of those registered before. */
@@ -3642,8 +3656,10 @@ export interface operations {
     findPatients: {
         parameters: {
             query?: {
-                /** @description name start, phone or e-mail */
+                /** @description phone, e-mail, a whole name with birthDate, or (admins) a name start */
                 q?: string;
+                /** @description YYYY-MM-DD: q is then the whole name, and the person is found by the keyed hash of the pair */
+                birthDate?: string;
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */

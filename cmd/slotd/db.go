@@ -36,6 +36,9 @@ type store interface {
 	// Rekey and SealedWith are `slotd rekey`'s (rekey.go).
 	Rekey(ctx context.Context, limit int) (int, error)
 	SealedWith(ctx context.Context) (map[uint16]int, error)
+	// FillNameIndexes hashes the names and birth dates of the people from
+	// before migration 00031 (fillNameIndexes).
+	FillNameIndexes(ctx context.Context, after int64, limit int) (int64, error)
 	// ClinicSettings and SetClinicSettings are the clinic's settings by
 	// name, which `slotd init` keeps and serve reads (init.go).
 	ClinicSettings(ctx context.Context) (map[string]string, error)
@@ -126,7 +129,28 @@ func (d *dbFlags) migrate(ctx context.Context) error {
 		return err
 	}
 	defer s.Close()
-	return s.MigrateRiver(ctx)
+	if err := s.MigrateRiver(ctx); err != nil {
+		return err
+	}
+	return fillNameIndexes(ctx, s)
+}
+
+// nameIndexBatch is how many people one transaction of fillNameIndexes
+// hashes.
+const nameIndexBatch = 500
+
+// fillNameIndexes gives the people stored before migration 00031 the
+// keyed hash of their name and birth date that the front desk finds them
+// by, in batches; once done, a start costs one query that finds none.
+func fillNameIndexes(ctx context.Context, s store) error {
+	var after int64
+	for {
+		last, err := s.FillNameIndexes(ctx, after, nameIndexBatch)
+		if err != nil || last == 0 {
+			return err
+		}
+		after = last
+	}
 }
 
 // pendingMigrations lists the schema migrations migrate would apply,

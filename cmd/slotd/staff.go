@@ -31,11 +31,17 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	var user string
 	fs.StringVar(&user, "user", "", "staff user name (letters, digits, . - _)")
 	doctor := fs.Int64("doctor", 0, "make the user the account of this doctor id (role doctor: only that doctor's days); 0 makes it an admin; without it the role stays")
+	reception := fs.Bool("reception", false, "make the user reception (the front desk: find and add people, book, cancel, reschedule and check in for them; nothing of the clinic's settings, staff or exports)")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if !accounts.StaffNameOK(user) {
 		return errors.New("--user must be 1 to 64 letters, digits, dots, dashes or underscores")
+	}
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "doctor" })
+	if given && *reception {
+		return errors.New("--reception and --doctor are two roles: give one")
 	}
 	password, err := readPassword(stderr)
 	if err != nil {
@@ -59,9 +65,12 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	if err := store.SetStaffPassword(ctx, user, hash, time.Now()); err != nil {
 		return err
 	}
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "doctor" })
-	if given {
+	switch {
+	case *reception:
+		if err := store.SetStaffReception(ctx, user); err != nil {
+			return err
+		}
+	case given:
 		if err := store.SetStaffDoctor(ctx, user, *doctor); err != nil {
 			return err
 		}

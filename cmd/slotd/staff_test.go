@@ -87,3 +87,50 @@ func TestStaffDisable(t *testing.T) {
 		t.Fatalf("a token from before the password change: %q, want unauthorized", code)
 	}
 }
+
+// TestStaffPasswordReception: --reception makes the account the front
+// desk's (its sign-in is reception's), --doctor 0 an admin again, and the
+// two roles at once are refused before anything is read.
+func TestStaffPasswordReception(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "staff.db")
+	db := "sqlite:" + path
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	cli := func(input string, args ...string) (string, error) {
+		t.Helper()
+		stdin = strings.NewReader(input)
+		var out, errb syncBuffer
+		err := run(ctx, append(args, "--db", db), &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	if out, err := cli("front desk horse\n", "staff-password", "--user", "rita", "--reception"); err != nil {
+		t.Fatalf("staff-password --reception: %v %s", err, out)
+	}
+	if _, err := cli("front desk horse\n", "staff-password", "--user", "rita", "--reception", "--doctor", "1"); err == nil ||
+		!strings.Contains(err.Error(), "two roles") {
+		t.Fatalf("--reception with --doctor: %v", err)
+	}
+	role := func() string {
+		t.Helper()
+		store, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		a, err := store.StaffAccount(ctx, "rita")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Role
+	}
+	if got := role(); got != booking.RoleReception {
+		t.Fatalf("role %q, want reception", got)
+	}
+	if out, err := cli("front desk horse\n", "staff-password", "--user", "rita", "--doctor", "0"); err != nil {
+		t.Fatalf("back to admin: %v %s", err, out)
+	}
+	if got := role(); got != booking.RoleAdmin {
+		t.Fatalf("role %q, want admin", got)
+	}
+}

@@ -19,7 +19,7 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var db dbFlags
 	db.register(fs)
 	db.registerAuth(fs)
-	role := fs.String("role", "", "patient, doctor or admin")
+	role := fs.String("role", "", "patient, doctor, admin or reception")
 	sub := fs.String("sub", "", "subject: the patient id for role patient, the doctor id for role doctor")
 	ttl := fs.Duration("ttl", 24*time.Hour, "validity")
 	if err := parse(fs, args, stderr); err != nil {
@@ -35,12 +35,12 @@ func runToken(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if id, err := strconv.ParseInt(*sub, 10, 64); err != nil || id <= 0 {
 			return fmt.Errorf("--sub must be a doctor id for role doctor: the token reaches only that doctor's days")
 		}
-	case auth.RoleAdmin:
+	case auth.RoleAdmin, auth.RoleReception:
 		if *sub == "" {
 			return fmt.Errorf("--sub is required")
 		}
 	default:
-		return fmt.Errorf("--role must be patient, doctor or admin")
+		return fmt.Errorf("--role must be patient, doctor, admin or reception")
 	}
 	if *ttl <= 0 {
 		return fmt.Errorf("--ttl must be positive")
