@@ -171,6 +171,13 @@ func TestPeoplePageAndWhoIsThisFor(t *testing.T) {
 			t.Errorf("%s: the person's staff page:\n%s", l.Tag, person)
 		}
 	}
+	// The staff's audit log names the addition in the reader's language.
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		if log := mainOf(s.getAs(t, "staff", l.Tag, "/staff/audit")); !strings.Contains(log, pr.T("person added by their account")) {
+			t.Errorf("%s: the audit log does not name the person's addition:\n%.3000s", l.Tag, log)
+		}
+	}
 	for _, path := range []string{"/staff/patients/999999", "/staff/patients/0", "/staff/patients/x"} {
 		if res, _ := s.statusAs(t, "staff", "en", path); res != http.StatusNotFound {
 			t.Errorf("%s: %d, want 404", path, res)
