@@ -35,7 +35,8 @@ func TestRealNamePages(t *testing.T) {
 		"noShowLimit": pol.NoShowLimit, "noShowBlockDays": pol.NoShowBlockDays, "refundFullHours": pol.RefundFullHours,
 		"refundPartialPercent": pol.RefundPartialPercent, "refundPartialHours": pol.RefundPartialHours,
 		"checkInBeforeMinutes": pol.CheckInBeforeMinutes, "checkInAfterMinutes": pol.CheckInAfterMinutes,
-		"noShowGraceMinutes": pol.NoShowGraceMinutes, "queueSkipCalls": pol.QueueSkipCalls, "maxPeople": pol.MaxPeople} {
+		"noShowGraceMinutes": pol.NoShowGraceMinutes, "queueSkipCalls": pol.QueueSkipCalls, "queueNotifyAhead": pol.QueueNotifyAhead,
+		"maxPeople": pol.MaxPeople} {
 		form.Set(name, itoa(int64(v)))
 	}
 	if res := staff.post("/staff/clinic/policy", form); res.StatusCode != http.StatusSeeOther {
