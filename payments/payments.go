@@ -60,6 +60,10 @@ type CheckoutRequest struct {
 	Description   string
 	ReturnURL     string
 	ExpiresAt     time.Time
+	// PayerID is the payer's account at the provider, when the app paying
+	// knows it: with WeChat Pay the mini-program user's openid (a JSAPI
+	// payment instead of a QR code). Never logged.
+	PayerID string
 }
 
 // CheckoutIdempotencyKey is the key a provider dedupes a checkout of
