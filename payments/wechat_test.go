@@ -89,7 +89,9 @@ func TestWeChatNotification(t *testing.T) {
 		t.Fatalf("the same nonce again: %v, want ErrUnverified", err)
 	}
 
-	fresh := func() (http.Header, []byte) { return wechatfake.Notice("TRANSACTION.SUCCESS", wechatfake.Transaction(o, 5000), now) }
+	fresh := func() (http.Header, []byte) {
+		return wechatfake.Notice("TRANSACTION.SUCCESS", wechatfake.Transaction(o, 5000), now)
+	}
 	for name, mangle := range map[string]func(http.Header, []byte) (http.Header, []byte){
 		"tampered body": func(h http.Header, b []byte) (http.Header, []byte) {
 			return h, []byte(strings.Replace(string(b), `"event_type":"TRANSACTION.SUCCESS"`, `"event_type":"TRANSACTION.SUCCESS" `, 1))
