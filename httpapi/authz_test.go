@@ -130,6 +130,7 @@ var authorization = map[string]access{
 	"POST /api/payments/callback":                 signed,
 	"POST /api/sms/twilio/status":                 signed,
 	"POST /api/payments/stripe":                   signed,
+	"POST /api/payments/wechat":                   signed,
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,
