@@ -2495,6 +2495,9 @@ type BookParams struct {
 
 // CheckoutAppointmentJSONBody defines parameters for CheckoutAppointment.
 type CheckoutAppointmentJSONBody struct {
+	// PayerId the payer's account at the provider, when the paying app knows it: with WeChat Pay the mini-program user's openid under the configured app id, for a JSAPI payment instead of a QR code. Ignored by the other providers.
+	PayerId *string `json:"payerId,omitempty"`
+
 	// ReturnUrl an absolute http(s) URL the provider sends the patient back to
 	ReturnUrl string `json:"returnUrl"`
 }
@@ -2596,6 +2599,24 @@ type StripeWebhookJSONBody = map[string]interface{}
 type StripeWebhookParams struct {
 	// StripeSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body>
 	StripeSignature string `json:"Stripe-Signature"`
+}
+
+// WechatNotifyJSONBody defines parameters for WechatNotify.
+type WechatNotifyJSONBody = map[string]interface{}
+
+// WechatNotifyParams defines parameters for WechatNotify.
+type WechatNotifyParams struct {
+	// WechatpayTimestamp unix seconds of the signature
+	WechatpayTimestamp string `json:"Wechatpay-Timestamp"`
+
+	// WechatpayNonce the signature's nonce, used once
+	WechatpayNonce string `json:"Wechatpay-Nonce"`
+
+	// WechatpaySignature base64 SHA256-with-RSA signature of timestamp\nnonce\nbody\n
+	WechatpaySignature string `json:"Wechatpay-Signature"`
+
+	// WechatpaySerial the serial of the platform certificate, or the public key's id
+	WechatpaySerial string `json:"Wechatpay-Serial"`
 }
 
 // ApplyToRoundParams defines parameters for ApplyToRound.
@@ -2728,6 +2749,9 @@ type PaymentCallbackJSONRequestBody = PaymentCallback
 
 // StripeWebhookJSONRequestBody defines body for StripeWebhook for application/json ContentType.
 type StripeWebhookJSONRequestBody = StripeWebhookJSONBody
+
+// WechatNotifyJSONRequestBody defines body for WechatNotify for application/json ContentType.
+type WechatNotifyJSONRequestBody = WechatNotifyJSONBody
 
 // ApplyToRoundJSONRequestBody defines body for ApplyToRound for application/json ContentType.
 type ApplyToRoundJSONRequestBody = BookRequest
@@ -3645,7 +3669,7 @@ type ClientInterface interface {
 
 	// CheckoutAppointmentWithBody Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3654,7 +3678,7 @@ type ClientInterface interface {
 
 	// CheckoutAppointment Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3856,6 +3880,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
 	StripeWebhook(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WechatNotifyWithBody WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotifyWithBody(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WechatNotify WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotify(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRound A round: status, whether it accepts applications now, times, quota
 	//
@@ -5441,7 +5483,7 @@ func (c *Client) CheckInAppointment(ctx context.Context, id int64, body CheckInA
 
 // CheckoutAppointmentWithBody Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5460,7 +5502,7 @@ func (c *Client) CheckoutAppointmentWithBody(ctx context.Context, id int64, cont
 
 // CheckoutAppointment Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5923,6 +5965,44 @@ func (c *Client) StripeWebhookWithBody(ctx context.Context, params *StripeWebhoo
 // Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
 func (c *Client) StripeWebhook(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewStripeWebhookRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WechatNotifyWithBody WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *Client) WechatNotifyWithBody(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWechatNotifyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WechatNotify WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *Client) WechatNotify(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWechatNotifyRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -10259,6 +10339,86 @@ func NewStripeWebhookRequestWithBody(server string, params *StripeWebhookParams,
 	return req, nil
 }
 
+// NewWechatNotifyRequest calls the generic WechatNotify builder with application/json body
+func NewWechatNotifyRequest(server string, params *WechatNotifyParams, body WechatNotifyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWechatNotifyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewWechatNotifyRequestWithBody constructs an http.Request for the WechatNotify method, with any body, and a specified content type
+func NewWechatNotifyRequestWithBody(server string, params *WechatNotifyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payments/wechat")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Timestamp", params.WechatpayTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Timestamp", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Nonce", params.WechatpayNonce, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Nonce", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Signature", params.WechatpaySignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Signature", headerParam2)
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Serial", params.WechatpaySerial, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Serial", headerParam3)
+
+	}
+
+	return req, nil
+}
+
 // NewGetRoundRequest constructs an http.Request for the GetRound method
 func NewGetRoundRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -12094,7 +12254,7 @@ type ClientWithResponsesInterface interface {
 
 	// CheckoutAppointmentWithBodyWithResponse Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12103,7 +12263,7 @@ type ClientWithResponsesInterface interface {
 
 	// CheckoutAppointmentWithResponse Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12337,6 +12497,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
 	StripeWebhookWithResponse(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*StripeWebhookResponse, error)
+
+	// WechatNotifyWithBodyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotifyWithBodyWithResponse(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error)
+
+	// WechatNotifyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotifyWithResponse(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error)
 
 	// GetRoundWithResponse A round: status, whether it accepts applications now, times, quota
 	//
@@ -18814,7 +18992,7 @@ type CheckoutAppointmentResponse struct {
 		// ExpiresAt when the provider stops taking the payment
 		ExpiresAt time.Time `json:"expiresAt"`
 
-		// Params what the clinic's gateway takes the payment with
+		// Params what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters
 		Params *map[string]string `json:"params,omitempty"`
 
 		// RedirectUrl the provider's payment page
@@ -18849,7 +19027,7 @@ func (r CheckoutAppointmentResponse) GetJSON200() *struct {
 	// ExpiresAt when the provider stops taking the payment
 	ExpiresAt time.Time `json:"expiresAt"`
 
-	// Params what the clinic's gateway takes the payment with
+	// Params what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters
 	Params *map[string]string `json:"params,omitempty"`
 
 	// RedirectUrl the provider's payment page
@@ -21186,6 +21364,118 @@ func (r StripeWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r StripeWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WechatNotifyResponse401Headers the declared response headers of an HTTP 401 response for WechatNotify
+type WechatNotifyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// WechatNotifyResponse503Headers the declared response headers of an HTTP 503 response for WechatNotify
+type WechatNotifyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type WechatNotifyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored
+		Outcome  string `json:"outcome"`
+		Received bool   `json:"received"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *BadSignature
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WechatNotifyResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WechatNotifyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WechatNotifyResponse) GetJSON200() *struct {
+	// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored
+	Outcome  string `json:"outcome"`
+	Received bool   `json:"received"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON401() *BadSignature {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WechatNotifyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WechatNotifyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WechatNotifyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WechatNotifyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25128,7 +25418,7 @@ func (c *ClientWithResponses) CheckInAppointmentWithResponse(ctx context.Context
 
 // CheckoutAppointmentWithBodyWithResponse Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25143,7 +25433,7 @@ func (c *ClientWithResponses) CheckoutAppointmentWithBodyWithResponse(ctx contex
 
 // CheckoutAppointmentWithResponse Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25538,6 +25828,36 @@ func (c *ClientWithResponses) StripeWebhookWithResponse(ctx context.Context, par
 		return nil, err
 	}
 	return ParseStripeWebhookResponse(rsp)
+}
+
+// WechatNotifyWithBodyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *ClientWithResponses) WechatNotifyWithBodyWithResponse(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error) {
+	rsp, err := c.WechatNotifyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWechatNotifyResponse(rsp)
+}
+
+// WechatNotifyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *ClientWithResponses) WechatNotifyWithResponse(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error) {
+	rsp, err := c.WechatNotify(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWechatNotifyResponse(rsp)
 }
 
 // GetRoundWithResponse A round: status, whether it accepts applications now, times, quota
@@ -32058,7 +32378,7 @@ func ParseCheckoutAppointmentResponse(rsp *http.Response) (*CheckoutAppointmentR
 			// ExpiresAt when the provider stops taking the payment
 			ExpiresAt time.Time `json:"expiresAt"`
 
-			// Params what the clinic's gateway takes the payment with
+			// Params what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters
 			Params *map[string]string `json:"params,omitempty"`
 
 			// RedirectUrl the provider's payment page
@@ -34328,6 +34648,108 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers StripeWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWechatNotifyResponse parses an HTTP response from a WechatNotifyWithResponse call
+func ParseWechatNotifyResponse(rsp *http.Response) (*WechatNotifyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WechatNotifyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored
+			Outcome  string `json:"outcome"`
+			Received bool   `json:"received"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest BadSignature
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers WechatNotifyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers WechatNotifyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

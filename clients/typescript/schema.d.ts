@@ -410,7 +410,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a HELD appointment: where to send the patient
-         * @description Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+         * @description Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
          */
         post: operations["checkoutAppointment"];
         delete?: never;
@@ -1810,6 +1810,26 @@ export interface paths {
          * @description Another account's person, the account itself and a removed person are not found (404).
          */
         patch: operations["updatePerson"];
+        trace?: never;
+    };
+    "/api/payments/wechat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * WeChat Pay's notifications (with --payment-provider wechat)
+         * @description Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+         */
+        post: operations["wechatNotify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -4200,6 +4220,8 @@ export interface operations {
                      * @description an absolute http(s) URL the provider sends the patient back to
                      */
                     returnUrl: string;
+                    /** @description the payer's account at the provider, when the paying app knows it: with WeChat Pay the mini-program user's openid under the configured app id, for a JSAPI payment instead of a QR code. Ignored by the other providers. */
+                    payerId?: string;
                 };
             };
         };
@@ -4213,7 +4235,7 @@ export interface operations {
                     "application/json": {
                         /** @description the provider's payment page */
                         redirectUrl?: string;
-                        /** @description what the clinic's gateway takes the payment with */
+                        /** @description what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters */
                         params?: {
                             [key: string]: string;
                         };
@@ -6983,6 +7005,50 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    wechatNotify: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description unix seconds of the signature */
+                "Wechatpay-Timestamp": string;
+                /** @description the signature's nonce, used once */
+                "Wechatpay-Nonce": string;
+                /** @description base64 SHA256-with-RSA signature of timestamp\nnonce\nbody\n */
+                "Wechatpay-Signature": string;
+                /** @description the serial of the platform certificate, or the public key's id */
+                "Wechatpay-Serial": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the notification was verified and taken */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        received: boolean;
+                        /** @description applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored */
+                        outcome: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["BadSignature"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
