@@ -81,6 +81,7 @@ func Run(t *testing.T, h Harness) {
 		{"Refunds", testRefunds},
 		{"RefundOnCancel", testRefundOnCancel},
 		{"RaceCancelRefund", testRaceCancelRefund},
+		{"EraseRefunds", testEraseRefunds},
 		{"SuspendRefunds", testSuspendRefunds},
 		{"RefundSettle", testRefundSettle},
 		{"LostRefund", testLostRefund},
