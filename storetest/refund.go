@@ -424,3 +424,76 @@ func testEraseRefunds(t *testing.T, h Harness) {
 	wantNoLostRefund(t, s)
 	checkInvariants(t, h, s)
 }
+
+// testRaceCancelPay: held appointments are paid (each payment delivered
+// several times) while their patient and staff cancel them, all at once.
+// Whatever wins, every payment is refunded exactly once and by the rule:
+// paid then cancelled by the patient 10 hours before, the policy's half;
+// by staff, everything; cancelled before the payment landed, everything
+// (a late payment). Nothing is refunded twice, no place is lost, and
+// reconciliation finds no paid cancel without its refund.
+func testRaceCancelPay(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	_, err := s.SetClinicPolicy(f.ctx, refundRule)
+	must(t, err)
+	const n = 12
+	type place struct {
+		a     booking.Appointment
+		trade string
+	}
+	places := make([]place, n)
+	for i := range places {
+		sl := f.slot(1, withFee(2000), startsAt(now.Add(time.Duration(48+i)*time.Hour)))
+		places[i] = place{wantOK(t, f.book(sl.ID, req(f.patient(), sl.ID, fmt.Sprintf("race-pay-%d", i)))), fmt.Sprintf("RP%d", i)}
+	}
+	at := now.Add(time.Minute) // within every hold
+	release(n*4, func(g int) {
+		p := places[g%n]
+		var err error
+		switch g / n {
+		case 0, 1: // the provider's notification, twice
+			_, err = s.ConfirmPayment(f.ctx, booking.Payment{TradeNo: p.trade, AppointmentID: p.a.ID, AmountCents: 2000}, at)
+			if c := booking.ErrorCode(err); c == booking.CodePaymentRejected {
+				err = nil // recorded, to be refunded
+			}
+		case 2: // the patient, 10 hours before its start: half back
+			_, err = s.Cancel(f.ctx, p.a.ID, p.a.PatientID, p.a.StartAt.Add(-10*time.Hour))
+		case 3: // staff, on even places only
+			if g%2 == 0 {
+				_, err = s.Cancel(f.ctx, p.a.ID, 0, p.a.StartAt.Add(-10*time.Hour))
+			}
+		}
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g, err)
+		}
+	})
+	var total int64
+	for _, p := range places {
+		rs := f.refundsOf(p.a.ID)
+		if len(rs) != 1 {
+			t.Fatalf("appointment %d: %d refunds, want exactly 1: %+v", p.a.ID, len(rs), rs)
+		}
+		r := rs[0]
+		want := map[string]int64{booking.RefundPatientCancel: 1000, booking.RefundStaffCancel: 2000, booking.RefundLatePayment: 2000}[r.Reason]
+		if want == 0 || r.AmountCents != want || r.PaidCents != 2000 || r.TradeNo != p.trade || refundJobs(t, h, s, r.ID) != 1 {
+			t.Fatalf("appointment %d: refund %+v, want %d for %s with one job", p.a.ID, r, want, r.Reason)
+		}
+		got, err := s.GetAppointment(f.ctx, p.a.ID)
+		if err != nil || got.Status != booking.StatusCancelled {
+			t.Fatalf("appointment %d is %s (%v), want CANCELLED", p.a.ID, got.Status, err)
+		}
+		total += r.AmountCents
+	}
+	all, err := s.ListRefunds(f.ctx, nil, booking.Page{})
+	must(t, err)
+	var listed int64
+	for _, r := range all {
+		listed += r.AmountCents
+	}
+	if len(all) != n || listed != total {
+		t.Fatalf("%d refunds of %d in all, want %d of %d", len(all), listed, n, total)
+	}
+	wantNoLostRefund(t, s)
+	checkInvariants(t, h, s)
+}

@@ -82,6 +82,7 @@ func Run(t *testing.T, h Harness) {
 		{"RefundOnCancel", testRefundOnCancel},
 		{"RaceCancelRefund", testRaceCancelRefund},
 		{"EraseRefunds", testEraseRefunds},
+		{"RaceCancelPay", testRaceCancelPay},
 		{"SuspendRefunds", testSuspendRefunds},
 		{"RefundSettle", testRefundSettle},
 		{"LostRefund", testLostRefund},
