@@ -178,6 +178,10 @@ type BookingStore interface {
 	// erased, as staff would (no cutoff), its payment refunded in full
 	// (RefundErasure); otherwise as Cancel.
 	CancelErased(ctx context.Context, appointmentID int64, now time.Time) (Appointment, error)
+	// StatementRecords lists the money recorded in [from, to): payments
+	// received and refunds paid back (at most MaxStatementLines), oldest
+	// first, for a day's reconciliation against the provider's statement.
+	StatementRecords(ctx context.Context, from, to time.Time) ([]StatementLine, error)
 	// Reschedule moves an active appointment to another slot in one
 	// transaction, as DecideReschedule decides under the locks of both
 	// slots (in id order): the new place is taken before the old one is
