@@ -92,47 +92,61 @@ func (p *WeChat) call(ctx context.Context, method, path string, in, out any) err
 			return err
 		}
 	}
-	// The wall clock, as WeChat Pay's: signatures are checked against it.
-	ts := strconv.FormatInt(time.Now().Unix(), 10)
-	nonce, err := newNonce()
+	h, raw, err := p.send(ctx, method, path, body, maxAnswer)
 	if err != nil {
 		return err
 	}
-	sig, err := signSHA256RSA(p.c.MerchantKey, weChatMessage(method, path, ts, nonce, string(body)))
-	if err != nil {
-		return err
-	}
-	hr, err := http.NewRequestWithContext(ctx, method, p.c.APIURL+path, bytes.NewReader(body))
-	if err != nil {
-		return err
-	}
-	hr.Header.Set("Authorization", fmt.Sprintf(`%s mchid="%s",nonce_str="%s",signature="%s",timestamp="%s",serial_no="%s"`,
-		WeChatAuthScheme, p.c.MchID, nonce, sig, ts, p.c.MerchantSerial))
-	hr.Header.Set("Accept", "application/json")
-	if in != nil {
-		hr.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := p.client.Do(hr)
-	if err != nil {
-		return err
-	}
-	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer))
-	if err != nil {
-		return err
-	}
-	if resp.StatusCode/100 != 2 {
-		e := &weChatError{Status: resp.StatusCode}
-		_ = json.Unmarshal(raw, e) // an unreadable error is still the status's
-		return e
-	}
-	if err := p.verify(resp.Header, raw, time.Now(), false); err != nil {
+	if err := p.verify(h, raw, time.Now(), false); err != nil {
 		return fmt.Errorf("the answer: %w", err)
 	}
 	if out == nil || len(raw) == 0 {
 		return nil
 	}
 	return json.Unmarshal(raw, out)
+}
+
+// send makes the signed request of path (and query) with body, and
+// answers a 2xx answer's headers and body (at most limit bytes), or the
+// error WeChat Pay answered.
+func (p *WeChat) send(ctx context.Context, method, path string, body []byte, limit int64) (http.Header, []byte, error) {
+	// The wall clock, as WeChat Pay's: signatures are checked against it.
+	ts := strconv.FormatInt(time.Now().Unix(), 10)
+	nonce, err := newNonce()
+	if err != nil {
+		return nil, nil, err
+	}
+	sig, err := signSHA256RSA(p.c.MerchantKey, weChatMessage(method, path, ts, nonce, string(body)))
+	if err != nil {
+		return nil, nil, err
+	}
+	hr, err := http.NewRequestWithContext(ctx, method, p.c.APIURL+path, bytes.NewReader(body))
+	if err != nil {
+		return nil, nil, err
+	}
+	hr.Header.Set("Authorization", fmt.Sprintf(`%s mchid="%s",nonce_str="%s",signature="%s",timestamp="%s",serial_no="%s"`,
+		WeChatAuthScheme, p.c.MchID, nonce, sig, ts, p.c.MerchantSerial))
+	hr.Header.Set("Accept", "application/json")
+	if body != nil {
+		hr.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := p.client.Do(hr)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		e := &weChatError{Status: resp.StatusCode}
+		_ = json.Unmarshal(raw, e) // an unreadable error is still the status's
+		return nil, nil, e
+	}
+	if int64(len(raw)) > limit {
+		return nil, nil, fmt.Errorf("the answer is larger than %d bytes", limit)
+	}
+	return resp.Header, raw, nil
 }
 
 // verify checks a message WeChat Pay signed: the platform key's serial,

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/payments"
 	"github.com/slotd/slotd/payments/wechatfake"
 )
@@ -204,5 +205,44 @@ func TestNewWeChatNeedsKeys(t *testing.T) {
 	cfg.PlatformKey = nil
 	if _, err := payments.NewWeChat(cfg); err == nil {
 		t.Fatal("a wechat provider without the platform key")
+	}
+}
+
+// TestWeChatStatement: the day's trade bill, downloaded with a signed
+// request and checked against its digest, lists the payments by
+// transaction id and order amount and the refunds with slotd's refund id.
+func TestWeChatStatement(t *testing.T) {
+	fake := wechatfake.New(t)
+	p := newWeChat(t, fake)
+	req := payments.CheckoutRequest{AppointmentID: 9, Amount: 5000, Currency: "CNY", Description: "Appointment 9", ExpiresAt: time.Now().Add(time.Hour)}
+	if _, err := p.Checkout(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	fake.Pay(payments.WeChatTradeNo(req), now)
+	txn := fake.OnlyOrder().TransactionID
+	ref, err := p.Refund(context.Background(), payments.RefundRequest{RefundID: 11, TradeNo: txn, Amount: 2500, Currency: "CNY"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake.AddTrade("4200stranger", 123, now)
+	fake.AddTrade("4200yesterday", 456, now.Add(-24*time.Hour))
+	cst := time.FixedZone("CST", 8*3600)
+	y, m, d := now.In(cst).Date()
+	from := time.Date(y, m, d, 0, 0, 0, 0, cst)
+	lines, err := p.Statement(context.Background(), from, from.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]booking.StatementLine{}
+	for _, l := range lines {
+		got[l.Kind+" "+l.TradeNo] = l
+	}
+	if len(lines) != 3 || got["payment "+txn].Amount != 5000 || got["payment 4200stranger"].Amount != 123 ||
+		got["refund "+txn].Amount != 2500 || got["refund "+txn].RefundID != 11 || got["refund "+txn].RefundRef != ref {
+		t.Fatalf("statement %+v", lines)
+	}
+	if d := got["payment "+txn].At.Sub(now); d > time.Second || d < -time.Second {
+		t.Fatalf("paid at %v, want %v", got["payment "+txn].At, now)
 	}
 }

@@ -12,8 +12,10 @@ import (
 	"crypto/cipher"
 	"crypto/rand"
 	"crypto/rsa"
+	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -66,6 +68,7 @@ type Order struct {
 	Currency      string
 	Payer         string // the JSAPI payer's openid
 	Paid          bool
+	PaidAt        time.Time
 	body          string
 	answer        string
 }
@@ -76,6 +79,7 @@ type Refund struct {
 	RefundID      string
 	TransactionID string
 	Amount, Total int64
+	At            time.Time
 }
 
 // Fake answers at the config's APIURL.
@@ -90,6 +94,7 @@ type Fake struct {
 	refunds map[string]*Refund // out_refund_no →
 	paths   []string
 	seq     int
+	extra   []Order // trades on the bill that slotd never ordered
 }
 
 // New starts a fake, closed with the test.
@@ -138,6 +143,18 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var ans string
 	switch {
+	case r.Method == http.MethodGet && r.URL.Path == "/v3/bill/tradebill":
+		day := r.URL.Query().Get("bill_date")
+		if _, err := time.Parse(time.DateOnly, day); err != nil || r.URL.Query().Get("bill_type") != "ALL" {
+			f.fail(w, http.StatusBadRequest, "PARAM_ERROR", "bill_date")
+			return
+		}
+		sum := sha1.Sum(f.bill(day))
+		ans = fmt.Sprintf(`{"hash_type":"SHA1","hash_value":%q,"download_url":%q}`, hex.EncodeToString(sum[:]), f.URL+"/v3/billdownload/file?token="+day)
+	case r.Method == http.MethodGet && r.URL.Path == "/v3/billdownload/file":
+		// The file itself is not signed: its digest is in the signed answer above.
+		w.Write(f.bill(r.URL.Query().Get("token")))
+		return
 	case r.Method == http.MethodPost && (r.URL.Path == "/v3/pay/transactions/native" || r.URL.Path == "/v3/pay/transactions/jsapi"):
 		var in struct {
 			AppID      string `json:"appid"`
@@ -218,7 +235,8 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		f.seq++
-		rf := &Refund{OutRefundNo: in.OutRefundNo, RefundID: fmt.Sprintf("50300000%08d", f.seq), TransactionID: o.TransactionID, Amount: in.Amount.Refund, Total: o.Total}
+		rf := &Refund{OutRefundNo: in.OutRefundNo, RefundID: fmt.Sprintf("50300000%08d", f.seq), TransactionID: o.TransactionID,
+			Amount: in.Amount.Refund, Total: o.Total, At: time.Now()}
 		f.refunds[rf.OutRefundNo] = rf
 		ans = refundAnswer(rf)
 	default:
@@ -246,6 +264,62 @@ func (f *Fake) refundable(o *Order) int64 {
 		}
 	}
 	return left
+}
+
+// cst is China Standard Time, the zone of WeChat Pay's bills.
+var cst = time.FixedZone("CST", 8*3600)
+
+// bill is the trade bill (bill_type ALL) of the China day day, as WeChat
+// Pay writes it: a header, one row per trade with every field prefixed
+// by "`", then the summary. f.mu is held.
+func (f *Fake) bill(day string) []byte {
+	var b strings.Builder
+	b.WriteString("交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,交易类型,交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,商品名称,商户数据包,手续费,费率,订单金额,申请退款金额,费率备注\r\n")
+	yuan := func(fen int64) string { return fmt.Sprintf("%d.%02d", fen/100, fen%100) }
+	row := func(at time.Time, o Order, state, refundID, outRefund string, refund int64) {
+		fields := []string{at.In(cst).Format(time.DateTime), AppID, MchID, "0", "", o.TransactionID, o.OutTradeNo, "oUser", "NATIVE", state,
+			"OTHERS", "CNY", yuan(o.Total), "0.00", refundID, outRefund, yuan(refund), "0.00", "ORIGINAL", map[bool]string{true: "SUCCESS"}[refund > 0],
+			"Appointment", "", "0.00", "0.60%", yuan(o.Total), yuan(refund), ""}
+		for i := range fields {
+			fields[i] = "`" + fields[i]
+		}
+		b.WriteString(strings.Join(fields, ",") + "\r\n")
+	}
+	n := 0
+	for _, o := range append(f.paidOrders(), f.extra...) {
+		if o.PaidAt.In(cst).Format(time.DateOnly) == day {
+			row(o.PaidAt, o, "SUCCESS", "", "", 0)
+			n++
+		}
+	}
+	for _, r := range f.refunds {
+		if r.At.In(cst).Format(time.DateOnly) == day {
+			o := *f.byTxn[r.TransactionID]
+			row(r.At, o, "REFUND", r.RefundID, r.OutRefundNo, r.Amount)
+			n++
+		}
+	}
+	fmt.Fprintf(&b, "总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额\r\n`%d,`0.00,`0.00,`0.00,`0.00,`0.00,`0.00\r\n", n)
+	return []byte(b.String())
+}
+
+// paidOrders are the orders paid. f.mu is held.
+func (f *Fake) paidOrders() []Order {
+	var out []Order
+	for _, o := range f.orders {
+		if o.Paid {
+			out = append(out, *o)
+		}
+	}
+	return out
+}
+
+// AddTrade puts on the bill a payment of total that slotd never ordered,
+// paid at at.
+func (f *Fake) AddTrade(transactionID string, total int64, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.extra = append(f.extra, Order{OutTradeNo: "OTHER-" + transactionID, TransactionID: transactionID, Total: total, Currency: "CNY", Paid: true, PaidAt: at})
 }
 
 // SetFail5xx makes the next n refunds answer 500.
@@ -303,7 +377,7 @@ func (f *Fake) Pay(outTradeNo string, at time.Time) (http.Header, []byte) {
 	f.mu.Lock()
 	o, ok := f.orders[outTradeNo]
 	if ok {
-		o.Paid = true
+		o.Paid, o.PaidAt = true, at
 	}
 	f.mu.Unlock()
 	if !ok {
