@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"regexp"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -95,12 +96,13 @@ type Fake struct {
 	paths   []string
 	seq     int
 	extra   []Order // trades on the bill that slotd never ordered
+	clock   func() time.Time
 }
 
 // New starts a fake, closed with the test.
 func New(t *testing.T) *Fake {
 	keys()
-	f := &Fake{t: t, orders: map[string]*Order{}, byTxn: map[string]*Order{}, refunds: map[string]*Refund{}}
+	f := &Fake{t: t, orders: map[string]*Order{}, byTxn: map[string]*Order{}, refunds: map[string]*Refund{}, clock: time.Now}
 	srv := httptest.NewServer(http.HandlerFunc(f.serve))
 	t.Cleanup(srv.Close)
 	f.URL = srv.URL
@@ -236,7 +238,7 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		f.seq++
 		rf := &Refund{OutRefundNo: in.OutRefundNo, RefundID: fmt.Sprintf("50300000%08d", f.seq), TransactionID: o.TransactionID,
-			Amount: in.Amount.Refund, Total: o.Total, At: time.Now()}
+			Amount: in.Amount.Refund, Total: o.Total, At: f.clock()}
 		f.refunds[rf.OutRefundNo] = rf
 		ans = refundAnswer(rf)
 	default:
@@ -286,13 +288,21 @@ func (f *Fake) bill(day string) []byte {
 		b.WriteString(strings.Join(fields, ",") + "\r\n")
 	}
 	n := 0
-	for _, o := range append(f.paidOrders(), f.extra...) {
+	// In a stable order: the bill's digest is asked before its download.
+	orders := append(f.paidOrders(), f.extra...)
+	sort.Slice(orders, func(i, j int) bool { return orders[i].TransactionID < orders[j].TransactionID })
+	refunds := make([]*Refund, 0, len(f.refunds))
+	for _, r := range f.refunds {
+		refunds = append(refunds, r)
+	}
+	sort.Slice(refunds, func(i, j int) bool { return refunds[i].RefundID < refunds[j].RefundID })
+	for _, o := range orders {
 		if o.PaidAt.In(cst).Format(time.DateOnly) == day {
 			row(o.PaidAt, o, "SUCCESS", "", "", 0)
 			n++
 		}
 	}
-	for _, r := range f.refunds {
+	for _, r := range refunds {
 		if r.At.In(cst).Format(time.DateOnly) == day {
 			o := *f.byTxn[r.TransactionID]
 			row(r.At, o, "REFUND", r.RefundID, r.OutRefundNo, r.Amount)
@@ -320,6 +330,14 @@ func (f *Fake) AddTrade(transactionID string, total int64, at time.Time) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.extra = append(f.extra, Order{OutTradeNo: "OTHER-" + transactionID, TransactionID: transactionID, Total: total, Currency: "CNY", Paid: true, PaidAt: at})
+}
+
+// SetClock sets the clock of the refunds' times on the bill (the wall
+// clock by default), for a test whose service runs on its own.
+func (f *Fake) SetClock(now func() time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.clock = now
 }
 
 // SetFail5xx makes the next n refunds answer 500.
@@ -376,14 +394,18 @@ func (f *Fake) OnlyOrder() Order {
 func (f *Fake) Pay(outTradeNo string, at time.Time) (http.Header, []byte) {
 	f.mu.Lock()
 	o, ok := f.orders[outTradeNo]
+	var paid Order
 	if ok {
-		o.Paid, o.PaidAt = true, at
+		if !o.Paid {
+			o.Paid, o.PaidAt = true, at
+		}
+		paid = *o
 	}
 	f.mu.Unlock()
 	if !ok {
 		f.t.Fatalf("wechatfake: no order %s", outTradeNo)
 	}
-	return Notice("TRANSACTION.SUCCESS", Transaction(*o, o.Total), at)
+	return Notice("TRANSACTION.SUCCESS", Transaction(paid, paid.Total), at)
 }
 
 // Transaction is the TRANSACTION.SUCCESS resource of o, paid total.
