@@ -134,6 +134,7 @@ var authorization = map[string]access{
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,
+	"POST /api/admin/reconciliation/statement":       adminOnly,
 	"GET /api/admin/holdings":                        adminOnly,
 	"GET /api/admin/audit":                           adminOnly,
 	"POST /api/admin/import":                         adminOnly,

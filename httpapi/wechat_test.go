@@ -101,3 +101,46 @@ func TestWeChatNotify(t *testing.T) {
 	// Stripe's endpoint is not WeChat Pay's.
 	e.do(call{method: "POST", path: "/api/payments/stripe", body: body, header: map[string]string{"Stripe-Signature": "t=1,v1=00"}}).expect(t, 401, booking.CodeBadSignature)
 }
+
+// TestReconcileStatement: POST /api/admin/reconciliation/statement
+// reconciles a day against WeChat Pay's trade bill: clean for payments
+// slotd recorded, a trade it never ordered reported unknown; a future or
+// malformed day is 400.
+func TestReconcileStatement(t *testing.T) {
+	fake := wechatfake.New(t)
+	e := newEnv(t, withService(func(o *service.Options) {
+		p, err := payments.NewWeChat(fake.Config())
+		if err != nil {
+			t.Fatal(err)
+		}
+		o.Payments, o.Currency = p, payments.WeChatCurrency
+	}), withConfig(func(c *Config) { c.ClinicZone = "Asia/Shanghai" }))
+	f := e.fixture()
+	a := e.hold(f, 5000)
+	e.do(call{method: "POST", path: fmt.Sprintf("/api/appointments/%d/checkout", a.ID), token: e.patientToken(a.PatientID),
+		body: map[string]any{"returnUrl": "https://clinic.example/back"}}).expect(t, 200)
+	native := payments.WeChatTradeNo(payments.CheckoutRequest{AppointmentID: a.ID, Amount: 5000, Currency: "CNY",
+		Description: fmt.Sprintf("Appointment %d", a.ID), ExpiresAt: *a.HoldExpiresAt})
+	h, body := fake.Pay(native, e.clock.Now())
+	hs := map[string]string{}
+	for k := range h {
+		hs[k] = h.Get(k)
+	}
+	e.do(call{method: "POST", path: "/api/payments/wechat", body: body, header: hs}).expect(t, 200)
+	day := e.clock.Now().In(time.FixedZone("CST", 8*3600)).Format(time.DateOnly)
+	path := "/api/admin/reconciliation/statement"
+	var c booking.StatementCheck
+	e.do(call{method: "POST", path: path, token: e.admin, body: map[string]any{"day": day}}).expect(t, 200).decode(t, &c)
+	if c.Source != "provider" || c.Provider != "wechat" || c.Lines != 1 || len(c.Differences) != 0 {
+		t.Fatalf("check %+v: want one payment, matched", c)
+	}
+	fake.AddTrade("4200stranger", 900, e.clock.Now())
+	e.do(call{method: "POST", path: path, token: e.admin, body: map[string]any{"day": day}}).expect(t, 200).decode(t, &c)
+	if len(c.Differences) != 1 || c.Differences[0].Kind != booking.StatementUnknown || c.Differences[0].Line.TradeNo != "4200stranger" {
+		t.Fatalf("differences %+v: want the stranger unknown", c.Differences)
+	}
+	tomorrow := e.clock.Now().Add(48 * time.Hour).Format(time.DateOnly)
+	for _, bad := range []any{tomorrow, "2026-13-01", "yesterday", 20261204} {
+		e.do(call{method: "POST", path: path, token: e.admin, body: map[string]any{"day": bad}, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	}
+}

@@ -870,6 +870,63 @@ func (e WaitlistRequestPartOfDay) Valid() bool {
 	}
 }
 
+// Defines values for ReconcileStatement200JSONResponseBodyDifferencesKind.
+const (
+	StatementAmount  ReconcileStatement200JSONResponseBodyDifferencesKind = "statement_amount"
+	StatementMissing ReconcileStatement200JSONResponseBodyDifferencesKind = "statement_missing"
+	StatementUnknown ReconcileStatement200JSONResponseBodyDifferencesKind = "statement_unknown"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileStatement200JSONResponseBodyDifferencesKind enum.
+func (e ReconcileStatement200JSONResponseBodyDifferencesKind) Valid() bool {
+	switch e {
+	case StatementAmount:
+		return true
+	case StatementMissing:
+		return true
+	case StatementUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconcileStatement200JSONResponseBodyDifferencesLineKind.
+const (
+	ReconcileStatement200JSONResponseBodyDifferencesLineKindPayment ReconcileStatement200JSONResponseBodyDifferencesLineKind = "payment"
+	ReconcileStatement200JSONResponseBodyDifferencesLineKindRefund  ReconcileStatement200JSONResponseBodyDifferencesLineKind = "refund"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileStatement200JSONResponseBodyDifferencesLineKind enum.
+func (e ReconcileStatement200JSONResponseBodyDifferencesLineKind) Valid() bool {
+	switch e {
+	case ReconcileStatement200JSONResponseBodyDifferencesLineKindPayment:
+		return true
+	case ReconcileStatement200JSONResponseBodyDifferencesLineKindRefund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconcileStatement200JSONResponseBodySource.
+const (
+	Provider ReconcileStatement200JSONResponseBodySource = "provider"
+	Records  ReconcileStatement200JSONResponseBodySource = "records"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileStatement200JSONResponseBodySource enum.
+func (e ReconcileStatement200JSONResponseBodySource) Valid() bool {
+	switch e {
+	case Provider:
+		return true
+	case Records:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListRefundsParamsState.
 const (
 	ListRefundsParamsStateFailed    ListRefundsParamsState = "failed"
@@ -2442,6 +2499,21 @@ type MarkRefundedJSONBody struct {
 	Reference string `json:"reference"`
 }
 
+// ReconcileStatementJSONBody defines parameters for ReconcileStatement.
+type ReconcileStatementJSONBody struct {
+	// Day the clinic's day, YYYY-MM-DD in its zone
+	Day openapi_types.Date `json:"day"`
+}
+
+// ReconcileStatement200JSONResponseBodyDifferencesKind defines parameters for ReconcileStatement.
+type ReconcileStatement200JSONResponseBodyDifferencesKind string
+
+// ReconcileStatement200JSONResponseBodyDifferencesLineKind defines parameters for ReconcileStatement.
+type ReconcileStatement200JSONResponseBodyDifferencesLineKind string
+
+// ReconcileStatement200JSONResponseBodySource defines parameters for ReconcileStatement.
+type ReconcileStatement200JSONResponseBodySource string
+
 // ListRefundsParams defines parameters for ListRefunds.
 type ListRefundsParams struct {
 	// State only refunds in this state
@@ -2707,6 +2779,9 @@ type MarkRefundedJSONRequestBody MarkRefundedJSONBody
 
 // SetClinicPolicyJSONRequestBody defines body for SetClinicPolicy for application/json ContentType.
 type SetClinicPolicyJSONRequestBody = Policy
+
+// ReconcileStatementJSONRequestBody defines body for ReconcileStatement for application/json ContentType.
+type ReconcileStatementJSONRequestBody ReconcileStatementJSONBody
 
 // CreateRoomJSONRequestBody defines body for CreateRoom for application/json ContentType.
 type CreateRoomJSONRequestBody = NewRoom
@@ -3467,6 +3542,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 	LastReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReconcileStatementWithBody Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatementWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReconcileStatement Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatement(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListRefunds Refunds, newest first
 	//
@@ -5002,6 +5095,44 @@ func (c *Client) Reconciliation(ctx context.Context, reqEditors ...RequestEditor
 // Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 func (c *Client) LastReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewLastReconciliationRequest(c.Server)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReconcileStatementWithBody Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *Client) ReconcileStatementWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReconcileStatementRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReconcileStatement Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *Client) ReconcileStatement(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReconcileStatementRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8327,6 +8458,46 @@ func NewLastReconciliationRequest(server string) (*http.Request, error) {
 	if err != nil {
 		return nil, err
 	}
+
+	return req, nil
+}
+
+// NewReconcileStatementRequest calls the generic ReconcileStatement builder with application/json body
+func NewReconcileStatementRequest(server string, body ReconcileStatementJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReconcileStatementRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewReconcileStatementRequestWithBody constructs an http.Request for the ReconcileStatement method, with any body, and a specified content type
+func NewReconcileStatementRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/reconciliation/statement")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
 
 	return req, nil
 }
@@ -12030,6 +12201,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 	LastReconciliationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LastReconciliationResponse, error)
+
+	// ReconcileStatementWithBodyWithResponse Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatementWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error)
+
+	// ReconcileStatementWithResponse Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatementWithResponse(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error)
 
 	// ListRefundsWithResponse Refunds, newest first
 	//
@@ -16696,6 +16885,178 @@ func (r LastReconciliationResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r LastReconciliationResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// ReconcileStatementResponse401Headers the declared response headers of an HTTP 401 response for ReconcileStatement
+type ReconcileStatementResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ReconcileStatementResponse503Headers the declared response headers of an HTTP 503 response for ReconcileStatement
+type ReconcileStatementResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ReconcileStatementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		CheckedAt   time.Time          `json:"checkedAt"`
+		Day         openapi_types.Date `json:"day"`
+		Differences []struct {
+			Kind ReconcileStatement200JSONResponseBodyDifferencesKind `json:"kind"`
+			Line struct {
+				// Amount minor units of the clinic's currency
+				Amount        int64                                                    `json:"amount"`
+				AppointmentId *int64                                                   `json:"appointmentId,omitempty"`
+				At            time.Time                                                `json:"at"`
+				Kind          ReconcileStatement200JSONResponseBodyDifferencesLineKind `json:"kind"`
+
+				// RefundId slotd's refund id, when known
+				RefundId *int64 `json:"refundId,omitempty"`
+
+				// RefundRef the provider's refund id, when known
+				RefundRef *string `json:"refundRef,omitempty"`
+
+				// TradeNo the payment's trade number (the provider's payment id); for a refund, the refunded payment's
+				TradeNo string `json:"tradeNo"`
+			} `json:"line"`
+			Provider int64 `json:"provider"`
+			Recorded int64 `json:"recorded"`
+		} `json:"differences"`
+		From time.Time `json:"from"`
+
+		// Lines the statement's lines (payments and refunds)
+		Lines    int    `json:"lines"`
+		Provider string `json:"provider"`
+
+		// Recorded slotd's records of the day
+		Recorded int                                         `json:"recorded"`
+		Source   ReconcileStatement200JSONResponseBodySource `json:"source"`
+		To       time.Time                                   `json:"to"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReconcileStatementResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReconcileStatementResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReconcileStatementResponse) GetJSON200() *struct {
+	CheckedAt   time.Time          `json:"checkedAt"`
+	Day         openapi_types.Date `json:"day"`
+	Differences []struct {
+		Kind ReconcileStatement200JSONResponseBodyDifferencesKind `json:"kind"`
+		Line struct {
+			// Amount minor units of the clinic's currency
+			Amount        int64                                                    `json:"amount"`
+			AppointmentId *int64                                                   `json:"appointmentId,omitempty"`
+			At            time.Time                                                `json:"at"`
+			Kind          ReconcileStatement200JSONResponseBodyDifferencesLineKind `json:"kind"`
+
+			// RefundId slotd's refund id, when known
+			RefundId *int64 `json:"refundId,omitempty"`
+
+			// RefundRef the provider's refund id, when known
+			RefundRef *string `json:"refundRef,omitempty"`
+
+			// TradeNo the payment's trade number (the provider's payment id); for a refund, the refunded payment's
+			TradeNo string `json:"tradeNo"`
+		} `json:"line"`
+		Provider int64 `json:"provider"`
+		Recorded int64 `json:"recorded"`
+	} `json:"differences"`
+	From time.Time `json:"from"`
+
+	// Lines the statement's lines (payments and refunds)
+	Lines    int    `json:"lines"`
+	Provider string `json:"provider"`
+
+	// Recorded slotd's records of the day
+	Recorded int                                         `json:"recorded"`
+	Source   ReconcileStatement200JSONResponseBodySource `json:"source"`
+	To       time.Time                                   `json:"to"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ReconcileStatementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReconcileStatementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReconcileStatementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReconcileStatementResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -25033,6 +25394,36 @@ func (c *ClientWithResponses) LastReconciliationWithResponse(ctx context.Context
 	return ParseLastReconciliationResponse(rsp)
 }
 
+// ReconcileStatementWithBodyWithResponse Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *ClientWithResponses) ReconcileStatementWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error) {
+	rsp, err := c.ReconcileStatementWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReconcileStatementResponse(rsp)
+}
+
+// ReconcileStatementWithResponse Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *ClientWithResponses) ReconcileStatementWithResponse(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error) {
+	rsp, err := c.ReconcileStatement(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReconcileStatementResponse(rsp)
+}
+
 // ListRefundsWithResponse Refunds, newest first
 //
 // Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
@@ -30047,6 +30438,138 @@ func ParseLastReconciliationResponse(rsp *http.Response) (*LastReconciliationRes
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers LastReconciliationResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseReconcileStatementResponse parses an HTTP response from a ReconcileStatementWithResponse call
+func ParseReconcileStatementResponse(rsp *http.Response) (*ReconcileStatementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReconcileStatementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			CheckedAt   time.Time          `json:"checkedAt"`
+			Day         openapi_types.Date `json:"day"`
+			Differences []struct {
+				Kind ReconcileStatement200JSONResponseBodyDifferencesKind `json:"kind"`
+				Line struct {
+					// Amount minor units of the clinic's currency
+					Amount        int64                                                    `json:"amount"`
+					AppointmentId *int64                                                   `json:"appointmentId,omitempty"`
+					At            time.Time                                                `json:"at"`
+					Kind          ReconcileStatement200JSONResponseBodyDifferencesLineKind `json:"kind"`
+
+					// RefundId slotd's refund id, when known
+					RefundId *int64 `json:"refundId,omitempty"`
+
+					// RefundRef the provider's refund id, when known
+					RefundRef *string `json:"refundRef,omitempty"`
+
+					// TradeNo the payment's trade number (the provider's payment id); for a refund, the refunded payment's
+					TradeNo string `json:"tradeNo"`
+				} `json:"line"`
+				Provider int64 `json:"provider"`
+				Recorded int64 `json:"recorded"`
+			} `json:"differences"`
+			From time.Time `json:"from"`
+
+			// Lines the statement's lines (payments and refunds)
+			Lines    int    `json:"lines"`
+			Provider string `json:"provider"`
+
+			// Recorded slotd's records of the day
+			Recorded int                                         `json:"recorded"`
+			Source   ReconcileStatement200JSONResponseBodySource `json:"source"`
+			To       time.Time                                   `json:"to"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ReconcileStatementResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReconcileStatementResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -1832,6 +1832,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/reconciliation/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile a day against the payment provider's statement
+         * @description Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+         */
+        post: operations["reconcileStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -7049,6 +7069,89 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["BadSignature"];
             404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    reconcileStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description the clinic's day, YYYY-MM-DD in its zone
+                     */
+                    day: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the day's check */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date */
+                        day: string;
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        provider: string;
+                        /** @enum {string} */
+                        source: "provider" | "records";
+                        /** @description the statement's lines (payments and refunds) */
+                        lines: number;
+                        /** @description slotd's records of the day */
+                        recorded: number;
+                        differences: {
+                            /** @enum {string} */
+                            kind: "statement_unknown" | "statement_missing" | "statement_amount";
+                            line: {
+                                /** @enum {string} */
+                                kind: "payment" | "refund";
+                                /** @description the payment's trade number (the provider's payment id); for a refund, the refunded payment's */
+                                tradeNo: string;
+                                /**
+                                 * Format: int64
+                                 * @description slotd's refund id, when known
+                                 */
+                                refundId?: number;
+                                /** @description the provider's refund id, when known */
+                                refundRef?: string;
+                                /** Format: int64 */
+                                appointmentId?: number;
+                                /**
+                                 * Format: int64
+                                 * @description minor units of the clinic's currency
+                                 */
+                                amount: number;
+                                /** Format: date-time */
+                                at: string;
+                            };
+                            /** Format: int64 */
+                            recorded: number;
+                            /** Format: int64 */
+                            provider: number;
+                        }[];
+                        /** Format: date-time */
+                        checkedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
