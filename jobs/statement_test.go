@@ -37,7 +37,9 @@ func TestWeChatRaceStatement(t *testing.T) {
 		_, err = s.SetClinicPolicy(f.ctx, booking.Policy{MaxActive: booking.DefaultMaxActive, MaxPerDay: booking.DefaultMaxPerDay,
 			RefundFullHours: 48, RefundPartialPercent: 50, RefundPartialHours: 2})
 		must(t, err)
-		svc := service.NewService(s, service.Options{Now: clk, Payments: prov, Currency: payments.WeChatCurrency})
+		// A generous store timeout: the racing calls queue for SQLite's one
+		// writer on a shared machine.
+		svc := service.NewService(s, service.Options{Now: clk, Payments: prov, Currency: payments.WeChatCurrency, Timeout: 30 * time.Second})
 		r := runner(t, s, Config{Service: svc, Notifier: &recorder{}}, true)
 
 		const n = 8

@@ -25,6 +25,11 @@ func newStatement(reg *prometheus.Registry) statement {
 		}),
 	}
 	reg.MustRegister(s.diffs, s.at)
+	// Every kind from the start (0 until a check finds one), so that the
+	// alert's series exists before the first check.
+	for _, k := range booking.StatementKinds {
+		s.diffs.WithLabelValues(k)
+	}
 	return s
 }
 
