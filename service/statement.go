@@ -14,6 +14,11 @@ import (
 // the provider's statement (a bill to download) and the day's records.
 const StatementBudget = 60 * time.Second
 
+// MaxStatementDays is how far back a day may be reconciled against the
+// provider: WeChat Pay keeps its bills three months, and a year is beyond
+// any provider's promise.
+const MaxStatementDays = 366
+
 // StatementObserver is what an Options.Observer may also implement to
 // export a day's reconciliation against the provider (cmd/slotd's
 // metrics do): its differences by kind.
@@ -42,8 +47,8 @@ func (s *Service) ReconcileStatement(ctx context.Context, day time.Time) (bookin
 	}
 	from := time.Date(day.Year(), day.Month(), day.Day(), 0, 0, 0, 0, day.Location())
 	to := from.AddDate(0, 0, 1)
-	if !from.Before(s.now()) {
-		return booking.StatementCheck{}, booking.Errorf(booking.CodeInvalidRequest, "the day has not begun: reconcile a past day (or today so far)")
+	if now := s.now(); !from.Before(now) || now.Sub(from) > MaxStatementDays*24*time.Hour {
+		return booking.StatementCheck{}, booking.Errorf(booking.CodeInvalidRequest, "day must be one of the last %d days, today at the latest", MaxStatementDays)
 	}
 	ctx, cancel := context.WithTimeout(ctx, max(s.timeout, StatementBudget))
 	defer cancel()
