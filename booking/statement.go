@@ -33,8 +33,8 @@ const (
 // (unknown), slotd recorded money the provider's statement does not have
 // (missing), or both have it for different amounts.
 const (
-	StatementUnknown  = "statement_unknown"
-	StatementMissing  = "statement_missing"
+	StatementUnknown = "statement_unknown"
+	StatementMissing = "statement_missing"
 	StatementAmount  = "statement_amount"
 )
 

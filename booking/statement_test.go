@@ -19,7 +19,7 @@ func TestMatchStatement(t *testing.T) {
 		pay("T1", 2000, 1), pay("T2", 2000, 2), pay("T3", 2000, 3),
 		{Kind: StatementRefund, TradeNo: "T1", RefundID: 7, RefundRef: "re_7", Amount: 1000, At: at(4)},
 		{Kind: StatementRefund, TradeNo: "T2", RefundID: 8, RefundRef: "re_8", Amount: 2000, At: at(5)},
-		pay("EARLY", 2000, 0.05),  // in the first margin: maybe on yesterday's statement
+		pay("EARLY", 2000, 0.05), // in the first margin: maybe on yesterday's statement
 		pay("LATE", 2000, 24.05), // recorded after midnight, paid before it
 	}
 	theirs := []StatementLine{
