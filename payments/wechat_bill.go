@@ -6,6 +6,7 @@ import (
 	"crypto/sha1" // WeChat Pay's bill digest is SHA1, an integrity check (the request is signed)
 	"encoding/csv"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -34,7 +35,7 @@ func (p *WeChat) Statement(ctx context.Context, from, _ time.Time) ([]booking.St
 		DownloadURL string `json:"download_url"`
 	}
 	if err := p.call(ctx, http.MethodGet, "/v3/bill/tradebill?bill_date="+day+"&bill_type=ALL", nil, &bill); err != nil {
-		if e, ok := err.(*weChatError); ok && e.Code == "NO_STATEMENT_EXIST" {
+		if e := (*weChatError)(nil); errors.As(err, &e) && e.Code == "NO_STATEMENT_EXIST" {
 			return []booking.StatementLine{}, nil // no trade that day
 		}
 		return nil, fmt.Errorf("payments: wechat trade bill of %s: %w", day, err)

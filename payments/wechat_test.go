@@ -242,6 +242,9 @@ func TestWeChatStatement(t *testing.T) {
 		got["refund "+txn].Amount != 2500 || got["refund "+txn].RefundID != 11 || got["refund "+txn].RefundRef != ref {
 		t.Fatalf("statement %+v", lines)
 	}
+	if none, err := p.Statement(context.Background(), from.AddDate(0, 0, -7), from.AddDate(0, 0, -6)); err != nil || len(none) != 0 {
+		t.Fatalf("a day without trades: %+v, %v; want an empty statement", none, err)
+	}
 	if d := got["payment "+txn].At.Sub(now); d > time.Second || d < -time.Second {
 		t.Fatalf("paid at %v, want %v", got["payment "+txn].At, now)
 	}

@@ -151,6 +151,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 			f.fail(w, http.StatusBadRequest, "PARAM_ERROR", "bill_date")
 			return
 		}
+		if !strings.Contains(string(f.bill(day)), "\r\n`") {
+			f.fail(w, http.StatusBadRequest, "NO_STATEMENT_EXIST", "the bill does not exist")
+			return
+		}
 		sum := sha1.Sum(f.bill(day))
 		ans = fmt.Sprintf(`{"hash_type":"SHA1","hash_value":%q,"download_url":%q}`, hex.EncodeToString(sum[:]), f.URL+"/v3/billdownload/file?token="+day)
 	case r.Method == http.MethodGet && r.URL.Path == "/v3/billdownload/file":
