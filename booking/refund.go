@@ -35,8 +35,8 @@ type Refund struct {
 	SettledAt   *time.Time `json:"settledAt,omitempty"`
 }
 
-// Refund reasons: why the money goes back. RefundErasure is reserved for
-// an erasure that gives places back (today it cancels nothing).
+// Refund reasons: why the money goes back. RefundErasure is an erasure's:
+// it cancels the patient's appointments that have not started.
 const (
 	RefundPatientCancel  = "patient-cancel"
 	RefundStaffCancel    = "staff-cancel"

@@ -174,6 +174,14 @@ type BookingStore interface {
 	// once. Cancelling a cancelled appointment returns it unchanged. With
 	// patientID != 0 only that patient's appointment is found.
 	Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (Appointment, error)
+	// CancelErased cancels an active appointment of a patient being
+	// erased, as staff would (no cutoff), its payment refunded in full
+	// (RefundErasure); otherwise as Cancel.
+	CancelErased(ctx context.Context, appointmentID int64, now time.Time) (Appointment, error)
+	// StatementRecords lists the money recorded in [from, to): payments
+	// received and refunds paid back (at most MaxStatementLines), oldest
+	// first, for a day's reconciliation against the provider's statement.
+	StatementRecords(ctx context.Context, from, to time.Time) ([]StatementLine, error)
 	// Reschedule moves an active appointment to another slot in one
 	// transaction, as DecideReschedule decides under the locks of both
 	// slots (in id order): the new place is taken before the old one is

@@ -134,9 +134,11 @@ var authorization = map[string]access{
 	"POST /api/payments/callback":                 signed,
 	"POST /api/sms/twilio/status":                 signed,
 	"POST /api/payments/stripe":                   signed,
+	"POST /api/payments/wechat":                   signed,
 
 	"POST /api/admin/payments/{tradeNo}/refund":      adminOnly,
 	"GET /api/admin/reconciliation/last":             adminOnly,
+	"POST /api/admin/reconciliation/statement":       adminOnly,
 	"GET /api/admin/holdings":                        adminOnly,
 	"GET /api/admin/audit":                           adminOnly,
 	"POST /api/admin/import":                         adminOnly,

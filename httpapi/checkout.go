@@ -7,6 +7,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // maxReturnURLLen bounds the URL the provider sends the patient back to.
@@ -35,6 +36,7 @@ func (s *server) checkout(w http.ResponseWriter, r *http.Request, c auth.Claims)
 	}
 	var in struct {
 		ReturnURL string `json:"returnUrl"`
+		PayerID   string `json:"payerId"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -42,7 +44,10 @@ func (s *server) checkout(w http.ResponseWriter, r *http.Request, c auth.Claims)
 	if u, err := url.Parse(in.ReturnURL); err != nil || len(in.ReturnURL) > maxReturnURLLen || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return inBody(errorf(booking.CodeInvalidRequest, "returnUrl must be an absolute http(s) URL of at most %d characters", maxReturnURLLen), "/returnUrl")
 	}
-	co, err := s.svc.Checkout(r.Context(), id, patient, in.ReturnURL)
+	if in.PayerID != "" && !service.ValidTradeNo(in.PayerID) {
+		return inBody(errorf(booking.CodeInvalidRequest, "payerId must be 1 to %d visible ASCII characters", service.MaxPayerIDLen), "/payerId")
+	}
+	co, err := s.svc.Checkout(r.Context(), id, patient, service.CheckoutTo{ReturnURL: in.ReturnURL, PayerID: in.PayerID})
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ const importPath = "/api/admin/import"
 func (s *server) clinicRoutes() {
 	s.handle("POST /api/admin/payments/{tradeNo}/refund", s.admin(s.markRefunded))
 	s.handle("GET /api/admin/reconciliation/last", s.admin(s.lastReconciliation))
+	s.handle("POST /api/admin/reconciliation/statement", s.admin(s.reconcileStatement))
 	s.handle("GET /api/admin/audit", s.admin(s.audit))
 	s.handle("GET /api/admin/holdings", s.admin(s.holdings))
 	s.handle("GET /api/me/history", s.authed(s.myHistory))

@@ -268,6 +268,8 @@ func (s *server) routes() {
 	s.handle("POST "+TwilioStatusPath, s.public(s.twilioStatus))
 	// Stripe's webhooks: authenticated by Stripe-Signature.
 	s.handle("POST /api/payments/stripe", s.public(s.stripeWebhook))
+	// WeChat Pay's notifications: authenticated by the Wechatpay-* headers.
+	s.handle("POST /api/payments/wechat", s.public(s.wechatNotify))
 
 	// Patients (and admins acting for them).
 	s.handle("POST /api/appointments", s.authed(s.book))

@@ -69,7 +69,7 @@ func TestStripeWebhook(t *testing.T) {
 	// The signed gateway's callback is not Stripe's.
 	e.do(e.callback(paymentSecret, payment("T-1", a.ID, 2500))).expect(t, 401, booking.CodeBadSignature)
 
-	var ans stripeAnswer
+	var ans notificationAnswer
 	e.do(signed(paid)).expect(t, 200).decode(t, &ans)
 	if ans.Outcome != "applied" {
 		t.Fatalf("paid: %+v", ans)

@@ -41,12 +41,12 @@ func TestStripeEndToEnd(t *testing.T) {
 		// Paid in time: BOOKED, and the same event again is a duplicate.
 		p := f.patient()
 		a := f.book(f.slot(1, 2500).ID, t0, p)[0]
-		c, err := svc.Checkout(f.ctx, a.ID, p.ID, "https://clinic.example/appointments/1?paid=1")
+		c, err := svc.Checkout(f.ctx, a.ID, p.ID, service.CheckoutTo{ReturnURL: "https://clinic.example/appointments/1?paid=1"})
 		must(t, err)
 		if !strings.HasPrefix(c.RedirectURL, "https://checkout.stripe.com/") || !c.ExpiresAt.Equal(t0.Add(payments.StripeMinExpiry)) {
 			t.Fatalf("checkout %+v: want Stripe's page, expiring 30 minutes on (the hold is 15)", c)
 		}
-		if _, err := svc.Checkout(f.ctx, a.ID, f.patient().ID, "https://clinic.example/"); booking.ErrorCode(err) != booking.CodeNotFound {
+		if _, err := svc.Checkout(f.ctx, a.ID, f.patient().ID, service.CheckoutTo{ReturnURL: "https://clinic.example/"}); booking.ErrorCode(err) != booking.CodeNotFound {
 			t.Fatalf("another patient's checkout: %v", err)
 		}
 		paid := stripefake.Event("evt_1", "checkout.session.completed", stripefake.SessionCompleted(a.ID, 2500, "eur", "pi_1"))
@@ -71,10 +71,10 @@ func TestStripeEndToEnd(t *testing.T) {
 		// hold): recorded, the hold expired, refunded through Stripe.
 		q := f.patient()
 		late := f.book(f.slot(1, 2500).ID, t0, q)[0]
-		_, err = svc.Checkout(f.ctx, late.ID, q.ID, "https://clinic.example/appointments/2?paid=1")
+		_, err = svc.Checkout(f.ctx, late.ID, q.ID, service.CheckoutTo{ReturnURL: "https://clinic.example/appointments/2?paid=1"})
 		must(t, err)
 		now.Store(t0.Add(20 * time.Minute).UnixNano())
-		if _, err := svc.Checkout(f.ctx, late.ID, q.ID, "https://clinic.example/"); booking.ErrorCode(err) != booking.CodeInvalidTransition {
+		if _, err := svc.Checkout(f.ctx, late.ID, q.ID, service.CheckoutTo{ReturnURL: "https://clinic.example/"}); booking.ErrorCode(err) != booking.CodeInvalidTransition {
 			t.Fatalf("checkout after the hold: %v", err)
 		}
 		_, err = deliver(stripefake.Event("evt_2", "checkout.session.completed", stripefake.SessionCompleted(late.ID, 2500, "eur", "pi_2")))

@@ -37,6 +37,7 @@ type Metrics struct {
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
+	statement statement              // the newest day against the provider's statement
 	queue     *prometheus.CounterVec // console actions on the queues
 	queueWait prometheus.Histogram   // check-in to first call
 
@@ -166,6 +167,7 @@ func New() *Metrics {
 	m.people = newPeople(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
+	m.statement = newStatement(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
 	m.bookObs = map[outcomeGated]prometheus.Counter{}
 	m.bookTime = [2]prometheus.Observer{m.booking.WithLabelValues("false"), m.booking.WithLabelValues("true")}

@@ -247,3 +247,21 @@ func TestPeopleMetrics(t *testing.T) {
 		}
 	}
 }
+
+func TestStatementMetrics(t *testing.T) {
+	m := New()
+	m.StatementChecked(booking.StatementCheck{CheckedAt: time.Unix(1_800_000_000, 0),
+		Differences: []booking.StatementDifference{{Kind: booking.StatementUnknown}, {Kind: booking.StatementUnknown}, {Kind: booking.StatementAmount}}})
+	rec := httptest.NewRecorder()
+	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
+	for _, want := range []string{
+		`slotd_statement_differences{kind="statement_unknown"} 2`,
+		`slotd_statement_differences{kind="statement_amount"} 1`,
+		`slotd_statement_differences{kind="statement_missing"} 0`,
+		`slotd_statement_last_check_timestamp_seconds 1.8e+09`,
+	} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"net/http"
 	"time"
+
+	"github.com/slotd/slotd/booking"
 )
 
 // RefundRequest asks a provider to pay back Amount (minor units of
@@ -47,7 +49,18 @@ type Provider interface {
 	// is retried (with backoff) until the attempts run out; the same
 	// request again must not pay twice.
 	Refund(ctx context.Context, req RefundRequest) (string, error)
+	// Statement lists the provider's payments and refunds of the day
+	// [from, to) (booking.StatementLine: the trade number, the amount, and
+	// for a refund slotd's refund id when the provider carries it and the
+	// provider's refund id). A provider whose statement slotd cannot read
+	// answers ErrNoStatement.
+	Statement(ctx context.Context, from, to time.Time) ([]booking.StatementLine, error)
 }
+
+// ErrNoStatement is a provider without a statement slotd reads (the
+// signed gateway, the demo's): a day is then reconciled from slotd's own
+// records.
+var ErrNoStatement = errors.New("payments: the provider has no statement to read")
 
 // CheckoutRequest is the payment of one HELD appointment: Amount in the
 // minor units of Currency, a Description the patient sees at the
@@ -60,6 +73,10 @@ type CheckoutRequest struct {
 	Description   string
 	ReturnURL     string
 	ExpiresAt     time.Time
+	// PayerID is the payer's account at the provider, when the app paying
+	// knows it: with WeChat Pay the mini-program user's openid (a JSAPI
+	// payment instead of a QR code). Never logged.
+	PayerID string
 }
 
 // CheckoutIdempotencyKey is the key a provider dedupes a checkout of
@@ -146,6 +163,11 @@ func (s Simulated) Notification(h http.Header, body []byte, now time.Time) (Noti
 
 // Name is "simulated".
 func (Simulated) Name() string { return "simulated" }
+
+// Statement is ErrNoStatement: the demo's payments are only slotd's records.
+func (Simulated) Statement(context.Context, time.Time, time.Time) ([]booking.StatementLine, error) {
+	return nil, ErrNoStatement
+}
 
 // Refund answers "sim-" and the idempotency key.
 func (Simulated) Refund(_ context.Context, req RefundRequest) (string, error) {

@@ -91,6 +91,12 @@ func (p *Signed) Refund(ctx context.Context, req RefundRequest) (string, error) 
 	return out.RefundID, nil
 }
 
+// Statement is ErrNoStatement: the clinic's gateway keeps its own books,
+// and its day is reconciled from slotd's records.
+func (*Signed) Statement(context.Context, time.Time, time.Time) ([]booking.StatementLine, error) {
+	return nil, ErrNoStatement
+}
+
 // Checkout answers the parameters the clinic's gateway takes the payment
 // with: slotd does not redirect to it, the gateway's own page (or till)
 // collects the payment and confirms it by the signed callback.

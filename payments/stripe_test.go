@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/payments"
 	"github.com/slotd/slotd/payments/stripefake"
 )
@@ -146,5 +147,29 @@ func TestStripeNotification(t *testing.T) {
 func TestNewStripeNeedsKeys(t *testing.T) {
 	if _, err := payments.NewStripe(payments.StripeConfig{SecretKey: "sk"}); err == nil {
 		t.Fatal("a stripe provider without its webhook secret")
+	}
+}
+
+// TestStripeStatement: the day's balance transactions, sources expanded:
+// charges are payments of their PaymentIntent, refunds slotd's by their
+// metadata; payouts and other days are left out.
+func TestStripeStatement(t *testing.T) {
+	fake := stripefake.New(t)
+	p := newStripe(t, fake, time.Now())
+	from := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
+	fake.AddCharge("pi_1", 2500, from.Add(time.Hour))
+	fake.AddRefund("re_1", "pi_1", 7, 1250, from.Add(2*time.Hour))
+	fake.AddPayout(1000, from.Add(3*time.Hour))
+	fake.AddCharge("pi_2", 2500, from.Add(25*time.Hour))
+	lines, err := p.Statement(context.Background(), from, from.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []booking.StatementLine{
+		{Kind: booking.StatementPayment, TradeNo: "pi_1", Amount: 2500, At: from.Add(time.Hour)},
+		{Kind: booking.StatementRefund, TradeNo: "pi_1", RefundID: 7, RefundRef: "re_1", Amount: 1250, At: from.Add(2 * time.Hour)},
+	}
+	if len(lines) != 2 || lines[0] != want[0] || lines[1] != want[1] {
+		t.Fatalf("statement %+v, want %+v", lines, want)
 	}
 }

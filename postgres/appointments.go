@@ -33,6 +33,17 @@ var sqlCancel = `WITH l AS MATERIALIZED (
 // patient's appointment (patientID != 0) is not found; one that has started
 // cannot be cancelled.
 func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (booking.Appointment, error) {
+	return s.cancel(ctx, appointmentID, patientID, now, booking.CancelRefundReason(patientID))
+}
+
+// CancelErased cancels an erased patient's appointment as staff would,
+// refunded in full.
+func (s *Store) CancelErased(ctx context.Context, appointmentID int64, now time.Time) (booking.Appointment, error) {
+	return s.cancel(ctx, appointmentID, 0, now, booking.RefundErasure)
+}
+
+// cancel is Cancel, its payment refunded for reason.
+func (s *Store) cancel(ctx context.Context, appointmentID, patientID int64, now time.Time, reason string) (booking.Appointment, error) {
 	now = now.UTC().Truncate(time.Microsecond)
 	var cutoff time.Duration
 	if patientID != 0 {
@@ -55,7 +66,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 		if err := s.release(ctx, tx, booking.Released([]booking.Appointment{a}), now); err != nil {
 			return err
 		}
-		if err := s.refundPaid(ctx, tx, []booking.Appointment{a}, booking.CancelRefundReason(patientID), now); err != nil {
+		if err := s.refundPaid(ctx, tx, []booking.Appointment{a}, reason, now); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})

@@ -14,6 +14,7 @@ import (
 const (
 	ProviderSignedCallback = payments.SignedCallback
 	ProviderStripe         = payments.StripeName
+	ProviderWeChat         = payments.WeChatName
 )
 
 // MaxTradeNoLen bounds a trade number (a provider's payment id).
@@ -31,13 +32,28 @@ func (s *Service) ProviderName() string {
 	return s.payments.Name()
 }
 
+// CheckoutTo is where a checkout's patient pays from: ReturnURL, where
+// the provider sends them back, and PayerID, their account at the
+// provider when the app they pay in knows it (WeChat Pay's openid, for a
+// mini-program's JSAPI payment).
+type CheckoutTo struct {
+	ReturnURL string
+	PayerID   string
+}
+
+// MaxPayerIDLen bounds CheckoutTo.PayerID (an openid is 28 characters).
+const MaxPayerIDLen = payments.MaxPaymentIDLen
+
 // Checkout creates the payment of patientID's HELD appointment at the
 // provider and answers where to send them (payments.Checkout): the fee in
 // the clinic's currency, due by the hold's deadline, the patient coming
-// back to returnURL. Another patient's appointment is not found; one that
-// is not HELD, or whose hold has passed, is refused. The provider makes a
-// repeat answer the same payment (payments.CheckoutIdempotencyKey).
-func (s *Service) Checkout(ctx context.Context, appointmentID, patientID int64, returnURL string) (payments.Checkout, error) {
+// back to to.ReturnURL. Another patient's appointment is not found; one
+// that is not HELD, or whose hold has passed, is refused. The provider
+// makes a repeat answer the same payment (payments.CheckoutIdempotencyKey).
+func (s *Service) Checkout(ctx context.Context, appointmentID, patientID int64, to CheckoutTo) (payments.Checkout, error) {
+	if to.PayerID != "" && !payments.ValidPaymentID(to.PayerID) {
+		return payments.Checkout{}, booking.Errorf(booking.CodeInvalidRequest, "payerId must be 1 to %d visible ASCII characters", MaxPayerIDLen)
+	}
 	a, err := s.Appointment(ctx, appointmentID, patientID)
 	if err != nil {
 		return payments.Checkout{}, err
@@ -57,7 +73,8 @@ func (s *Service) Checkout(ctx context.Context, appointmentID, patientID int64, 
 	c, err := s.payments.Checkout(pctx, payments.CheckoutRequest{
 		AppointmentID: a.ID, Amount: sl.FeeCents, Currency: s.currency,
 		// No personal data leaves for the provider: the appointment's number only.
-		Description: "Appointment " + strconv.FormatInt(a.ID, 10), ReturnURL: returnURL, ExpiresAt: *a.HoldExpiresAt,
+		Description: "Appointment " + strconv.FormatInt(a.ID, 10), ReturnURL: to.ReturnURL, ExpiresAt: *a.HoldExpiresAt,
+		PayerID: to.PayerID,
 	})
 	if err != nil {
 		e := booking.Errorf(booking.CodeUnavailable, "the payment provider did not answer; try again")

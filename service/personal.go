@@ -62,8 +62,9 @@ func mergeNewestFirst(a, b []booking.AuditEntry) []booking.AuditEntry {
 
 // ErasePatient erases a patient's personal data for reason (required:
 // the audit log keeps it). The patient leaves every waiting list, and the
-// active appointments that have not started are cancelled first, through Cancel like any cancellation, so
-// that their places are released and counted as any other; every other
+// active appointments that have not started are cancelled first, as staff
+// cancel (whatever the patient's cutoff), so that their places are
+// released and counted as any other and what was paid is refunded in full; every other
 // appointment stays, anonymized with its patient, so that capacity history
 // and reconciliation stay true. The phone is then free: a patient
 // registered with it later is a new patient. In the erasure's transaction
@@ -110,7 +111,7 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 	now := s.now()
 	for _, a := range as {
 		if a.Status.Active() && a.StartAt.After(now) {
-			if _, err := s.Cancel(ctx, a.ID, id); err != nil {
+			if err := s.cancelErased(ctx, a.ID); err != nil {
 				return booking.Patient{}, err
 			}
 		}
@@ -123,6 +124,18 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 		_ = s.rereadMarks(ctx)
 	}
 	return p, err
+}
+
+// cancelErased cancels an appointment of a patient being erased: as staff
+// would (a patient's cutoff does not keep a place for nobody), what was
+// paid refunded in full by the refund job (booking.RefundErasure).
+func (s *Service) cancelErased(ctx context.Context, id int64) error {
+	a, err := bounded(s, ctx, func(ctx context.Context) (booking.Appointment, error) { return s.store.CancelErased(ctx, id, s.now()) })
+	if err != nil {
+		return err
+	}
+	s.released(a)
+	return nil
 }
 
 // eraseDependants erases the people account manages.

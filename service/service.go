@@ -138,8 +138,9 @@ type Service struct {
 	accounts          accounts.Store // staff sign-in (staffsignin.go)
 	staffTOTPRequired bool
 
-	payments payments.Provider // refunds (refunds.go)
-	currency string
+	payments  payments.Provider // refunds (refunds.go)
+	statement lastStatement     // the newest day reconciled against the provider (statement.go)
+	currency  string
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}

@@ -56,6 +56,17 @@ var cancelSQL = `UPDATE appointments SET status = ` + booking.StatusCancelledSQL
 // the same transaction. The conditional update is the decision, so a
 // concurrent second cancel finds no row and releases nothing.
 func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now time.Time) (booking.Appointment, error) {
+	return s.cancel(ctx, appointmentID, patientID, now, booking.CancelRefundReason(patientID))
+}
+
+// CancelErased cancels an erased patient's appointment as staff would,
+// refunded in full.
+func (s *Store) CancelErased(ctx context.Context, appointmentID int64, now time.Time) (booking.Appointment, error) {
+	return s.cancel(ctx, appointmentID, 0, now, booking.RefundErasure)
+}
+
+// cancel is Cancel, its payment refunded for reason.
+func (s *Store) cancel(ctx context.Context, appointmentID, patientID int64, now time.Time, reason string) (booking.Appointment, error) {
 	var a booking.Appointment
 	var cutoff time.Duration
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -92,7 +103,7 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 				{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}), now); err != nil {
 				return err
 			}
-			if err := s.refundPaid(ctx, tx, []booking.Appointment{after}, booking.CancelRefundReason(patientID), now); err != nil {
+			if err := s.refundPaid(ctx, tx, []booking.Appointment{after}, reason, now); err != nil {
 				return err
 			}
 			// Only the real transition announces anything: a repeated

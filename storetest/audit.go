@@ -28,6 +28,8 @@ var serviceReads = map[string]bool{
 	// A checkout is the provider's (no row here); a provider's notification
 	// changes state through ConfirmPayment and SettleRefund, audited there.
 	"Checkout": true, "ProviderName": true, "PaymentNotification": true,
+	// A day against the provider's statement: a report, kept in memory only.
+	"ReconcileStatement": true, "LastStatementCheck": true,
 	"CheckInCode": true, // a signature of the id, no read at all
 	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true,
 	"Timeout":        true,

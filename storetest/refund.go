@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // refundRule is the policy of the refund tests: everything back until 24 h
@@ -357,4 +358,142 @@ func testScheduleRefundRule(t *testing.T, h Harness) {
 			t.Fatalf("slot %d: basis %d, %+v", c.sl.ID, paid, p)
 		}
 	}
+}
+
+// testEraseRefunds: erasing a patient cancels their paid appointment that
+// has not started as staff would, whatever the patient's cutoff, and
+// refunds it in full (reason erasure) once, with its job, however the
+// erasure races a cancel.
+func testEraseRefunds(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	rule := refundRule
+	rule.CancelCutoffHours = 24 // the patient could no longer cancel
+	_, err := s.SetClinicPolicy(f.ctx, rule)
+	must(t, err)
+	sl := f.slot(1, withFee(2000), startsAt(now.Add(49*time.Hour)))
+	p := f.patient()
+	a := f.paidPlace(sl, p, "ERASE")
+	at := sl.StartAt.Add(-time.Hour) // the rule pays a patient's cancel nothing now
+	if _, err := s.Cancel(f.ctx, a.ID, p.ID, at); booking.ErrorCode(err) != booking.CodeCancelCutoff {
+		t.Fatalf("the patient's own cancel inside the cutoff: %v", err)
+	}
+	release(8, func(i int) {
+		var got booking.Appointment
+		var err error
+		if i%2 == 0 {
+			got, err = s.CancelErased(f.ctx, a.ID, at)
+		} else {
+			got, err = s.Cancel(f.ctx, a.ID, 0, at)
+		}
+		if err != nil || got.Status != booking.StatusCancelled {
+			t.Errorf("cancel %d: %s, %v", i, got.Status, err)
+		}
+	})
+	rs := f.refundsOf(a.ID)
+	if len(rs) != 1 || rs[0].AmountCents != 2000 || rs[0].State != booking.RefundRequested || refundJobs(t, h, s, rs[0].ID) != 1 ||
+		(rs[0].Reason != booking.RefundErasure && rs[0].Reason != booking.RefundStaffCancel) {
+		t.Fatalf("refunds %+v: want one of 2000, requested, with one job", rs)
+	}
+	if got := f.getSlot(sl.ID); got.BookedCount != 0 {
+		t.Fatalf("the slot counts %d after the cancels, want 0", got.BookedCount)
+	}
+
+	// Alone, the erasure's cancel says so.
+	b := f.paidPlace(f.slot(1, withFee(2000), startsAt(now.Add(50*time.Hour))), p, "ERASE2")
+	got, err := s.CancelErased(f.ctx, b.ID, at)
+	if err != nil || got.Status != booking.StatusCancelled {
+		t.Fatalf("erasure cancel: %+v, %v", got, err)
+	}
+	if rs := f.refundsOf(b.ID); len(rs) != 1 || rs[0].Reason != booking.RefundErasure || rs[0].AmountCents != 2000 {
+		t.Fatalf("refunds %+v: want the erasure's, in full", rs)
+	}
+
+	// Through the Service: the erasure of a patient whose paid place is
+	// an hour away (inside the cutoff) gives it back, refunded in full.
+	c := f.paidPlace(f.slot(1, withFee(2000), startsAt(now.Add(51*time.Hour))), p, "ERASE3")
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return c.StartAt.Add(-time.Hour) }})
+	_, err = svc.ErasePatient(f.ctx, p.ID, "the patient asked")
+	must(t, err)
+	if got, err := s.GetAppointment(f.ctx, c.ID); err != nil || got.Status != booking.StatusCancelled {
+		t.Fatalf("after the erasure: %+v, %v; want CANCELLED", got, err)
+	}
+	if rs := f.refundsOf(c.ID); len(rs) != 1 || rs[0].Reason != booking.RefundErasure || rs[0].AmountCents != 2000 || rs[0].State != booking.RefundRequested {
+		t.Fatalf("refunds %+v: want the erasure's, in full", rs)
+	}
+	wantNoLostRefund(t, s)
+	checkInvariants(t, h, s)
+}
+
+// testRaceCancelPay: held appointments are paid (each payment delivered
+// several times) while their patient and staff cancel them, all at once.
+// Whatever wins, every payment is refunded exactly once and by the rule:
+// paid then cancelled by the patient 10 hours before, the policy's half;
+// by staff, everything; cancelled before the payment landed, everything
+// (a late payment). Nothing is refunded twice, no place is lost, and
+// reconciliation finds no paid cancel without its refund.
+func testRaceCancelPay(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	_, err := s.SetClinicPolicy(f.ctx, refundRule)
+	must(t, err)
+	const n = 12
+	type place struct {
+		a     booking.Appointment
+		trade string
+	}
+	places := make([]place, n)
+	for i := range places {
+		sl := f.slot(1, withFee(2000), startsAt(now.Add(time.Duration(48+i)*time.Hour)))
+		places[i] = place{wantOK(t, f.book(sl.ID, req(f.patient(), sl.ID, fmt.Sprintf("race-pay-%d", i)))), fmt.Sprintf("RP%d", i)}
+	}
+	at := now.Add(time.Minute) // within every hold
+	release(n*4, func(g int) {
+		p := places[g%n]
+		var err error
+		switch g / n {
+		case 0, 1: // the provider's notification, twice
+			_, err = s.ConfirmPayment(f.ctx, booking.Payment{TradeNo: p.trade, AppointmentID: p.a.ID, AmountCents: 2000}, at)
+			if c := booking.ErrorCode(err); c == booking.CodePaymentRejected {
+				err = nil // recorded, to be refunded
+			}
+		case 2: // the patient, 10 hours before its start: half back
+			_, err = s.Cancel(f.ctx, p.a.ID, p.a.PatientID, p.a.StartAt.Add(-10*time.Hour))
+		case 3: // staff, on even places only
+			if g%2 == 0 {
+				_, err = s.Cancel(f.ctx, p.a.ID, 0, p.a.StartAt.Add(-10*time.Hour))
+			}
+		}
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g, err)
+		}
+	})
+	var total int64
+	for _, p := range places {
+		rs := f.refundsOf(p.a.ID)
+		if len(rs) != 1 {
+			t.Fatalf("appointment %d: %d refunds, want exactly 1: %+v", p.a.ID, len(rs), rs)
+		}
+		r := rs[0]
+		want := map[string]int64{booking.RefundPatientCancel: 1000, booking.RefundStaffCancel: 2000, booking.RefundLatePayment: 2000}[r.Reason]
+		if want == 0 || r.AmountCents != want || r.PaidCents != 2000 || r.TradeNo != p.trade || refundJobs(t, h, s, r.ID) != 1 {
+			t.Fatalf("appointment %d: refund %+v, want %d for %s with one job", p.a.ID, r, want, r.Reason)
+		}
+		got, err := s.GetAppointment(f.ctx, p.a.ID)
+		if err != nil || got.Status != booking.StatusCancelled {
+			t.Fatalf("appointment %d is %s (%v), want CANCELLED", p.a.ID, got.Status, err)
+		}
+		total += r.AmountCents
+	}
+	all, err := s.ListRefunds(f.ctx, nil, booking.Page{})
+	must(t, err)
+	var listed int64
+	for _, r := range all {
+		listed += r.AmountCents
+	}
+	if len(all) != n || listed != total {
+		t.Fatalf("%d refunds of %d in all, want %d of %d", len(all), listed, n, total)
+	}
+	wantNoLostRefund(t, s)
+	checkInvariants(t, h, s)
 }

@@ -86,6 +86,8 @@ func Run(t *testing.T, h Harness) {
 		{"Refunds", testRefunds},
 		{"RefundOnCancel", testRefundOnCancel},
 		{"RaceCancelRefund", testRaceCancelRefund},
+		{"EraseRefunds", testEraseRefunds},
+		{"RaceCancelPay", testRaceCancelPay},
 		{"SuspendRefunds", testSuspendRefunds},
 		{"RefundSettle", testRefundSettle},
 		{"LostRefund", testLostRefund},

@@ -22,6 +22,7 @@ func (s *server) clinicRoutes() {
 	s.mux.HandleFunc("GET /staff/reconciliation", s.staff(s.handleStaffReconciliation))
 	s.mux.HandleFunc("POST /staff/payments/{tradeNo}/refund", s.staff(s.handleStaffRefund))
 	s.mux.HandleFunc("POST /staff/refunds/{id}/retry", s.staff(s.handleStaffRetryRefund))
+	s.mux.HandleFunc("POST /staff/reconciliation/statement", s.staff(s.handleStaffStatement))
 	s.mux.HandleFunc("GET /staff/import", s.staff(s.handleStaffImport))
 	s.mux.HandleFunc("POST /staff/import", s.staff(s.handleStaffImport))
 	s.mux.HandleFunc("GET /staff/appointments.csv", s.staff(s.handleStaffExport))
@@ -122,6 +123,8 @@ func (s *server) handleStaffReconciliation(w http.ResponseWriter, r *http.Reques
 		p.Notice = p.T("Refund recorded.")
 	case q.Has("retried"):
 		p.Notice = p.T("The refund will be asked of the payment provider again.")
+	case q.Has("statement"):
+		p.Notice = p.T("The day was reconciled against the payment provider's statement.")
 	}
 	p.Data = struct {
 		Report     booking.Reconciliation
@@ -132,7 +135,9 @@ func (s *server) handleStaffReconciliation(w http.ResponseWriter, r *http.Reques
 		Last       booking.ReconcileRun
 		LastAt     string
 		Open       openRefunds
-	}{rep, rep.Violations(), rep.Pending(), rep.Clean(), lerr == nil, last, p.pr.DateTime(last.CheckedAt.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")", open}
+		Statement  statementView
+	}{rep, rep.Violations(), rep.Pending(), rep.Clean(), lerr == nil, last, p.pr.DateTime(last.CheckedAt.In(s.clinicZone)) + " (" + s.clinicZone.String() + ")", open,
+		s.statementViewOf(p)}
 	s.render(w, r, http.StatusOK, "staff_reconciliation", p)
 }
 

@@ -870,6 +870,63 @@ func (e WaitlistRequestPartOfDay) Valid() bool {
 	}
 }
 
+// Defines values for ReconcileStatement200JSONResponseBodyDifferencesKind.
+const (
+	StatementAmount  ReconcileStatement200JSONResponseBodyDifferencesKind = "statement_amount"
+	StatementMissing ReconcileStatement200JSONResponseBodyDifferencesKind = "statement_missing"
+	StatementUnknown ReconcileStatement200JSONResponseBodyDifferencesKind = "statement_unknown"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileStatement200JSONResponseBodyDifferencesKind enum.
+func (e ReconcileStatement200JSONResponseBodyDifferencesKind) Valid() bool {
+	switch e {
+	case StatementAmount:
+		return true
+	case StatementMissing:
+		return true
+	case StatementUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconcileStatement200JSONResponseBodyDifferencesLineKind.
+const (
+	ReconcileStatement200JSONResponseBodyDifferencesLineKindPayment ReconcileStatement200JSONResponseBodyDifferencesLineKind = "payment"
+	ReconcileStatement200JSONResponseBodyDifferencesLineKindRefund  ReconcileStatement200JSONResponseBodyDifferencesLineKind = "refund"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileStatement200JSONResponseBodyDifferencesLineKind enum.
+func (e ReconcileStatement200JSONResponseBodyDifferencesLineKind) Valid() bool {
+	switch e {
+	case ReconcileStatement200JSONResponseBodyDifferencesLineKindPayment:
+		return true
+	case ReconcileStatement200JSONResponseBodyDifferencesLineKindRefund:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconcileStatement200JSONResponseBodySource.
+const (
+	Provider ReconcileStatement200JSONResponseBodySource = "provider"
+	Records  ReconcileStatement200JSONResponseBodySource = "records"
+)
+
+// Valid indicates whether the value is a known member of the ReconcileStatement200JSONResponseBodySource enum.
+func (e ReconcileStatement200JSONResponseBodySource) Valid() bool {
+	switch e {
+	case Provider:
+		return true
+	case Records:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListRefundsParamsState.
 const (
 	ListRefundsParamsStateFailed    ListRefundsParamsState = "failed"
@@ -2472,6 +2529,21 @@ type MarkRefundedJSONBody struct {
 	Reference string `json:"reference"`
 }
 
+// ReconcileStatementJSONBody defines parameters for ReconcileStatement.
+type ReconcileStatementJSONBody struct {
+	// Day the clinic's day, YYYY-MM-DD in its zone
+	Day openapi_types.Date `json:"day"`
+}
+
+// ReconcileStatement200JSONResponseBodyDifferencesKind defines parameters for ReconcileStatement.
+type ReconcileStatement200JSONResponseBodyDifferencesKind string
+
+// ReconcileStatement200JSONResponseBodyDifferencesLineKind defines parameters for ReconcileStatement.
+type ReconcileStatement200JSONResponseBodyDifferencesLineKind string
+
+// ReconcileStatement200JSONResponseBodySource defines parameters for ReconcileStatement.
+type ReconcileStatement200JSONResponseBodySource string
+
 // ListRefundsParams defines parameters for ListRefunds.
 type ListRefundsParams struct {
 	// State only refunds in this state
@@ -2525,6 +2597,9 @@ type BookParams struct {
 
 // CheckoutAppointmentJSONBody defines parameters for CheckoutAppointment.
 type CheckoutAppointmentJSONBody struct {
+	// PayerId the payer's account at the provider, when the paying app knows it: with WeChat Pay the mini-program user's openid under the configured app id, for a JSAPI payment instead of a QR code. Ignored by the other providers.
+	PayerId *string `json:"payerId,omitempty"`
+
 	// ReturnUrl an absolute http(s) URL the provider sends the patient back to
 	ReturnUrl string `json:"returnUrl"`
 }
@@ -2629,6 +2704,24 @@ type StripeWebhookJSONBody = map[string]interface{}
 type StripeWebhookParams struct {
 	// StripeSignature t=<unix seconds>,v1=<hex HMAC-SHA256 of t.body>
 	StripeSignature string `json:"Stripe-Signature"`
+}
+
+// WechatNotifyJSONBody defines parameters for WechatNotify.
+type WechatNotifyJSONBody = map[string]interface{}
+
+// WechatNotifyParams defines parameters for WechatNotify.
+type WechatNotifyParams struct {
+	// WechatpayTimestamp unix seconds of the signature
+	WechatpayTimestamp string `json:"Wechatpay-Timestamp"`
+
+	// WechatpayNonce the signature's nonce, used once
+	WechatpayNonce string `json:"Wechatpay-Nonce"`
+
+	// WechatpaySignature base64 SHA256-with-RSA signature of timestamp\nnonce\nbody\n
+	WechatpaySignature string `json:"Wechatpay-Signature"`
+
+	// WechatpaySerial the serial of the platform certificate, or the public key's id
+	WechatpaySerial string `json:"Wechatpay-Serial"`
 }
 
 // ApplyToRoundParams defines parameters for ApplyToRound.
@@ -2738,6 +2831,9 @@ type MarkRefundedJSONRequestBody MarkRefundedJSONBody
 // SetClinicPolicyJSONRequestBody defines body for SetClinicPolicy for application/json ContentType.
 type SetClinicPolicyJSONRequestBody = Policy
 
+// ReconcileStatementJSONRequestBody defines body for ReconcileStatement for application/json ContentType.
+type ReconcileStatementJSONRequestBody ReconcileStatementJSONBody
+
 // CreateRoomJSONRequestBody defines body for CreateRoom for application/json ContentType.
 type CreateRoomJSONRequestBody = NewRoom
 
@@ -2779,6 +2875,9 @@ type PaymentCallbackJSONRequestBody = PaymentCallback
 
 // StripeWebhookJSONRequestBody defines body for StripeWebhook for application/json ContentType.
 type StripeWebhookJSONRequestBody = StripeWebhookJSONBody
+
+// WechatNotifyJSONRequestBody defines body for WechatNotify for application/json ContentType.
+type WechatNotifyJSONRequestBody = WechatNotifyJSONBody
 
 // ApplyToRoundJSONRequestBody defines body for ApplyToRound for application/json ContentType.
 type ApplyToRoundJSONRequestBody = BookRequest
@@ -3501,6 +3600,24 @@ type ClientInterface interface {
 	// Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 	LastReconciliation(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ReconcileStatementWithBody Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatementWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ReconcileStatement Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatement(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListRefunds Refunds, newest first
 	//
 	// Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
@@ -3702,7 +3819,7 @@ type ClientInterface interface {
 
 	// CheckoutAppointmentWithBody Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -3711,7 +3828,7 @@ type ClientInterface interface {
 
 	// CheckoutAppointment Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -3913,6 +4030,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
 	StripeWebhook(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WechatNotifyWithBody WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotifyWithBody(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// WechatNotify WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotify(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetRound A round: status, whether it accepts applications now, times, quota
 	//
@@ -5033,6 +5168,44 @@ func (c *Client) LastReconciliation(ctx context.Context, reqEditors ...RequestEd
 	return c.Client.Do(req)
 }
 
+// ReconcileStatementWithBody Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *Client) ReconcileStatementWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReconcileStatementRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ReconcileStatement Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *Client) ReconcileStatement(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReconcileStatementRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListRefunds Refunds, newest first
 //
 // Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
@@ -5504,7 +5677,7 @@ func (c *Client) CheckInAppointment(ctx context.Context, id int64, body CheckInA
 
 // CheckoutAppointmentWithBody Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes any type of body and a specified content type.
 //
@@ -5523,7 +5696,7 @@ func (c *Client) CheckoutAppointmentWithBody(ctx context.Context, id int64, cont
 
 // CheckoutAppointment Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5986,6 +6159,44 @@ func (c *Client) StripeWebhookWithBody(ctx context.Context, params *StripeWebhoo
 // Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
 func (c *Client) StripeWebhook(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewStripeWebhookRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WechatNotifyWithBody WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *Client) WechatNotifyWithBody(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWechatNotifyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// WechatNotify WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *Client) WechatNotify(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewWechatNotifyRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8326,6 +8537,46 @@ func NewLastReconciliationRequest(server string) (*http.Request, error) {
 	return req, nil
 }
 
+// NewReconcileStatementRequest calls the generic ReconcileStatement builder with application/json body
+func NewReconcileStatementRequest(server string, body ReconcileStatementJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewReconcileStatementRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewReconcileStatementRequestWithBody constructs an http.Request for the ReconcileStatement method, with any body, and a specified content type
+func NewReconcileStatementRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/reconciliation/statement")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListRefundsRequest constructs an http.Request for the ListRefunds method
 func NewListRefundsRequest(server string, params *ListRefundsParams) (*http.Request, error) {
 	var err error
@@ -10346,6 +10597,86 @@ func NewStripeWebhookRequestWithBody(server string, params *StripeWebhookParams,
 	return req, nil
 }
 
+// NewWechatNotifyRequest calls the generic WechatNotify builder with application/json body
+func NewWechatNotifyRequest(server string, params *WechatNotifyParams, body WechatNotifyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewWechatNotifyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewWechatNotifyRequestWithBody constructs an http.Request for the WechatNotify method, with any body, and a specified content type
+func NewWechatNotifyRequestWithBody(server string, params *WechatNotifyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/payments/wechat")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Timestamp", params.WechatpayTimestamp, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Timestamp", headerParam0)
+
+		var headerParam1 string
+
+		headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Nonce", params.WechatpayNonce, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Nonce", headerParam1)
+
+		var headerParam2 string
+
+		headerParam2, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Signature", params.WechatpaySignature, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Signature", headerParam2)
+
+		var headerParam3 string
+
+		headerParam3, err = runtime.StyleParamWithOptions("simple", false, "Wechatpay-Serial", params.WechatpaySerial, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Wechatpay-Serial", headerParam3)
+
+	}
+
+	return req, nil
+}
+
 // NewGetRoundRequest constructs an http.Request for the GetRound method
 func NewGetRoundRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -12045,6 +12376,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/admin/reconciliation/last (the `LastReconciliation` operationId).
 	LastReconciliationWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*LastReconciliationResponse, error)
 
+	// ReconcileStatementWithBodyWithResponse Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatementWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error)
+
+	// ReconcileStatementWithResponse Reconcile a day against the payment provider's statement
+	//
+	// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+	ReconcileStatementWithResponse(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error)
+
 	// ListRefundsWithResponse Refunds, newest first
 	//
 	// Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
@@ -12268,7 +12617,7 @@ type ClientWithResponsesInterface interface {
 
 	// CheckoutAppointmentWithBodyWithResponse Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12277,7 +12626,7 @@ type ClientWithResponsesInterface interface {
 
 	// CheckoutAppointmentWithResponse Pay a HELD appointment: where to send the patient
 	//
-	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+	// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -12511,6 +12860,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/payments/stripe (the `StripeWebhook` operationId).
 	StripeWebhookWithResponse(ctx context.Context, params *StripeWebhookParams, body StripeWebhookJSONRequestBody, reqEditors ...RequestEditorFn) (*StripeWebhookResponse, error)
+
+	// WechatNotifyWithBodyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotifyWithBodyWithResponse(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error)
+
+	// WechatNotifyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+	//
+	// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+	WechatNotifyWithResponse(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error)
 
 	// GetRoundWithResponse A round: status, whether it accepts applications now, times, quota
 	//
@@ -16698,6 +17065,178 @@ func (r LastReconciliationResponse) ContentType() string {
 	return ""
 }
 
+// ReconcileStatementResponse401Headers the declared response headers of an HTTP 401 response for ReconcileStatement
+type ReconcileStatementResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ReconcileStatementResponse503Headers the declared response headers of an HTTP 503 response for ReconcileStatement
+type ReconcileStatementResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ReconcileStatementResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		CheckedAt   time.Time          `json:"checkedAt"`
+		Day         openapi_types.Date `json:"day"`
+		Differences []struct {
+			Kind ReconcileStatement200JSONResponseBodyDifferencesKind `json:"kind"`
+			Line struct {
+				// Amount minor units of the clinic's currency
+				Amount        int64                                                    `json:"amount"`
+				AppointmentId *int64                                                   `json:"appointmentId,omitempty"`
+				At            time.Time                                                `json:"at"`
+				Kind          ReconcileStatement200JSONResponseBodyDifferencesLineKind `json:"kind"`
+
+				// RefundId slotd's refund id, when known
+				RefundId *int64 `json:"refundId,omitempty"`
+
+				// RefundRef the provider's refund id, when known
+				RefundRef *string `json:"refundRef,omitempty"`
+
+				// TradeNo the payment's trade number (the provider's payment id); for a refund, the refunded payment's
+				TradeNo string `json:"tradeNo"`
+			} `json:"line"`
+			Provider int64 `json:"provider"`
+			Recorded int64 `json:"recorded"`
+		} `json:"differences"`
+		From time.Time `json:"from"`
+
+		// Lines the statement's lines (payments and refunds)
+		Lines    int    `json:"lines"`
+		Provider string `json:"provider"`
+
+		// Recorded slotd's records of the day
+		Recorded int                                         `json:"recorded"`
+		Source   ReconcileStatement200JSONResponseBodySource `json:"source"`
+		To       time.Time                                   `json:"to"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ReconcileStatementResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ReconcileStatementResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ReconcileStatementResponse) GetJSON200() *struct {
+	CheckedAt   time.Time          `json:"checkedAt"`
+	Day         openapi_types.Date `json:"day"`
+	Differences []struct {
+		Kind ReconcileStatement200JSONResponseBodyDifferencesKind `json:"kind"`
+		Line struct {
+			// Amount minor units of the clinic's currency
+			Amount        int64                                                    `json:"amount"`
+			AppointmentId *int64                                                   `json:"appointmentId,omitempty"`
+			At            time.Time                                                `json:"at"`
+			Kind          ReconcileStatement200JSONResponseBodyDifferencesLineKind `json:"kind"`
+
+			// RefundId slotd's refund id, when known
+			RefundId *int64 `json:"refundId,omitempty"`
+
+			// RefundRef the provider's refund id, when known
+			RefundRef *string `json:"refundRef,omitempty"`
+
+			// TradeNo the payment's trade number (the provider's payment id); for a refund, the refunded payment's
+			TradeNo string `json:"tradeNo"`
+		} `json:"line"`
+		Provider int64 `json:"provider"`
+		Recorded int64 `json:"recorded"`
+	} `json:"differences"`
+	From time.Time `json:"from"`
+
+	// Lines the statement's lines (payments and refunds)
+	Lines    int    `json:"lines"`
+	Provider string `json:"provider"`
+
+	// Recorded slotd's records of the day
+	Recorded int                                         `json:"recorded"`
+	Source   ReconcileStatement200JSONResponseBodySource `json:"source"`
+	To       time.Time                                   `json:"to"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ReconcileStatementResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ReconcileStatementResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ReconcileStatementResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ReconcileStatementResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ReconcileStatementResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListRefundsResponse401Headers the declared response headers of an HTTP 401 response for ListRefunds
 type ListRefundsResponse401Headers struct {
 	WWWAuthenticate *string
@@ -18988,7 +19527,7 @@ type CheckoutAppointmentResponse struct {
 		// ExpiresAt when the provider stops taking the payment
 		ExpiresAt time.Time `json:"expiresAt"`
 
-		// Params what the clinic's gateway takes the payment with
+		// Params what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters
 		Params *map[string]string `json:"params,omitempty"`
 
 		// RedirectUrl the provider's payment page
@@ -19023,7 +19562,7 @@ func (r CheckoutAppointmentResponse) GetJSON200() *struct {
 	// ExpiresAt when the provider stops taking the payment
 	ExpiresAt time.Time `json:"expiresAt"`
 
-	// Params what the clinic's gateway takes the payment with
+	// Params what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters
 	Params *map[string]string `json:"params,omitempty"`
 
 	// RedirectUrl the provider's payment page
@@ -21367,6 +21906,118 @@ func (r StripeWebhookResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r StripeWebhookResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// WechatNotifyResponse401Headers the declared response headers of an HTTP 401 response for WechatNotify
+type WechatNotifyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// WechatNotifyResponse503Headers the declared response headers of an HTTP 503 response for WechatNotify
+type WechatNotifyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type WechatNotifyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *struct {
+		// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored
+		Outcome  string `json:"outcome"`
+		Received bool   `json:"received"`
+	}
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *BadSignature
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *WechatNotifyResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *WechatNotifyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r WechatNotifyResponse) GetJSON200() *struct {
+	// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored
+	Outcome  string `json:"outcome"`
+	Received bool   `json:"received"`
+} {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON401() *BadSignature {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r WechatNotifyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r WechatNotifyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r WechatNotifyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r WechatNotifyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r WechatNotifyResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -24930,6 +25581,36 @@ func (c *ClientWithResponses) LastReconciliationWithResponse(ctx context.Context
 	return ParseLastReconciliationResponse(rsp)
 }
 
+// ReconcileStatementWithBodyWithResponse Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *ClientWithResponses) ReconcileStatementWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error) {
+	rsp, err := c.ReconcileStatementWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReconcileStatementResponse(rsp)
+}
+
+// ReconcileStatementWithResponse Reconcile a day against the payment provider's statement
+//
+// Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/reconciliation/statement (the `ReconcileStatement` operationId).
+func (c *ClientWithResponses) ReconcileStatementWithResponse(ctx context.Context, body ReconcileStatementJSONRequestBody, reqEditors ...RequestEditorFn) (*ReconcileStatementResponse, error) {
+	rsp, err := c.ReconcileStatement(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseReconcileStatementResponse(rsp)
+}
+
 // ListRefundsWithResponse Refunds, newest first
 //
 // Every refund a cancel, suspension, closure or unappliable payment wrote, with its state; ?state=failed is what staff must look at.
@@ -25315,7 +25996,7 @@ func (c *ClientWithResponses) CheckInAppointmentWithResponse(ctx context.Context
 
 // CheckoutAppointmentWithBodyWithResponse Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25330,7 +26011,7 @@ func (c *ClientWithResponses) CheckoutAppointmentWithBodyWithResponse(ctx contex
 
 // CheckoutAppointmentWithResponse Pay a HELD appointment: where to send the patient
 //
-// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+// Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -25725,6 +26406,36 @@ func (c *ClientWithResponses) StripeWebhookWithResponse(ctx context.Context, par
 		return nil, err
 	}
 	return ParseStripeWebhookResponse(rsp)
+}
+
+// WechatNotifyWithBodyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *ClientWithResponses) WechatNotifyWithBodyWithResponse(ctx context.Context, params *WechatNotifyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error) {
+	rsp, err := c.WechatNotifyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWechatNotifyResponse(rsp)
+}
+
+// WechatNotifyWithResponse WeChat Pay's notifications (with --payment-provider wechat)
+//
+// Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/payments/wechat (the `WechatNotify` operationId).
+func (c *ClientWithResponses) WechatNotifyWithResponse(ctx context.Context, params *WechatNotifyParams, body WechatNotifyJSONRequestBody, reqEditors ...RequestEditorFn) (*WechatNotifyResponse, error) {
+	rsp, err := c.WechatNotify(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseWechatNotifyResponse(rsp)
 }
 
 // GetRoundWithResponse A round: status, whether it accepts applications now, times, quota
@@ -29927,6 +30638,138 @@ func ParseLastReconciliationResponse(rsp *http.Response) (*LastReconciliationRes
 	return response, nil
 }
 
+// ParseReconcileStatementResponse parses an HTTP response from a ReconcileStatementWithResponse call
+func ParseReconcileStatementResponse(rsp *http.Response) (*ReconcileStatementResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ReconcileStatementResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			CheckedAt   time.Time          `json:"checkedAt"`
+			Day         openapi_types.Date `json:"day"`
+			Differences []struct {
+				Kind ReconcileStatement200JSONResponseBodyDifferencesKind `json:"kind"`
+				Line struct {
+					// Amount minor units of the clinic's currency
+					Amount        int64                                                    `json:"amount"`
+					AppointmentId *int64                                                   `json:"appointmentId,omitempty"`
+					At            time.Time                                                `json:"at"`
+					Kind          ReconcileStatement200JSONResponseBodyDifferencesLineKind `json:"kind"`
+
+					// RefundId slotd's refund id, when known
+					RefundId *int64 `json:"refundId,omitempty"`
+
+					// RefundRef the provider's refund id, when known
+					RefundRef *string `json:"refundRef,omitempty"`
+
+					// TradeNo the payment's trade number (the provider's payment id); for a refund, the refunded payment's
+					TradeNo string `json:"tradeNo"`
+				} `json:"line"`
+				Provider int64 `json:"provider"`
+				Recorded int64 `json:"recorded"`
+			} `json:"differences"`
+			From time.Time `json:"from"`
+
+			// Lines the statement's lines (payments and refunds)
+			Lines    int    `json:"lines"`
+			Provider string `json:"provider"`
+
+			// Recorded slotd's records of the day
+			Recorded int                                         `json:"recorded"`
+			Source   ReconcileStatement200JSONResponseBodySource `json:"source"`
+			To       time.Time                                   `json:"to"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ReconcileStatementResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers ReconcileStatementResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListRefundsResponse parses an HTTP response from a ListRefundsWithResponse call
 func ParseListRefundsResponse(rsp *http.Response) (*ListRefundsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -32245,7 +33088,7 @@ func ParseCheckoutAppointmentResponse(rsp *http.Response) (*CheckoutAppointmentR
 			// ExpiresAt when the provider stops taking the payment
 			ExpiresAt time.Time `json:"expiresAt"`
 
-			// Params what the clinic's gateway takes the payment with
+			// Params what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters
 			Params *map[string]string `json:"params,omitempty"`
 
 			// RedirectUrl the provider's payment page
@@ -34522,6 +35365,108 @@ func ParseStripeWebhookResponse(rsp *http.Response) (*StripeWebhookResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers StripeWebhookResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseWechatNotifyResponse parses an HTTP response from a WechatNotifyWithResponse call
+func ParseWechatNotifyResponse(rsp *http.Response) (*WechatNotifyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &WechatNotifyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest struct {
+			// Outcome applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored
+			Outcome  string `json:"outcome"`
+			Received bool   `json:"received"`
+		}
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest BadSignature
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers WechatNotifyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers WechatNotifyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

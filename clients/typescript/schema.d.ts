@@ -416,7 +416,7 @@ export interface paths {
         put?: never;
         /**
          * Pay a HELD appointment: where to send the patient
-         * @description Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
+         * @description Creates the appointment's payment at the configured payment provider (--payment-provider) and answers where the patient pays: with Stripe, redirectUrl, a Stripe Checkout page that sends the patient back to returnUrl; with WeChat Pay, params: codeUrl (a Native order's weixin:// URL, to show as a QR code the patient scans in WeChat), or, when payerId is given, the JSAPI parameters of the mini-program's wx.requestPayment (appId, timeStamp, nonceStr, package, signType, paySign); with the clinic's signed gateway, params (appointmentId, amount, currency, expiresAt) for it. The payment is for the slot's fee in the clinic's currency, due by the hold's deadline: expiresAt is that deadline, or with Stripe at least 30 minutes from now (a payment after the hold's deadline is recorded and refunded in full). Repeating the same call answers the same payment; a second payment of one appointment is recorded as paid already and refunded in full. The owner's own appointment, or any for an admin; another patient's is 404. An appointment that is not HELD, or whose hold has passed, is 409 invalid-transition; a provider that does not answer is 503.
          */
         post: operations["checkoutAppointment"];
         delete?: never;
@@ -1816,6 +1816,46 @@ export interface paths {
          * @description Another account's person, the account itself and a removed person are not found (404). A nationalId another patient has is 409 national-id-taken.
          */
         patch: operations["updatePerson"];
+        trace?: never;
+    };
+    "/api/payments/wechat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * WeChat Pay's notifications (with --payment-provider wechat)
+         * @description Authenticated by the Wechatpay-Timestamp, Wechatpay-Nonce, Wechatpay-Signature and Wechatpay-Serial headers, not a bearer token: a WECHATPAY2-SHA256-RSA2048 signature over the timestamp, nonce and raw body, verified with WeChat Pay's platform certificate or public key (--wechat-platform-key) whose serial or id Wechatpay-Serial names; signed at most 5 minutes from now, with a nonce not seen before (a replayed notification is refused); anything else answers 401 bad-signature and changes nothing, as does every call when another payment provider is configured. The resource is decrypted with AEAD_AES_256_GCM under the API v3 key. TRANSACTION.SUCCESS (trade_state SUCCESS, of the configured merchant and app) records the payment of the appointment its out_trade_no names exactly as the signed callback does: applied (HELD becomes BOOKED), a duplicate of the same transaction_id (the notification sent again changes nothing), or recorded and refunded in full when it came after the hold's deadline or for another amount; all answer 200, so that WeChat Pay stops sending it. REFUND.SUCCESS, REFUND.ABNORMAL and REFUND.CLOSED settle slotd's refund named by out_refund_no, once. Other events answer 200 ignored.
+         */
+        post: operations["wechatNotify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/reconciliation/statement": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reconcile a day against the payment provider's statement
+         * @description Reads the payment provider's statement of the clinic's day (WeChat Pay's trade bill, Stripe's balance transactions) and matches it with the payments and refunds slotd recorded that day: each of the provider's payments and refunds must match one record of the same amount (else statement_unknown: the provider took or paid back money slotd has no record of; or statement_amount: the amounts differ), and each of slotd's records one of the provider's (else statement_missing: recorded but not on the statement). A payment is matched by its trade number, a refund by slotd's refund id or the provider's. Records made in the first 10 minutes of the day may be on the previous day's statement and are not reported missing; the provider's lines are looked for among records up to 10 minutes after the day. With the signed gateway or the demo's simulated provider (no statement to read) the day is read from slotd's records alone: source records, never a difference. The check changes nothing; it is kept for the staff reconciliation page and exported as slotd_statement_differences{kind}. Admins only. A day in the future or more than 366 days ago is 400; a provider whose statement cannot be read is 503.
+         */
+        post: operations["reconcileStatement"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -4233,6 +4273,8 @@ export interface operations {
                      * @description an absolute http(s) URL the provider sends the patient back to
                      */
                     returnUrl: string;
+                    /** @description the payer's account at the provider, when the paying app knows it: with WeChat Pay the mini-program user's openid under the configured app id, for a JSAPI payment instead of a QR code. Ignored by the other providers. */
+                    payerId?: string;
                 };
             };
         };
@@ -4246,7 +4288,7 @@ export interface operations {
                     "application/json": {
                         /** @description the provider's payment page */
                         redirectUrl?: string;
-                        /** @description what the clinic's gateway takes the payment with */
+                        /** @description what the clinic's gateway takes the payment with, or WeChat Pay's codeUrl or JSAPI parameters */
                         params?: {
                             [key: string]: string;
                         };
@@ -7028,6 +7070,133 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    wechatNotify: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description unix seconds of the signature */
+                "Wechatpay-Timestamp": string;
+                /** @description the signature's nonce, used once */
+                "Wechatpay-Nonce": string;
+                /** @description base64 SHA256-with-RSA signature of timestamp\nnonce\nbody\n */
+                "Wechatpay-Signature": string;
+                /** @description the serial of the platform certificate, or the public key's id */
+                "Wechatpay-Serial": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the notification was verified and taken */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        received: boolean;
+                        /** @description applied, duplicate, payment-rejected or payment-conflict (recorded, refunded or kept for reconciliation), refund, refund-reversed (WeChat Pay failed a refund slotd recorded as succeeded: settle it at the merchant platform), or ignored */
+                        outcome: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["BadSignature"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    reconcileStatement: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: date
+                     * @description the clinic's day, YYYY-MM-DD in its zone
+                     */
+                    day: string;
+                };
+            };
+        };
+        responses: {
+            /** @description the day's check */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** Format: date */
+                        day: string;
+                        /** Format: date-time */
+                        from: string;
+                        /** Format: date-time */
+                        to: string;
+                        provider: string;
+                        /** @enum {string} */
+                        source: "provider" | "records";
+                        /** @description the statement's lines (payments and refunds) */
+                        lines: number;
+                        /** @description slotd's records of the day */
+                        recorded: number;
+                        differences: {
+                            /** @enum {string} */
+                            kind: "statement_unknown" | "statement_missing" | "statement_amount";
+                            line: {
+                                /** @enum {string} */
+                                kind: "payment" | "refund";
+                                /** @description the payment's trade number (the provider's payment id); for a refund, the refunded payment's */
+                                tradeNo: string;
+                                /**
+                                 * Format: int64
+                                 * @description slotd's refund id, when known
+                                 */
+                                refundId?: number;
+                                /** @description the provider's refund id, when known */
+                                refundRef?: string;
+                                /** Format: int64 */
+                                appointmentId?: number;
+                                /**
+                                 * Format: int64
+                                 * @description minor units of the clinic's currency
+                                 */
+                                amount: number;
+                                /** Format: date-time */
+                                at: string;
+                            };
+                            /** Format: int64 */
+                            recorded: number;
+                            /** Format: int64 */
+                            provider: number;
+                        }[];
+                        /** Format: date-time */
+                        checkedAt: string;
+                    };
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -88,6 +88,7 @@ type serveFlags struct {
 	stripeSecretKey     string
 	stripeWebhookSecret string
 	stripeAPIURL        string
+	wechat              wechatFlags
 
 	// staff sign-in
 	staffTOTPRequired bool

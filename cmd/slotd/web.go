@@ -112,6 +112,16 @@ func (o observers) Person(action, outcome string) {
 	}
 }
 
+// StatementChecked goes to the observers that export a day's
+// reconciliation against the payment provider.
+func (o observers) StatementChecked(c booking.StatementCheck) {
+	for _, x := range o {
+		if s, ok := x.(service.StatementObserver); ok {
+			s.StatementChecked(c)
+		}
+	}
+}
+
 // LotteryRegistered and LotteryDrawn go to the observers that count lotteries.
 func (o observers) LotteryRegistered(outcome string) {
 	for _, x := range o {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,7 @@ type Fake struct {
 	seen    map[string]string // idempotency key → answer
 	bodies  map[string]string // idempotency key → its first form
 	reqs    []Request
+	balance []map[string]any // balance transactions, their sources expanded
 }
 
 // Request is one request the fake took: its path, form and key.
@@ -67,6 +69,10 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := r.ParseForm(); err != nil {
 		f.t.Errorf("%s: %v", r.URL.Path, err)
+	}
+	if r.Method == http.MethodGet && r.URL.Path == "/v1/balance_transactions" {
+		f.listBalance(w, r)
+		return
 	}
 	key := r.Header.Get("Idempotency-Key")
 	f.reqs = append(f.reqs, Request{Path: r.URL.Path, Key: key, Form: r.PostForm})
@@ -108,6 +114,53 @@ func (f *Fake) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	f.seen[key] = ans
 	fmt.Fprint(w, ans)
+}
+
+// listBalance answers GET /v1/balance_transactions: those created in
+// [created[gte], created[lt]), one page, when data.source is expanded (as
+// slotd asks).
+func (f *Fake) listBalance(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	gte, err1 := strconv.ParseInt(q.Get("created[gte]"), 10, 64)
+	lt, err2 := strconv.ParseInt(q.Get("created[lt]"), 10, 64)
+	if err1 != nil || err2 != nil || q.Get("expand[0]") != "data.source" {
+		w.WriteHeader(http.StatusBadRequest)
+		fmt.Fprint(w, `{"error":{"type":"invalid_request_error","message":"created[gte], created[lt] and expand[]=data.source"}}`)
+		return
+	}
+	data := []map[string]any{}
+	for _, bt := range f.balance {
+		if c := bt["created"].(int64); c >= gte && c < lt {
+			data = append(data, bt)
+		}
+	}
+	raw, _ := json.Marshal(map[string]any{"object": "list", "url": "/v1/balance_transactions", "has_more": false, "data": data})
+	w.Write(raw)
+}
+
+// AddCharge puts on the balance a charge of amount for PaymentIntent pi,
+// created at at.
+func (f *Fake) AddCharge(pi string, amount int64, at time.Time) {
+	f.addBalance("charge", amount, at, map[string]any{"id": "ch_" + pi, "object": "charge", "payment_intent": pi, "amount": amount})
+}
+
+// AddRefund puts on the balance Stripe's refund id of amount of
+// PaymentIntent pi, slotd's refund refundID, created at at.
+func (f *Fake) AddRefund(id, pi string, refundID int64, amount int64, at time.Time) {
+	f.addBalance("refund", -amount, at, map[string]any{"id": id, "object": "refund", "payment_intent": pi, "amount": amount,
+		"status": "succeeded", "metadata": map[string]string{"slotd_refund_id": strconv.FormatInt(refundID, 10)}})
+}
+
+// AddPayout puts a payout on the balance (not slotd's).
+func (f *Fake) AddPayout(amount int64, at time.Time) {
+	f.addBalance("payout", -amount, at, map[string]any{"id": "po_1", "object": "payout", "amount": amount})
+}
+
+func (f *Fake) addBalance(typ string, amount int64, at time.Time, source map[string]any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.balance = append(f.balance, map[string]any{"id": fmt.Sprintf("txn_%d", len(f.balance)+1), "object": "balance_transaction",
+		"type": typ, "amount": amount, "currency": "eur", "created": at.Unix(), "source": source})
 }
 
 // Requests lists the requests taken so far.
