@@ -30,6 +30,9 @@ const (
 	CodeNotOpenYet            Code = "not-open-yet"
 	CodeSlotClosed            Code = "slot-closed"
 	CodeNotYourTurn           Code = "not-your-turn"
+	// CodeNotAdmitted: a slot behind a waiting room, booked without its
+	// admission (opening.go).
+	CodeNotAdmitted Code = "not-admitted"
 	CodeAlreadyStarted        Code = "appointment-started"
 	CodeInvalidTransition     Code = "invalid-transition"
 	CodeNotStarted            Code = "appointment-not-started"
@@ -66,7 +69,7 @@ func Codes() []Code {
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
-		CodeNotYourTurn,
+		CodeNotYourTurn, CodeNotAdmitted,
 		CodeQueueEmpty, CodeNotCalled,
 	}
 }

@@ -11,6 +11,7 @@ var descriptions = map[booking.Code]string{
 	booking.CodePayloadTooLarge:       "The request body is larger than the service accepts (16 KiB).",
 	booking.CodeUnauthorized:          "No valid credentials: send a bearer token that is not expired (WWW-Authenticate names the scheme).",
 	booking.CodeNotYourTurn:           "This round is a lottery: only its registrants may apply, each from the selection time the draw gave them; opensAt says when yours is.",
+	booking.CodeNotAdmitted:           "This slot opens behind a waiting room: take a place in the opening's queue (POST /api/openings/{id}/queue), wait to be admitted, then book with the admission token in the Slotd-Admission header.",
 	booking.CodeSignupDisabled:        "This clinic registers its patients itself: sign-up is turned off. Ask the clinic to register you, then sign in with a code.",
 	booking.CodeForbidden:             "The credentials are valid but do not allow this operation (for example an admin-only one, or another patient's appointment).",
 	booking.CodeNotFound:              "There is no such resource, or it is not visible to this caller.",
