@@ -32,11 +32,11 @@ const (
 	CodeNotYourTurn           Code = "not-your-turn"
 	// CodeNotAdmitted: a slot behind a waiting room, booked without its
 	// admission (opening.go).
-	CodeNotAdmitted Code = "not-admitted"
-	CodeAlreadyStarted        Code = "appointment-started"
-	CodeInvalidTransition     Code = "invalid-transition"
-	CodeNotStarted            Code = "appointment-not-started"
-	CodeCancelCutoff          Code = "cancel-cutoff"
+	CodeNotAdmitted       Code = "not-admitted"
+	CodeAlreadyStarted    Code = "appointment-started"
+	CodeInvalidTransition Code = "invalid-transition"
+	CodeNotStarted        Code = "appointment-not-started"
+	CodeCancelCutoff      Code = "cancel-cutoff"
 	// Check-in (checkin.go): a code that is not the appointment's, and
 	// the window's two sides.
 	CodeBadCheckInCode  Code = "bad-check-in-code"
