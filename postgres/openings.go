@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/slotd/slotd/booking"
 )
 
@@ -44,10 +43,19 @@ func scanOpeningEntry(row pgx.Row) (booking.OpeningEntry, error) {
 	return e, err
 }
 
-// lockOpening reads the opening under a lock of mode ("FOR SHARE" or
-// "FOR UPDATE").
+// lockOpening locks the opening's row in mode ("FOR SHARE", "FOR UPDATE"
+// or "" for none) and then reads it: a statement of its own after the
+// lock, because a locking SELECT's subquery (the queue's count) sees the
+// snapshot taken before it waited, not what the lock's last holder
+// committed.
 func lockOpening(ctx context.Context, tx pgx.Tx, id int64, mode string) (booking.Opening, error) {
-	return scanOpening(tx.QueryRow(ctx, `SELECT `+openingColumns+` FROM openings o WHERE o.id = $1 `+mode, id))
+	if mode != "" {
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM openings WHERE id = $1 `+mode, id).Scan(&one); err != nil {
+			return booking.Opening{}, err
+		}
+	}
+	return scanOpening(tx.QueryRow(ctx, `SELECT `+openingColumns+` FROM openings o WHERE o.id = $1`, id))
 }
 
 // CreateOpening announces o.
@@ -77,10 +85,6 @@ func (s *Store) CreateOpening(ctx context.Context, o booking.Opening, now time.T
 		}
 		return writeAudit(ctx, tx, booking.AuditOpening(ctx, now, out))
 	})
-	var pe *pgconn.PgError
-	if errors.As(err, &pe) && pe.ConstraintName == "openings_schedule_key" {
-		return booking.Opening{}, booking.Errorf(booking.CodeConflict, "this opening is announced already")
-	}
 	return out, translate(err, "schedule")
 }
 

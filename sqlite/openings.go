@@ -80,9 +80,6 @@ func (s *Store) CreateOpening(ctx context.Context, o booking.Opening, now time.T
 		}
 		return writeAudit(ctx, tx, booking.AuditOpening(ctx, now, out))
 	})
-	if constraintName(err) == "openings_schedule_key" {
-		return booking.Opening{}, booking.Errorf(booking.CodeConflict, "this opening is announced already")
-	}
 	return out, mapErr(err, "schedule")
 }
 
