@@ -395,9 +395,9 @@ type OpeningStore interface {
 	CreateOpening(ctx context.Context, o Opening, now time.Time) (Opening, error)
 	// GetOpening returns an opening with its Queued count.
 	GetOpening(ctx context.Context, id int64) (Opening, error)
-	// ListOpenings lists openings whose OpensAt is after since, by OpensAt
-	// then id, at most limit.
-	ListOpenings(ctx context.Context, since time.Time, limit int) ([]Opening, error)
+	// ListOpenings lists the openings with an id above afterID, by id, at
+	// most limit.
+	ListOpenings(ctx context.Context, afterID int64, limit int) ([]Opening, error)
 	// JoinOpening gives patientID a place in the opening's queue, drawing
 	// the pre-queue first when DrawDue: one entry per person (a second
 	// join returns the first with existed set and changes nothing), a

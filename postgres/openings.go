@@ -94,10 +94,10 @@ func (s *Store) GetOpening(ctx context.Context, id int64) (booking.Opening, erro
 	return o, translate(err, "opening")
 }
 
-// ListOpenings lists the openings after since.
-func (s *Store) ListOpenings(ctx context.Context, since time.Time, limit int) ([]booking.Opening, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+openingColumns+` FROM openings o WHERE o.opens_at > $1
-		ORDER BY o.opens_at, o.id LIMIT $2`, since, limit)
+// ListOpenings lists the openings after afterID, by id.
+func (s *Store) ListOpenings(ctx context.Context, afterID int64, limit int) ([]booking.Opening, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+openingColumns+` FROM openings o WHERE o.id > $1
+		ORDER BY o.id LIMIT $2`, afterID, limit)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Opening, error) { return scanOpening(r) })
 	if out == nil {
 		out = []booking.Opening{}

@@ -120,16 +120,16 @@ func (s *Service) Opening(ctx context.Context, id int64) (booking.Opening, error
 	return bounded(s, ctx, func(ctx context.Context) (booking.Opening, error) { return s.store.GetOpening(ctx, id) })
 }
 
-// Openings lists the openings after since, by their time.
-func (s *Service) Openings(ctx context.Context, since time.Time, limit int) ([]booking.Opening, error) {
+// Openings lists the openings after afterID, by id.
+func (s *Service) Openings(ctx context.Context, afterID int64, limit int) ([]booking.Opening, error) {
 	return bounded(s, ctx, func(ctx context.Context) ([]booking.Opening, error) {
-		return s.store.ListOpenings(ctx, since, limit)
+		return s.store.ListOpenings(ctx, afterID, limit)
 	})
 }
 
 // JoinOpening takes a place for patientID in the opening's queue (a retry
-// returns the first place) and answers it as OpeningPlace does.
-func (s *Service) JoinOpening(ctx context.Context, openingID, patientID int64) (booking.OpeningPlace, error) {
+// returns the first place, with existed) and answers it as OpeningPlace does.
+func (s *Service) JoinOpening(ctx context.Context, openingID, patientID int64) (p booking.OpeningPlace, existed bool, err error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	e, o, existed, err := s.store.JoinOpening(ctx, openingID, patientID, s.now())
@@ -144,9 +144,9 @@ func (s *Service) JoinOpening(ctx context.Context, openingID, patientID int64) (
 		}
 	}
 	if err != nil {
-		return booking.OpeningPlace{}, s.storeErr(ctx, err)
+		return booking.OpeningPlace{}, false, s.storeErr(ctx, err)
 	}
-	return s.place(o, e), nil
+	return s.place(o, e), existed, nil
 }
 
 // OpeningPlace is patientID's place in the opening's queue: position,

@@ -89,10 +89,10 @@ func (s *Store) GetOpening(ctx context.Context, id int64) (booking.Opening, erro
 	return o, mapErr(err, "opening")
 }
 
-// ListOpenings lists the openings after since.
-func (s *Store) ListOpenings(ctx context.Context, since time.Time, limit int) ([]booking.Opening, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+openingCols+` FROM openings o WHERE o.opens_at > ?
-		ORDER BY o.opens_at, o.id LIMIT ?`, ts(since), limit)
+// ListOpenings lists the openings after afterID, by id.
+func (s *Store) ListOpenings(ctx context.Context, afterID int64, limit int) ([]booking.Opening, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+openingCols+` FROM openings o WHERE o.id > ?
+		ORDER BY o.id LIMIT ?`, afterID, limit)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

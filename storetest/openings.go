@@ -142,13 +142,13 @@ func testOpeningQueue(t *testing.T, h Harness) {
 	if due, err := s.OpeningsDue(f.ctx, openingAt.Add(3*time.Second)); err != nil || len(due) != 0 {
 		t.Fatalf("due when everyone is admitted: %v %v", due, err)
 	}
-	list, err := s.ListOpenings(f.ctx, now, 10)
+	list, err := s.ListOpenings(f.ctx, 0, 10)
 	must(t, err)
-	if len(list) != 1 || list[0].ID != o.ID || list[0].AdmittedThrough != 7 {
+	if len(list) != 1 || list[0].ID != o.ID || list[0].AdmittedThrough != 7 || list[0].Queued != 7 {
 		t.Fatalf("list %+v", list)
 	}
-	if list, err = s.ListOpenings(f.ctx, openingAt, 10); err != nil || len(list) != 0 {
-		t.Fatalf("list after the opening: %+v %v", list, err)
+	if list, err = s.ListOpenings(f.ctx, o.ID, 10); err != nil || len(list) != 0 {
+		t.Fatalf("the page after the last: %+v %v", list, err)
 	}
 }
 
@@ -274,7 +274,7 @@ func testOpeningThroughService(t *testing.T, h Harness) {
 	ps := f.patients(30)
 	places := make([]booking.OpeningPlace, len(ps))
 	release(len(ps), func(i int) {
-		p, err := svc.JoinOpening(f.ctx, o.ID, ps[i].ID)
+		p, _, err := svc.JoinOpening(f.ctx, o.ID, ps[i].ID)
 		must(t, err)
 		places[i] = p
 	})
