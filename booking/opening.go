@@ -43,6 +43,8 @@ type Opening struct {
 	ID         int64     `json:"id"`
 	ScheduleID int64     `json:"scheduleId"`
 	OpensAt    time.Time `json:"opensAt"`
+	// DoctorID is the schedule's doctor, whose page lists the slots.
+	DoctorID int64 `json:"doctorId"`
 	// Seed orders the pre-queue at the opening; it is served only once
 	// drawn (Commitment, its SHA-256, is public from the announcement).
 	Seed       []byte `json:"-"`

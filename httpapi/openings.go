@@ -22,6 +22,7 @@ const AdmissionHeader = "Slotd-Admission"
 type openingView struct {
 	ID              int64      `json:"id"`
 	ScheduleID      int64      `json:"scheduleId"`
+	DoctorID        int64      `json:"doctorId"`
 	OpensAt         time.Time  `json:"opensAt"`
 	SeedCommitment  string     `json:"seedCommitment"`
 	Seed            string     `json:"seed,omitempty"`
@@ -31,7 +32,7 @@ type openingView struct {
 }
 
 func newOpeningView(o booking.Opening) openingView {
-	v := openingView{ID: o.ID, ScheduleID: o.ScheduleID, OpensAt: o.OpensAt.UTC(), SeedCommitment: o.Commitment,
+	v := openingView{ID: o.ID, ScheduleID: o.ScheduleID, DoctorID: o.DoctorID, OpensAt: o.OpensAt.UTC(), SeedCommitment: o.Commitment,
 		Queued: o.Queued, AdmittedThrough: o.AdmittedThrough}
 	if o.DrawnAt != nil {
 		t := o.DrawnAt.UTC()

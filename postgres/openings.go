@@ -14,12 +14,13 @@ import (
 // draw and the joins after it take it alone (they number positions).
 
 const openingColumns = `o.id, o.schedule_id, o.opens_at, o.seed, o.seed_commitment, o.created_at, o.drawn_at,
-	o.admitted_through, o.admitted_at, (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id)`
+	o.admitted_through, o.admitted_at, (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id),
+	(SELECT resource_id FROM schedules WHERE id = o.schedule_id)`
 
 func scanOpening(row pgx.Row) (booking.Opening, error) {
 	var o booking.Opening
 	err := row.Scan(&o.ID, &o.ScheduleID, &o.OpensAt, &o.Seed, &o.Commitment, &o.CreatedAt, &o.DrawnAt,
-		&o.AdmittedThrough, &o.AdmittedAt, &o.Queued)
+		&o.AdmittedThrough, &o.AdmittedAt, &o.Queued, &o.DoctorID)
 	o.OpensAt, o.CreatedAt = o.OpensAt.UTC(), o.CreatedAt.UTC()
 	for _, t := range []**time.Time{&o.DrawnAt, &o.AdmittedAt} {
 		if *t != nil {

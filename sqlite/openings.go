@@ -14,14 +14,15 @@ import (
 // PostgreSQL orders with the opening's row lock.
 
 const openingCols = `o.id, o.schedule_id, o.opens_at, o.seed, o.seed_commitment, o.created_at, o.drawn_at,
-	o.admitted_through, o.admitted_at, (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id)`
+	o.admitted_through, o.admitted_at, (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id),
+	(SELECT resource_id FROM schedules WHERE id = o.schedule_id)`
 
 func scanOpening(sc interface{ Scan(...any) error }) (booking.Opening, error) {
 	var o booking.Opening
 	var opens, created int64
 	var drawn, admitted sql.NullInt64
 	if err := sc.Scan(&o.ID, &o.ScheduleID, &opens, &o.Seed, &o.Commitment, &created, &drawn,
-		&o.AdmittedThrough, &admitted, &o.Queued); err != nil {
+		&o.AdmittedThrough, &admitted, &o.Queued, &o.DoctorID); err != nil {
 		return o, err
 	}
 	o.OpensAt, o.CreatedAt = fromTS(opens), fromTS(created)

@@ -273,6 +273,8 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /calendar", s.handleCalendarSubscribe)
 	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)
 	s.mux.HandleFunc("GET /rounds/{id}", s.handleRound)
+	s.mux.HandleFunc("GET /openings/{id}", s.handleOpening)
+	s.mux.HandleFunc("POST /openings/{id}/queue", s.handleOpeningJoin)
 	s.mux.HandleFunc("POST /rounds/{id}/register", s.handleRoundRegister)
 	s.mux.HandleFunc("GET /staff/rounds/{id}", s.staff(s.handleStaffRound))
 	s.mux.HandleFunc("POST /staff/rounds/{id}/draw", s.staff(s.handleStaffDraw))
