@@ -116,4 +116,3 @@ func admissionOf(r *http.Request) string {
 	}
 	return ""
 }
-
