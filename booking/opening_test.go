@@ -143,3 +143,56 @@ func TestOpeningValidate(t *testing.T) {
 		}
 	}
 }
+
+// Inversions counts the pairs served against their positions, as the
+// quadratic definition does; a tie in time is no inversion.
+func TestInversions(t *testing.T) {
+	brute := func(s []Served) int64 {
+		var n int64
+		for i := range s {
+			for j := range s {
+				if s[i].Position < s[j].Position && s[j].At.Before(s[i].At) {
+					n++
+				}
+			}
+		}
+		return n
+	}
+	at := func(sec int) time.Time { return t0.Add(time.Duration(sec) * time.Second) }
+	in := []Served{{1, 1, at(1)}, {2, 1, at(2)}, {3, 1, at(3)}}
+	if Inversions(in) != 0 {
+		t.Fatal("served in order: inversions")
+	}
+	rev := []Served{{1, 1, at(5)}, {2, 1, at(4)}, {3, 1, at(3)}, {4, 1, at(2)}, {5, 1, at(1)}}
+	if got := Inversions(rev); got != 10 {
+		t.Fatalf("reversed five: %d, want 10", got)
+	}
+	tie := []Served{{2, 1, at(1)}, {1, 1, at(1)}}
+	if got := Inversions(tie); got != 0 {
+		t.Fatalf("a tie: %d", got)
+	}
+	var mixed []Served
+	for i := range 200 {
+		mixed = append(mixed, Served{Position: (i*37)%200 + 1, SlotID: int64(i % 3), At: at((i * 53) % 97)})
+	}
+	if got, want := Inversions(mixed), brute(mixed); got != want || want == 0 {
+		t.Fatalf("mixed: %d, want %d", got, want)
+	}
+}
+
+// The report's times count from the opening; sell-out only when sold out.
+func TestOpeningFactsReport(t *testing.T) {
+	first, last := t0.Add(2*time.Second), t0.Add(9*time.Second)
+	f := OpeningFacts{Opening: Opening{ID: 4, OpensAt: t0, Queued: 10, AdmittedThrough: 6}, Places: 3, Sold: 2,
+		FirstSale: &first, LastSale: &last,
+		Served: []Served{{2, 1, first}, {1, 2, last}}}
+	r := f.Report(RequestStats{Total: 7})
+	if r.FirstSaleSeconds == nil || *r.FirstSaleSeconds != 2 || r.SellOutSeconds != nil || r.Inversions != 1 || r.LaneInversions != 0 ||
+		r.People != 10 || r.Admitted != 6 || r.ServedFromQueue != 2 || r.Requests.Total != 7 {
+		t.Fatalf("report %+v", r)
+	}
+	f.Sold = 3
+	if r = f.Report(RequestStats{}); r.SellOutSeconds == nil || *r.SellOutSeconds != 9 {
+		t.Fatalf("sold out: %+v", r)
+	}
+}

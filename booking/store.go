@@ -417,4 +417,7 @@ type OpeningStore interface {
 	// OpeningsDue lists the openings at or after their OpensAt (within
 	// AdmitHorizon) not yet drawn or not wholly admitted.
 	OpeningsDue(ctx context.Context, now time.Time) ([]int64, error)
+	// OpeningFacts reads what the opening's fairness report needs: its
+	// slots' places and sales, and the places its queue's people took.
+	OpeningFacts(ctx context.Context, openingID int64) (OpeningFacts, error)
 }

@@ -252,3 +252,42 @@ func (s *Store) OpeningsDue(ctx context.Context, now time.Time) ([]int64, error)
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	return ids, translate(err, "")
 }
+
+// maxServedRows bounds the places an opening's report reads.
+const maxServedRows = 100000
+
+// OpeningFacts reads what the opening's report needs.
+func (s *Store) OpeningFacts(ctx context.Context, openingID int64) (booking.OpeningFacts, error) {
+	var f booking.OpeningFacts
+	o, err := s.GetOpening(ctx, openingID)
+	if err != nil {
+		return f, err
+	}
+	f.Opening = o
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(capacity), 0), coalesce(sum(booked_count), 0),
+		(SELECT min(a.created_at) FROM appointments a JOIN slots t ON t.id = a.slot_id
+		  WHERE t.schedule_id = $1 AND t.opens_at = $2 AND a.status IN `+booking.ActiveSQL+`),
+		(SELECT max(a.created_at) FROM appointments a JOIN slots t ON t.id = a.slot_id
+		  WHERE t.schedule_id = $1 AND t.opens_at = $2 AND a.status IN `+booking.ActiveSQL+`)
+		FROM slots WHERE schedule_id = $1 AND opens_at = $2`, o.ScheduleID, o.OpensAt).Scan(&f.Places, &f.Sold, &f.FirstSale, &f.LastSale); err != nil {
+		return f, translate(err, "")
+	}
+	for _, t := range []**time.Time{&f.FirstSale, &f.LastSale} {
+		if *t != nil {
+			u := (*t).UTC()
+			*t = &u
+		}
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT q.position, a.slot_id, a.created_at
+		FROM appointments a JOIN slots t ON t.id = a.slot_id
+		JOIN opening_queue q ON q.opening_id = $3 AND q.patient_id = a.patient_id
+		WHERE t.schedule_id = $1 AND t.opens_at = $2 AND a.status IN `+booking.ActiveSQL+` AND q.position IS NOT NULL
+		ORDER BY a.created_at, a.id LIMIT $4`, o.ScheduleID, o.OpensAt, openingID, maxServedRows)
+	f.Served, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Served, error) {
+		var sv booking.Served
+		err := r.Scan(&sv.Position, &sv.SlotID, &sv.At)
+		sv.At = sv.At.UTC()
+		return sv, err
+	})
+	return f, translate(err, "")
+}

@@ -54,6 +54,7 @@ func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, k
 			span.SetAttributes(AttrOutcome.String(outcomeOf(r)))
 		}
 		span.End()
+		s.recordOpening(slotID, r, start)
 	}()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()

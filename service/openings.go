@@ -110,9 +110,13 @@ func (s *Service) AnnounceOpening(ctx context.Context, scheduleID int64, opensAt
 	if err := o.Validate(s.now()); err != nil {
 		return booking.Opening{}, err
 	}
-	return bounded(s, ctx, func(ctx context.Context) (booking.Opening, error) {
+	o, err = bounded(s, ctx, func(ctx context.Context) (booking.Opening, error) {
 		return s.store.CreateOpening(ctx, o, s.now())
 	})
+	if err == nil {
+		s.openingStats.track(o)
+	}
+	return o, err
 }
 
 // Opening returns an announced opening.
@@ -196,6 +200,7 @@ func (s *Service) AdmitDue(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		s.openingStats.track(o)
 		before := o.AdmittedThrough
 		if o, err = bounded(s, ctx, func(ctx context.Context) (booking.Opening, error) {
 			return s.store.AdmitOpening(ctx, id, share, s.now())

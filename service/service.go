@@ -156,8 +156,10 @@ type Service struct {
 	// managers remembers which account manages which person (people.go).
 	managers managerCache
 
-	// waiting admits the openings' queues (openings.go).
-	waiting *waitingRooms
+	// waiting admits the openings' queues (openings.go); openingStats
+	// measures their requests (opening_report.go).
+	waiting      *waitingRooms
+	openingStats openingStats
 }
 
 type inflightKey struct {

@@ -251,3 +251,48 @@ func (s *Store) OpeningsDue(ctx context.Context, now time.Time) ([]int64, error)
 	}
 	return ids, mapErr(rows.Err(), "")
 }
+
+// maxServedRows bounds the places an opening's report reads.
+const maxServedRows = 100000
+
+// OpeningFacts reads what the opening's report needs.
+func (s *Store) OpeningFacts(ctx context.Context, openingID int64) (booking.OpeningFacts, error) {
+	var f booking.OpeningFacts
+	o, err := getOpening(ctx, s.reader, openingID)
+	if err != nil {
+		return f, mapErr(err, "opening")
+	}
+	f.Opening = o
+	var first, last sql.NullInt64
+	if err := s.reader.QueryRowContext(ctx, `SELECT coalesce(sum(capacity), 0), coalesce(sum(booked_count), 0),
+		(SELECT min(a.created_at) FROM appointments a JOIN slots t ON t.id = a.slot_id
+		  WHERE t.schedule_id = ?1 AND t.opens_at = ?2 AND a.status IN `+booking.ActiveSQL+`),
+		(SELECT max(a.created_at) FROM appointments a JOIN slots t ON t.id = a.slot_id
+		  WHERE t.schedule_id = ?1 AND t.opens_at = ?2 AND a.status IN `+booking.ActiveSQL+`)
+		FROM slots WHERE schedule_id = ?1 AND opens_at = ?2`, o.ScheduleID, ts(o.OpensAt)).Scan(&f.Places, &f.Sold, &first, &last); err != nil {
+		return f, mapErr(err, "")
+	}
+	if first.Valid {
+		a, b := fromTS(first.Int64), fromTS(last.Int64)
+		f.FirstSale, f.LastSale = &a, &b
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT q.position, a.slot_id, a.created_at
+		FROM appointments a JOIN slots t ON t.id = a.slot_id
+		JOIN opening_queue q ON q.opening_id = ?3 AND q.patient_id = a.patient_id
+		WHERE t.schedule_id = ?1 AND t.opens_at = ?2 AND a.status IN `+booking.ActiveSQL+` AND q.position IS NOT NULL
+		ORDER BY a.created_at, a.id LIMIT ?4`, o.ScheduleID, ts(o.OpensAt), openingID, maxServedRows)
+	if err != nil {
+		return f, mapErr(err, "")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var sv booking.Served
+		var at int64
+		if err := rows.Scan(&sv.Position, &sv.SlotID, &at); err != nil {
+			return f, mapErr(err, "")
+		}
+		sv.At = fromTS(at)
+		f.Served = append(f.Served, sv)
+	}
+	return f, mapErr(rows.Err(), "")
+}

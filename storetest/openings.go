@@ -320,4 +320,17 @@ func testOpeningThroughService(t *testing.T, h Harness) {
 	if _, err := svc.OpeningPlace(f.ctx, o.ID, f.patient().ID); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("the place of someone not in the queue: %v", err)
 	}
+	// The report: the database's facts and this instance's requests.
+	r, err := svc.OpeningReport(f.ctx, o.ID)
+	must(t, err)
+	if r.Places != 100 || r.Sold != 1 || r.People != 30 || r.Admitted != len(admitted) || r.ServedFromQueue != 1 ||
+		r.FirstSaleSeconds == nil || *r.FirstSaleSeconds != 1 || r.SellOutSeconds != nil || r.Inversions != 0 {
+		t.Fatalf("report %+v", r)
+	}
+	if q := r.Requests; q.Total != 3 || q.Outcomes["created"] != 1 || q.Outcomes[string(booking.CodeNotAdmitted)] != 2 || q.P99Ms <= 0 || q.P50Ms > q.P99Ms {
+		t.Fatalf("requests %+v", q)
+	}
+	if _, err := svc.OpeningReport(f.ctx, o.ID+1000); booking.ErrorCode(err) != booking.CodeNotFound {
+		t.Fatalf("the report of no opening: %v", err)
+	}
 }
