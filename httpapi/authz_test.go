@@ -117,6 +117,7 @@ var authorization = map[string]access{
 	"POST /api/rounds/{id}/registration":          patientWrite,
 	"GET /api/rounds/{id}/registration":           patientWrite,
 	"POST /api/admin/openings":                    adminOnly,
+	"GET /api/admin/openings/{id}/report":         adminOnly,
 	"GET /api/openings":                           public,
 	"GET /api/openings/{id}":                      public,
 	"POST /api/openings/{id}/queue":               patientWrite,

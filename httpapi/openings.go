@@ -170,3 +170,23 @@ func placeView(p booking.OpeningPlace) booking.OpeningPlace {
 	p.OpensAt, p.JoinedAt = p.OpensAt.UTC(), p.JoinedAt.UTC()
 	return p
 }
+
+// openingReport is GET /api/admin/openings/{id}/report: the opening's
+// fairness report (its requests as this instance measured them).
+func (s *server) openingReport(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	rep, err := s.svc.OpeningReport(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	rep.OpensAt = rep.OpensAt.UTC()
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, rep)
+	return nil
+}

@@ -110,6 +110,13 @@ func TestOpeningWaitingRoom(t *testing.T) {
 	if len(seed) != booking.SeedSize || booking.Commit(seed) != seen.SeedCommitment || seen.Queued != 3 || seen.AdmittedThrough < 1 {
 		t.Fatalf("the opening after its draw: %+v", seen)
 	}
+	var rep booking.OpeningReport
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/admin/openings/%d/report", o.ID), token: e.admin}).expect(t, 200).decode(t, &rep)
+	if rep.Places != 10 || rep.Sold != 2 || rep.People != 3 || rep.ServedFromQueue != 1 || rep.Requests.Total < 4 ||
+		rep.Requests.Outcomes[string(booking.CodeNotAdmitted)] < 1 || rep.Requests.Outcomes["created"] != 2 {
+		t.Fatalf("report %+v", rep)
+	}
+	e.do(call{method: "GET", path: "/api/admin/openings/999/report", token: e.admin}).expect(t, 404, booking.CodeNotFound)
 	var page struct{ Items []openingView }
 	e.do(call{method: "GET", path: "/api/openings?limit=5"}).expect(t, 200).decode(t, &page)
 	if len(page.Items) != 1 || page.Items[0].ID != o.ID {

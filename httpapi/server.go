@@ -315,6 +315,7 @@ func (s *server) routes() {
 	s.handle("GET /api/admin/rounds/{id}/registrations", s.admin(s.roundRegistrations))
 	// Waiting rooms (docs/clinic.md, waiting rooms).
 	s.handle("POST /api/admin/openings", s.admin(s.announceOpening))
+	s.handle("GET /api/admin/openings/{id}/report", s.admin(s.openingReport))
 	s.handle("GET /api/openings", s.public(s.listOpenings))
 	s.handle("GET /api/openings/{id}", s.public(s.getOpening))
 	s.handle("POST /api/openings/{id}/queue", s.authed(s.joinOpening))

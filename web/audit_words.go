@@ -29,6 +29,8 @@ var (
 		"set-state":             "state changed",
 		"add-to-round":          "added to a round",
 		"draw":                  "lottery drawn",
+		"announce-opening":      "opening announced",
+		"draw-opening":          "opening's queue drawn",
 		"register":              "registered for the lottery",
 		"submit":                "submitted",
 		"suspend":               "suspended",

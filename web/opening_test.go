@@ -91,4 +91,11 @@ func TestOpeningPage(t *testing.T) {
 	if status, body := book("admitted", pl.Token); status != http.StatusSeeOther {
 		t.Fatalf("a booking with the admission's cookie: %d\n%.600s", status, body)
 	}
+	for _, lang := range i18n.Languages {
+		page := mainOf(s.getAs(t, "staff", lang.Tag, "/staff"+path))
+		if !strings.Contains(page, "data-places>5<") || !strings.Contains(page, "data-sold>1<") || !strings.Contains(page, "data-people>1<") ||
+			!strings.Contains(page, `data-outcome="not-admitted"`) || !strings.Contains(page, `data-outcome="created"`) {
+			t.Fatalf("%s, the staff's report:\n%s", lang.Tag, page)
+		}
+	}
 }

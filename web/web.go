@@ -275,6 +275,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /rounds/{id}", s.handleRound)
 	s.mux.HandleFunc("GET /openings/{id}", s.handleOpening)
 	s.mux.HandleFunc("POST /openings/{id}/queue", s.handleOpeningJoin)
+	s.mux.HandleFunc("GET /staff/openings/{id}", s.staff(s.handleStaffOpening))
 	s.mux.HandleFunc("POST /rounds/{id}/register", s.handleRoundRegister)
 	s.mux.HandleFunc("GET /staff/rounds/{id}", s.staff(s.handleStaffRound))
 	s.mux.HandleFunc("POST /staff/rounds/{id}/draw", s.staff(s.handleStaffDraw))
