@@ -4,6 +4,7 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"math"
 	"slices"
 	"strconv"
@@ -105,6 +106,24 @@ func QueueOrder(o Opening, entries []OpeningEntry) []int64 {
 	out := DrawOrder(o.Seed, pre)
 	slices.Sort(late)
 	return append(out, late...)
+}
+
+// PublishedDraw is the opening's draw as slotd verify-draw checks it: the
+// seed, its commitment and the pre-queue's entry ids in position order
+// (preQueue, as drawn). Before the draw it is CodeNotOpenYet with the
+// opening's time.
+func (o Opening) PublishedDraw(preQueue []int64) (Draw, error) {
+	if o.DrawnAt == nil {
+		opens := o.OpensAt
+		e := Errorf(CodeNotOpenYet, "the queue is drawn at the opening, at %s", opens)
+		e.OpensAt = &opens
+		return Draw{}, e
+	}
+	if preQueue == nil {
+		preQueue = []int64{}
+	}
+	return Draw{OpeningID: o.ID, Version: DrawVersion, Seed: hex.EncodeToString(o.Seed), Commitment: o.Commitment,
+		DrawnAt: o.DrawnAt.UTC(), Order: preQueue}, nil
 }
 
 // DrawDue reports whether opening o's pre-queue should be drawn at now.

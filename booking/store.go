@@ -420,4 +420,7 @@ type OpeningStore interface {
 	// OpeningFacts reads what the opening's fairness report needs: its
 	// slots' places and sales, and the places its queue's people took.
 	OpeningFacts(ctx context.Context, openingID int64) (OpeningFacts, error)
+	// OpeningDraw returns the published draw of the opening's pre-queue
+	// (OpeningDraw of opening.go); CodeNotOpenYet before it ran.
+	OpeningDraw(ctx context.Context, openingID int64) (Draw, error)
 }

@@ -120,6 +120,7 @@ var authorization = map[string]access{
 	"GET /api/admin/openings/{id}/report":         adminOnly,
 	"GET /api/openings":                           public,
 	"GET /api/openings/{id}":                      public,
+	"GET /api/openings/{id}/draw":                 public,
 	"POST /api/openings/{id}/queue":               patientWrite,
 	"GET /api/openings/{id}/queue":                patientWrite,
 	"POST /api/appointments":                      patientOrAdmin,

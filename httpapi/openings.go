@@ -190,3 +190,21 @@ func (s *server) openingReport(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	writeJSON(w, http.StatusOK, rep)
 	return nil
 }
+
+// openingDraw is GET /api/openings/{id}/draw: the pre-queue's published
+// draw, for anyone to check with slotd verify-draw.
+func (s *server) openingDraw(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	d, err := s.svc.OpeningDraw(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, d)
+	return nil
+}

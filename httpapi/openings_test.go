@@ -73,6 +73,7 @@ func TestOpeningWaitingRoom(t *testing.T) {
 		return e.do(call{method: "POST", path: "/api/appointments", token: tok, header: h, body: slotBody(sl.ID)})
 	}
 	book(toks[0], "early", "").expect(t, 409, booking.CodeNotOpenYet)
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/openings/%d/draw", o.ID)}).expect(t, 409, booking.CodeNotOpenYet)
 	e.clock.set(opens.Add(time.Second))
 	if err := e.svc.AdmitDue(ctx); err != nil {
 		t.Fatal(err)
@@ -117,6 +118,18 @@ func TestOpeningWaitingRoom(t *testing.T) {
 		t.Fatalf("report %+v", rep)
 	}
 	e.do(call{method: "GET", path: "/api/admin/openings/999/report", token: e.admin}).expect(t, 404, booking.CodeNotFound)
+	// The pre-queue's draw, checked as slotd verify-draw does; a changed
+	// list or seed does not match.
+	var d booking.Draw
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/openings/%d/draw", o.ID)}).expect(t, 200).decode(t, &d)
+	if len(d.Order) != 3 || d.OpeningID != o.ID || booking.VerifyDraw(d, o.SeedCommitment) != nil {
+		t.Fatalf("draw %+v: %v", d, booking.VerifyDraw(d, o.SeedCommitment))
+	}
+	swapped := d
+	swapped.Order = []int64{d.Order[1], d.Order[0], d.Order[2]}
+	if booking.VerifyDraw(swapped, "") == nil {
+		t.Fatal("a changed order verified")
+	}
 	var page struct{ Items []openingView }
 	e.do(call{method: "GET", path: "/api/openings?limit=5"}).expect(t, 200).decode(t, &page)
 	if len(page.Items) != 1 || page.Items[0].ID != o.ID {

@@ -318,6 +318,7 @@ func (s *server) routes() {
 	s.handle("GET /api/admin/openings/{id}/report", s.admin(s.openingReport))
 	s.handle("GET /api/openings", s.public(s.listOpenings))
 	s.handle("GET /api/openings/{id}", s.public(s.getOpening))
+	s.handle("GET /api/openings/{id}/draw", s.public(s.openingDraw))
 	s.handle("POST /api/openings/{id}/queue", s.authed(s.joinOpening))
 	s.handle("GET /api/openings/{id}/queue", s.authed(s.myPlace))
 

@@ -291,3 +291,18 @@ func (s *Store) OpeningFacts(ctx context.Context, openingID int64) (booking.Open
 	})
 	return f, translate(err, "")
 }
+
+// OpeningDraw returns the opening's published draw.
+func (s *Store) OpeningDraw(ctx context.Context, openingID int64) (booking.Draw, error) {
+	o, err := s.GetOpening(ctx, openingID)
+	if err != nil {
+		return booking.Draw{}, err
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT id FROM opening_queue WHERE opening_id = $1 AND joined_at < $2
+		AND position IS NOT NULL ORDER BY position`, openingID, o.OpensAt)
+	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return booking.Draw{}, translate(err, "")
+	}
+	return o.PublishedDraw(ids)
+}

@@ -134,6 +134,11 @@ func (s *Service) recordOpening(slotID int64, r booking.BookResult, start time.T
 	}
 }
 
+// OpeningDraw is the opening's published draw of its pre-queue.
+func (s *Service) OpeningDraw(ctx context.Context, id int64) (booking.Draw, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Draw, error) { return s.store.OpeningDraw(ctx, id) })
+}
+
 // OpeningReport is the opening's fairness report.
 func (s *Service) OpeningReport(ctx context.Context, id int64) (booking.OpeningReport, error) {
 	f, err := bounded(s, ctx, func(ctx context.Context) (booking.OpeningFacts, error) { return s.store.OpeningFacts(ctx, id) })

@@ -296,3 +296,29 @@ func (s *Store) OpeningFacts(ctx context.Context, openingID int64) (booking.Open
 	}
 	return f, mapErr(rows.Err(), "")
 }
+
+// OpeningDraw returns the opening's published draw.
+func (s *Store) OpeningDraw(ctx context.Context, openingID int64) (booking.Draw, error) {
+	o, err := getOpening(ctx, s.reader, openingID)
+	if err != nil {
+		return booking.Draw{}, mapErr(err, "opening")
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT id FROM opening_queue WHERE opening_id = ? AND joined_at < ?
+		AND position IS NOT NULL ORDER BY position`, openingID, ts(o.OpensAt))
+	if err != nil {
+		return booking.Draw{}, mapErr(err, "")
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return booking.Draw{}, mapErr(err, "")
+		}
+		ids = append(ids, id)
+	}
+	if err := rows.Err(); err != nil {
+		return booking.Draw{}, mapErr(err, "")
+	}
+	return o.PublishedDraw(ids)
+}

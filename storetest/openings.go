@@ -81,6 +81,9 @@ func testOpeningQueue(t *testing.T, h Harness) {
 	if _, _, err := s.OpeningEntry(f.ctx, o.ID, ps[6].ID); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("the entry of nobody: %v", err)
 	}
+	if _, err := s.OpeningDraw(f.ctx, o.ID); booking.ErrorCode(err) != booking.CodeNotOpenYet {
+		t.Fatalf("the draw before it ran: %v", err)
+	}
 	if _, drew, err := s.DrawOpening(f.ctx, o.ID, openingAt.Add(-time.Second)); err != nil || drew {
 		t.Fatalf("drawn before the opening: %v %v", drew, err)
 	}
@@ -122,6 +125,12 @@ func testOpeningQueue(t *testing.T, h Harness) {
 		if e.Position != pos+1 {
 			t.Fatalf("entry %d at %d, want %d (order %v)", id, e.Position, pos+1, want)
 		}
+	}
+	// Published: the pre-queue alone, as verify-draw recomputes it.
+	d, err := s.OpeningDraw(f.ctx, o.ID)
+	must(t, err)
+	if !slices.Equal(d.Order, want) || d.OpeningID != o.ID || booking.VerifyDraw(d, o.Commitment) != nil {
+		t.Fatalf("published draw %+v, want order %v: %v", d, want, booking.VerifyDraw(d, o.Commitment))
 	}
 	after, got, _, err := s.JoinOpening(f.ctx, o.ID, ps[6].ID, openingAt.Add(time.Minute))
 	must(t, err)
