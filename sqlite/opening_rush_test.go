@@ -19,11 +19,14 @@ import (
 // waiting room, through the Service on a real store and clock. Without the
 // room the bots take a place each before most people have clicked; with
 // it their place in line is drawn like everyone's, so their success rate
-// falls to the people's, and the lanes shed nothing. The figures are
-// logged (go test -run TestBotsAndPeopleAtAnOpening -v ./sqlite/).
+// falls toward the people's, and the lanes shed nothing. The figures are
+// logged (go test -run TestBotsAndPeopleAtAnOpening -v ./sqlite/; it is
+// skipped under -race, whose slowdown the timings cannot absorb).
 func TestBotsAndPeopleAtAnOpening(t *testing.T) {
-	if testing.Short() {
-		t.Skip("a rush of a few seconds")
+	if testing.Short() || raceDetector {
+		// Its figures are times: under -race (scripts/test) a busy machine
+		// makes them say nothing; run it as the doc comment says.
+		t.Skip("a timing measurement of a few seconds: run it without -race and -short")
 	}
 	const people, bots, places = 600, 30, 60
 	off := botRush(t, false, people, bots, places)
@@ -148,7 +151,7 @@ func botRush(t *testing.T, room bool, people, bots, places int) botRushResult {
 			go func() {
 				defer wg.Done()
 				time.Sleep(time.Until(opens.Add(-50 * time.Millisecond)))
-				tok := admission(i, time.Millisecond)
+				tok := admission(i, 10*time.Millisecond)
 				if room && tok == "" {
 					return
 				}
