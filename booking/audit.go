@@ -347,3 +347,15 @@ func AuditEndedEntries(ctx context.Context, now time.Time, waiting []WaitlistEnt
 	}
 	return es
 }
+
+// AuditOpening records an announced opening of a schedule's slots.
+func AuditOpening(ctx context.Context, now time.Time, o Opening) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntitySchedule, ID: o.ScheduleID, Action: "announce-opening",
+		After: map[string]any{"openingId": o.ID, "opensAt": o.OpensAt, "seedCommitment": o.Commitment}})
+}
+
+// AuditOpeningDrawn records the draw of an opening's queue of n people.
+func AuditOpeningDrawn(ctx context.Context, now time.Time, o Opening, n int) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntitySchedule, ID: o.ScheduleID, Action: "draw-opening",
+		After: map[string]any{"openingId": o.ID, "queued": n, "algorithmVersion": DrawVersion}})
+}

@@ -29,6 +29,9 @@ type Acting struct {
 	// Staff says staff act for the patient: the no-show block does not
 	// apply (the caps do).
 	Staff bool
+	// Admission is the waiting room's admission token presented with a
+	// booking (opening.go); the Service verifies it against PatientID.
+	Admission string
 }
 
 // ActFor is the one rule of who may act for which patient, for every front

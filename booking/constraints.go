@@ -22,6 +22,8 @@ const (
 	// number of the day (booking/queue.go).
 	ConQueueOneCalled = "queue_steps_one_called"
 	ConQueueCallSeq   = "queue_steps_call_seq"
+	// One announced opening per schedule and instant (opening.go).
+	ConOpeningSchedule = "openings_schedule_key"
 	// Foreign keys carry PostgreSQL's default names (<table>_<column>_fkey).
 	ConAppointmentPatient = "appointments_patient_id_fkey"
 )
@@ -56,8 +58,9 @@ var constraintErrors = map[string]func() *Error{
 	ConPatientNationalID: func() *Error {
 		return Errorf(CodeNationalIDTaken, "a patient with this national ID number is already registered: sign in with their phone or e-mail, or call the clinic")
 	},
-	ConQueueOneCalled: func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
-	ConQueueCallSeq:   func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConQueueOneCalled:  func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConQueueCallSeq:    func() *Error { return Errorf(CodeConflict, "another console called at the same moment; call again") },
+	ConOpeningSchedule: func() *Error { return Errorf(CodeConflict, "this opening is announced already") },
 	ConSlotNoOverlap: func() *Error {
 		return Errorf(CodeSlotOverlap, "the doctor already has a slot at an overlapping time")
 	},

@@ -59,6 +59,10 @@ type BookReads struct {
 	// round's slot, which its quota governs.
 	Policy Policy
 	Load   map[int64]PatientLoad
+	// OpeningID is the announced opening the slot belongs to (its
+	// schedule's, at its OpensAt), read with Policy; 0 for none. Its slots
+	// take a patient's booking only with its admission.
+	OpeningID int64
 	// Waiting are the batch's patients' WAITING waitlist entries, and
 	// Doctor the slot's doctor (read with them, for EntryMatches; needed
 	// only when there are some).
@@ -260,6 +264,8 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			err = ConstraintError(ConNoOverlap, slotID)
 		case rd.Load[p].Inactive:
 			err = InactiveRefusal(slotID)
+		case rd.Round == nil && admissionRefusal(rd.OpeningID, d.reqs[i], slotID) != nil:
+			err = admissionRefusal(rd.OpeningID, d.reqs[i], slotID)
 		case rd.Round == nil && PolicyRefusal(policy, d.now) != nil:
 			err = PolicyRefusal(policy, d.now)
 		case rd.Round != nil && rd.Round.Lottery != nil && turnRefusal(rd.Turns, p, slotID, d.now) != nil:

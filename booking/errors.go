@@ -30,10 +30,13 @@ const (
 	CodeNotOpenYet            Code = "not-open-yet"
 	CodeSlotClosed            Code = "slot-closed"
 	CodeNotYourTurn           Code = "not-your-turn"
-	CodeAlreadyStarted        Code = "appointment-started"
-	CodeInvalidTransition     Code = "invalid-transition"
-	CodeNotStarted            Code = "appointment-not-started"
-	CodeCancelCutoff          Code = "cancel-cutoff"
+	// CodeNotAdmitted: a slot behind a waiting room, booked without its
+	// admission (opening.go).
+	CodeNotAdmitted       Code = "not-admitted"
+	CodeAlreadyStarted    Code = "appointment-started"
+	CodeInvalidTransition Code = "invalid-transition"
+	CodeNotStarted        Code = "appointment-not-started"
+	CodeCancelCutoff      Code = "cancel-cutoff"
 	// Check-in (checkin.go): a code that is not the appointment's, and
 	// the window's two sides.
 	CodeBadCheckInCode  Code = "bad-check-in-code"
@@ -66,7 +69,7 @@ func Codes() []Code {
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
-		CodeNotYourTurn,
+		CodeNotYourTurn, CodeNotAdmitted,
 		CodeQueueEmpty, CodeNotCalled,
 		CodeNationalIDRequired, CodeNationalIDTaken,
 	}

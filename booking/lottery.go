@@ -87,7 +87,10 @@ type Registration struct {
 // Draw is a round's published draw: the seed, its commitment and the
 // registration ids in draw order.
 type Draw struct {
-	RoundID    int64     `json:"roundId"`
+	// RoundID is the round drawn, or OpeningID the opening whose
+	// pre-queue was (its Order then lists queue entry ids).
+	RoundID    int64     `json:"roundId,omitempty"`
+	OpeningID  int64     `json:"openingId,omitempty"`
 	Version    int       `json:"algorithmVersion"`
 	Seed       string    `json:"seed"`
 	Commitment string    `json:"seedCommitment"`

@@ -21,6 +21,9 @@ type BookRequest struct {
 	// Staff says staff book for the patient: the no-show block does not
 	// apply (the caps do).
 	Staff bool
+	// Admission is the opening whose waiting room admitted the patient (a
+	// token the Service verified), 0 for none.
+	Admission int64
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -73,6 +76,7 @@ type Store interface {
 	RefundStore
 	LotteryStore
 	QueueStore
+	OpeningStore
 }
 
 // QueueRange is one doctor's local day: its date and its bounds [From, To).
@@ -387,4 +391,44 @@ type ClinicStore interface {
 	// LiftSuspension lifts a standing suspension and reopens the slots it
 	// closed, except those another standing one covers (they pass to it).
 	LiftSuspension(ctx context.Context, id int64, now time.Time) (LiftResult, error)
+}
+
+// OpeningStore keeps announced openings and their waiting rooms' queues
+// (opening.go). The booking decision finds a slot's opening with its
+// policy (BookReads.OpeningID).
+type OpeningStore interface {
+	// CreateOpening announces o (Validate first): not found for an unknown
+	// schedule, invalid-request when none of its slots opens at o.OpensAt,
+	// conflict when that opening is announced already.
+	CreateOpening(ctx context.Context, o Opening, now time.Time) (Opening, error)
+	// GetOpening returns an opening with its Queued count.
+	GetOpening(ctx context.Context, id int64) (Opening, error)
+	// ListOpenings lists the openings with an id above afterID, by id, at
+	// most limit.
+	ListOpenings(ctx context.Context, afterID int64, limit int) ([]Opening, error)
+	// JoinOpening gives patientID a place in the opening's queue, drawing
+	// the pre-queue first when DrawDue: one entry per person (a second
+	// join returns the first with existed set and changes nothing), a
+	// position at once after the draw (the next after the last).
+	JoinOpening(ctx context.Context, openingID, patientID int64, now time.Time) (e OpeningEntry, o Opening, existed bool, err error)
+	// OpeningEntry returns patientID's entry in the opening's queue (not
+	// found when there is none) with the opening.
+	OpeningEntry(ctx context.Context, openingID, patientID int64) (OpeningEntry, Opening, error)
+	// DrawOpening orders the opening's queue by QueueOrder in ONE
+	// transaction, once, when DrawDue at now (drew false otherwise, and
+	// nothing changes).
+	DrawOpening(ctx context.Context, openingID int64, now time.Time) (o Opening, drew bool, err error)
+	// AdmitOpening admits up to n more positions (Opening.Admit) unless
+	// the opening was admitted less than AdmitTick before now (by another
+	// instance: the instances together admit at one rate).
+	AdmitOpening(ctx context.Context, openingID int64, n int, now time.Time) (Opening, error)
+	// OpeningsDue lists the openings at or after their OpensAt (within
+	// AdmitHorizon) not yet drawn or not wholly admitted.
+	OpeningsDue(ctx context.Context, now time.Time) ([]int64, error)
+	// OpeningFacts reads what the opening's fairness report needs: its
+	// slots' places and sales, and the places its queue's people took.
+	OpeningFacts(ctx context.Context, openingID int64) (OpeningFacts, error)
+	// OpeningDraw returns the published draw of the opening's pre-queue
+	// (OpeningDraw of opening.go); CodeNotOpenYet before it ran.
+	OpeningDraw(ctx context.Context, openingID int64) (Draw, error)
 }

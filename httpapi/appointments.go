@@ -78,6 +78,9 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	if err != nil {
 		return bookingAttempt{}, err
 	}
+	// A waiting room's admission (docs/clinic.md, "Waiting rooms"); the
+	// Service verifies it, and a slot without a room never looks at it.
+	acting.Admission = r.Header.Get(AdmissionHeader)
 	return bookingAttempt{acting: acting, key: key, slotID: in.SlotID}, nil
 }
 

@@ -76,6 +76,7 @@ type env struct {
 
 	admin string     // an admin token
 	codes *sentCodes // the sign-in codes the Signin sent
+	svc   *service.Service
 }
 
 type envOpt func(*envConfig)
@@ -154,11 +155,13 @@ func newEnv(t *testing.T, opts ...envOpt) *env {
 	// The timeout bounds a booking's whole wait: generous, as these tests
 	// are about answers and -race on busy cores makes a rush of hundreds slow.
 	so := service.Options{Now: e.clock.Now, Timeout: 10 * time.Second,
-		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose))}
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose)),
+		WaitingRoom:  service.WaitingRoomOptions{Tokens: booking.NewAdmissionTokens(signer.DeriveKey(booking.AdmissionKeyPurpose))}}
 	if ec.svc != nil {
 		ec.svc(&so)
 	}
 	svc := service.NewService(e.store, so)
+	e.svc = svc
 	cfg := Config{
 		Service: svc, Store: e.store, Signer: signer,
 		Logger: slog.New(slog.NewJSONHandler(e.logs, &slog.HandlerOptions{Level: slog.LevelDebug})),

@@ -315,6 +315,14 @@ func (s *server) routes() {
 	s.handle("GET /api/rounds/{id}/draw", s.public(s.getDraw))
 	s.handle("POST /api/admin/rounds/{id}/draw", s.admin(s.drawRound))
 	s.handle("GET /api/admin/rounds/{id}/registrations", s.admin(s.roundRegistrations))
+	// Waiting rooms (docs/clinic.md, waiting rooms).
+	s.handle("POST /api/admin/openings", s.admin(s.announceOpening))
+	s.handle("GET /api/admin/openings/{id}/report", s.admin(s.openingReport))
+	s.handle("GET /api/openings", s.public(s.listOpenings))
+	s.handle("GET /api/openings/{id}", s.public(s.getOpening))
+	s.handle("GET /api/openings/{id}/draw", s.public(s.openingDraw))
+	s.handle("POST /api/openings/{id}/queue", s.authed(s.joinOpening))
+	s.handle("GET /api/openings/{id}/queue", s.authed(s.myPlace))
 
 	s.clinicRoutes()
 }

@@ -34,6 +34,7 @@ type Metrics struct {
 	refunds   refunds
 	lottery   lottery
 	people    *prometheus.CounterVec // accounts' changes to their people
+	openings  openings
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
@@ -165,6 +166,7 @@ func New() *Metrics {
 	m.refunds = newRefunds(m.reg)
 	m.lottery = newLottery(m.reg)
 	m.people = newPeople(m.reg)
+	m.openings = newOpenings(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.statement = newStatement(m.reg)

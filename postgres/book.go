@@ -457,7 +457,7 @@ func (s *Store) queueReads(b *pgx.Batch, slotID int64, reqs []booking.BookReques
 	b.Queue(sqlSlotStaleHolds, slotID, now)
 	b.Queue(sqlQuotaUse, slotID, patients)
 	b.Queue(sqlTurns, slotID, patients)
-	b.Queue(sqlSlotPolicy, slotID)
+	b.Queue(sqlBookPolicy, slotID)
 	b.Queue(sqlPatientLoad, slotID, patients, now.Add(-booking.NoShowWindow))
 	b.Queue(sqlWaiting, slotID, patients)
 	b.Queue(sqlTakenIfHoles, slotID, now)
@@ -580,7 +580,7 @@ func readBatch(br pgx.BatchResults) (rd booking.BookReads, got pipelineReads, er
 	if err != nil {
 		return
 	}
-	if rd.Policy, err = scanPolicy(br.QueryRow()); err != nil {
+	if rd.Policy, rd.OpeningID, err = scanBookPolicy(br.QueryRow()); err != nil {
 		return
 	}
 	rd.Load = map[int64]booking.PatientLoad{}

@@ -260,13 +260,22 @@ func (s *Store) LiftSuspension(ctx context.Context, id int64, now time.Time) (bo
 }
 
 // sqlSlotPolicy reads the clinic's policy and the overrides of slot $1's
-// schedule (none for a slot without one) in one row.
-const sqlSlotPolicy = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
+// schedule (none for a slot without one) in one row; sqlBookPolicy adds,
+// for the booking decision's batch, the slot's announced opening (its
+// schedule's at its opens_at, through openings_schedule_key), so that a
+// waiting room costs the booking path no statement more.
+const (
+	sqlPolicyCols = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
 		cp.refund_full_hours, cp.refund_partial_percent, cp.refund_partial_hours,
 		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days,
-		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours
+		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours`
+	sqlPolicyFrom = `
 	FROM clinic_policy cp LEFT JOIN slots s ON s.id = $1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
 	WHERE cp.id = 1`
+	sqlSlotPolicy = sqlPolicyCols + sqlPolicyFrom
+	sqlBookPolicy = sqlPolicyCols + `,
+		(SELECT o.id FROM openings o WHERE o.schedule_id = s.schedule_id AND o.opens_at = s.opens_at)` + sqlPolicyFrom
+)
 
 // scanPolicy reads sqlSlotPolicy's row as the slot's policy.
 func scanPolicy(r pgx.Row) (booking.Policy, error) {
@@ -277,6 +286,22 @@ func scanPolicy(r pgx.Row) (booking.Policy, error) {
 		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays,
 		&o.RefundFullHours, &o.RefundPartialPercent, &o.RefundPartialHours)
 	return p.With(o), err
+}
+
+// scanBookPolicy reads sqlBookPolicy's row: the slot's policy and opening
+// (0 for none).
+func scanBookPolicy(r pgx.Row) (booking.Policy, int64, error) {
+	var p booking.Policy
+	var o booking.PolicyOverride
+	var opening *int64
+	err := r.Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
+		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays,
+		&o.RefundFullHours, &o.RefundPartialPercent, &o.RefundPartialHours, &opening)
+	if opening == nil {
+		return p.With(o), 0, err
+	}
+	return p.With(o), *opening, err
 }
 
 // cancelCutoff is the cancel cutoff of appointment id's slot for a patient.

@@ -11,6 +11,7 @@ var descriptions = map[booking.Code]string{
 	booking.CodePayloadTooLarge:       "The request body is larger than the service accepts (16 KiB).",
 	booking.CodeUnauthorized:          "No valid credentials: send a bearer token that is not expired (WWW-Authenticate names the scheme).",
 	booking.CodeNotYourTurn:           "This round is a lottery: only its registrants may apply, each from the selection time the draw gave them; opensAt says when yours is.",
+	booking.CodeNotAdmitted:           "This slot opens behind a waiting room: take a place in the opening's queue (POST /api/openings/{id}/queue), wait to be admitted, then book with the admission token in the Slotd-Admission header.",
 	booking.CodeSignupDisabled:        "This clinic registers its patients itself: sign-up is turned off. Ask the clinic to register you, then sign in with a code.",
 	booking.CodeNationalIDRequired:    "This clinic registers patients under their real name: sign-up and adding a person need the person's national ID number (nationalId). errors[].pointer names the member.",
 	booking.CodeNationalIDTaken:       "Another patient of this clinic has this national ID number: each person is registered once. Sign in to the account that has them, or call the clinic.",

@@ -71,6 +71,8 @@ var specs = map[booking.Code]Spec{
 	booking.CodeNationalIDTaken:    {http.StatusConflict, "National ID number already registered"},
 	// A lottery round's registrant applies from their selection time.
 	booking.CodeNotYourTurn: {http.StatusConflict, "Not your turn yet"},
+	// A slot behind a waiting room is booked with its admission.
+	booking.CodeNotAdmitted: {http.StatusConflict, "Not admitted yet"},
 	// The doctor's queue (booking/queue.go).
 	booking.CodeQueueEmpty: {http.StatusConflict, "Nobody is waiting"},
 	booking.CodeNotCalled:  {http.StatusConflict, "Not the patient called now"},

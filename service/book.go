@@ -54,6 +54,7 @@ func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, k
 			span.SetAttributes(AttrOutcome.String(outcomeOf(r)))
 		}
 		span.End()
+		s.recordOpening(slotID, r, start)
 	}()
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
@@ -104,6 +105,10 @@ func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, k
 	}()
 
 	req := booking.BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: booking.Fingerprint(slotID), SlotID: slotID, Actor: booking.ActorOf(ctx), Staff: staff}
+	if a.Admission != "" {
+		// Checked by its MAC alone; the decision compares the opening.
+		req.Admission = s.waiting.opts.Tokens.Verify(a.Admission, patientID, s.now())
+	}
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		var gated bool
 		r, gated = s.refuseOrReplay(ctx, req, g)
@@ -236,6 +241,7 @@ func (s *Service) decide(ctx context.Context, slotID int64, reqs []booking.BookR
 }
 
 func (s *Service) observe(r booking.BookResult, gated bool, start time.Time) {
+	s.waiting.answered.Add(1) // the pace the waiting rooms admit at
 	if s.observer == nil {
 		return
 	}

@@ -51,6 +51,14 @@ type gateSlot struct {
 	released  uint64 // the releases count at the slot's last release
 }
 
+// known returns slotID's slot as the gates last loaded it, if they did.
+func (g *gates) known(slotID int64) (booking.Slot, bool) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	e, ok := g.slots[slotID]
+	return e.slot, ok
+}
+
 func newGates(opts GateOptions, load func(context.Context, int64) (booking.Slot, error)) *gates {
 	if opts.SlotInfoTTL <= 0 {
 		opts.SlotInfoTTL = 5 * time.Second

@@ -94,6 +94,8 @@ type Options struct {
 	// auth.Signer.DeriveKey(booking.CheckInKeyPurpose)); without a key no
 	// code is shown and only staff check patients in.
 	CheckInCodes booking.CheckInCodes
+	// WaitingRoom tunes the openings' waiting rooms (openings.go).
+	WaitingRoom WaitingRoomOptions
 }
 
 // Booking engines.
@@ -154,6 +156,11 @@ type Service struct {
 
 	// managers remembers which account manages which person (people.go).
 	managers managerCache
+
+	// waiting admits the openings' queues (openings.go); openingStats
+	// measures their requests (opening_report.go).
+	waiting      *waitingRooms
+	openingStats openingStats
 }
 
 type inflightKey struct {
@@ -192,7 +199,7 @@ func NewService(store booking.Store, opts Options) *Service {
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
 		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
-		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes}
+		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes, waiting: newWaitingRooms(opts.WaitingRoom)}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}

@@ -79,7 +79,7 @@ var (
 
 // bookSQL lists them for the cache.
 var bookSQL = []string{slotStateSQL, takenQueueSQL, keyLookupSQL, checkPatientsSQL, staleHoldsSQL, takePlacesSQL,
-	insertOneSQL, reclaimSQL, takeQuotaSQL, slotPolicySQL, resourceZoneSQL, patientLoadSQL}
+	insertOneSQL, reclaimSQL, takeQuotaSQL, bookPolicySQL, resourceZoneSQL, patientLoadSQL}
 
 // readState reads the slot, its round (nil for an ordinary slot) and its
 // top queue number into rd.

@@ -231,22 +231,43 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 }
 
 // slotPolicySQL reads the clinic's policy and the overrides of slot ?1's
-// schedule in one row.
-const slotPolicySQL = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
+// schedule in one row; bookPolicySQL adds, for the booking decision, the
+// announced opening of the slot (its schedule's at its opens_at, through
+// openings_schedule_key): a slot without a schedule or an opening pays
+// no statement more.
+const (
+	policyColsSQL = `SELECT cp.max_active, cp.max_per_day, cp.cancel_cutoff_hours, cp.no_show_limit, cp.no_show_block_days,
 		cp.refund_full_hours, cp.refund_partial_percent, cp.refund_partial_hours,
 		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days,
-		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours
+		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours`
+	policyFromSQL = `
 	FROM clinic_policy cp LEFT JOIN slots s ON s.id = ?1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
 	WHERE cp.id = 1`
+	slotPolicySQL = policyColsSQL + policyFromSQL
+	bookPolicySQL = policyColsSQL + `,
+		(SELECT o.id FROM openings o WHERE o.schedule_id = s.schedule_id AND o.opens_at = s.opens_at)` + policyFromSQL
+)
 
 // slotPolicy reads slot slotID's policy.
 func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, error) {
+	p, _, err := scanSlotPolicy(ctx, q, slotPolicySQL, slotID)
+	return p, err
+}
+
+// scanSlotPolicy reads slot slotID's policy by query, slotPolicySQL or
+// bookPolicySQL (which also gives the slot's opening, 0 for none).
+func scanSlotPolicy(ctx context.Context, q querier, query string, slotID int64) (booking.Policy, int64, error) {
 	var p booking.Policy
 	var o [8]sql.NullInt64
-	if err := q.QueryRowContext(ctx, slotPolicySQL, slotID).Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
+	var opening sql.NullInt64
+	dest := []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
 		&p.NoShowLimit, &p.NoShowBlockDays, &p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]); err != nil {
-		return p, err
+		&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]}
+	if query == bookPolicySQL {
+		dest = append(dest, &opening)
+	}
+	if err := q.QueryRowContext(ctx, query, slotID).Scan(dest...); err != nil {
+		return p, 0, err
 	}
 	var ov booking.PolicyOverride
 	for k, dst := range []**int{&ov.MaxActive, &ov.MaxPerDay, &ov.CancelCutoffHours, &ov.NoShowLimit, &ov.NoShowBlockDays,
@@ -256,7 +277,7 @@ func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, e
 			*dst = &v
 		}
 	}
-	return p.With(ov), nil
+	return p.With(ov), opening.Int64, nil
 }
 
 // resourceZoneSQL reads a resource's zone, for the slot's local day.
@@ -278,7 +299,7 @@ const patientLoadSQL = `SELECT p.id, NOT p.active,
 // patientLoad reads the policy and the patients' load for an ordinary slot.
 func patientLoad(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest, now time.Time) error {
 	var err error
-	if rd.Policy, err = slotPolicy(ctx, q, rd.Slot.ID); err != nil {
+	if rd.Policy, rd.OpeningID, err = scanSlotPolicy(ctx, q, bookPolicySQL, rd.Slot.ID); err != nil {
 		return err
 	}
 	var tz string

@@ -36,6 +36,7 @@ var uniqueByColumns = map[string]string{
 	"patients.national_id_index":                                        booking.ConPatientNationalID,
 	"suspensions.resource_id, suspensions.from_at, suspensions.to_at":   conSuspensionPeriod,
 	"round_applications.patient_id, round_applications.idempotency_key": booking.ConApplicationKey,
+	"openings.schedule_id, openings.opens_at":                           booking.ConOpeningSchedule,
 }
 
 // constraintName tells which constraint err violated, by the name the

@@ -53,6 +53,12 @@ var serviceReads = map[string]bool{
 	// Staff second factors are set from the command line, like staff
 	// passwords (slotd staff-totp, slotd staff-password): not audited yet.
 	"EnrolStaffTOTP": true, "RemoveStaffTOTP": true,
+	// Waiting rooms: reads, the admission budget (memory), and the queue,
+	// whose rows are their own record (who joined when, at which place);
+	// the admissions' tick draws through the store, audited there as the
+	// system, and moves a counter.
+	"Opening": true, "Openings": true, "OpeningPlace": true, "JoinOpening": true,
+	"AdmissionBudget": true, "AdmitDue": true, "RunWaitingRooms": true, "OpeningReport": true, "OpeningDraw": true,
 }
 
 // testAuditEveryChange fails when a Service method that is not a read
@@ -67,7 +73,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	setClock := func(t time.Time) { clockNS.Store(t.UnixNano()) }
 	setClock(now)
 	svc := service.NewService(s, service.Options{Now: func() time.Time { return time.Unix(0, clockNS.Load()).UTC() },
-		CheckInCodes: checkInCodes})
+		CheckInCodes: checkInCodes, WaitingRoom: service.WaitingRoomOptions{Tokens: admissionTokens}})
 	actor := booking.Actor{Role: "admin", ID: "auditor"}
 	ctx := booking.WithActor(context.Background(), actor)
 
@@ -113,6 +119,20 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		{"UpdateSlot", func() error {
 			c := 6
 			_, err := svc.UpdateSlot(ctx, free.ID, booking.SlotUpdate{Capacity: &c})
+			return err
+		}},
+		{"AnnounceOpening", func() error {
+			sc, err := s.CreateSchedule(bg, booking.Schedule{DoctorID: f.doctor2.ID, Weekdays: []time.Weekday{time.Friday},
+				StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+			if err != nil {
+				return err
+			}
+			sl := booking.Slot{DoctorID: f.doctor2.ID, ScheduleID: sc.ID, StartAt: now.Add(500 * time.Hour), EndAt: now.Add(501 * time.Hour),
+				Capacity: 1, OpensAt: now.Add(time.Hour), Status: booking.SlotOpen}
+			if _, err := s.CreateSlot(bg, sl); err != nil {
+				return err
+			}
+			_, err = svc.AnnounceOpening(ctx, sc.ID, sl.OpensAt)
 			return err
 		}},
 		{"CreateSchedule", func() error {

@@ -46,6 +46,8 @@ var (
 		"erase":                       "personal data erased",
 		"signup":                      "signed up",
 		"person-" + booking.PersonAdd: "person added by their account",
+		"announce-opening":            "opening announced",
+		"draw-opening":                "opening's queue drawn",
 	}
 	auditEntities = map[string]string{
 		booking.EntityAppointment: "appointment",

@@ -141,7 +141,8 @@ func newSite(t *testing.T, opts ...siteOption) *site {
 
 	rec := NewRecorder(nil)
 	set := siteSetup{service: service.Options{Observer: rec, BookingRate: 50, BookingWindow: time.Second,
-		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose))}}
+		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose)),
+		WaitingRoom:  service.WaitingRoomOptions{Tokens: booking.NewAdmissionTokens(signer.DeriveKey(booking.AdmissionKeyPurpose))}}}
 	for _, o := range opts {
 		o(&set)
 	}

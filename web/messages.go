@@ -21,6 +21,7 @@ var problems = map[booking.Code]message{
 	booking.CodeMissingIdempotencyKey: {"Please try again", "The booking form was incomplete. Go back to the day, reload it and press Book again."},
 	booking.CodePayloadTooLarge:       {"Too much text", "The form sent too much text. Please shorten it and try again."},
 	booking.CodeUnauthorized:          {"Please sign in", "You need to sign in to do this."},
+	booking.CodeNotAdmitted:           {"Not admitted yet", "This opening has a waiting room: take your place in its queue and book once it is your turn."},
 	booking.CodeNotYourTurn:           {"Not your turn yet", "This round is a lottery: you may choose a room from the selection time the draw gave you. See the round's page for yours."},
 	booking.CodeSignupDisabled:        {"Sign-up is turned off", "This clinic registers its patients itself. Call or visit the clinic to be registered, then sign in."},
 	booking.CodeNationalIDRequired:    {"National ID number required", "This clinic registers every patient under their real name: type the national ID number."},

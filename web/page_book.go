@@ -62,6 +62,7 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 		s.renderBookError(w, r, err, retry)
 		return
 	}
+	acting.Admission = admissionOf(r) // a waiting room's (page_opening.go)
 	res := s.svc.BookFor(r.Context(), acting, slotID, key)
 	if res.Err != nil {
 		retry.Retry = retryable(errorCode(res.Err))

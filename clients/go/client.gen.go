@@ -134,13 +134,13 @@ func (e ChannelStatusChannel) Valid() bool {
 
 // Defines values for DrawAlgorithmVersion.
 const (
-	N1 DrawAlgorithmVersion = 1
+	DrawAlgorithmVersionN1 DrawAlgorithmVersion = 1
 )
 
 // Valid indicates whether the value is a known member of the DrawAlgorithmVersion enum.
 func (e DrawAlgorithmVersion) Valid() bool {
 	switch e {
-	case N1:
+	case DrawAlgorithmVersionN1:
 		return true
 	default:
 		return false
@@ -339,6 +339,21 @@ func (e NewPersonSex) Valid() bool {
 	case NewPersonSexOther:
 		return true
 	case NewPersonSexUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OpeningDrawAlgorithmVersion.
+const (
+	OpeningDrawAlgorithmVersionN1 OpeningDrawAlgorithmVersion = 1
+)
+
+// Valid indicates whether the value is a known member of the OpeningDrawAlgorithmVersion enum.
+func (e OpeningDrawAlgorithmVersion) Valid() bool {
+	switch e {
+	case OpeningDrawAlgorithmVersionN1:
 		return true
 	default:
 		return false
@@ -1528,6 +1543,120 @@ type OfferAnswer struct {
 	Entry       WaitlistEntry `json:"entry"`
 }
 
+// Opening An announced opening behind a waiting room.
+type Opening struct {
+	// AdmittedThrough positions 1 to this may book
+	AdmittedThrough int `json:"admittedThrough"`
+
+	// DoctorId the schedule's doctor, whose slots these are
+	DoctorId int64 `json:"doctorId"`
+
+	// DrawnAt when the pre-queue was ordered
+	DrawnAt    *time.Time `json:"drawnAt,omitempty"`
+	Id         int64      `json:"id"`
+	OpensAt    time.Time  `json:"opensAt"`
+	Queued     int        `json:"queued"`
+	ScheduleId int64      `json:"scheduleId"`
+
+	// Seed the seed in hex, once drawn (the lottery's DrawOrder over the pre-queue's entries)
+	Seed *string `json:"seed,omitempty"`
+
+	// SeedCommitment hex SHA-256 of the seed that orders the pre-queue, public from the announcement
+	SeedCommitment string `json:"seedCommitment"`
+}
+
+// OpeningDraw An opening's published draw of its pre-queue. Check it with `slotd verify-draw --file`: SHA-256(seed) must be seedCommitment, and registrationIds (here the queue entry ids of those who joined before the opening) the order that algorithm version algorithmVersion gives from the seed and the ids (docs/clinic.md, waiting rooms).
+type OpeningDraw struct {
+	AlgorithmVersion OpeningDrawAlgorithmVersion `json:"algorithmVersion"`
+	DrawnAt          time.Time                   `json:"drawnAt"`
+	OpeningId        int64                       `json:"openingId"`
+
+	// RegistrationIds the pre-queue's entry ids in position order (position 1 first)
+	RegistrationIds []int64 `json:"registrationIds"`
+
+	// Seed the 32-byte seed, hex
+	Seed           string `json:"seed"`
+	SeedCommitment string `json:"seedCommitment"`
+}
+
+// OpeningDrawAlgorithmVersion defines model for OpeningDraw.AlgorithmVersion.
+type OpeningDrawAlgorithmVersion int
+
+// OpeningPage openings, by id
+type OpeningPage struct {
+	Items []Opening `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
+}
+
+// OpeningPlace A person's place in an opening's queue.
+type OpeningPlace struct {
+	AdmissionExpiresAt *time.Time `json:"admissionExpiresAt,omitempty"`
+
+	// AdmissionToken once admitted: send it in the Slotd-Admission header of the booking
+	AdmissionToken  *string `json:"admissionToken,omitempty"`
+	Admitted        bool    `json:"admitted"`
+	AdmittedThrough int     `json:"admittedThrough"`
+
+	// Ahead people before this place not admitted yet (before the draw: everyone else)
+	Ahead               int       `json:"ahead"`
+	Drawn               bool      `json:"drawn"`
+	ExpectedWaitSeconds int       `json:"expectedWaitSeconds"`
+	JoinedAt            time.Time `json:"joinedAt"`
+	OpeningId           int64     `json:"openingId"`
+	OpensAt             time.Time `json:"opensAt"`
+
+	// Position 1-based, once drawn (or at once after the draw)
+	Position *int `json:"position,omitempty"`
+
+	// PreQueue joined before the opening: the place is drawn at it
+	PreQueue   bool  `json:"preQueue"`
+	Queued     int   `json:"queued"`
+	ScheduleId int64 `json:"scheduleId"`
+}
+
+// OpeningReport An opening's fairness report.
+type OpeningReport struct {
+	// Admitted positions admitted
+	Admitted int `json:"admitted"`
+
+	// FirstSaleSeconds from the opening to the first place taken
+	FirstSaleSeconds *float32 `json:"firstSaleSeconds,omitempty"`
+
+	// Inversions pairs of people of the queue of whom the later position was served first
+	Inversions int `json:"inversions"`
+
+	// LaneInversions the same, within one slot
+	LaneInversions int       `json:"laneInversions"`
+	OpeningId      int64     `json:"openingId"`
+	OpensAt        time.Time `json:"opensAt"`
+
+	// People the queue's size
+	People int `json:"people"`
+
+	// Places the capacity of the opening's slots
+	Places int `json:"places"`
+
+	// Requests the booking requests this instance answered for the opening's slots since it started
+	Requests struct {
+		// Outcomes by outcome: created, replayed or a problem code
+		Outcomes map[string]int `json:"outcomes"`
+		P50Ms    float32        `json:"p50Ms"`
+		P99Ms    float32        `json:"p99Ms"`
+		Total    int            `json:"total"`
+	} `json:"requests"`
+
+	// SellOutSeconds from the opening to the last place taken, once sold out
+	SellOutSeconds *float32 `json:"sellOutSeconds,omitempty"`
+
+	// ServedFromQueue places taken by people of the queue
+	ServedFromQueue int `json:"servedFromQueue"`
+
+	// Sold their places taken
+	Sold int `json:"sold"`
+}
+
 // PageNext the cursor of the next page, null on the last (docs/api.md, Paging)
 type PageNext = string
 
@@ -2500,6 +2629,13 @@ type ImportCSVParams struct {
 	DryRun *bool `form:"dryRun,omitempty" json:"dryRun,omitempty"`
 }
 
+// AnnounceOpeningJSONBody defines parameters for AnnounceOpening.
+type AnnounceOpeningJSONBody struct {
+	// OpensAt the instant the schedule's slots open for booking (their opensAt); in the future
+	OpensAt    time.Time `json:"opensAt"`
+	ScheduleId int64     `json:"scheduleId"`
+}
+
 // FindPatientsParams defines parameters for FindPatients.
 type FindPatientsParams struct {
 	// Q phone, e-mail, a whole name with birthDate, or (admins) a name start
@@ -2593,6 +2729,9 @@ type ListSuspensionsParams struct {
 type BookParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
 	IdempotencyKey string `json:"Idempotency-Key"`
+
+	// SlotdAdmission the admission token of an opening's waiting room (GET /api/openings/{id}/queue once admitted); required to book a slot of an announced opening, ignored otherwise
+	SlotdAdmission *string `json:"Slotd-Admission,omitempty"`
 }
 
 // CheckoutAppointmentJSONBody defines parameters for CheckoutAppointment.
@@ -2684,6 +2823,15 @@ type MyWaitlistParams struct {
 	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
 	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
 
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// ListOpeningsParams defines parameters for ListOpenings.
+type ListOpeningsParams struct {
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -2815,6 +2963,9 @@ type GenerateSlotsJSONRequestBody = GenerateRequest
 
 // SuspendDoctorJSONRequestBody defines body for SuspendDoctor for application/json ContentType.
 type SuspendDoctorJSONRequestBody = NewSuspension
+
+// AnnounceOpeningJSONRequestBody defines body for AnnounceOpening for application/json ContentType.
+type AnnounceOpeningJSONRequestBody AnnounceOpeningJSONBody
 
 // CreatePatientJSONRequestBody defines body for CreatePatient for application/json ContentType.
 type CreatePatientJSONRequestBody = NewPatient
@@ -3463,6 +3614,25 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 	ImportCSVWithBody(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// AnnounceOpeningWithBody Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+	AnnounceOpeningWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AnnounceOpening Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+	AnnounceOpening(ctx context.Context, body AnnounceOpeningJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpeningReport An opening's fairness report: places, sold, the queue, time to first sale and to sell-out, order inversions (from the database), and the booking requests this instance answered for its slots since it started (by outcome, p50/p99)
+	//
+	// Corresponds with GET /api/admin/openings/{id}/report (the `GetOpeningReport` operationId).
+	GetOpeningReport(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// FindPatients Find patients (front desk)
 	//
 	// Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
@@ -3994,6 +4164,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/me/waitlist (the `MyWaitlist` operationId).
 	MyWaitlist(ctx context.Context, params *MyWaitlistParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// ListOpenings The announced openings, by id
+	//
+	// Corresponds with GET /api/openings (the `ListOpenings` operationId).
+	ListOpenings(ctx context.Context, params *ListOpeningsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpening An announced opening: its time, its queue's size and admitted front, the seed's commitment and, once drawn, the seed
+	//
+	// Corresponds with GET /api/openings/{id} (the `GetOpening` operationId).
+	GetOpening(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpeningDraw An opening's published draw of its pre-queue: the seed, its commitment and the entry ids of those who joined before the opening, in position order (check it with slotd verify-draw --file)
+	//
+	// Corresponds with GET /api/openings/{id}/draw (the `GetOpeningDraw` operationId).
+	GetOpeningDraw(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetMyPlace The caller's place in an opening's queue, to poll (every few seconds): position, people ahead, expected wait and, once admitted, the admission token to send in the Slotd-Admission header of each booking of the opening's slots
+	//
+	// Corresponds with GET /api/openings/{id}/queue (the `GetMyPlace` operationId).
+	GetMyPlace(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinOpening Take a place in an opening's queue (once per person: a retry answers the same place and never improves it). Before the opening the place is drawn at it; after, it is the next one.
+	//
+	// Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
+	JoinOpening(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PaymentCallbackWithBody A payment provider's confirmation of a HELD appointment's payment
 	//
@@ -4851,6 +5046,55 @@ func (c *Client) Holdings(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 func (c *Client) ImportCSVWithBody(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewImportCSVRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AnnounceOpeningWithBody Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+func (c *Client) AnnounceOpeningWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnnounceOpeningRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AnnounceOpening Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+func (c *Client) AnnounceOpening(ctx context.Context, body AnnounceOpeningJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAnnounceOpeningRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpeningReport An opening's fairness report: places, sold, the queue, time to first sale and to sell-out, order inversions (from the database), and the booking requests this instance answered for its slots since it started (by outcome, p50/p99)
+//
+// Corresponds with GET /api/admin/openings/{id}/report (the `GetOpeningReport` operationId).
+func (c *Client) GetOpeningReport(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpeningReportRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -6083,6 +6327,81 @@ func (c *Client) UpdatePerson(ctx context.Context, id int64, body UpdatePersonJS
 // Corresponds with GET /api/me/waitlist (the `MyWaitlist` operationId).
 func (c *Client) MyWaitlist(ctx context.Context, params *MyWaitlistParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewMyWaitlistRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ListOpenings The announced openings, by id
+//
+// Corresponds with GET /api/openings (the `ListOpenings` operationId).
+func (c *Client) ListOpenings(ctx context.Context, params *ListOpeningsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListOpeningsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpening An announced opening: its time, its queue's size and admitted front, the seed's commitment and, once drawn, the seed
+//
+// Corresponds with GET /api/openings/{id} (the `GetOpening` operationId).
+func (c *Client) GetOpening(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpeningRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpeningDraw An opening's published draw of its pre-queue: the seed, its commitment and the entry ids of those who joined before the opening, in position order (check it with slotd verify-draw --file)
+//
+// Corresponds with GET /api/openings/{id}/draw (the `GetOpeningDraw` operationId).
+func (c *Client) GetOpeningDraw(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpeningDrawRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetMyPlace The caller's place in an opening's queue, to poll (every few seconds): position, people ahead, expected wait and, once admitted, the admission token to send in the Slotd-Admission header of each booking of the opening's slots
+//
+// Corresponds with GET /api/openings/{id}/queue (the `GetMyPlace` operationId).
+func (c *Client) GetMyPlace(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetMyPlaceRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinOpening Take a place in an opening's queue (once per person: a retry answers the same place and never improves it). Before the opening the place is drawn at it; after, it is the next one.
+//
+// Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
+func (c *Client) JoinOpening(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinOpeningRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -8004,6 +8323,80 @@ func NewImportCSVRequestWithBody(server string, params *ImportCSVParams, content
 	return req, nil
 }
 
+// NewAnnounceOpeningRequest calls the generic AnnounceOpening builder with application/json body
+func NewAnnounceOpeningRequest(server string, body AnnounceOpeningJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAnnounceOpeningRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewAnnounceOpeningRequestWithBody constructs an http.Request for the AnnounceOpening method, with any body, and a specified content type
+func NewAnnounceOpeningRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/openings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewGetOpeningReportRequest constructs an http.Request for the GetOpeningReport method
+func NewGetOpeningReportRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/openings/%s/report", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewFindPatientsRequest constructs an http.Request for the FindPatients method
 func NewFindPatientsRequest(server string, params *FindPatientsParams) (*http.Request, error) {
 	var err error
@@ -9346,6 +9739,17 @@ func NewBookRequestWithBody(server string, params *BookParams, contentType strin
 
 		req.Header.Set("Idempotency-Key", headerParam0)
 
+		if params.SlotdAdmission != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Slotd-Admission", *params.SlotdAdmission, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Slotd-Admission", headerParam1)
+		}
+
 	}
 
 	return req, nil
@@ -10484,6 +10888,208 @@ func NewMyWaitlistRequest(server string, params *MyWaitlistParams) (*http.Reques
 	}
 
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewListOpeningsRequest constructs an http.Request for the ListOpenings method
+func NewListOpeningsRequest(server string, params *ListOpeningsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOpeningRequest constructs an http.Request for the GetOpening method
+func NewGetOpeningRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOpeningDrawRequest constructs an http.Request for the GetOpeningDraw method
+func NewGetOpeningDrawRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings/%s/draw", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetMyPlaceRequest constructs an http.Request for the GetMyPlace method
+func NewGetMyPlaceRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings/%s/queue", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewJoinOpeningRequest constructs an http.Request for the JoinOpening method
+func NewJoinOpeningRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings/%s/queue", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -12225,6 +12831,27 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 	ImportCSVWithBodyWithResponse(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportCSVResponse, error)
 
+	// AnnounceOpeningWithBodyWithResponse Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+	AnnounceOpeningWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AnnounceOpeningResponse, error)
+
+	// AnnounceOpeningWithResponse Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+	AnnounceOpeningWithResponse(ctx context.Context, body AnnounceOpeningJSONRequestBody, reqEditors ...RequestEditorFn) (*AnnounceOpeningResponse, error)
+
+	// GetOpeningReportWithResponse An opening's fairness report: places, sold, the queue, time to first sale and to sell-out, order inversions (from the database), and the booking requests this instance answered for its slots since it started (by outcome, p50/p99)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/openings/{id}/report (the `GetOpeningReport` operationId).
+	GetOpeningReportWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningReportResponse, error)
+
 	// FindPatientsWithResponse Find patients (front desk)
 	//
 	// Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
@@ -12824,6 +13451,41 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/me/waitlist (the `MyWaitlist` operationId).
 	MyWaitlistWithResponse(ctx context.Context, params *MyWaitlistParams, reqEditors ...RequestEditorFn) (*MyWaitlistResponse, error)
+
+	// ListOpeningsWithResponse The announced openings, by id
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/openings (the `ListOpenings` operationId).
+	ListOpeningsWithResponse(ctx context.Context, params *ListOpeningsParams, reqEditors ...RequestEditorFn) (*ListOpeningsResponse, error)
+
+	// GetOpeningWithResponse An announced opening: its time, its queue's size and admitted front, the seed's commitment and, once drawn, the seed
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/openings/{id} (the `GetOpening` operationId).
+	GetOpeningWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningResponse, error)
+
+	// GetOpeningDrawWithResponse An opening's published draw of its pre-queue: the seed, its commitment and the entry ids of those who joined before the opening, in position order (check it with slotd verify-draw --file)
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/openings/{id}/draw (the `GetOpeningDraw` operationId).
+	GetOpeningDrawWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningDrawResponse, error)
+
+	// GetMyPlaceWithResponse The caller's place in an opening's queue, to poll (every few seconds): position, people ahead, expected wait and, once admitted, the admission token to send in the Slotd-Admission header of each booking of the opening's slots
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/openings/{id}/queue (the `GetMyPlace` operationId).
+	GetMyPlaceWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetMyPlaceResponse, error)
+
+	// JoinOpeningWithResponse Take a place in an opening's queue (once per person: a retry answers the same place and never improves it). Before the opening the place is drawn at it; after, it is the next one.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
+	JoinOpeningWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*JoinOpeningResponse, error)
 
 	// PaymentCallbackWithBodyWithResponse A payment provider's confirmation of a HELD appointment's payment
 	//
@@ -15748,6 +16410,221 @@ func (r ImportCSVResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ImportCSVResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AnnounceOpeningResponse401Headers the declared response headers of an HTTP 401 response for AnnounceOpening
+type AnnounceOpeningResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// AnnounceOpeningResponse503Headers the declared response headers of an HTTP 503 response for AnnounceOpening
+type AnnounceOpeningResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AnnounceOpeningResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Opening
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AnnounceOpeningResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AnnounceOpeningResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AnnounceOpeningResponse) GetJSON201() *Opening {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r AnnounceOpeningResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r AnnounceOpeningResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AnnounceOpeningResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AnnounceOpeningResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AnnounceOpeningResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOpeningReportResponse401Headers the declared response headers of an HTTP 401 response for GetOpeningReport
+type GetOpeningReportResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetOpeningReportResponse503Headers the declared response headers of an HTTP 503 response for GetOpeningReport
+type GetOpeningReportResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetOpeningReportResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpeningReport
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetOpeningReportResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOpeningReportResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpeningReportResponse) GetJSON200() *OpeningReport {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetOpeningReportResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpeningReportResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpeningReportResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpeningReportResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpeningReportResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21689,6 +22566,519 @@ func (r MyWaitlistResponse) ContentType() string {
 	return ""
 }
 
+// ListOpeningsResponse429Headers the declared response headers of an HTTP 429 response for ListOpenings
+type ListOpeningsResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListOpeningsResponse503Headers the declared response headers of an HTTP 503 response for ListOpenings
+type ListOpeningsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListOpeningsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpeningPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListOpeningsResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListOpeningsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListOpeningsResponse) GetJSON200() *OpeningPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListOpeningsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListOpeningsResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListOpeningsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListOpeningsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListOpeningsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListOpeningsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListOpeningsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListOpeningsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListOpeningsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOpeningResponse429Headers the declared response headers of an HTTP 429 response for GetOpening
+type GetOpeningResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetOpeningResponse503Headers the declared response headers of an HTTP 503 response for GetOpening
+type GetOpeningResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetOpeningResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Opening
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpeningResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOpeningResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpeningResponse) GetJSON200() *Opening {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetOpeningResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetOpeningResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetOpeningResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetOpeningResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetOpeningResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetOpeningResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpeningResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpeningResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpeningResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpeningResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOpeningDrawResponse429Headers the declared response headers of an HTTP 429 response for GetOpeningDraw
+type GetOpeningDrawResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetOpeningDrawResponse503Headers the declared response headers of an HTTP 503 response for GetOpeningDraw
+type GetOpeningDrawResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetOpeningDrawResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpeningDraw
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpeningDrawResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOpeningDrawResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpeningDrawResponse) GetJSON200() *OpeningDraw {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetOpeningDrawResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpeningDrawResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpeningDrawResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpeningDrawResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpeningDrawResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetMyPlaceResponse401Headers the declared response headers of an HTTP 401 response for GetMyPlace
+type GetMyPlaceResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetMyPlaceResponse503Headers the declared response headers of an HTTP 503 response for GetMyPlace
+type GetMyPlaceResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetMyPlaceResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpeningPlace
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetMyPlaceResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetMyPlaceResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetMyPlaceResponse) GetJSON200() *OpeningPlace {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetMyPlaceResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetMyPlaceResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetMyPlaceResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetMyPlaceResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetMyPlaceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// JoinOpeningResponse401Headers the declared response headers of an HTTP 401 response for JoinOpening
+type JoinOpeningResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// JoinOpeningResponse503Headers the declared response headers of an HTTP 503 response for JoinOpening
+type JoinOpeningResponse503Headers struct {
+	RetryAfter *int
+}
+
+type JoinOpeningResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpeningPlace
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *OpeningPlace
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinOpeningResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinOpeningResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JoinOpeningResponse) GetJSON200() *OpeningPlace {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r JoinOpeningResponse) GetJSON201() *OpeningPlace {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r JoinOpeningResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinOpeningResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinOpeningResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinOpeningResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinOpeningResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // PaymentCallbackResponse401Headers the declared response headers of an HTTP 401 response for PaymentCallback
 type PaymentCallbackResponse401Headers struct {
 	WWWAuthenticate *string
@@ -25328,6 +26718,45 @@ func (c *ClientWithResponses) ImportCSVWithBodyWithResponse(ctx context.Context,
 	return ParseImportCSVResponse(rsp)
 }
 
+// AnnounceOpeningWithBodyWithResponse Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+func (c *ClientWithResponses) AnnounceOpeningWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AnnounceOpeningResponse, error) {
+	rsp, err := c.AnnounceOpeningWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnnounceOpeningResponse(rsp)
+}
+
+// AnnounceOpeningWithResponse Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/openings (the `AnnounceOpening` operationId).
+func (c *ClientWithResponses) AnnounceOpeningWithResponse(ctx context.Context, body AnnounceOpeningJSONRequestBody, reqEditors ...RequestEditorFn) (*AnnounceOpeningResponse, error) {
+	rsp, err := c.AnnounceOpening(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAnnounceOpeningResponse(rsp)
+}
+
+// GetOpeningReportWithResponse An opening's fairness report: places, sold, the queue, time to first sale and to sell-out, order inversions (from the database), and the booking requests this instance answered for its slots since it started (by outcome, p50/p99)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/openings/{id}/report (the `GetOpeningReport` operationId).
+func (c *ClientWithResponses) GetOpeningReportWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningReportResponse, error) {
+	rsp, err := c.GetOpeningReport(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpeningReportResponse(rsp)
+}
+
 // FindPatientsWithResponse Find patients (front desk)
 //
 // Patients by id: q is a telephone number (exact once normalized in the clinic's region), an e-mail address (exact, any case), or with birthDate a whole name (any case, spacing or Unicode form), each found through a keyed hash; for an admin also the start of a name (any case), or without q every patient — reception gets 403 for those (the front desk finds, it does not browse). A name-start search opens at most 2000 patients per page, so a page may be short with a next. Personal data: answered with Cache-Control: no-store.
@@ -26346,6 +27775,71 @@ func (c *ClientWithResponses) MyWaitlistWithResponse(ctx context.Context, params
 		return nil, err
 	}
 	return ParseMyWaitlistResponse(rsp)
+}
+
+// ListOpeningsWithResponse The announced openings, by id
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/openings (the `ListOpenings` operationId).
+func (c *ClientWithResponses) ListOpeningsWithResponse(ctx context.Context, params *ListOpeningsParams, reqEditors ...RequestEditorFn) (*ListOpeningsResponse, error) {
+	rsp, err := c.ListOpenings(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListOpeningsResponse(rsp)
+}
+
+// GetOpeningWithResponse An announced opening: its time, its queue's size and admitted front, the seed's commitment and, once drawn, the seed
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/openings/{id} (the `GetOpening` operationId).
+func (c *ClientWithResponses) GetOpeningWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningResponse, error) {
+	rsp, err := c.GetOpening(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpeningResponse(rsp)
+}
+
+// GetOpeningDrawWithResponse An opening's published draw of its pre-queue: the seed, its commitment and the entry ids of those who joined before the opening, in position order (check it with slotd verify-draw --file)
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/openings/{id}/draw (the `GetOpeningDraw` operationId).
+func (c *ClientWithResponses) GetOpeningDrawWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningDrawResponse, error) {
+	rsp, err := c.GetOpeningDraw(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpeningDrawResponse(rsp)
+}
+
+// GetMyPlaceWithResponse The caller's place in an opening's queue, to poll (every few seconds): position, people ahead, expected wait and, once admitted, the admission token to send in the Slotd-Admission header of each booking of the opening's slots
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/openings/{id}/queue (the `GetMyPlace` operationId).
+func (c *ClientWithResponses) GetMyPlaceWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetMyPlaceResponse, error) {
+	rsp, err := c.GetMyPlace(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetMyPlaceResponse(rsp)
+}
+
+// JoinOpeningWithResponse Take a place in an opening's queue (once per person: a retry answers the same place and never improves it). Before the opening the place is drawn at it; after, it is the next one.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
+func (c *ClientWithResponses) JoinOpeningWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*JoinOpeningResponse, error) {
+	rsp, err := c.JoinOpening(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinOpeningResponse(rsp)
 }
 
 // PaymentCallbackWithBodyWithResponse A payment provider's confirmation of a HELD appointment's payment
@@ -29383,6 +30877,209 @@ func ParseImportCSVResponse(rsp *http.Response) (*ImportCSVResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers ImportCSVResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAnnounceOpeningResponse parses an HTTP response from a AnnounceOpeningWithResponse call
+func ParseAnnounceOpeningResponse(rsp *http.Response) (*AnnounceOpeningResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AnnounceOpeningResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Opening
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers AnnounceOpeningResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers AnnounceOpeningResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOpeningReportResponse parses an HTTP response from a GetOpeningReportWithResponse call
+func ParseGetOpeningReportResponse(rsp *http.Response) (*GetOpeningReportResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpeningReportResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpeningReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetOpeningReportResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOpeningReportResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -35158,6 +36855,489 @@ func ParseMyWaitlistResponse(rsp *http.Response) (*MyWaitlistResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers MyWaitlistResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseListOpeningsResponse parses an HTTP response from a ListOpeningsWithResponse call
+func ParseListOpeningsResponse(rsp *http.Response) (*ListOpeningsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListOpeningsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpeningPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListOpeningsResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListOpeningsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOpeningResponse parses an HTTP response from a GetOpeningWithResponse call
+func ParseGetOpeningResponse(rsp *http.Response) (*GetOpeningResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpeningResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Opening
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpeningResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOpeningResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOpeningDrawResponse parses an HTTP response from a GetOpeningDrawWithResponse call
+func ParseGetOpeningDrawResponse(rsp *http.Response) (*GetOpeningDrawResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpeningDrawResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpeningDraw
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpeningDrawResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOpeningDrawResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetMyPlaceResponse parses an HTTP response from a GetMyPlaceWithResponse call
+func ParseGetMyPlaceResponse(rsp *http.Response) (*GetMyPlaceResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetMyPlaceResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpeningPlace
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetMyPlaceResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetMyPlaceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinOpeningResponse parses an HTTP response from a JoinOpeningWithResponse call
+func ParseJoinOpeningResponse(rsp *http.Response) (*JoinOpeningResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinOpeningResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpeningPlace
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest OpeningPlace
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers JoinOpeningResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinOpeningResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

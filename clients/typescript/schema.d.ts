@@ -1858,6 +1858,109 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/openings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue */
+        post: operations["announceOpening"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The announced openings, by id */
+        get: operations["listOpenings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openings/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An announced opening: its time, its queue's size and admitted front, the seed's commitment and, once drawn, the seed */
+        get: operations["getOpening"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openings/{id}/queue": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's place in an opening's queue, to poll (every few seconds): position, people ahead, expected wait and, once admitted, the admission token to send in the Slotd-Admission header of each booking of the opening's slots */
+        get: operations["getMyPlace"];
+        put?: never;
+        /** Take a place in an opening's queue (once per person: a retry answers the same place and never improves it). Before the opening the place is drawn at it; after, it is the next one. */
+        post: operations["joinOpening"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/openings/{id}/report": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An opening's fairness report: places, sold, the queue, time to first sale and to sell-out, order inversions (from the database), and the booking requests this instance answered for its slots since it started (by outcome, p50/p99) */
+        get: operations["getOpeningReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openings/{id}/draw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** An opening's published draw of its pre-queue: the seed, its commitment and the entry ids of those who joined before the opening, in position order (check it with slotd verify-draw --file) */
+        get: operations["getOpeningDraw"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3159,6 +3262,112 @@ export interface components {
             /** @description the person's national ID number (as in NewPerson); "" removes it where the clinic does not require one */
             nationalId?: string;
         };
+        /** @description An announced opening behind a waiting room. */
+        Opening: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            scheduleId: number;
+            /**
+             * Format: int64
+             * @description the schedule's doctor, whose slots these are
+             */
+            doctorId: number;
+            /** Format: date-time */
+            opensAt: string;
+            /** @description hex SHA-256 of the seed that orders the pre-queue, public from the announcement */
+            seedCommitment: string;
+            /** @description the seed in hex, once drawn (the lottery's DrawOrder over the pre-queue's entries) */
+            seed?: string;
+            /**
+             * Format: date-time
+             * @description when the pre-queue was ordered
+             */
+            drawnAt?: string;
+            queued: number;
+            /** @description positions 1 to this may book */
+            admittedThrough: number;
+        };
+        /** @description openings, by id */
+        OpeningPage: {
+            items: components["schemas"]["Opening"][];
+            next: components["schemas"]["PageNext"];
+        };
+        /** @description A person's place in an opening's queue. */
+        OpeningPlace: {
+            /** Format: int64 */
+            openingId: number;
+            /** Format: int64 */
+            scheduleId: number;
+            /** Format: date-time */
+            opensAt: string;
+            /** Format: date-time */
+            joinedAt: string;
+            /** @description joined before the opening: the place is drawn at it */
+            preQueue: boolean;
+            drawn: boolean;
+            /** @description 1-based, once drawn (or at once after the draw) */
+            position?: number;
+            /** @description people before this place not admitted yet (before the draw: everyone else) */
+            ahead: number;
+            queued: number;
+            admittedThrough: number;
+            expectedWaitSeconds: number;
+            admitted: boolean;
+            /** @description once admitted: send it in the Slotd-Admission header of the booking */
+            admissionToken?: string;
+            /** Format: date-time */
+            admissionExpiresAt?: string;
+        };
+        /** @description An opening's fairness report. */
+        OpeningReport: {
+            /** Format: int64 */
+            openingId: number;
+            /** Format: date-time */
+            opensAt: string;
+            /** @description the capacity of the opening's slots */
+            places: number;
+            /** @description their places taken */
+            sold: number;
+            /** @description the queue's size */
+            people: number;
+            /** @description positions admitted */
+            admitted: number;
+            /** @description places taken by people of the queue */
+            servedFromQueue: number;
+            /** @description from the opening to the first place taken */
+            firstSaleSeconds?: number;
+            /** @description from the opening to the last place taken, once sold out */
+            sellOutSeconds?: number;
+            /** @description pairs of people of the queue of whom the later position was served first */
+            inversions: number;
+            /** @description the same, within one slot */
+            laneInversions: number;
+            /** @description the booking requests this instance answered for the opening's slots since it started */
+            requests: {
+                total: number;
+                /** @description by outcome: created, replayed or a problem code */
+                outcomes: {
+                    [key: string]: number;
+                };
+                p50Ms: number;
+                p99Ms: number;
+            };
+        };
+        /** @description An opening's published draw of its pre-queue. Check it with `slotd verify-draw --file`: SHA-256(seed) must be seedCommitment, and registrationIds (here the queue entry ids of those who joined before the opening) the order that algorithm version algorithmVersion gives from the seed and the ids (docs/clinic.md, waiting rooms). */
+        OpeningDraw: {
+            /** Format: int64 */
+            openingId: number;
+            /** @enum {integer} */
+            algorithmVersion: 1;
+            /** @description the 32-byte seed, hex */
+            seed: string;
+            seedCommitment: string;
+            /** Format: date-time */
+            drawnAt: string;
+            /** @description the pre-queue's entry ids in position order (position 1 first) */
+            registrationIds: number[];
+        };
     };
     responses: {
         /** @description An error (RFC 9457 problem details). */
@@ -4045,6 +4254,8 @@ export interface operations {
             header: {
                 /** @description 1-64 visible ASCII characters; a retry with the same key answers the original result */
                 "Idempotency-Key": string;
+                /** @description the admission token of an opening's waiting room (GET /api/openings/{id}/queue once admitted); required to book a slot of an announced opening, ignored otherwise */
+                "Slotd-Admission"?: string;
             };
             path?: never;
             cookie?: never;
@@ -4123,7 +4334,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient). */
+            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-admitted (a slot of an announced opening booked without its admission: Slotd-Admission). */
             409: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
@@ -7198,6 +7409,262 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    announceOpening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: int64 */
+                    scheduleId: number;
+                    /**
+                     * Format: date-time
+                     * @description the instant the schedule's slots open for booking (their opensAt); in the future
+                     */
+                    opensAt: string;
+                };
+            };
+        };
+        responses: {
+            /** @description announced; the seed's SHA-256 is public from now, the seed once the pre-queue is drawn */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Opening"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            /** @description conflict: this opening is announced already, or the server has no key to sign admissions. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listOpenings: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a page of openings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getOpening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the opening */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Opening"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getMyPlace: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the caller's place */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningPlace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    joinOpening: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a retry: the place taken before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningPlace"];
+                };
+            };
+            /** @description a place taken */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningPlace"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description forbidden: only patients take a place */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            404: components["responses"]["NotFound"];
+            /** @description booking-blocked: the patient's record is deactivated or erased. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getOpeningReport: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getOpeningDraw: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the draw */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningDraw"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            /** @description not-open-yet: the queue is drawn at the opening (opensAt says when). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];

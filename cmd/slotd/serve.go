@@ -40,6 +40,7 @@ type serveFlags struct {
 	logFormat   string
 	dbTimeout   time.Duration
 	bookingRate int
+	admitRate   int
 	bookingPer  time.Duration
 	reminders   string
 	// reminderOffsets is reminders parsed, by check.
@@ -108,6 +109,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.StringVar(&f.logFormat, "log-format", "text", "text or json")
 	fs.DurationVar(&f.dbTimeout, "db-timeout", 5*time.Second, "longest wait for one database call before answering 503")
 	fs.IntVar(&f.bookingRate, "booking-rate", 5, "booking attempts allowed per patient per --booking-window")
+	fs.IntVar(&f.admitRate, "admit-rate", 20, "the least rate (a second) at which the waiting rooms admit while the lanes have room; above it admission follows the bookings answered")
 	fs.DurationVar(&f.bookingPer, "booking-window", 10*time.Second, "window of the per-patient booking rate limit")
 	fs.StringVar(&f.reminders, "reminders", "24h,2h", "offsets before a BOOKED appointment at which a reminder is sent (empty: none; a schedule may override)")
 	fs.DurationVar(&f.shutdownWait, "shutdown-timeout", 15*time.Second, "how long to let requests finish on SIGINT/SIGTERM")
@@ -238,6 +240,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		OnRefusedToken: m.TokenRefused, LoginKey: service.SigninPhoneKey(signer.DeriveKey(service.SigninPhoneKeyPurpose)),
 		Payments: provider, Currency: f.locale.cur.Code,
 		CheckInCodes: booking.NewCheckInCodes(signer.DeriveKey(booking.CheckInKeyPurpose)),
+		WaitingRoom: service.WaitingRoomOptions{Tokens: booking.NewAdmissionTokens(signer.DeriveKey(booking.AdmissionKeyPurpose)),
+			AdmitPerSecond: f.admitRate},
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)
@@ -298,6 +302,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	processorDone := make(chan struct{})
 	go func() { defer close(processorDone); svc.RunRoundProcessor(pctx, 0) }()
 	defer func() { stopProcessor(); <-processorDone }()
+	// The waiting rooms draw and admit at every tick, on every instance
+	// (the store lets one of them move an opening per tick).
+	wctx, stopRooms := context.WithCancel(ctx)
+	roomsDone := make(chan struct{})
+	go func() { defer close(roomsDone); svc.RunWaitingRooms(wctx) }()
+	defer func() { stopRooms(); <-roomsDone }()
 	var draining atomic.Bool
 	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {

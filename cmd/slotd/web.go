@@ -131,6 +131,24 @@ func (o observers) LotteryRegistered(outcome string) {
 	}
 }
 
+// OpeningJoined and OpeningAdmitted go to the observers that count the
+// waiting rooms.
+func (o observers) OpeningJoined(outcome string) {
+	for _, x := range o {
+		if w, ok := x.(service.WaitingRoomObserver); ok {
+			w.OpeningJoined(outcome)
+		}
+	}
+}
+
+func (o observers) OpeningAdmitted(n int, rate float64) {
+	for _, x := range o {
+		if w, ok := x.(service.WaitingRoomObserver); ok {
+			w.OpeningAdmitted(n, rate)
+		}
+	}
+}
+
 func (o observers) LotteryDrawn(trigger string, registrants int) {
 	for _, x := range o {
 		if l, ok := x.(service.LotteryObserver); ok {
