@@ -29,7 +29,7 @@ var serviceReads = map[string]bool{
 	// changes state through ConfirmPayment and SettleRefund, audited there.
 	"Checkout": true, "ProviderName": true, "PaymentNotification": true,
 	"CheckInCode": true, // a signature of the id, no read at all
-	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true,
+	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
