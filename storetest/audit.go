@@ -31,7 +31,7 @@ var serviceReads = map[string]bool{
 	// A day against the provider's statement: a report, kept in memory only.
 	"ReconcileStatement": true, "LastStatementCheck": true,
 	"CheckInCode": true, // a signature of the id, no read at all
-	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true,
+	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
 	"Timeout":        true,
 	"ActFor":         true, // the caller rule: a decision and at most a read
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
