@@ -67,7 +67,7 @@ func Codes() []Code {
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
 		CodeNotYourTurn,
-		CodeQueueEmpty, CodeNotCalled,
+		CodeQueueEmpty, CodeNotCalled, CodeServiceNotOffered,
 	}
 }
 
