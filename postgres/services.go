@@ -132,7 +132,7 @@ const (
 	// that under READ COMMITTED its snapshot is taken after the locks and
 	// sees what their previous holders committed.
 	sqlReadVisitRun = `SELECT ` + slotColumns + ` FROM slots WHERE id = ANY($1) ORDER BY start_at`
-	sqlVisitKey = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
+	sqlVisitKey     = `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id
 		WHERE a.patient_id = $1 AND a.idempotency_key = $2`
 	// sqlVisitPatient: is the patient missing, holding a place in one of
 	// the run's slots, or holding another appointment overlapping [$3, $4)?
