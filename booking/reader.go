@@ -22,6 +22,7 @@ type Reader interface {
 	GetSlot(ctx context.Context, id int64) (Slot, error)
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
 	ListSlotsPage(ctx context.Context, p SlotPage) ([]Slot, error)
+	ListServices(ctx context.Context, f ServiceFilter, p Page) ([]Service, error)
 
 	ListRooms(ctx context.Context, f RoomFilter) ([]Room, error)
 	GetRound(ctx context.Context, id int64) (Round, error)

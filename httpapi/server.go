@@ -219,12 +219,17 @@ func (s *server) routes() {
 	s.handle("GET /api/doctors/{id}/slots", s.public(s.listSlots))
 	s.handle("GET /api/doctors/{id}/availability", s.public(s.availability))
 	s.handle("GET /api/slots/{id}", s.public(s.getSlot))
+	s.handle("GET /api/services", s.public(s.listServices))
+	s.handle("GET /api/services/{id}", s.public(s.getService))
 
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
 	s.handle("GET /api/admin/departments", s.admin(s.listAllDepartments))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
 	s.handle("GET /api/admin/doctors", s.admin(s.listAllDoctors))
+	s.handle("POST /api/admin/services", s.admin(s.createService))
+	s.handle("GET /api/admin/services", s.admin(s.listAllServices))
+	s.handle("PATCH /api/admin/services/{id}", s.admin(s.updateService))
 	s.handle("POST /api/admin/patients", s.admin(s.createPatient))
 	s.handle("GET /api/admin/patients", s.admin(s.findPatients))
 	s.handle("GET /api/admin/patients/{id}", s.admin(s.getPatient))
