@@ -88,3 +88,26 @@ func TestDecideVisitHeldWithAFee(t *testing.T) {
 		t.Fatalf("%+v", d)
 	}
 }
+
+func TestFreePlaces(t *testing.T) {
+	_, rd, now := visitFixture()
+	svc := *rd.Service
+	svc.DoctorIDs = []int64{7, 8}
+	// Doctor 8: two consecutive free slots at the same start as doctor 7's.
+	other := []Slot{rd.Run[0], rd.Run[1], rd.Run[2]}
+	for i := range other {
+		other[i].ID, other[i].DoctorID = int64(20+i), 8
+	}
+	rd.Run[1].BookedCount = 2 // doctor 7's second slot full: no run over it
+	places := FreePlaces(svc, append(rd.Run, other...), now)
+	// Doctor 7 can start only at its third slot (third, fourth: 30 of 45
+	// minutes, so not even there); doctor 8 at its first.
+	if len(places) != 1 || places[0].DoctorID != 8 || places[0].SlotID != 20 || !places[0].EndAt.Equal(other[2].EndAt) {
+		t.Fatalf("places %+v", places)
+	}
+	svc.Minutes = 15
+	places = FreePlaces(svc, append(rd.Run, other...), now)
+	if len(places) != 6 || places[0].DoctorID != 7 || places[1].DoctorID != 8 || !places[1].StartAt.Equal(places[0].StartAt) {
+		t.Fatalf("15-minute places %+v", places)
+	}
+}

@@ -74,6 +74,7 @@ var authorization = map[string]access{
 	"GET /api/slots/{id}":                         public,
 	"GET /api/services":                           public,
 	"GET /api/services/{id}":                      public,
+	"GET /api/availability":                       public,
 	"GET /api/rounds/{id}":                        public,
 	"GET /api/rounds/{id}/slots":                  public,
 	"GET /api/rounds/{id}/draw":                   public,

@@ -84,3 +84,45 @@ func TestServicesAndVisits(t *testing.T) {
 	e.do(call{method: "POST", path: "/api/appointments", token: other, header: map[string]string{"Idempotency-Key": "o-3"},
 		body: slotBody(sls[2].ID)}).expect(t, 201)
 }
+
+// TestFirstAvailable: the earliest places for a service across its
+// doctors, paged, and the refusals of a bad question.
+func TestFirstAvailable(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	start := t0.Add(48 * time.Hour)
+	for _, doc := range []int64{f.doctor.ID, f.doctor2.ID} {
+		for i := range 3 {
+			e.slot(f, 1, func(s *booking.Slot) {
+				s.DoctorID, s.StartAt = doc, start.Add(time.Duration(i)*15*time.Minute)
+				s.EndAt = s.StartAt.Add(15 * time.Minute)
+			})
+		}
+	}
+	svc, err := e.db.CreateService(t.Context(), booking.Service{Name: "Consultation", Minutes: 30, Level: booking.LevelOrdinary,
+		DoctorIDs: []int64{f.doctor.ID, f.doctor2.ID}, Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var page struct {
+		Items []booking.Place
+		Next  *string
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&limit=3", svc.ID)}).expect(t, 200).decode(t, &page)
+	if len(page.Items) != 3 || page.Next == nil || !page.Items[0].StartAt.Equal(start) || page.Items[0].DoctorID != f.doctor.ID ||
+		page.Items[1].DoctorID != f.doctor2.ID || !page.Items[0].EndAt.Equal(start.Add(30*time.Minute)) {
+		t.Fatalf("first page %+v", page)
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&limit=3&cursor=%s", svc.ID, *page.Next)}).expect(t, 200).decode(t, &page)
+	if len(page.Items) != 1 || page.Next != nil {
+		t.Fatalf("second page %+v", page)
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&from=%s", svc.ID, start.Add(20*time.Minute).Format(time.RFC3339))}).
+		expect(t, 200).decode(t, &page)
+	if len(page.Items) != 0 {
+		t.Fatalf("from after the last run: %+v", page)
+	}
+	e.do(call{method: "GET", path: "/api/availability", invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&from=tomorrow", svc.ID), invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	e.do(call{method: "GET", path: "/api/availability?service=999999"}).expect(t, 404, booking.CodeNotFound)
+}

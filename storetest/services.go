@@ -323,3 +323,29 @@ func testRaceVisits(t *testing.T, h Harness) {
 	checkInvariants(t, h, s)
 	reconciled(t, s)
 }
+
+// testListOpenSlots: the read of first-available, by doctor then start,
+// open slots only, bounded.
+func testListOpenSlots(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	a := f.run(3, 1, 15*time.Minute)
+	b := f.slot(1, onDoctor(f.doctor2.ID), startsAt(a[0].StartAt))
+	f.slot(1, onDoctor(f.doctor2.ID), startsAt(a[2].StartAt), closed())
+	got, err := s.ListOpenSlots(f.ctx, []int64{f.doctor2.ID, f.doctor.ID}, a[0].StartAt, a[2].EndAt, 10)
+	must(t, err)
+	ids := []int64{}
+	for _, sl := range got {
+		ids = append(ids, sl.ID)
+	}
+	want := []int64{a[0].ID, a[1].ID, a[2].ID, b.ID}
+	if f.doctor2.ID < f.doctor.ID {
+		want = []int64{b.ID, a[0].ID, a[1].ID, a[2].ID}
+	}
+	if fmt.Sprint(ids) != fmt.Sprint(want) {
+		t.Fatalf("open slots %v, want %v", ids, want)
+	}
+	if got, err := s.ListOpenSlots(f.ctx, []int64{f.doctor.ID}, a[0].StartAt, a[2].EndAt, 2); err != nil || len(got) != 2 {
+		t.Fatalf("limited: %d, %v", len(got), err)
+	}
+}

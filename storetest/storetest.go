@@ -79,6 +79,7 @@ func Run(t *testing.T, h Harness) {
 		{"VisitRefusals", testVisitRefusals},
 		{"VisitHeldExpires", testVisitHeldExpires},
 		{"RaceVisits", testRaceVisits},
+		{"ListOpenSlots", testListOpenSlots},
 		{"People", testPeople},
 		{"RaceAddPeople", testRaceAddPeople},
 		{"BookForPerson", testBookForPerson},

@@ -1694,6 +1694,22 @@ type PersonPatchRelation string
 // PersonPatchSex defines model for PersonPatch.Sex.
 type PersonPatchSex string
 
+// Place where a visit of the service can start: book it with POST /api/appointments {"slotId", "service"}
+type Place struct {
+	DoctorId int64     `json:"doctorId"`
+	EndAt    time.Time `json:"endAt"`
+	SlotId   int64     `json:"slotId"`
+	StartAt  time.Time `json:"startAt"`
+}
+
+// PlacePage places by start, then doctor
+type PlacePage struct {
+	Items []Place `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
+}
+
 // Policy How patients book, cancel and are blocked; 0 turns a rule off. Clinic defaults: maxActive 10, maxPerDay 3 (on), cancelCutoffHours 0, noShowLimit 0 (off); check-in opens checkInBeforeMinutes (60) before the start and closes checkInAfterMinutes (15) after it (absent in a PUT: those defaults). Refunds: all 0 pays everything back until the start.
 type Policy struct {
 	// CancelCutoffHours a patient cancels only until this many hours before the start; staff always can
@@ -2654,6 +2670,21 @@ type CheckoutAppointmentJSONBody struct {
 type RescheduleAppointmentParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
 	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// FirstAvailableParams defines parameters for FirstAvailable.
+type FirstAvailableParams struct {
+	// Service the service (GET /api/services)
+	Service int64 `form:"service" json:"service"`
+
+	// From RFC 3339; the search starts there
+	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
+
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
 // ListDepartmentsParams defines parameters for ListDepartments.
@@ -3895,6 +3926,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/appointments/{id}/reschedule (the `RescheduleAppointment` operationId).
 	RescheduleAppointment(ctx context.Context, id int64, params *RescheduleAppointmentParams, body RescheduleAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// FirstAvailable First available: the earliest places for a service
+	//
+	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+	//
+	// Corresponds with GET /api/availability (the `FirstAvailable` operationId).
+	FirstAvailable(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListDepartments List departments
 	//
@@ -5835,6 +5873,23 @@ func (c *Client) RescheduleAppointmentWithBody(ctx context.Context, id int64, pa
 // Corresponds with POST /api/appointments/{id}/reschedule (the `RescheduleAppointment` operationId).
 func (c *Client) RescheduleAppointment(ctx context.Context, id int64, params *RescheduleAppointmentParams, body RescheduleAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewRescheduleAppointmentRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// FirstAvailable First available: the earliest places for a service
+//
+// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+//
+// Corresponds with GET /api/availability (the `FirstAvailable` operationId).
+func (c *Client) FirstAvailable(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewFirstAvailableRequest(c.Server, params)
 	if err != nil {
 		return nil, err
 	}
@@ -9791,6 +9846,92 @@ func NewRescheduleAppointmentRequestWithBody(server string, id int64, params *Re
 	return req, nil
 }
 
+// NewFirstAvailableRequest constructs an http.Request for the FirstAvailable method
+func NewFirstAvailableRequest(server string, params *FirstAvailableParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/availability")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "service", params.Service, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.From != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewListDepartmentsRequest constructs an http.Request for the ListDepartments method
 func NewListDepartmentsRequest(server string, params *ListDepartmentsParams) (*http.Request, error) {
 	var err error
@@ -12801,6 +12942,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/appointments/{id}/reschedule (the `RescheduleAppointment` operationId).
 	RescheduleAppointmentWithResponse(ctx context.Context, id int64, params *RescheduleAppointmentParams, body RescheduleAppointmentJSONRequestBody, reqEditors ...RequestEditorFn) (*RescheduleAppointmentResponse, error)
+
+	// FirstAvailableWithResponse First available: the earliest places for a service
+	//
+	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/availability (the `FirstAvailable` operationId).
+	FirstAvailableWithResponse(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*FirstAvailableResponse, error)
 
 	// ListDepartmentsWithResponse List departments
 	//
@@ -20207,6 +20357,103 @@ func (r RescheduleAppointmentResponse) ContentType() string {
 	return ""
 }
 
+// FirstAvailableResponse429Headers the declared response headers of an HTTP 429 response for FirstAvailable
+type FirstAvailableResponse429Headers struct {
+	RetryAfter *int
+}
+
+// FirstAvailableResponse503Headers the declared response headers of an HTTP 503 response for FirstAvailable
+type FirstAvailableResponse503Headers struct {
+	RetryAfter *int
+}
+
+type FirstAvailableResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PlacePage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *FirstAvailableResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *FirstAvailableResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r FirstAvailableResponse) GetJSON200() *PlacePage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r FirstAvailableResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r FirstAvailableResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r FirstAvailableResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r FirstAvailableResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListDepartmentsResponse429Headers the declared response headers of an HTTP 429 response for ListDepartments
 type ListDepartmentsResponse429Headers struct {
 	RetryAfter *int
@@ -26473,6 +26720,21 @@ func (c *ClientWithResponses) RescheduleAppointmentWithResponse(ctx context.Cont
 		return nil, err
 	}
 	return ParseRescheduleAppointmentResponse(rsp)
+}
+
+// FirstAvailableWithResponse First available: the earliest places for a service
+//
+// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/availability (the `FirstAvailable` operationId).
+func (c *ClientWithResponses) FirstAvailableWithResponse(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*FirstAvailableResponse, error) {
+	rsp, err := c.FirstAvailable(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseFirstAvailableResponse(rsp)
 }
 
 // ListDepartmentsWithResponse List departments
@@ -34046,6 +34308,97 @@ func ParseRescheduleAppointmentResponse(rsp *http.Response) (*RescheduleAppointm
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers RescheduleAppointmentResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseFirstAvailableResponse parses an HTTP response from a FirstAvailableWithResponse call
+func ParseFirstAvailableResponse(rsp *http.Response) (*FirstAvailableResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &FirstAvailableResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PlacePage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers FirstAvailableResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers FirstAvailableResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

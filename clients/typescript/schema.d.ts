@@ -1890,6 +1890,26 @@ export interface paths {
         patch: operations["updateService"];
         trace?: never;
     };
+    "/api/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * First available: the earliest places for a service
+         * @description The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+         */
+        get: operations["firstAvailable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3241,6 +3261,22 @@ export interface components {
         /** @description services by id */
         ServicePage: {
             items: components["schemas"]["Service"][];
+            next: components["schemas"]["PageNext"];
+        };
+        /** @description where a visit of the service can start: book it with POST /api/appointments {"slotId", "service"} */
+        Place: {
+            /** Format: int64 */
+            doctorId: number;
+            /** Format: int64 */
+            slotId: number;
+            /** Format: date-time */
+            startAt: string;
+            /** Format: date-time */
+            endAt: string;
+        };
+        /** @description places by start, then doctor */
+        PlacePage: {
+            items: components["schemas"]["Place"][];
             next: components["schemas"]["PageNext"];
         };
     };
@@ -7298,6 +7334,41 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    firstAvailable: {
+        parameters: {
+            query: {
+                /** @description the service (GET /api/services) */
+                service: number;
+                /** @description RFC 3339; the search starts there */
+                from?: string;
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description places */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlacePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];
