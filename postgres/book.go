@@ -19,8 +19,7 @@ const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.q
 
 func scanAppointment(r pgx.Row, extra ...any) (booking.Appointment, error) {
 	var a booking.Appointment
-	err := r.Scan(append([]any{&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
-		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID, &a.ServiceID}, extra...)...)
+	err := r.Scan(append(apptScanTargets(&a), extra...)...)
 	utcAppointment(&a)
 	return a, err
 }
