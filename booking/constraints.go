@@ -18,6 +18,7 @@ const (
 	ConPatientPhone      = "patients_phone_index_key"
 	ConPatientNationalID = "patients_national_id_index_key"
 	ConApplicationKey    = "round_applications_patient_key_key"
+	ConServiceName       = "services_name_key"
 	// One current call per doctor and day; one appointment per call
 	// number of the day (booking/queue.go).
 	ConQueueOneCalled = "queue_steps_one_called"
@@ -33,6 +34,7 @@ const (
 // reaches a client.
 var constraintErrors = map[string]func() *Error{
 	ConDepartmentName: func() *Error { return Errorf(CodeConflict, "a department with this name already exists") },
+	ConServiceName:    func() *Error { return Errorf(CodeConflict, "a service with this name already exists") },
 	ConSlotResourceStart: func() *Error {
 		return Errorf(CodeConflict, "the doctor already has a slot starting at this time")
 	},

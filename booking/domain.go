@@ -244,6 +244,9 @@ type Appointment struct {
 	// are exempt from the overlap rule (invariant 3): a student holds a
 	// room for the whole term, which any other appointment overlaps.
 	RoundID int64 `json:"roundId,omitempty"`
+	// ServiceID is the service booked (a visit, booking/visit.go), 0 for
+	// a plain booking of one slot.
+	ServiceID int64 `json:"serviceId,omitempty"`
 }
 
 // Sources lists the states from which an appointment may move to `to`, in

@@ -70,7 +70,7 @@ func Codes() []Code {
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
 		CodeNotYourTurn, CodeNotAdmitted,
-		CodeQueueEmpty, CodeNotCalled,
+		CodeQueueEmpty, CodeNotCalled, CodeServiceNotOffered,
 		CodeNationalIDRequired, CodeNationalIDTaken,
 	}
 }

@@ -74,7 +74,7 @@ type RescheduleResult struct {
 // DecideReschedule decides r from rd at now. The answers, in order: the
 // appointment not found (or another patient's); a replay (or
 // key-reused); not active (invalid-transition) or started; the target slot
-// not found, the same slot, a round's slot (allocations are not moved);
+// not found, the same slot, a service's visit, a round's slot (allocations are not moved);
 // the target's own refusal (closed, not open yet); another fee; already
 // booked there; overlapping; full. The patient's own old appointment does
 // not count against the overlap rule.
@@ -96,6 +96,10 @@ func DecideReschedule(r RescheduleRequest, rd RescheduleReads, now time.Time) Re
 		return fail(Errorf(CodeCancelCutoff, "appointments can be moved only until %d hours before they start; please call the clinic", int(rd.Cutoff.Hours())))
 	case a.RoundID != 0:
 		return fail(Errorf(CodeInvalidRequest, "a round's allocation cannot be rescheduled"))
+	case a.ServiceID != 0:
+		// A visit holds a run of its doctor's slots (booking/visit.go):
+		// moving it is a new visit's decision, not one slot's.
+		return fail(Errorf(CodeInvalidRequest, "an appointment for a service cannot be moved; cancel it and book again"))
 	case rd.To == nil:
 		return fail(NotFound("slot"))
 	case rd.To.ID == a.SlotID:

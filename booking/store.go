@@ -77,6 +77,7 @@ type Store interface {
 	LotteryStore
 	QueueStore
 	OpeningStore
+	ServiceStore
 }
 
 // QueueRange is one doctor's local day: its date and its bounds [From, To).

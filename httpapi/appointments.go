@@ -18,6 +18,9 @@ func idempotencyKey(r *http.Request) (string, error) {
 type bookRequest struct {
 	SlotID    int64  `json:"slotId"`
 	PatientID *int64 `json:"patientId"`
+	// Service names the service booked from the slot (a visit of its
+	// duration); a plain body without it books the one slot.
+	Service *int64 `json:"service"`
 }
 
 // book takes a place.
@@ -32,9 +35,10 @@ func (s *server) book(w http.ResponseWriter, r *http.Request, c auth.Claims) err
 // bookingAttempt is a checked booking request: whose, under which key,
 // for which slot.
 type bookingAttempt struct {
-	acting booking.Acting
-	key    string
-	slotID int64
+	acting    booking.Acting
+	key       string
+	slotID    int64
+	serviceID int64 // 0: the slot alone
 }
 
 // readBooking checks a booking request (POST /api/appointments, and the
@@ -57,6 +61,9 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	}
 	if !validID(in.SlotID) {
 		return bookingAttempt{}, fieldErrorf("/slotId", "slotId must be an id 1 to %d", int64(booking.MaxID))
+	}
+	if in.Service != nil && !validID(*in.Service) {
+		return bookingAttempt{}, fieldErrorf("/service", "service must be an id 1 to %d", int64(booking.MaxID))
 	}
 	if in.PatientID != nil && !validID(*in.PatientID) {
 		return bookingAttempt{}, fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
@@ -81,14 +88,23 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	// A waiting room's admission (docs/clinic.md, "Waiting rooms"); the
 	// Service verifies it, and a slot without a room never looks at it.
 	acting.Admission = r.Header.Get(AdmissionHeader)
-	return bookingAttempt{acting: acting, key: key, slotID: in.SlotID}, nil
+	at := bookingAttempt{acting: acting, key: key, slotID: in.SlotID}
+	if in.Service != nil {
+		at.serviceID = *in.Service
+	}
+	return at, nil
 }
 
 // answerBooking decides a checked attempt through the Service (lanes,
 // gates, idempotency) and answers 201 with the new appointment or 200
 // with the original one of a retry.
 func (s *server) answerBooking(w http.ResponseWriter, r *http.Request, at bookingAttempt) error {
-	res := s.svc.BookFor(r.Context(), at.acting, at.slotID, at.key)
+	var res booking.BookResult
+	if at.serviceID != 0 {
+		res = s.svc.BookVisitFor(r.Context(), at.acting, at.slotID, at.serviceID, at.key)
+	} else {
+		res = s.svc.BookFor(r.Context(), at.acting, at.slotID, at.key)
+	}
 	if res.Err != nil {
 		return res.Err
 	}

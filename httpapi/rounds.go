@@ -400,6 +400,9 @@ func (s *server) apply(w http.ResponseWriter, r *http.Request, c auth.Claims) er
 	if err != nil {
 		return err
 	}
+	if at.serviceID != 0 {
+		return fieldErrorf("/service", "an application to a round names no service")
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	sl, err := s.store.GetSlot(ctx, at.slotID)
 	err = storeErr(ctx, err)

@@ -108,6 +108,7 @@ type server struct {
 	storeTimeout time.Duration
 	metrics      *metrics.Metrics
 	lists        *listCache
+	avail        *listCache // first-available answers by service (availability.go)
 	quietLog     bool
 	bench        bool
 	mux          *http.ServeMux
@@ -169,6 +170,7 @@ func newServer(cfg Config) *server {
 		storeTimeout: cfg.Service.Timeout(), // the Service owns the bound of every database call
 		metrics:      cfg.Metrics,
 		lists:        newListCache(cfg.ListCacheTTL),
+		avail:        newListCache(cfg.ListCacheTTL),
 		quietLog:     cfg.QuietAccessLog,
 		bench:        cfg.BenchEndpoints,
 		mux:          http.NewServeMux(),
@@ -219,12 +221,18 @@ func (s *server) routes() {
 	s.handle("GET /api/doctors/{id}/slots", s.public(s.listSlots))
 	s.handle("GET /api/doctors/{id}/availability", s.public(s.availability))
 	s.handle("GET /api/slots/{id}", s.public(s.getSlot))
+	s.handle("GET /api/services", s.public(s.listServices))
+	s.handle("GET /api/services/{id}", s.public(s.getService))
+	s.handle("GET /api/availability", s.public(s.firstAvailable))
 
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
 	s.handle("GET /api/admin/departments", s.admin(s.listAllDepartments))
 	s.handle("POST /api/admin/doctors", s.admin(s.createDoctor))
 	s.handle("GET /api/admin/doctors", s.desk(s.listAllDoctors))
+	s.handle("POST /api/admin/services", s.admin(s.createService))
+	s.handle("GET /api/admin/services", s.admin(s.listAllServices))
+	s.handle("PATCH /api/admin/services/{id}", s.admin(s.updateService))
 	s.handle("POST /api/admin/patients", s.desk(s.createPatient))
 	s.handle("GET /api/admin/patients", s.desk(s.findPatients))
 	s.handle("GET /api/admin/patients/{id}", s.desk(s.getPatient))

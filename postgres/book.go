@@ -15,12 +15,11 @@ import (
 // apptColumns reads an appointment joined as a with its slot as s (for the
 // doctor, which is the slot's resource).
 const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
-	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0)`
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0), COALESCE(a.service_id, 0)`
 
 func scanAppointment(r pgx.Row, extra ...any) (booking.Appointment, error) {
 	var a booking.Appointment
-	err := r.Scan(append([]any{&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
-		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID}, extra...)...)
+	err := r.Scan(append(apptScanTargets(&a), extra...)...)
 	utcAppointment(&a)
 	return a, err
 }

@@ -615,12 +615,18 @@ const (
 	// the slots. It has no ORDER BY (Reconcile sorts the few rows it
 	// returns): ordering by id makes the planner walk all of slots_pkey
 	// for a merge join, over ten times the pages of the sequential scan.
-	// Places kept for the waitlist (offer_pending) are taken places too.
-	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0) + s.offer_pending
+	// Places kept for the waitlist (offer_pending) are taken places too,
+	// and so are the further places of active visits (appointment_places).
+	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending
 		FROM slots s LEFT JOIN (
 			SELECT slot_id, count(*)::integer AS n FROM appointments
 			WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id) c ON c.slot_id = s.id
-		WHERE s.booked_count <> COALESCE(c.n, 0) + s.offer_pending OR COALESCE(c.n, 0) + s.offer_pending > s.capacity`
+		LEFT JOIN (` + sqlVisitPlaces + ` GROUP BY p.slot_id) v ON v.slot_id = s.id
+		WHERE s.booked_count <> COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending
+		   OR COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending > s.capacity`
+	// sqlVisitPlaces counts active visits' further places per slot.
+	sqlVisitPlaces = `SELECT p.slot_id, count(*)::integer AS n FROM appointment_places p
+			JOIN appointments a ON a.id = p.appointment_id WHERE a.status IN ` + booking.ActiveSQL
 	// sqlDuplicateActives finds patients holding a slot twice, which the
 	// partial unique index should make impossible; the check is there for
 	// when it was dropped or corrupted, so it reads the table, not the index.
@@ -648,6 +654,8 @@ const (
 	sqlLockSlots   = `SELECT id, capacity, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	sqlCountActive = `SELECT s.id, (SELECT count(*) FROM appointments a
 			WHERE a.slot_id = s.id AND a.status IN ` + booking.ActiveSQL + `)::integer + s.offer_pending
+		     + (SELECT count(*) FROM appointment_places p JOIN appointments a ON a.id = p.appointment_id
+			WHERE p.slot_id = s.id AND a.status IN ` + booking.ActiveSQL + `)::integer
 		FROM slots s WHERE s.id = ANY($1)`
 	sqlSetCounters = `UPDATE slots SET booked_count = v.n FROM unnest($1::bigint[], $2::integer[]) AS v(id, n)
 		WHERE slots.id = v.id`

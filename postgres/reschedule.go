@@ -184,5 +184,5 @@ func (s *Store) writeReschedule(ctx context.Context, tx pgx.Tx, r booking.Resche
 // carries an appointment after other columns.
 func apptScanTargets(a *booking.Appointment) []any {
 	return []any{&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &a.Status, &a.QueueNumber, &a.StartAt, &a.EndAt,
-		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID}
+		&a.HoldExpiresAt, &a.CreatedAt, &a.UpdatedAt, &a.IdempotencyKey, &a.Fingerprint, &a.RoundID, &a.ServiceID}
 }

@@ -45,6 +45,7 @@ var descriptions = map[booking.Code]string{
 	booking.CodeUnavailable:           "A dependency (the database) is not answering: retry after Retry-After seconds; a booking retried with its key is never made twice.",
 	booking.CodeQueueEmpty:            "Nobody of the doctor's day has checked in and waits to be called: call again when someone arrives.",
 	booking.CodeNotCalled:             "Recall, skip and start act on the patient the doctor called last and has not started, skipped or completed; call the next patient first.",
+	booking.CodeServiceNotOffered:     "The doctor does not offer this service, or their slots from this time do not cover its whole duration without a gap: choose another time or another doctor (GET /api/availability).",
 	booking.CodeFeeDiffers:            "A reschedule keeps the price: the new slot must have the same fee as the appointment's. Choose a slot with that fee, or cancel and book anew.",
 	booking.CodeInternal:              "A bug in the service: it was logged with the request id (X-Request-Id). Retrying may not help.",
 }

@@ -76,6 +76,8 @@ var specs = map[booking.Code]Spec{
 	// The doctor's queue (booking/queue.go).
 	booking.CodeQueueEmpty: {http.StatusConflict, "Nobody is waiting"},
 	booking.CodeNotCalled:  {http.StatusConflict, "Not the patient called now"},
+	// A visit of a service (booking/visit.go).
+	booking.CodeServiceNotOffered: {http.StatusConflict, "Service not offered here"},
 }
 
 // Of returns code's spec; an unknown code is internal.

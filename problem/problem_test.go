@@ -26,7 +26,7 @@ func TestProblemStatuses(t *testing.T) {
 		booking.CodeConflict: 409, booking.CodeSlotFull: 409, booking.CodeAlreadyBooked: 409, booking.CodeOverlapping: 409,
 		booking.CodeQuotaExceeded: 409, booking.CodeNotOpenYet: 409, booking.CodeSlotClosed: 409, booking.CodeAlreadyStarted: 409,
 		booking.CodeInvalidTransition: 409, booking.CodeKeyInUse: 409, booking.CodeKeyReused: 422, booking.CodeRateLimited: 429,
-		booking.CodePaymentRejected: 409, booking.CodeBadSignature: 401, booking.CodeFeeDiffers: 409,
+		booking.CodePaymentRejected: 409, booking.CodeBadSignature: 401, booking.CodeFeeDiffers: 409, booking.CodeServiceNotOffered: 409,
 		booking.CodeOverloaded: 503, booking.CodeUnavailable: 503, booking.CodeInternal: 500,
 	}
 	for c, st := range want {

@@ -156,6 +156,22 @@ func (g *gates) released(slotID int64) {
 	}
 }
 
+// releasedSpan clears the full marks of doctorID's slots starting in
+// [from, to): a visit of a service that held them was given back. It
+// walks every entry (a visit's release is rare beside bookings); a slot
+// whose information is not loaded keeps its mark until FullTTL.
+func (g *gates) releasedSpan(doctorID int64, from, to time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.releases++
+	for id, e := range g.slots {
+		if e.slot.DoctorID == doctorID && !e.slot.StartAt.Before(from) && e.slot.StartAt.Before(to) {
+			e.fullUntil, e.released = time.Time{}, g.releases
+			g.slots[id] = e
+		}
+	}
+}
+
 // forget drops what the gates know of slotID (it was closed, reopened or
 // resized by this instance).
 func (g *gates) forget(slotID int64) {

@@ -268,6 +268,10 @@ func (s *Service) tellWatchers(c Change) {
 // and caches drop it.
 func (s *Service) released(a booking.Appointment) {
 	s.gates.released(a.SlotID)
+	if a.ServiceID != 0 {
+		// A visit gave back its further slots too (booking/visit.go).
+		s.gates.releasedSpan(a.DoctorID, a.StartAt, a.EndAt)
+	}
 	s.tellWatchers(Change{SlotID: a.SlotID, DoctorID: a.DoctorID})
 	s.publish(booking.Signal{Kind: booking.SignalReleased, SlotID: a.SlotID, DoctorID: a.DoctorID})
 }

@@ -12,20 +12,20 @@ import (
 
 // apptCols selects an appointment with its doctor (the slot's resource).
 const apptCols = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
-	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, a.round_id`
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, a.round_id, a.service_id`
 
 const apptFrom = ` FROM appointments a JOIN slots s ON s.id = a.slot_id `
 
 func scanAppt(sc interface{ Scan(...any) error }) (booking.Appointment, error) {
 	var a booking.Appointment
 	var start, end, created, updated int64
-	var hold, round sql.NullInt64
+	var hold, round, service sql.NullInt64
 	var status string
 	if err := sc.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &status, &a.QueueNumber, &start, &end,
-		&hold, &created, &updated, &a.IdempotencyKey, &a.Fingerprint, &round); err != nil {
+		&hold, &created, &updated, &a.IdempotencyKey, &a.Fingerprint, &round, &service); err != nil {
 		return a, err
 	}
-	a.RoundID = round.Int64
+	a.RoundID, a.ServiceID = round.Int64, service.Int64
 	a.Status = booking.Status(status)
 	a.StartAt, a.EndAt, a.CreatedAt, a.UpdatedAt = fromTS(start), fromTS(end), fromTS(created), fromTS(updated)
 	if hold.Valid {

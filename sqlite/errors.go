@@ -26,14 +26,15 @@ const (
 // ("UNIQUE constraint failed: <this>") to the constraint's name. The column
 // lists are distinct by design of the schema.
 var uniqueByColumns = map[string]string{
-	"departments.name":                                                  booking.ConDepartmentName,
-	"slots.resource_id, slots.start_at":                                 booking.ConSlotResourceStart,
-	"appointments.patient_id, appointments.idempotency_key":             booking.ConPatientKey,
-	"appointments.slot_id, appointments.patient_id":                     booking.ConSlotPatientActive,
-	"appointments.slot_id, appointments.queue_no":                       booking.ConSlotQueueActive,
-	"payments.trade_no":                                                 booking.ConPaymentTrade,
-	"patients.phone_index":                                              booking.ConPatientPhone,
-	"patients.national_id_index":                                        booking.ConPatientNationalID,
+	"departments.name":                  booking.ConDepartmentName,
+	"services.name":                     booking.ConServiceName,
+	"slots.resource_id, slots.start_at": booking.ConSlotResourceStart,
+	"appointments.patient_id, appointments.idempotency_key": booking.ConPatientKey,
+	"appointments.slot_id, appointments.patient_id":         booking.ConSlotPatientActive,
+	"appointments.slot_id, appointments.queue_no":           booking.ConSlotQueueActive,
+	"payments.trade_no":          booking.ConPaymentTrade,
+	"patients.phone_index":       booking.ConPatientPhone,
+	"patients.national_id_index": booking.ConPatientNationalID,
 	"suspensions.resource_id, suspensions.from_at, suspensions.to_at":   conSuspensionPeriod,
 	"round_applications.patient_id, round_applications.idempotency_key": booking.ConApplicationKey,
 	"openings.schedule_id, openings.opens_at":                           booking.ConOpeningSchedule,

@@ -558,12 +558,17 @@ const reportLimit = 1000
 // counted per slot through the partial index on active appointments
 // (appointments_slot_queue_active: slot_id first, only the active rows),
 // merged with every slot's counter. Only disagreeing slots come back.
+// Active visits' further places (appointment_places) are counted too.
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments
-		 WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id)
-	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) + s.offer_pending AS n
-	  FROM slots s LEFT JOIN active ON active.slot_id = s.id
-	 WHERE s.booked_count <> coalesce(active.n, 0) + s.offer_pending OR coalesce(active.n, 0) + s.offer_pending > s.capacity
+		 WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id),
+	places AS (
+		SELECT p.slot_id, count(*) AS n FROM appointment_places p JOIN appointments a ON a.id = p.appointment_id
+		 WHERE a.status IN ` + booking.ActiveSQL + ` GROUP BY p.slot_id)
+	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending AS n
+	  FROM slots s LEFT JOIN active ON active.slot_id = s.id LEFT JOIN places ON places.slot_id = s.id
+	 WHERE s.booked_count <> coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending
+	    OR coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending > s.capacity
 	 ORDER BY s.id`
 
 // Reconcile builds the invariant report (docs/reliability.md) from one read
@@ -590,6 +595,8 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 			err := tx.QueryRowContext(ctx,
 				`SELECT capacity, booked_count,
 				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`) + offer_pending
+				        + (SELECT count(*) FROM appointment_places p JOIN appointments a ON a.id = p.appointment_id
+				            WHERE p.slot_id = ?1 AND a.status IN `+booking.ActiveSQL+`)
 				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&capacity, &booked, &active)
 			if err != nil {
 				return err

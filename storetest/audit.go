@@ -22,6 +22,7 @@ var serviceReads = map[string]bool{
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	// Lottery reads; DrawDue is the processor's trigger of Draw, audited there.
 	"PublishedDraw": true, "Registration": true, "Registrations": true, "DrawDue": true,
+	"GetService": true, "Services": true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
@@ -88,6 +89,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	target, full := f.slot(5), f.slot(1)
 	waiter := f.patient()
 	var entry booking.WaitlistEntry
+	var visitOf booking.Service
 	// The waitlist cases' own setup runs as the system, so that only the
 	// change under test can leave a row by the auditor.
 	bg := context.Background()
@@ -109,6 +111,25 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		{"CreateDoctor", func() error {
 			_, err := svc.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Audit", DepartmentID: f.dept.ID, TimeZone: "UTC"})
 			return err
+		}},
+		{"CreateService", func() error {
+			var err error
+			visitOf, err = svc.CreateService(ctx, booking.Service{Name: "Audit visit", Minutes: 60, Level: booking.LevelOrdinary,
+				DoctorIDs: []int64{f.doctor2.ID}, Active: true})
+			return err
+		}},
+		{"UpdateService", func() error {
+			notes := "Audited."
+			_, err := svc.UpdateService(ctx, visitOf.ID, booking.ServiceUpdate{Notes: &notes})
+			return err
+		}},
+		{"BookVisitFor", func() error {
+			sl, err := s.CreateSlot(ctx, booking.Slot{DoctorID: f.doctor2.ID, StartAt: now.Add(500 * time.Hour),
+				EndAt: now.Add(501 * time.Hour), Capacity: 1, OpensAt: now.Add(-time.Hour), Status: booking.SlotOpen})
+			if err != nil {
+				return err
+			}
+			return svc.BookVisitFor(ctx, booking.Acting{PatientID: f.patient().ID}, sl.ID, visitOf.ID, "audit-v").Err
 		}},
 		{"CreatePatient", func() error { _, err := svc.CreatePatient(ctx, booking.Patient{Name: "P"}); return err }},
 		{"CreateSlot", func() error {

@@ -34,7 +34,9 @@ type Harness struct {
 
 // Inspector reads the raw rows of a store for invariant checks.
 type Inspector interface {
-	// SlotCounters returns slot id → [capacity, booked_count] for every slot.
+	// SlotCounters returns slot id → [capacity, booked_count] for every
+	// slot, booked_count less the places no active appointment row of the
+	// slot stands for (waitlist offers kept, active visits' further places).
 	SlotCounters(t testing.TB) map[int64][2]int
 	// ActiveAppointments returns every active (booking.ActiveStatuses) appointment.
 	ActiveAppointments(t testing.TB) []booking.Appointment
@@ -75,6 +77,12 @@ func Run(t *testing.T, h Harness) {
 		fn   func(*testing.T, Harness)
 	}{
 		{"Catalog", testCatalog},
+		{"Services", testServices},
+		{"Visit", testVisit},
+		{"VisitRefusals", testVisitRefusals},
+		{"VisitHeldExpires", testVisitHeldExpires},
+		{"RaceVisits", testRaceVisits},
+		{"ListOpenSlots", testListOpenSlots},
 		{"People", testPeople},
 		{"RaceAddPeople", testRaceAddPeople},
 		{"BookForPerson", testBookForPerson},

@@ -50,6 +50,7 @@ var problems = map[booking.Code]message{
 	booking.CodePaymentConflict:       {"Payment not applied", "This payment conflicts with one already recorded under its trade number. The clinic will look into it."},
 	booking.CodeQueueEmpty:            {"Nobody is waiting", "Nobody who has checked in is waiting to be called."},
 	booking.CodeNotCalled:             {"Not called now", "This patient is not the one called now: call the next patient first."},
+	booking.CodeServiceNotOffered:     {"Not available for this service", "This doctor does not offer this service at that time. Choose another time or another doctor."},
 	booking.CodeFeeDiffers:            {"Another fee", "That time has a different fee, so your appointment cannot be moved there. Choose a time with the same fee, or cancel and book anew."},
 	booking.CodeBadSignature:          {"Payment not verified", "The payment confirmation could not be verified."},
 	booking.CodeKeyInUse:              {"Still working on it", "Your booking is still being processed. Please wait a moment and try again: you will not be booked twice."},

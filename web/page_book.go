@@ -63,7 +63,19 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acting.Admission = admissionOf(r) // a waiting room's (page_opening.go)
-	res := s.svc.BookFor(r.Context(), acting, slotID, key)
+	// "What for?": a service booked from this time (a longer visit), or
+	// the time alone.
+	var res booking.BookResult
+	if v := r.PostFormValue("service"); v != "" {
+		svc, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || svc <= 0 {
+			s.renderBookError(w, r, booking.NotFound("service"), retry)
+			return
+		}
+		res = s.svc.BookVisitFor(r.Context(), acting, slotID, svc, key)
+	} else {
+		res = s.svc.BookFor(r.Context(), acting, slotID, key)
+	}
 	if res.Err != nil {
 		retry.Retry = retryable(errorCode(res.Err))
 		s.renderBookError(w, r, res.Err, retry)

@@ -87,10 +87,14 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	// An account with people chooses whom a booking is for on the review:
 	// its times lead there instead of booking at one tap.
 	var people []booking.Patient
+	var services []booking.Service
 	if sess := s.sessionOf(r); sess.Patient() {
 		if people = s.peopleOf(r, sess.PatientID); len(people) < 2 {
 			people = nil
 		}
+		// The services the doctor offers (a longer visit from a time) are
+		// chosen on the review too; read only for whom can book.
+		services, _ = s.store.ListServices(ctx, booking.ServiceFilter{DoctorID: doc.ID}, booking.Page{Limit: maxDayServices})
 	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	p.Data = struct {
@@ -108,10 +112,14 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		SignIn     string
 		Review     *slotRow
 		People     []booking.Patient
+		Services   []booking.Service
 	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
-		"/signin?next=" + url.QueryEscape(r.URL.Path), review, people}
+		"/signin?next=" + url.QueryEscape(r.URL.Path), review, people, services}
 	s.render(w, r, http.StatusOK, "day", p)
 }
+
+// maxDayServices bounds the services a day page offers to choose from.
+const maxDayServices = 20
 
 func slotRowOf(pr *i18n.Printer, sl booking.Slot, loc *time.Location, now time.Time) slotRow {
 	row := slotRow{ID: sl.ID, Time: fmtClock(pr, sl.StartAt, loc), End: fmtClock(pr, sl.EndAt, loc),

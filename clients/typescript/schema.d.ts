@@ -1961,6 +1961,104 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the services patients can book
+         * @description Active services by id, paged. A service names its duration, fee, level and the doctors who offer it; book one with POST /api/appointments {"slotId", "service"}.
+         */
+        get: operations["listServices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One service */
+        get: operations["getService"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/services": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List services for staff, withdrawn ones included */
+        get: operations["listAllServices"];
+        put?: never;
+        /**
+         * Create a service
+         * @description An unknown doctor is 404; a taken name 409 conflict. Audited.
+         */
+        post: operations["createService"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/services/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change or withdraw a service
+         * @description A withdrawn service (active false) takes no new visit; the visits booked stay. An unknown doctor is 404; a taken name 409 conflict. Audited.
+         */
+        patch: operations["updateService"];
+        trace?: never;
+    };
+    "/api/availability": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * First available: the earliest places for a service
+         * @description The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+         */
+        get: operations["firstAvailable"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2236,6 +2334,11 @@ export interface components {
              * @example K7M2-9QXD
              */
             checkInCode?: string;
+            /**
+             * Format: int64
+             * @description the service booked (absent for a plain booking of one slot)
+             */
+            serviceId?: number;
         };
         NewDepartment: {
             name: string;
@@ -2341,6 +2444,11 @@ export interface components {
              * @description the token's own patient or a person its account manages (GET /api/me/people; another id is not found, 404); required when an admin books for a patient
              */
             patientId?: number;
+            /**
+             * Format: int64
+             * @description book a visit of this service (GET /api/services) starting at slotId: the appointment lasts the service's duration and takes a place in each consecutive slot of the doctor it covers, all or none (409 service-not-offered when the doctor does not offer it or the slots have a gap, 409 slot-full naming the full slot)
+             */
+            service?: number;
         };
         /** @description A room: a resource of kind room; floor defaults to 0, nearDoor to false. */
         NewRoom: {
@@ -3368,6 +3476,87 @@ export interface components {
             /** @description the pre-queue's entry ids in position order (position 1 first) */
             registrationIds: number[];
         };
+        /** @description a service (visit type) patients choose */
+        Service: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            /** @description the visit's length: a multiple of the doctors' slot length; a longer service takes that many consecutive slots of one doctor */
+            durationMinutes: number;
+            /**
+             * Format: int64
+             * @description the price shown, in the clinic currency's minor units (a payment asks the first slot's fee)
+             */
+            fee: number;
+            /** @enum {string} */
+            level: "ordinary" | "specialist";
+            /** @description the doctors who offer it */
+            doctorIds: number[];
+            /** @description shown before booking */
+            notes?: string;
+            /** @description false once withdrawn: hidden from GET /api/services and not bookable; visits booked stay */
+            active: boolean;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        NewService: {
+            name: string;
+            /** @description the visit's length: a multiple of the doctors' slot length; a longer service takes that many consecutive slots of one doctor */
+            durationMinutes: number;
+            /**
+             * Format: int64
+             * @description the price shown, in the clinic currency's minor units (a payment asks the first slot's fee)
+             */
+            fee?: number;
+            /** @enum {string} */
+            level: "ordinary" | "specialist";
+            /** @description the doctors who offer it */
+            doctorIds?: number[];
+            /** @description shown before booking */
+            notes?: string;
+            /** @description false once withdrawn: hidden from GET /api/services and not bookable; visits booked stay */
+            active?: boolean;
+        };
+        /** @description the fields to change; doctorIds replaces the list */
+        ServicePatch: {
+            name?: string;
+            /** @description the visit's length: a multiple of the doctors' slot length; a longer service takes that many consecutive slots of one doctor */
+            durationMinutes?: number;
+            /**
+             * Format: int64
+             * @description the price shown, in the clinic currency's minor units (a payment asks the first slot's fee)
+             */
+            fee?: number;
+            /** @enum {string} */
+            level?: "ordinary" | "specialist";
+            /** @description the doctors who offer it */
+            doctorIds?: number[];
+            /** @description shown before booking */
+            notes?: string;
+            /** @description false once withdrawn: hidden from GET /api/services and not bookable; visits booked stay */
+            active?: boolean;
+        };
+        /** @description services by id */
+        ServicePage: {
+            items: components["schemas"]["Service"][];
+            next: components["schemas"]["PageNext"];
+        };
+        /** @description where a visit of the service can start: book it with POST /api/appointments {"slotId", "service"} */
+        Place: {
+            /** Format: int64 */
+            doctorId: number;
+            /** Format: int64 */
+            slotId: number;
+            /** Format: date-time */
+            startAt: string;
+            /** Format: date-time */
+            endAt: string;
+        };
+        /** @description places by start, then doctor */
+        PlacePage: {
+            items: components["schemas"]["Place"][];
+            next: components["schemas"]["PageNext"];
+        };
     };
     responses: {
         /** @description An error (RFC 9457 problem details). */
@@ -4334,7 +4523,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-admitted (a slot of an announced opening booked without its admission: Slotd-Admission). */
+            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-admitted (a slot of an announced opening booked without its admission: Slotd-Admission), service-not-offered (a visit of a service the doctor does not offer from that slot, or whose slots have a gap). */
             409: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
@@ -7664,6 +7853,202 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listServices: {
+        parameters: {
+            query?: {
+                /** @description only the services this doctor offers */
+                doctorId?: number;
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description services */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServicePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the service */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    listAllServices: {
+        parameters: {
+            query?: {
+                /** @description only the services this doctor offers */
+                doctorId?: number;
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description services */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServicePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    createService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewService"];
+            };
+        };
+        responses: {
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    updateService: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServicePatch"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Service"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    firstAvailable: {
+        parameters: {
+            query: {
+                /** @description the service (GET /api/services) */
+                service: number;
+                /** @description RFC 3339; the search starts there */
+                from?: string;
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description places */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PlacePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
+)
+
+// firstAvailable answers GET /api/availability?service=&from=: the
+// earliest places where a visit of the service can start, across the
+// doctors who offer it, within booking.AvailabilityWindow of from (now by
+// default), paged. The answer is one read of the doctors' open slots (on
+// the listings' reader) and is kept, rendered, in the listing cache for
+// its TTL, keyed by the query: a rush of the same question costs one
+// read per TTL, not one per request. The cursor is the number of places
+// of the same search already answered.
+func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	q, err := parseQuery(r, withPage("service", "from")...)
+	if err != nil {
+		return err
+	}
+	raw, ok := q["service"]
+	if !ok {
+		return inParam(errorf(booking.CodeInvalidRequest, "%s is required", "service"), "service")
+	}
+	serviceID, err := parseID(raw, "service")
+	if err != nil {
+		return inParam(err, "service")
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	from := now
+	if v, ok := q["from"]; ok {
+		if from, err = time.Parse(time.RFC3339, v); err != nil {
+			return inParam(errorf(booking.CodeInvalidRequest, "%s must be an RFC 3339 time", "from"), "from")
+		}
+		if from.Before(now) {
+			from = now // the past has no free place
+		}
+	}
+	key := q["from"] + "|" + q["limit"] + "|" + q["cursor"]
+	e, ok := s.avail.get(serviceID, key, now)
+	if !ok {
+		if e, err = s.renderPlaces(r, serviceID, from, p); err != nil {
+			return err
+		}
+		s.avail.put(serviceID, key, e, now)
+	}
+	w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(listSlotsMaxAge))
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(e.body)
+	return nil
+}
+
+// renderPlaces searches the places of one page.
+func (s *server) renderPlaces(r *http.Request, serviceID int64, from time.Time, p pageRequest) (listEntry, error) {
+	v, err := s.svc.GetService(r.Context(), serviceID)
+	if err == nil && !v.Active {
+		err = booking.NotFound("service")
+	}
+	if err != nil {
+		return listEntry{}, err
+	}
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	slots, err := s.listings.ListOpenSlots(ctx, v.DoctorIDs, from, from.Add(booking.AvailabilityWindow), booking.MaxAvailabilitySlots)
+	if err != nil {
+		return listEntry{}, storeErr(ctx, err)
+	}
+	places := booking.FreePlaces(v, slots, s.now())
+	skip := min(int(p.After), len(places))
+	page := listPage[booking.Place]{Items: orEmpty(places[skip:])}
+	if len(page.Items) > p.Limit {
+		page.Items = page.Items[:p.Limit]
+		next := encodeCursor(int64(skip + p.Limit))
+		page.Next = &next
+	}
+	body, err := json.Marshal(page)
+	if err != nil {
+		return listEntry{}, err
+	}
+	return listEntry{body: append(body, '\n')}, nil
+}
