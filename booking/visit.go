@@ -31,6 +31,9 @@ type VisitRequest struct {
 	Fingerprint string
 	// Staff books for the patient (the no-show block does not apply).
 	Staff bool
+	// Admission is the opening whose waiting room admitted the patient, as
+	// BookRequest.Admission.
+	Admission int64
 }
 
 // VisitFingerprint is the canonical form of a visit's request body; it
@@ -54,8 +57,10 @@ type VisitReads struct {
 	// Holding: the patient holds an active appointment in a slot of Run;
 	// Overlapping: elsewhere, overlapping the visit's time.
 	Holding, Overlapping bool
-	// Policy is the first slot's policy and Load the patient's.
-	Policy Policy
+	// Policy is the first slot's policy and Load the patient's;
+	// OpeningID the first slot's announced opening, as BookReads.OpeningID.
+	Policy    Policy
+	OpeningID int64
 	Load   PatientLoad
 	// Taken are the queue numbers in use in the first slot.
 	Taken []int
@@ -114,6 +119,9 @@ func DecideVisit(r VisitRequest, rd VisitReads, now time.Time) VisitDecision {
 	end := first.StartAt.Add(time.Duration(svc.Minutes) * time.Minute)
 	if first.RoundID != 0 {
 		return fail(Errorf(CodeInvalidRequest, "a round's slot is not booked by service"))
+	}
+	if e := admissionRefusal(rd.OpeningID, BookRequest{Staff: r.Staff, Admission: r.Admission}, first.ID); e != nil {
+		return fail(e)
 	}
 	if !svc.Offers(first.DoctorID) {
 		return fail(&Error{Code: CodeServiceNotOffered, SlotID: first.ID, Message: "this doctor does not offer this service"})

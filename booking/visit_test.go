@@ -63,6 +63,10 @@ func TestDecideVisitRefusals(t *testing.T) {
 		{"holding", func(_ *VisitRequest, rd *VisitReads) { rd.Holding = true }, CodeAlreadyBooked},
 		{"overlapping", func(_ *VisitRequest, rd *VisitReads) { rd.Overlapping = true }, CodeOverlapping},
 		{"cap", func(_ *VisitRequest, rd *VisitReads) { rd.Policy.MaxActive, rd.Load.Active = 1, 1 }, CodeLimitReached},
+		{"behind a waiting room", func(_ *VisitRequest, rd *VisitReads) { rd.OpeningID = 4 }, CodeNotAdmitted},
+		{"admitted to another opening", func(r *VisitRequest, rd *VisitReads) { rd.OpeningID, r.Admission = 4, 5 }, CodeNotAdmitted},
+		{"admitted", func(r *VisitRequest, rd *VisitReads) { rd.OpeningID, r.Admission = 4, 4 }, ""},
+		{"staff for a caller", func(r *VisitRequest, rd *VisitReads) { rd.OpeningID, r.Staff = 4, true }, ""},
 	}
 	for _, c := range cases {
 		r, rd, now := visitFixture()

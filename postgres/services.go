@@ -249,7 +249,7 @@ func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.
 		Scan(&rd.Missing, &rd.Holding, &rd.Overlapping); err != nil {
 		return rd, err
 	}
-	if rd.Policy, err = scanPolicy(tx.QueryRow(ctx, sqlSlotPolicy, first.ID)); err != nil {
+	if rd.Policy, rd.OpeningID, err = scanBookPolicy(tx.QueryRow(ctx, sqlBookPolicy, first.ID)); err != nil {
 		return rd, err
 	}
 	var last *time.Time

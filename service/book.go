@@ -105,10 +105,7 @@ func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, k
 	}()
 
 	req := booking.BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: booking.Fingerprint(slotID), SlotID: slotID, Actor: booking.ActorOf(ctx), Staff: staff}
-	if a.Admission != "" {
-		// Checked by its MAC alone; the decision compares the opening.
-		req.Admission = s.waiting.opts.Tokens.Verify(a.Admission, patientID, s.now())
-	}
+	req.Admission = s.admission(a, patientID)
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		var gated bool
 		r, gated = s.refuseOrReplay(ctx, req, g)
@@ -266,4 +263,13 @@ func (s *Service) QueueDepth() int {
 		return 0
 	}
 	return s.lanes.QueueDepth()
+}
+
+// admission is the opening a's admission token admits patientID to (0:
+// none), checked by its MAC alone; the decision compares the opening.
+func (s *Service) admission(a booking.Acting, patientID int64) int64 {
+	if a.Admission == "" {
+		return 0
+	}
+	return s.waiting.opts.Tokens.Verify(a.Admission, patientID, s.now())
 }

@@ -74,7 +74,7 @@ func (s *Service) BookVisitFor(ctx context.Context, a booking.Acting, slotID, se
 		return r
 	}
 	r, err := s.store.BookVisit(ctx, booking.VisitRequest{PatientID: a.PatientID, ServiceID: serviceID, SlotID: slotID,
-		IdempotencyKey: key, Fingerprint: fp, Staff: a.Staff}, s.now())
+		IdempotencyKey: key, Fingerprint: fp, Staff: a.Staff, Admission: s.admission(a, a.PatientID)}, s.now())
 	switch {
 	case err != nil:
 		r = booking.BookResult{Err: s.storeErr(ctx, err)}

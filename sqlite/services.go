@@ -251,7 +251,7 @@ func readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitRequest, now time
 	if err := patientLoad(ctx, tx, &br, []booking.BookRequest{{PatientID: r.PatientID}}, now); err != nil {
 		return rd, err
 	}
-	rd.Policy, rd.Load, rd.Inactive = br.Policy, br.Load[r.PatientID], br.Load[r.PatientID].Inactive
+	rd.Policy, rd.OpeningID, rd.Load, rd.Inactive = br.Policy, br.OpeningID, br.Load[r.PatientID], br.Load[r.PatientID].Inactive
 	for q := range takenNumbers(ctx, tx, first.ID, &err) {
 		rd.Taken = append(rd.Taken, q)
 	}

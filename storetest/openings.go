@@ -226,7 +226,7 @@ func testOpeningBooking(t *testing.T, h Harness) {
 	o, sls := f.opening(2, 3)
 	sl := sls[0]
 	other := f.slot(3, onDoctor(f.doctor2.ID), opensAt(now.Add(-time.Hour)), func(x *booking.Slot) { x.ScheduleID = o.ScheduleID })
-	ps := f.patients(4)
+	ps := f.patients(5)
 	at := openingAt.Add(time.Minute)
 	r := req(ps[0], sl.ID, "no-admission")
 	if res := f.bookAt(sl.ID, r, at); booking.ErrorCode(res.Err) != booking.CodeNotAdmitted {
@@ -256,6 +256,20 @@ func testOpeningBooking(t *testing.T, h Harness) {
 	}
 	if got := f.getSlot(sl.ID); got.BookedCount != 2 {
 		t.Fatalf("booked %d, want 2", got.BookedCount)
+	}
+	// A visit of a service from the opening's slot is held to the same
+	// admission, decided with the same read.
+	v := f.service("Visit", int(sl.EndAt.Sub(sl.StartAt)/time.Minute), sl.DoctorID)
+	vr := visitReq(ps[4], v, sl.ID, "visit")
+	if res, err := s.BookVisit(f.ctx, vr, at); err != nil || booking.ErrorCode(res.Err) != booking.CodeNotAdmitted {
+		t.Fatalf("a visit without admission: %+v, %v", res, err)
+	}
+	vr.Admission = o.ID
+	if res, err := s.BookVisit(f.ctx, vr, at); err != nil || res.Err != nil {
+		t.Fatalf("an admitted visit: %+v, %v", res, err)
+	}
+	if got := f.getSlot(sl.ID); got.BookedCount != 3 {
+		t.Fatalf("booked %d, want 3", got.BookedCount)
 	}
 }
 
