@@ -61,7 +61,7 @@ type VisitReads struct {
 	// OpeningID the first slot's announced opening, as BookReads.OpeningID.
 	Policy    Policy
 	OpeningID int64
-	Load   PatientLoad
+	Load      PatientLoad
 	// Taken are the queue numbers in use in the first slot.
 	Taken []int
 }
