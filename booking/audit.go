@@ -57,6 +57,7 @@ const (
 	EntityRound       = "round"
 	EntityApplication = "application"
 	EntityWaitlist    = "waitlist"
+	EntityDoseSeries  = "dose-series"
 )
 
 // AuditEntry is one recorded change. Before and After are JSON objects of

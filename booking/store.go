@@ -73,6 +73,7 @@ type Store interface {
 	RefundStore
 	LotteryStore
 	QueueStore
+	SeriesStore
 }
 
 // QueueRange is one doctor's local day: its date and its bounds [From, To).

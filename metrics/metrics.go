@@ -33,6 +33,7 @@ type Metrics struct {
 	checks    *prometheus.CounterVec // sign-in code checks
 	refunds   refunds
 	lottery   lottery
+	series    series
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
@@ -162,6 +163,7 @@ func New() *Metrics {
 	}
 	m.refunds = newRefunds(m.reg)
 	m.lottery = newLottery(m.reg)
+	m.series = newSeries(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}

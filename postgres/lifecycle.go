@@ -671,6 +671,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	b.Queue(sqlRoundQuotaMismatches)
 	b.Queue(sqlPaymentConflicts, reportLimit)
 	b.Queue(sqlUnrefundedCancels, reportLimit)
+	b.Queue(sqlBrokenSeries, reportLimit)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -790,5 +791,11 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 	rows, _ = br.Query()
 	lost, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	rep.UnrefundedCancels = append(rep.UnrefundedCancels, lost...)
+	if err != nil {
+		return err
+	}
+	rows, _ = br.Query()
+	broken, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	rep.BrokenSeries = append(rep.BrokenSeries, broken...)
 	return err
 }

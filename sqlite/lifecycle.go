@@ -691,6 +691,16 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 	}); err != nil {
 		return rep, err
 	}
+	// SQLite's JSON array length is json_array_length (PostgreSQL: jsonb_array_length).
+	if err := eachRow(ctx, tx, booking.BrokenSeriesSQL("json_array_length(s.windows) + 1", "?"), []any{reportLimit},
+		func(rows *sql.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			rep.BrokenSeries = append(rep.BrokenSeries, id)
+			return err
+		}); err != nil {
+		return rep, err
+	}
 	// Paid places given back whose payment (one recorded since refunds
 	// are, migration 00025) has no refund.
 	if err := eachRow(ctx, tx, `SELECT `+apptCols+apptFrom+`

@@ -109,6 +109,8 @@ func Run(t *testing.T, h Harness) {
 		{"RescheduleFeeAndOverlap", testRescheduleFeeAndOverlap},
 		{"RaceRescheduleLastPlace", testRaceRescheduleLastPlace},
 		{"RaceRescheduleCrossed", testRaceRescheduleCrossed},
+		{"Series", testSeries},
+		{"RaceSeries", testRaceSeries},
 		{"WaitlistOffers", testWaitlistOffers},
 		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
