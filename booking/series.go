@@ -241,10 +241,13 @@ func (p SeriesPlan) Finish(r SeriesRequest, results []BookResult) (SeriesBooking
 
 // LaterDoses are the appointments to cancel with dose n of a series: the
 // active ones of its later doses (byDose: the series' appointments by
-// dose number). Cancelling a dose gives up the rest of the series, whose
+// dose number; n 0: the appointment is no dose). Cancelling a dose gives up the rest of the series, whose
 // windows count from it.
 func LaterDoses(n int, byDose map[int]Appointment) []Appointment {
 	var out []Appointment
+	if n < 1 {
+		return nil // not a dose
+	}
 	for d := n + 1; d <= MaxDoses; d++ {
 		if a, ok := byDose[d]; ok && a.Status.Active() {
 			out = append(out, a)

@@ -117,6 +117,9 @@ var authorization = map[string]access{
 	"POST /api/rounds/{id}/registration":          patientWrite,
 	"GET /api/rounds/{id}/registration":           patientWrite,
 	"POST /api/appointments":                      patientOrAdmin,
+	"POST /api/series-bookings":                   patientOrAdmin,
+	"GET /api/dose-series":                        public,
+	"POST /api/admin/dose-series":                 adminOnly,
 	"POST /api/rounds/{id}/applications":          patientOrAdmin,
 	"GET /api/appointments/{id}":                  ownerOrAdmin,
 	"DELETE /api/appointments/{id}":               ownerOrAdmin,
@@ -302,6 +305,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 				b := map[string]any{"slotId": target}
 				if c.name == "patient B (another owner)" || c.name == "admin" {
 					b["patientId"] = pa.ID // B books for A: not found; an admin for A: allowed
+				}
+				body = b
+			case "POST /api/series-bookings":
+				b := map[string]any{"seriesId": 1, "slotIds": []int64{sl.ID, sl.ID}}
+				if c.name == "patient B (another owner)" || c.name == "admin" {
+					b["patientId"] = pa.ID
 				}
 				body = b
 			case "POST /api/payments/callback":

@@ -29,6 +29,13 @@ type SeriesBookingRequest struct {
 // the slots' locks in id order, and the gates learn what it took.
 func (s *Service) BookSeries(ctx context.Context, a booking.Acting, req SeriesBookingRequest) (res booking.SeriesResult, err error) {
 	defer func() { s.observeSeries(res, err) }()
+	if !a.Staff {
+		// A series is no rush's hot path: one read refuses a departed
+		// patient before any slot is locked (ActFor checked staff's).
+		if err := s.present(ctx, a.PatientID); err != nil {
+			return booking.SeriesResult{}, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{a.PatientID, req.Key}
