@@ -11,7 +11,7 @@ func TestDecideSeries(t *testing.T) {
 	ds := &DoseSeries{ID: 7, Windows: []DoseWindow{{MinDays: 21, MaxDays: 28}, {MinDays: 60, MaxDays: 90}}}
 	slots := map[int64]Slot{
 		30: {ID: 30, StartAt: day},
-		10: {ID: 10, StartAt: day.Add(21 * 24 * time.Hour)},               // day 21: the window's first day
+		10: {ID: 10, StartAt: day.Add(21 * 24 * time.Hour)},              // day 21: the window's first day
 		20: {ID: 20, StartAt: day.Add((21+90)*24*time.Hour + time.Hour)}, // day 90 after dose 2, late in it
 		40: {ID: 40, StartAt: day.Add(29 * 24 * time.Hour)},              // a day past the window
 		50: {ID: 50, StartAt: day.Add(22 * 24 * time.Hour), FeeCents: 100},
