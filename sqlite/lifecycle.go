@@ -533,7 +533,16 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		res.Cancelled = len(cancelled)
 		ns := booking.SuspensionNotices(sus.ID, cancelled)
 		res.PatientsTold = len(ns)
-		return s.notify(ctx, tx, ns)
+		if err := s.notify(ctx, tx, ns); err != nil {
+			return err
+		}
+		// A dose cancelled gives up its series' later doses, as Cancel does.
+		for _, a := range cancelled {
+			if err := s.cancelLaterDoses(ctx, tx, a.ID, now); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return booking.SuspensionResult{}, mapErr(err, "doctor")

@@ -138,6 +138,18 @@ func testSeries(t *testing.T, h Harness) {
 	if again.Booking.Appointments[0].Status != booking.StatusCancelled || again.Booking.Appointments[1].Status != booking.StatusCancelled {
 		t.Fatalf("replay after the cancel: %+v", again.Booking.Appointments)
 	}
+	// A suspension of dose 1's day gives up dose 2 as a cancel does.
+	sday := day1.Add(5 * 24 * time.Hour)
+	d1 := f.slot(2, startsAt(sday), onDoctor(f.doctor2.ID))
+	d2 := f.slot(2, startsAt(sday.Add(21*24*time.Hour)))
+	sus, err := f.bookSeries(ds, f.patient(), "sus", d1.ID, d2.ID)
+	must(t, err)
+	if _, err := s.Suspend(f.ctx, booking.Suspension{DoctorID: f.doctor2.ID, From: sday, To: sday.Add(time.Hour), Reason: "storm"}, now); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.GetAppointment(f.ctx, sus.Booking.Appointments[1].ID); got.Status != booking.StatusCancelled || f.getSlot(d2.ID).BookedCount != 0 {
+		t.Fatalf("dose 2 after dose 1's day was suspended: %s, counter %d", got.Status, f.getSlot(d2.ID).BookedCount)
+	}
 	wantWhole(t, s)
 	checkInvariants(t, h, s)
 }
