@@ -21,6 +21,9 @@ type BookRequest struct {
 	// Staff says staff book for the patient: the no-show block does not
 	// apply (the caps do).
 	Staff bool
+	// Group marks the requests of one group booking (DecideGroup): a
+	// batch of them is decided all or nothing, on consecutive numbers.
+	Group bool
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -74,6 +77,7 @@ type Store interface {
 	LotteryStore
 	QueueStore
 	SeriesStore
+	GroupStore
 }
 
 // QueueRange is one doctor's local day: its date and its bounds [From, To).

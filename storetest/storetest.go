@@ -111,6 +111,8 @@ func Run(t *testing.T, h Harness) {
 		{"RaceRescheduleCrossed", testRaceRescheduleCrossed},
 		{"Series", testSeries},
 		{"RaceSeries", testRaceSeries},
+		{"Group", testGroup},
+		{"RaceGroup", testRaceGroup},
 		{"WaitlistOffers", testWaitlistOffers},
 		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
