@@ -118,6 +118,7 @@ var authorization = map[string]access{
 	"GET /api/rounds/{id}/registration":           patientWrite,
 	"POST /api/appointments":                      patientOrAdmin,
 	"POST /api/series-bookings":                   patientOrAdmin,
+	"POST /api/group-bookings":                    patientOrAdmin,
 	"GET /api/dose-series":                        public,
 	"POST /api/admin/dose-series":                 adminOnly,
 	"POST /api/rounds/{id}/applications":          patientOrAdmin,
@@ -307,7 +308,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 					b["patientId"] = pa.ID // B books for A: not found; an admin for A: allowed
 				}
 				body = b
+			case "POST /api/group-bookings":
+				e.clock.add(10 * time.Second) // a fresh booking budget: the matrix books many times
+				body = map[string]any{"slotId": sl.ID, "patientIds": []int64{pa.ID}} // B names A's patient: not found
 			case "POST /api/series-bookings":
+				e.clock.add(10 * time.Second)
 				b := map[string]any{"seriesId": 1, "slotIds": []int64{sl.ID, sl.ID}}
 				if c.name == "patient B (another owner)" || c.name == "admin" {
 					b["patientId"] = pa.ID

@@ -285,6 +285,7 @@ func (s *server) routes() {
 	s.handle("POST /api/signout", s.authed(s.signOut))
 	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
 	s.handle("POST /api/series-bookings", s.authed(s.bookSeries))
+	s.handle("POST /api/group-bookings", s.authed(s.bookGroup))
 	s.handle("POST /api/appointments/{id}/check-in", s.authed(s.checkIn))
 	s.handle("GET /api/appointments/{id}/queue", s.authed(s.queuePosition))
 	s.handle("POST /api/admin/doctors/{id}/queue/call", s.authed(s.queueCall))

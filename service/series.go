@@ -8,10 +8,12 @@ import (
 )
 
 // SeriesObserver is what an Options.Observer may also implement to count
-// dose series bookings: each request's outcome (created, replayed or the
-// problem code) and, when created, its doses.
+// a campaign's bookings: each dose series or group request's outcome
+// (created, replayed or the problem code) and, when created, its doses or
+// its people.
 type SeriesObserver interface {
 	SeriesBooked(outcome string, doses int)
+	GroupBooked(outcome string, members int)
 }
 
 // SeriesBookingRequest asks to book every dose of series SeriesID, dose k

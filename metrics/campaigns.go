@@ -4,10 +4,13 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// series are the dose series' counters, registered by New.
+// series are the campaigns' counters (dose series, group bookings),
+// registered by New.
 type series struct {
 	bookings *prometheus.CounterVec
 	doses    prometheus.Counter
+	groups   *prometheus.CounterVec
+	members  prometheus.Counter
 }
 
 func newSeries(reg *prometheus.Registry) series {
@@ -20,11 +23,20 @@ func newSeries(reg *prometheus.Registry) series {
 			Name: "slotd_series_doses_booked_total",
 			Help: "Appointments booked as doses of the series created.",
 		}),
+		groups: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_group_bookings_total",
+			Help: "Group booking requests (POST /api/group-bookings) by outcome: created, replayed (a retry) or the problem code that refused the whole group.",
+		}, []string{"outcome"}),
+		members: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "slotd_group_members_booked_total",
+			Help: "Places booked by the group bookings created, one per person.",
+		}),
 	}
 	for _, o := range []string{"created", "replayed"} {
 		s.bookings.WithLabelValues(o)
+		s.groups.WithLabelValues(o)
 	}
-	reg.MustRegister(s.bookings, s.doses)
+	reg.MustRegister(s.bookings, s.doses, s.groups, s.members)
 	return s
 }
 
@@ -33,4 +45,11 @@ func newSeries(reg *prometheus.Registry) series {
 func (m *Metrics) SeriesBooked(outcome string, doses int) {
 	m.series.bookings.WithLabelValues(outcome).Inc()
 	m.series.doses.Add(float64(doses))
+}
+
+// GroupBooked counts one group booking request and, when created, its
+// people (service.SeriesObserver).
+func (m *Metrics) GroupBooked(outcome string, members int) {
+	m.series.groups.WithLabelValues(outcome).Inc()
+	m.series.members.Add(float64(members))
 }
