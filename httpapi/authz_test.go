@@ -309,7 +309,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 				}
 				body = b
 			case "POST /api/group-bookings":
-				e.clock.add(10 * time.Second) // a fresh booking budget: the matrix books many times
+				e.clock.add(10 * time.Second)                                        // a fresh booking budget: the matrix books many times
 				body = map[string]any{"slotId": sl.ID, "patientIds": []int64{pa.ID}} // B names A's patient: not found
 			case "POST /api/series-bookings":
 				e.clock.add(10 * time.Second)
