@@ -94,7 +94,7 @@ type BookDecision struct {
 	Fulfilled []int64
 
 	slot    Slot
-	group   bool // the batch is one group booking (DecideGroup)
+	group   bool // the batch is one group booking (wholeGroup)
 	reqs    []BookRequest
 	now     time.Time
 	results []BookResult

@@ -352,7 +352,7 @@ type Reconciliation struct {
 
 var (
 	reconIssues = prometheus.NewDesc("slotd_reconciliation_issues",
-		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
+		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing, broken_series) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
 		[]string{"kind", "class"}, nil)
 	reconAt = prometheus.NewDesc("slotd_reconciliation_last_success_timestamp_seconds",
 		"When the last scheduled reconciliation ran (Unix time).", nil, nil)

@@ -67,11 +67,11 @@ func (s *Store) Cancel(ctx context.Context, appointmentID, patientID int64, now 
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		// A dose's series is locked first, its slots in id order as
 		// BookSeries takes them, since cancelling it cancels the later ones.
-		if err := lockSeriesSlots(ctx, tx, appointmentID); err != nil {
+		dose, err := lockSeriesSlots(ctx, tx, appointmentID)
+		if err != nil {
 			return err
 		}
-		var err error
-		if a, err = s.cancelIn(ctx, tx, appointmentID, patientID, cutoff, now); err != nil {
+		if a, err = s.cancelIn(ctx, tx, appointmentID, patientID, cutoff, now); err != nil || !dose {
 			return err
 		}
 		return s.cancelLaterDoses(ctx, tx, appointmentID, now)

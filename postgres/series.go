@@ -201,11 +201,13 @@ func readSeries(ctx context.Context, tx pgx.Tx, r booking.SeriesRequest) (bookin
 }
 
 // lockSeriesSlots locks the slots of the series appointment id is a dose
-// of, in id order; nothing for another appointment.
-func lockSeriesSlots(ctx context.Context, tx pgx.Tx, id int64) error {
+// of, in id order, and reports whether it is one.
+func lockSeriesSlots(ctx context.Context, tx pgx.Tx, id int64) (dose bool, err error) {
 	rows, _ := tx.Query(ctx, sqlLockDoseSlots, id)
-	rows.Close()
-	return rows.Err()
+	for rows.Next() {
+		dose = true
+	}
+	return dose, rows.Err()
 }
 
 // cancelLaterDoses cancels, inside tx, the later doses of the series

@@ -1802,7 +1802,7 @@ type ReconcileRun struct {
 	CheckedAt time.Time `json:"checkedAt"`
 	Clean     bool      `json:"clean"`
 
-	// Kinds the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch are violations; stale_hold, refund_needed, payment_conflict pending actions)
+	// Kinds the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing, broken_series are violations; stale_hold, refund_needed, payment_conflict pending actions)
 	Kinds      *map[string]int `json:"kinds,omitempty"`
 	Pending    int             `json:"pending"`
 	Violations int             `json:"violations"`

@@ -2595,7 +2595,7 @@ export interface components {
             violations: number;
             pending: number;
             clean: boolean;
-            /** @description the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch are violations; stale_hold, refund_needed, payment_conflict pending actions) */
+            /** @description the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing, broken_series are violations; stale_hold, refund_needed, payment_conflict pending actions) */
             kinds?: {
                 [key: string]: number;
             };
