@@ -68,6 +68,11 @@ func (s *Service) BookGroup(ctx context.Context, caller booking.Actor, req Group
 		delete(s.inflight, ik)
 		s.mu.Unlock()
 	}()
+	leave, err := s.campaigns.enter(ctx)
+	if err != nil {
+		return GroupResult{}, err
+	}
+	defer leave()
 	reqs := booking.GroupRequests(req.SlotID, req.PatientIDs, req.Key, booking.ActorOf(ctx), staff)
 	out, err := s.store.BookGroup(ctx, req.SlotID, reqs, s.now())
 	if err != nil {

@@ -55,6 +55,11 @@ func (s *Service) BookSeries(ctx context.Context, a booking.Acting, req SeriesBo
 	}()
 	r := booking.SeriesRequest{PatientID: a.PatientID, SeriesID: req.SeriesID, SlotIDs: req.SlotIDs, IdempotencyKey: req.Key,
 		Fingerprint: booking.SeriesFingerprint(req.SeriesID, req.SlotIDs), Actor: booking.ActorOf(ctx), Staff: a.Staff}
+	leave, err := s.campaigns.enter(ctx)
+	if err != nil {
+		return booking.SeriesResult{}, err
+	}
+	defer leave()
 	since := s.gates.epoch()
 	res, err = s.store.BookSeries(ctx, r, s.now())
 	if err != nil {
