@@ -45,13 +45,24 @@ func GroupFingerprint(slotID int64, patients []int64) string {
 	return b.String()
 }
 
-// GroupRequests are the batch of a group booking of slotID for patients
-// with the account's key: one request per person, in the order given.
-func GroupRequests(slotID int64, patients []int64, key string, actor Actor, staff bool) []BookRequest {
-	fp, k := GroupFingerprint(slotID, patients), GroupKey(key)
-	reqs := make([]BookRequest, len(patients))
-	for i, p := range patients {
-		reqs[i] = BookRequest{PatientID: p, IdempotencyKey: k, Fingerprint: fp, SlotID: slotID, Actor: actor, Staff: staff, Group: true}
+// Group is one group booking: a place of SlotID for each of PatientIDs
+// (distinct), with the account's Idempotency-Key; Actor and Staff as for
+// a BookRequest.
+type Group struct {
+	SlotID     int64
+	PatientIDs []int64
+	Key        string
+	Actor      Actor
+	Staff      bool
+}
+
+// Requests are the group's batch: one request per person, in the order
+// given.
+func (g Group) Requests() []BookRequest {
+	fp, k := GroupFingerprint(g.SlotID, g.PatientIDs), GroupKey(g.Key)
+	reqs := make([]BookRequest, len(g.PatientIDs))
+	for i, p := range g.PatientIDs {
+		reqs[i] = BookRequest{PatientID: p, IdempotencyKey: k, Fingerprint: fp, SlotID: g.SlotID, Actor: g.Actor, Staff: g.Staff, Group: true}
 	}
 	return reqs
 }
@@ -112,7 +123,7 @@ func (d *BookDecision) queueBlock(taken iter.Seq[int], released map[int]bool) er
 
 // GroupStore books group bookings.
 type GroupStore interface {
-	// BookGroup decides reqs (GroupRequests: one slot, distinct people)
+	// BookGroup decides reqs (Group.Requests: one slot, distinct people)
 	// in one transaction, all or nothing: every member gets a place, on
 	// consecutive numbers, or every member is refused with the first
 	// refusal (a constraint that fires refuses them all too). A retry

@@ -21,7 +21,7 @@ type BookRequest struct {
 	// Staff says staff book for the patient: the no-show block does not
 	// apply (the caps do).
 	Staff bool
-	// Group marks the requests of one group booking (GroupRequests): a
+	// Group marks the requests of one group booking (Group.Requests): a
 	// batch of them is decided all or nothing, on consecutive numbers.
 	Group bool
 }

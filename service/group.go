@@ -73,7 +73,7 @@ func (s *Service) BookGroup(ctx context.Context, caller booking.Actor, req Group
 		return GroupResult{}, err
 	}
 	defer leave()
-	reqs := booking.GroupRequests(req.SlotID, req.PatientIDs, req.Key, booking.ActorOf(ctx), staff)
+	reqs := booking.Group{SlotID: req.SlotID, PatientIDs: req.PatientIDs, Key: req.Key, Actor: booking.ActorOf(ctx), Staff: staff}.Requests()
 	out, err := s.store.BookGroup(ctx, req.SlotID, reqs, s.now())
 	if err != nil {
 		return GroupResult{}, s.storeErr(ctx, err)

@@ -16,7 +16,7 @@ func (f *fixture) bookGroup(slotID int64, key string, ps ...booking.Patient) []b
 	for i, p := range ps {
 		ids[i] = p.ID
 	}
-	res, err := f.s.BookGroup(f.ctx, slotID, booking.GroupRequests(slotID, ids, key, booking.Actor{}, false), now)
+	res, err := f.s.BookGroup(f.ctx, slotID, booking.Group{SlotID: slotID, PatientIDs: ids, Key: key}.Requests(), now)
 	must(f.t, err)
 	if len(res) != len(ps) {
 		f.t.Fatalf("BookGroup answered %d results for %d people", len(res), len(ps))
