@@ -58,6 +58,7 @@ const (
 	EntityApplication = "application"
 	EntityWaitlist    = "waitlist"
 	EntityService     = "service"
+	EntityDoseSeries  = "dose-series"
 )
 
 // AuditEntry is one recorded change. Before and After are JSON objects of

@@ -98,6 +98,7 @@ type BookDecision struct {
 	Fulfilled []int64
 
 	slot    Slot
+	group   bool // the batch is one group booking (wholeGroup)
 	reqs    []BookRequest
 	now     time.Time
 	results []BookResult
@@ -209,6 +210,9 @@ func DecideBooking(reqs []BookRequest, rd BookReads, now time.Time) *BookDecisio
 			}
 		}
 	}
+	if len(reqs) > 0 && reqs[0].Group {
+		d.wholeGroup()
+	}
 	if !d.Reclaim && rd.TopQueue == rd.Slot.BookedCount && rd.TopQueue+len(d.Winners) <= rd.Slot.Capacity {
 		// The numbers in use are exactly 1..top (distinct, within the
 		// capacity, as many as the counter): the free ones follow it.
@@ -301,6 +305,9 @@ func (d *BookDecision) QueueFrom(taken iter.Seq[int]) error {
 		for _, h := range d.Stale {
 			released[h.QueueNumber] = true
 		}
+	}
+	if d.group {
+		return d.queueBlock(taken, released)
 	}
 	free := make([]int, 0, n)
 	next := 1 // the lowest number not yet known to be taken

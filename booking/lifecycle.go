@@ -170,6 +170,10 @@ type Reconciliation struct {
 	// UnrefundedCancels are paid appointments given back (CANCELLED)
 	// whose applied payment has no refund record: the refund was lost.
 	UnrefundedCancels []Appointment `json:"unrefundedCancels"`
+	// BrokenSeries are dose series booked that are not whole: a dose's
+	// link missing, or a later dose still active after an earlier one was
+	// cancelled (BrokenSeriesSQL). Its ids are series bookings'.
+	BrokenSeries []int64 `json:"brokenSeries"`
 }
 
 // NewReconciliation is an empty report checked at now: every list empty,
@@ -177,7 +181,8 @@ type Reconciliation struct {
 func NewReconciliation(now time.Time) Reconciliation {
 	return Reconciliation{CheckedAt: now, CounterMismatches: []CounterMismatch{}, DuplicateActives: []DuplicateActive{},
 		StaleHolds: []Appointment{}, RefundsNeeded: []Payment{}, PaymentConflicts: []PaymentConflict{},
-		Repaired: []CounterRepair{}, RoundQuotaMismatches: []RoundQuotaMismatch{}, UnrefundedCancels: []Appointment{}}
+		Repaired: []CounterRepair{}, RoundQuotaMismatches: []RoundQuotaMismatch{}, UnrefundedCancels: []Appointment{},
+		BrokenSeries: []int64{}}
 }
 
 // RepairCounter decides the repair of a slot's counter from its rows,
@@ -193,7 +198,7 @@ func RepairCounter(slotID int64, capacity, booked, active int) (CounterRepair, b
 
 // Violations counts the invariant breaches the report found.
 func (r Reconciliation) Violations() int {
-	return len(r.CounterMismatches) + len(r.DuplicateActives) + len(r.RoundQuotaMismatches) + len(r.UnrefundedCancels)
+	return len(r.CounterMismatches) + len(r.DuplicateActives) + len(r.RoundQuotaMismatches) + len(r.UnrefundedCancels) + len(r.BrokenSeries)
 }
 
 // Pending counts the work the report found that breaks no invariant but

@@ -27,6 +27,7 @@ func (r Reconciliation) Kinds() map[string]int {
 		"counter_mismatch":     len(r.CounterMismatches),
 		"duplicate_active":     len(r.DuplicateActives),
 		"round_quota_mismatch": len(r.RoundQuotaMismatches),
+		"broken_series":        len(r.BrokenSeries),
 		"stale_hold":           len(r.StaleHolds),
 		"refund_needed":        len(r.RefundsNeeded),
 		"payment_conflict":     len(r.PaymentConflicts),
@@ -38,7 +39,7 @@ func (r Reconciliation) Kinds() map[string]int {
 // (Violations) rather than wait for an action (Pending).
 func ViolationKind(kind string) bool {
 	switch kind {
-	case "counter_mismatch", "duplicate_active", "round_quota_mismatch", "refund_missing":
+	case "counter_mismatch", "duplicate_active", "round_quota_mismatch", "refund_missing", "broken_series":
 		return true
 	}
 	return false

@@ -24,6 +24,9 @@ type BookRequest struct {
 	// Admission is the opening whose waiting room admitted the patient (a
 	// token the Service verified), 0 for none.
 	Admission int64
+	// Group marks the requests of one group booking (Group.Requests): a
+	// batch of them is decided all or nothing, on consecutive numbers.
+	Group bool
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -78,6 +81,8 @@ type Store interface {
 	QueueStore
 	OpeningStore
 	ServiceStore
+	SeriesStore
+	GroupStore
 }
 
 // QueueRange is one doctor's local day: its date and its bounds [From, To).

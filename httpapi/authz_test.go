@@ -134,6 +134,10 @@ var authorization = map[string]access{
 	"POST /api/openings/{id}/queue":               patientWrite,
 	"GET /api/openings/{id}/queue":                patientWrite,
 	"POST /api/appointments":                      patientOrAdmin,
+	"POST /api/series-bookings":                   patientOrAdmin,
+	"POST /api/group-bookings":                    patientOrAdmin,
+	"GET /api/dose-series":                        public,
+	"POST /api/admin/dose-series":                 adminOnly,
 	"POST /api/rounds/{id}/applications":          patientOrAdmin,
 	"GET /api/appointments/{id}":                  ownerOrAdmin,
 	"DELETE /api/appointments/{id}":               ownerOrAdmin,
@@ -325,6 +329,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 				b := map[string]any{"slotId": target}
 				if c.name == "patient B (another owner)" || c.name == "admin" || c.name == "reception" {
 					b["patientId"] = pa.ID // B books for A: not found; the front desk for A: allowed
+				}
+				body = b
+			case "POST /api/group-bookings":
+				e.clock.add(10 * time.Second)                                        // a fresh booking budget: the matrix books many times
+				body = map[string]any{"slotId": sl.ID, "patientIds": []int64{pa.ID}} // B names A's patient: not found
+			case "POST /api/series-bookings":
+				e.clock.add(10 * time.Second)
+				b := map[string]any{"seriesId": 1, "slotIds": []int64{sl.ID, sl.ID}}
+				if c.name == "patient B (another owner)" || c.name == "admin" {
+					b["patientId"] = pa.ID
 				}
 				body = b
 			case "POST /api/payments/callback":

@@ -224,6 +224,7 @@ func (s *server) routes() {
 	s.handle("GET /api/services", s.public(s.listServices))
 	s.handle("GET /api/services/{id}", s.public(s.getService))
 	s.handle("GET /api/availability", s.public(s.firstAvailable))
+	s.handle("GET /api/dose-series", s.public(s.listDoseSeries))
 
 	// Admin.
 	s.handle("POST /api/admin/departments", s.admin(s.createDepartment))
@@ -248,6 +249,7 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/appointments/{id}/complete", s.admin(s.complete))
 	s.handle("POST /api/admin/appointments/{id}/no-show", s.admin(s.noShow))
 	s.handle("GET /api/admin/reconciliation", s.admin(s.reconciliation))
+	s.handle("POST /api/admin/dose-series", s.admin(s.createDoseSeries))
 	s.handle("GET /api/admin/refunds", s.admin(s.listRefunds))
 	s.handle("POST /api/admin/refunds/{id}/retry", s.admin(s.retryRefund))
 
@@ -292,6 +294,8 @@ func (s *server) routes() {
 	s.handle("GET /api/me/data", s.authed(s.myData))
 	s.handle("POST /api/signout", s.authed(s.signOut))
 	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
+	s.handle("POST /api/series-bookings", s.authed(s.bookSeries))
+	s.handle("POST /api/group-bookings", s.authed(s.bookGroup))
 	s.handle("POST /api/appointments/{id}/check-in", s.authed(s.checkIn))
 	s.handle("GET /api/appointments/{id}/queue", s.authed(s.queuePosition))
 	s.handle("POST /api/admin/doctors/{id}/queue/call", s.authed(s.queueCall))

@@ -35,6 +35,7 @@ type Metrics struct {
 	lottery   lottery
 	people    *prometheus.CounterVec // accounts' changes to their people
 	openings  openings
+	series    series
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
@@ -167,6 +168,7 @@ func New() *Metrics {
 	m.lottery = newLottery(m.reg)
 	m.people = newPeople(m.reg)
 	m.openings = newOpenings(m.reg)
+	m.series = newSeries(m.reg)
 	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.statement = newStatement(m.reg)
@@ -356,7 +358,7 @@ type Reconciliation struct {
 
 var (
 	reconIssues = prometheus.NewDesc("slotd_reconciliation_issues",
-		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
+		"What the last scheduled reconciliation found, by kind and class: class=\"violation\" (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing, broken_series) breaks an invariant, class=\"pending\" (stale_hold, refund_needed, payment_conflict) is work to do.",
 		[]string{"kind", "class"}, nil)
 	reconAt = prometheus.NewDesc("slotd_reconciliation_last_success_timestamp_seconds",
 		"When the last scheduled reconciliation ran (Unix time).", nil, nil)

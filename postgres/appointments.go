@@ -27,6 +27,27 @@ var sqlCancel = `WITH l AS MATERIALIZED (
 		RETURNING slots.resource_id)
 	SELECT ` + apptColumns + `, l.old FROM a, s, l`
 
+// cancelIn cancels one appointment inside tx as Cancel decides (the
+// conditional update, the audit, the released place, the refund, the
+// message); pgx.ErrNoRows when nothing changed.
+func (s *Store) cancelIn(ctx context.Context, tx pgx.Tx, appointmentID, patientID int64, cutoff time.Duration, now time.Time, reason string) (booking.Appointment, error) {
+	var old booking.Status
+	a, err := scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now, int32(cutoff.Hours())), &old)
+	if err != nil {
+		return a, err
+	}
+	if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel", From: old, Appointment: a})); err != nil {
+		return a, err
+	}
+	if err := s.release(ctx, tx, booking.Released([]booking.Appointment{a}), now); err != nil {
+		return a, err
+	}
+	if err := s.refundPaid(ctx, tx, []booking.Appointment{a}, reason, now); err != nil {
+		return a, err
+	}
+	return a, s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})
+}
+
 // Cancel moves an active appointment to CANCELLED and releases its place,
 // once, announcing it to the enqueuer in the same transaction. Cancelling a
 // cancelled appointment returns it unchanged and announces nothing; another
@@ -55,21 +76,16 @@ func (s *Store) cancel(ctx context.Context, appointmentID, patientID int64, now 
 	}
 	var a booking.Appointment
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		var err error
-		var old booking.Status
-		if a, err = scanAppointment(tx.QueryRow(ctx, sqlCancel, appointmentID, patientID, now, int32(cutoff.Hours())), &old); err != nil {
+		// A dose's series is locked first, its slots in id order as
+		// BookSeries takes them, since cancelling it cancels the later ones.
+		dose, err := lockSeriesSlots(ctx, tx, appointmentID)
+		if err != nil {
 			return err
 		}
-		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel", From: old, Appointment: a})); err != nil {
+		if a, err = s.cancelIn(ctx, tx, appointmentID, patientID, cutoff, now, reason); err != nil || !dose {
 			return err
 		}
-		if err := s.release(ctx, tx, booking.Released([]booking.Appointment{a}), now); err != nil {
-			return err
-		}
-		if err := s.refundPaid(ctx, tx, []booking.Appointment{a}, reason, now); err != nil {
-			return err
-		}
-		return s.notify(ctx, tx, []booking.Notification{{Kind: booking.NotifyCancellation, AppointmentID: a.ID}})
+		return s.cancelLaterDoses(ctx, tx, appointmentID, now)
 	})
 	if err == nil {
 		return a, nil

@@ -589,7 +589,16 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		res.Cancelled = len(cancelled)
 		ns := booking.SuspensionNotices(rec.ID, cancelled)
 		res.PatientsTold = len(ns)
-		return s.notify(ctx, tx, ns)
+		if err := s.notify(ctx, tx, ns); err != nil {
+			return err
+		}
+		// A dose cancelled gives up its series' later doses, as Cancel does.
+		for _, a := range cancelled {
+			if err := s.cancelLaterDoses(ctx, tx, a.ID, now); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return booking.SuspensionResult{}, translate(err, "")
@@ -679,6 +688,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	b.Queue(sqlRoundQuotaMismatches)
 	b.Queue(sqlPaymentConflicts, reportLimit)
 	b.Queue(sqlUnrefundedCancels, reportLimit)
+	b.Queue(sqlBrokenSeries, reportLimit)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -798,5 +808,11 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 	rows, _ = br.Query()
 	lost, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	rep.UnrefundedCancels = append(rep.UnrefundedCancels, lost...)
+	if err != nil {
+		return err
+	}
+	rows, _ = br.Query()
+	broken, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	rep.BrokenSeries = append(rep.BrokenSeries, broken...)
 	return err
 }

@@ -15,12 +15,13 @@ import (
 const (
 	ScenarioClinic      = "clinic"
 	ScenarioVaccination = "vaccination"
+	ScenarioSeries      = "vaccination-series"
 	ScenarioHot         = "hot"
 	ScenarioEcho        = "echo"
 )
 
 // Scenarios lists the presets in the order the help text shows them.
-var Scenarios = []string{ScenarioClinic, ScenarioVaccination, ScenarioHot, ScenarioEcho}
+var Scenarios = []string{ScenarioClinic, ScenarioVaccination, ScenarioSeries, ScenarioHot, ScenarioEcho}
 
 // Config is one rush: what to create, how to load it, where to report.
 //
@@ -55,6 +56,10 @@ type Config struct {
 	GroupSlots, GroupCapacity int
 	// SlotsPerDoctor spreads slots over doctors (reads list one doctor's day).
 	SlotsPerDoctor int
+	// Series makes each click book a two-dose series
+	// (POST /api/series-bookings): a main slot for dose 1 and its twin,
+	// created 22 days later with the same capacity, for dose 2.
+	Series bool
 
 	// ReadRatio is slot-list reads per session (open loop: at Rate×ReadRatio
 	// per second; closed loop: interleaved by each worker).
@@ -148,6 +153,16 @@ func Preset(name string) (Config, error) {
 		c.ReadRatio = 0.2
 		c.Switch = 3
 		c.Sessions = 1
+	case ScenarioSeries:
+		// vaccination's rush, each click booking dose 1 and dose 2 at
+		// once: 5,000 series (10,000 appointments) for 20,000 people.
+		c.Rate, c.Duration = 5000, 30*time.Second
+		c.Patients = 20000
+		c.Slots, c.Capacity = 20, 250
+		c.ReadRatio = 0.2
+		c.Switch = 3
+		c.Sessions = 1
+		c.Series = true
 	case ScenarioHot:
 		// Pure booking throughput on one slot: every click is a new
 		// patient, the load stops at sell-out.
@@ -165,7 +180,13 @@ func Preset(name string) (Config, error) {
 }
 
 // places is the number of places the configuration creates.
-func (c *Config) places() int { return c.Slots*c.Capacity + c.GroupSlots*c.GroupCapacity }
+func (c *Config) places() int {
+	main := c.Slots * c.Capacity
+	if c.Series {
+		main *= 2 // the twins of dose 2
+	}
+	return main + c.GroupSlots*c.GroupCapacity
+}
 
 // Validate reports the first inconsistent setting.
 func (c *Config) Validate() error {

@@ -57,7 +57,7 @@ type runner struct {
 func newRunner(ctx context.Context, cfg *Config, f *Fixture, c *http.Client, rec *Recorder, logf func(string, ...any)) *runner {
 	r := &runner{
 		cfg: cfg, f: f, c: c, rec: rec, logf: logf, root: ctx,
-		bookURL: cfg.Target + "/api/appointments",
+		bookURL: bookURL(cfg),
 		echoURL: cfg.Target + "/bench/echo",
 		places:  int64(cfg.places()),
 	}
@@ -264,7 +264,7 @@ func (r *runner) markDone(p *Patient) {
 // left, as a user picks from the list; when the view shows none, any slot
 // (users keep clicking on a sold-out day). not is avoided if possible.
 func (r *runner) pickSlot(not *Slot) *Slot {
-	ss := r.f.Slots
+	ss := r.f.Slots[:r.f.Picks]
 	n := len(ss)
 	off := rand.IntN(n)
 	for i := 0; i < n; i++ {
@@ -405,7 +405,8 @@ func (r *runner) click(p *Patient, s *Slot, key string) clickResult {
 	}
 }
 
-// book sends one POST /api/appointments and records it.
+// book sends one booking (POST /api/appointments, or a series) and
+// records it.
 func (r *runner) book(p *Patient, s *Slot, key string) exchange {
 	req, err := http.NewRequestWithContext(r.root, http.MethodPost, r.bookURL, bytes.NewReader(s.body))
 	if err != nil {
@@ -424,11 +425,20 @@ func (r *runner) book(p *Patient, s *Slot, key string) exchange {
 // confirmed notes a 201 or 200: the first time an appointment id is seen it
 // is a place sold.
 func (r *runner) confirmed(p *Patient, s *Slot, x *exchange) {
-	var a struct {
+	type appt struct {
 		ID     int64 `json:"id"`
 		SlotID int64 `json:"slotId"`
 	}
-	if err := json.Unmarshal(x.body.Bytes(), &a); err != nil || a.ID <= 0 {
+	var a struct {
+		appt
+		Appointments []appt `json:"appointments"` // a series' doses
+	}
+	err := json.Unmarshal(x.body.Bytes(), &a)
+	as := a.Appointments
+	if !r.cfg.Series {
+		as = []appt{a.appt}
+	}
+	if err != nil || len(as) == 0 || as[0].ID <= 0 {
 		x.err = fmt.Errorf("undecodable booking answer: %v", err)
 		r.noteError(EndpointBook, x)
 		p.mu.Lock()
@@ -436,18 +446,19 @@ func (r *runner) confirmed(p *Patient, s *Slot, x *exchange) {
 		p.mu.Unlock()
 		return
 	}
-	slotID := a.SlotID
-	if slotID == 0 {
-		slotID = s.ID
+	if as[0].SlotID == 0 {
+		as[0].SlotID = s.ID
 	}
 	p.mu.Lock()
 	for _, rc := range p.receipts {
-		if rc.AppointmentID == a.ID {
+		if rc.AppointmentID == as[0].ID {
 			p.mu.Unlock()
 			return
 		}
 	}
-	p.receipts = append(p.receipts, Receipt{PatientID: p.ID, SlotID: slotID, AppointmentID: a.ID, Status: x.status})
+	for _, d := range as {
+		p.receipts = append(p.receipts, Receipt{PatientID: p.ID, SlotID: d.SlotID, AppointmentID: d.ID, Status: x.status})
+	}
 	p.mu.Unlock()
 	now := time.Now().UnixNano()
 	r.firstSale.CompareAndSwap(0, now)
@@ -458,9 +469,20 @@ func (r *runner) confirmed(p *Patient, s *Slot, x *exchange) {
 		}
 	}
 	s.remaining.Add(-1)
-	if r.sold.Add(1) >= r.places && r.cfg.StopWhenSoldOut {
+	if s.twin != nil {
+		s.twin.remaining.Add(-1)
+	}
+	if r.sold.Add(int64(len(as))) >= r.places && r.cfg.StopWhenSoldOut {
 		r.stopGen()
 	}
+}
+
+// bookURL is where a click books: a place, or a whole series.
+func bookURL(cfg *Config) string {
+	if cfg.Series {
+		return cfg.Target + "/api/series-bookings"
+	}
+	return cfg.Target + "/api/appointments"
 }
 
 // read fetches one doctor's day of slots, revalidating with the ETag it

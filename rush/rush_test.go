@@ -121,6 +121,44 @@ func TestVaccinationRush(t *testing.T) {
 	}
 }
 
+// TestSeriesRush runs a small vaccination-series rush: every click books
+// two doses; every place is sold in whole series and the verification
+// (each series whole or absent among its checks) passes.
+func TestSeriesRush(t *testing.T) {
+	url, signer := startServer(t, 0)
+	cfg, err := Preset(ScenarioSeries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var log bytes.Buffer
+	cfg.Target, cfg.Signer, cfg.Log = url, signer, &log
+	cfg.Slots, cfg.Capacity, cfg.Patients = 3, 5, 40
+	cfg.Rate, cfg.Duration = 200, 5*time.Second
+	cfg.OpenIn = time.Second
+	cfg.SetupWorkers = 8
+
+	rep, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("run: %v\n%s", err, log.String())
+	}
+	var sum bytes.Buffer
+	rep.PrintSummary(&sum)
+	t.Log("\n" + sum.String())
+	if !rep.Passed() || rep.Sold != 30 || rep.Places != 30 {
+		t.Fatalf("passed %v, sold %d of %d places, want 30 of 30", rep.Passed(), rep.Sold, rep.Places)
+	}
+	whole := false
+	for _, c := range rep.Verification.Checks {
+		whole = whole || (c.Name == "every series whole or absent" && c.Result == Pass)
+	}
+	if !whole {
+		t.Errorf("the series check did not run: %+v", rep.Verification.Checks)
+	}
+	if got := rep.Endpoints["book"].Outcomes[OutCreated.String()]; got == nil || got.Count != 15 {
+		t.Errorf("201 answers = %+v, want exactly 15 series", got)
+	}
+}
+
 // TestHotClosedLoop sells one slot with closed-loop clients and stops at
 // sell-out.
 func TestHotClosedLoop(t *testing.T) {

@@ -33,8 +33,9 @@ type Slot struct {
 	Capacity int
 	StartAt  time.Time
 
-	body      []byte // {"slotId":N}, built once
+	body      []byte // {"slotId":N} (a series: both doses), built once
 	listURL   string // its doctor's day
+	twin      *Slot  // a series' dose 2 slot, booked with this one
 	remaining atomic.Int32
 }
 
@@ -74,7 +75,10 @@ type Fixture struct {
 	DepartmentID int64
 	Doctors      []int64
 	Slots        []*Slot
-	Patients     []*Patient
+	// Picks is how many of Slots, from the first, patients click on: the
+	// rest are the series' dose 2 twins, booked with their dose 1.
+	Picks    int
+	Patients []*Patient
 	// OpensAt is when every slot opens; the load starts then (minus Early).
 	OpensAt   time.Time
 	SetupTook time.Duration
@@ -151,7 +155,11 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 	base := time.Now().UTC().Truncate(time.Hour).Add(26 * time.Hour)
 	// Budget a few milliseconds per slot so that opensAt is still ahead
 	// when the last slot is created; checked below.
-	opens := time.Now().Add(cfg.OpenIn + time.Duration(len(plans))*5*time.Millisecond).Truncate(time.Millisecond)
+	budget := len(plans)
+	if cfg.Series {
+		budget += cfg.Slots
+	}
+	opens := time.Now().Add(cfg.OpenIn + time.Duration(budget)*5*time.Millisecond).Truncate(time.Millisecond)
 	f.OpensAt = opens
 	logf("setup: creating %d slots (%d places) on %d doctors, opening at %s", len(plans), cfg.places(), doctors, opens.Format("15:04:05.000"))
 	for i, p := range plans {
@@ -173,6 +181,12 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 		sl.remaining.Store(int32(p.capacity))
 		f.Slots = append(f.Slots, sl)
 		f.slotByID[sl.ID] = sl
+	}
+	f.Picks = len(f.Slots)
+	if cfg.Series {
+		if err := createTwins(ctx, a, f, admin, base.Add(twinDays*24*time.Hour)); err != nil {
+			return f, err
+		}
 	}
 	if !time.Now().Before(opens) {
 		return f, fmt.Errorf("setup ended after the opening time %s: raise --open-in", opens.Format(time.RFC3339Nano))
@@ -219,4 +233,44 @@ func createPatients(ctx context.Context, cfg *Config, a *api, f *Fixture) error 
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// twinDays is how long after its dose 1 slot a series' dose 2 twin starts:
+// inside the series' window of 21 to 28 days.
+const twinDays = 22
+
+// createTwins creates a two-dose series and, for each main slot, its dose
+// 2 twin from base on (same doctor, capacity and opening), and makes the
+// main slot's booking body name both.
+func createTwins(ctx context.Context, a *api, f *Fixture, admin string, base time.Time) error {
+	var ds struct {
+		ID int64 `json:"id"`
+	}
+	body := map[string]any{"name": "rush " + f.RunID, "windows": []map[string]int{{"minDays": 21, "maxDays": 28}}}
+	if err := a.call(ctx, "POST", "/api/admin/dose-series", admin, body, &ds); err != nil {
+		return fmt.Errorf("create dose series: %w", err)
+	}
+	for i, main := range f.Slots[:f.Picks] {
+		start := base.Add(time.Duration(i) * slotMinutes * time.Minute)
+		var s struct {
+			ID int64 `json:"id"`
+		}
+		body := map[string]any{
+			"doctorId": main.DoctorID, "startAt": start.Format(time.RFC3339),
+			"durationMinutes": slotMinutes, "capacity": main.Capacity,
+			"opensAt": f.OpensAt.UTC().Format(time.RFC3339Nano),
+		}
+		if err := a.call(ctx, "POST", "/api/admin/slots", admin, body, &s); err != nil {
+			return fmt.Errorf("create dose 2 slot: %w", err)
+		}
+		twin := &Slot{ID: s.ID, DoctorID: main.DoctorID, Capacity: main.Capacity, StartAt: start}
+		twin.listURL = a.base + "/api/doctors/" + strconv.FormatInt(twin.DoctorID, 10) + "/slots?date=" + start.Format(time.DateOnly)
+		twin.remaining.Store(int32(main.Capacity))
+		main.twin = twin
+		main.body = []byte(`{"seriesId":` + strconv.FormatInt(ds.ID, 10) + `,"slotIds":[` +
+			strconv.FormatInt(main.ID, 10) + `,` + strconv.FormatInt(twin.ID, 10) + `]}`)
+		f.Slots = append(f.Slots, twin)
+		f.slotByID[twin.ID] = twin
+	}
+	return nil
 }

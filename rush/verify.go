@@ -49,6 +49,9 @@ type Expected struct {
 	// Refused patients clicked, got only definitive refusals, and were
 	// looked up: they must hold nothing in rush's slots.
 	Refused map[int64]bool
+	// Doses is a series' doses (0: single bookings): each patient must
+	// hold all of them or none.
+	Doses int
 }
 
 // SlotState is a slot as the server reports it.
@@ -232,7 +235,25 @@ func Verify(exp Expected, obs Observed) Verification {
 	}
 	add("refused patients hold nothing", probs, fmt.Sprintf("%d refused patients checked", len(exp.Refused)))
 
-	// 6. The server's own reconciliation.
+	// 6. A series is whole or absent: each patient holds every dose or
+	// none in the run's slots.
+	if exp.Doses > 0 {
+		probs = nil
+		for _, pid := range pids {
+			n := 0
+			for _, a := range obs.Appointments[pid] {
+				if a.active() && exp.Capacity[a.SlotID] > 0 {
+					n++
+				}
+			}
+			if n != 0 && n != exp.Doses {
+				probs = append(probs, fmt.Sprintf("patient %d holds %d of the %d doses", pid, n, exp.Doses))
+			}
+		}
+		add("every series whole or absent", probs, fmt.Sprintf("%d patients' doses checked", len(pids)))
+	}
+
+	// 7. The server's own reconciliation.
 	switch r := obs.Reconciliation; {
 	case r == nil:
 		v.Checks = append(v.Checks, Check{Name: "reconciliation report", Result: Skip, Detail: "not asked"})
@@ -271,6 +292,9 @@ func sortedKeys[V any](m map[int64]V) []int64 {
 // request and they should all be alike.
 func expected(f *Fixture, sample int) Expected {
 	exp := Expected{Capacity: map[int64]int{}, Unresolved: map[int64]bool{}, Refused: map[int64]bool{}}
+	if f.Picks < len(f.Slots) {
+		exp.Doses = 2
+	}
 	for _, s := range f.Slots {
 		exp.Capacity[s.ID] = s.Capacity
 	}

@@ -146,6 +146,8 @@ type Service struct {
 
 	mu       sync.Mutex
 	inflight map[inflightKey]struct{}
+	// campaigns admits the series and group bookings (admission.go).
+	campaigns *campaignGate
 	// orphans are the bookings whose caller gave up while their lane still
 	// held them; each channel closes once the lane has decided it.
 	orphans  map[inflightKey]chan struct{}
@@ -197,7 +199,7 @@ func NewService(store booking.Store, opts Options) *Service {
 	}
 	s := &Service{store: store, now: opts.Now, timeout: opts.Timeout, observer: opts.Observer,
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
-		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, region: opts.PhoneRegion,
+		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, campaigns: newCampaignGate(), region: opts.PhoneRegion,
 		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
 		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes, waiting: newWaitingRooms(opts.WaitingRoom)}
 	if s.region == "" {

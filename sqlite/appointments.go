@@ -83,33 +83,10 @@ func (s *Store) cancel(ctx context.Context, appointmentID, patientID int64, now 
 			}
 			cutoff = time.Duration(p.CancelCutoffHours) * time.Hour
 		}
-		var slotID int64
-		before, berr := getAppt(ctx, tx, appointmentID)
-		err := tx.QueryRowContext(ctx, cancelSQL, ts(now), appointmentID, patientID, cutoff.Microseconds()).Scan(&slotID)
+		slotID, err := s.cancelIn(ctx, tx, appointmentID, patientID, cutoff, now, reason)
 		switch {
-		case err == nil && berr != nil:
-			return berr
 		case err == nil:
-			after := before
-			after.Status = booking.StatusCancelled
-			if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel", From: before.Status, Appointment: after})); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx,
-				`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, slotID); err != nil {
-				return err
-			}
-			if err := s.release(ctx, tx, booking.Released([]booking.Appointment{
-				{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}), now); err != nil {
-				return err
-			}
-			if err := s.refundPaid(ctx, tx, []booking.Appointment{after}, reason, now); err != nil {
-				return err
-			}
-			// Only the real transition announces anything: a repeated
-			// cancel finds no row above and enqueues nothing.
-			if err := s.notify(ctx, tx, []booking.Notification{
-				{Kind: booking.NotifyCancellation, AppointmentID: appointmentID}}); err != nil {
+			if err := s.cancelLaterDoses(ctx, tx, appointmentID, now); err != nil {
 				return err
 			}
 		case !errors.Is(err, sql.ErrNoRows):
@@ -129,6 +106,41 @@ func (s *Store) cancel(ctx context.Context, appointmentID, patientID int64, now 
 		return booking.Appointment{}, mapErr(err, "appointment")
 	}
 	return a, nil
+}
+
+// cancelIn cancels one appointment inside tx as Cancel decides (the
+// conditional update, the audit, the released place, the refund, the
+// message) and returns its slot; sql.ErrNoRows when nothing changed.
+func (s *Store) cancelIn(ctx context.Context, tx *sql.Tx, appointmentID, patientID int64, cutoff time.Duration, now time.Time, reason string) (int64, error) {
+	var slotID int64
+	before, berr := getAppt(ctx, tx, appointmentID)
+	err := tx.QueryRowContext(ctx, cancelSQL, ts(now), appointmentID, patientID, cutoff.Microseconds()).Scan(&slotID)
+	if err != nil {
+		return 0, err
+	}
+	if berr != nil {
+		return 0, berr
+	}
+	after := before
+	after.Status = booking.StatusCancelled
+	if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel", From: before.Status, Appointment: after})); err != nil {
+		return 0, err
+	}
+	if _, err := tx.ExecContext(ctx,
+		`UPDATE slots SET booked_count = booked_count - 1 WHERE id = ?`, slotID); err != nil {
+		return 0, err
+	}
+	if err := s.release(ctx, tx, booking.Released([]booking.Appointment{
+		{ID: appointmentID, SlotID: slotID, Status: booking.StatusCancelled}}), now); err != nil {
+		return 0, err
+	}
+	if err := s.refundPaid(ctx, tx, []booking.Appointment{after}, reason, now); err != nil {
+		return 0, err
+	}
+	// Only the real transition announces anything: a repeated cancel
+	// finds no row above and enqueues nothing.
+	return slotID, s.notify(ctx, tx, []booking.Notification{
+		{Kind: booking.NotifyCancellation, AppointmentID: appointmentID}})
 }
 
 // GetAppointment returns one appointment as last committed.

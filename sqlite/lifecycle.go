@@ -533,7 +533,16 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		res.Cancelled = len(cancelled)
 		ns := booking.SuspensionNotices(sus.ID, cancelled)
 		res.PatientsTold = len(ns)
-		return s.notify(ctx, tx, ns)
+		if err := s.notify(ctx, tx, ns); err != nil {
+			return err
+		}
+		// A dose cancelled gives up its series' later doses, as Cancel does.
+		for _, a := range cancelled {
+			if err := s.cancelLaterDoses(ctx, tx, a.ID, now); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return booking.SuspensionResult{}, mapErr(err, "doctor")
@@ -696,6 +705,16 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	}); err != nil {
+		return rep, err
+	}
+	// SQLite's JSON array length is json_array_length (PostgreSQL: jsonb_array_length).
+	if err := eachRow(ctx, tx, booking.BrokenSeriesSQL("json_array_length(s.windows) + 1", "?"), []any{reportLimit},
+		func(rows *sql.Rows) error {
+			var id int64
+			err := rows.Scan(&id)
+			rep.BrokenSeries = append(rep.BrokenSeries, id)
+			return err
+		}); err != nil {
 		return rep, err
 	}
 	// Paid places given back whose payment (one recorded since refunds

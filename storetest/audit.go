@@ -38,6 +38,7 @@ var serviceReads = map[string]bool{
 	"NormalizePhone": true, // a pure function of its argument and the clinic region
 	"Receive":        true, // another instance's signal: this process's marks and caches only, no row
 	"Waitlist":       true,
+	"DoseSeries":     true, // the list of dose series
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state
@@ -103,6 +104,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	forStaff := f.slot(5)
 	var refundID int64
 
+	var doses booking.DoseSeries
 	changes := []struct {
 		name string
 		do   func() error
@@ -314,6 +316,23 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		}},
 		{"BookFor", func() error {
 			return svc.BookFor(ctx, booking.Acting{PatientID: f.patient().ID, Staff: true}, forStaff.ID, "audit-staff").Err
+		}},
+		{"CreateDoseSeries", func() error {
+			var err error
+			doses, err = svc.CreateDoseSeries(ctx, booking.DoseSeries{Name: "Audit doses", Windows: []booking.DoseWindow{{MinDays: 21, MaxDays: 28}}})
+			return err
+		}},
+		{"BookSeries", func() error {
+			d1 := f.slot(5, startsAt(now.Add(900*time.Hour)), onDoctor(f.doctor2.ID))
+			d2 := f.slot(5, startsAt(now.Add(900*time.Hour+22*24*time.Hour)), onDoctor(f.doctor2.ID))
+			_, err := svc.BookSeries(ctx, booking.Acting{PatientID: f.patient().ID, Staff: true},
+				service.SeriesBookingRequest{SeriesID: doses.ID, SlotIDs: []int64{d1.ID, d2.ID}, Key: "audit-series"})
+			return err
+		}},
+		{"BookGroup", func() error {
+			g := f.slot(5, startsAt(now.Add(1500*time.Hour)))
+			_, err := svc.BookGroup(ctx, actor, service.GroupBookingRequest{SlotID: g.ID, PatientIDs: []int64{f.patient().ID, f.patient().ID}, Key: "audit-group"})
+			return err
 		}},
 		{"Suspend", func() error {
 			res, err := svc.Suspend(ctx, booking.Suspension{DoctorID: f.doctor2.ID, From: now.Add(399 * time.Hour), To: now.Add(402 * time.Hour), Reason: "training"})
@@ -596,7 +615,7 @@ func testRefunds(t *testing.T, h Harness) {
 		t.Fatalf("last run = %+v, ran %+v", last, run)
 	}
 	// The kept verdict has its findings by kind, which the metrics export.
-	if len(last.Kinds) != 7 || last.Kinds["refund_needed"] != 0 || !booking.ViolationKind("counter_mismatch") || booking.ViolationKind("refund_needed") {
+	if len(last.Kinds) != 8 || last.Kinds["refund_needed"] != 0 || !booking.ViolationKind("counter_mismatch") || booking.ViolationKind("refund_needed") {
 		t.Fatalf("last run's kinds = %v", last.Kinds)
 	}
 }

@@ -63,6 +63,7 @@ var (
 		booking.EntityRound:       "round",
 		booking.EntityApplication: "application",
 		booking.EntityWaitlist:    "waitlist entry",
+		booking.EntityDoseSeries:  "dose series",
 	}
 	// importKinds are csvdata's file kinds.
 	importKinds = map[string]string{
@@ -102,7 +103,7 @@ func (p *page) AuditRole(code string) string { return word(p, auditRoles, code) 
 func (p *page) AuditEntities() []string {
 	return []string{booking.EntityAppointment, booking.EntitySlot, booking.EntityPayment, booking.EntityRefund, booking.EntitySuspension,
 		booking.EntityDepartment, booking.EntityDoctor, booking.EntityPatient, booking.EntitySchedule,
-		booking.EntityRoom, booking.EntityRound, booking.EntityApplication}
+		booking.EntityRoom, booking.EntityRound, booking.EntityApplication, booking.EntityDoseSeries}
 }
 
 // ImportKind is the name of a kind of import file in the page's language.

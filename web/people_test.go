@@ -258,3 +258,71 @@ func TestPeopleWaitlistPages(t *testing.T) {
 		t.Fatalf("after leaving: %+v", es)
 	}
 }
+
+// TestBookGroupPage: with people, the review offers to book several at
+// once in every language; the form books the ticked people on consecutive
+// numbers, replays on a repeat, and another account's person books
+// nobody.
+func TestBookGroupPage(t *testing.T) {
+	s := newPagesSite(t)
+	me := s.patients[0]
+	kid, err := s.svc.AddPerson(t.Context(), me.ID, booking.PersonInput{Name: "Lan", BirthDate: "2017-06-01", Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	// A slot of two places, tomorrow afternoon (the fixture's hold one).
+	at := s.slots[0].StartAt.Add(5 * time.Hour)
+	sl, err := s.store.CreateSlot(t.Context(), booking.Slot{DoctorID: s.doctor.ID, StartAt: at, EndAt: at.Add(30 * time.Minute), Capacity: 2,
+		OpensAt: s.slots[0].OpensAt, Status: booking.SlotOpen, HoldSeconds: 900})
+	must(t, err)
+	review := fmt.Sprintf("/doctors/%d/days/%s?slot=%d", s.doctor.ID, s.tomorrow, sl.ID)
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		if page := mainOf(s.getAs(t, "patient", l.Tag, review)); !strings.Contains(page, pr.T("Or book for several people at once")) ||
+			!strings.Contains(page, fmt.Sprintf(`name="who" value="%d"`, kid.ID)) {
+			t.Errorf("%s: the review offers no group booking:\n%s", l.Tag, page)
+		}
+	}
+	c := s.patientClient(t, me.ID)
+	_, page := c.do("GET", review, nil)
+	form := url.Values{"csrf": {csrfOf(page, "/book-group")}, "slot": {itoa(sl.ID)},
+		"key": {between(page[strings.Index(page, `id="group"`):], `name="key" value="`, `"`)}}
+
+	other := s.patients[1]
+	theirs, err := s.svc.AddPerson(t.Context(), other.ID, booking.PersonInput{Name: "Theirs", BirthDate: "2015-01-01", Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	form["who"] = []string{itoa(me.ID), itoa(theirs.ID)}
+	if res, _ := c.do("POST", "/book-group", form); res.StatusCode != http.StatusNotFound {
+		t.Fatalf("a group with another account's person: %d", res.StatusCode)
+	}
+	// One place: the group is refused whole.
+	one := url.Values{"csrf": form["csrf"], "slot": {itoa(s.slots[1].ID)}, "key": {"group-one"}, "who": {itoa(me.ID), itoa(kid.ID)}}
+	if res, _ := c.do("POST", "/book-group", one); res.StatusCode != http.StatusConflict {
+		t.Fatalf("a group of two for one place: %d", res.StatusCode)
+	}
+	if got, _ := s.store.GetSlot(t.Context(), s.slots[1].ID); got.BookedCount != s.slots[1].BookedCount {
+		t.Fatal("a refused group took a place")
+	}
+	form["who"] = []string{itoa(me.ID), itoa(kid.ID)}
+	for range 2 { // the repeat replays
+		if res, body := c.do("POST", "/book-group", form); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/appointments" {
+			t.Fatalf("booking the group: %d %s\n%.400s", res.StatusCode, res.Header.Get("Location"), body)
+		}
+	}
+	got, err := s.store.GetSlot(t.Context(), sl.ID)
+	must(t, err)
+	if got.BookedCount != sl.BookedCount+2 {
+		t.Fatalf("the slot holds %d, want %d", got.BookedCount, sl.BookedCount+2)
+	}
+	var nums []int
+	for _, p := range []int64{me.ID, kid.ID} {
+		as, err := s.store.ListAppointments(t.Context(), p, "", booking.Page{Limit: 10})
+		must(t, err)
+		for _, a := range as {
+			if a.SlotID == sl.ID {
+				nums = append(nums, a.QueueNumber)
+			}
+		}
+	}
+	if len(nums) != 2 || nums[1]-nums[0] != 1 {
+		t.Fatalf("queue numbers %v, want two consecutive", nums)
+	}
+}

@@ -255,6 +255,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /doctors/{id}", s.handleDoctor)
 	s.mux.HandleFunc("GET /doctors/{id}/days/{date}", s.handleDay)
 	s.mux.HandleFunc("POST /book", s.handleBook)
+	s.mux.HandleFunc("POST /book-group", s.handleBookGroup)
 	s.mux.HandleFunc("GET /appointments", s.handleAppointments)
 	s.mux.HandleFunc("GET /appointments/{id}", s.handleAppointment)
 	s.mux.HandleFunc("POST /appointments/{id}/cancel", s.handleCancel)

@@ -1298,6 +1298,28 @@ type DoctorPatch struct {
 	Name         *string `json:"name,omitempty"`
 }
 
+// DoseSeries a vaccine's schedule of doses: dose 1 any time, each later dose within its window of the one before
+type DoseSeries struct {
+	CreatedAt time.Time    `json:"createdAt"`
+	Id        int64        `json:"id"`
+	Name      string       `json:"name"`
+	Windows   []DoseWindow `json:"windows"`
+}
+
+// DoseSeriesPage dose series by id
+type DoseSeriesPage struct {
+	Items []DoseSeries `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
+}
+
+// DoseWindow when a dose may be given: minDays to maxDays whole days after the start of the dose before it
+type DoseWindow struct {
+	MaxDays int `json:"maxDays"`
+	MinDays int `json:"minDays"`
+}
+
 // Draw A lottery's published draw. Check it with `slotd verify-draw`: SHA-256(seed) must be seedCommitment, and registrationIds the order that algorithm version algorithmVersion gives from the seed and the ids (docs/clinic.md, lottery rounds).
 type Draw struct {
 	AlgorithmVersion DrawAlgorithmVersion `json:"algorithmVersion"`
@@ -1334,6 +1356,19 @@ type GenerateRequest struct {
 type GenerateResult struct {
 	Created  int `json:"created"`
 	Existing int `json:"existing"`
+}
+
+// GroupBooking defines model for GroupBooking.
+type GroupBooking struct {
+	// Appointments one appointment per person, in the order asked, on consecutive queue numbers
+	Appointments []Appointment `json:"appointments"`
+}
+
+// GroupBookingRequest defines model for GroupBookingRequest.
+type GroupBookingRequest struct {
+	// PatientIds the people booked for, distinct: the caller's own patient and the people their account manages (GET /api/me/people), or anyone for an admin
+	PatientIds []int64 `json:"patientIds"`
+	SlotId     int64   `json:"slotId"`
 }
 
 // Health defines model for Health.
@@ -1464,6 +1499,14 @@ type NewDoctor struct {
 	//
 	// Example: Europe/Berlin
 	Timezone string `json:"timezone"`
+}
+
+// NewDoseSeries defines model for NewDoseSeries.
+type NewDoseSeries struct {
+	Name string `json:"name"`
+
+	// Windows one window per dose after the first: windows[k] is dose k+2's, counted from dose k+1
+	Windows []DoseWindow `json:"windows"`
 }
 
 // NewLottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes.
@@ -2062,7 +2105,7 @@ type ReconcileRun struct {
 	CheckedAt time.Time `json:"checkedAt"`
 	Clean     bool      `json:"clean"`
 
-	// Kinds the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch are violations; stale_hold, refund_needed, payment_conflict pending actions)
+	// Kinds the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing, broken_series are violations; stale_hold, refund_needed, payment_conflict pending actions)
 	Kinds      *map[string]int `json:"kinds,omitempty"`
 	Pending    int             `json:"pending"`
 	Violations int             `json:"violations"`
@@ -2070,7 +2113,9 @@ type ReconcileRun struct {
 
 // Reconciliation defines model for Reconciliation.
 type Reconciliation struct {
-	CheckedAt time.Time `json:"checkedAt"`
+	// BrokenSeries series bookings that are not whole: a dose missing, or a later dose active after an earlier one was cancelled
+	BrokenSeries []int64   `json:"brokenSeries"`
+	CheckedAt    time.Time `json:"checkedAt"`
 
 	// Clean true only when nothing needs doing: no violation and nothing pending
 	Clean             bool `json:"clean"`
@@ -2383,6 +2428,26 @@ type ScheduleUpdated struct {
 	// StartTime Example: 08:00
 	StartTime string `json:"startTime"`
 	Weekdays  []int  `json:"weekdays"`
+}
+
+// SeriesBooking defines model for SeriesBooking.
+type SeriesBooking struct {
+	// Appointments one appointment per dose, in dose order
+	Appointments []Appointment `json:"appointments"`
+	CreatedAt    time.Time     `json:"createdAt"`
+	Id           int64         `json:"id"`
+	PatientId    int64         `json:"patientId"`
+	SeriesId     int64         `json:"seriesId"`
+}
+
+// SeriesBookingRequest defines model for SeriesBookingRequest.
+type SeriesBookingRequest struct {
+	// PatientId the person booked for: the caller's own patient (default), a person their account manages, or anyone for an admin
+	PatientId *int64 `json:"patientId,omitempty"`
+	SeriesId  int64  `json:"seriesId"`
+
+	// SlotIds one free slot per dose, in dose order
+	SlotIds []int64 `json:"slotIds"`
 }
 
 // Service a service (visit type) patients choose
@@ -2967,6 +3032,21 @@ type ListSlotsParams struct {
 	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
 }
 
+// ListDoseSeriesParams defines parameters for ListDoseSeries.
+type ListDoseSeriesParams struct {
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// BookGroupParams defines parameters for BookGroup.
+type BookGroupParams struct {
+	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
 // MyAppointmentsParams defines parameters for MyAppointments.
 type MyAppointmentsParams struct {
 	// Status only this state; either case (booked is BOOKED)
@@ -3083,6 +3163,12 @@ type ListRoundSlotsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// BookSeriesParams defines parameters for BookSeries.
+type BookSeriesParams struct {
+	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
 // ListServicesParams defines parameters for ListServices.
 type ListServicesParams struct {
 	// DoctorId only the services this doctor offers
@@ -3158,6 +3244,9 @@ type GenerateSlotsJSONRequestBody = GenerateRequest
 // SuspendDoctorJSONRequestBody defines body for SuspendDoctor for application/json ContentType.
 type SuspendDoctorJSONRequestBody = NewSuspension
 
+// CreateDoseSeriesJSONRequestBody defines body for CreateDoseSeries for application/json ContentType.
+type CreateDoseSeriesJSONRequestBody = NewDoseSeries
+
 // AnnounceOpeningJSONRequestBody defines body for AnnounceOpening for application/json ContentType.
 type AnnounceOpeningJSONRequestBody AnnounceOpeningJSONBody
 
@@ -3215,6 +3304,9 @@ type CheckoutAppointmentJSONRequestBody CheckoutAppointmentJSONBody
 // RescheduleAppointmentJSONRequestBody defines body for RescheduleAppointment for application/json ContentType.
 type RescheduleAppointmentJSONRequestBody = RescheduleRequest
 
+// BookGroupJSONRequestBody defines body for BookGroup for application/json ContentType.
+type BookGroupJSONRequestBody = GroupBookingRequest
+
 // AddPersonJSONRequestBody defines body for AddPerson for application/json ContentType.
 type AddPersonJSONRequestBody = NewPerson
 
@@ -3232,6 +3324,9 @@ type WechatNotifyJSONRequestBody = WechatNotifyJSONBody
 
 // ApplyToRoundJSONRequestBody defines body for ApplyToRound for application/json ContentType.
 type ApplyToRoundJSONRequestBody = BookRequest
+
+// BookSeriesJSONRequestBody defines body for BookSeries for application/json ContentType.
+type BookSeriesJSONRequestBody = SeriesBookingRequest
 
 // SigninCodeJSONRequestBody defines body for SigninCode for application/json ContentType.
 type SigninCodeJSONRequestBody = SigninCodeRequest
@@ -3798,6 +3893,24 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/doctors/{id}/suspensions (the `SuspendDoctor` operationId).
 	SuspendDoctor(ctx context.Context, id int64, body SuspendDoctorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// CreateDoseSeriesWithBody Create a dose series
+	//
+	// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+	CreateDoseSeriesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateDoseSeries Create a dose series
+	//
+	// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+	CreateDoseSeries(ctx context.Context, body CreateDoseSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// Holdings Whether the database holds a clinic's real data
 	//
 	// Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
@@ -4337,6 +4450,31 @@ type ClientInterface interface {
 	// Corresponds with GET /api/doctors/{id}/slots (the `ListSlots` operationId).
 	ListSlots(ctx context.Context, id int64, params *ListSlotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ListDoseSeries List the dose series
+	//
+	// The dose series a campaign books with POST /api/series-bookings.
+	//
+	// Corresponds with GET /api/dose-series (the `ListDoseSeries` operationId).
+	ListDoseSeries(ctx context.Context, params *ListDoseSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BookGroupWithBody Book places for several people of one account at once
+	//
+	// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+	BookGroupWithBody(ctx context.Context, params *BookGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BookGroup Book places for several people of one account at once
+	//
+	// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+	BookGroup(ctx context.Context, params *BookGroupParams, body BookGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MyAppointments The caller's appointments, newest first
 	//
 	// Corresponds with GET /api/me/appointments (the `MyAppointments` operationId).
@@ -4539,6 +4677,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/rounds/{id}/slots (the `ListRoundSlots` operationId).
 	ListRoundSlots(ctx context.Context, id int64, params *ListRoundSlotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BookSeriesWithBody Book every dose of a series at once
+	//
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+	BookSeriesWithBody(ctx context.Context, params *BookSeriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BookSeries Book every dose of a series at once
+	//
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+	BookSeries(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListServices List the services patients can book
 	//
@@ -5270,6 +5426,44 @@ func (c *Client) SuspendDoctorWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with POST /api/admin/doctors/{id}/suspensions (the `SuspendDoctor` operationId).
 func (c *Client) SuspendDoctor(ctx context.Context, id int64, body SuspendDoctorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewSuspendDoctorRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateDoseSeriesWithBody Create a dose series
+//
+// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+func (c *Client) CreateDoseSeriesWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDoseSeriesRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateDoseSeries Create a dose series
+//
+// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+func (c *Client) CreateDoseSeries(ctx context.Context, body CreateDoseSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDoseSeriesRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6529,6 +6723,61 @@ func (c *Client) ListSlots(ctx context.Context, id int64, params *ListSlotsParam
 	return c.Client.Do(req)
 }
 
+// ListDoseSeries List the dose series
+//
+// The dose series a campaign books with POST /api/series-bookings.
+//
+// Corresponds with GET /api/dose-series (the `ListDoseSeries` operationId).
+func (c *Client) ListDoseSeries(ctx context.Context, params *ListDoseSeriesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewListDoseSeriesRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BookGroupWithBody Book places for several people of one account at once
+//
+// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+func (c *Client) BookGroupWithBody(ctx context.Context, params *BookGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBookGroupRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BookGroup Book places for several people of one account at once
+//
+// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+func (c *Client) BookGroup(ctx context.Context, params *BookGroupParams, body BookGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBookGroupRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // MyAppointments The caller's appointments, newest first
 //
 // Corresponds with GET /api/me/appointments (the `MyAppointments` operationId).
@@ -7012,6 +7261,44 @@ func (c *Client) Register(ctx context.Context, id int64, reqEditors ...RequestEd
 // Corresponds with GET /api/rounds/{id}/slots (the `ListRoundSlots` operationId).
 func (c *Client) ListRoundSlots(ctx context.Context, id int64, params *ListRoundSlotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewListRoundSlotsRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BookSeriesWithBody Book every dose of a series at once
+//
+// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+func (c *Client) BookSeriesWithBody(ctx context.Context, params *BookSeriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBookSeriesRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BookSeries Book every dose of a series at once
+//
+// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+func (c *Client) BookSeries(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBookSeriesRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -8621,6 +8908,46 @@ func NewSuspendDoctorRequestWithBody(server string, id int64, contentType string
 	}
 
 	operationPath := fmt.Sprintf("/api/admin/doctors/%s/suspensions", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateDoseSeriesRequest calls the generic CreateDoseSeries builder with application/json body
+func NewCreateDoseSeriesRequest(server string, body CreateDoseSeriesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateDoseSeriesRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateDoseSeriesRequestWithBody constructs an http.Request for the CreateDoseSeries method, with any body, and a specified content type
+func NewCreateDoseSeriesRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/dose-series")
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -11110,6 +11437,125 @@ func NewListSlotsRequest(server string, id int64, params *ListSlotsParams) (*htt
 	return req, nil
 }
 
+// NewListDoseSeriesRequest constructs an http.Request for the ListDoseSeries method
+func NewListDoseSeriesRequest(server string, params *ListDoseSeriesParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/dose-series")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBookGroupRequest calls the generic BookGroup builder with application/json body
+func NewBookGroupRequest(server string, params *BookGroupParams, body BookGroupJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBookGroupRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewBookGroupRequestWithBody constructs an http.Request for the BookGroup method, with any body, and a specified content type
+func NewBookGroupRequestWithBody(server string, params *BookGroupParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/group-bookings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
 // NewMyAppointmentsRequest constructs an http.Request for the MyAppointments method
 func NewMyAppointmentsRequest(server string, params *MyAppointmentsParams) (*http.Request, error) {
 	var err error
@@ -12286,6 +12732,59 @@ func NewListRoundSlotsRequest(server string, id int64, params *ListRoundSlotsPar
 	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewBookSeriesRequest calls the generic BookSeries builder with application/json body
+func NewBookSeriesRequest(server string, params *BookSeriesParams, body BookSeriesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBookSeriesRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewBookSeriesRequestWithBody constructs an http.Request for the BookSeries method, with any body, and a specified content type
+func NewBookSeriesRequestWithBody(server string, params *BookSeriesParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/series-bookings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
 	}
 
 	return req, nil
@@ -13576,6 +14075,24 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/doctors/{id}/suspensions (the `SuspendDoctor` operationId).
 	SuspendDoctorWithResponse(ctx context.Context, id int64, body SuspendDoctorJSONRequestBody, reqEditors ...RequestEditorFn) (*SuspendDoctorResponse, error)
 
+	// CreateDoseSeriesWithBodyWithResponse Create a dose series
+	//
+	// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+	CreateDoseSeriesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDoseSeriesResponse, error)
+
+	// CreateDoseSeriesWithResponse Create a dose series
+	//
+	// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+	CreateDoseSeriesWithResponse(ctx context.Context, body CreateDoseSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDoseSeriesResponse, error)
+
 	// HoldingsWithResponse Whether the database holds a clinic's real data
 	//
 	// Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
@@ -14179,6 +14696,33 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/doctors/{id}/slots (the `ListSlots` operationId).
 	ListSlotsWithResponse(ctx context.Context, id int64, params *ListSlotsParams, reqEditors ...RequestEditorFn) (*ListSlotsResponse, error)
 
+	// ListDoseSeriesWithResponse List the dose series
+	//
+	// The dose series a campaign books with POST /api/series-bookings.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/dose-series (the `ListDoseSeries` operationId).
+	ListDoseSeriesWithResponse(ctx context.Context, params *ListDoseSeriesParams, reqEditors ...RequestEditorFn) (*ListDoseSeriesResponse, error)
+
+	// BookGroupWithBodyWithResponse Book places for several people of one account at once
+	//
+	// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+	BookGroupWithBodyWithResponse(ctx context.Context, params *BookGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BookGroupResponse, error)
+
+	// BookGroupWithResponse Book places for several people of one account at once
+	//
+	// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+	BookGroupWithResponse(ctx context.Context, params *BookGroupParams, body BookGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*BookGroupResponse, error)
+
 	// MyAppointmentsWithResponse The caller's appointments, newest first
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -14415,6 +14959,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/rounds/{id}/slots (the `ListRoundSlots` operationId).
 	ListRoundSlotsWithResponse(ctx context.Context, id int64, params *ListRoundSlotsParams, reqEditors ...RequestEditorFn) (*ListRoundSlotsResponse, error)
+
+	// BookSeriesWithBodyWithResponse Book every dose of a series at once
+	//
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+	BookSeriesWithBodyWithResponse(ctx context.Context, params *BookSeriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BookSeriesResponse, error)
+
+	// BookSeriesWithResponse Book every dose of a series at once
+	//
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+	BookSeriesWithResponse(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*BookSeriesResponse, error)
 
 	// ListServicesWithResponse List the services patients can book
 	//
@@ -17026,6 +17588,110 @@ func (r SuspendDoctorResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r SuspendDoctorResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateDoseSeriesResponse401Headers the declared response headers of an HTTP 401 response for CreateDoseSeries
+type CreateDoseSeriesResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// CreateDoseSeriesResponse503Headers the declared response headers of an HTTP 503 response for CreateDoseSeries
+type CreateDoseSeriesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreateDoseSeriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *DoseSeries
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateDoseSeriesResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateDoseSeriesResponse503Headers
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r CreateDoseSeriesResponse) GetJSON201() *DoseSeries {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateDoseSeriesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateDoseSeriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateDoseSeriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateDoseSeriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateDoseSeriesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -22960,6 +23626,311 @@ func (r ListSlotsResponse) ContentType() string {
 	return ""
 }
 
+// ListDoseSeriesResponse429Headers the declared response headers of an HTTP 429 response for ListDoseSeries
+type ListDoseSeriesResponse429Headers struct {
+	RetryAfter *int
+}
+
+// ListDoseSeriesResponse503Headers the declared response headers of an HTTP 503 response for ListDoseSeries
+type ListDoseSeriesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ListDoseSeriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *DoseSeriesPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *ListDoseSeriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ListDoseSeriesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ListDoseSeriesResponse) GetJSON200() *DoseSeriesPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ListDoseSeriesResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r ListDoseSeriesResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ListDoseSeriesResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ListDoseSeriesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ListDoseSeriesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ListDoseSeriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ListDoseSeriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ListDoseSeriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ListDoseSeriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BookGroupResponse200Headers the declared response headers of an HTTP 200 response for BookGroup
+type BookGroupResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse201Headers the declared response headers of an HTTP 201 response for BookGroup
+type BookGroupResponse201Headers struct {
+	Location        string
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse400Headers the declared response headers of an HTTP 400 response for BookGroup
+type BookGroupResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse401Headers the declared response headers of an HTTP 401 response for BookGroup
+type BookGroupResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// BookGroupResponse403Headers the declared response headers of an HTTP 403 response for BookGroup
+type BookGroupResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse404Headers the declared response headers of an HTTP 404 response for BookGroup
+type BookGroupResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse409Headers the declared response headers of an HTTP 409 response for BookGroup
+type BookGroupResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse413Headers the declared response headers of an HTTP 413 response for BookGroup
+type BookGroupResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse422Headers the declared response headers of an HTTP 422 response for BookGroup
+type BookGroupResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookGroupResponse429Headers the declared response headers of an HTTP 429 response for BookGroup
+type BookGroupResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+// BookGroupResponse503Headers the declared response headers of an HTTP 503 response for BookGroup
+type BookGroupResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type BookGroupResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *GroupBooking
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *GroupBooking
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BookGroupResponse200Headers
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *BookGroupResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *BookGroupResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BookGroupResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BookGroupResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BookGroupResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BookGroupResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *BookGroupResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *BookGroupResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BookGroupResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BookGroupResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BookGroupResponse) GetJSON200() *GroupBooking {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r BookGroupResponse) GetJSON201() *GroupBooking {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r BookGroupResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r BookGroupResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BookGroupResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BookGroupResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BookGroupResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MyAppointmentsResponse401Headers the declared response headers of an HTTP 401 response for MyAppointments
 type MyAppointmentsResponse401Headers struct {
 	WWWAuthenticate *string
@@ -25490,6 +26461,221 @@ func (r ListRoundSlotsResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ListRoundSlotsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BookSeriesResponse200Headers the declared response headers of an HTTP 200 response for BookSeries
+type BookSeriesResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse201Headers the declared response headers of an HTTP 201 response for BookSeries
+type BookSeriesResponse201Headers struct {
+	Location        string
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse400Headers the declared response headers of an HTTP 400 response for BookSeries
+type BookSeriesResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse401Headers the declared response headers of an HTTP 401 response for BookSeries
+type BookSeriesResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// BookSeriesResponse403Headers the declared response headers of an HTTP 403 response for BookSeries
+type BookSeriesResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse404Headers the declared response headers of an HTTP 404 response for BookSeries
+type BookSeriesResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse409Headers the declared response headers of an HTTP 409 response for BookSeries
+type BookSeriesResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse413Headers the declared response headers of an HTTP 413 response for BookSeries
+type BookSeriesResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse422Headers the declared response headers of an HTTP 422 response for BookSeries
+type BookSeriesResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookSeriesResponse429Headers the declared response headers of an HTTP 429 response for BookSeries
+type BookSeriesResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+// BookSeriesResponse503Headers the declared response headers of an HTTP 503 response for BookSeries
+type BookSeriesResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type BookSeriesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeriesBooking
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SeriesBooking
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BookSeriesResponse200Headers
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *BookSeriesResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *BookSeriesResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BookSeriesResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BookSeriesResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BookSeriesResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BookSeriesResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *BookSeriesResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *BookSeriesResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BookSeriesResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BookSeriesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BookSeriesResponse) GetJSON200() *SeriesBooking {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r BookSeriesResponse) GetJSON201() *SeriesBooking {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r BookSeriesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r BookSeriesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BookSeriesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BookSeriesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BookSeriesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -28136,6 +29322,36 @@ func (c *ClientWithResponses) SuspendDoctorWithResponse(ctx context.Context, id 
 	return ParseSuspendDoctorResponse(rsp)
 }
 
+// CreateDoseSeriesWithBodyWithResponse Create a dose series
+//
+// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+func (c *ClientWithResponses) CreateDoseSeriesWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDoseSeriesResponse, error) {
+	rsp, err := c.CreateDoseSeriesWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateDoseSeriesResponse(rsp)
+}
+
+// CreateDoseSeriesWithResponse Create a dose series
+//
+// 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/dose-series (the `CreateDoseSeries` operationId).
+func (c *ClientWithResponses) CreateDoseSeriesWithResponse(ctx context.Context, body CreateDoseSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDoseSeriesResponse, error) {
+	rsp, err := c.CreateDoseSeries(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateDoseSeriesResponse(rsp)
+}
+
 // HoldingsWithResponse Whether the database holds a clinic's real data
 //
 // Whether `serve --demo` filled the database, how many patients (not erased) and active appointments it holds, and real: patients or active appointments in a database the demo did not fill. `slotd rush` asks it before it writes its test data and refuses a real clinic's.
@@ -29165,6 +30381,51 @@ func (c *ClientWithResponses) ListSlotsWithResponse(ctx context.Context, id int6
 	return ParseListSlotsResponse(rsp)
 }
 
+// ListDoseSeriesWithResponse List the dose series
+//
+// The dose series a campaign books with POST /api/series-bookings.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/dose-series (the `ListDoseSeries` operationId).
+func (c *ClientWithResponses) ListDoseSeriesWithResponse(ctx context.Context, params *ListDoseSeriesParams, reqEditors ...RequestEditorFn) (*ListDoseSeriesResponse, error) {
+	rsp, err := c.ListDoseSeries(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseListDoseSeriesResponse(rsp)
+}
+
+// BookGroupWithBodyWithResponse Book places for several people of one account at once
+//
+// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+func (c *ClientWithResponses) BookGroupWithBodyWithResponse(ctx context.Context, params *BookGroupParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BookGroupResponse, error) {
+	rsp, err := c.BookGroupWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBookGroupResponse(rsp)
+}
+
+// BookGroupWithResponse Book places for several people of one account at once
+//
+// Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/group-bookings (the `BookGroup` operationId).
+func (c *ClientWithResponses) BookGroupWithResponse(ctx context.Context, params *BookGroupParams, body BookGroupJSONRequestBody, reqEditors ...RequestEditorFn) (*BookGroupResponse, error) {
+	rsp, err := c.BookGroup(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBookGroupResponse(rsp)
+}
+
 // MyAppointmentsWithResponse The caller's appointments, newest first
 //
 // Returns a wrapper object for the known response body format(s).
@@ -29574,6 +30835,36 @@ func (c *ClientWithResponses) ListRoundSlotsWithResponse(ctx context.Context, id
 		return nil, err
 	}
 	return ParseListRoundSlotsResponse(rsp)
+}
+
+// BookSeriesWithBodyWithResponse Book every dose of a series at once
+//
+// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+func (c *ClientWithResponses) BookSeriesWithBodyWithResponse(ctx context.Context, params *BookSeriesParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BookSeriesResponse, error) {
+	rsp, err := c.BookSeriesWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBookSeriesResponse(rsp)
+}
+
+// BookSeriesWithResponse Book every dose of a series at once
+//
+// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
+func (c *ClientWithResponses) BookSeriesWithResponse(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*BookSeriesResponse, error) {
+	rsp, err := c.BookSeries(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBookSeriesResponse(rsp)
 }
 
 // ListServicesWithResponse List the services patients can book
@@ -32238,6 +33529,104 @@ func ParseSuspendDoctorResponse(rsp *http.Response) (*SuspendDoctorResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers SuspendDoctorResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateDoseSeriesResponse parses an HTTP response from a CreateDoseSeriesWithResponse call
+func ParseCreateDoseSeriesResponse(rsp *http.Response) (*CreateDoseSeriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateDoseSeriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest DoseSeries
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers CreateDoseSeriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateDoseSeriesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -38013,6 +39402,404 @@ func ParseListSlotsResponse(rsp *http.Response) (*ListSlotsResponse, error) {
 	return response, nil
 }
 
+// ParseListDoseSeriesResponse parses an HTTP response from a ListDoseSeriesWithResponse call
+func ParseListDoseSeriesResponse(rsp *http.Response) (*ListDoseSeriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ListDoseSeriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest DoseSeriesPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers ListDoseSeriesResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers ListDoseSeriesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBookGroupResponse parses an HTTP response from a BookGroupWithResponse call
+func ParseBookGroupResponse(rsp *http.Response) (*BookGroupResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BookGroupResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest GroupBooking
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest GroupBooking
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BookGroupResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 201:
+		var headers BookGroupResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers BookGroupResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers BookGroupResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BookGroupResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers BookGroupResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BookGroupResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers BookGroupResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers BookGroupResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers BookGroupResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BookGroupResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseMyAppointmentsResponse parses an HTTP response from a MyAppointmentsWithResponse call
 func ParseMyAppointmentsResponse(rsp *http.Response) (*MyAppointmentsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -40465,6 +42252,320 @@ func ParseListRoundSlotsResponse(rsp *http.Response) (*ListRoundSlotsResponse, e
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers ListRoundSlotsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBookSeriesResponse parses an HTTP response from a BookSeriesWithResponse call
+func ParseBookSeriesResponse(rsp *http.Response) (*BookSeriesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BookSeriesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeriesBooking
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SeriesBooking
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BookSeriesResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 201:
+		var headers BookSeriesResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers BookSeriesResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers BookSeriesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BookSeriesResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers BookSeriesResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BookSeriesResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers BookSeriesResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers BookSeriesResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers BookSeriesResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BookSeriesResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

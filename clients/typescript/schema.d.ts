@@ -2059,6 +2059,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/series-bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book every dose of a series at once
+         * @description Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+         */
+        post: operations["bookSeries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/dose-series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the dose series
+         * @description The dose series a campaign books with POST /api/series-bookings.
+         */
+        get: operations["listDoseSeries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/dose-series": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a dose series
+         * @description 2 to 6 doses; each window 1 ≤ minDays ≤ maxDays ≤ 3650. Audited.
+         */
+        post: operations["createDoseSeries"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/group-bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book places for several people of one account at once
+         * @description Books one place of a slot for each person listed, in one decision, all or nothing, on consecutive queue numbers: the refusals are those of POST /api/appointments (slot-full, also when the free places are not consecutive; already-booked; overlapping-appointment; not-open-yet; slot-closed; appointment-limit; booking-blocked), the first refused person's refusing everyone, and nothing is kept. A patient books for themselves and the people their account manages (another account's person is not found). A retry with the same key answers the appointments as they are now. Counts one booking attempt of the account against the rate limit.
+         */
+        post: operations["bookGroup"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2748,6 +2828,8 @@ export interface components {
             pending?: number;
             /** @description paid appointments cancelled since refunds are recorded whose payment has no refund: a violation */
             unrefundedCancels: components["schemas"]["Appointment"][];
+            /** @description series bookings that are not whole: a dose missing, or a later dose active after an earlier one was cancelled */
+            brokenSeries: number[];
         };
         CalendarSubscription: {
             /** @description whether the patient has a subscription URL */
@@ -2778,7 +2860,7 @@ export interface components {
             violations: number;
             pending: number;
             clean: boolean;
-            /** @description the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch are violations; stale_hold, refund_needed, payment_conflict pending actions) */
+            /** @description the findings by kind (counter_mismatch, duplicate_active, round_quota_mismatch, refund_missing, broken_series are violations; stale_hold, refund_needed, payment_conflict pending actions) */
             kinds?: {
                 [key: string]: number;
             };
@@ -3556,6 +3638,63 @@ export interface components {
         PlacePage: {
             items: components["schemas"]["Place"][];
             next: components["schemas"]["PageNext"];
+        };
+        /** @description when a dose may be given: minDays to maxDays whole days after the start of the dose before it */
+        DoseWindow: {
+            minDays: number;
+            maxDays: number;
+        };
+        NewDoseSeries: {
+            name: string;
+            /** @description one window per dose after the first: windows[k] is dose k+2's, counted from dose k+1 */
+            windows: components["schemas"]["DoseWindow"][];
+        };
+        /** @description a vaccine's schedule of doses: dose 1 any time, each later dose within its window of the one before */
+        DoseSeries: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            windows: components["schemas"]["DoseWindow"][];
+            /** Format: date-time */
+            createdAt: string;
+        };
+        /** @description dose series by id */
+        DoseSeriesPage: {
+            items: components["schemas"]["DoseSeries"][];
+            next: components["schemas"]["PageNext"];
+        };
+        SeriesBookingRequest: {
+            /** Format: int64 */
+            seriesId: number;
+            /** @description one free slot per dose, in dose order */
+            slotIds: number[];
+            /**
+             * Format: int64
+             * @description the person booked for: the caller's own patient (default), a person their account manages, or anyone for an admin
+             */
+            patientId?: number;
+        };
+        SeriesBooking: {
+            /** Format: int64 */
+            id: number;
+            /** Format: int64 */
+            seriesId: number;
+            /** Format: int64 */
+            patientId: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** @description one appointment per dose, in dose order */
+            appointments: components["schemas"]["Appointment"][];
+        };
+        GroupBookingRequest: {
+            /** Format: int64 */
+            slotId: number;
+            /** @description the people booked for, distinct: the caller's own patient and the people their account manages (GET /api/me/people), or anyone for an admin */
+            patientIds: number[];
+        };
+        GroupBooking: {
+            /** @description one appointment per person, in the order asked, on consecutive queue numbers */
+            appointments: components["schemas"]["Appointment"][];
         };
     };
     responses: {
@@ -8052,6 +8191,381 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    bookSeries: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1-64 visible ASCII characters; a retry with the same key answers the original result */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SeriesBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description a retry with the same key and body: the booking as it is now */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesBooking"];
+                };
+            };
+            /** @description the series booked: its appointments in dose order */
+            201: {
+                headers: {
+                    /** @description dose 1's appointment */
+                    Location: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesBooking"];
+                };
+            };
+            /** @description missing-idempotency-key or invalid-request. */
+            400: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description forbidden: a doctor, or a patient booking for someone else. */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found: no such series, slot or person. */
+            404: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient). */
+            409: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused: same key, different body. */
+            422: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited: too many attempts by this patient. */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description overloaded / unavailable. */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listDoseSeries: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description dose series */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoseSeriesPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    createDoseSeries: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewDoseSeries"];
+            };
+        };
+        responses: {
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DoseSeries"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    bookGroup: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1-64 visible ASCII characters; a retry with the same key answers the original result */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GroupBookingRequest"];
+            };
+        };
+        responses: {
+            /** @description a retry with the same key and body: the appointments as they are now */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupBooking"];
+                };
+            };
+            /** @description the places booked, one appointment per person in the order asked */
+            201: {
+                headers: {
+                    /** @description the first person's appointment */
+                    Location: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GroupBooking"];
+                };
+            };
+            /** @description missing-idempotency-key or invalid-request. */
+            400: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description forbidden: a doctor, or a patient booking for someone else. */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found: no such slot or person. */
+            404: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient). */
+            409: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused: same key, different body. */
+            422: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited: too many attempts by this patient. */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description overloaded / unavailable. */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             default: components["responses"]["Problem"];
         };
     };

@@ -66,14 +66,14 @@ func runReconcile(ctx context.Context, args []string, stdout, stderr io.Writer) 
 }
 
 // remaining counts the breaches a repair did not fix: duplicate actives,
-// round quota mismatches, lost refunds and the counter mismatches it left
+// round quota mismatches, lost refunds, broken series and the counter mismatches it left
 // alone (rows beyond capacity).
 func remaining(r booking.Reconciliation) int {
 	fixed := map[int64]bool{}
 	for _, c := range r.Repaired {
 		fixed[c.SlotID] = true
 	}
-	n := len(r.DuplicateActives) + len(r.RoundQuotaMismatches) + len(r.UnrefundedCancels)
+	n := len(r.DuplicateActives) + len(r.RoundQuotaMismatches) + len(r.UnrefundedCancels) + len(r.BrokenSeries)
 	for _, m := range r.CounterMismatches {
 		if !fixed[m.SlotID] {
 			n++
@@ -106,6 +106,10 @@ func printReconciliation(w io.Writer, r booking.Reconciliation, repair bool) {
 	fmt.Fprintf(w, "\npaid appointments cancelled without a refund: %d\n", len(r.UnrefundedCancels))
 	for _, a := range r.UnrefundedCancels {
 		fmt.Fprintf(w, "  appointment %d in slot %d\n", a.ID, a.SlotID)
+	}
+	fmt.Fprintf(w, "\ndose series not whole: %d\n", len(r.BrokenSeries))
+	for _, id := range r.BrokenSeries {
+		fmt.Fprintf(w, "  series booking %d\n", id)
 	}
 	fmt.Fprintf(w, "\nstale holds (past their deadline, not yet expired): %d\n", len(r.StaleHolds))
 	for _, a := range r.StaleHolds {
