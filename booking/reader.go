@@ -23,9 +23,8 @@ type Reader interface {
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
 	ListSlotsPage(ctx context.Context, p SlotPage) ([]Slot, error)
 	ListServices(ctx context.Context, f ServiceFilter, p Page) ([]Service, error)
-	// ListOpenSlots lists the OPEN slots of doctorIDs starting in [from,
-	// to), by doctor then start, at most limit (FreePlaces reads them).
-	ListOpenSlots(ctx context.Context, doctorIDs []int64, from, to time.Time, limit int) ([]Slot, error)
+	// ListOpenSlots lists the slots q asks for (FreePlaces reads them).
+	ListOpenSlots(ctx context.Context, q OpenSlotsQuery) ([]Slot, error)
 
 	ListRooms(ctx context.Context, f RoomFilter) ([]Room, error)
 	GetRound(ctx context.Context, id int64) (Round, error)

@@ -141,9 +141,16 @@ type ServiceStore interface {
 	// transaction: the slots of the run locked in id order, then
 	// DecideVisit, then its writes (docs/contracts/store.md).
 	BookVisit(ctx context.Context, r VisitRequest, now time.Time) (BookResult, error)
-	// ListOpenSlots lists the OPEN slots of doctorIDs starting in [from,
-	// to), by doctor then start, at most limit (FreePlaces reads them).
-	ListOpenSlots(ctx context.Context, doctorIDs []int64, from, to time.Time, limit int) ([]Slot, error)
+	// ListOpenSlots lists the slots q asks for (FreePlaces reads them).
+	ListOpenSlots(ctx context.Context, q OpenSlotsQuery) ([]Slot, error)
+}
+
+// OpenSlotsQuery asks for the OPEN slots of DoctorIDs starting in [From,
+// To), by doctor then start, at most Limit.
+type OpenSlotsQuery struct {
+	DoctorIDs []int64
+	From, To  time.Time
+	Limit     int
 }
 
 // ServiceFilter selects services to list.

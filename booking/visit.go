@@ -21,6 +21,9 @@ import (
 // there do not add up to its duration without a gap.
 const CodeServiceNotOffered Code = "service-not-offered"
 
+// Visit names a visit to book: a service from a slot.
+type Visit struct{ SlotID, ServiceID int64 }
+
 // VisitRequest asks for a visit of ServiceID starting at SlotID.
 type VisitRequest struct {
 	PatientID      int64

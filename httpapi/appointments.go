@@ -41,6 +41,16 @@ type bookingAttempt struct {
 	serviceID int64 // 0: the slot alone
 }
 
+// mayBook is who may ask for a booking of any kind (one place, a series,
+// a group): a patient for the people they manage, the front desk for
+// anyone; which patient is the Service's caller rule.
+func mayBook(c auth.Claims) error {
+	if c.Role != auth.RolePatient && !booking.Desk(string(c.Role)) {
+		return errorf(booking.CodeForbidden, "only patients, reception and admins can book")
+	}
+	return nil
+}
+
 // readBooking checks a booking request (POST /api/appointments, and the
 // applications to a round, which are bookings too). The request is read
 // and checked first: a malformed one is answered 400 and spends nothing, so
@@ -48,8 +58,8 @@ type bookingAttempt struct {
 // then spends one booking attempt of the patient it is for (the token's, or
 // the one an admin names) before anything reads the database.
 func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Claims) (bookingAttempt, error) {
-	if c.Role != auth.RolePatient && !booking.Desk(string(c.Role)) {
-		return bookingAttempt{}, errorf(booking.CodeForbidden, "only patients, reception and admins can book")
+	if err := mayBook(c); err != nil {
+		return bookingAttempt{}, err
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {
@@ -101,7 +111,7 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 func (s *server) answerBooking(w http.ResponseWriter, r *http.Request, at bookingAttempt) error {
 	var res booking.BookResult
 	if at.serviceID != 0 {
-		res = s.svc.BookVisitFor(r.Context(), at.acting, at.slotID, at.serviceID, at.key)
+		res = s.svc.BookVisitFor(r.Context(), at.acting, booking.Visit{SlotID: at.slotID, ServiceID: at.serviceID}, at.key)
 	} else {
 		res = s.svc.BookFor(r.Context(), at.acting, at.slotID, at.key)
 	}

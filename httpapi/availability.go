@@ -71,7 +71,8 @@ func (s *server) renderPlaces(r *http.Request, serviceID int64, from time.Time, 
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.listings.ListOpenSlots(ctx, v.DoctorIDs, from, from.Add(booking.AvailabilityWindow), booking.MaxAvailabilitySlots)
+	slots, err := s.listings.ListOpenSlots(ctx, booking.OpenSlotsQuery{DoctorIDs: v.DoctorIDs, From: from,
+		To: from.Add(booking.AvailabilityWindow), Limit: booking.MaxAvailabilitySlots})
 	if err != nil {
 		return listEntry{}, storeErr(ctx, err)
 	}

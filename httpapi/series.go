@@ -22,8 +22,8 @@ type seriesBookingRequest struct {
 // same key. Like a booking, a malformed request is answered 400 and spends
 // nothing; a well-formed one spends one booking attempt.
 func (s *server) bookSeries(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	if c.Role != auth.RolePatient && c.Role != auth.RoleAdmin {
-		return errorf(booking.CodeForbidden, "only patients and admins can book")
+	if err := mayBook(c); err != nil {
+		return err
 	}
 	key, err := idempotencyKey(r)
 	if err != nil {

@@ -158,7 +158,7 @@ func TestStripeStatement(t *testing.T) {
 	p := newStripe(t, fake, time.Now())
 	from := time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC)
 	fake.AddCharge("pi_1", 2500, from.Add(time.Hour))
-	fake.AddRefund("re_1", "pi_1", 7, 1250, from.Add(2*time.Hour))
+	fake.AddRefund(stripefake.Refund{ID: "re_1", PaymentIntent: "pi_1", RefundID: 7, Amount: 1250, At: from.Add(2 * time.Hour)})
 	fake.AddPayout(1000, from.Add(3*time.Hour))
 	fake.AddCharge("pi_2", 2500, from.Add(25*time.Hour))
 	lines, err := p.Statement(context.Background(), from, from.Add(24*time.Hour))

@@ -268,12 +268,12 @@ func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.
 	return rd, err
 }
 
-// ListOpenSlots lists the OPEN slots of doctorIDs starting in [from, to),
-// by doctor then start, through the (resource_id, start_at) key.
-func (s *Store) ListOpenSlots(ctx context.Context, doctorIDs []int64, from, to time.Time, limit int) ([]booking.Slot, error) {
+// ListOpenSlots lists the OPEN slots q asks for, by doctor then start,
+// through the (resource_id, start_at) key.
+func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlotsQuery) ([]booking.Slot, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+slotColumns+` FROM slots
 		WHERE resource_id = ANY($1) AND start_at >= $2 AND start_at < $3 AND status = `+booking.SlotOpenSQL+`
-		ORDER BY resource_id, start_at LIMIT $4`, doctorIDs, from, to, limit)
+		ORDER BY resource_id, start_at LIMIT $4`, q.DoctorIDs, q.From, q.To, q.Limit)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Slot, error) { return scanSlot(r) })
 	if err != nil {
 		return nil, translate(err, "")

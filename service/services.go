@@ -36,7 +36,8 @@ func (s *Service) UpdateService(ctx context.Context, id int64, u booking.Service
 // visit made still replays), then one store transaction that locks the
 // visit's slots in order and decides all of them at once. It does not go
 // through the slot lanes: a lane batches one slot, a visit needs several.
-func (s *Service) BookVisitFor(ctx context.Context, a booking.Acting, slotID, serviceID int64, key string) (r booking.BookResult) {
+func (s *Service) BookVisitFor(ctx context.Context, a booking.Acting, v booking.Visit, key string) (r booking.BookResult) {
+	slotID, serviceID := v.SlotID, v.ServiceID
 	start := time.Now()
 	ctx, span := tracer().Start(ctx, "booking.BookVisit")
 	defer span.End()

@@ -131,7 +131,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			if err != nil {
 				return err
 			}
-			return svc.BookVisitFor(ctx, booking.Acting{PatientID: f.patient().ID}, sl.ID, visitOf.ID, "audit-v").Err
+			return svc.BookVisitFor(ctx, booking.Acting{PatientID: f.patient().ID}, booking.Visit{SlotID: sl.ID, ServiceID: visitOf.ID}, "audit-v").Err
 		}},
 		{"CreatePatient", func() error { _, err := svc.CreatePatient(ctx, booking.Patient{Name: "P"}); return err }},
 		{"CreateSlot", func() error {

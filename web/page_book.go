@@ -72,7 +72,7 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 			s.renderBookError(w, r, booking.NotFound("service"), retry)
 			return
 		}
-		res = s.svc.BookVisitFor(r.Context(), acting, slotID, svc, key)
+		res = s.svc.BookVisitFor(r.Context(), acting, booking.Visit{SlotID: slotID, ServiceID: svc}, key)
 	} else {
 		res = s.svc.BookFor(r.Context(), acting, slotID, key)
 	}

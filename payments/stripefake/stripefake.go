@@ -144,11 +144,18 @@ func (f *Fake) AddCharge(pi string, amount int64, at time.Time) {
 	f.addBalance("charge", amount, at, map[string]any{"id": "ch_" + pi, "object": "charge", "payment_intent": pi, "amount": amount})
 }
 
-// AddRefund puts on the balance Stripe's refund id of amount of
-// PaymentIntent pi, slotd's refund refundID, created at at.
-func (f *Fake) AddRefund(id, pi string, refundID int64, amount int64, at time.Time) {
-	f.addBalance("refund", -amount, at, map[string]any{"id": id, "object": "refund", "payment_intent": pi, "amount": amount,
-		"status": "succeeded", "metadata": map[string]string{"slotd_refund_id": strconv.FormatInt(refundID, 10)}})
+// Refund is a refund on the balance: Stripe's id, the PaymentIntent it
+// refunds, slotd's refund id, the amount and when it was made.
+type Refund struct {
+	ID, PaymentIntent string
+	RefundID, Amount  int64
+	At                time.Time
+}
+
+// AddRefund puts r on the balance.
+func (f *Fake) AddRefund(r Refund) {
+	f.addBalance("refund", -r.Amount, r.At, map[string]any{"id": r.ID, "object": "refund", "payment_intent": r.PaymentIntent, "amount": r.Amount,
+		"status": "succeeded", "metadata": map[string]string{"slotd_refund_id": strconv.FormatInt(r.RefundID, 10)}})
 }
 
 // AddPayout puts a payout on the balance (not slotd's).
