@@ -172,9 +172,10 @@ func (s *Service) OpeningPlace(ctx context.Context, openingID, patientID int64) 
 
 func (s *Service) place(o booking.Opening, e booking.OpeningEntry) booking.OpeningPlace {
 	now := s.now()
-	p := booking.PlaceOf(o, e, s.waiting.currentRate(), now)
+	ttl := s.waiting.opts.TokenTTL
+	p := booking.PlaceOf(o, e, s.waiting.currentRate(), now).Expire(e, ttl, now)
 	if p.Admitted {
-		exp := now.Add(s.waiting.opts.TokenTTL).Truncate(time.Second)
+		exp := e.AdmissionExpires(ttl)
 		p.Token = s.waiting.opts.Tokens.Token(o.ID, e.PatientID, exp)
 		p.TokenExpiresAt = &exp
 	}
@@ -182,7 +183,8 @@ func (s *Service) place(o booking.Opening, e booking.OpeningEntry) booking.Openi
 }
 
 // AdmitDue draws the openings whose time has come and admits from their
-// queues within AdmissionBudget, shared evenly; RunWaitingRooms calls it
+// queues within AdmissionBudget, shared evenly, and within each opening's
+// places that nobody admitted holds (booking.Opening.Admit); RunWaitingRooms calls it
 // every booking.AdmitTick. Instances may all run it: the store draws once
 // and admits at most once per tick.
 func (s *Service) AdmitDue(ctx context.Context) error {
@@ -203,7 +205,7 @@ func (s *Service) AdmitDue(ctx context.Context) error {
 		s.openingStats.track(o)
 		before := o.AdmittedThrough
 		if o, err = bounded(s, ctx, func(ctx context.Context) (booking.Opening, error) {
-			return s.store.AdmitOpening(ctx, id, share, s.now())
+			return s.store.AdmitOpening(ctx, booking.AdmitRequest{OpeningID: id, Budget: share, TTL: s.waiting.opts.TokenTTL, Now: s.now()})
 		}); err != nil {
 			return err
 		}
