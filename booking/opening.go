@@ -218,8 +218,8 @@ type OpeningPlace struct {
 	// admitted but did not book in time: their place went to the next.
 	Admitted         bool       `json:"admitted"`
 	AdmissionExpired bool       `json:"admissionExpired,omitempty"`
-	Token          string     `json:"admissionToken,omitempty"`
-	TokenExpiresAt *time.Time `json:"admissionExpiresAt,omitempty"`
+	Token            string     `json:"admissionToken,omitempty"`
+	TokenExpiresAt   *time.Time `json:"admissionExpiresAt,omitempty"`
 }
 
 // PlaceOf is entry e's place in opening o at now, at rate admissions a
