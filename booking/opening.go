@@ -18,7 +18,7 @@ import (
 // pre-queue is ordered by a draw (DrawOrder, the lottery's documented
 // algorithm, on the opening's committed seed), later arrivals follow in
 // arrival order, and the queue is admitted from the front at the rate the
-// booking engine answers. Admission is a signed, short-lived token that the
+// booking engine answers, never beyond the places left (Opening.Admit). Admission is a signed, short-lived token that the
 // booking of the opening's slots requires; it is checked by its HMAC alone.
 
 // AdmissionKeyPurpose is the auth.Signer.DeriveKey purpose of the

@@ -13,8 +13,9 @@ import (
 // Waiting rooms (docs/clinic.md, "Waiting rooms"): staff announce an
 // opening; people join its queue; RunWaitingRooms draws the pre-queue at
 // the opening and admits from the front at the rate the booking engine
-// answers, pausing while the lanes are deep, so that the rush reaches the
-// lanes at a pace they take without shedding.
+// answers, within the places nobody admitted holds, pausing while the lanes
+// are deep, so that the rush reaches the lanes at a pace they take without
+// shedding.
 
 // WaitingRoomOptions tune the waiting rooms.
 type WaitingRoomOptions struct {
@@ -154,7 +155,8 @@ func (s *Service) JoinOpening(ctx context.Context, openingID, patientID int64) (
 }
 
 // OpeningPlace is patientID's place in the opening's queue: position,
-// people ahead, expected wait and, once admitted, a fresh admission token.
+// people ahead, expected wait and, while admitted, an admission token that
+// expires with the admission (asking again does not renew it).
 func (s *Service) OpeningPlace(ctx context.Context, openingID, patientID int64) (booking.OpeningPlace, error) {
 	type both struct {
 		e booking.OpeningEntry
