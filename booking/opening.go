@@ -18,7 +18,7 @@ import (
 // pre-queue is ordered by a draw (DrawOrder, the lottery's documented
 // algorithm, on the opening's committed seed), later arrivals follow in
 // arrival order, and the queue is admitted from the front at the rate the
-// booking engine answers. Admission is a signed, short-lived token that the
+// booking engine answers, never beyond the places left (Opening.Admit). Admission is a signed, short-lived token that the
 // booking of the opening's slots requires; it is checked by its HMAC alone.
 
 // AdmissionKeyPurpose is the auth.Signer.DeriveKey purpose of the
@@ -84,6 +84,18 @@ type OpeningEntry struct {
 	PatientID int64     `json:"-"`
 	JoinedAt  time.Time `json:"joinedAt"`
 	Position  int       `json:"position,omitempty"`
+	// AdmittedAt is when the admission reached Position (nil before).
+	AdmittedAt *time.Time `json:"admittedAt,omitempty"`
+}
+
+// AdmissionExpires is when e's admission ends, ttl after it was given
+// (the zero time when e is not admitted): its token expires then, and its
+// place goes back to the queue unless e booked.
+func (e OpeningEntry) AdmissionExpires(ttl time.Duration) time.Time {
+	if e.AdmittedAt == nil {
+		return time.Time{}
+	}
+	return e.AdmittedAt.Add(ttl).Truncate(time.Second)
 }
 
 // PreQueue reports whether e joined before opening o: its place is drawn.
@@ -132,14 +144,35 @@ func (o Opening) DrawDue(now time.Time) bool { return o.DrawnAt == nil && !now.B
 // Admitted reports whether the entry at position may book.
 func (o Opening) Admitted(position int) bool { return position > 0 && position <= o.AdmittedThrough }
 
-// Admit is how many more positions of opening o to admit now, given budget
-// (what the engine can take: the Service's AdmissionBudget): never beyond
-// the queue, nothing before the draw.
-func (o Opening) Admit(budget int) int {
+// AdmitRequest is one admission tick of an opening
+// (OpeningStore.AdmitOpening).
+type AdmitRequest struct {
+	OpeningID int64
+	// Budget is what the engine can take now (the opening's share of the
+	// Service's AdmissionBudget).
+	Budget int
+	// TTL is an admission's life: the admitted who have not booked within
+	// it no longer hold a place.
+	TTL time.Duration
+	Now time.Time
+}
+
+// OpeningRoom is what an opening's admission may still hand out, read in
+// one statement: the free places of its slots, and the admitted who have
+// neither booked one nor seen their admission expire (each holds one).
+type OpeningRoom struct {
+	Free, Holding int
+}
+
+// Admit is how many more positions of opening o to admit now: nothing
+// before the draw, never beyond the queue or budget, and never more than
+// the places nobody admitted holds, so that nobody is admitted who cannot
+// get a place and the admitted are not raced for them by later ones.
+func (o Opening) Admit(budget int, room OpeningRoom) int {
 	if o.DrawnAt == nil || budget <= 0 {
 		return 0
 	}
-	return max(0, min(budget, o.Queued-o.AdmittedThrough))
+	return max(0, min(budget, o.Queued-o.AdmittedThrough, room.Free-room.Holding))
 }
 
 // ExpectedWait is how long the entry at position should wait at rate
@@ -180,14 +213,17 @@ type OpeningPlace struct {
 	AdmittedThrough     int `json:"admittedThrough"`
 	ExpectedWaitSeconds int `json:"expectedWaitSeconds"`
 	// Admitted says they may book; Token is then their admission, to be
-	// sent with each booking of the opening's slots (Slotd-Admission).
-	Admitted       bool       `json:"admitted"`
-	Token          string     `json:"admissionToken,omitempty"`
-	TokenExpiresAt *time.Time `json:"admissionExpiresAt,omitempty"`
+	// sent with each booking of the opening's slots (Slotd-Admission),
+	// valid until TokenExpiresAt. AdmissionExpired says they were
+	// admitted but did not book in time: their place went to the next.
+	Admitted         bool       `json:"admitted"`
+	AdmissionExpired bool       `json:"admissionExpired,omitempty"`
+	Token            string     `json:"admissionToken,omitempty"`
+	TokenExpiresAt   *time.Time `json:"admissionExpiresAt,omitempty"`
 }
 
 // PlaceOf is entry e's place in opening o at now, at rate admissions a
-// second (the Service adds the token).
+// second (the Service adds the token, and the expiry: Expire).
 func PlaceOf(o Opening, e OpeningEntry, rate float64, now time.Time) OpeningPlace {
 	p := OpeningPlace{OpeningID: o.ID, ScheduleID: o.ScheduleID, OpensAt: o.OpensAt, JoinedAt: e.JoinedAt,
 		PreQueue: e.PreQueue(o), Drawn: o.DrawnAt != nil, Position: e.Position, Queued: o.Queued,
@@ -200,6 +236,14 @@ func PlaceOf(o Opening, e OpeningEntry, rate float64, now time.Time) OpeningPlac
 	}
 	if !p.Admitted {
 		p.ExpectedWaitSeconds = int(math.Ceil(o.ExpectedWait(e, rate, now).Seconds()))
+	}
+	return p
+}
+
+// Expire ends p's admission when e's, lasting ttl, is over at now.
+func (p OpeningPlace) Expire(e OpeningEntry, ttl time.Duration, now time.Time) OpeningPlace {
+	if p.Admitted && !now.Before(e.AdmissionExpires(ttl)) {
+		p.Admitted, p.AdmissionExpired = false, true
 	}
 	return p
 }

@@ -121,8 +121,37 @@ func TestPlaceOf(t *testing.T) {
 	if p = PlaceOf(o, e, 5, t0); !p.Admitted || p.Ahead != 0 || p.ExpectedWaitSeconds != 0 {
 		t.Fatalf("admitted: %+v", p)
 	}
-	if o.Admit(100) != 6 || (Opening{Queued: 3}).Admit(100) != 0 || o.Admit(0) != 0 {
-		t.Fatalf("admit: %d", o.Admit(100))
+	wide := OpeningRoom{Free: 100}
+	if o.Admit(100, wide) != 6 || (Opening{Queued: 3}).Admit(100, wide) != 0 || o.Admit(0, wide) != 0 {
+		t.Fatalf("admit: %d", o.Admit(100, wide))
+	}
+	// The places nobody admitted holds bound it: 4 free, 3 held.
+	if got := o.Admit(100, OpeningRoom{Free: 4, Holding: 3}); got != 1 {
+		t.Fatalf("admit within the room: %d, want 1", got)
+	}
+	if got := o.Admit(100, OpeningRoom{Free: 2, Holding: 3}); got != 0 {
+		t.Fatalf("admit beyond the room: %d, want 0", got)
+	}
+}
+
+// An admission lasts its TTL from when it was given, then ends unused.
+func TestAdmissionExpires(t *testing.T) {
+	drawn := t0
+	o := Opening{ID: 1, OpensAt: t0, Queued: 5, DrawnAt: &drawn, AdmittedThrough: 2}
+	at := t0.Add(time.Second)
+	e := OpeningEntry{Position: 2, AdmittedAt: &at}
+	if got := e.AdmissionExpires(time.Minute); !got.Equal(at.Add(time.Minute)) {
+		t.Fatalf("expires %v", got)
+	}
+	if p := PlaceOf(o, e, 5, at).Expire(e, time.Minute, at.Add(59*time.Second)); !p.Admitted || p.AdmissionExpired {
+		t.Fatalf("within its life: %+v", p)
+	}
+	if p := PlaceOf(o, e, 5, at).Expire(e, time.Minute, at.Add(time.Minute)); p.Admitted || !p.AdmissionExpired {
+		t.Fatalf("after its life: %+v", p)
+	}
+	waiting := OpeningEntry{Position: 3}
+	if p := PlaceOf(o, waiting, 5, at).Expire(waiting, time.Minute, at); p.Admitted || p.AdmissionExpired || !waiting.AdmissionExpires(time.Minute).IsZero() {
+		t.Fatalf("not admitted: %+v", p)
 	}
 }
 

@@ -424,12 +424,15 @@ type OpeningStore interface {
 	// transaction, once, when DrawDue at now (drew false otherwise, and
 	// nothing changes).
 	DrawOpening(ctx context.Context, openingID int64, now time.Time) (o Opening, drew bool, err error)
-	// AdmitOpening admits up to n more positions (Opening.Admit) unless
-	// the opening was admitted less than AdmitTick before now (by another
-	// instance: the instances together admit at one rate).
-	AdmitOpening(ctx context.Context, openingID int64, n int, now time.Time) (Opening, error)
+	// AdmitOpening admits up to r.Budget more positions (Opening.Admit,
+	// with the OpeningRoom read in one statement, r.TTL deciding who
+	// still holds a place) and stamps their entries' AdmittedAt, unless
+	// the opening was admitted less than AdmitTick before r.Now (by
+	// another instance: the instances together admit at one rate).
+	AdmitOpening(ctx context.Context, r AdmitRequest) (Opening, error)
 	// OpeningsDue lists the openings at or after their OpensAt (within
-	// AdmitHorizon) not yet drawn or not wholly admitted.
+	// AdmitHorizon) not yet drawn, or not wholly admitted while a slot of
+	// theirs has a free place.
 	OpeningsDue(ctx context.Context, now time.Time) ([]int64, error)
 	// OpeningFacts reads what the opening's fairness report needs: its
 	// slots' places and sales, and the places its queue's people took.

@@ -31,13 +31,17 @@ func scanOpening(row pgx.Row) (booking.Opening, error) {
 	return o, err
 }
 
-const openingEntryColumns = `id, opening_id, patient_id, joined_at, position`
+const openingEntryColumns = `id, opening_id, patient_id, joined_at, position, admitted_at`
 
 func scanOpeningEntry(row pgx.Row) (booking.OpeningEntry, error) {
 	var e booking.OpeningEntry
 	var pos *int
-	err := row.Scan(&e.ID, &e.OpeningID, &e.PatientID, &e.JoinedAt, &pos)
+	err := row.Scan(&e.ID, &e.OpeningID, &e.PatientID, &e.JoinedAt, &pos, &e.AdmittedAt)
 	e.JoinedAt = e.JoinedAt.UTC()
+	if e.AdmittedAt != nil {
+		t := e.AdmittedAt.UTC()
+		e.AdmittedAt = &t
+	}
 	if pos != nil {
 		e.Position = *pos
 	}
@@ -219,35 +223,61 @@ func drawOpening(ctx context.Context, tx pgx.Tx, openingID int64, now time.Time)
 	return o, true, writeAudit(ctx, tx, booking.AuditOpeningDrawn(ctx, now, o, len(entries)))
 }
 
-// AdmitOpening admits up to n more positions of the opening; the
-// conditional update lets one instance per AdmitTick do it.
-func (s *Store) AdmitOpening(ctx context.Context, openingID int64, n int, now time.Time) (booking.Opening, error) {
-	now = micro(now)
-	o, err := s.GetOpening(ctx, openingID)
-	if err != nil {
+// AdmitOpening admits up to r.Budget more positions of the opening, within
+// the places nobody admitted holds. The room is read in one statement (one
+// snapshot: a booking of an admitted person moves both of its counts or
+// neither); the conditional update lets one instance per AdmitTick admit.
+func (s *Store) AdmitOpening(ctx context.Context, r booking.AdmitRequest) (booking.Opening, error) {
+	now := micro(r.Now)
+	o, err := s.GetOpening(ctx, r.OpeningID)
+	if err != nil || o.DrawnAt == nil {
 		return o, err
 	}
-	k := o.Admit(n)
+	var room booking.OpeningRoom
+	if err := s.pool.QueryRow(ctx, openingRoomSQL, o.ScheduleID, o.OpensAt, o.ID, now.Add(-r.TTL)).Scan(&room.Free, &room.Holding); err != nil {
+		return o, translate(err, "")
+	}
+	k := o.Admit(r.Budget, room)
 	if k == 0 {
 		return o, nil
 	}
-	tag, err := s.pool.Exec(ctx, `UPDATE openings SET admitted_through = admitted_through + $2, admitted_at = $3
-		WHERE id = $1 AND admitted_through = $4 AND (admitted_at IS NULL OR admitted_at <= $5)`,
-		openingID, k, now, o.AdmittedThrough, now.Add(-booking.AdmitTick))
+	admitted := false
+	err = s.inTx(ctx, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, `UPDATE openings SET admitted_through = admitted_through + $2, admitted_at = $3
+			WHERE id = $1 AND admitted_through = $4 AND (admitted_at IS NULL OR admitted_at <= $5)`,
+			o.ID, k, now, o.AdmittedThrough, now.Add(-booking.AdmitTick))
+		if err != nil || tag.RowsAffected() == 0 {
+			return err
+		}
+		admitted = true
+		_, err = tx.Exec(ctx, `UPDATE opening_queue SET admitted_at = $2
+			WHERE opening_id = $1 AND position > $3 AND position <= $4`, o.ID, now, o.AdmittedThrough, o.AdmittedThrough+k)
+		return err
+	})
 	if err != nil {
 		return o, translate(err, "")
 	}
-	if tag.RowsAffected() == 1 {
+	if admitted {
 		o.AdmittedThrough += k
 		o.AdmittedAt = &now
 	}
 	return o, nil
 }
 
+// openingRoomSQL reads an opening's booking.OpeningRoom: the free places of
+// its slots ($1 schedule, $2 opening time) and its admitted ($3 opening)
+// since $4 without an active booking of one.
+const openingRoomSQL = `SELECT
+	(SELECT coalesce(sum(capacity - booked_count), 0) FROM slots WHERE schedule_id = $1 AND opens_at = $2 AND status = 'OPEN'),
+	(SELECT count(*) FROM opening_queue q WHERE q.opening_id = $3 AND q.admitted_at > $4
+	  AND NOT EXISTS (SELECT 1 FROM appointments a JOIN slots t ON t.id = a.slot_id
+	    WHERE a.patient_id = q.patient_id AND t.schedule_id = $1 AND t.opens_at = $2 AND a.status IN ` + booking.ActiveSQL + `))`
+
 // OpeningsDue lists the openings to draw or admit from at now.
 func (s *Store) OpeningsDue(ctx context.Context, now time.Time) ([]int64, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT o.id FROM openings o WHERE o.opens_at <= $1 AND o.opens_at > $2
-		AND (o.drawn_at IS NULL OR o.admitted_through < (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id))
+		AND (o.drawn_at IS NULL OR (o.admitted_through < (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id)
+		  AND EXISTS (SELECT 1 FROM slots t WHERE t.schedule_id = o.schedule_id AND t.opens_at = o.opens_at AND t.status = 'OPEN' AND t.booked_count < t.capacity)))
 		ORDER BY o.id`, now, now.Add(-booking.AdmitHorizon))
 	ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	return ids, translate(err, "")

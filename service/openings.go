@@ -13,8 +13,9 @@ import (
 // Waiting rooms (docs/clinic.md, "Waiting rooms"): staff announce an
 // opening; people join its queue; RunWaitingRooms draws the pre-queue at
 // the opening and admits from the front at the rate the booking engine
-// answers, pausing while the lanes are deep, so that the rush reaches the
-// lanes at a pace they take without shedding.
+// answers, within the places nobody admitted holds, pausing while the lanes
+// are deep, so that the rush reaches the lanes at a pace they take without
+// shedding.
 
 // WaitingRoomOptions tune the waiting rooms.
 type WaitingRoomOptions struct {
@@ -154,7 +155,8 @@ func (s *Service) JoinOpening(ctx context.Context, openingID, patientID int64) (
 }
 
 // OpeningPlace is patientID's place in the opening's queue: position,
-// people ahead, expected wait and, once admitted, a fresh admission token.
+// people ahead, expected wait and, while admitted, an admission token that
+// expires with the admission (asking again does not renew it).
 func (s *Service) OpeningPlace(ctx context.Context, openingID, patientID int64) (booking.OpeningPlace, error) {
 	type both struct {
 		e booking.OpeningEntry
@@ -172,9 +174,10 @@ func (s *Service) OpeningPlace(ctx context.Context, openingID, patientID int64) 
 
 func (s *Service) place(o booking.Opening, e booking.OpeningEntry) booking.OpeningPlace {
 	now := s.now()
-	p := booking.PlaceOf(o, e, s.waiting.currentRate(), now)
+	ttl := s.waiting.opts.TokenTTL
+	p := booking.PlaceOf(o, e, s.waiting.currentRate(), now).Expire(e, ttl, now)
 	if p.Admitted {
-		exp := now.Add(s.waiting.opts.TokenTTL).Truncate(time.Second)
+		exp := e.AdmissionExpires(ttl)
 		p.Token = s.waiting.opts.Tokens.Token(o.ID, e.PatientID, exp)
 		p.TokenExpiresAt = &exp
 	}
@@ -182,7 +185,8 @@ func (s *Service) place(o booking.Opening, e booking.OpeningEntry) booking.Openi
 }
 
 // AdmitDue draws the openings whose time has come and admits from their
-// queues within AdmissionBudget, shared evenly; RunWaitingRooms calls it
+// queues within AdmissionBudget, shared evenly, and within each opening's
+// places that nobody admitted holds (booking.Opening.Admit); RunWaitingRooms calls it
 // every booking.AdmitTick. Instances may all run it: the store draws once
 // and admits at most once per tick.
 func (s *Service) AdmitDue(ctx context.Context) error {
@@ -203,7 +207,7 @@ func (s *Service) AdmitDue(ctx context.Context) error {
 		s.openingStats.track(o)
 		before := o.AdmittedThrough
 		if o, err = bounded(s, ctx, func(ctx context.Context) (booking.Opening, error) {
-			return s.store.AdmitOpening(ctx, id, share, s.now())
+			return s.store.AdmitOpening(ctx, booking.AdmitRequest{OpeningID: id, Budget: share, TTL: s.waiting.opts.TokenTTL, Now: s.now()})
 		}); err != nil {
 			return err
 		}

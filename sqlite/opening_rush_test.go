@@ -18,8 +18,10 @@ import (
 // beside many people clicking once, at an opening without and with a
 // waiting room, through the Service on a real store and clock. Without the
 // room the bots take a place each before most people have clicked; with
-// it their place in line is drawn like everyone's, so their success rate
-// falls toward the people's, and the lanes shed nothing. The figures are
+// it their place in line is drawn like everyone's and admission never
+// exceeds the places left, so exactly the first positions of the draw get
+// a place, whoever clicks faster: the bots win what the draw gave them,
+// and the lanes shed nothing. The figures are
 // logged (go test -run TestBotsAndPeopleAtAnOpening -v ./sqlite/; it is
 // skipped under -race, whose slowdown the timings cannot absorb).
 func TestBotsAndPeopleAtAnOpening(t *testing.T) {
@@ -46,6 +48,10 @@ func TestBotsAndPeopleAtAnOpening(t *testing.T) {
 		t.Fatalf("with the room the lanes shed %d requests", on.overloaded)
 	case on.botRate(bots) > off.botRate(bots)/2:
 		t.Fatalf("with the room the bots still won %d of %d", on.botsWon, bots)
+	case on.report.Admitted != places:
+		t.Fatalf("with the room %d were admitted for %d places", on.report.Admitted, places)
+	case on.outOfTurn != 0:
+		t.Fatalf("with the room %d people were served out of their turn (a place not in the first %d positions, or none in them)", on.outOfTurn, places)
 	}
 }
 
@@ -54,8 +60,11 @@ type botRushResult struct {
 	botsWon, peopleWon int
 	botAttempts        int64
 	overloaded         int64
-	sellOut            float64
-	report             booking.OpeningReport
+	// outOfTurn counts those whose success differs from their draw: a
+	// place beyond the first places positions, or none within them.
+	outOfTurn int
+	sellOut   float64
+	report    booking.OpeningReport
 }
 
 func (r botRushResult) botRate(bots int) float64      { return float64(r.botsWon) / float64(bots) }
@@ -93,11 +102,12 @@ func botRush(t *testing.T, room bool, people, bots, places int) botRushResult {
 	}
 	var o booking.Opening
 	if room {
-		// A fixed seed and joins in a fixed order: the same draw every run.
+		// A fixed seed and joins in a fixed order (11 is prime to the
+		// number of people: everyone joins once): the same draw every run.
 		o, err = s.CreateOpening(ctx, booking.Opening{ScheduleID: sc.ID, OpensAt: opens, Seed: slices.Repeat([]byte{7}, booking.SeedSize)}, time.Now())
 		must(t, err)
 		for i := range ids {
-			_, _, err := svc.JoinOpening(ctx, o.ID, ids[(i*7)%len(ids)])
+			_, _, err := svc.JoinOpening(ctx, o.ID, ids[(i*11)%len(ids)])
 			must(t, err)
 		}
 	}
@@ -187,7 +197,15 @@ func botRush(t *testing.T, room bool, people, bots, places int) botRushResult {
 		}
 		return true
 	})
-	if !room {
+	if room {
+		for i := range ids {
+			p, err := svc.OpeningPlace(ctx, o.ID, ids[i])
+			must(t, err)
+			if _, ok := won.Load(i); ok != (p.Position <= places) {
+				res.outOfTurn++
+			}
+		}
+	} else {
 		// Announced after the fact, for the database's half of the report
 		// (no queue, no requests measured).
 		o, err = s.CreateOpening(ctx, booking.Opening{ScheduleID: sc.ID, OpensAt: opens, Seed: slices.Repeat([]byte{7}, booking.SeedSize)}, time.Now())

@@ -37,16 +37,20 @@ func scanOpening(sc interface{ Scan(...any) error }) (booking.Opening, error) {
 	return o, nil
 }
 
-const openingEntryCols = `id, opening_id, patient_id, joined_at, position`
+const openingEntryCols = `id, opening_id, patient_id, joined_at, position, admitted_at`
 
 func scanOpeningEntry(sc interface{ Scan(...any) error }) (booking.OpeningEntry, error) {
 	var e booking.OpeningEntry
 	var joined int64
-	var pos sql.NullInt64
-	if err := sc.Scan(&e.ID, &e.OpeningID, &e.PatientID, &joined, &pos); err != nil {
+	var pos, admitted sql.NullInt64
+	if err := sc.Scan(&e.ID, &e.OpeningID, &e.PatientID, &joined, &pos, &admitted); err != nil {
 		return e, err
 	}
 	e.JoinedAt, e.Position = fromTS(joined), int(pos.Int64)
+	if admitted.Valid {
+		t := fromTS(admitted.Int64)
+		e.AdmittedAt = &t
+	}
 	return e, nil
 }
 
@@ -208,21 +212,33 @@ func drawOpening(ctx context.Context, tx *sql.Tx, openingID int64, now time.Time
 	return o, true, writeAudit(ctx, tx, booking.AuditOpeningDrawn(ctx, now, o, len(entries)))
 }
 
-// AdmitOpening admits up to n more positions of the opening.
-func (s *Store) AdmitOpening(ctx context.Context, openingID int64, n int, now time.Time) (booking.Opening, error) {
-	now = micro(now)
+// AdmitOpening admits up to r.Budget more positions of the opening, within
+// the places nobody admitted holds.
+func (s *Store) AdmitOpening(ctx context.Context, r booking.AdmitRequest) (booking.Opening, error) {
+	now := micro(r.Now)
 	var o booking.Opening
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		var err error
-		if o, err = getOpening(ctx, tx, openingID); err != nil {
+		if o, err = getOpening(ctx, tx, r.OpeningID); err != nil {
 			return err
 		}
-		k := o.Admit(n)
-		if k == 0 || (o.AdmittedAt != nil && now.Sub(*o.AdmittedAt) < booking.AdmitTick) {
+		if o.DrawnAt == nil || (o.AdmittedAt != nil && now.Sub(*o.AdmittedAt) < booking.AdmitTick) {
+			return nil
+		}
+		var room booking.OpeningRoom
+		if err := tx.QueryRowContext(ctx, openingRoomSQL, o.ScheduleID, ts(o.OpensAt), o.ID, ts(now.Add(-r.TTL))).Scan(&room.Free, &room.Holding); err != nil {
+			return err
+		}
+		k := o.Admit(r.Budget, room)
+		if k == 0 {
 			return nil
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE openings SET admitted_through = admitted_through + ?, admitted_at = ?
-			WHERE id = ?`, k, ts(now), openingID); err != nil {
+			WHERE id = ?`, k, ts(now), o.ID); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE opening_queue SET admitted_at = ?
+			WHERE opening_id = ? AND position > ? AND position <= ?`, ts(now), o.ID, o.AdmittedThrough, o.AdmittedThrough+k); err != nil {
 			return err
 		}
 		o.AdmittedThrough += k
@@ -232,10 +248,20 @@ func (s *Store) AdmitOpening(ctx context.Context, openingID int64, n int, now ti
 	return o, mapErr(err, "opening")
 }
 
+// openingRoomSQL reads an opening's booking.OpeningRoom: the free places of
+// its slots (?1 schedule, ?2 opening time) and its admitted (?3 opening)
+// since ?4 without an active booking of one.
+const openingRoomSQL = `SELECT
+	(SELECT coalesce(sum(capacity - booked_count), 0) FROM slots WHERE schedule_id = ?1 AND opens_at = ?2 AND status = 'OPEN'),
+	(SELECT count(*) FROM opening_queue q WHERE q.opening_id = ?3 AND q.admitted_at > ?4
+	  AND NOT EXISTS (SELECT 1 FROM appointments a JOIN slots t ON t.id = a.slot_id
+	    WHERE a.patient_id = q.patient_id AND t.schedule_id = ?1 AND t.opens_at = ?2 AND a.status IN ` + booking.ActiveSQL + `))`
+
 // OpeningsDue lists the openings to draw or admit from at now.
 func (s *Store) OpeningsDue(ctx context.Context, now time.Time) ([]int64, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT o.id FROM openings o WHERE o.opens_at <= ?1 AND o.opens_at > ?2
-		AND (o.drawn_at IS NULL OR o.admitted_through < (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id))
+		AND (o.drawn_at IS NULL OR (o.admitted_through < (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id)
+		  AND EXISTS (SELECT 1 FROM slots t WHERE t.schedule_id = o.schedule_id AND t.opens_at = o.opens_at AND t.status = 'OPEN' AND t.booked_count < t.capacity)))
 		ORDER BY o.id`, ts(now), ts(now.Add(-booking.AdmitHorizon)))
 	if err != nil {
 		return nil, mapErr(err, "")

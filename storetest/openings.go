@@ -34,10 +34,18 @@ func (f *fixture) opening(seed byte, capacities ...int) (booking.Opening, []book
 	return o, sls
 }
 
+// admissionTTL is the suite's admissions' life.
+const admissionTTL = 10 * time.Second
+
+// admit is one admission tick of opening id at at, within budget.
+func admit(id int64, budget int, at time.Time) booking.AdmitRequest {
+	return booking.AdmitRequest{OpeningID: id, Budget: budget, TTL: admissionTTL, Now: at}
+}
+
 func testOpeningQueue(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
-	o, _ := f.opening(9, 1)
+	o, _ := f.opening(9, 10)
 	seed := slices.Repeat([]byte{9}, booking.SeedSize)
 	if o.ID == 0 || o.Commitment != booking.Commit(seed) || !o.OpensAt.Equal(openingAt) || o.DrawnAt != nil || o.Queued != 0 {
 		t.Fatalf("announced %+v", o)
@@ -94,7 +102,7 @@ func testOpeningQueue(t *testing.T, h Harness) {
 		t.Fatalf("due at the opening: %v %v", due, err)
 	}
 	// Nobody is admitted before the draw.
-	if got, err := s.AdmitOpening(f.ctx, o.ID, 10, openingAt); err != nil || got.AdmittedThrough != 0 {
+	if got, err := s.AdmitOpening(f.ctx, admit(o.ID, 10, openingAt)); err != nil || got.AdmittedThrough != 0 {
 		t.Fatalf("admitted before the draw: %+v %v", got, err)
 	}
 
@@ -139,11 +147,11 @@ func testOpeningQueue(t *testing.T, h Harness) {
 	}
 
 	// Admission moves the front, at most once a tick, never past the queue.
-	a1, err := s.AdmitOpening(f.ctx, o.ID, 3, openingAt.Add(time.Second))
+	a1, err := s.AdmitOpening(f.ctx, admit(o.ID, 3, openingAt.Add(time.Second)))
 	must(t, err)
-	a2, err := s.AdmitOpening(f.ctx, o.ID, 3, openingAt.Add(time.Second+booking.AdmitTick/2))
+	a2, err := s.AdmitOpening(f.ctx, admit(o.ID, 3, openingAt.Add(time.Second+booking.AdmitTick/2)))
 	must(t, err)
-	a3, err := s.AdmitOpening(f.ctx, o.ID, 30, openingAt.Add(2*time.Second))
+	a3, err := s.AdmitOpening(f.ctx, admit(o.ID, 30, openingAt.Add(2*time.Second)))
 	must(t, err)
 	if a1.AdmittedThrough != 3 || a2.AdmittedThrough != 3 || a3.AdmittedThrough != 7 {
 		t.Fatalf("admitted through %d, %d, %d; want 3, 3, 7", a1.AdmittedThrough, a2.AdmittedThrough, a3.AdmittedThrough)
@@ -355,5 +363,75 @@ func testOpeningThroughService(t *testing.T, h Harness) {
 	}
 	if _, err := svc.OpeningReport(f.ctx, o.ID+1000); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("the report of no opening: %v", err)
+	}
+}
+
+// testOpeningAdmissionCap: admission never hands out more than the places
+// nobody admitted holds, whatever the budget and however many instances
+// tick at once; a booking by an admitted person leaves the cap where it
+// is; an admission that expires unused gives its place to the next.
+func testOpeningAdmissionCap(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	o, sls := f.opening(4, 2, 1) // three places
+	ps := f.patients(6)
+	for _, p := range ps {
+		_, _, _, err := s.JoinOpening(f.ctx, o.ID, p.ID, now)
+		must(t, err)
+	}
+	_, _, err := s.DrawOpening(f.ctx, o.ID, openingAt)
+	must(t, err)
+	at := openingAt.Add(time.Second)
+	release(8, func(int) {
+		_, err := s.AdmitOpening(f.ctx, admit(o.ID, 10, at))
+		must(t, err)
+	})
+	byPos := map[int]booking.OpeningEntry{}
+	for _, p := range ps {
+		e, got, err := s.OpeningEntry(f.ctx, o.ID, p.ID)
+		must(t, err)
+		if got.AdmittedThrough != 3 {
+			t.Fatalf("eight ticks at once admitted through %d, want the 3 places", got.AdmittedThrough)
+		}
+		if admitted := e.AdmittedAt != nil; admitted != (e.Position <= 3) || (admitted && !e.AdmittedAt.Equal(at)) {
+			t.Fatalf("entry at %d admitted at %v", e.Position, e.AdmittedAt)
+		}
+		byPos[e.Position] = e
+	}
+	book := func(pos int, sl booking.Slot, at time.Time) {
+		t.Helper()
+		r := booking.BookRequest{PatientID: byPos[pos].PatientID, IdempotencyKey: "admitted", Fingerprint: booking.Fingerprint(sl.ID), Admission: o.ID}
+		if res := f.bookAt(sl.ID, r, at); res.Err != nil {
+			t.Fatalf("position %d booking: %v", pos, res.Err)
+		}
+	}
+	// The first admitted books: two places left, two admitted holding them.
+	book(1, sls[0], at.Add(time.Second))
+	if got, err := s.AdmitOpening(f.ctx, admit(o.ID, 10, at.Add(2*time.Second))); err != nil || got.AdmittedThrough != 3 {
+		t.Fatalf("admitted through %d after a booking, want 3: %v", got.AdmittedThrough, err)
+	}
+	// The other two let their admission expire: their places go on.
+	later := at.Add(admissionTTL)
+	got, err := s.AdmitOpening(f.ctx, admit(o.ID, 10, later))
+	must(t, err)
+	if got.AdmittedThrough != 5 {
+		t.Fatalf("admitted through %d after two expiries, want 5", got.AdmittedThrough)
+	}
+	for pos := 4; pos <= 5; pos++ {
+		e, _, err := s.OpeningEntry(f.ctx, o.ID, byPos[pos].PatientID)
+		must(t, err)
+		if e.AdmittedAt == nil || !e.AdmittedAt.Equal(later) {
+			t.Fatalf("position %d admitted at %v, want %v", pos, e.AdmittedAt, later)
+		}
+		byPos[pos] = e
+	}
+	book(4, sls[0], later.Add(time.Second))
+	book(5, sls[1], later.Add(time.Second))
+	// Sold out: no longer due, and nobody more is admitted.
+	if due, err := s.OpeningsDue(f.ctx, later.Add(time.Minute)); err != nil || slices.Contains(due, o.ID) {
+		t.Fatalf("due when sold out: %v %v", due, err)
+	}
+	if got, err := s.AdmitOpening(f.ctx, admit(o.ID, 10, later.Add(time.Minute))); err != nil || got.AdmittedThrough != 5 {
+		t.Fatalf("admitted through %d when sold out, want 5: %v", got.AdmittedThrough, err)
 	}
 }

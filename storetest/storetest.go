@@ -182,6 +182,7 @@ func Run(t *testing.T, h Harness) {
 		{"OpeningQueue", testOpeningQueue},
 		{"OpeningJoinRace", testOpeningJoinRace},
 		{"OpeningBooking", testOpeningBooking},
+		{"OpeningAdmissionCap", testOpeningAdmissionCap},
 		{"OpeningThroughService", testOpeningThroughService},
 		{"Accounts", testAccounts},
 		{"StaffSignIn", testStaffSignIn},

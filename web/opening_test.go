@@ -91,6 +91,15 @@ func TestOpeningPage(t *testing.T) {
 	if status, body := book("admitted", pl.Token); status != http.StatusSeeOther {
 		t.Fatalf("a booking with the admission's cookie: %d\n%.600s", status, body)
 	}
+	// The admission ends its life after it was given, not after the last
+	// look: the place then says so.
+	clock.Store(opens.Add(time.Second + booking.DefaultAdmissionTTL).UnixNano())
+	for _, lang := range i18n.Languages {
+		part := s.getAs(t, "patient", lang.Tag, path+"?partial=1")
+		if !strings.Contains(part, "data-expired") || strings.Contains(part, "data-admitted") {
+			t.Fatalf("%s, the admission expired:\n%s", lang.Tag, part)
+		}
+	}
 	for _, lang := range i18n.Languages {
 		page := mainOf(s.getAs(t, "staff", lang.Tag, "/staff"+path))
 		if !strings.Contains(page, "data-places>5<") || !strings.Contains(page, "data-sold>1<") || !strings.Contains(page, "data-people>1<") ||

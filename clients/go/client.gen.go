@@ -1718,12 +1718,18 @@ type OpeningPage struct {
 
 // OpeningPlace A person's place in an opening's queue.
 type OpeningPlace struct {
+	// AdmissionExpired was admitted but did not book before admissionExpiresAt: the place went to the next person
+	AdmissionExpired *bool `json:"admissionExpired,omitempty"`
+
+	// AdmissionExpiresAt the admission's end, the token's life after it was given (not renewed by asking again)
 	AdmissionExpiresAt *time.Time `json:"admissionExpiresAt,omitempty"`
 
 	// AdmissionToken once admitted: send it in the Slotd-Admission header of the booking
-	AdmissionToken  *string `json:"admissionToken,omitempty"`
-	Admitted        bool    `json:"admitted"`
-	AdmittedThrough int     `json:"admittedThrough"`
+	AdmissionToken *string `json:"admissionToken,omitempty"`
+
+	// Admitted may book now: admission never exceeds the places that nobody admitted holds
+	Admitted        bool `json:"admitted"`
+	AdmittedThrough int  `json:"admittedThrough"`
 
 	// Ahead people before this place not admitted yet (before the draw: everyone else)
 	Ahead               int       `json:"ahead"`

@@ -3503,10 +3503,16 @@ export interface components {
             queued: number;
             admittedThrough: number;
             expectedWaitSeconds: number;
+            /** @description may book now: admission never exceeds the places that nobody admitted holds */
             admitted: boolean;
+            /** @description was admitted but did not book before admissionExpiresAt: the place went to the next person */
+            admissionExpired?: boolean;
             /** @description once admitted: send it in the Slotd-Admission header of the booking */
             admissionToken?: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description the admission's end, the token's life after it was given (not renewed by asking again)
+             */
             admissionExpiresAt?: string;
         };
         /** @description An opening's fairness report. */
