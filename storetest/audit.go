@@ -150,7 +150,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			if err != nil {
 				return err
 			}
-			sl := booking.Slot{DoctorID: f.doctor2.ID, ScheduleID: sc.ID, StartAt: now.Add(500 * time.Hour), EndAt: now.Add(501 * time.Hour),
+			sl := booking.Slot{DoctorID: f.doctor2.ID, ScheduleID: sc.ID, StartAt: now.Add(600 * time.Hour), EndAt: now.Add(601 * time.Hour),
 				Capacity: 1, OpensAt: now.Add(time.Hour), Status: booking.SlotOpen}
 			if _, err := s.CreateSlot(bg, sl); err != nil {
 				return err
