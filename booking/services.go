@@ -141,9 +141,9 @@ type ServiceStore interface {
 	// transaction: the slots of the run locked in id order, then
 	// DecideVisit, then its writes (docs/contracts/store.md).
 	BookVisit(ctx context.Context, r VisitRequest, now time.Time) (BookResult, error)
-	// ListOpenSlots lists the OPEN slots of doctorIDs starting in [from,
-	// to), by doctor then start, at most limit (FreePlaces reads them).
-	ListOpenSlots(ctx context.Context, doctorIDs []int64, from, to time.Time, limit int) ([]Slot, error)
+	// ListOpenSlots lists the OPEN slots q asks for, by doctor then
+	// start (FreePlaces reads them).
+	ListOpenSlots(ctx context.Context, q OpenSlots) ([]Slot, error)
 }
 
 // ServiceFilter selects services to list.
