@@ -12,7 +12,7 @@ import (
 
 // Department is a clinic department such as cardiology.
 type Department struct {
-	ID        int64     `json:"id"`
+	ID   int64  `json:"id"`
 	Name string `json:"name"`
 	// SiteID is the site the department, and its doctors, belong to; 0
 	// on create means the first site.

@@ -200,7 +200,9 @@ func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (boo
 		}
 	}
 	d, err := createAudited(s, ctx, booking.EntityDepartment, scanDepartment,
-		func(d booking.Department) (int64, any) { return d.ID, map[string]any{"name": d.Name, "siteId": d.SiteID} },
+		func(d booking.Department) (int64, any) {
+			return d.ID, map[string]any{"name": d.Name, "siteId": d.SiteID}
+		},
 		`INSERT INTO departments (name, site_id) VALUES ($1, COALESCE(NULLIF($2, 0), (SELECT min(id) FROM sites)))
 		 RETURNING `+departmentColumns, d.Name, d.SiteID)
 	return d, translate(err, "")

@@ -25,7 +25,7 @@ var serviceReads = map[string]bool{
 	"GetService": true, "Services": true, "Sites": true,
 	// The clinic's settings written over the migration's placeholder site
 	// at start: configuration, as the flags themselves are.
-	"FillFirstSite": true,
+	"FillFirstSite":   true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
