@@ -8,11 +8,6 @@ import (
 
 // The clinic's sites (booking/sites.go).
 
-// Sites lists the sites by id, one page at a time.
-func (s *Service) Sites(ctx context.Context, p booking.Page) ([]booking.Site, error) {
-	return bounded(s, ctx, func(ctx context.Context) ([]booking.Site, error) { return s.store.ListSites(ctx, p) })
-}
-
 // CreateSite adds a site.
 func (s *Service) CreateSite(ctx context.Context, v booking.Site) (booking.Site, error) {
 	return bounded(s, ctx, func(ctx context.Context) (booking.Site, error) { return s.store.CreateSite(ctx, v) })
