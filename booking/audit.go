@@ -59,6 +59,7 @@ const (
 	EntityWaitlist    = "waitlist"
 	EntityService     = "service"
 	EntityDoseSeries  = "dose-series"
+	EntitySite        = "site"
 )
 
 // AuditEntry is one recorded change. Before and After are JSON objects of

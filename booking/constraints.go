@@ -19,6 +19,7 @@ const (
 	ConPatientNationalID = "patients_national_id_index_key"
 	ConApplicationKey    = "round_applications_patient_key_key"
 	ConServiceName       = "services_name_key"
+	ConSiteName          = "sites_name_key"
 	// One current call per doctor and day; one appointment per call
 	// number of the day (booking/queue.go).
 	ConQueueOneCalled = "queue_steps_one_called"
@@ -35,6 +36,7 @@ const (
 var constraintErrors = map[string]func() *Error{
 	ConDepartmentName: func() *Error { return Errorf(CodeConflict, "a department with this name already exists") },
 	ConServiceName:    func() *Error { return Errorf(CodeConflict, "a service with this name already exists") },
+	ConSiteName:       func() *Error { return Errorf(CodeConflict, "a site with this name already exists") },
 	ConSlotResourceStart: func() *Error {
 		return Errorf(CodeConflict, "the doctor already has a slot starting at this time")
 	},

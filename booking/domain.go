@@ -12,8 +12,11 @@ import (
 
 // Department is a clinic department such as cardiology.
 type Department struct {
-	ID        int64     `json:"id"`
-	Name      string    `json:"name"`
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+	// SiteID is the site the department, and its doctors, belong to; 0
+	// on create means the first site.
+	SiteID    int64     `json:"siteId"`
 	CreatedAt time.Time `json:"createdAt"`
 }
 

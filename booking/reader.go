@@ -14,17 +14,22 @@ type Reader interface {
 
 	ListDepartments(ctx context.Context, p Page) ([]Department, error)
 	ListAllDepartments(ctx context.Context, p Page) ([]Department, error)
+	ListDepartmentsBy(ctx context.Context, f DepartmentFilter, p Page) ([]Department, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
 	ListDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
 	ListAllDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
+	ListDoctorsBy(ctx context.Context, f DoctorFilter, p Page) ([]Doctor, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
 	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
 	GetSlot(ctx context.Context, id int64) (Slot, error)
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
 	ListSlotsPage(ctx context.Context, p SlotPage) ([]Slot, error)
 	ListServices(ctx context.Context, f ServiceFilter, p Page) ([]Service, error)
-	// ListOpenSlots lists the slots q asks for (FreePlaces reads them).
-	ListOpenSlots(ctx context.Context, q OpenSlotsQuery) ([]Slot, error)
+	ListSites(ctx context.Context, p Page) ([]Site, error)
+	GetSite(ctx context.Context, id int64) (Site, error)
+	// ListOpenSlots lists the OPEN slots q asks for, by doctor then
+	// start (FreePlaces reads them).
+	ListOpenSlots(ctx context.Context, q OpenSlots) ([]Slot, error)
 
 	ListRooms(ctx context.Context, f RoomFilter) ([]Room, error)
 	GetRound(ctx context.Context, id int64) (Round, error)

@@ -141,16 +141,9 @@ type ServiceStore interface {
 	// transaction: the slots of the run locked in id order, then
 	// DecideVisit, then its writes (docs/contracts/store.md).
 	BookVisit(ctx context.Context, r VisitRequest, now time.Time) (BookResult, error)
-	// ListOpenSlots lists the slots q asks for (FreePlaces reads them).
-	ListOpenSlots(ctx context.Context, q OpenSlotsQuery) ([]Slot, error)
-}
-
-// OpenSlotsQuery asks for the OPEN slots of DoctorIDs starting in [From,
-// To), by doctor then start, at most Limit.
-type OpenSlotsQuery struct {
-	DoctorIDs []int64
-	From, To  time.Time
-	Limit     int
+	// ListOpenSlots lists the OPEN slots q asks for, by doctor then
+	// start (FreePlaces reads them).
+	ListOpenSlots(ctx context.Context, q OpenSlots) ([]Slot, error)
 }
 
 // ServiceFilter selects services to list.

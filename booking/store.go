@@ -81,6 +81,7 @@ type Store interface {
 	QueueStore
 	OpeningStore
 	ServiceStore
+	SiteStore
 	SeriesStore
 	GroupStore
 }
@@ -136,6 +137,9 @@ type CatalogStore interface {
 	// ListAllDepartments is ListDepartments with the empty ones too: staff
 	// must see a new department to add its first doctor.
 	ListAllDepartments(ctx context.Context, p Page) ([]Department, error)
+	// ListDepartmentsBy lists the departments f selects, by id, one Page
+	// at a time.
+	ListDepartmentsBy(ctx context.Context, f DepartmentFilter, p Page) ([]Department, error)
 	CreateDoctor(ctx context.Context, d Doctor) (Doctor, error)
 	GetDoctor(ctx context.Context, id int64) (Doctor, error)
 	// ListDoctors lists the active doctors of a department, or all with
@@ -145,6 +149,8 @@ type CatalogStore interface {
 	// ListAllDoctors is ListDoctors with the deactivated ones too: staff
 	// must see them to reactivate them, and their appointments remain.
 	ListAllDoctors(ctx context.Context, departmentID int64, p Page) ([]Doctor, error)
+	// ListDoctorsBy lists the doctors f selects, by id, one Page at a time.
+	ListDoctorsBy(ctx context.Context, f DoctorFilter, p Page) ([]Doctor, error)
 	CreatePatient(ctx context.Context, p Patient) (Patient, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
 	CreateSchedule(ctx context.Context, s Schedule) (Schedule, error)

@@ -32,7 +32,8 @@ func isControl(r rune) bool { return r < 0x20 || r == 0x7f }
 
 func (s *server) createDepartment(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
 	var in struct {
-		Name string `json:"name"`
+		Name   string `json:"name"`
+		SiteID int64  `json:"siteId"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -41,7 +42,10 @@ func (s *server) createDepartment(w http.ResponseWriter, r *http.Request, _ auth
 	if err != nil {
 		return err
 	}
-	d, err := s.svc.CreateDepartment(r.Context(), booking.Department{Name: name})
+	if in.SiteID < 0 || in.SiteID > booking.MaxID {
+		return errorf(booking.CodeInvalidRequest, "siteId must be a positive id")
+	}
+	d, err := s.svc.CreateDepartment(r.Context(), booking.Department{Name: name, SiteID: in.SiteID})
 	if err != nil {
 		return err
 	}

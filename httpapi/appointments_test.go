@@ -367,7 +367,7 @@ func (downStore) Ping(context.Context) error { return errDown }
 func (downStore) Book(context.Context, int64, []booking.BookRequest, time.Time) ([]booking.BookResult, error) {
 	return nil, errDown
 }
-func (downStore) ListDepartments(context.Context, booking.Page) ([]booking.Department, error) {
+func (downStore) ListDepartmentsBy(context.Context, booking.DepartmentFilter, booking.Page) ([]booking.Department, error) {
 	return nil, errDown
 }
 func (downStore) GetAppointment(context.Context, int64) (booking.Appointment, error) {

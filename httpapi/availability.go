@@ -10,16 +10,16 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// firstAvailable answers GET /api/availability?service=&from=: the
+// firstAvailable answers GET /api/availability?service=&site=&from=: the
 // earliest places where a visit of the service can start, across the
-// doctors who offer it, within booking.AvailabilityWindow of from (now by
+// doctors who offer it (those of the site, with ?site=), within booking.AvailabilityWindow of from (now by
 // default), paged. The answer is one read of the doctors' open slots (on
 // the listings' reader) and is kept, rendered, in the listing cache for
 // its TTL, keyed by the query: a rush of the same question costs one
 // read per TTL, not one per request. The cursor is the number of places
 // of the same search already answered.
 func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	q, err := parseQuery(r, withPage("service", "from")...)
+	q, err := parseQuery(r, withPage("service", "site", "from")...)
 	if err != nil {
 		return err
 	}
@@ -30,6 +30,10 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 	serviceID, err := parseID(raw, "service")
 	if err != nil {
 		return inParam(err, "service")
+	}
+	site, err := siteParam(q)
+	if err != nil {
+		return err
 	}
 	p, err := parsePage(q)
 	if err != nil {
@@ -45,10 +49,11 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 			from = now // the past has no free place
 		}
 	}
-	key := q["from"] + "|" + q["limit"] + "|" + q["cursor"]
+	key := q["site"] + "|" + q["from"] + "|" + q["limit"] + "|" + q["cursor"]
 	e, ok := s.avail.get(serviceID, key, now)
 	if !ok {
-		if e, err = s.renderPlaces(r, serviceID, from, p); err != nil {
+		if e, err = s.renderPlaces(r, booking.OpenSlots{SiteID: site, From: from, To: from.Add(booking.AvailabilityWindow),
+			Limit: booking.MaxAvailabilitySlots}, serviceID, p); err != nil {
 			return err
 		}
 		s.avail.put(serviceID, key, e, now)
@@ -60,8 +65,9 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 	return nil
 }
 
-// renderPlaces searches the places of one page.
-func (s *server) renderPlaces(r *http.Request, serviceID int64, from time.Time, p pageRequest) (listEntry, error) {
+// renderPlaces searches the places of one page among the slots q asks
+// for, of the service's doctors.
+func (s *server) renderPlaces(r *http.Request, q booking.OpenSlots, serviceID int64, p pageRequest) (listEntry, error) {
 	v, err := s.svc.GetService(r.Context(), serviceID)
 	if err == nil && !v.Active {
 		err = booking.NotFound("service")
@@ -71,8 +77,8 @@ func (s *server) renderPlaces(r *http.Request, serviceID int64, from time.Time, 
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	slots, err := s.listings.ListOpenSlots(ctx, booking.OpenSlotsQuery{DoctorIDs: v.DoctorIDs, From: from,
-		To: from.Add(booking.AvailabilityWindow), Limit: booking.MaxAvailabilitySlots})
+	q.DoctorIDs = v.DoctorIDs
+	slots, err := s.listings.ListOpenSlots(ctx, q)
 	if err != nil {
 		return listEntry{}, storeErr(ctx, err)
 	}

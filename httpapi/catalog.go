@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -50,17 +49,19 @@ func newSlotView(s booking.Slot, now time.Time) slotView {
 }
 
 func (s *server) listDepartments(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	return s.writeDepartments(w, r, s.store.ListDepartments)
+	return s.writeDepartments(w, r, false)
 }
 
 // listAllDepartments is the staff's list: departments without an active
 // doctor too, which patients do not see.
 func (s *server) listAllDepartments(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	return s.writeDepartments(w, r, s.store.ListAllDepartments)
+	return s.writeDepartments(w, r, true)
 }
 
-func (s *server) writeDepartments(w http.ResponseWriter, r *http.Request, list func(context.Context, booking.Page) ([]booking.Department, error)) error {
-	q, err := parseQuery(r, pageParams...)
+// writeDepartments answers a list of departments, of one site with
+// ?site=.
+func (s *server) writeDepartments(w http.ResponseWriter, r *http.Request, all bool) error {
+	q, err := parseQuery(r, withPage("site")...)
 	if err != nil {
 		return err
 	}
@@ -68,9 +69,13 @@ func (s *server) writeDepartments(w http.ResponseWriter, r *http.Request, list f
 	if err != nil {
 		return err
 	}
+	site, err := siteParam(q)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	ds, err := list(ctx, p.store())
+	ds, err := s.store.ListDepartmentsBy(ctx, booking.DepartmentFilter{SiteID: site, All: all}, p.store())
 	if err != nil {
 		return storeErr(ctx, err)
 	}
@@ -79,17 +84,19 @@ func (s *server) writeDepartments(w http.ResponseWriter, r *http.Request, list f
 }
 
 func (s *server) listDoctors(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	return s.writeDoctors(w, r, s.store.ListDoctors)
+	return s.writeDoctors(w, r, false)
 }
 
 // listAllDoctors is the staff's list: deactivated doctors too (with
 // active false), so they can be found and reactivated.
 func (s *server) listAllDoctors(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	return s.writeDoctors(w, r, s.store.ListAllDoctors)
+	return s.writeDoctors(w, r, true)
 }
 
-func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, list func(context.Context, int64, booking.Page) ([]booking.Doctor, error)) error {
-	q, err := parseQuery(r, withPage("departmentId")...)
+// writeDoctors answers a list of doctors, of one department with
+// ?departmentId= and of one site with ?site=.
+func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, all bool) error {
+	q, err := parseQuery(r, withPage("departmentId", "site")...)
 	if err != nil {
 		return err
 	}
@@ -103,9 +110,13 @@ func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, list func(
 			return inParam(err, "departmentId")
 		}
 	}
+	site, err := siteParam(q)
+	if err != nil {
+		return err
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	ds, err := list(ctx, dep, p.store())
+	ds, err := s.store.ListDoctorsBy(ctx, booking.DoctorFilter{DepartmentID: dep, SiteID: site, All: all}, p.store())
 	if err != nil {
 		return storeErr(ctx, err)
 	}

@@ -34,10 +34,10 @@ func TestValidatorCatchesDrift(t *testing.T) {
 			Status:                 status, Header: h, Body: io.NopCloser(strings.NewReader(body)), Options: opts,
 		})
 	}
-	if err := check(200, "application/json", `{"items":[{"id":1,"name":"a","createdAt":"2026-03-02T06:00:00Z"}],"next":null}`); err != nil {
+	if err := check(200, "application/json", `{"items":[{"id":1,"name":"a","siteId":1,"createdAt":"2026-03-02T06:00:00Z"}],"next":null}`); err != nil {
 		t.Fatalf("a good answer was refused: %v", err)
 	}
-	if check(200, "application/json", `{"items":[{"id":1,"name":"a","createdAt":"2026-03-02T06:00:00Z","secret":1}],"next":null}`) == nil {
+	if check(200, "application/json", `{"items":[{"id":1,"name":"a","siteId":1,"createdAt":"2026-03-02T06:00:00Z","secret":1}],"next":null}`) == nil {
 		t.Fatal("an undocumented member passed")
 	}
 	if check(200, "application/json", `[{"id":"1","name":"a","createdAt":"2026-03-02T06:00:00Z"}]`) == nil {
@@ -56,7 +56,7 @@ func TestValidatorCatchesDrift(t *testing.T) {
 // panicStore panics where the departments are listed.
 type panicStore struct{ booking.Store }
 
-func (panicStore) ListDepartments(context.Context, booking.Page) ([]booking.Department, error) {
+func (panicStore) ListDepartmentsBy(context.Context, booking.DepartmentFilter, booking.Page) ([]booking.Department, error) {
 	panic("boom")
 }
 

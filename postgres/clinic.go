@@ -20,8 +20,8 @@ func (s *Store) UpdateDepartment(ctx context.Context, d booking.Department) (boo
 		if err := tx.QueryRow(ctx, `SELECT name FROM departments WHERE id = $1 FOR UPDATE`, d.ID).Scan(&before.Name); err != nil {
 			return nil, err
 		}
-		if err := tx.QueryRow(ctx, `UPDATE departments SET name = $2 WHERE id = $1 RETURNING id, name, created_at`,
-			d.ID, d.Name).Scan(&d.ID, &d.Name, &d.CreatedAt); err != nil {
+		if err := tx.QueryRow(ctx, `UPDATE departments SET name = $2 WHERE id = $1 RETURNING id, name, site_id, created_at`,
+			d.ID, d.Name).Scan(&d.ID, &d.Name, &d.SiteID, &d.CreatedAt); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditDepartmentUpdate(ctx, time.Now(), before, d)}, nil

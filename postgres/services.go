@@ -268,12 +268,13 @@ func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.
 	return rd, err
 }
 
-// ListOpenSlots lists the OPEN slots q asks for, by doctor then start,
-// through the (resource_id, start_at) key.
-func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlotsQuery) ([]booking.Slot, error) {
+// ListOpenSlots lists the OPEN slots q asks for, by doctor then start, through the (resource_id, start_at) key.
+func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlots) ([]booking.Slot, error) {
 	rows, _ := s.pool.Query(ctx, `SELECT `+slotColumns+` FROM slots
 		WHERE resource_id = ANY($1) AND start_at >= $2 AND start_at < $3 AND status = `+booking.SlotOpenSQL+`
-		ORDER BY resource_id, start_at LIMIT $4`, q.DoctorIDs, q.From, q.To, q.Limit)
+		  AND ($5::bigint = 0 OR resource_id IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id
+		                                         WHERE d.site_id = $5))
+		ORDER BY resource_id, start_at LIMIT $4`, q.DoctorIDs, q.From, q.To, q.Limit, q.SiteID)
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Slot, error) { return scanSlot(r) })
 	if err != nil {
 		return nil, translate(err, "")

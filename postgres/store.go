@@ -192,38 +192,50 @@ func (s *Store) Close() error {
 
 // CreateDepartment adds a department; a taken name is a conflict.
 func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
-	d, err := createAudited(s, ctx, booking.EntityDepartment, func(r pgx.Row) (booking.Department, error) {
-		err := r.Scan(&d.ID, &d.Name, &d.CreatedAt)
-		d.CreatedAt = d.CreatedAt.UTC()
-		return d, err
-	}, func(d booking.Department) (int64, any) { return d.ID, map[string]any{"name": d.Name} },
-		`INSERT INTO departments (name) VALUES ($1) RETURNING id, name, created_at`, d.Name)
+	if d.SiteID != 0 {
+		// Checked rather than left to the foreign key, whose error would
+		// not say which reference failed.
+		if _, err := s.GetSite(ctx, d.SiteID); err != nil {
+			return booking.Department{}, err
+		}
+	}
+	d, err := createAudited(s, ctx, booking.EntityDepartment, scanDepartment,
+		func(d booking.Department) (int64, any) {
+			return d.ID, map[string]any{"name": d.Name, "siteId": d.SiteID}
+		},
+		`INSERT INTO departments (name, site_id) VALUES ($1, COALESCE(NULLIF($2, 0), (SELECT min(id) FROM sites)))
+		 RETURNING `+departmentColumns, d.Name, d.SiteID)
 	return d, translate(err, "")
+}
+
+const departmentColumns = `id, name, site_id, created_at`
+
+func scanDepartment(r pgx.Row) (booking.Department, error) {
+	var d booking.Department
+	err := r.Scan(&d.ID, &d.Name, &d.SiteID, &d.CreatedAt)
+	d.CreatedAt = d.CreatedAt.UTC()
+	return d, err
 }
 
 // ListDepartments lists the departments with an active doctor, by id.
 func (s *Store) ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
-	return s.listDepartments(ctx, false, p)
+	return s.ListDepartmentsBy(ctx, booking.DepartmentFilter{}, p)
 }
 
 // ListAllDepartments is ListDepartments with the empty ones, for staff.
 func (s *Store) ListAllDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
-	return s.listDepartments(ctx, true, p)
+	return s.ListDepartmentsBy(ctx, booking.DepartmentFilter{All: true}, p)
 }
 
-func (s *Store) listDepartments(ctx context.Context, empty bool, p booking.Page) ([]booking.Department, error) {
+// ListDepartmentsBy lists the departments f selects, by id.
+func (s *Store) ListDepartmentsBy(ctx context.Context, f booking.DepartmentFilter, p booking.Page) ([]booking.Department, error) {
 	rows, _ := s.pool.Query(ctx,
-		`SELECT id, name, created_at FROM departments d
-		 WHERE d.id > $1 AND ($3 OR EXISTS (SELECT 1 FROM resources r
+		`SELECT `+departmentColumns+` FROM departments d
+		 WHERE d.id > $1 AND ($4::bigint = 0 OR d.site_id = $4) AND ($3 OR EXISTS (SELECT 1 FROM resources r
 		       WHERE r.department_id = d.id AND r.kind = 'doctor' AND r.active))
 		 ORDER BY id LIMIT NULLIF($2, 0)`,
-		p.After, p.Limit, empty)
-	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Department, error) {
-		var d booking.Department
-		err := r.Scan(&d.ID, &d.Name, &d.CreatedAt)
-		d.CreatedAt = d.CreatedAt.UTC()
-		return d, err
-	})
+		p.After, p.Limit, f.All, f.SiteID)
+	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Department, error) { return scanDepartment(r) })
 	return ds, translate(err, "")
 }
 
@@ -255,20 +267,22 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 // ListDoctors lists the active doctors of a department, or all with
 // departmentID 0, by id (a deactivated doctor is hidden from listings).
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, false, p)
+	return s.ListDoctorsBy(ctx, booking.DoctorFilter{DepartmentID: departmentID}, p)
 }
 
 // ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
 func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, true, p)
+	return s.ListDoctorsBy(ctx, booking.DoctorFilter{DepartmentID: departmentID, All: true}, p)
 }
 
-func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool, p booking.Page) ([]booking.Doctor, error) {
+// ListDoctorsBy lists the doctors f selects, by id.
+func (s *Store) ListDoctorsBy(ctx context.Context, f booking.DoctorFilter, p booking.Page) ([]booking.Doctor, error) {
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+doctorColumns+` FROM resources
 		 WHERE kind = 'doctor' AND (active OR $2) AND ($1::bigint = 0 OR department_id = $1) AND id > $3
+		   AND ($5::bigint = 0 OR department_id IN (SELECT id FROM departments WHERE site_id = $5))
 		 ORDER BY id LIMIT NULLIF($4, 0)`,
-		departmentID, inactive, p.After, p.Limit)
+		f.DepartmentID, f.All, p.After, p.Limit, f.SiteID)
 	ds, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Doctor, error) { return scanDoctor(r) })
 	return ds, translate(err, "")
 }

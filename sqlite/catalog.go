@@ -12,12 +12,18 @@ import (
 func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
 	d.CreatedAt = micro(orNow(d.CreatedAt))
 	err := s.write(ctx, func(tx *sql.Tx) error {
+		if d.SiteID != 0 {
+			if err := exists(ctx, tx, `SELECT 1 FROM sites WHERE id = ?`, d.SiteID); err != nil {
+				return notFoundAs(err, "site")
+			}
+		}
 		if err := tx.QueryRowContext(ctx,
-			`INSERT INTO departments (name, created_at) VALUES (?, ?) RETURNING id`,
-			d.Name, ts(d.CreatedAt)).Scan(&d.ID); err != nil {
+			`INSERT INTO departments (name, site_id, created_at) VALUES (?, coalesce(nullif(?, 0), (SELECT min(id) FROM sites)), ?)
+			 RETURNING id, site_id`,
+			d.Name, d.SiteID, ts(d.CreatedAt)).Scan(&d.ID, &d.SiteID); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.AuditChange{Entity: booking.EntityDepartment, ID: d.ID, Action: "create", After: map[string]any{"name": d.Name}}))
+		return writeAudit(ctx, tx, booking.Audit(ctx, d.CreatedAt, booking.AuditChange{Entity: booking.EntityDepartment, ID: d.ID, Action: "create", After: map[string]any{"name": d.Name, "siteId": d.SiteID}}))
 	})
 	if err != nil {
 		return booking.Department{}, mapErr(err, "department")
@@ -27,21 +33,22 @@ func (s *Store) CreateDepartment(ctx context.Context, d booking.Department) (boo
 
 // ListDepartments lists the departments with an active doctor, by id.
 func (s *Store) ListDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
-	return s.listDepartments(ctx, false, p)
+	return s.ListDepartmentsBy(ctx, booking.DepartmentFilter{}, p)
 }
 
 // ListAllDepartments is ListDepartments with the empty ones, for staff.
 func (s *Store) ListAllDepartments(ctx context.Context, p booking.Page) ([]booking.Department, error) {
-	return s.listDepartments(ctx, true, p)
+	return s.ListDepartmentsBy(ctx, booking.DepartmentFilter{All: true}, p)
 }
 
-func (s *Store) listDepartments(ctx context.Context, empty bool, p booking.Page) ([]booking.Department, error) {
+// ListDepartmentsBy lists the departments f selects, by id.
+func (s *Store) ListDepartmentsBy(ctx context.Context, f booking.DepartmentFilter, p booking.Page) ([]booking.Department, error) {
 	rows, err := s.reader.QueryContext(ctx,
-		`SELECT id, name, created_at FROM departments d
-		  WHERE d.id > ?1 AND (?3 OR EXISTS (SELECT 1 FROM resources r
+		`SELECT id, name, site_id, created_at FROM departments d
+		  WHERE d.id > ?1 AND (?4 = 0 OR d.site_id = ?4) AND (?3 OR EXISTS (SELECT 1 FROM resources r
 		        WHERE r.department_id = d.id AND r.kind = 'doctor' AND r.active))
 		  ORDER BY id LIMIT ?2`,
-		p.After, rowLimit(p), empty)
+		p.After, rowLimit(p), f.All, f.SiteID)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
@@ -50,7 +57,7 @@ func (s *Store) listDepartments(ctx context.Context, empty bool, p booking.Page)
 	for rows.Next() {
 		var d booking.Department
 		var created int64
-		if err := rows.Scan(&d.ID, &d.Name, &created); err != nil {
+		if err := rows.Scan(&d.ID, &d.Name, &d.SiteID, &created); err != nil {
 			return nil, mapErr(err, "")
 		}
 		d.CreatedAt = fromTS(created)
@@ -110,20 +117,22 @@ func (s *Store) GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 // ListDoctors lists the active doctors of a department (all with 0), by
 // id: a deactivated doctor is hidden from listings.
 func (s *Store) ListDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, false, p)
+	return s.ListDoctorsBy(ctx, booking.DoctorFilter{DepartmentID: departmentID}, p)
 }
 
 // ListAllDoctors is ListDoctors with the deactivated doctors, for staff.
 func (s *Store) ListAllDoctors(ctx context.Context, departmentID int64, p booking.Page) ([]booking.Doctor, error) {
-	return s.listDoctors(ctx, departmentID, true, p)
+	return s.ListDoctorsBy(ctx, booking.DoctorFilter{DepartmentID: departmentID, All: true}, p)
 }
 
-func (s *Store) listDoctors(ctx context.Context, departmentID int64, inactive bool, p booking.Page) ([]booking.Doctor, error) {
+// ListDoctorsBy lists the doctors f selects, by id.
+func (s *Store) ListDoctorsBy(ctx context.Context, f booking.DoctorFilter, p booking.Page) ([]booking.Doctor, error) {
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT `+doctorCols+` FROM resources
 		  WHERE kind = 'doctor' AND (active OR ?2) AND (?1 = 0 OR department_id = ?1) AND id > ?3
+		    AND (?5 = 0 OR department_id IN (SELECT id FROM departments WHERE site_id = ?5))
 		  ORDER BY id LIMIT ?4`,
-		departmentID, inactive, p.After, rowLimit(p))
+		f.DepartmentID, f.All, p.After, rowLimit(p), f.SiteID)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

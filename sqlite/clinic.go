@@ -23,7 +23,7 @@ func (s *Store) UpdateDepartment(ctx context.Context, d booking.Department) (boo
 		if err := tx.QueryRowContext(ctx, `SELECT name FROM departments WHERE id = ?`, d.ID).Scan(&before.Name); err != nil {
 			return notFoundAs(err, "department")
 		}
-		if err := tx.QueryRowContext(ctx, `UPDATE departments SET name = ? WHERE id = ? RETURNING created_at`, d.Name, d.ID).Scan(&created); err != nil {
+		if err := tx.QueryRowContext(ctx, `UPDATE departments SET name = ? WHERE id = ? RETURNING site_id, created_at`, d.Name, d.ID).Scan(&d.SiteID, &created); err != nil {
 			return err
 		}
 		d.CreatedAt = fromTS(created)

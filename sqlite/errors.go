@@ -28,6 +28,7 @@ const (
 var uniqueByColumns = map[string]string{
 	"departments.name":                  booking.ConDepartmentName,
 	"services.name":                     booking.ConServiceName,
+	"sites.name":                        booking.ConSiteName,
 	"slots.resource_id, slots.start_at": booking.ConSlotResourceStart,
 	"appointments.patient_id, appointments.idempotency_key": booking.ConPatientKey,
 	"appointments.slot_id, appointments.patient_id":         booking.ConSlotPatientActive,

@@ -261,13 +261,14 @@ func readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitRequest, now time
 	return rd, nil
 }
 
-// ListOpenSlots lists the OPEN slots q asks for, by doctor then start,
-// through the (resource_id, start_at) key.
-func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlotsQuery) ([]booking.Slot, error) {
+// ListOpenSlots lists the OPEN slots q asks for, by doctor then start, through the (resource_id, start_at) key.
+func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlots) ([]booking.Slot, error) {
 	j, _ := json.Marshal(q.DoctorIDs)
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+slotCols+` FROM slots
 		WHERE resource_id IN (SELECT value FROM json_each(?1)) AND start_at >= ?2 AND start_at < ?3 AND status = `+booking.SlotOpenSQL+`
-		ORDER BY resource_id, start_at LIMIT ?4`, string(j), ts(q.From), ts(q.To), q.Limit)
+		  AND (?5 = 0 OR resource_id IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id
+		                                 WHERE d.site_id = ?5))
+		ORDER BY resource_id, start_at LIMIT ?4`, string(j), ts(q.From), ts(q.To), q.Limit, q.SiteID)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

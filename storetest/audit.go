@@ -23,6 +23,9 @@ var serviceReads = map[string]bool{
 	// Lottery reads; DrawDue is the processor's trigger of Draw, audited there.
 	"PublishedDraw": true, "Registration": true, "Registrations": true, "DrawDue": true,
 	"GetService": true, "Services": true,
+	// The clinic's settings written over the migration's placeholder site
+	// at start: configuration, as the flags themselves are.
+	"FillFirstSite":   true,
 	"ExtendSchedules": true, // GenerateSlots' path: its inserts are audited there
 	"ClinicPolicy":    true, "ListSuspensions": true, "Holdings": true,
 	"Refunds": true, "AppointmentRefunds": true, "RefundQuote": true, "Currency": true,
@@ -91,6 +94,7 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 	waiter := f.patient()
 	var entry booking.WaitlistEntry
 	var visitOf booking.Service
+	var site booking.Site
 	// The waitlist cases' own setup runs as the system, so that only the
 	// change under test can leave a row by the auditor.
 	bg := context.Background()
@@ -118,6 +122,16 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			var err error
 			visitOf, err = svc.CreateService(ctx, booking.Service{Name: "Audit visit", Minutes: 60, Level: booking.LevelOrdinary,
 				DoctorIDs: []int64{f.doctor2.ID}, Active: true})
+			return err
+		}},
+		{"CreateSite", func() error {
+			var err error
+			site, err = svc.CreateSite(ctx, booking.Site{Name: "Audit site", TimeZone: "UTC"})
+			return err
+		}},
+		{"UpdateSite", func() error {
+			phone := "+33 1 00 00 00 00"
+			_, err := svc.UpdateSite(ctx, site.ID, booking.SiteUpdate{Phone: &phone})
 			return err
 		}},
 		{"UpdateService", func() error {

@@ -332,7 +332,7 @@ func testListOpenSlots(t *testing.T, h Harness) {
 	a := f.run(3, 1, 15*time.Minute)
 	b := f.slot(1, onDoctor(f.doctor2.ID), startsAt(a[0].StartAt))
 	f.slot(1, onDoctor(f.doctor2.ID), startsAt(a[2].StartAt), closed())
-	got, err := s.ListOpenSlots(f.ctx, booking.OpenSlotsQuery{DoctorIDs: []int64{f.doctor2.ID, f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 10})
+	got, err := s.ListOpenSlots(f.ctx, booking.OpenSlots{DoctorIDs: []int64{f.doctor2.ID, f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 10})
 	must(t, err)
 	ids := []int64{}
 	for _, sl := range got {
@@ -345,7 +345,7 @@ func testListOpenSlots(t *testing.T, h Harness) {
 	if fmt.Sprint(ids) != fmt.Sprint(want) {
 		t.Fatalf("open slots %v, want %v", ids, want)
 	}
-	if got, err := s.ListOpenSlots(f.ctx, booking.OpenSlotsQuery{DoctorIDs: []int64{f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 2}); err != nil || len(got) != 2 {
+	if got, err := s.ListOpenSlots(f.ctx, booking.OpenSlots{DoctorIDs: []int64{f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 2}); err != nil || len(got) != 2 {
 		t.Fatalf("limited: %d, %v", len(got), err)
 	}
 }

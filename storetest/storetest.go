@@ -78,6 +78,7 @@ func Run(t *testing.T, h Harness) {
 	}{
 		{"Catalog", testCatalog},
 		{"Services", testServices},
+		{"Sites", testSites},
 		{"Visit", testVisit},
 		{"VisitRefusals", testVisitRefusals},
 		{"VisitHeldExpires", testVisitHeldExpires},

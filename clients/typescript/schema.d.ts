@@ -2139,6 +2139,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the sites of the clinic
+         * @description Sites by id, paged: name, address, position, time zone and phone. Narrow the departments, doctors and first-available places to one with ?site=.
+         */
+        get: operations["listSites"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create a site
+         * @description A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+         */
+        post: operations["createSite"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sites/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change a site
+         * @description Changes the fields given. The first site is filled from the --clinic-* settings at the first start after the upgrade; once changed here, it is the staff's and a start never overwrites it. An unknown site is 404; a taken name 409 conflict. Audited.
+         */
+        patch: operations["updateSite"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -2190,6 +2250,11 @@ export interface components {
             name: string;
             /** Format: date-time */
             createdAt: string;
+            /**
+             * Format: int64
+             * @description the site the department and its doctors belong to
+             */
+            siteId: number;
         };
         Doctor: {
             /** Format: int64 */
@@ -2422,6 +2487,11 @@ export interface components {
         };
         NewDepartment: {
             name: string;
+            /**
+             * Format: int64
+             * @description the department's site; the first site when absent
+             */
+            siteId?: number;
         };
         NewDoctor: {
             name: string;
@@ -3702,6 +3772,70 @@ export interface components {
             /** @description one appointment per person, in the order asked, on consecutive queue numbers */
             appointments: components["schemas"]["Appointment"][];
         };
+        /** @description a place of the clinic; departments and their doctors belong to one */
+        Site: {
+            /** Format: int64 */
+            id: number;
+            name: string;
+            /** @description one line; empty when not given */
+            address: string;
+            /**
+             * Format: double
+             * @description latitude in degrees (WGS 84); null when unknown
+             */
+            lat: number | null;
+            /**
+             * Format: double
+             * @description longitude in degrees (WGS 84); null when unknown
+             */
+            lon: number | null;
+            /** @description IANA time zone */
+            timezone: string;
+            /** @description the site's booking phone number as shown; empty when not given */
+            phone: string;
+            /** Format: date-time */
+            createdAt: string;
+        };
+        NewSite: {
+            name: string;
+            address?: string;
+            /**
+             * Format: double
+             * @description with lon
+             */
+            lat?: number;
+            /**
+             * Format: double
+             * @description with lat
+             */
+            lon?: number;
+            /** @description IANA time zone */
+            timezone: string;
+            phone?: string;
+        };
+        /** @description the fields to change; lat and lon go together */
+        SitePatch: {
+            name?: string;
+            address?: string;
+            /**
+             * Format: double
+             * @description with lon
+             */
+            lat?: number;
+            /**
+             * Format: double
+             * @description with lat
+             */
+            lon?: number;
+            /** @description IANA time zone */
+            timezone?: string;
+            phone?: string;
+        };
+        /** @description sites by id */
+        SitePage: {
+            items: components["schemas"]["Site"][];
+            next: components["schemas"]["PageNext"];
+        };
     };
     responses: {
         /** @description An error (RFC 9457 problem details). */
@@ -3913,6 +4047,8 @@ export interface operations {
     listDepartments: {
         parameters: {
             query?: {
+                /** @description only those of this site (GET /api/sites) */
+                site?: number;
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
@@ -3943,6 +4079,8 @@ export interface operations {
     listDoctors: {
         parameters: {
             query?: {
+                /** @description only those of this site (GET /api/sites) */
+                site?: number;
                 /** @description only this department's doctors */
                 departmentId?: number;
                 /** @description items per page (docs/api.md, Paging) */
@@ -4106,6 +4244,8 @@ export interface operations {
     listAllDepartments: {
         parameters: {
             query?: {
+                /** @description only those of this site (GET /api/sites) */
+                site?: number;
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
@@ -4170,6 +4310,8 @@ export interface operations {
     listAllDoctors: {
         parameters: {
             query?: {
+                /** @description only those of this site (GET /api/sites) */
+                site?: number;
                 /** @description only this department's doctors */
                 departmentId?: number;
                 /** @description items per page (docs/api.md, Paging) */
@@ -8168,6 +8310,8 @@ export interface operations {
     firstAvailable: {
         parameters: {
             query: {
+                /** @description only those of this site (GET /api/sites) */
+                site?: number;
                 /** @description the service (GET /api/services) */
                 service: number;
                 /** @description RFC 3339; the search starts there */
@@ -8572,6 +8716,103 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            default: components["responses"]["Problem"];
+        };
+    };
+    listSites: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description sites */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SitePage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    createSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewSite"];
+            };
+        };
+        responses: {
+            /** @description created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    updateSite: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SitePatch"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Site"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];
         };
     };

@@ -245,6 +245,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	useShared(&opts, shared)
 	svc := service.NewService(store, opts)
+	if err := fillFirstSite(ctx, svc, f.interop, logger); err != nil {
+		return err
+	}
 	// Every message, sign-in codes and the jobs' alike, records its delivery.
 	deliveries := svc.Deliveries(service.DeliveriesOptions{Notifier: channels.notifier, Channels: channels.names, Observer: m, Logger: logger})
 	m.MessageChannels(channels.names, service.MessageOutcomes)

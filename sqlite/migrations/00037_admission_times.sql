@@ -1,5 +1,5 @@
 -- +goose Up
--- Mirroring postgres/migrations/00038_admission_times.sql: when each
+-- Mirroring postgres/migrations/00037_admission_times.sql: when each
 -- queued person was admitted.
 ALTER TABLE opening_queue ADD COLUMN admitted_at INTEGER;
 UPDATE opening_queue SET admitted_at = (SELECT o.admitted_at FROM openings o WHERE o.id = opening_queue.opening_id)

@@ -1,0 +1,158 @@
+package booking
+
+import (
+	"context"
+	"math"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// A site is one place of the clinic: a hospital of a group, a vaccination
+// centre. Departments belong to a site, and their doctors with them. The
+// first site is the clinic of the --clinic-* settings (FirstSite).
+
+// Bounds of a site.
+const (
+	// MaxSiteName bounds a site's name, in characters.
+	MaxSiteName = 200
+	// MaxSiteAddress bounds a site's one-line postal address.
+	MaxSiteAddress = 500
+	// MaxSitePhone bounds a site's phone number as shown.
+	MaxSitePhone = 40
+)
+
+// Site is a place of the clinic.
+type Site struct {
+	ID      int64  `json:"id"`
+	Name    string `json:"name"`
+	Address string `json:"address"`
+	// Lat and Lon are the site's position in degrees (WGS 84), both nil
+	// when unknown.
+	Lat      *float64 `json:"lat"`
+	Lon      *float64 `json:"lon"`
+	TimeZone string   `json:"timezone"`
+	// Phone is the site's booking phone number as shown to patients.
+	Phone     string    `json:"phone"`
+	CreatedAt time.Time `json:"createdAt"`
+}
+
+// SiteUpdate changes a site; nil fields stay as they are. Position sets
+// both coordinates at once (Clear removes them).
+type SiteUpdate struct {
+	Name     *string
+	Address  *string
+	TimeZone *string
+	Phone    *string
+	Position *Position
+}
+
+// Position is a point in degrees; the zero Position with Clear set means
+// "unknown".
+type Position struct {
+	Lat, Lon float64
+	Clear    bool
+}
+
+// Apply returns s changed by u.
+func (u SiteUpdate) Apply(s Site) Site {
+	for _, f := range []struct{ dst, v *string }{{&s.Name, u.Name}, {&s.Address, u.Address},
+		{&s.TimeZone, u.TimeZone}, {&s.Phone, u.Phone}} {
+		if f.v != nil {
+			*f.dst = *f.v
+		}
+	}
+	if p := u.Position; p != nil {
+		s.Lat, s.Lon = nil, nil
+		if !p.Clear {
+			lat, lon := p.Lat, p.Lon
+			s.Lat, s.Lon = &lat, &lon
+		}
+	}
+	return s
+}
+
+// Validate checks a site before it is written and trims its text.
+func (s *Site) Validate() error {
+	s.Name, s.Address, s.Phone = strings.TrimSpace(s.Name), strings.TrimSpace(s.Address), strings.TrimSpace(s.Phone)
+	switch {
+	case s.Name == "" || utf8.RuneCountInString(s.Name) > MaxSiteName:
+		return Errorf(CodeInvalidRequest, "name must be 1 to %d characters", MaxSiteName)
+	case utf8.RuneCountInString(s.Address) > MaxSiteAddress || strings.ContainsAny(s.Address, "\r\n"):
+		return Errorf(CodeInvalidRequest, "address must be one line of at most %d characters", MaxSiteAddress)
+	case utf8.RuneCountInString(s.Phone) > MaxSitePhone || strings.ContainsAny(s.Phone, "\r\n"):
+		return Errorf(CodeInvalidRequest, "phone must be one line of at most %d characters", MaxSitePhone)
+	case (s.Lat == nil) != (s.Lon == nil):
+		return Errorf(CodeInvalidRequest, "lat and lon go together")
+	case s.Lat != nil && !(math.Abs(*s.Lat) <= 90 && math.Abs(*s.Lon) <= 180):
+		return Errorf(CodeInvalidRequest, "lat must be from -90 to 90 and lon from -180 to 180")
+	}
+	if _, err := time.LoadLocation(s.TimeZone); err != nil || s.TimeZone == "" || s.TimeZone == "Local" {
+		return Errorf(CodeInvalidRequest, "timezone must be an IANA time zone")
+	}
+	return nil
+}
+
+// SiteStore keeps the sites.
+type SiteStore interface {
+	// CreateSite writes a validated site; a taken name is a conflict;
+	// audited.
+	CreateSite(ctx context.Context, s Site) (Site, error)
+	// UpdateSite changes a site in one transaction (Apply, then
+	// Validate); audited.
+	UpdateSite(ctx context.Context, id int64, u SiteUpdate) (Site, error)
+	// GetSite reads one site.
+	GetSite(ctx context.Context, id int64) (Site, error)
+	// ListSites lists the sites by id, one page at a time.
+	ListSites(ctx context.Context, p Page) ([]Site, error)
+	// FillFirstSite writes s (Validate first) over the site the migration
+	// made, if it is still that placeholder, and reports whether it did:
+	// the --clinic-* settings are flags a migration cannot read. Once
+	// filled, or edited through UpdateSite, the site is the staff's and a
+	// later start leaves it alone.
+	FillFirstSite(ctx context.Context, s Site) (bool, error)
+}
+
+// stateOfSite is what the audit log keeps of a site: all of it (a site's
+// fields are the clinic's, no one's personal data).
+func stateOfSite(s *Site) any {
+	if s == nil {
+		return nil
+	}
+	return s
+}
+
+// AuditSite is the entry of a site created (before nil) or changed.
+func AuditSite(ctx context.Context, now time.Time, before *Site, after Site) AuditEntry {
+	action := "update"
+	if before == nil {
+		action = "create"
+	}
+	return Audit(ctx, now, AuditChange{Entity: EntitySite, ID: after.ID, Action: action,
+		Before: stateOfSite(before), After: stateOfSite(&after)})
+}
+
+// DepartmentFilter selects departments to list: those of a site (all with
+// 0), and the empty ones too when All (ListDepartments' rule otherwise).
+type DepartmentFilter struct {
+	SiteID int64
+	All    bool
+}
+
+// DoctorFilter selects doctors to list: of a department and of a site
+// (any with 0), the deactivated ones too when All.
+type DoctorFilter struct {
+	DepartmentID int64
+	SiteID       int64
+	All          bool
+}
+
+// OpenSlots asks ListOpenSlots for the OPEN slots of DoctorIDs starting in
+// [From, To), of the site's doctors only when SiteID is not 0, at most
+// Limit.
+type OpenSlots struct {
+	DoctorIDs []int64
+	SiteID    int64
+	From, To  time.Time
+	Limit     int
+}
