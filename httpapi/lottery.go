@@ -95,12 +95,7 @@ func newRegistrationView(g booking.Registration) registrationView {
 
 // registrant is the caller's patient id: registering is a patient's own act.
 func registrant(c auth.Claims) (int64, error) {
-	if c.Role == auth.RolePatient {
-		if id, ok := c.PatientID(); ok {
-			return id, nil
-		}
-	}
-	return 0, errorf(booking.CodeForbidden, "only patients register in a round's lottery")
+	return ownPatient(c, "only patients register in a round's lottery")
 }
 
 // register is POST /api/rounds/{id}/registration: 201 with the new

@@ -107,12 +107,7 @@ func (s *server) getOpening(w http.ResponseWriter, r *http.Request, _ auth.Claim
 
 // queuer is the caller's patient id: a place in a queue is a patient's own.
 func queuer(c auth.Claims) (int64, error) {
-	if c.Role == auth.RolePatient {
-		if id, ok := c.PatientID(); ok {
-			return id, nil
-		}
-	}
-	return 0, errorf(booking.CodeForbidden, "only patients take a place in an opening's queue")
+	return ownPatient(c, "only patients take a place in an opening's queue")
 }
 
 // joinOpening is POST /api/openings/{id}/queue: 201 with the new place,

@@ -21,15 +21,19 @@ type personRequest struct {
 	NationalID *string `json:"nationalId"`
 }
 
+// ownPatient is the token's own patient, for what a patient only does for
+// themselves (their people, a lottery registration, a place in an
+// opening's queue); anyone else is refused, saying why.
+func ownPatient(c auth.Claims, why string) (int64, error) {
+	if id, ok := c.PatientID(); ok && c.Role == auth.RolePatient {
+		return id, nil
+	}
+	return 0, errorf(booking.CodeForbidden, "%s", why)
+}
+
 // accountOf returns the token's patient: the account whose people these
 // are; staff have none.
-func accountOf(c auth.Claims) (int64, error) {
-	id, ok := c.PatientID()
-	if !ok {
-		return 0, errorf(booking.CodeForbidden, "only patients manage people")
-	}
-	return id, nil
-}
+func accountOf(c auth.Claims) (int64, error) { return ownPatient(c, "only patients manage people") }
 
 // myPeople is GET /api/me/people: the account and the people it manages,
 // the account first, paged.
