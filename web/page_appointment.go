@@ -202,12 +202,8 @@ type AppointmentICS interface {
 // handleCancel cancels one of the patient's appointments; repeating it
 // changes nothing.
 func (s *server) handleCancel(w http.ResponseWriter, r *http.Request) {
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	id, err := pathID(r, "id")

@@ -40,12 +40,8 @@ func (s *server) handlePaySubmit(w http.ResponseWriter, r *http.Request) {
 		s.handleNotFound(w, r)
 		return
 	}
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	a, ok := s.ownAppointment(w, r, sess.PatientID)

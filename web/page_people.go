@@ -57,12 +57,8 @@ func (s *server) handlePeople(w http.ResponseWriter, r *http.Request) {
 
 // handlePersonAdd adds a person (Service.AddPerson) from the People page's form.
 func (s *server) handlePersonAdd(w http.ResponseWriter, r *http.Request) {
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	_, err := s.svc.AddPerson(r.Context(), sess.PatientID, booking.PersonInput{Name: r.PostFormValue("name"),
@@ -78,12 +74,8 @@ func (s *server) handlePersonAdd(w http.ResponseWriter, r *http.Request) {
 // handlePersonAction saves (edit) or removes (remove) a person the
 // account manages.
 func (s *server) handlePersonAction(w http.ResponseWriter, r *http.Request) {
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	id, err := pathID(r, "id")

@@ -66,12 +66,8 @@ func (s *server) handleReschedulePage(w http.ResponseWriter, r *http.Request) {
 // handleReschedule moves the patient's appointment (Service.Reschedule);
 // it spends a booking attempt, as a booking does.
 func (s *server) handleReschedule(w http.ResponseWriter, r *http.Request) {
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	id, err := pathID(r, "id")
@@ -187,12 +183,8 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 // handleWaitlistJoin puts the patient on a doctor's waitlist for one day
 // (from the day page's "Join the waitlist" on a full day).
 func (s *server) handleWaitlistJoin(w http.ResponseWriter, r *http.Request) {
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	doctorID, err := strconv.ParseInt(r.PostFormValue("doctor"), 10, 64)
@@ -232,12 +224,8 @@ func (s *server) handleWaitlistJoin(w http.ResponseWriter, r *http.Request) {
 
 // handleWaitlistAction accepts or declines an entry's offer, or leaves.
 func (s *server) handleWaitlistAction(w http.ResponseWriter, r *http.Request) {
-	if !s.postForm(w, r) {
-		return
-	}
-	sess := s.sessionOf(r)
-	if !sess.Patient() {
-		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+	sess, ok := s.patientForm(w, r)
+	if !ok {
 		return
 	}
 	id, err := pathID(r, "id")

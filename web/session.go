@@ -193,6 +193,20 @@ func (s *server) postForm(w http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
+// patientForm reads a patient's POSTed form (postForm) and their session;
+// without a patient session it answers unauthorized and returns false.
+func (s *server) patientForm(w http.ResponseWriter, r *http.Request) (session, bool) {
+	if !s.postForm(w, r) {
+		return session{}, false
+	}
+	sess := s.sessionOf(r)
+	if !sess.Patient() {
+		s.renderError(w, r, booking.Errorf(booking.CodeUnauthorized, "sign in"))
+		return session{}, false
+	}
+	return sess, true
+}
+
 // staff wraps an admin's page: without a staff session GET pages redirect
 // to the staff sign-in and POSTs are refused; the front desk's session is
 // forbidden; POSTs are CSRF-checked.
