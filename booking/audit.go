@@ -60,6 +60,11 @@ const (
 	EntityService     = "service"
 	EntityDoseSeries  = "dose-series"
 	EntitySite        = "site"
+	// A campaign's rule (by schedule id), a cohort import and an
+	// invitation batch (by schedule id): eligibility.go.
+	EntityEligibility = "eligibility-rule"
+	EntityCohorts     = "cohort-import"
+	EntityInvitations = "invitations"
 )
 
 // AuditEntry is one recorded change. Before and After are JSON objects of

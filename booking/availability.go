@@ -16,6 +16,10 @@ type Place struct {
 	SlotID   int64     `json:"slotId"`
 	StartAt  time.Time `json:"startAt"`
 	EndAt    time.Time `json:"endAt"`
+	// SiteID and DistanceKm are the doctor's site and its distance from
+	// the point of a search by distance (NearestPlaces); absent otherwise.
+	SiteID     int64    `json:"siteId,omitempty"`
+	DistanceKm *float64 `json:"distanceKm,omitempty"`
 }
 
 // Bounds of a search for places.
@@ -66,4 +70,37 @@ func FreePlaces(svc Service, slots []Slot, now time.Time) []Place {
 // free says whether sl takes a booking at now and has a place left.
 func free(sl Slot, now time.Time) bool {
 	return sl.RoundID == 0 && sl.Bookable(now) == nil
+}
+
+// NearestPlaces orders places by the distance of their doctor's site,
+// then After's order, keeping only the doctors of a site in sites (each
+// doctor's site in siteOf): the soonest place at the nearest site first.
+func NearestPlaces(places []Place, siteOf map[int64]int64, sites []SiteDistance) []Place {
+	km := make(map[int64]float64, len(sites))
+	for _, s := range sites {
+		km[s.ID] = s.DistanceKm
+	}
+	out := make([]Place, 0, len(places))
+	for _, p := range places {
+		site := siteOf[p.DoctorID]
+		if d, ok := km[site]; ok {
+			p.SiteID, p.DistanceKm = site, &d
+			out = append(out, p)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Place) int { return cmp.Compare(*a.DistanceKm, *b.DistanceKm) })
+	return out
+}
+
+// NextFree is each doctor's earliest slot that takes a booking at now with
+// a place left, among slots (as ListOpenSlots reads them): the "next free
+// time" of a doctor's card.
+func NextFree(slots []Slot, now time.Time) map[int64]time.Time {
+	out := map[int64]time.Time{}
+	for _, sl := range slots {
+		if t, ok := out[sl.DoctorID]; free(sl, now) && (!ok || sl.StartAt.Before(t)) {
+			out[sl.DoctorID] = sl.StartAt
+		}
+	}
+	return out
 }

@@ -32,6 +32,9 @@ type Acting struct {
 	// Admission is the waiting room's admission token presented with a
 	// booking (opening.go); the Service verifies it against PatientID.
 	Admission string
+	// Invitation is a campaign's invitation code presented with a booking
+	// (eligibility.go), "" for none.
+	Invitation string
 }
 
 // ActFor is the one rule of who may act for which patient, for every front

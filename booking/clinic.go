@@ -126,6 +126,8 @@ type DoctorUpdate struct {
 	Name         *string `json:"name"`
 	DepartmentID *int64  `json:"departmentId"`
 	Active       *bool   `json:"active"`
+	// ProfileUpdate changes the profile (Validate it first).
+	ProfileUpdate
 }
 
 // PatientUpdate changes a patient; nil fields stay as they are, and an
@@ -154,6 +156,7 @@ func (u DoctorUpdate) Apply(d Doctor) Doctor {
 	if u.Active != nil {
 		d.Active = *u.Active
 	}
+	d.Profile = u.ProfileUpdate.Apply(d.Profile)
 	return d
 }
 
@@ -243,6 +246,12 @@ type Policy struct {
 	// RequireNationalID is real-name registration (nationalid.go): sign-up
 	// and adding a person ask for a national ID number. Off by default.
 	RequireNationalID bool `json:"requireNationalId"`
+	// WalkInsPerSlot: the front desk may add this many walk-ins to a full
+	// slot on its day (walkin.go); 0 is off. The clinic's only.
+	WalkInsPerSlot int `json:"walkInsPerSlot"`
+	// PublicOpeningSummary publishes the summary of each opening's
+	// fairness report (OpeningSummary), for anyone. Off by default.
+	PublicOpeningSummary bool `json:"publicOpeningSummary"`
 }
 
 // The clinic's default policy: the caps are on (OWASP API6: one patient
@@ -260,7 +269,8 @@ const (
 // DefaultPolicy is the policy of a new clinic.
 var DefaultPolicy = Policy{MaxActive: DefaultMaxActive, MaxPerDay: DefaultMaxPerDay,
 	CheckInBeforeMinutes: DefaultCheckInBeforeMinutes, CheckInAfterMinutes: DefaultCheckInAfterMinutes,
-	QueueSkipCalls: DefaultQueueSkipCalls, QueueNotifyAhead: DefaultQueueNotifyAhead, MaxPeople: DefaultMaxPeople}
+	QueueSkipCalls: DefaultQueueSkipCalls, QueueNotifyAhead: DefaultQueueNotifyAhead, MaxPeople: DefaultMaxPeople,
+	WalkInsPerSlot: DefaultWalkInsPerSlot}
 
 // PolicyOverride is a schedule's own policy: nil fields take the clinic's.
 type PolicyOverride struct {
@@ -316,6 +326,9 @@ func (p Policy) Validate() error {
 	}
 	if p.MaxPeople < 0 || p.MaxPeople > MaxPeopleLimit {
 		return Errorf(CodeInvalidRequest, "maxPeople must be 0 to %d", MaxPeopleLimit)
+	}
+	if p.WalkInsPerSlot < 0 || p.WalkInsPerSlot > MaxWalkInsPerSlot {
+		return Errorf(CodeInvalidRequest, "walkInsPerSlot must be 0 to %d", MaxWalkInsPerSlot)
 	}
 	return nil
 }

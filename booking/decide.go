@@ -46,9 +46,9 @@ type BookReads struct {
 	ActiveHere, Overlapping map[int64]bool
 	// Used counts the batch's patients' allocations in the slot's round.
 	Used map[int64]int
-	// Turns are the batch's patients' selection times in the slot's round
-	// when it is a lottery (a patient without one has no turn).
-	Turns map[int64]time.Time
+	// Turns are the batch's patients' turns in the slot's round when it
+	// is a lottery (a patient without one has no turn).
+	Turns map[int64]Turn
 	// TopQueue is the highest queue number in use (0 for none).
 	TopQueue int
 	// Stale are the slot's holds past their deadline at now, waitlist
@@ -68,6 +68,14 @@ type BookReads struct {
 	// only when there are some).
 	Waiting []WaitlistEntry
 	Doctor  Doctor
+	// Rule is the slot's schedule's eligibility rule (eligibility.go),
+	// read with Policy; nil for none, when Persons and Invitations are not
+	// read. Persons are the batch's patients' birth dates and cohorts
+	// (read when Rule.NeedsPersons), Invitations the codes the batch
+	// presents (when Rule.NeedsInvitations), by code.
+	Rule        *EligibilityRule
+	Persons     map[int64]Person
+	Invitations map[string]Invitation
 }
 
 // BookDecision is the decision of a batch. The store performs it: when
@@ -103,6 +111,7 @@ type BookDecision struct {
 	now     time.Time
 	results []BookResult
 	dupOf   map[int]int
+	invited map[int]string // the invitation a winning request uses, by request
 }
 
 // ReplayOf answers a request whose (patient, key) already made a: the
@@ -142,8 +151,10 @@ func SlotRefusal(slot Slot, round *Round, now time.Time) *Error {
 // appointment its key made; the slot not found; the slot refusing as a
 // whole (round, status, window); the patient not found; already booked
 // here; an overlapping appointment; the slot's policy (deactivated
-// patient, no-show block, caps: PolicyRefusal); the round's quota used up; and then,
-// in arrival order, a place while places are left, else slot-full. A
+// patient, no-show block, caps: PolicyRefusal); the round's quota used up; the
+// schedule's eligibility rule (not-eligible, invitation-required: eligibility.go);
+// and then, in arrival order, a place while places are left (places-reserved when
+// only the rule's reserve is left and it holds against the request), else slot-full. A
 // patient's later request waits on the earlier: already booked when that
 // one gets a place, else full like it. A repeated (patient, key) in the
 // batch gets its first request's outcome, as a retry just after it would.
@@ -250,9 +261,17 @@ func (d *BookDecision) fulfilled(rd BookReads) []int64 {
 func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[int64]bool) (short bool) {
 	slotID := rd.Slot.ID
 	d.Winners = d.Winners[:0]
+	if rd.Round != nil {
+		rd.Rule = nil // a round's quota governs its slots, not a campaign's rule
+	}
+	var given map[string]bool // the invitations this batch's winners use
+	if rd.Rule.usesInvitation() {
+		d.invited, given = map[int]string{}, map[string]bool{}
+	}
 	won := map[int64]bool{}
 	for _, i := range pending {
 		p := d.reqs[i].PatientID
+		ruleErr, invited := d.eligibility(rd, i, given)
 		used := rd.Used[p]
 		if freed[p] && used > 0 {
 			used-- // the reclaimed hold's allocation is given back
@@ -278,10 +297,21 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			// One slot per batch and one place per patient: the count read
 			// is all the batch can add to.
 			err = QuotaError(slotID, rd.Round.Quota)
+		case ruleErr != nil:
+			err = ruleErr
+		case len(d.Winners) < free && len(d.Winners) >= free-reserveHolds(rd.Rule, rd.Persons[p], invited || d.reqs[i].LaterDose, d.now):
+			// Not slot-full: the slot is not full for everyone, and the
+			// gates must not learn that it is.
+			err = ReservedError(rd.Rule, slotID)
+			short = true
 		case len(d.Winners) < free:
 			won[p] = true
 			d.Winners = append(d.Winners, i)
 			d.results[i] = BookResult{}
+			if invited && rd.Rule.usesInvitation() {
+				given[d.reqs[i].Invitation] = true
+				d.invited[i] = d.reqs[i].Invitation
+			}
 			continue
 		default:
 			err = ConstraintError(ConSlotCapacity, slotID)
@@ -290,6 +320,27 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 		d.results[i] = BookResult{Err: err}
 	}
 	return short
+}
+
+// eligibility is request i's refusal under the slot's rule (nil when it
+// may book or there is no rule), and whether it holds a valid invitation
+// this batch has not given yet.
+func (d *BookDecision) eligibility(rd BookReads, i int, given map[string]bool) (*Error, bool) {
+	if rd.Rule == nil {
+		return nil, false
+	}
+	r := d.reqs[i]
+	invited := !r.LaterDose && invitationOK(rd.Rule, r.Invitation, rd.Invitations, given)
+	if e := Eligible(rd.Rule, rd.Persons[r.PatientID], d.slot.StartAt); e != nil {
+		e.SlotID = d.slot.ID
+		return e, invited
+	}
+	if rd.Rule.InvitationRequired && !invited && !r.LaterDose {
+		e := Errorf(CodeInvitationRequired, "this slot needs an invitation code: the code given is missing, unknown or already used")
+		e.SlotID = d.slot.ID
+		return e, false
+	}
+	return nil, invited
 }
 
 // QueueFrom finds the winners' queue numbers, the lowest free ones in
@@ -417,10 +468,10 @@ func DecideAlone(reqs []BookRequest, one func(BookRequest) (BookResult, error)) 
 	return out, nil
 }
 
-// turnRefusal is TurnRefusal for patient p with the selection times read.
-func turnRefusal(turns map[int64]time.Time, p, slotID int64, now time.Time) *Error {
-	if at, ok := turns[p]; ok {
-		return TurnRefusal(&at, slotID, now)
+// turnRefusal is TurnRefusal for patient p with the turns read.
+func turnRefusal(turns map[int64]Turn, p, slotID int64, now time.Time) *Error {
+	if t, ok := turns[p]; ok {
+		return TurnRefusal(&t, slotID, now)
 	}
 	return TurnRefusal(nil, slotID, now)
 }

@@ -31,6 +31,8 @@ type Doctor struct {
 	// slots; existing appointments stay.
 	Active    bool      `json:"active"`
 	CreatedAt time.Time `json:"createdAt"`
+	// Profile is what patients read to choose (doctor_profile.go).
+	Profile
 }
 
 // Location loads the doctor's time zone.
@@ -250,6 +252,10 @@ type Appointment struct {
 	// ServiceID is the service booked (a visit, booking/visit.go), 0 for
 	// a plain booking of one slot.
 	ServiceID int64 `json:"serviceId,omitempty"`
+	// WalkIn marks a place the front desk added to a full slot on the day
+	// (walkin.go), for WalkInReason.
+	WalkIn       bool   `json:"walkIn,omitempty"`
+	WalkInReason string `json:"walkInReason,omitempty"`
 }
 
 // Sources lists the states from which an appointment may move to `to`, in

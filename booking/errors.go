@@ -30,6 +30,8 @@ const (
 	CodeNotOpenYet            Code = "not-open-yet"
 	CodeSlotClosed            Code = "slot-closed"
 	CodeNotYourTurn           Code = "not-your-turn"
+	// CodeTurnPassed: a lottery registrant whose selection window ended.
+	CodeTurnPassed Code = "turn-passed"
 	// CodeNotAdmitted: a slot behind a waiting room, booked without its
 	// admission (opening.go).
 	CodeNotAdmitted       Code = "not-admitted"
@@ -42,6 +44,11 @@ const (
 	CodeBadCheckInCode  Code = "bad-check-in-code"
 	CodeCheckInTooEarly Code = "check-in-too-early"
 	CodeCheckInClosed   Code = "check-in-closed"
+	// Walk-ins (walkin.go): a slot with free places is booked normally; a
+	// walk-in is added on the slot's day, up to the policy's number.
+	CodeSlotNotFull     Code = "slot-not-full"
+	CodeWalkInNotToday  Code = "walk-in-not-today"
+	CodeWalkInLimit     Code = "walk-in-limit"
 	CodeLimitReached    Code = "appointment-limit"
 	CodeBookingBlocked  Code = "booking-blocked"
 	CodeSlotOverlap     Code = "slot-overlap"
@@ -69,9 +76,11 @@ func Codes() []Code {
 		CodePaymentRejected, CodePaymentConflict, CodeBadSignature,
 		CodeKeyInUse, CodeKeyReused, CodeRateLimited, CodeOverloaded,
 		CodeUnavailable, CodeInternal, CodeFeeDiffers, CodeSignupDisabled,
-		CodeNotYourTurn, CodeNotAdmitted,
+		CodeNotYourTurn, CodeTurnPassed, CodeNotAdmitted,
 		CodeQueueEmpty, CodeNotCalled, CodeServiceNotOffered,
-		CodeNationalIDRequired, CodeNationalIDTaken,
+		CodeNationalIDRequired, CodeNationalIDTaken, CodeDoseOutsideWindow,
+		CodeSlotNotFull, CodeWalkInNotToday, CodeWalkInLimit,
+		CodeNotEligible, CodeInvitationRequired, CodePlacesReserved,
 	}
 }
 

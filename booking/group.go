@@ -54,6 +54,10 @@ type Group struct {
 	Key        string
 	Actor      Actor
 	Staff      bool
+	// Invitations are the members' invitation codes, in PatientIDs'
+	// order (nil, or shorter: none for the rest); each member of a
+	// campaign by invitation needs their own.
+	Invitations []string
 }
 
 // Requests are the group's batch: one request per person, in the order
@@ -63,6 +67,9 @@ func (g Group) Requests() []BookRequest {
 	reqs := make([]BookRequest, len(g.PatientIDs))
 	for i, p := range g.PatientIDs {
 		reqs[i] = BookRequest{PatientID: p, IdempotencyKey: k, Fingerprint: fp, SlotID: g.SlotID, Actor: g.Actor, Staff: g.Staff, Group: true}
+		if i < len(g.Invitations) {
+			reqs[i].Invitation = g.Invitations[i]
+		}
 	}
 	return reqs
 }

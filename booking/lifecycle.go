@@ -174,6 +174,10 @@ type Reconciliation struct {
 	// link missing, or a later dose still active after an earlier one was
 	// cancelled (BrokenSeriesSQL). Its ids are series bookings'.
 	BrokenSeries []int64 `json:"brokenSeries"`
+	// WalkIns counts the active walk-ins (walkin.go), counted apart: each
+	// is one of its slot's booked places, which may exceed the capacity by
+	// the slot's walk-in allowance and no more.
+	WalkIns int `json:"walkIns"`
 }
 
 // NewReconciliation is an empty report checked at now: every list empty,
@@ -187,10 +191,11 @@ func NewReconciliation(now time.Time) Reconciliation {
 
 // RepairCounter decides the repair of a slot's counter from its rows,
 // recounted under the slot's lock: set it to the active rows, unless it
-// agrees already (fixed meanwhile) or the rows exceed the capacity (an
-// overfull slot is reported, never "repaired" above its capacity).
-func RepairCounter(slotID int64, capacity, booked, active int) (CounterRepair, bool) {
-	if booked == active || active > capacity {
+// agrees already (fixed meanwhile) or the rows exceed limit, the capacity
+// plus the slot's walk-in allowance (an overfull slot is reported, never
+// "repaired" above it).
+func RepairCounter(slotID int64, limit, booked, active int) (CounterRepair, bool) {
+	if booked == active || active > limit {
 		return CounterRepair{}, false
 	}
 	return CounterRepair{SlotID: slotID, From: booked, To: active}, true

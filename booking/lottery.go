@@ -35,6 +35,10 @@ type Lottery struct {
 	// and SelectionGroup how many registrants share one (see SelectionAt).
 	SelectionMinutes int `json:"selectionMinutes"`
 	SelectionGroup   int `json:"selectionGroup"`
+	// WindowMinutes is how long a registrant's turn lasts from their
+	// selection time: missed, it passes for good. 0 keeps the turn open
+	// until the round closes (see SelectionEndsAt).
+	WindowMinutes int `json:"selectionWindowMinutes"`
 	// Seed is the secret drawn when the round was created; it is never
 	// served before the draw. Commitment is hex(SHA-256(Seed)), public.
 	Seed       []byte `json:"-"`
@@ -59,6 +63,8 @@ func (l Lottery) Validate(r Round) error {
 		return Errorf(CodeInvalidRequest, "a lottery's registration must close no later than the round opens")
 	case l.SelectionMinutes < 0 || l.SelectionMinutes > MaxSelectionMinutes:
 		return Errorf(CodeInvalidRequest, "selectionMinutes must be 0 to %d", MaxSelectionMinutes)
+	case l.WindowMinutes < 0 || l.WindowMinutes > MaxSelectionMinutes:
+		return Errorf(CodeInvalidRequest, "selectionWindowMinutes must be 0 to %d", MaxSelectionMinutes)
 	case l.SelectionGroup < 1 || l.SelectionGroup > MaxSelectionGroup:
 		return Errorf(CodeInvalidRequest, "selectionGroup must be 1 to %d", MaxSelectionGroup)
 	case len(l.Seed) != SeedSize:
@@ -74,7 +80,8 @@ func Commit(seed []byte) string {
 }
 
 // Registration is one person's entry in a round's lottery. Only its ID is
-// ever public; Position (1-based) and SelectionAt are set by the draw.
+// ever public; Position (1-based), SelectionAt and SelectionEndsAt are set
+// by the draw.
 type Registration struct {
 	ID          int64      `json:"id"`
 	RoundID     int64      `json:"roundId"`
@@ -82,6 +89,24 @@ type Registration struct {
 	CreatedAt   time.Time  `json:"createdAt"`
 	Position    int        `json:"position,omitempty"`
 	SelectionAt *time.Time `json:"selectionAt,omitempty"`
+	// SelectionEndsAt ends the turn (nil: it lasts until the round closes).
+	SelectionEndsAt *time.Time `json:"selectionEndsAt,omitempty"`
+}
+
+// Turn returns the registration's turn, nil before the draw.
+func (g Registration) Turn() *Turn {
+	if g.SelectionAt == nil {
+		return nil
+	}
+	return &Turn{From: *g.SelectionAt, Until: g.SelectionEndsAt}
+}
+
+// Turn is a registrant's selection window: they may choose a room from
+// From, and before Until when it is set. It is the lottery's held offer:
+// a room is not held for them (they choose which), their turn is.
+type Turn struct {
+	From  time.Time
+	Until *time.Time
 }
 
 // Draw is a round's published draw: the seed, its commitment and the
@@ -152,6 +177,17 @@ func (l Lottery) SelectionAt(r Round, position int) time.Time {
 	return r.OpensAt.Add(time.Duration(group) * time.Duration(l.SelectionMinutes) * time.Minute)
 }
 
+// SelectionEndsAt is when the turn of the registrant at position ends:
+// WindowMinutes after their selection time, nil when the lottery has no
+// window (the turn lasts until the round closes).
+func (l Lottery) SelectionEndsAt(r Round, position int) *time.Time {
+	if l.WindowMinutes == 0 {
+		return nil
+	}
+	end := l.SelectionAt(r, position).Add(time.Duration(l.WindowMinutes) * time.Minute)
+	return &end
+}
+
 // RegistrationRefusal tells why a registration in round r's lottery l is
 // refused at now, or nil: the round must be published and the clock inside
 // the registration window.
@@ -171,20 +207,26 @@ func RegistrationRefusal(r Round, l *Lottery, now time.Time) *Error {
 }
 
 // TurnRefusal tells why a lottery round refuses patient's application to
-// slotID at now, or nil when it is their turn. selectionAt is the patient's
-// selection time, nil when they have none (not registered, or not drawn
-// yet). A refusal is CodeNotYourTurn; OpensAt names the selection time when
-// there is one. Both stores' booking decision call it.
-func TurnRefusal(selectionAt *time.Time, slotID int64, now time.Time) *Error {
+// slotID at now, or nil when it is their turn. turn is the patient's, nil
+// when they have none (not registered, or not drawn yet). Before the turn
+// the refusal is CodeNotYourTurn, its OpensAt the selection time; after a
+// turn's end CodeTurnPassed, its OpensAt the end. Both stores' booking
+// decision call it.
+func TurnRefusal(turn *Turn, slotID int64, now time.Time) *Error {
 	switch {
-	case selectionAt == nil:
+	case turn == nil:
 		return &Error{Code: CodeNotYourTurn, SlotID: slotID,
 			Message: "this round is a lottery: only its registrants may apply, from their selection time",
 			Format:  "this round is a lottery: only its registrants may apply, from their selection time"}
-	case now.Before(*selectionAt):
-		at := *selectionAt
+	case now.Before(turn.From):
+		at := turn.From
 		e := Errorf(CodeNotYourTurn, "it is not your turn yet: your selection time is %s", at)
 		e.SlotID, e.OpensAt = slotID, &at
+		return e
+	case turn.Until != nil && !now.Before(*turn.Until):
+		end := *turn.Until
+		e := Errorf(CodeTurnPassed, "your turn to choose a room ended at %s", end)
+		e.SlotID, e.OpensAt = slotID, &end
 		return e
 	}
 	return nil

@@ -118,15 +118,65 @@ func TestSelectionAndTurns(t *testing.T) {
 			t.Errorf("position %d: %v", pos, got)
 		}
 	}
+	if l.SelectionEndsAt(r, 3) != nil {
+		t.Fatal("a lottery without a window ends turns")
+	}
 	at := opens.Add(30 * time.Minute)
-	if e := TurnRefusal(&at, 7, at.Add(-time.Second)); e == nil || e.Code != CodeNotYourTurn || !e.OpensAt.Equal(at) || e.SlotID != 7 {
+	open := &Turn{From: at}
+	if e := TurnRefusal(open, 7, at.Add(-time.Second)); e == nil || e.Code != CodeNotYourTurn || !e.OpensAt.Equal(at) || e.SlotID != 7 {
 		t.Fatalf("before one's time: %v", e)
 	}
-	if e := TurnRefusal(&at, 7, at); e != nil {
+	if e := TurnRefusal(open, 7, at); e != nil {
 		t.Fatalf("at one's time: %v", e)
+	}
+	if e := TurnRefusal(open, 7, r.ClosesAt); e != nil {
+		t.Fatalf("a turn without a window ended: %v", e)
 	}
 	if e := TurnRefusal(nil, 7, at); e == nil || e.Code != CodeNotYourTurn {
 		t.Fatalf("no turn: %v", e)
+	}
+}
+
+func TestSelectionWindows(t *testing.T) {
+	opens := time.Date(2026, 6, 1, 8, 0, 0, 0, time.UTC)
+	r := Round{OpensAt: opens, ClosesAt: opens.Add(48 * time.Hour)}
+	l := Lottery{SelectionMinutes: 2, SelectionGroup: 10, WindowMinutes: 2}
+	// Positions 11 to 20 share the second window, [08:02, 08:04).
+	from, end := l.SelectionAt(r, 11), l.SelectionEndsAt(r, 20)
+	if !from.Equal(opens.Add(2*time.Minute)) || end == nil || !end.Equal(opens.Add(4*time.Minute)) {
+		t.Fatalf("window of positions 11-20: %v to %v", from, end)
+	}
+	g := Registration{Position: 11, SelectionAt: &from, SelectionEndsAt: end}
+	turn := g.Turn()
+	for _, c := range []struct {
+		at   time.Time
+		code Code
+	}{
+		{from.Add(-time.Nanosecond), CodeNotYourTurn},
+		{from, ""},
+		{end.Add(-time.Nanosecond), ""},
+		{*end, CodeTurnPassed},
+		{r.ClosesAt, CodeTurnPassed},
+	} {
+		e := TurnRefusal(turn, 3, c.at)
+		if (e == nil) != (c.code == "") || (e != nil && e.Code != c.code) {
+			t.Errorf("at %v: %v, want %q", c.at, e, c.code)
+		}
+		if e != nil && e.Code == CodeTurnPassed && !e.OpensAt.Equal(*end) {
+			t.Errorf("a passed turn names %v, not its end", e.OpensAt)
+		}
+	}
+	if (Registration{}).Turn() != nil {
+		t.Fatal("a registration not drawn has a turn")
+	}
+	bad := Lottery{SelectionGroup: 1, Seed: seedOf(1), RegistrationOpensAt: opens.Add(-time.Hour), RegistrationClosesAt: opens,
+		WindowMinutes: -1}
+	if ErrorCode(bad.Validate(r)) != CodeInvalidRequest {
+		t.Fatal("a negative window accepted")
+	}
+	bad.WindowMinutes = MaxSelectionMinutes + 1
+	if ErrorCode(bad.Validate(r)) != CodeInvalidRequest {
+		t.Fatal("a window past the bound accepted")
 	}
 }
 
@@ -179,12 +229,16 @@ func TestBookingRefusesOutOfTurn(t *testing.T) {
 	turn := opens.Add(time.Hour)
 	rd := BookReads{Found: true, Slot: Slot{ID: 1, Capacity: 5, StartAt: opens.Add(72 * time.Hour), EndAt: opens.Add(96 * time.Hour), OpensAt: opens, Status: "OPEN"},
 		Round: &Round{ID: 1, OpensAt: opens, ClosesAt: opens.Add(48 * time.Hour), State: RoundOpen, Quota: 1, Lottery: &Lottery{}},
-		Turns: map[int64]time.Time{1: opens, 2: turn}}
+		Turns: map[int64]Turn{1: {From: opens}, 2: {From: turn}, 4: {From: opens, Until: &opens}}}
 	reqs := []BookRequest{{PatientID: 1, IdempotencyKey: "a"}, {PatientID: 2, IdempotencyKey: "b"}, {PatientID: 3, IdempotencyKey: "c"}}
 	d := DecideBooking(reqs, rd, opens.Add(time.Minute))
 	res, _ := d.Finish(make([]int64, len(d.Winners)))
 	if len(d.Winners) != 1 || res[0].Err != nil || ErrorCode(res[1].Err) != CodeNotYourTurn || ErrorCode(res[2].Err) != CodeNotYourTurn {
 		t.Fatalf("results %+v", res)
+	}
+	d = DecideBooking([]BookRequest{{PatientID: 4, IdempotencyKey: "d"}}, rd, opens.Add(time.Minute))
+	if r, _ := d.Finish(nil); ErrorCode(r[0].Err) != CodeTurnPassed {
+		t.Fatalf("after one's window: %v", r[0].Err)
 	}
 	d = DecideBooking(reqs[1:2], rd, turn)
 	if r, _ := d.Finish([]int64{9}); r[0].Err != nil {

@@ -132,3 +132,35 @@ func countInversions(a, buf []int) int64 {
 	copy(a, buf[:len(a)])
 	return n
 }
+
+// OpeningSummary is the public part of an opening's fairness report, where
+// the clinic publishes it (Policy.PublicOpeningSummary): counts and times,
+// nothing about anyone.
+type OpeningSummary struct {
+	OpeningID        int64     `json:"openingId"`
+	OpensAt          time.Time `json:"opensAt"`
+	Places           int       `json:"places"`
+	Sold             int       `json:"sold"`
+	FirstSaleSeconds *float64  `json:"firstSaleSeconds,omitempty"`
+	SellOutSeconds   *float64  `json:"sellOutSeconds,omitempty"`
+	// Refusals are the booking requests refused, by problem code, and
+	// P50Ms and P99Ms the answer times of all, as the answering instance
+	// measured them (RequestStats).
+	Refusals   map[string]int64 `json:"refusals"`
+	P50Ms      float64          `json:"p50Ms"`
+	P99Ms      float64          `json:"p99Ms"`
+	Inversions int64            `json:"inversions"`
+}
+
+// Summary is the public summary of r.
+func (r OpeningReport) Summary() OpeningSummary {
+	s := OpeningSummary{OpeningID: r.OpeningID, OpensAt: r.OpensAt, Places: r.Places, Sold: r.Sold,
+		FirstSaleSeconds: r.FirstSaleSeconds, SellOutSeconds: r.SellOutSeconds, Refusals: map[string]int64{},
+		P50Ms: r.Requests.P50Ms, P99Ms: r.Requests.P99Ms, Inversions: r.Inversions}
+	for outcome, n := range r.Requests.Outcomes {
+		if outcome != "created" && outcome != "replayed" {
+			s.Refusals[outcome] = n
+		}
+	}
+	return s
+}

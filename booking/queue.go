@@ -120,6 +120,10 @@ type QueueDay struct {
 	Day      string // the doctor's local date, YYYY-MM-DD
 	Calls    int
 	Entries  []QueueEntry
+	// Done are the lengths (start, or call, to completion) of the day's
+	// latest completed consultations, at most MaxPaceSamples: the pace.
+	// Only the reads of the day fill it; the calls' decisions need none.
+	Done []time.Duration
 }
 
 // arrivedIn says whether e is ARRIVED and at step.
@@ -287,9 +291,13 @@ type QueuePosition struct {
 	// "" when it has not arrived or is finished.
 	Step  string
 	Ahead int
-	// Minutes estimates the wait: the slot shares of those ahead and of
-	// the patients called or in consultation.
+	// Minutes estimates the wait: those ahead and the patients called or
+	// in consultation, each at the doctor's pace today (Pace of d.Done)
+	// or, before it is known, at their slot's share.
 	Minutes int
+	// Pace is the doctor's minutes per patient the estimate used, 0 when
+	// it used the slots' shares.
+	Pace int
 }
 
 // Position is where appointment id stands in d under skip re-entry k.
@@ -299,18 +307,19 @@ func (d QueueDay) Position(id int64, k int) QueuePosition {
 			return QueuePosition{Step: e.Step}
 		}
 	}
+	pace := Pace(d.Done)
 	busy := 0
 	for _, e := range d.Entries {
 		if e.arrivedIn(QueueCalled) || e.arrivedIn(QueueStarted) {
-			busy += e.SlotMinutes
+			busy += minutesOf(e, pace)
 		}
 	}
 	order := d.Order(k)
 	for i, e := range order {
 		if e.AppointmentID == id {
-			p := QueuePosition{Step: e.Step, Ahead: i, Minutes: busy}
+			p := QueuePosition{Step: e.Step, Ahead: i, Minutes: busy, Pace: pace}
 			for _, a := range order[:i] {
-				p.Minutes += a.SlotMinutes
+				p.Minutes += minutesOf(a, pace)
 			}
 			return p
 		}

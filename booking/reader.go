@@ -25,8 +25,12 @@ type Reader interface {
 	ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]Slot, error)
 	ListSlotsPage(ctx context.Context, p SlotPage) ([]Slot, error)
 	ListServices(ctx context.Context, f ServiceFilter, p Page) ([]Service, error)
+	GetService(ctx context.Context, id int64) (Service, error)
 	ListSites(ctx context.Context, p Page) ([]Site, error)
+	ListSitesNear(ctx context.Context, q SitesNear) ([]SiteDistance, error)
 	GetSite(ctx context.Context, id int64) (Site, error)
+	GetPhoto(ctx context.Context, doctorID int64) (Photo, error)
+	Search(ctx context.Context, q SearchQuery) ([]SearchHit, error)
 	// ListOpenSlots lists the OPEN slots q asks for, by doctor then
 	// start (FreePlaces reads them).
 	ListOpenSlots(ctx context.Context, q OpenSlots) ([]Slot, error)
@@ -35,6 +39,7 @@ type Reader interface {
 	GetRound(ctx context.Context, id int64) (Round, error)
 	ListRoundSlots(ctx context.Context, roundID int64, f RoomFilter) ([]RoundSlot, error)
 	RoundResults(ctx context.Context, roundID int64) ([]Allocation, error)
+	ListApplications(ctx context.Context, q ApplicationQuery) ([]Application, error)
 
 	ListWaitlist(ctx context.Context, patientID int64) ([]WaitlistEntry, error)
 	ListOffers(ctx context.Context, doctorID int64, from, to time.Time) ([]WaitlistEntry, error)

@@ -202,6 +202,15 @@ type Application struct {
 	Fingerprint    string `json:"-"`
 }
 
+// ApplicationQuery selects a round's applications in Status after AfterID,
+// by id, at most Limit.
+type ApplicationQuery struct {
+	RoundID int64
+	Status  ApplicationStatus
+	AfterID int64
+	Limit   int
+}
+
 // ApplicationFingerprint is the canonical form of an application request,
 // compared when its Idempotency-Key is reused.
 func ApplicationFingerprint(roundID, slotID int64) string {

@@ -65,8 +65,9 @@ func CheckDoseSeries(s DoseSeries) error {
 	return nil
 }
 
-// SeriesRequest asks to book every dose of series SeriesID for PatientID,
-// dose k in SlotIDs[k-1].
+// SeriesRequest asks to book the first len(SlotIDs) doses of series
+// SeriesID (every dose, or fewer: the rest are booked later, one at a
+// time, NextDoseRequest) for PatientID, dose k in SlotIDs[k-1].
 type SeriesRequest struct {
 	PatientID      int64
 	SeriesID       int64
@@ -77,6 +78,10 @@ type SeriesRequest struct {
 	Actor       Actor
 	// Staff books for the patient (BookRequest.Staff).
 	Staff bool
+	// Invitation is presented with every dose: the first decided (in slot
+	// id order) whose schedule asks for one uses it; a code books one
+	// appointment.
+	Invitation string
 }
 
 // SeriesFingerprint is the canonical form of a series request.
@@ -145,7 +150,7 @@ type SeriesPlan struct {
 
 // DecideSeries decides what comes before the places, in this order: a
 // replay (or key-reused) of the booking the key made; the series not
-// found; a slot per dose; each slot found; free slots only (a paid hold
+// found; a slot for each of the first doses, one or more; each slot found; free slots only (a paid hold
 // could expire and break the series); each dose within its window of
 // the one before. It orders the doses' requests by slot id: the order
 // every series takes its locks in, so that two never deadlock.
@@ -159,8 +164,8 @@ func DecideSeries(r SeriesRequest, rd SeriesReads) SeriesPlan {
 	if rd.Series == nil {
 		return SeriesPlan{Err: NotFound("dose series")}
 	}
-	if n := rd.Series.Doses(); len(r.SlotIDs) != n {
-		e := Errorf(CodeInvalidRequest, "the series has %d doses: give one slot for each", n)
+	if n := rd.Series.Doses(); len(r.SlotIDs) < 1 || len(r.SlotIDs) > n {
+		e := Errorf(CodeInvalidRequest, "the series has %d doses: give a slot for each of the first doses you book, from dose 1", n)
 		e.Pointer = "/slotIds"
 		return SeriesPlan{Err: e}
 	}
@@ -179,10 +184,7 @@ func DecideSeries(r SeriesRequest, rd SeriesReads) SeriesPlan {
 		if k == 0 {
 			continue
 		}
-		w := rd.Series.Windows[k-1]
-		days := int(s.StartAt.Sub(rd.Slots[r.SlotIDs[k-1]].StartAt) / (24 * time.Hour))
-		if s.StartAt.Before(rd.Slots[r.SlotIDs[k-1]].StartAt) || days < w.MinDays || days > w.MaxDays {
-			e := Errorf(CodeInvalidRequest, "dose %d must be %d to %d days after dose %d", k+1, w.MinDays, w.MaxDays, k)
+		if e := CheckDoseWindow(k+1, rd.Slots[r.SlotIDs[k-1]].StartAt, s.StartAt, rd.Series.Windows[k-1]); e != nil {
 			e.SlotID, e.Pointer = id, "/slotIds/"+strconv.Itoa(k)
 			return SeriesPlan{Err: e}
 		}
@@ -194,7 +196,7 @@ func DecideSeries(r SeriesRequest, rd SeriesReads) SeriesPlan {
 	slices.SortFunc(p.Doses, func(a, b int) int { return compareID(r.SlotIDs[a-1], r.SlotIDs[b-1]) })
 	for _, n := range p.Doses {
 		p.Requests = append(p.Requests, BookRequest{PatientID: r.PatientID, IdempotencyKey: DoseKey(r.IdempotencyKey, n),
-			Fingerprint: r.Fingerprint, SlotID: r.SlotIDs[n-1], Actor: r.Actor, Staff: r.Staff})
+			Fingerprint: r.Fingerprint, SlotID: r.SlotIDs[n-1], Actor: r.Actor, Staff: r.Staff, Invitation: r.Invitation, LaterDose: n > 1})
 	}
 	return p
 }
@@ -274,16 +276,29 @@ type SeriesStore interface {
 	// now, with Replayed set (another request: key-reused). Cancelling a
 	// dose (Cancel) cancels the series' later doses in its transaction.
 	BookSeries(ctx context.Context, r SeriesRequest, now time.Time) (SeriesResult, error)
+	// BookNextDose books the next dose of r's series booking in one
+	// transaction, as DecideNextDose and DecideBooking decide with the
+	// booking's slots and r's locked in id order, and answers the booking
+	// with it. The same (patient, key) answers the booking as it is now,
+	// with Replayed set (another request: key-reused).
+	BookNextDose(ctx context.Context, r NextDoseRequest, now time.Time) (SeriesResult, error)
+	// ListAccountSeriesBookings lists the series bookings of an account
+	// and the people it manages, each with its doses, newest first, one
+	// Page at a time (Page.After: below that id).
+	ListAccountSeriesBookings(ctx context.Context, account int64, p Page) ([]SeriesBooking, error)
 }
 
 // BrokenSeriesSQL finds the series bookings that are not whole (at most
-// ?1 of them, by id): fewer dose links than the series has doses, a dose
-// of another patient, or an active dose after a cancelled one. doses is
-// the dialect's expression of the series' dose count from s.windows.
+// ?1 of them, by id): dose links that are not doses 1 to k of the
+// patient's for some k from 1 to the series' doses (a next dose is booked
+// later, NextDoseRequest), or an active dose after a cancelled one. doses
+// is the dialect's expression of the series' dose count from s.windows.
 func BrokenSeriesSQL(doses, limit string) string {
 	return `SELECT b.id FROM series_bookings b JOIN dose_series s ON s.id = b.series_id
 	WHERE (SELECT count(*) FROM series_doses d JOIN appointments a ON a.id = d.appointment_id
-	        WHERE d.booking_id = b.id AND a.patient_id = b.patient_id) <> ` + doses + `
+	        WHERE d.booking_id = b.id AND a.patient_id = b.patient_id)
+	      <> (SELECT coalesce(max(dose_no), 0) FROM series_doses d WHERE d.booking_id = b.id)
+	   OR (SELECT coalesce(max(dose_no), 0) FROM series_doses d WHERE d.booking_id = b.id) NOT BETWEEN 1 AND ` + doses + `
 	   OR EXISTS (SELECT 1 FROM series_doses e JOIN appointments ea ON ea.id = e.appointment_id
 	        JOIN series_doses l ON l.booking_id = e.booking_id AND l.dose_no > e.dose_no
 	        JOIN appointments la ON la.id = l.appointment_id

@@ -40,10 +40,11 @@ func TestDecideSeries(t *testing.T) {
 		ptr  string
 	}{
 		{"no series", req("k", 30, 10, 20), SeriesReads{Slots: slots}, CodeNotFound, ""},
-		{"too few slots", req("k", 30, 10), SeriesReads{Series: ds, Slots: slots}, CodeInvalidRequest, "/slotIds"},
+		{"no slot", req("k"), SeriesReads{Series: ds, Slots: slots}, CodeInvalidRequest, "/slotIds"},
+		{"too many slots", req("k", 30, 10, 20, 40), SeriesReads{Series: ds, Slots: slots}, CodeInvalidRequest, "/slotIds"},
 		{"missing slot", req("k", 30, 99, 20), SeriesReads{Series: ds, Slots: slots}, CodeNotFound, "/slotIds/1"},
-		{"too late", req("k", 30, 40, 20), SeriesReads{Series: ds, Slots: slots}, CodeInvalidRequest, "/slotIds/1"},
-		{"before dose 1", req("k", 10, 30, 20), SeriesReads{Series: ds, Slots: slots}, CodeInvalidRequest, "/slotIds/1"},
+		{"too late", req("k", 30, 40, 20), SeriesReads{Series: ds, Slots: slots}, CodeDoseOutsideWindow, "/slotIds/1"},
+		{"before dose 1", req("k", 10, 30, 20), SeriesReads{Series: ds, Slots: slots}, CodeDoseOutsideWindow, "/slotIds/1"},
 		{"paid", req("k", 30, 50, 20), SeriesReads{Series: ds, Slots: slots}, CodeInvalidRequest, "/slotIds/1"},
 		{"key reused", req("k", 30, 10, 20), SeriesReads{Replay: &SeriesBooking{Fingerprint: "other"}}, CodeKeyReused, ""},
 	} {
@@ -112,5 +113,55 @@ func TestLaterDoses(t *testing.T) {
 	}
 	if len(LaterDoses(0, byDose)) != 0 || len(LaterDoses(4, byDose)) != 0 {
 		t.Fatal("an appointment of no series, or the last dose, cancels another")
+	}
+}
+
+func TestDecideNextDose(t *testing.T) {
+	day := time.Date(2026, 6, 1, 9, 0, 0, 0, time.UTC)
+	ds := &DoseSeries{ID: 7, Windows: []DoseWindow{{MinDays: 21, MaxDays: 28}, {MinDays: 60, MaxDays: 90}}}
+	dose1 := Appointment{ID: 1, PatientID: 5, Status: StatusBooked, StartAt: day}
+	b := &SeriesBooking{ID: 3, SeriesID: 7, PatientID: 5, Appointments: []Appointment{dose1}}
+	slot := func(id int64, after time.Duration) *Slot { return &Slot{ID: id, StartAt: day.Add(after)} }
+	r := NextDoseRequest{PatientID: 5, BookingID: 3, SlotID: 10, IdempotencyKey: "k", Fingerprint: NextDoseFingerprint(3, 10)}
+	p := DecideNextDose(r, NextDoseReads{Booking: b, Series: ds, Slot: slot(10, 21*24*time.Hour)})
+	if p.Err != nil || p.Replay || p.Dose != 2 || p.Request.SlotID != 10 || p.Request.IdempotencyKey != "k" || p.Request.Fingerprint != r.Fingerprint {
+		t.Fatalf("plan %+v", p)
+	}
+	// Dose 3's window counts from dose 2's start, given or not yet.
+	given := dose1
+	given.Status = StatusCompleted
+	dose2 := Appointment{ID: 2, PatientID: 5, Status: StatusCompleted, StartAt: day.Add(25 * 24 * time.Hour)}
+	two := &SeriesBooking{ID: 3, SeriesID: 7, PatientID: 5, Appointments: []Appointment{given, dose2}}
+	if p := DecideNextDose(r, NextDoseReads{Booking: two, Series: ds, Slot: slot(10, (25+90)*24*time.Hour)}); p.Err != nil || p.Dose != 3 {
+		t.Fatalf("dose 3 at day 90 after dose 2: %+v", p)
+	}
+	cancelled := dose1
+	cancelled.Status = StatusCancelled
+	full := &SeriesBooking{ID: 3, SeriesID: 7, PatientID: 5, Appointments: []Appointment{dose1, dose2, dose2}}
+	for _, c := range []struct {
+		name string
+		rd   NextDoseReads
+		code Code
+		ptr  string
+	}{
+		{"key reused", NextDoseReads{Replay: &Appointment{Fingerprint: "slot=10"}}, CodeKeyReused, ""},
+		{"no booking", NextDoseReads{Series: ds, Slot: slot(10, 22*24*time.Hour)}, CodeNotFound, ""},
+		{"another's", NextDoseReads{Booking: &SeriesBooking{PatientID: 6, Appointments: b.Appointments}, Series: ds, Slot: slot(10, 22*24*time.Hour)}, CodeNotFound, ""},
+		{"all booked", NextDoseReads{Booking: full, Series: ds, Slot: slot(10, 22*24*time.Hour)}, CodeConflict, ""},
+		{"dose 1 cancelled", NextDoseReads{Booking: &SeriesBooking{PatientID: 5, Appointments: []Appointment{cancelled}}, Series: ds, Slot: slot(10, 22*24*time.Hour)}, CodeConflict, ""},
+		{"no slot", NextDoseReads{Booking: b, Series: ds}, CodeNotFound, "/slotId"},
+		{"paid", NextDoseReads{Booking: b, Series: ds, Slot: &Slot{ID: 10, StartAt: day.Add(22 * 24 * time.Hour), FeeCents: 100}}, CodeInvalidRequest, "/slotId"},
+		{"a day early", NextDoseReads{Booking: b, Series: ds, Slot: slot(10, 21*24*time.Hour-time.Minute)}, CodeDoseOutsideWindow, "/slotId"},
+		{"a day late", NextDoseReads{Booking: b, Series: ds, Slot: slot(10, 29*24*time.Hour)}, CodeDoseOutsideWindow, "/slotId"},
+		{"before dose 1", NextDoseReads{Booking: b, Series: ds, Slot: slot(10, -24*time.Hour)}, CodeDoseOutsideWindow, "/slotId"},
+	} {
+		p := DecideNextDose(r, c.rd)
+		e, _ := p.Err.(*Error)
+		if e == nil || e.Code != c.code || e.Pointer != c.ptr {
+			t.Errorf("%s: %v (pointer %q), want %s at %q", c.name, p.Err, pointerOf(p.Err), c.code, c.ptr)
+		}
+	}
+	if p := DecideNextDose(r, NextDoseReads{Replay: &Appointment{Fingerprint: r.Fingerprint}}); !p.Replay || p.Err != nil {
+		t.Fatalf("replay %+v", p)
 	}
 }

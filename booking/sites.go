@@ -2,6 +2,7 @@ package booking
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"time"
@@ -33,8 +34,11 @@ type Site struct {
 	Lon      *float64 `json:"lon"`
 	TimeZone string   `json:"timezone"`
 	// Phone is the site's booking phone number as shown to patients.
-	Phone     string    `json:"phone"`
-	CreatedAt time.Time `json:"createdAt"`
+	Phone string `json:"phone"`
+	// OpeningHours are the site's weekly hours in its zone, shown to
+	// patients (booking/opening_hours.go).
+	OpeningHours OpeningHours `json:"openingHours"`
+	CreatedAt    time.Time    `json:"createdAt"`
 }
 
 // SiteUpdate changes a site; nil fields stay as they are. Position sets
@@ -45,6 +49,8 @@ type SiteUpdate struct {
 	TimeZone *string
 	Phone    *string
 	Position *Position
+	// OpeningHours replaces the whole week (empty clears it).
+	OpeningHours *OpeningHours
 }
 
 // Position is a point in degrees; the zero Position with Clear set means
@@ -61,6 +67,9 @@ func (u SiteUpdate) Apply(s Site) Site {
 		if f.v != nil {
 			*f.dst = *f.v
 		}
+	}
+	if u.OpeningHours != nil {
+		s.OpeningHours = *u.OpeningHours
 	}
 	if p := u.Position; p != nil {
 		s.Lat, s.Lon = nil, nil
@@ -90,7 +99,9 @@ func (s *Site) Validate() error {
 	if _, err := time.LoadLocation(s.TimeZone); err != nil || s.TimeZone == "" || s.TimeZone == "Local" {
 		return Errorf(CodeInvalidRequest, "timezone must be an IANA time zone")
 	}
-	return nil
+	h, err := s.OpeningHours.Normalize()
+	s.OpeningHours = h
+	return err
 }
 
 // SiteStore keeps the sites.
@@ -105,6 +116,8 @@ type SiteStore interface {
 	GetSite(ctx context.Context, id int64) (Site, error)
 	// ListSites lists the sites by id, one page at a time.
 	ListSites(ctx context.Context, p Page) ([]Site, error)
+	// ListSitesNear lists the sites with a position, nearest first.
+	ListSitesNear(ctx context.Context, q SitesNear) ([]SiteDistance, error)
 	// FillFirstSite writes s (Validate first) over the site the migration
 	// made, if it is still that placeholder, and reports whether it did:
 	// the --clinic-* settings are flags a migration cannot read. Once
@@ -155,4 +168,48 @@ type OpenSlots struct {
 	SiteID    int64
 	From, To  time.Time
 	Limit     int
+}
+
+// EarthRadiusKm is the mean radius of the Earth (IUGG), the sphere the
+// stores' great-circle distance is measured on.
+const EarthRadiusKm = 6371.0088
+
+// SitesNear asks ListSitesNear for the sites with a position by their
+// great-circle distance from (Lat, Lon), nearest first and ties by id:
+// Limit of them after the first Skip. A site without a position is not
+// listed: its distance is unknown.
+type SitesNear struct {
+	Lat, Lon    float64
+	Skip, Limit int
+}
+
+// Validate checks the point.
+func (q SitesNear) Validate() error {
+	if !(math.Abs(q.Lat) <= 90 && math.Abs(q.Lon) <= 180) || q.Skip < 0 || q.Limit < 0 {
+		return Errorf(CodeInvalidRequest, "lat must be from -90 to 90 and lon from -180 to 180")
+	}
+	return nil
+}
+
+// SiteDistance is a site and its distance from the point asked.
+type SiteDistance struct {
+	Site
+	DistanceKm float64 `json:"distanceKm"`
+}
+
+// MapURL links the site's position on OpenStreetMap, "" when unknown.
+func (s Site) MapURL() string {
+	if s.Lat == nil || s.Lon == nil {
+		return ""
+	}
+	return fmt.Sprintf("https://www.openstreetmap.org/?mlat=%.5f&mlon=%.5f#map=17/%.5f/%.5f", *s.Lat, *s.Lon, *s.Lat, *s.Lon)
+}
+
+// Where is the site as a patient is told where to go: its name, and its
+// address when known.
+func (s Site) Where() string {
+	if s.Address == "" {
+		return s.Name
+	}
+	return s.Name + ", " + s.Address
 }

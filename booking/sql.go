@@ -18,6 +18,7 @@ const (
 	StatusCancelledSQL = "'" + string(StatusCancelled) + "'"
 	StatusExpiredSQL   = "'" + string(StatusExpired) + "'"
 	StatusNoShowSQL    = "'" + string(StatusNoShow) + "'"
+	StatusCompletedSQL = "'" + string(StatusCompleted) + "'"
 
 	// ActiveSQL is ActiveStatuses as an SQL list, for "status IN "+ActiveSQL
 	// in every store's query that counts or finds the appointments that

@@ -27,6 +27,13 @@ type BookRequest struct {
 	// Group marks the requests of one group booking (Group.Requests): a
 	// batch of them is decided all or nothing, on consecutive numbers.
 	Group bool
+	// Invitation is the invitation code presented (eligibility.go), ""
+	// for none; used only where the slot's rule asks for one.
+	Invitation string
+	// LaterDose is a series' dose after the first: the series was let in
+	// by its first dose's invitation, so a later one needs none and uses
+	// none, and may take the places reserved for invitations.
+	LaterDose bool
 }
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
@@ -82,7 +89,10 @@ type Store interface {
 	OpeningStore
 	ServiceStore
 	SiteStore
+	ProfileStore
+	SearchStore
 	SeriesStore
+	EligibilityStore
 	GroupStore
 }
 
@@ -107,7 +117,8 @@ type QueueStore interface {
 	// in its doctor's zone) locked; audited.
 	StepQueue(ctx context.Context, s QueueStep, now time.Time) (QueueEntry, error)
 	// QueueDay reads the doctor's day: its ARRIVED appointments with their
-	// steps, and the steps left by those no longer ARRIVED; no names.
+	// steps, the steps left by those no longer ARRIVED, and the lengths of
+	// its latest completed consultations (QueueDay.Done); no names.
 	QueueDay(ctx context.Context, r QueueRange) (QueueDay, error)
 }
 
@@ -246,6 +257,11 @@ type LifecycleStore interface {
 	// decides under the clinic's policy; one already ARRIVED is answered
 	// as it is with repeat set, and nothing changes.
 	CheckIn(ctx context.Context, r CheckInRequest, now time.Time) (a Appointment, repeat bool, err error)
+	// WalkIn adds walk-in r to its full slot as DecideWalkIn decides under
+	// the clinic's policy: one BOOKED place beyond the capacity, marked
+	// walk-in, audited. replay says r's key made it already (nothing
+	// changes).
+	WalkIn(ctx context.Context, r WalkInRequest, now time.Time) (a Appointment, replay bool, err error)
 	// ArrivalCandidates lists up to limit BOOKED and ARRIVED appointments
 	// of ordinary slots starting in [from, to], by start then id: those a
 	// kiosk's check-in code may name.
@@ -345,6 +361,9 @@ type RoundStore interface {
 	// calls for one round serialize, so applications are decided in
 	// arrival order.
 	DecidePending(ctx context.Context, roundID int64, limit int, now time.Time) ([]Application, error)
+	// ListApplications lists a round's applications in one status, a page
+	// at a time by id (the staff's refusals of a round).
+	ListApplications(ctx context.Context, q ApplicationQuery) ([]Application, error)
 	// PendingRounds lists the ids of rounds with PENDING applications, for
 	// the processor's periodic sweep.
 	PendingRounds(ctx context.Context) ([]int64, error)

@@ -152,8 +152,9 @@ type ReserveReads struct {
 
 // ToReserve is how many of the places just released in rd's slot are kept
 // for the waitlist: as many as there are live-waiting entries that match it
-// and are not yet covered by pending offers, and none once the slot cannot
-// be booked (closed, started).
+// and are not yet covered by pending offers, at most the places below its
+// capacity (a slot over it by walk-ins offers none), and none once the slot
+// cannot be booked (closed, started). rd.Slot is read after the release.
 func ToReserve(rd ReserveReads, now time.Time) int {
 	sl, d, n, waiting := rd.Slot, rd.Doctor, rd.Released, rd.Waiting
 	if n <= 0 || sl.Status != SlotOpen || sl.Started(now) {
@@ -165,7 +166,7 @@ func ToReserve(rd ReserveReads, now time.Time) int {
 			m++
 		}
 	}
-	return max(0, min(n, m-sl.OfferPending))
+	return max(0, min(n, m-sl.OfferPending, sl.Capacity-sl.BookedCount))
 }
 
 // OfferReads is what the offer job reads under the slot's lock: the slot
