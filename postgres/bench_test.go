@@ -18,3 +18,9 @@ func BenchmarkBook(b *testing.B) {
 func BenchmarkListDay(b *testing.B) {
 	storetest.BenchListDay(b, func(t testing.TB) booking.Store { return newStore(t) })
 }
+
+// BenchmarkEligibility: a booking's cost with a campaign's rule off and on,
+// `scripts/test -race=false -run '^$' -bench Eligibility -benchtime 2000x ./postgres/`.
+func BenchmarkEligibility(b *testing.B) {
+	storetest.BenchEligibility(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

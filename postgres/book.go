@@ -15,7 +15,8 @@ import (
 // apptColumns reads an appointment joined as a with its slot as s (for the
 // doctor, which is the slot's resource).
 const apptColumns = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
-	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0), COALESCE(a.service_id, 0)`
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, COALESCE(a.round_id, 0), COALESCE(a.service_id, 0),
+	a.walk_in, COALESCE(a.walk_in_reason, '')`
 
 func scanAppointment(r pgx.Row, extra ...any) (booking.Appointment, error) {
 	var a booking.Appointment
@@ -56,7 +57,7 @@ const (
 		WHERE s.id = $1 AND q.patient_id = ANY($2::bigint[])`
 	// sqlTurns reads the batch's patients' selection times in the slot's
 	// round, set by a lottery's draw (nothing for any other slot).
-	sqlTurns = `SELECT g.patient_id, g.selection_at FROM slots s JOIN round_registrations g ON g.round_id = s.round_id
+	sqlTurns = `SELECT g.patient_id, g.selection_at, g.selection_ends_at FROM slots s JOIN round_registrations g ON g.round_id = s.round_id
 		WHERE s.id = $1 AND g.patient_id = ANY($2::bigint[]) AND g.selection_at IS NOT NULL`
 	// sqlQuotaTake counts the new allocations in the round, patients in
 	// ascending id order so that two batches (two slots of one round) lock
@@ -338,6 +339,9 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
+	if err == nil {
+		err = s.readEligibility(ctx, on, &rd, reqs)
+	}
 	if err != nil {
 		done()
 		return nil, err
@@ -402,6 +406,9 @@ func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []
 	rd, got, err := readBatch(br)
 	if cerr := br.Close(); err == nil {
 		err = cerr
+	}
+	if err == nil {
+		err = s.readEligibility(ctx, tx, &rd, reqs)
 	}
 	if err != nil {
 		return nil, err
@@ -566,20 +573,21 @@ func readBatch(br pgx.BatchResults) (rd booking.BookReads, got pipelineReads, er
 	if err != nil {
 		return
 	}
-	rd.Turns = map[int64]time.Time{}
+	rd.Turns = map[int64]booking.Turn{}
 	rows, err = br.Query()
 	if err != nil {
 		return
 	}
 	var turn time.Time
-	_, err = pgx.ForEachRow(rows, []any{&patientID, &turn}, func() error {
-		rd.Turns[patientID] = turn.UTC()
+	var ends *time.Time
+	_, err = pgx.ForEachRow(rows, []any{&patientID, &turn, &ends}, func() error {
+		rd.Turns[patientID] = booking.Turn{From: turn.UTC(), Until: utcOrNil(ends)}
 		return nil
 	})
 	if err != nil {
 		return
 	}
-	if rd.Policy, rd.OpeningID, err = scanBookPolicy(br.QueryRow()); err != nil {
+	if err = scanBookPolicy(br.QueryRow(), &rd); err != nil {
 		return
 	}
 	rd.Load = map[int64]booking.PatientLoad{}
@@ -676,6 +684,9 @@ func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.Bo
 	if len(d.Fulfilled) > 0 {
 		b.Queue(sqlFulfil, d.Fulfilled, now)
 	}
+	if uses := d.InvitationsUsed(ids); len(uses) > 0 {
+		s.queueUseInvitations(b, uses, now)
+	}
 	results, ns = d.Finish(ids)
 	// The audit rows go in the same pipeline: one statement, after the
 	// rows they describe.
@@ -685,7 +696,7 @@ func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.Bo
 
 // readTake reads the write pipeline that queueTake queued: the reclaim, the
 // conditional update, the quota's statement (rd.Round), the waiting
-// entries' (d.Fulfilled), the audit rows, then the domain events when
+// entries' (d.Fulfilled), the invitations' (d.InvitationCount), the audit rows, then the domain events when
 // events, the notification statement when outbox and COMMIT when commit.
 // It checks that the reclaim expired the holds read under the lock, that
 // the conditional update took the places, and that COMMIT committed.
@@ -718,6 +729,15 @@ func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision
 	if len(d.Fulfilled) > 0 {
 		if _, err := br.Exec(); err != nil {
 			return fmt.Errorf("postgres: fulfil waitlist entries: %w", err)
+		}
+	}
+	if n := d.InvitationCount(); n > 0 {
+		tag, err := br.Exec()
+		if err != nil {
+			return err
+		}
+		if int(tag.RowsAffected()) != n {
+			return fmt.Errorf("postgres: slot %d: %d of the %d invitations locked unused were used", slot.ID, tag.RowsAffected(), n)
 		}
 	}
 	if _, err := br.Exec(); err != nil { // the audit rows

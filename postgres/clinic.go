@@ -30,7 +30,7 @@ func (s *Store) UpdateDepartment(ctx context.Context, d booking.Department) (boo
 	return d, translate(err, "department")
 }
 
-// UpdateDoctor changes a doctor's name, department or activity.
+// UpdateDoctor changes a doctor's name, department, activity or profile.
 func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
 	var d booking.Doctor
 	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
@@ -38,13 +38,16 @@ func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpda
 		if err != nil {
 			return nil, err
 		}
+		p := u.ProfileUpdate.Apply(before.Profile)
 		if d, err = scanDoctor(tx.QueryRow(ctx,
 			`UPDATE resources SET name = COALESCE($2, name), department_id = COALESCE($3, department_id),
-			        active = COALESCE($4, active)
-			 WHERE id = $1 RETURNING `+doctorColumns, id, u.Name, u.DepartmentID, u.Active)); err != nil {
+			        active = COALESCE($4, active), title = $5, specialties = $6, languages = $7, bio = $8, consulting_room = $9
+			 WHERE id = $1 RETURNING `+doctorColumns, id, u.Name, u.DepartmentID, u.Active,
+			p.Title, booking.JoinItems(p.Specialties), booking.JoinItems(p.Languages), p.Bio, p.ConsultingRoom)); err != nil {
 			return nil, err
 		}
-		return []booking.AuditEntry{booking.AuditDoctorUpdate(ctx, time.Now(), before, d)}, nil
+		now := time.Now()
+		return append([]booking.AuditEntry{booking.AuditDoctorUpdate(ctx, now, before, d)}, booking.AuditProfile(ctx, now, before, d)...), nil
 	})
 	return d, translate(err, "doctor")
 }
@@ -152,14 +155,14 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 const policyColumns = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
 	refund_full_hours, refund_partial_percent, refund_partial_hours,
 	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, require_national_id,
-	queue_notify_ahead`
+	queue_notify_ahead, walk_ins_per_slot, public_opening_summary`
 
 // policyFields are the fields of p in the order of policyColumns.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
 		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.RequireNationalID,
-		&p.QueueNotifyAhead}
+		&p.QueueNotifyAhead, &p.WalkInsPerSlot, &p.PublicOpeningSummary}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -182,11 +185,11 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 			cancel_cutoff_hours = $3, no_show_limit = $4, no_show_block_days = $5,
 			refund_full_hours = $6, refund_partial_percent = $7, refund_partial_hours = $8,
 			check_in_before_minutes = $9, check_in_after_minutes = $10, no_show_grace_minutes = $11, queue_skip_calls = $12, max_people = $13,
-			require_national_id = $14, queue_notify_ahead = $15 WHERE id = 1`,
+			require_national_id = $14, queue_notify_ahead = $15, walk_ins_per_slot = $16, public_opening_summary = $17 WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours,
 			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.RequireNationalID,
-			p.QueueNotifyAhead); err != nil {
+			p.QueueNotifyAhead, p.WalkInsPerSlot, p.PublicOpeningSummary); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditPolicy(ctx, time.Now(), before, p)}, nil
@@ -274,7 +277,11 @@ const (
 	WHERE cp.id = 1`
 	sqlSlotPolicy = sqlPolicyCols + sqlPolicyFrom
 	sqlBookPolicy = sqlPolicyCols + `,
-		(SELECT o.id FROM openings o WHERE o.schedule_id = s.schedule_id AND o.opens_at = s.opens_at)` + sqlPolicyFrom
+		(SELECT o.id FROM openings o WHERE o.schedule_id = s.schedule_id AND o.opens_at = s.opens_at),
+		` + sqlRuleCols + `
+	FROM clinic_policy cp LEFT JOIN slots s ON s.id = $1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
+	LEFT JOIN eligibility_rules er ON er.schedule_id = s.schedule_id
+	WHERE cp.id = 1`
 )
 
 // scanPolicy reads sqlSlotPolicy's row as the slot's policy.
@@ -288,20 +295,22 @@ func scanPolicy(r pgx.Row) (booking.Policy, error) {
 	return p.With(o), err
 }
 
-// scanBookPolicy reads sqlBookPolicy's row: the slot's policy and opening
-// (0 for none).
-func scanBookPolicy(r pgx.Row) (booking.Policy, int64, error) {
+// scanBookPolicy reads sqlBookPolicy's row into rd: the slot's policy,
+// opening (0 for none) and eligibility rule (nil for none).
+func scanBookPolicy(r pgx.Row, rd *booking.BookReads) error {
 	var p booking.Policy
 	var o booking.PolicyOverride
 	var opening *int64
-	err := r.Scan(&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
+	var rule ruleRow
+	err := r.Scan(append([]any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
 		&o.MaxActive, &o.MaxPerDay, &o.CancelCutoffHours, &o.NoShowLimit, &o.NoShowBlockDays,
-		&o.RefundFullHours, &o.RefundPartialPercent, &o.RefundPartialHours, &opening)
-	if opening == nil {
-		return p.With(o), 0, err
+		&o.RefundFullHours, &o.RefundPartialPercent, &o.RefundPartialHours, &opening}, rule.dest()...)...)
+	rd.Policy, rd.OpeningID, rd.Rule = p.With(o), 0, rule.rule()
+	if opening != nil {
+		rd.OpeningID = *opening
 	}
-	return p.With(o), *opening, err
+	return err
 }
 
 // cancelCutoff is the cancel cutoff of appointment id's slot for a patient.

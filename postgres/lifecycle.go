@@ -626,13 +626,16 @@ const (
 	// for a merge join, over ten times the pages of the sequential scan.
 	// Places kept for the waitlist (offer_pending) are taken places too,
 	// and so are the further places of active visits (appointment_places).
+	// A slot may exceed its capacity by its walk-in allowance and no more.
 	sqlCounterMismatches = `SELECT s.id, s.capacity, s.booked_count, COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending
 		FROM slots s LEFT JOIN (
 			SELECT slot_id, count(*)::integer AS n FROM appointments
 			WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id) c ON c.slot_id = s.id
 		LEFT JOIN (` + sqlVisitPlaces + ` GROUP BY p.slot_id) v ON v.slot_id = s.id
 		WHERE s.booked_count <> COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending
-		   OR COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending > s.capacity`
+		   OR COALESCE(c.n, 0) + COALESCE(v.n, 0) + s.offer_pending > s.capacity + s.walk_ins`
+	// sqlWalkIns counts the active walk-ins, through appointments_walk_in_active.
+	sqlWalkIns = `SELECT count(*)::integer FROM appointments WHERE walk_in AND status IN ` + booking.ActiveSQL
 	// sqlVisitPlaces counts active visits' further places per slot.
 	sqlVisitPlaces = `SELECT p.slot_id, count(*)::integer AS n FROM appointment_places p
 			JOIN appointments a ON a.id = p.appointment_id WHERE a.status IN ` + booking.ActiveSQL
@@ -660,7 +663,7 @@ const (
 	// statement of its own, so it sees everything committed before the
 	// locks were granted; every change of a counter or of an appointment's
 	// activity holds the slot's lock, so the count is exact), then set.
-	sqlLockSlots   = `SELECT id, capacity, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	sqlLockSlots   = `SELECT id, capacity + walk_ins, booked_count FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	sqlCountActive = `SELECT s.id, (SELECT count(*) FROM appointments a
 			WHERE a.slot_id = s.id AND a.status IN ` + booking.ActiveSQL + `)::integer + s.offer_pending
 		     + (SELECT count(*) FROM appointment_places p JOIN appointments a ON a.id = p.appointment_id
@@ -689,6 +692,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	b.Queue(sqlPaymentConflicts, reportLimit)
 	b.Queue(sqlUnrefundedCancels, reportLimit)
 	b.Queue(sqlBrokenSeries, reportLimit)
+	b.Queue(sqlWalkIns)
 	if err := readReport(s.pool.SendBatch(ctx, b), &rep); err != nil {
 		return booking.Reconciliation{}, translate(err, "")
 	}
@@ -705,13 +709,13 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 		b.Queue(sqlLockSlots, ids)
 		b.Queue(sqlCountActive, ids)
 		br := tx.SendBatch(ctx, b)
-		type counter struct{ capacity, booked int }
+		type counter struct{ limit, booked int }
 		locked := map[int64]counter{}
 		var order []int64
 		var id int64
 		var c counter
 		rows, _ := br.Query()
-		_, err := pgx.ForEachRow(rows, []any{&id, &c.capacity, &c.booked}, func() error {
+		_, err := pgx.ForEachRow(rows, []any{&id, &c.limit, &c.booked}, func() error {
 			locked[id] = c
 			order = append(order, id)
 			return nil
@@ -732,7 +736,7 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 		var setN []int32
 		for _, id := range order {
 			c := locked[id]
-			if r, ok := booking.RepairCounter(id, c.capacity, c.booked, active[id]); ok {
+			if r, ok := booking.RepairCounter(id, c.limit, c.booked, active[id]); ok {
 				setIDs, setN = append(setIDs, id), append(setN, int32(r.To))
 				rep.Repaired = append(rep.Repaired, r)
 			}
@@ -814,5 +818,8 @@ func readReport(br pgx.BatchResults, rep *booking.Reconciliation) (err error) {
 	rows, _ = br.Query()
 	broken, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 	rep.BrokenSeries = append(rep.BrokenSeries, broken...)
-	return err
+	if err != nil {
+		return err
+	}
+	return br.QueryRow().Scan(&rep.WalkIns)
 }

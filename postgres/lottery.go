@@ -17,20 +17,20 @@ import (
 // reads and writes.
 
 const lotteryColumns = `lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group,
-	seed, seed_commitment, drawn_at`
+	selection_window_minutes, seed, seed_commitment, drawn_at`
 
 // lotteryRow scans lotteryColumns.
 type lotteryRow struct {
-	on             bool
-	opens, closes  *time.Time
-	minutes, group int
-	seed           []byte
-	commitment     *string
-	drawn          *time.Time
+	on                     bool
+	opens, closes          *time.Time
+	minutes, group, window int
+	seed                   []byte
+	commitment             *string
+	drawn                  *time.Time
 }
 
 func (l *lotteryRow) dest() []any {
-	return []any{&l.on, &l.opens, &l.closes, &l.minutes, &l.group, &l.seed, &l.commitment, &l.drawn}
+	return []any{&l.on, &l.opens, &l.closes, &l.minutes, &l.group, &l.window, &l.seed, &l.commitment, &l.drawn}
 }
 
 func (l *lotteryRow) lottery() *booking.Lottery {
@@ -38,7 +38,7 @@ func (l *lotteryRow) lottery() *booking.Lottery {
 		return nil
 	}
 	out := &booking.Lottery{RegistrationOpensAt: l.opens.UTC(), RegistrationClosesAt: l.closes.UTC(),
-		SelectionMinutes: l.minutes, SelectionGroup: l.group, Seed: l.seed, Commitment: *l.commitment}
+		SelectionMinutes: l.minutes, SelectionGroup: l.group, WindowMinutes: l.window, Seed: l.seed, Commitment: *l.commitment}
 	if l.drawn != nil {
 		d := l.drawn.UTC()
 		out.DrawnAt = &d
@@ -49,27 +49,32 @@ func (l *lotteryRow) lottery() *booking.Lottery {
 // lotteryArgs are the INSERT's values of lotteryColumns but drawn_at.
 func lotteryArgs(l *booking.Lottery) []any {
 	if l == nil {
-		return []any{false, nil, nil, 0, 1, nil, nil}
+		return []any{false, nil, nil, 0, 1, 0, nil, nil}
 	}
 	return []any{true, micro(l.RegistrationOpensAt), micro(l.RegistrationClosesAt), l.SelectionMinutes, l.SelectionGroup,
-		l.Seed, booking.Commit(l.Seed)}
+		l.WindowMinutes, l.Seed, booking.Commit(l.Seed)}
 }
 
-const registrationColumns = `id, round_id, patient_id, created_at, position, selection_at`
+const registrationColumns = `id, round_id, patient_id, created_at, position, selection_at, selection_ends_at`
 
 func scanRegistration(row pgx.Row) (booking.Registration, error) {
 	var r booking.Registration
 	var pos *int
-	err := row.Scan(&r.ID, &r.RoundID, &r.PatientID, &r.CreatedAt, &pos, &r.SelectionAt)
+	err := row.Scan(&r.ID, &r.RoundID, &r.PatientID, &r.CreatedAt, &pos, &r.SelectionAt, &r.SelectionEndsAt)
 	r.CreatedAt = r.CreatedAt.UTC()
 	if pos != nil {
 		r.Position = *pos
 	}
-	if r.SelectionAt != nil {
-		t := r.SelectionAt.UTC()
-		r.SelectionAt = &t
-	}
+	r.SelectionAt, r.SelectionEndsAt = utcOrNil(r.SelectionAt), utcOrNil(r.SelectionEndsAt)
 	return r, err
+}
+
+func utcOrNil(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
 }
 
 // Register registers patientID in the round's lottery. The round's row is
@@ -157,13 +162,13 @@ func (s *Store) DrawLottery(ctx context.Context, roundID int64, now time.Time) (
 			return err
 		}
 		order := booking.DrawOrder(r.Lottery.Seed, ids)
-		at := make([]time.Time, len(order))
+		at, ends := make([]time.Time, len(order)), make([]*time.Time, len(order))
 		for k := range order {
-			at[k] = r.Lottery.SelectionAt(r, k+1)
+			at[k], ends[k] = r.Lottery.SelectionAt(r, k+1), r.Lottery.SelectionEndsAt(r, k+1)
 		}
-		if _, err := tx.Exec(ctx, `UPDATE round_registrations g SET position = v.pos, selection_at = v.at
-			FROM unnest($2::bigint[], $3::timestamptz[]) WITH ORDINALITY AS v(id, at, pos)
-			WHERE g.id = v.id AND g.round_id = $1`, roundID, order, at); err != nil {
+		if _, err := tx.Exec(ctx, `UPDATE round_registrations g SET position = v.pos, selection_at = v.at, selection_ends_at = v.ends
+			FROM unnest($2::bigint[], $3::timestamptz[], $4::timestamptz[]) WITH ORDINALITY AS v(id, at, ends, pos)
+			WHERE g.id = v.id AND g.round_id = $1`, roundID, order, at, ends); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE rounds SET drawn_at = $2 WHERE id = $1`, roundID, now); err != nil {

@@ -268,7 +268,7 @@ func (s *Store) AdmitOpening(ctx context.Context, r booking.AdmitRequest) (booki
 // its slots ($1 schedule, $2 opening time) and its admitted ($3 opening)
 // since $4 without an active booking of one.
 const openingRoomSQL = `SELECT
-	(SELECT coalesce(sum(capacity - booked_count), 0) FROM slots WHERE schedule_id = $1 AND opens_at = $2 AND status = 'OPEN'),
+	(SELECT coalesce(sum(GREATEST(capacity - booked_count, 0)), 0) FROM slots WHERE schedule_id = $1 AND opens_at = $2 AND status = 'OPEN'),
 	(SELECT count(*) FROM opening_queue q WHERE q.opening_id = $3 AND q.admitted_at > $4
 	  AND NOT EXISTS (SELECT 1 FROM appointments a JOIN slots t ON t.id = a.slot_id
 	    WHERE a.patient_id = q.patient_id AND t.schedule_id = $1 AND t.opens_at = $2 AND a.status IN ` + booking.ActiveSQL + `))`
@@ -294,7 +294,7 @@ func (s *Store) OpeningFacts(ctx context.Context, openingID int64) (booking.Open
 		return f, err
 	}
 	f.Opening = o
-	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(capacity), 0), coalesce(sum(booked_count), 0),
+	if err := s.pool.QueryRow(ctx, `SELECT coalesce(sum(capacity), 0), coalesce(sum(LEAST(booked_count, capacity)), 0),
 		(SELECT min(a.created_at) FROM appointments a JOIN slots t ON t.id = a.slot_id
 		  WHERE t.schedule_id = $1 AND t.opens_at = $2 AND a.status IN `+booking.ActiveSQL+`),
 		(SELECT max(a.created_at) FROM appointments a JOIN slots t ON t.id = a.slot_id

@@ -276,7 +276,11 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 		if err != nil {
 			return nil, err
 		}
-		// The patient's calendar link and tokens end with the erasure.
+		// The patient's calendar link and tokens, and their cohort tags
+		// (a group they belong to says something of them), end with the erasure.
+		if _, err := tx.Exec(ctx, `DELETE FROM patient_cohorts WHERE patient_id = $1`, id); err != nil {
+			return nil, err
+		}
 		if _, err := tx.Exec(ctx, `DELETE FROM calendar_tokens WHERE patient_id = $1`, id); err != nil {
 			return nil, err
 		}

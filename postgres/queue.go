@@ -102,8 +102,28 @@ func (s *Store) QueueDay(ctx context.Context, r booking.QueueRange) (booking.Que
 		return booking.QueueDay{}, translate(err, "")
 	}
 	d, err := readQueueDay(ctx, s.pool, r, calls)
+	if err != nil {
+		return d, translate(err, "")
+	}
+	rows, err := s.pool.Query(ctx, sqlQueueDone, r.DoctorID, day, booking.MaxPaceSamples)
+	if err == nil {
+		var us []int64
+		us, err = pgx.CollectRows(rows, pgx.RowTo[int64])
+		for _, u := range us {
+			d.Done = append(d.Done, time.Duration(u)*time.Microsecond)
+		}
+	}
 	return d, translate(err, "")
 }
+
+// sqlQueueDone reads the lengths (start, or call when never started, to
+// completion) of doctor $1's latest $3 completed consultations of day $2,
+// newest first, in microseconds. A COMPLETED appointment's updated_at is its completion:
+// the status is final.
+const sqlQueueDone = `SELECT (extract(epoch FROM a.updated_at - coalesce(q.started_at, q.called_at)) * 1000000)::bigint
+	FROM queue_steps q JOIN appointments a ON a.id = q.appointment_id
+	WHERE q.doctor_id = $1 AND q.day = $2 AND a.status = ` + booking.StatusCompletedSQL + `
+	ORDER BY a.updated_at DESC LIMIT $3`
 
 // CallNext calls the doctor's next patient (booking.QueueStore), decided
 // by booking.DecideCall with the day locked.

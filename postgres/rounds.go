@@ -85,8 +85,8 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	out, err := createAudited(s, ctx, booking.EntityRound, scanRound,
 		func(r booking.Round) (int64, any) { return r.ID, map[string]any{"state": r.State, "quota": r.Quota} },
 		`INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state,
-			lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group, seed, seed_commitment)
-		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT', $7, $8, $9, $10, $11, $12, $13) RETURNING `+roundColumns,
+			lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group, selection_window_minutes, seed, seed_commitment)
+		VALUES ($1, $2, $3, $4, $5, $6, 'DRAFT', $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+roundColumns,
 		append([]any{r.Name, micro(r.OpensAt), micro(r.ClosesAt), micro(r.TermStart), micro(r.TermEnd), r.Quota}, lotteryArgs(r.Lottery)...)...)
 	return out, translate(err, "")
 }
@@ -272,6 +272,14 @@ func (s *Store) SubmitApplication(ctx context.Context, a booking.Application, no
 func (s *Store) GetApplication(ctx context.Context, id int64) (booking.Application, error) {
 	a, err := scanApplication(s.pool.QueryRow(ctx, `SELECT `+appColumns+` FROM round_applications WHERE id = $1`, id))
 	return a, translate(err, "application")
+}
+
+// ListApplications lists q's applications through round_applications_queue_idx.
+func (s *Store) ListApplications(ctx context.Context, q booking.ApplicationQuery) ([]booking.Application, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+appColumns+` FROM round_applications
+		WHERE round_id = $1 AND status = $2 AND id > $3 ORDER BY id LIMIT $4`, q.RoundID, string(q.Status), q.AfterID, q.Limit)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Application, error) { return scanApplication(r) })
+	return out, translate(err, "")
 }
 
 // PendingRounds lists the rounds with PENDING applications, by id.

@@ -91,13 +91,23 @@ var errSeriesRefused = errors.New("postgres: series refused")
 // tried again.
 func (s *Store) BookSeries(ctx context.Context, r booking.SeriesRequest, now time.Time) (booking.SeriesResult, error) {
 	now = now.UTC().Truncate(time.Microsecond)
+	return s.seriesTx(ctx, func(tx pgx.Tx) (booking.SeriesResult, error, error) { return s.bookSeriesIn(ctx, tx, r, now) },
+		"series_bookings_patient_key_key")
+}
+
+// seriesTx runs one series write (in, answering its result, the refusal of
+// a dose refused, and an error) in a transaction, rolled back on a
+// refusal. A deadlock (with a transaction that locks slots otherwise) is
+// tried again, and so is the same key committed meanwhile (a dose's
+// ConPatientKey, or keyConstraint): then answered as its retry.
+func (s *Store) seriesTx(ctx context.Context, in func(pgx.Tx) (booking.SeriesResult, error, error), keyConstraint string) (booking.SeriesResult, error) {
 	var err error
 	for range 3 {
 		var res booking.SeriesResult
 		var refusal error
 		err = s.inTx(ctx, func(tx pgx.Tx) error {
 			var err error
-			res, refusal, err = s.bookSeriesIn(ctx, tx, r, now)
+			res, refusal, err = in(tx)
 			if err == nil && refusal != nil {
 				return errSeriesRefused
 			}
@@ -108,10 +118,10 @@ func (s *Store) BookSeries(ctx context.Context, r booking.SeriesRequest, now tim
 			return booking.SeriesResult{}, refusal
 		case err == nil:
 			return res, nil
-		case c == booking.ConPatientKey || c == "series_bookings_patient_key_key":
-			continue // the same key committed meanwhile: answered as its retry
+		case c == booking.ConPatientKey || keyConstraint != "" && c == keyConstraint:
+			continue
 		case c == "" && retryAlone(err):
-			continue // a deadlock
+			continue
 		default:
 			return booking.SeriesResult{}, translate(err, "")
 		}

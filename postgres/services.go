@@ -249,7 +249,9 @@ func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.
 		Scan(&rd.Missing, &rd.Holding, &rd.Overlapping); err != nil {
 		return rd, err
 	}
-	if rd.Policy, rd.OpeningID, err = scanBookPolicy(tx.QueryRow(ctx, sqlBookPolicy, first.ID)); err != nil {
+	var br booking.BookReads
+	err = scanBookPolicy(tx.QueryRow(ctx, sqlBookPolicy, first.ID), &br)
+	if rd.Policy, rd.OpeningID = br.Policy, br.OpeningID; err != nil {
 		return rd, err
 	}
 	var last *time.Time

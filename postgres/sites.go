@@ -11,11 +11,11 @@ import (
 
 // The clinic's sites (booking/sites.go).
 
-const siteColumns = `id, name, address, lat, lon, timezone, phone, created_at`
+const siteColumns = `id, name, address, lat, lon, timezone, phone, opening_hours, created_at`
 
 func scanSite(r pgx.Row) (booking.Site, error) {
 	var v booking.Site
-	err := r.Scan(&v.ID, &v.Name, &v.Address, &v.Lat, &v.Lon, &v.TimeZone, &v.Phone, &v.CreatedAt)
+	err := r.Scan(&v.ID, &v.Name, &v.Address, &v.Lat, &v.Lon, &v.TimeZone, &v.Phone, &v.OpeningHours, &v.CreatedAt)
 	v.CreatedAt = v.CreatedAt.UTC()
 	return v, err
 }
@@ -30,9 +30,9 @@ func (s *Store) CreateSite(ctx context.Context, v booking.Site) (booking.Site, e
 	}
 	v.CreatedAt = micro(v.CreatedAt)
 	err := s.audited(ctx, func(tx pgx.Tx) ([]booking.AuditEntry, error) {
-		if err := tx.QueryRow(ctx, `INSERT INTO sites (name, address, lat, lon, timezone, phone, created_at)
-			VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id`, v.Name, v.Address, v.Lat, v.Lon, v.TimeZone, v.Phone,
-			v.CreatedAt).Scan(&v.ID); err != nil {
+		if err := tx.QueryRow(ctx, `INSERT INTO sites (name, address, lat, lon, timezone, phone, opening_hours, created_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`, v.Name, v.Address, v.Lat, v.Lon, v.TimeZone, v.Phone,
+			v.OpeningHours, v.CreatedAt).Scan(&v.ID); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditSite(ctx, v.CreatedAt, nil, v)}, nil
@@ -57,7 +57,8 @@ func (s *Store) UpdateSite(ctx context.Context, id int64, u booking.SiteUpdate) 
 			return nil, err
 		}
 		if _, err := tx.Exec(ctx, `UPDATE sites SET name = $2, address = $3, lat = $4, lon = $5, timezone = $6, phone = $7,
-			from_settings = false WHERE id = $1`, id, v.Name, v.Address, v.Lat, v.Lon, v.TimeZone, v.Phone); err != nil {
+			opening_hours = $8, from_settings = false WHERE id = $1`, id, v.Name, v.Address, v.Lat, v.Lon, v.TimeZone, v.Phone,
+			v.OpeningHours); err != nil {
 			return nil, err
 		}
 		return []booking.AuditEntry{booking.AuditSite(ctx, time.Now(), &before, v)}, nil
@@ -101,4 +102,26 @@ func (s *Store) FillFirstSite(ctx context.Context, v booking.Site) (bool, error)
 		return false, translate(err, "")
 	}
 	return tag.RowsAffected() > 0, nil
+}
+
+// ListSitesNear lists the sites with a position by great-circle distance
+// (haversine, booking.EarthRadiusKm) from the point, ties by id.
+func (s *Store) ListSitesNear(ctx context.Context, q booking.SitesNear) ([]booking.SiteDistance, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT `+siteColumns+`, 2 * $3::float8 * asin(sqrt(least(1,
+			power(sin(radians(lat - $1) / 2), 2) + cos(radians($1)) * cos(radians(lat)) * power(sin(radians(lon - $2) / 2), 2)))) AS km
+		FROM sites WHERE lat IS NOT NULL ORDER BY km, id LIMIT NULLIF($4, 0) OFFSET $5`,
+		q.Lat, q.Lon, booking.EarthRadiusKm, q.Limit, q.Skip)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.SiteDistance, error) {
+		var v booking.SiteDistance
+		err := r.Scan(&v.ID, &v.Name, &v.Address, &v.Lat, &v.Lon, &v.TimeZone, &v.Phone, &v.OpeningHours, &v.CreatedAt, &v.DistanceKm)
+		v.CreatedAt = v.CreatedAt.UTC()
+		return v, err
+	})
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
 }

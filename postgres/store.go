@@ -239,12 +239,16 @@ func (s *Store) ListDepartmentsBy(ctx context.Context, f booking.DepartmentFilte
 	return ds, translate(err, "")
 }
 
-const doctorColumns = `id, name, department_id, timezone, active, created_at`
+const doctorColumns = `id, name, department_id, timezone, active, created_at, title, specialties, languages, bio,
+	consulting_room, COALESCE((SELECT etag FROM doctor_photos WHERE doctor_id = resources.id), '')`
 
 func scanDoctor(r pgx.Row) (booking.Doctor, error) {
 	var d booking.Doctor
-	err := r.Scan(&d.ID, &d.Name, &d.DepartmentID, &d.TimeZone, &d.Active, &d.CreatedAt)
+	var specialties, languages string
+	err := r.Scan(&d.ID, &d.Name, &d.DepartmentID, &d.TimeZone, &d.Active, &d.CreatedAt,
+		&d.Title, &specialties, &languages, &d.Bio, &d.ConsultingRoom, &d.Photo)
 	d.CreatedAt = d.CreatedAt.UTC()
+	d.Specialties, d.Languages = booking.SplitItems(specialties), booking.SplitItems(languages)
 	return d, err
 }
 

@@ -137,7 +137,7 @@ func (in inspector) BlockSlot(t testing.TB, slotID int64) func() {
 
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()
-	rows, _ := in.pool.Query(context.Background(), `SELECT id, capacity, booked_count - offer_pending - (SELECT count(*) FROM appointment_places p
+	rows, _ := in.pool.Query(context.Background(), `SELECT id, capacity + walk_ins, booked_count - offer_pending - (SELECT count(*) FROM appointment_places p
 		JOIN appointments a ON a.id = p.appointment_id WHERE p.slot_id = slots.id AND a.status IN `+booking.ActiveSQL+`) FROM slots`)
 	m := map[int64][2]int{}
 	var id int64

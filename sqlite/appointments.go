@@ -12,7 +12,8 @@ import (
 
 // apptCols selects an appointment with its doctor (the slot's resource).
 const apptCols = `a.id, a.slot_id, s.resource_id, a.patient_id, a.status, a.queue_no, a.start_at, a.end_at,
-	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, a.round_id, a.service_id`
+	a.hold_expires_at, a.created_at, a.updated_at, a.idempotency_key, a.fingerprint, a.round_id, a.service_id,
+	a.walk_in, coalesce(a.walk_in_reason, '')`
 
 const apptFrom = ` FROM appointments a JOIN slots s ON s.id = a.slot_id `
 
@@ -22,7 +23,8 @@ func scanAppt(sc interface{ Scan(...any) error }) (booking.Appointment, error) {
 	var hold, round, service sql.NullInt64
 	var status string
 	if err := sc.Scan(&a.ID, &a.SlotID, &a.DoctorID, &a.PatientID, &status, &a.QueueNumber, &start, &end,
-		&hold, &created, &updated, &a.IdempotencyKey, &a.Fingerprint, &round, &service); err != nil {
+		&hold, &created, &updated, &a.IdempotencyKey, &a.Fingerprint, &round, &service,
+		&a.WalkIn, &a.WalkInReason); err != nil {
 		return a, err
 	}
 	a.RoundID, a.ServiceID = round.Int64, service.Int64

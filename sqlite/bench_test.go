@@ -17,3 +17,9 @@ func BenchmarkBook(b *testing.B) {
 func BenchmarkListDay(b *testing.B) {
 	storetest.BenchListDay(b, func(t testing.TB) booking.Store { return newStore(t) })
 }
+
+// BenchmarkEligibility: a booking's cost with a campaign's rule off and on,
+// `go test -run '^$' -bench Eligibility -benchtime 2000x ./sqlite/`.
+func BenchmarkEligibility(b *testing.B) {
+	storetest.BenchEligibility(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

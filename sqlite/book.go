@@ -51,8 +51,9 @@ var (
 		                   AND o.slot_id <> ?2 AND o.start_at < ?3 AND o.end_at > ?4),
 		        coalesce((SELECT used FROM round_quotas WHERE round_id = ?5 AND patient_id = p.value), 0),
 		        EXISTS (SELECT 1 FROM patients WHERE id = p.value AND NOT active),
-		        (SELECT selection_at FROM round_registrations WHERE round_id = ?5 AND patient_id = p.value)
-		   FROM (SELECT DISTINCT value FROM json_each(?1)) p`
+		        g.selection_at, g.selection_ends_at
+		   FROM (SELECT DISTINCT value FROM json_each(?1)) p
+		   LEFT JOIN round_registrations g ON g.round_id = ?5 AND g.patient_id = p.value`
 	// takeQuotaSQL counts the new allocations in the round (one per
 	// patient: a batch is one slot), patients in ascending id order. It is
 	// the batch's last statement, and round_quotas_within_quota its last
@@ -79,7 +80,7 @@ var (
 
 // bookSQL lists them for the cache.
 var bookSQL = []string{slotStateSQL, takenQueueSQL, keyLookupSQL, checkPatientsSQL, staleHoldsSQL, takePlacesSQL,
-	insertOneSQL, reclaimSQL, takeQuotaSQL, bookPolicySQL, resourceZoneSQL, patientLoadSQL}
+	insertOneSQL, reclaimSQL, takeQuotaSQL, bookPolicySQL, resourceZoneSQL, patientLoadSQL, personsSQL, invitationsSQL, useInvitationSQL}
 
 // readState reads the slot, its round (nil for an ordinary slot) and its
 // top queue number into rd.
@@ -285,7 +286,7 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 				return nil, nil, err
 			}
 			if rd.Round == nil {
-				if err := patientLoad(ctx, q, &rd, reqs, now); err != nil {
+				if err := s.patientLoad(ctx, q, &rd, reqs, now); err != nil {
 					return nil, nil, err
 				}
 				if err := waiting(ctx, q, &rd, reqs); err != nil {
@@ -327,6 +328,9 @@ func (s *Store) decideInTx(ctx context.Context, tx *sql.Tx, slotID int64, reqs [
 			if err := takeQuota(ctx, q, rd.Round, reqs, d.Winners); err != nil {
 				return nil, nil, err
 			}
+		}
+		if err := useInvitations(ctx, q, s.keys, d.InvitationsUsed(ids), now); err != nil {
+			return nil, nil, err
 		}
 		if len(d.Fulfilled) > 0 {
 			ids, _ := json.Marshal(d.Fulfilled)
@@ -478,7 +482,7 @@ func keyLookup(ctx context.Context, q querier, reqs []booking.BookRequest) (map[
 // slot, how many allocations round_quotas counts for it.
 func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest) error {
 	rd.Missing, rd.ActiveHere, rd.Overlapping, rd.Used = map[int64]bool{}, map[int64]bool{}, map[int64]bool{}, map[int64]int{}
-	rd.Load, rd.Turns = map[int64]booking.PatientLoad{}, map[int64]time.Time{}
+	rd.Load, rd.Turns = map[int64]booking.PatientLoad{}, map[int64]booking.Turn{}
 	patients := make([]int64, len(reqs))
 	for k, r := range reqs {
 		patients[k] = r.PatientID
@@ -498,12 +502,12 @@ func checkPatients(ctx context.Context, q querier, rd *booking.BookReads, reqs [
 		var p int64
 		var missing, here, overlapping, inactive bool
 		var used int
-		var turn sql.NullInt64
-		if err := rows.Scan(&p, &missing, &here, &overlapping, &used, &inactive, &turn); err != nil {
+		var turn, ends sql.NullInt64
+		if err := rows.Scan(&p, &missing, &here, &overlapping, &used, &inactive, &turn, &ends); err != nil {
 			return err
 		}
 		if turn.Valid {
-			rd.Turns[p] = fromTS(turn.Int64)
+			rd.Turns[p] = booking.Turn{From: fromTS(turn.Int64), Until: optTS(ends)}
 		}
 		rd.Missing[p], rd.ActiveHere[p], rd.Overlapping[p], rd.Used[p] = missing, here, overlapping, used
 		// A round's slot reads no PatientLoad (its quota governs), but a

@@ -87,19 +87,24 @@ func (s *Store) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doc
 		return booking.Doctor{}, mapErr(err, "department")
 	}
 	d.Active = true
+	d.Profile = booking.Profile{Specialties: []string{}, Languages: []string{}} // written by UpdateProfile alone
 	return d, nil
 }
 
-const doctorCols = `id, name, department_id, timezone, active, created_at`
+const doctorCols = `id, name, department_id, timezone, active, created_at, title, specialties, languages, bio,
+	consulting_room, coalesce((SELECT etag FROM doctor_photos WHERE doctor_id = resources.id), '')`
 
 func scanDoctor(sc interface{ Scan(...any) error }) (booking.Doctor, error) {
 	var d booking.Doctor
 	var dept sql.NullInt64
 	var created int64
-	if err := sc.Scan(&d.ID, &d.Name, &dept, &d.TimeZone, &d.Active, &created); err != nil {
+	var specialties, languages string
+	if err := sc.Scan(&d.ID, &d.Name, &dept, &d.TimeZone, &d.Active, &created,
+		&d.Title, &specialties, &languages, &d.Bio, &d.ConsultingRoom, &d.Photo); err != nil {
 		return d, err
 	}
 	d.DepartmentID = dept.Int64
+	d.Specialties, d.Languages = booking.SplitItems(specialties), booking.SplitItems(languages)
 	d.CreatedAt = fromTS(created)
 	return d, nil
 }

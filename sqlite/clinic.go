@@ -35,7 +35,7 @@ func (s *Store) UpdateDepartment(ctx context.Context, d booking.Department) (boo
 	return d, nil
 }
 
-// UpdateDoctor changes a doctor's name, department or activity.
+// UpdateDoctor changes a doctor's name, department, activity or profile.
 func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
 	var d booking.Doctor
 	err := s.write(ctx, func(tx *sql.Tx) error {
@@ -48,13 +48,16 @@ func (s *Store) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpda
 		if err != nil {
 			return notFoundAs(err, "doctor")
 		}
+		p := u.ProfileUpdate.Apply(before.Profile)
 		if d, err = scanDoctor(tx.QueryRowContext(ctx,
 			`UPDATE resources SET name = coalesce(?2, name), department_id = coalesce(?3, department_id),
-			        active = coalesce(?4, active)
-			  WHERE id = ?1 RETURNING `+doctorCols, id, u.Name, u.DepartmentID, u.Active)); err != nil {
+			        active = coalesce(?4, active), title = ?5, specialties = ?6, languages = ?7, bio = ?8, consulting_room = ?9
+			  WHERE id = ?1 RETURNING `+doctorCols, id, u.Name, u.DepartmentID, u.Active,
+			p.Title, booking.JoinItems(p.Specialties), booking.JoinItems(p.Languages), p.Bio, p.ConsultingRoom)); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditDoctorUpdate(ctx, time.Now(), before, d))
+		now := time.Now()
+		return writeAudit(ctx, tx, append([]booking.AuditEntry{booking.AuditDoctorUpdate(ctx, now, before, d)}, booking.AuditProfile(ctx, now, before, d)...)...)
 	})
 	if err != nil {
 		return booking.Doctor{}, mapErr(err, "doctor")
@@ -188,14 +191,14 @@ func (s *Store) DeleteFreeSlots(ctx context.Context, scheduleID int64, from time
 const policyCols = `max_active, max_per_day, cancel_cutoff_hours, no_show_limit, no_show_block_days,
 	refund_full_hours, refund_partial_percent, refund_partial_hours,
 	check_in_before_minutes, check_in_after_minutes, no_show_grace_minutes, queue_skip_calls, max_people, require_national_id,
-	queue_notify_ahead`
+	queue_notify_ahead, walk_ins_per_slot, public_opening_summary`
 
 // policyFields are the fields of p in the order of policyCols.
 func policyFields(p *booking.Policy) []any {
 	return []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours, &p.NoShowLimit, &p.NoShowBlockDays,
 		&p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
 		&p.CheckInBeforeMinutes, &p.CheckInAfterMinutes, &p.NoShowGraceMinutes, &p.QueueSkipCalls, &p.MaxPeople, &p.RequireNationalID,
-		&p.QueueNotifyAhead}
+		&p.QueueNotifyAhead, &p.WalkInsPerSlot, &p.PublicOpeningSummary}
 }
 
 // ClinicPolicy returns the clinic's default policy.
@@ -218,11 +221,11 @@ func (s *Store) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.
 			cancel_cutoff_hours = ?, no_show_limit = ?, no_show_block_days = ?,
 			refund_full_hours = ?, refund_partial_percent = ?, refund_partial_hours = ?,
 			check_in_before_minutes = ?, check_in_after_minutes = ?, no_show_grace_minutes = ?, queue_skip_calls = ?, max_people = ?,
-			require_national_id = ?, queue_notify_ahead = ? WHERE id = 1`,
+			require_national_id = ?, queue_notify_ahead = ?, walk_ins_per_slot = ?, public_opening_summary = ? WHERE id = 1`,
 			p.MaxActive, p.MaxPerDay, p.CancelCutoffHours, p.NoShowLimit, p.NoShowBlockDays,
 			p.RefundFullHours, p.RefundPartialPercent, p.RefundPartialHours,
 			p.CheckInBeforeMinutes, p.CheckInAfterMinutes, p.NoShowGraceMinutes, p.QueueSkipCalls, p.MaxPeople, p.RequireNationalID,
-			p.QueueNotifyAhead); err != nil {
+			p.QueueNotifyAhead, p.WalkInsPerSlot, p.PublicOpeningSummary); err != nil {
 			return err
 		}
 		return writeAudit(ctx, tx, booking.AuditPolicy(ctx, time.Now(), before, p))
@@ -241,33 +244,30 @@ const (
 		sc.max_active, sc.max_per_day, sc.cancel_cutoff_hours, sc.no_show_limit, sc.no_show_block_days,
 		sc.refund_full_hours, sc.refund_partial_percent, sc.refund_partial_hours`
 	policyFromSQL = `
-	FROM clinic_policy cp LEFT JOIN slots s ON s.id = ?1 LEFT JOIN schedules sc ON sc.id = s.schedule_id
-	WHERE cp.id = 1`
-	slotPolicySQL = policyColsSQL + policyFromSQL
+	FROM clinic_policy cp LEFT JOIN slots s ON s.id = ?1 LEFT JOIN schedules sc ON sc.id = s.schedule_id`
+	slotPolicySQL = policyColsSQL + policyFromSQL + ` WHERE cp.id = 1`
 	bookPolicySQL = policyColsSQL + `,
-		(SELECT o.id FROM openings o WHERE o.schedule_id = s.schedule_id AND o.opens_at = s.opens_at)` + policyFromSQL
+		(SELECT o.id FROM openings o WHERE o.schedule_id = s.schedule_id AND o.opens_at = s.opens_at),
+		` + ruleColsSQL + policyFromSQL + `
+	LEFT JOIN eligibility_rules er ON er.schedule_id = s.schedule_id WHERE cp.id = 1`
 )
 
 // slotPolicy reads slot slotID's policy.
 func slotPolicy(ctx context.Context, q querier, slotID int64) (booking.Policy, error) {
-	p, _, err := scanSlotPolicy(ctx, q, slotPolicySQL, slotID)
-	return p, err
+	return scanSlotPolicy(ctx, q, slotPolicySQL, slotID)
 }
 
 // scanSlotPolicy reads slot slotID's policy by query, slotPolicySQL or
-// bookPolicySQL (which also gives the slot's opening, 0 for none).
-func scanSlotPolicy(ctx context.Context, q querier, query string, slotID int64) (booking.Policy, int64, error) {
+// bookPolicySQL, whose further columns (the slot's opening and its
+// schedule's eligibility rule) go to extra.
+func scanSlotPolicy(ctx context.Context, q querier, query string, slotID int64, extra ...any) (booking.Policy, error) {
 	var p booking.Policy
 	var o [8]sql.NullInt64
-	var opening sql.NullInt64
-	dest := []any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
+	dest := append([]any{&p.MaxActive, &p.MaxPerDay, &p.CancelCutoffHours,
 		&p.NoShowLimit, &p.NoShowBlockDays, &p.RefundFullHours, &p.RefundPartialPercent, &p.RefundPartialHours,
-		&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]}
-	if query == bookPolicySQL {
-		dest = append(dest, &opening)
-	}
+		&o[0], &o[1], &o[2], &o[3], &o[4], &o[5], &o[6], &o[7]}, extra...)
 	if err := q.QueryRowContext(ctx, query, slotID).Scan(dest...); err != nil {
-		return p, 0, err
+		return p, err
 	}
 	var ov booking.PolicyOverride
 	for k, dst := range []**int{&ov.MaxActive, &ov.MaxPerDay, &ov.CancelCutoffHours, &ov.NoShowLimit, &ov.NoShowBlockDays,
@@ -277,7 +277,7 @@ func scanSlotPolicy(ctx context.Context, q querier, query string, slotID int64) 
 			*dst = &v
 		}
 	}
-	return p.With(ov), opening.Int64, nil
+	return p.With(ov), nil
 }
 
 // resourceZoneSQL reads a resource's zone, for the slot's local day.
@@ -297,9 +297,18 @@ const patientLoadSQL = `SELECT p.id, NOT p.active,
 	FROM patients p WHERE p.id IN (SELECT value FROM json_each(?1))`
 
 // patientLoad reads the policy and the patients' load for an ordinary slot.
-func patientLoad(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest, now time.Time) error {
+func (s *Store) patientLoad(ctx context.Context, q querier, rd *booking.BookReads, reqs []booking.BookRequest, now time.Time) error {
 	var err error
-	if rd.Policy, rd.OpeningID, err = scanSlotPolicy(ctx, q, bookPolicySQL, rd.Slot.ID); err != nil {
+	var opening sql.NullInt64
+	var rule ruleRow
+	if rd.Policy, err = scanSlotPolicy(ctx, q, bookPolicySQL, rd.Slot.ID, append([]any{&opening}, rule.dest()...)...); err != nil {
+		return err
+	}
+	rd.OpeningID = opening.Int64
+	if rd.Rule, err = rule.rule(); err != nil {
+		return err
+	}
+	if err := readEligibility(ctx, s.keys, q, rd, reqs); err != nil {
 		return err
 	}
 	var tz string

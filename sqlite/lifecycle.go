@@ -566,8 +566,9 @@ const reportLimit = 1000
 // mismatchSQL is the reconciliation's one grouped scan: the active rows
 // counted per slot through the partial index on active appointments
 // (appointments_slot_queue_active: slot_id first, only the active rows),
-// merged with every slot's counter. Only disagreeing slots come back.
-// Active visits' further places (appointment_places) are counted too.
+// merged with every slot's counter. Only disagreeing slots come back, and
+// those above their capacity plus their walk-in allowance. Active visits'
+// further places (appointment_places) are counted too.
 const mismatchSQL = `WITH active AS (
 		SELECT slot_id, count(*) AS n FROM appointments
 		 WHERE status IN ` + booking.ActiveSQL + ` GROUP BY slot_id),
@@ -577,8 +578,11 @@ const mismatchSQL = `WITH active AS (
 	SELECT s.id, s.capacity, s.booked_count, coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending AS n
 	  FROM slots s LEFT JOIN active ON active.slot_id = s.id LEFT JOIN places ON places.slot_id = s.id
 	 WHERE s.booked_count <> coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending
-	    OR coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending > s.capacity
+	    OR coalesce(active.n, 0) + coalesce(places.n, 0) + s.offer_pending > s.capacity + s.walk_ins
 	 ORDER BY s.id`
+
+// walkInsSQL counts the active walk-ins, through appointments_walk_in_active.
+const walkInsSQL = `SELECT count(*) FROM appointments WHERE walk_in AND status IN ` + booking.ActiveSQL
 
 // Reconcile builds the invariant report (docs/reliability.md) from one read
 // transaction on the reader pool (a consistent snapshot that never waits
@@ -600,17 +604,17 @@ func (s *Store) Reconcile(ctx context.Context, now time.Time, repair bool) (book
 	err = s.write(ctx, func(tx *sql.Tx) error {
 		rep.Repaired = rep.Repaired[:0]
 		for _, m := range rep.CounterMismatches {
-			var capacity, booked, active int
+			var limit, booked, active int
 			err := tx.QueryRowContext(ctx,
-				`SELECT capacity, booked_count,
+				`SELECT capacity + walk_ins, booked_count,
 				        (SELECT count(*) FROM appointments WHERE slot_id = ?1 AND status IN `+booking.ActiveSQL+`) + offer_pending
 				        + (SELECT count(*) FROM appointment_places p JOIN appointments a ON a.id = p.appointment_id
 				            WHERE p.slot_id = ?1 AND a.status IN `+booking.ActiveSQL+`)
-				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&capacity, &booked, &active)
+				   FROM slots WHERE id = ?1`, m.SlotID).Scan(&limit, &booked, &active)
 			if err != nil {
 				return err
 			}
-			r, ok := booking.RepairCounter(m.SlotID, capacity, booked, active)
+			r, ok := booking.RepairCounter(m.SlotID, limit, booked, active)
 			if !ok {
 				continue
 			}
@@ -705,6 +709,9 @@ func (s *Store) reconcileReport(ctx context.Context, now time.Time) (booking.Rec
 		rep.PaymentConflicts = append(rep.PaymentConflicts, c)
 		return nil
 	}); err != nil {
+		return rep, err
+	}
+	if err := tx.QueryRowContext(ctx, walkInsSQL).Scan(&rep.WalkIns); err != nil {
 		return rep, err
 	}
 	// SQLite's JSON array length is json_array_length (PostgreSQL: jsonb_array_length).

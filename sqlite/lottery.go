@@ -15,19 +15,19 @@ import (
 // PostgreSQL orders with the round's row lock.
 
 const lotteryCols = `lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group,
-	seed, seed_commitment, drawn_at`
+	selection_window_minutes, seed, seed_commitment, drawn_at`
 
 // lotteryRow scans lotteryCols.
 type lotteryRow struct {
-	on                   bool
-	opens, closes, drawn sql.NullInt64
-	minutes, group       int
-	seed                 []byte
-	commitment           sql.NullString
+	on                     bool
+	opens, closes, drawn   sql.NullInt64
+	minutes, group, window int
+	seed                   []byte
+	commitment             sql.NullString
 }
 
 func (l *lotteryRow) dest() []any {
-	return []any{&l.on, &l.opens, &l.closes, &l.minutes, &l.group, &l.seed, &l.commitment, &l.drawn}
+	return []any{&l.on, &l.opens, &l.closes, &l.minutes, &l.group, &l.window, &l.seed, &l.commitment, &l.drawn}
 }
 
 func (l *lotteryRow) lottery() *booking.Lottery {
@@ -35,7 +35,7 @@ func (l *lotteryRow) lottery() *booking.Lottery {
 		return nil
 	}
 	out := &booking.Lottery{RegistrationOpensAt: fromTS(l.opens.Int64), RegistrationClosesAt: fromTS(l.closes.Int64),
-		SelectionMinutes: l.minutes, SelectionGroup: l.group, Seed: l.seed, Commitment: l.commitment.String}
+		SelectionMinutes: l.minutes, SelectionGroup: l.group, WindowMinutes: l.window, Seed: l.seed, Commitment: l.commitment.String}
 	if l.drawn.Valid {
 		d := fromTS(l.drawn.Int64)
 		out.DrawnAt = &d
@@ -58,26 +58,23 @@ func normalLottery(l *booking.Lottery) *booking.Lottery {
 // lotteryArgs are the INSERT's values of lotteryCols but drawn_at.
 func lotteryArgs(l *booking.Lottery) []any {
 	if l == nil {
-		return []any{false, nil, nil, 0, 1, nil, nil}
+		return []any{false, nil, nil, 0, 1, 0, nil, nil}
 	}
 	return []any{true, ts(l.RegistrationOpensAt), ts(l.RegistrationClosesAt), l.SelectionMinutes, l.SelectionGroup,
-		l.Seed, booking.Commit(l.Seed)}
+		l.WindowMinutes, l.Seed, booking.Commit(l.Seed)}
 }
 
-const registrationCols = `id, round_id, patient_id, created_at, position, selection_at`
+const registrationCols = `id, round_id, patient_id, created_at, position, selection_at, selection_ends_at`
 
 func scanRegistration(sc interface{ Scan(...any) error }) (booking.Registration, error) {
 	var r booking.Registration
 	var created int64
-	var pos, at sql.NullInt64
-	if err := sc.Scan(&r.ID, &r.RoundID, &r.PatientID, &created, &pos, &at); err != nil {
+	var pos, at, ends sql.NullInt64
+	if err := sc.Scan(&r.ID, &r.RoundID, &r.PatientID, &created, &pos, &at, &ends); err != nil {
 		return r, err
 	}
 	r.CreatedAt, r.Position = fromTS(created), int(pos.Int64)
-	if at.Valid {
-		t := fromTS(at.Int64)
-		r.SelectionAt = &t
-	}
+	r.SelectionAt, r.SelectionEndsAt = optTS(at), optTS(ends)
 	return r, nil
 }
 
@@ -180,8 +177,8 @@ func (s *Store) DrawLottery(ctx context.Context, roundID int64, now time.Time) (
 		}
 		order := booking.DrawOrder(r.Lottery.Seed, ids)
 		for k, id := range order {
-			if _, err := tx.ExecContext(ctx, `UPDATE round_registrations SET position = ?, selection_at = ? WHERE id = ?`,
-				k+1, ts(r.Lottery.SelectionAt(r, k+1)), id); err != nil {
+			if _, err := tx.ExecContext(ctx, `UPDATE round_registrations SET position = ?, selection_at = ?, selection_ends_at = ? WHERE id = ?`,
+				k+1, ts(r.Lottery.SelectionAt(r, k+1)), nullTS(r.Lottery.SelectionEndsAt(r, k+1)), id); err != nil {
 				return err
 			}
 		}

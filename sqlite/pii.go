@@ -345,7 +345,11 @@ func (s *Store) ErasePatient(ctx context.Context, e booking.Erasure) (booking.Pa
 			 WHERE id = ? RETURNING `+patientColumns, ts(now), id)); err != nil {
 			return err
 		}
-		// The patient's calendar link and tokens end with the erasure.
+		// The patient's calendar link and tokens, and their cohort tags
+		// (a group they belong to says something of them), end with the erasure.
+		if _, err := tx.ExecContext(ctx, `DELETE FROM patient_cohorts WHERE patient_id = ?`, id); err != nil {
+			return err
+		}
 		if _, err := tx.ExecContext(ctx, `DELETE FROM calendar_tokens WHERE patient_id = ?`, id); err != nil {
 			return err
 		}

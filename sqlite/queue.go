@@ -84,7 +84,37 @@ func (s *Store) QueueDay(ctx context.Context, r booking.QueueRange) (booking.Que
 		return booking.QueueDay{}, mapErr(err, "")
 	}
 	d, err := readQueueDay(ctx, s.reader, r, calls)
+	if err != nil {
+		return d, mapErr(err, "")
+	}
+	d.Done, err = readQueueDone(ctx, s.reader, r)
 	return d, mapErr(err, "")
+}
+
+// sqlQueueDone: see postgres/queue.go. A COMPLETED appointment's
+// updated_at is its completion: the status is final.
+const sqlQueueDone = `SELECT a.updated_at - coalesce(q.started_at, q.called_at)
+	FROM queue_steps q JOIN appointments a ON a.id = q.appointment_id
+	WHERE q.doctor_id = ? AND q.day = ? AND a.status = ` + booking.StatusCompletedSQL + `
+	ORDER BY a.updated_at DESC LIMIT ?`
+
+// readQueueDone reads the lengths of r's latest completed consultations
+// (booking.QueueDay.Done).
+func readQueueDone(ctx context.Context, q querier, r booking.QueueRange) ([]time.Duration, error) {
+	rows, err := q.QueryContext(ctx, sqlQueueDone, r.DoctorID, r.Day, booking.MaxPaceSamples)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []time.Duration
+	for rows.Next() {
+		var us int64
+		if err := rows.Scan(&us); err != nil {
+			return nil, err
+		}
+		out = append(out, time.Duration(us)*time.Microsecond)
+	}
+	return out, rows.Err()
 }
 
 // CallNext calls the doctor's next patient (booking.QueueStore), decided

@@ -137,8 +137,8 @@ func (s *Store) CreateRound(ctx context.Context, r booking.Round) (booking.Round
 	r.Lottery = normalLottery(r.Lottery)
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		if err := tx.QueryRowContext(ctx, `INSERT INTO rounds (name, opens_at, closes_at, term_start, term_end, quota, state, created_at,
-				lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group, seed, seed_commitment)
-			VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				lottery, registration_opens_at, registration_closes_at, selection_minutes, selection_group, selection_window_minutes, seed, seed_commitment)
+			VALUES (?, ?, ?, ?, ?, ?, 'DRAFT', ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
 			append([]any{r.Name, ts(r.OpensAt), ts(r.ClosesAt), ts(r.TermStart), ts(r.TermEnd), r.Quota, ts(r.CreatedAt)},
 				lotteryArgs(r.Lottery)...)...).Scan(&r.ID); err != nil {
 			return err
@@ -386,6 +386,25 @@ func (s *Store) GetApplication(ctx context.Context, id int64) (booking.Applicati
 		return booking.Application{}, mapErr(err, "application")
 	}
 	return a, nil
+}
+
+// ListApplications lists q's applications through round_applications_queue_idx.
+func (s *Store) ListApplications(ctx context.Context, q booking.ApplicationQuery) ([]booking.Application, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+appCols+` FROM round_applications
+		WHERE round_id = ? AND status = ? AND id > ? ORDER BY id LIMIT ?`, q.RoundID, string(q.Status), q.AfterID, q.Limit)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	var out []booking.Application
+	for rows.Next() {
+		a, err := scanApplication(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out = append(out, a)
+	}
+	return out, mapErr(rows.Err(), "")
 }
 
 // PendingRounds lists the rounds with PENDING applications, by id; each

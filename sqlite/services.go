@@ -154,7 +154,7 @@ func (s *Store) BookVisit(ctx context.Context, r booking.VisitRequest, now time.
 	var d booking.VisitDecision
 	var id int64
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		rd, err := readVisit(ctx, tx, r, now)
+		rd, err := s.readVisit(ctx, tx, r, now)
 		if err != nil {
 			return err
 		}
@@ -203,7 +203,7 @@ func (s *Store) BookVisit(ctx context.Context, r booking.VisitRequest, now time.
 }
 
 // readVisit reads what DecideVisit needs, inside the write transaction.
-func readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitRequest, now time.Time) (rd booking.VisitReads, err error) {
+func (s *Store) readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitRequest, now time.Time) (rd booking.VisitReads, err error) {
 	switch a, err := scanAppt(tx.QueryRowContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.patient_id = ? AND a.idempotency_key = ?`,
 		r.PatientID, r.IdempotencyKey)); {
 	case err == nil:
@@ -248,7 +248,7 @@ func readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitRequest, now time
 		return rd, err
 	}
 	br := booking.BookReads{Slot: first}
-	if err := patientLoad(ctx, tx, &br, []booking.BookRequest{{PatientID: r.PatientID}}, now); err != nil {
+	if err := s.patientLoad(ctx, tx, &br, []booking.BookRequest{{PatientID: r.PatientID}}, now); err != nil {
 		return rd, err
 	}
 	rd.Policy, rd.OpeningID, rd.Load, rd.Inactive = br.Policy, br.OpeningID, br.Load[r.PatientID], br.Load[r.PatientID].Inactive

@@ -124,7 +124,7 @@ func (in inspector) BlockSlot(t testing.TB, _ int64) func() {
 
 func (in inspector) SlotCounters(t testing.TB) map[int64][2]int {
 	t.Helper()
-	rows, err := in.db.Query(`SELECT id, capacity, booked_count - offer_pending - (SELECT count(*) FROM appointment_places p
+	rows, err := in.db.Query(`SELECT id, capacity + walk_ins, booked_count - offer_pending - (SELECT count(*) FROM appointment_places p
 		JOIN appointments a ON a.id = p.appointment_id WHERE p.slot_id = slots.id AND a.status IN ` + booking.ActiveSQL + `) FROM slots`)
 	if err != nil {
 		t.Fatal(err)

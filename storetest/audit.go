@@ -1,8 +1,11 @@
 package storetest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"image"
+	"image/png"
 	"reflect"
 	"sync/atomic"
 	"testing"
@@ -22,7 +25,7 @@ var serviceReads = map[string]bool{
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	// Lottery reads; DrawDue is the processor's trigger of Draw, audited there.
 	"PublishedDraw": true, "Registration": true, "Registrations": true, "DrawDue": true,
-	"GetService": true, "Services": true,
+	"GetService": true, "Services": true, "SiteOfDepartment": true,
 	// The clinic's settings written over the migration's placeholder site
 	// at start: configuration, as the flags themselves are.
 	"FillFirstSite":   true,
@@ -36,12 +39,15 @@ var serviceReads = map[string]bool{
 	"ReconcileStatement": true, "LastStatementCheck": true,
 	"CheckInCode": true, // a signature of the id, no read at all
 	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
-	"Timeout":        true,
-	"ActFor":         true, // the caller rule: a decision and at most a read
-	"NormalizePhone": true, // a pure function of its argument and the clinic region
-	"Receive":        true, // another instance's signal: this process's marks and caches only, no row
-	"Waitlist":       true,
-	"DoseSeries":     true, // the list of dose series
+	"QueueBoardListing": true, "DepartmentQueueBoard": true,
+	"Timeout":               true,
+	"ActFor":                true, // the caller rule: a decision and at most a read
+	"NormalizePhone":        true, // a pure function of its argument and the clinic region
+	"Receive":               true, // another instance's signal: this process's marks and caches only, no row
+	"Waitlist":              true,
+	"DoseSeries":            true, // the list of dose series
+	"AccountSeriesBookings": true,
+	"Eligibility":           true, // a schedule's campaign rule
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state
@@ -64,6 +70,7 @@ var serviceReads = map[string]bool{
 	// system, and moves a counter.
 	"Opening": true, "Openings": true, "OpeningPlace": true, "JoinOpening": true,
 	"AdmissionBudget": true, "AdmitDue": true, "RunWaitingRooms": true, "OpeningReport": true, "OpeningDraw": true,
+	"OpeningSummary": true, "WatchOpeningPlace": true,
 }
 
 // testAuditEveryChange fails when a Service method that is not a read
@@ -253,6 +260,16 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			_, _, err := svc.CheckIn(ctx, actor, r.Appointment.ID, "")
 			return err
 		}},
+		{"WalkIn", func() error {
+			wi := f.slot(1)
+			if r := svc.Book(bg, f.patient().ID, wi.ID, "audit-walk-in-full"); r.Err != nil {
+				return r.Err
+			}
+			setClock(wi.StartAt)
+			defer setClock(now)
+			_, _, err := svc.WalkIn(ctx, actor, booking.WalkInRequest{SlotID: wi.ID, PatientID: f.patient().ID, Reason: "audit", Key: "audit-walk-in"})
+			return err
+		}},
 		{"MarkNoShows", func() error {
 			r := svc.Book(bg, f.patient().ID, free.ID, "audit-no-show")
 			if r.Err != nil {
@@ -336,11 +353,34 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 			doses, err = svc.CreateDoseSeries(ctx, booking.DoseSeries{Name: "Audit doses", Windows: []booking.DoseWindow{{MinDays: 21, MaxDays: 28}}})
 			return err
 		}},
+		{"SetEligibility", func() error {
+			_, err := svc.SetEligibility(ctx, booking.EligibilityRule{ScheduleID: sched.ID, MinAge: ints(60)}, false)
+			return err
+		}},
+		{"CreateInvitations", func() error {
+			_, err := svc.CreateInvitations(ctx, sched.ID, 2)
+			return err
+		}},
+		{"ImportCohorts", func() error {
+			_, err := svc.ImportCohorts(ctx, []booking.CohortRow{{PatientID: f.patient().ID, Tag: "65+"}})
+			return err
+		}},
 		{"BookSeries", func() error {
 			d1 := f.slot(5, startsAt(now.Add(900*time.Hour)), onDoctor(f.doctor2.ID))
 			d2 := f.slot(5, startsAt(now.Add(900*time.Hour+22*24*time.Hour)), onDoctor(f.doctor2.ID))
 			_, err := svc.BookSeries(ctx, booking.Acting{PatientID: f.patient().ID, Staff: true},
 				service.SeriesBookingRequest{SeriesID: doses.ID, SlotIDs: []int64{d1.ID, d2.ID}, Key: "audit-series"})
+			return err
+		}},
+		{"BookNextDose", func() error {
+			d1 := f.slot(5, startsAt(now.Add(1000*time.Hour)), onDoctor(f.doctor2.ID))
+			d2 := f.slot(5, startsAt(now.Add(1000*time.Hour+22*24*time.Hour)), onDoctor(f.doctor2.ID))
+			who := booking.Acting{PatientID: f.patient().ID, Staff: true}
+			one, err := svc.BookSeries(bg, who, service.SeriesBookingRequest{SeriesID: doses.ID, SlotIDs: []int64{d1.ID}, Key: "audit-dose1"})
+			if err != nil {
+				return err
+			}
+			_, err = svc.BookNextDose(ctx, who, service.NextDoseRequest{BookingID: one.Booking.ID, SlotID: d2.ID, Key: "audit-dose2"})
 			return err
 		}},
 		{"BookGroup", func() error {
@@ -361,6 +401,14 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		{"UpdateDoctor", func() error {
 			name := "Dr. Martin-Audit"
 			_, err := svc.UpdateDoctor(ctx, f.doctor.ID, booking.DoctorUpdate{Name: &name})
+			return err
+		}},
+		{"SetDoctorPhoto", func() error {
+			var b bytes.Buffer
+			if err := png.Encode(&b, image.NewGray(image.Rect(0, 0, 2, 2))); err != nil {
+				return err
+			}
+			_, err := svc.SetDoctorPhoto(ctx, f.doctor.ID, "image/png", b.Bytes())
 			return err
 		}},
 		{"UpdatePatient", func() error {

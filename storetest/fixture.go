@@ -26,6 +26,8 @@ type fixture struct {
 	doctor  booking.Doctor
 	doctor2 booking.Doctor
 	next    atomic.Int64 // hour offset of the next slot, so slots never overlap by accident
+	// campaigns numbers the campaigns' schedules (eligibility.go).
+	campaigns atomic.Int64
 }
 
 func newFixture(t testing.TB, s booking.Store) *fixture {

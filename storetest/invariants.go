@@ -10,11 +10,12 @@ import (
 
 // Violations checks the invariants (docs/reliability.md) from the rows and describes
 // every breach; none means the store is consistent.
-//  1. booked_count = number of active (HELD, BOOKED, ARRIVED) appointments ≤ capacity
+//  1. booked_count = number of active (HELD, BOOKED, ARRIVED) appointments ≤
+//     capacity (plus the slot's walk-in allowance)
 //  2. a patient holds at most one active appointment per slot
 //  3. a patient's active appointments never overlap in time (room
 //     allocations of rounds excepted: their round's quota governs them)
-//  4. active queue numbers are unique per slot and within 1..capacity
+//  4. active queue numbers are unique per slot and within 1..that limit
 func Violations(t testing.TB, ins Inspector) []string {
 	t.Helper()
 	counters := ins.SlotCounters(t)

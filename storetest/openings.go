@@ -435,3 +435,44 @@ func testOpeningAdmissionCap(t *testing.T, h Harness) {
 		t.Fatalf("admitted through %d when sold out, want 5: %v", got.AdmittedThrough, err)
 	}
 }
+
+// testOpeningSummary: the public summary of an opening's report is
+// published only once the clinic's policy says so (off by default: not
+// found), and then counts the opening's places and sales.
+func testOpeningSummary(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	o, sls := f.opening(4, 2, 1) // three places
+	svc := service.NewService(s, service.Options{Now: func() time.Time { return openingAt.Add(time.Minute) }})
+	pol, err := svc.ClinicPolicy(f.ctx)
+	must(t, err)
+	if pol.PublicOpeningSummary {
+		t.Fatal("the summaries are public by default")
+	}
+	_, err = svc.OpeningSummary(f.ctx, o.ID)
+	wantCode(t, err, booking.CodeNotFound)
+	p := f.patients(1)[0]
+	_, _, _, err = s.JoinOpening(f.ctx, o.ID, p.ID, now)
+	must(t, err)
+	_, _, err = s.DrawOpening(f.ctx, o.ID, openingAt)
+	must(t, err)
+	_, err = s.AdmitOpening(f.ctx, admit(o.ID, 10, openingAt))
+	must(t, err)
+	r := booking.BookRequest{PatientID: p.ID, IdempotencyKey: "admitted", Fingerprint: booking.Fingerprint(sls[0].ID), Admission: o.ID}
+	if res := f.bookAt(sls[0].ID, r, openingAt.Add(time.Second)); res.Err != nil {
+		t.Fatalf("booking: %v", res.Err)
+	}
+	pol.PublicOpeningSummary = true
+	_, err = svc.SetClinicPolicy(f.ctx, pol)
+	must(t, err)
+	if pol, err = svc.ClinicPolicy(f.ctx); err != nil || !pol.PublicOpeningSummary {
+		t.Fatalf("the policy read back %+v (%v)", pol, err)
+	}
+	sum, err := svc.OpeningSummary(f.ctx, o.ID)
+	must(t, err)
+	if sum.OpeningID != o.ID || sum.Places != 3 || sum.Sold != 1 || sum.FirstSaleSeconds == nil || sum.SellOutSeconds != nil {
+		t.Fatalf("summary %+v", sum)
+	}
+	_, err = svc.OpeningSummary(f.ctx, o.ID+99)
+	wantCode(t, err, booking.CodeNotFound)
+}

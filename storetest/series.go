@@ -85,10 +85,10 @@ func testSeries(t *testing.T, h Harness) {
 		slots []int64
 		code  booking.Code
 	}{
-		{[]int64{first.ID, early.ID}, booking.CodeInvalidRequest},
-		{[]int64{first.ID, late.ID}, booking.CodeInvalidRequest},
-		{[]int64{second.ID, first.ID}, booking.CodeInvalidRequest},
-		{[]int64{first.ID}, booking.CodeInvalidRequest},
+		{[]int64{first.ID, early.ID}, booking.CodeDoseOutsideWindow},
+		{[]int64{first.ID, late.ID}, booking.CodeDoseOutsideWindow},
+		{[]int64{second.ID, first.ID}, booking.CodeDoseOutsideWindow},
+		{[]int64{first.ID, second.ID, late.ID}, booking.CodeInvalidRequest},
 		{[]int64{first.ID, paid.ID}, booking.CodeInvalidRequest},
 		{[]int64{first.ID, 1 << 40}, booking.CodeNotFound},
 	} {

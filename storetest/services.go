@@ -244,12 +244,12 @@ func testVisitHeldExpires(t *testing.T, h Harness) {
 	wantCounters(t, f.counters(sls), 0, 0)
 	checkInvariants(t, h, s)
 	reconciled(t, s)
-	// A visit cannot be rescheduled: it is cancelled and booked again.
+	// A visit moves only where its whole run fits (testVisitReschedule).
 	res = f.visit(visitReq(p, v, sls[0].ID, "k2"))
 	must(t, res.Err)
 	_, err = s.Reschedule(f.ctx, booking.RescheduleRequest{AppointmentID: res.Appointment.ID, SlotID: sls[1].ID,
 		IdempotencyKey: "m", Fingerprint: booking.RescheduleFingerprint(res.Appointment.ID, sls[1].ID)}, now)
-	wantCode(t, err, booking.CodeInvalidRequest)
+	wantCode(t, err, booking.CodeServiceNotOffered)
 }
 
 // testRaceVisits: patients booking a 45-minute service race others

@@ -66,6 +66,67 @@ func testSites(t *testing.T, h Harness) {
 		t.Fatalf("second page of sites: %+v, %v", page, err)
 	}
 
+	// Opening hours: kept sorted, bad weeks refused and nothing changed.
+	week := booking.OpeningHours{{Day: "tue", Opens: "14:00", Closes: "24:00"}, {Day: "MON", Opens: "08:00", Closes: "12:00"},
+		{Day: "tue", Opens: "08:00", Closes: "12:00"}}
+	changed, err = s.UpdateSite(f.ctx, saigon.ID, booking.SiteUpdate{OpeningHours: &week})
+	must(t, err)
+	want := fmt.Sprint(booking.OpeningHours{{Day: "mon", Opens: "08:00", Closes: "12:00"},
+		{Day: "tue", Opens: "08:00", Closes: "12:00"}, {Day: "tue", Opens: "14:00", Closes: "24:00"}})
+	if got, err := s.GetSite(f.ctx, saigon.ID); err != nil || fmt.Sprint(got.OpeningHours) != want || fmt.Sprint(changed.OpeningHours) != want {
+		t.Fatalf("opening hours: wrote %v, read %+v, %v", changed.OpeningHours, got.OpeningHours, err)
+	}
+	for _, bad := range []booking.OpeningHours{
+		{{Day: "mon", Opens: "08:00", Closes: "12:00"}, {Day: "mon", Opens: "11:00", Closes: "13:00"}},
+		{{Day: "lun", Opens: "08:00", Closes: "12:00"}},
+		{{Day: "mon", Opens: "12:00", Closes: "08:00"}},
+		{{Day: "mon", Opens: "8:00", Closes: "12:00"}},
+		{{Day: "mon", Opens: "00:00", Closes: "01:00"}, {Day: "mon", Opens: "02:00", Closes: "03:00"},
+			{Day: "mon", Opens: "04:00", Closes: "05:00"}, {Day: "mon", Opens: "06:00", Closes: "07:00"}},
+	} {
+		_, err = s.UpdateSite(f.ctx, saigon.ID, booking.SiteUpdate{OpeningHours: &bad})
+		wantCode(t, err, booking.CodeInvalidRequest)
+	}
+	if got, _ := s.GetSite(f.ctx, saigon.ID); fmt.Sprint(got.OpeningHours) != want {
+		t.Fatalf("a refused week changed the hours: %+v", got.OpeningHours)
+	}
+	if got, _ := s.GetSite(f.ctx, first.ID); got.OpeningHours == nil || len(got.OpeningHours) != 0 {
+		t.Fatalf("a site without hours: %#v", got.OpeningHours)
+	}
+
+	// Nearest first: Hanoi (1,140 km from Saigon) after Phnom Penh (about
+	// 205), the first site, without a position, left out.
+	lat, lon = 10.7769, 106.7009
+	_, err = s.UpdateSite(f.ctx, saigon.ID, booking.SiteUpdate{Position: &booking.Position{Lat: lat, Lon: lon}})
+	must(t, err)
+	at := func(name, zone string, lat, lon float64) booking.Site {
+		t.Helper()
+		v, err := s.CreateSite(f.ctx, booking.Site{Name: name, TimeZone: zone, Lat: &lat, Lon: &lon})
+		must(t, err)
+		return v
+	}
+	hanoi := at("Hà Nội", "Asia/Ho_Chi_Minh", 21.0245, 105.8571)
+	phnomPenh := at("Phnom Penh", "Asia/Phnom_Penh", 11.5564, 104.9282)
+	near, err := s.ListSitesNear(f.ctx, booking.SitesNear{Lat: lat, Lon: lon, Limit: 10})
+	must(t, err)
+	if len(near) != 3 || near[0].ID != saigon.ID || near[1].ID != phnomPenh.ID || near[2].ID != hanoi.ID ||
+		near[0].DistanceKm > 0.001 || near[1].DistanceKm < 200 || near[1].DistanceKm > 220 ||
+		near[2].DistanceKm < 1130 || near[2].DistanceKm > 1160 || fmt.Sprint(near[0].OpeningHours) != want {
+		t.Fatalf("sites near Saigon: %+v", near)
+	}
+	if page, err := s.ListSitesNear(f.ctx, booking.SitesNear{Lat: lat, Lon: lon, Skip: 1, Limit: 1}); err != nil ||
+		len(page) != 1 || page[0].ID != phnomPenh.ID {
+		t.Fatalf("second page near Saigon: %+v, %v", page, err)
+	}
+	// Across the antimeridian: Suva (178°E) is Apia's (171°W) nearest.
+	fiji := at("Suva", "Pacific/Fiji", -18.1416, 178.4419)
+	if far, err := s.ListSitesNear(f.ctx, booking.SitesNear{Lat: -13.8333, Lon: -171.7500, Limit: 1}); err != nil ||
+		len(far) != 1 || far[0].ID != fiji.ID {
+		t.Fatalf("nearest to Apia: %+v, %v", far, err)
+	}
+	_, err = s.ListSitesNear(f.ctx, booking.SitesNear{Lat: 91, Lon: 0})
+	wantCode(t, err, booking.CodeInvalidRequest)
+
 	// Listings by site.
 	_, err = s.CreateDepartment(f.ctx, booking.Department{Name: "Nowhere", SiteID: 999999})
 	wantCode(t, err, booking.CodeNotFound)

@@ -34,8 +34,8 @@ type Harness struct {
 
 // Inspector reads the raw rows of a store for invariant checks.
 type Inspector interface {
-	// SlotCounters returns slot id → [capacity, booked_count] for every
-	// slot, booked_count less the places no active appointment row of the
+	// SlotCounters returns slot id → [capacity plus walk-in allowance,
+	// booked_count] for every slot, booked_count less the places no active appointment row of the
 	// slot stands for (waitlist offers kept, active visits' further places).
 	SlotCounters(t testing.TB) map[int64][2]int
 	// ActiveAppointments returns every active (booking.ActiveStatuses) appointment.
@@ -79,10 +79,15 @@ func Run(t *testing.T, h Harness) {
 		{"Catalog", testCatalog},
 		{"Services", testServices},
 		{"Sites", testSites},
+		{"Profiles", testProfiles},
+		{"ConsultingRoom", testConsultingRoom},
+		{"Search", testSearch},
 		{"Visit", testVisit},
 		{"VisitRefusals", testVisitRefusals},
 		{"VisitHeldExpires", testVisitHeldExpires},
 		{"RaceVisits", testRaceVisits},
+		{"VisitReschedule", testVisitReschedule},
+		{"RaceVisitReschedule", testRaceVisitReschedule},
 		{"ListOpenSlots", testListOpenSlots},
 		{"People", testPeople},
 		{"RaceAddPeople", testRaceAddPeople},
@@ -90,6 +95,9 @@ func Run(t *testing.T, h Harness) {
 		{"PersonMoves", testPersonMoves},
 		{"RealName", testRealName},
 		{"RacePeopleLastPlace", testRacePeopleLastPlace},
+		{"WalkIns", testWalkIns},
+		{"WalkInService", testWalkInService},
+		{"RaceWalkIns", testRaceWalkIns},
 		{"AuditEveryChange", testAuditEveryChange},
 		{"AuditLog", testAuditLog},
 		{"Refunds", testRefunds},
@@ -127,8 +135,14 @@ func Run(t *testing.T, h Harness) {
 		{"RaceRescheduleCrossed", testRaceRescheduleCrossed},
 		{"Series", testSeries},
 		{"RaceSeries", testRaceSeries},
+		{"NextDose", testNextDose},
+		{"RaceNextDose", testRaceNextDose},
 		{"Group", testGroup},
 		{"RaceGroup", testRaceGroup},
+		{"Eligibility", testEligibility},
+		{"RaceEligibility", testRaceEligibility},
+		{"RaceInvitation", testRaceInvitation},
+		{"InvitedSeries", testInvitedSeries},
 		{"WaitlistOffers", testWaitlistOffers},
 		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
@@ -160,6 +174,8 @@ func Run(t *testing.T, h Harness) {
 		{"Queue", testQueue},
 		{"QueueAhead", testQueueAhead},
 		{"RaceQueueCall", testRaceQueueCall},
+		{"QueuePace", testQueuePace},
+		{"RaceQueueRush", testRaceQueueRush},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
 		{"Suspend", testSuspend},
@@ -180,10 +196,13 @@ func Run(t *testing.T, h Harness) {
 		{"LotteryRegisterRace", testLotteryRegisterRace},
 		{"LotteryDrawOnce", testLotteryDrawOnce},
 		{"LotteryTurns", testLotteryTurns},
+		{"LotteryWindows", testLotteryWindows},
+		{"LotteryWindowRace", testLotteryWindowRace},
 		{"OpeningQueue", testOpeningQueue},
 		{"OpeningJoinRace", testOpeningJoinRace},
 		{"OpeningBooking", testOpeningBooking},
 		{"OpeningAdmissionCap", testOpeningAdmissionCap},
+		{"OpeningSummary", testOpeningSummary},
 		{"OpeningThroughService", testOpeningThroughService},
 		{"Accounts", testAccounts},
 		{"StaffSignIn", testStaffSignIn},

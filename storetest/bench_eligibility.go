@@ -1,0 +1,59 @@
+package storetest
+
+import (
+	"fmt"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// BenchEligibility measures Store.Book deciding one request per call (a
+// place of its own small slot) in a schedule without a rule ("off") and in
+// one whose rule asks for everything (an age range, a cohort and an
+// invitation: "on", the persons' and invitations' reads made), reporting
+// the CPU time per request. Setup (slots, patients, tags, codes) is not
+// timed.
+func BenchEligibility(b *testing.B, newStore func(testing.TB) booking.Store) {
+	for _, on := range []bool{false, true} {
+		b.Run(fmt.Sprintf("rule=%v", map[bool]string{false: "off", true: "on"}[on]), func(b *testing.B) {
+			s := newStore(b)
+			f := newFixture(b, s)
+			rule := booking.EligibilityRule{}
+			if on {
+				rule = booking.EligibilityRule{MinAge: ints(18), MaxAge: ints(120), Cohorts: []string{"65+"}, InvitationRequired: true}
+			}
+			rule, in := f.campaign(rule)
+			if !on {
+				_, err := s.SetEligibility(f.ctx, rule, true, now)
+				must(b, err)
+			}
+			slots := make([]booking.Slot, b.N)
+			ps := make([]booking.Patient, b.N)
+			for i := range slots {
+				slots[i] = f.slot(1, in)
+				ps[i] = f.born("1950-01-01")
+			}
+			f.tag("65+", ps...)
+			codes := f.invitations(rule, b.N)
+			b.ResetTimer()
+			cpu := cpuTime()
+			for i := range b.N {
+				r := invited(ps[i], slots[i].ID, "k", codes[i])
+				res, err := s.Book(f.ctx, slots[i].ID, []booking.BookRequest{r}, now)
+				if err != nil || res[0].Err != nil {
+					b.Fatal(err, res[0].Err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/req")
+		})
+	}
+}
+
+// cpuTime is this process's user+system CPU time.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
