@@ -25,12 +25,13 @@ const (
 	// ownSubscription: any patient, for their own subscription only;
 	// doctors and admins are forbidden.
 	ownSubscription class = iota + 1
-	// ownAppointment: the path names patient A's appointment: A and admins
-	// get it, another patient is told it does not exist, doctors are
-	// forbidden.
+	// ownAppointment: the path names patient A's appointment: A and the
+	// front desk (reception, admins) get it, another patient is told it
+	// does not exist, doctors are forbidden.
 	ownAppointment
 	// doctorDays: the path names a doctor: admins and that doctor get the
-	// calendar, everyone else is forbidden.
+	// calendar (a subscription follows its doctor), everyone else, reception
+	// too, is forbidden.
 	doctorDays
 	// feedToken: the token in the path alone decides (calendar apps send no
 	// bearer token): a live one is served, an unknown or revoked one is not
@@ -62,11 +63,12 @@ const (
 	admin
 	signedOut   // an admin's token, signed out
 	departedPat // a deactivated patient's token
+	reception   // the front desk
 	callerCount
 )
 
 var callerNames = [callerCount]string{"no token", "expired token", "forged token", "patient A (the owner)",
-	"patient B (another owner)", "the doctor", "another doctor", "admin", "signed-out token", "deactivated patient"}
+	"patient B (another owner)", "the doctor", "another doctor", "admin", "signed-out token", "deactivated patient", "reception"}
 
 // TestICalAuthorizationMatrix sends every /ical/ operation of openapi.json
 // as every kind of caller and checks the answer against the operation's
@@ -111,6 +113,7 @@ func TestICalAuthorizationMatrix(t *testing.T) {
 			otherDoctor: f.token(auth.RoleDoctor, strconv.FormatInt(other.ID, 10)),
 			admin:       f.token(auth.RoleAdmin, "1"),
 			signedOut:   f.token(auth.RoleAdmin, "9"),
+			reception:   f.token(auth.RoleReception, "staff:rita"),
 		}
 		must(t, f.svc.SignOut(context.Background(), string(auth.RoleAdmin), "9"))
 		gone, err := f.store.CreatePatient(context.Background(), booking.Patient{Name: "Gone", Phone: "+33600000009"})
@@ -205,8 +208,8 @@ func judgeICal(cl class, method, variant string, caller, status int) string {
 		return want(http.StatusForbidden, "only patients have subscriptions")
 	case ownAppointment:
 		switch caller {
-		case patientA, admin:
-			return want(http.StatusOK, "the owner or an admin")
+		case patientA, admin, reception:
+			return want(http.StatusOK, "the owner or the front desk")
 		case patientB:
 			return want(http.StatusNotFound, "another owner's appointment does not exist for them")
 		}

@@ -257,19 +257,20 @@ func (h *Handler) revoke(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// appointment serves one appointment: a patient's own, or any for an admin.
+// appointment serves one appointment: a patient's own, or any for the
+// front desk (booking.Desk: reception, an admin), as the JSON API does.
 func (h *Handler) appointment(w http.ResponseWriter, r *http.Request) error {
 	c, err := h.caller(r)
 	if err != nil {
 		return err
 	}
 	var owner int64
-	switch c.Role {
-	case auth.RolePatient:
+	switch {
+	case c.Role == auth.RolePatient:
 		owner, _ = c.PatientID()
-	case auth.RoleAdmin:
+	case booking.Desk(string(c.Role)):
 	default:
-		return booking.Errorf(booking.CodeForbidden, "only the patient and admins see an appointment")
+		return booking.Errorf(booking.CodeForbidden, "only the patient and the front desk see an appointment")
 	}
 	id, err := pathID(r, "id")
 	if err != nil {
@@ -338,6 +339,7 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 		base = requestBase(r)
 	}
 	rounds := map[int64]roundPlaces{}
+	sites := map[int64]booking.Site{} // by department
 	for _, a := range as {
 		var ev Event
 		if a.RoundID != 0 {
@@ -366,8 +368,19 @@ func (h *Handler) write(w http.ResponseWriter, r *http.Request, name string, as 
 				return err
 			}
 			ev = Event{Appointment: a, Zone: loc, Summary: fmt.Sprintf("Appointment with %s (No. %d)", d.Name, a.QueueNumber)}
+			site, ok := sites[d.DepartmentID]
+			if !ok {
+				if site, err = h.svc.SiteOfDepartment(r.Context(), d.DepartmentID); err != nil && booking.ErrorCode(err) != booking.CodeNotFound {
+					return err
+				}
+				sites[d.DepartmentID] = site
+			}
+			ev.Location = site.Where()
+			if u := site.MapURL(); u != "" {
+				ev.Description += "Map: " + u + "\n"
+			}
 		}
-		ev.Description = "Status: " + strings.ToLower(string(a.Status))
+		ev.Description += "Status: " + strings.ToLower(string(a.Status))
 		if code := h.svc.CheckInCode(a.ID); code != "" && a.Status == booking.StatusBooked && !staff {
 			// The patient's own calendar carries the code to type at the
 			// kiosk on the day; staff calendars check in without one.

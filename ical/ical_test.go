@@ -331,6 +331,13 @@ func parseOffset(t *testing.T, s string) int {
 // id is not found; doctors and anonymous callers are refused.
 func TestAppointmentICS(t *testing.T) {
 	f := newFixture(t)
+	// The event is at the doctor's site: its name and address, and a map.
+	sites, err := f.store.ListSites(context.Background(), booking.Page{Limit: 1})
+	must(t, err)
+	name, addr := "Clinique Lumière", "12 Rue de la Santé"
+	_, err = f.svc.UpdateSite(context.Background(), sites[0].ID, booking.SiteUpdate{Name: &name, Address: &addr,
+		Position: &booking.Position{Lat: 48.8352, Lon: 2.3422}})
+	must(t, err)
 	p1 := f.token(auth.RolePatient, strconv.FormatInt(f.p1.ID, 10))
 	path := "/ical/appointments/" + strconv.FormatInt(f.before.ID, 10) + ".ics"
 	for _, tc := range []struct {
@@ -360,6 +367,9 @@ func TestAppointmentICS(t *testing.T) {
 		evs := parse(t, body).Events()
 		if len(evs) != 1 || evs[0].Id() != ical.UID(f.before.ID, "clinic.test") {
 			t.Errorf("%s: events %v", tc.name, evs)
+		}
+		if !strings.Contains(body, `LOCATION:Clinique Lumière\, 12 Rue de la Santé`) || !strings.Contains(body, "mlat=48.83520") {
+			t.Errorf("%s: the event lacks the site's place and map:\n%s", tc.name, body)
 		}
 		// The patient's own event carries the code to type at the kiosk.
 		if code := f.svc.CheckInCode(f.before.ID); !strings.Contains(body, "Check-in code: "+code) {

@@ -294,6 +294,8 @@ func TestNotificationSurvivesCrash(t *testing.T) {
 			Kind: notify.KindConfirmation, AppointmentID: a.ID, PatientID: p.ID, PatientName: p.Name,
 			Phone: p.Phone, Email: p.Email, DoctorName: f.doctor.Name, StartAt: sl.StartAt,
 			TimeZone: "Europe/Paris", QueueNumber: a.QueueNumber,
+			// The first site, named by the migration (no address, no position).
+			Place:          "slotd clinic",
 			IdempotencyKey: fmt.Sprintf("appt-%d-confirmation", a.ID),
 		}
 		if !m.StartAt.Equal(want.StartAt) {

@@ -170,6 +170,11 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		// duplicates that at-least-once delivery produces by this key.
 		IdempotencyKey: fmt.Sprintf("appt-%d-%s", a.ID, kind),
 	}
+	if site, err := w.svc.SiteOfDepartment(ctx, d.DepartmentID); err == nil {
+		m.Place, m.MapURL = site.Where(), site.MapURL()
+	} else if booking.ErrorCode(err) != booking.CodeNotFound {
+		return err // retried: a message without its place would be sent once, wrong
+	}
 	if n.Ref != "" {
 		// A second move, or another reminder offset, is another message.
 		m.IdempotencyKey += "-" + n.Ref

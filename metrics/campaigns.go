@@ -9,8 +9,10 @@ import (
 type series struct {
 	bookings *prometheus.CounterVec
 	doses    prometheus.Counter
+	next     *prometheus.CounterVec
 	groups   *prometheus.CounterVec
 	members  prometheus.Counter
+	refusals *prometheus.CounterVec
 }
 
 func newSeries(reg *prometheus.Registry) series {
@@ -23,6 +25,10 @@ func newSeries(reg *prometheus.Registry) series {
 			Name: "slotd_series_doses_booked_total",
 			Help: "Appointments booked as doses of the series created.",
 		}),
+		next: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_series_next_doses_total",
+			Help: "Next dose requests (POST /api/series-bookings/{id}/doses) by outcome: created, replayed (a retry) or the problem code that refused the dose (dose-outside-window: a slot outside the window after the dose before).",
+		}, []string{"outcome"}),
 		groups: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_group_bookings_total",
 			Help: "Group booking requests (POST /api/group-bookings) by outcome: created, replayed (a retry) or the problem code that refused the whole group.",
@@ -31,12 +37,20 @@ func newSeries(reg *prometheus.Registry) series {
 			Name: "slotd_group_members_booked_total",
 			Help: "Places booked by the group bookings created, one per person.",
 		}),
+		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_eligibility_refusals_total",
+			Help: "Booking requests (single, series, group) a campaign's rule refused, by reason: not-eligible (age or cohort), invitation-required (no valid unused code) or places-reserved (the places left are held for a cohort or invitations until a time).",
+		}, []string{"reason"}),
 	}
 	for _, o := range []string{"created", "replayed"} {
 		s.bookings.WithLabelValues(o)
 		s.groups.WithLabelValues(o)
+		s.next.WithLabelValues(o)
 	}
-	reg.MustRegister(s.bookings, s.doses, s.groups, s.members)
+	for _, r := range []string{"not-eligible", "invitation-required", "places-reserved"} {
+		s.refusals.WithLabelValues(r)
+	}
+	reg.MustRegister(s.bookings, s.doses, s.next, s.groups, s.members, s.refusals)
 	return s
 }
 
@@ -47,9 +61,21 @@ func (m *Metrics) SeriesBooked(outcome string, doses int) {
 	m.series.doses.Add(float64(doses))
 }
 
+// NextDoseBooked counts one next dose request
+// (service.SeriesObserver).
+func (m *Metrics) NextDoseBooked(outcome string) {
+	m.series.next.WithLabelValues(outcome).Inc()
+}
+
 // GroupBooked counts one group booking request and, when created, its
 // people (service.SeriesObserver).
 func (m *Metrics) GroupBooked(outcome string, members int) {
 	m.series.groups.WithLabelValues(outcome).Inc()
 	m.series.members.Add(float64(members))
+}
+
+// EligibilityRefused counts one request a campaign's rule refused
+// (service.SeriesObserver).
+func (m *Metrics) EligibilityRefused(reason string) {
+	m.series.refusals.WithLabelValues(reason).Inc()
 }

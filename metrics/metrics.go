@@ -38,6 +38,7 @@ type Metrics struct {
 	series    series
 	signups   *prometheus.CounterVec // patients' sign-ups
 	checkins  *prometheus.CounterVec // check-ins by who and outcome
+	walkIns   *prometheus.CounterVec // walk-ins by outcome
 	payNotes  *prometheus.CounterVec // payment notifications by provider and outcome
 	statement statement              // the newest day against the provider's statement
 	queue     *prometheus.CounterVec // console actions on the queues
@@ -145,6 +146,13 @@ func New() *Metrics {
 			m.checkins.WithLabelValues(by, o)
 		}
 	}
+	m.walkIns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_walk_ins_total",
+		Help: "Walk-ins the front desk added beyond a full slot's capacity, by outcome: added, replayed (a retry answered as it was), or the refusal: slot-not-full, walk-in-not-today, walk-in-limit, forbidden, invalid-request, other.",
+	}, []string{"outcome"})
+	for _, o := range booking.WalkInOutcomes {
+		m.walkIns.WithLabelValues(o)
+	}
 	m.queue = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_queue_calls_total",
 		Help: "Console actions on the doctors' queues by action: call (the next patient), recall (the same again), skip (a patient called who did not come, also when the next call passes them), start (in consultation).",
@@ -169,7 +177,7 @@ func New() *Metrics {
 	m.people = newPeople(m.reg)
 	m.openings = newOpenings(m.reg)
 	m.series = newSeries(m.reg)
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.messages, m.queue, m.queueWait)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.walkIns, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.statement = newStatement(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
@@ -189,6 +197,9 @@ func (m *Metrics) StaffSignIn(outcome string, lockout bool) {
 
 // CheckIn counts one check-in (service.CheckInObserver).
 func (m *Metrics) CheckIn(by, outcome string) { m.checkins.WithLabelValues(by, outcome).Inc() }
+
+// WalkIn counts one walk-in (service.WalkInObserver).
+func (m *Metrics) WalkIn(outcome string) { m.walkIns.WithLabelValues(outcome).Inc() }
 
 // QueueAction counts one console action (service.QueueObserver).
 func (m *Metrics) QueueAction(action string) { m.queue.WithLabelValues(action).Inc() }

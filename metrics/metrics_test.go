@@ -43,6 +43,7 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 	m.Reminders("delivered", 2)
 	m.CheckIn("patient", "arrived")
 	m.CheckIn("staff", "check-in-too-early")
+	m.WalkIn("added")
 	fail := false
 	m.WaitlistEntries(func() (map[string]int, error) {
 		if fail {
@@ -66,6 +67,8 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 		`slotd_checkins_total{by="patient",outcome="arrived"} 1`,
 		`slotd_checkins_total{by="staff",outcome="check-in-too-early"} 1`,
 		`slotd_checkins_total{by="staff",outcome="bad-check-in-code"} 0`,
+		`slotd_walk_ins_total{outcome="added"} 1`,
+		`slotd_walk_ins_total{outcome="walk-in-limit"} 0`,
 		`slotd_waitlist_entries{state="WAITING"} 4`,
 		`slotd_waitlist_entries{state="OFFERED"} 1`,
 	} {

@@ -9,6 +9,7 @@ type openings struct {
 	joins    *prometheus.CounterVec
 	admitted prometheus.Counter
 	rate     prometheus.Gauge
+	streams  prometheus.Gauge
 }
 
 func newOpenings(reg *prometheus.Registry) openings {
@@ -25,8 +26,12 @@ func newOpenings(reg *prometheus.Registry) openings {
 			Name: "slotd_waitingroom_admit_rate",
 			Help: "The admission rate of this instance's last tick, a second: the bookings the engine answered, at least --admit-rate; 0 while the lanes are half full.",
 		}),
+		streams: prometheus.NewGauge(prometheus.GaugeOpts{
+			Name: "slotd_waitingroom_place_streams",
+			Help: "Event streams of a person's place in a queue open on this instance (the API's and the page's); at the bound, new ones are refused 503 and the clients poll.",
+		}),
 	}
-	reg.MustRegister(o.joins, o.admitted, o.rate)
+	reg.MustRegister(o.joins, o.admitted, o.rate, o.streams)
 	return o
 }
 
@@ -38,3 +43,6 @@ func (m *Metrics) OpeningAdmitted(n int, rate float64) {
 	m.openings.admitted.Add(float64(n))
 	m.openings.rate.Set(rate)
 }
+
+// PlaceStreams sets the open place streams (service.PlaceStreamObserver).
+func (m *Metrics) PlaceStreams(open int) { m.openings.streams.Set(float64(open)) }

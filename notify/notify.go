@@ -74,6 +74,10 @@ type Message struct {
 	// TimeZone is the doctor's IANA zone, in which times are shown.
 	TimeZone    string `json:"timeZone,omitempty"`
 	QueueNumber int    `json:"queueNumber,omitempty"`
+	// Place is where the appointment is (the site's name and address,
+	// booking.Site.Where) and MapURL a map of it, "" when unknown.
+	Place  string `json:"place,omitempty"`
+	MapURL string `json:"mapUrl,omitempty"`
 	// OfferExpiresAt is when a waitlist offer lapses (waitlist-offer only).
 	OfferExpiresAt time.Time `json:"offerExpiresAt,omitzero"`
 	// Ahead is how many are to be called before the patient (queue-ahead

@@ -71,6 +71,15 @@ func Text(m Message) (subject, body string) {
 			line(pr.T("Check-in code: %s", code))
 		}
 	}
+	// where tells where to go, and its map.
+	where := func() {
+		if place := headerSafe(m.Place); place != "" {
+			line(pr.T("Where: %s", place))
+		}
+		if m.MapURL != "" {
+			line(pr.T("Map: %s", m.MapURL))
+		}
+	}
 
 	switch m.Kind {
 	case KindConfirmation:
@@ -79,6 +88,7 @@ func Text(m Message) (subject, body string) {
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
+		where()
 		checkIn(m.CheckInCode)
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindReminder:
@@ -87,6 +97,7 @@ func Text(m Message) (subject, body string) {
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
+		where()
 		checkIn(m.CheckInCode)
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindCancellation:
@@ -115,6 +126,7 @@ func Text(m Message) (subject, body string) {
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
 		}
+		where()
 		line(pr.T("Your previous time is no longer reserved."))
 	case KindOffer:
 		subject = dash(pr.T("A place is held for you"))

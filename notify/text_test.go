@@ -58,6 +58,12 @@ func TestText(t *testing.T) {
 			body: []string{"Hello Jane Doe,", "with Dr Amélie Martin on " + when + " is confirmed", "No. 3", "Appointment reference: 42"}},
 		{kind: notify.KindConfirmation, edit: func(m *notify.Message) { m.CheckInCode = "K7M2-9QXD" }, subject: "Appointment confirmed: " + when,
 			body: []string{"is confirmed", "Check-in code: K7M2-9QXD"}},
+		{kind: notify.KindConfirmation, edit: func(m *notify.Message) {
+			m.Place, m.MapURL = "Clinique Lumière, 12 Rue de la Santé", "https://www.openstreetmap.org/?mlat=48.83520&mlon=2.34220"
+		}, subject: "Appointment confirmed: " + when,
+			body: []string{"Where: Clinique Lumière, 12 Rue de la Santé", "Map: https://www.openstreetmap.org/?mlat=48.83520&mlon=2.34220"}},
+		{kind: notify.KindRescheduled, edit: func(m *notify.Message) { m.Place = "Clinique Lumière" }, subject: "Appointment moved: " + when,
+			body: []string{"Where: Clinique Lumière", "Your previous time is no longer reserved."}},
 		{kind: notify.KindReminder, edit: func(m *notify.Message) { m.CheckInCode = "K7M2-9QXD" }, subject: "Appointment reminder: " + when,
 			body: []string{"Check-in code: K7M2-9QXD"}},
 		{kind: notify.KindCancellation, subject: "Appointment cancelled: " + when,

@@ -35,6 +35,9 @@ const (
 	FieldNationalID = "patient.national_id"
 	// FieldStaffTOTP is a staff user's second-factor secret.
 	FieldStaffTOTP = "staff.totp"
+	// FieldInvitation is a campaign's invitation code, kept only as its
+	// index (a keyed hash): the store never holds a usable code.
+	FieldInvitation = "invitation.code"
 )
 
 // version is the first byte of a sealed value: the layout below.

@@ -71,13 +71,24 @@ var specs = map[booking.Code]Spec{
 	booking.CodeNationalIDTaken:    {http.StatusConflict, "National ID number already registered"},
 	// A lottery round's registrant applies from their selection time.
 	booking.CodeNotYourTurn: {http.StatusConflict, "Not your turn yet"},
+	booking.CodeTurnPassed:  {http.StatusConflict, "Your turn has passed"},
 	// A slot behind a waiting room is booked with its admission.
 	booking.CodeNotAdmitted: {http.StatusConflict, "Not admitted yet"},
+	// Walk-ins (booking/walkin.go).
+	booking.CodeSlotNotFull:    {http.StatusConflict, "Slot not full"},
+	booking.CodeWalkInNotToday: {http.StatusConflict, "Walk-ins on the day only"},
+	booking.CodeWalkInLimit:    {http.StatusConflict, "No walk-in left for this slot"},
 	// The doctor's queue (booking/queue.go).
 	booking.CodeQueueEmpty: {http.StatusConflict, "Nobody is waiting"},
 	booking.CodeNotCalled:  {http.StatusConflict, "Not the patient called now"},
 	// A visit of a service (booking/visit.go).
 	booking.CodeServiceNotOffered: {http.StatusConflict, "Service not offered here"},
+	// A dose of a series outside its window (booking/dose.go).
+	booking.CodeDoseOutsideWindow: {http.StatusConflict, "Outside the dose's window"},
+	// A campaign's eligibility rule (booking/eligibility.go).
+	booking.CodeNotEligible:        {http.StatusConflict, "Not eligible for this campaign"},
+	booking.CodeInvitationRequired: {http.StatusConflict, "Invitation code required"},
+	booking.CodePlacesReserved:     {http.StatusConflict, "Places reserved for now"},
 }
 
 // Of returns code's spec; an unknown code is internal.

@@ -27,7 +27,8 @@ func TestProblemStatuses(t *testing.T) {
 		booking.CodeQuotaExceeded: 409, booking.CodeNotOpenYet: 409, booking.CodeSlotClosed: 409, booking.CodeAlreadyStarted: 409,
 		booking.CodeInvalidTransition: 409, booking.CodeKeyInUse: 409, booking.CodeKeyReused: 422, booking.CodeRateLimited: 429,
 		booking.CodePaymentRejected: 409, booking.CodeBadSignature: 401, booking.CodeFeeDiffers: 409, booking.CodeServiceNotOffered: 409,
-		booking.CodeOverloaded: 503, booking.CodeUnavailable: 503, booking.CodeInternal: 500,
+		booking.CodeDoseOutsideWindow: 409,
+		booking.CodeOverloaded:        503, booking.CodeUnavailable: 503, booking.CodeInternal: 500,
 	}
 	for c, st := range want {
 		if Status(c) != st {

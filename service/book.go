@@ -106,6 +106,7 @@ func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, k
 
 	req := booking.BookRequest{PatientID: patientID, IdempotencyKey: key, Fingerprint: booking.Fingerprint(slotID), SlotID: slotID, Actor: booking.ActorOf(ctx), Staff: staff}
 	req.Admission = s.admission(a, patientID)
+	req.Invitation = booking.NormalizeInvitation(a.Invitation)
 	if g := s.gates.check(ctx, slotID, s.now()); g != nil {
 		var gated bool
 		r, gated = s.refuseOrReplay(ctx, req, g)
@@ -243,6 +244,7 @@ func (s *Service) observe(r booking.BookResult, gated bool, start time.Time) {
 		return
 	}
 	s.observer.Booked(outcomeOf(r), gated, time.Since(start))
+	s.observeEligibility(r.Err)
 }
 
 // outcomeOf names a booking's outcome for metrics and spans: created,

@@ -28,9 +28,23 @@ func (s *Service) CreatePatient(ctx context.Context, p booking.Patient) (booking
 	return bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.CreatePatient(ctx, p) })
 }
 
-// CreateSlot adds one slot.
+// CreateSlot adds one slot; with a ScheduleID it joins that schedule of
+// its doctor (another doctor's schedule is not found), so that an opening
+// of the schedule covers it.
 func (s *Service) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
-	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) { return s.store.CreateSlot(ctx, sl) })
+	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) {
+		if sl.ScheduleID != 0 {
+			// A schedule never changes doctor, so this read cannot go stale.
+			sc, err := s.store.GetSchedule(ctx, sl.ScheduleID)
+			if err != nil {
+				return booking.Slot{}, err
+			}
+			if sc.DoctorID != sl.DoctorID {
+				return booking.Slot{}, booking.NotFound("schedule")
+			}
+		}
+		return s.store.CreateSlot(ctx, sl)
+	})
 	if err == nil {
 		s.changed(booking.Appointment{SlotID: sl.ID, DoctorID: sl.DoctorID})
 	}
@@ -55,11 +69,31 @@ func (s *Service) UpdateDepartment(ctx context.Context, d booking.Department) (b
 // listings and gets no new slots; existing appointments stay (staff cancel
 // them explicitly, or suspend the period).
 func (s *Service) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
+	if err := u.ProfileUpdate.Validate(); err != nil {
+		return booking.Doctor{}, err
+	}
 	d, err := bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.UpdateDoctor(ctx, id, u) })
 	if err == nil {
 		s.changed(booking.Appointment{DoctorID: d.ID})
 	}
 	return d, err
+}
+
+// SetDoctorPhoto checks data as a doctor's photo of the type the
+// uploader named (booking.CheckPhoto) and writes it in place of the last
+// one; audited.
+func (s *Service) SetDoctorPhoto(ctx context.Context, doctorID int64, contentType string, data []byte) (booking.Photo, error) {
+	p, err := booking.CheckPhoto(doctorID, data)
+	if err != nil {
+		return booking.Photo{}, err
+	}
+	if p.ContentType != contentType {
+		return booking.Photo{}, booking.Errorf(booking.CodeInvalidRequest, "the photo is %s, not %s", p.ContentType, contentType)
+	}
+	if _, err = bounded(s, ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, s.store.SetPhoto(ctx, p) }); err != nil {
+		return booking.Photo{}, err
+	}
+	return p, nil
 }
 
 // UpdatePatient changes a patient's name, contact details or activity.
@@ -87,4 +121,22 @@ func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.Patient
 // data into a running clinic (booking.Holdings.Real).
 func (s *Service) Holdings(ctx context.Context) (booking.Holdings, error) {
 	return bounded(s, ctx, func(ctx context.Context) (booking.Holdings, error) { return s.store.Holdings(ctx) })
+}
+
+// SiteOfDepartment reads the site department id belongs to: where its
+// doctors' patients go (the messages, the calendar event and the
+// confirmation name it).
+func (s *Service) SiteOfDepartment(ctx context.Context, id int64) (booking.Site, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.Site, error) {
+		deps, err := s.store.ListDepartmentsBy(ctx, booking.DepartmentFilter{All: true}, booking.Page{})
+		if err != nil {
+			return booking.Site{}, err
+		}
+		for _, d := range deps {
+			if d.ID == id {
+				return s.store.GetSite(ctx, d.SiteID)
+			}
+		}
+		return booking.Site{}, booking.NotFound("department")
+	})
 }

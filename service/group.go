@@ -13,6 +13,9 @@ type GroupBookingRequest struct {
 	SlotID     int64
 	PatientIDs []int64
 	Key        string
+	// Invitations are the people's invitation codes, in PatientIDs' order
+	// (booking.Group.Invitations).
+	Invitations []string
 }
 
 // GroupResult answers a group booking: each person's appointment, in the
@@ -73,7 +76,12 @@ func (s *Service) BookGroup(ctx context.Context, caller booking.Actor, req Group
 		return GroupResult{}, err
 	}
 	defer leave()
-	reqs := booking.Group{SlotID: req.SlotID, PatientIDs: req.PatientIDs, Key: req.Key, Actor: booking.ActorOf(ctx), Staff: staff}.Requests()
+	invitations := make([]string, len(req.Invitations))
+	for k, c := range req.Invitations {
+		invitations[k] = booking.NormalizeInvitation(c)
+	}
+	reqs := booking.Group{SlotID: req.SlotID, PatientIDs: req.PatientIDs, Key: req.Key, Actor: booking.ActorOf(ctx), Staff: staff,
+		Invitations: invitations}.Requests()
 	out, err := s.store.BookGroup(ctx, req.SlotID, reqs, s.now())
 	if err != nil {
 		return GroupResult{}, s.storeErr(ctx, err)
@@ -101,6 +109,7 @@ func (s *Service) observeGroup(res GroupResult, err error) {
 	switch {
 	case err != nil:
 		o.GroupBooked(string(booking.ErrorCode(err)), 0)
+		s.observeEligibility(err)
 	case res.Replayed:
 		o.GroupBooked("replayed", 0)
 	default:

@@ -115,7 +115,7 @@ func (s *Service) turnRefusal(ctx context.Context, round booking.Round, patientI
 	if err != nil {
 		return s.storeErr(ctx, err)
 	}
-	if ref := booking.TurnRefusal(g.SelectionAt, slotID, now); ref != nil {
+	if ref := booking.TurnRefusal(g.Turn(), slotID, now); ref != nil {
 		return ref
 	}
 	return nil

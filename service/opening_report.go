@@ -147,3 +147,51 @@ func (s *Service) OpeningReport(ctx context.Context, id int64) (booking.OpeningR
 	}
 	return f.Report(s.openingStats.snapshot(id)), nil
 }
+
+// summaryFor is how long a public summary is served from memory: anyone
+// may ask, and a report reads every place of the opening.
+const summaryFor = 10 * time.Second
+
+// summaries caches the public summaries, at most maxTrackedOpenings.
+type summaries struct {
+	mu sync.Mutex
+	m  map[int64]cachedSummary
+}
+
+type cachedSummary struct {
+	s  booking.OpeningSummary
+	at time.Time
+}
+
+// OpeningSummary is the public summary of the opening's fairness report,
+// where the clinic's policy publishes it (else 404, as for no opening);
+// it is at most summaryFor old.
+func (s *Service) OpeningSummary(ctx context.Context, id int64) (booking.OpeningSummary, error) {
+	pol, err := s.ClinicPolicy(ctx)
+	if err != nil {
+		return booking.OpeningSummary{}, err
+	}
+	if !pol.PublicOpeningSummary {
+		return booking.OpeningSummary{}, booking.NotFound("opening")
+	}
+	now := time.Now()
+	c := &s.summaries
+	c.mu.Lock()
+	got, ok := c.m[id]
+	c.mu.Unlock()
+	if ok && now.Sub(got.at) < summaryFor {
+		return got.s, nil
+	}
+	rep, err := s.OpeningReport(ctx, id)
+	if err != nil {
+		return booking.OpeningSummary{}, err
+	}
+	sum := rep.Summary()
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxTrackedOpenings {
+		c.m = map[int64]cachedSummary{}
+	}
+	c.m[id] = cachedSummary{sum, now}
+	c.mu.Unlock()
+	return sum, nil
+}

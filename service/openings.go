@@ -29,6 +29,9 @@ type WaitingRoomOptions struct {
 	// (default 20 a second); when the engine answers more, admission
 	// follows it.
 	AdmitPerSecond int
+	// PlaceStreams bounds the open streams of queue places
+	// (WatchOpeningPlace; default MaxPlaceStreams).
+	PlaceStreams int
 }
 
 // WaitingRoomObserver is what an Options.Observer may also implement to

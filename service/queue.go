@@ -159,8 +159,10 @@ func (s *Service) queueDay(ctx context.Context, doctorID int64) (booking.QueueDa
 // Board is what a waiting room's screen shows of a doctor's queue: masked
 // names only (booking.MaskName).
 type Board struct {
-	DoctorID   int64         `json:"doctorId"`
-	Doctor     string        `json:"doctor"`
+	DoctorID int64  `json:"doctorId"`
+	Doctor   string `json:"doctor"`
+	// Room is the doctor's consulting room, "" when not set.
+	Room       string        `json:"room,omitempty"`
 	Day        string        `json:"day"`
 	Called     *BoardTicket  `json:"called,omitempty"`
 	Consulting []BoardTicket `json:"consulting"`
@@ -181,6 +183,20 @@ type BoardTicket struct {
 // shows no personal data beyond masked names; the front end decides who
 // may open it.
 func (s *Service) QueueBoard(ctx context.Context, doctorID int64) (Board, error) {
+	return s.queueBoard(ctx, doctorID, BoardNext)
+}
+
+// MaxBoardNext bounds QueueBoardListing's waiting patients.
+const MaxBoardNext = 50
+
+// QueueBoardListing is QueueBoard listing up to next (at most
+// MaxBoardNext) waiting patients: the console's whole list, masked alike.
+func (s *Service) QueueBoardListing(ctx context.Context, doctorID int64, next int) (Board, error) {
+	return s.queueBoard(ctx, doctorID, min(max(next, 0), MaxBoardNext))
+}
+
+// queueBoard is doctor's board with next waiting patients listed.
+func (s *Service) queueBoard(ctx context.Context, doctorID int64, next int) (Board, error) {
 	r, doc, err := s.queueRange(ctx, doctorID, s.now())
 	if err != nil {
 		return Board{}, err
@@ -189,7 +205,7 @@ func (s *Service) QueueBoard(ctx context.Context, doctorID int64) (Board, error)
 	if err != nil {
 		return Board{}, err
 	}
-	b := Board{DoctorID: doctorID, Doctor: doc.Name, Day: r.Day, Consulting: []BoardTicket{}, Next: []BoardTicket{}}
+	b := Board{DoctorID: doctorID, Doctor: doc.Name, Room: doc.ConsultingRoom, Day: r.Day, Consulting: []BoardTicket{}, Next: []BoardTicket{}}
 	ticket := func(e booking.QueueEntry) BoardTicket {
 		t := BoardTicket{QueueNumber: e.QueueNumber, StartAt: e.StartAt, Calls: e.Calls, CalledAt: e.CalledAt, Name: booking.MaskName("")}
 		if pt, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.GetPatient(ctx, e.PatientID) }); err == nil {
@@ -205,7 +221,7 @@ func (s *Service) QueueBoard(ctx context.Context, doctorID int64) (Board, error)
 		b.Consulting = append(b.Consulting, ticket(e))
 	}
 	for i, e := range d.Order(p.QueueSkipCalls) {
-		if i == BoardNext {
+		if i == next {
 			break
 		}
 		e.Calls, e.CalledAt = 0, nil
@@ -221,10 +237,17 @@ type QueueStatus struct {
 	// (not checked in, finished, or another day's).
 	Step string `json:"step"`
 	// Ahead is how many will be called before it; EstimatedMinutes the
-	// wait from the slots' lengths.
-	Ahead            int          `json:"ahead"`
-	EstimatedMinutes int          `json:"estimatedMinutes"`
-	Called           *BoardTicket `json:"called,omitempty"`
+	// wait at the doctor's pace today (booking.Pace), or from the slots'
+	// lengths before enough consultations are completed to know it.
+	Ahead            int `json:"ahead"`
+	EstimatedMinutes int `json:"estimatedMinutes"`
+	// PaceMinutes is the doctor's minutes per patient today that the
+	// estimate used; absent when it used the slots' lengths.
+	PaceMinutes int          `json:"paceMinutes,omitempty"`
+	Called      *BoardTicket `json:"called,omitempty"`
+	// Room is where to go once called (Step CALLED): the doctor's
+	// consulting room, absent when not set.
+	Room string `json:"room,omitempty"`
 }
 
 // QueueNotInQueue is QueueStatus.Step of an appointment not in today's queue.
@@ -252,7 +275,14 @@ func (s *Service) QueuePosition(ctx context.Context, caller booking.Actor, id in
 		return QueueStatus{}, err
 	}
 	if pos := d.Position(id, p.QueueSkipCalls); pos.Step != "" {
-		st.Step, st.Ahead, st.EstimatedMinutes = pos.Step, pos.Ahead, pos.Minutes
+		st.Step, st.Ahead, st.EstimatedMinutes, st.PaceMinutes = pos.Step, pos.Ahead, pos.Minutes, pos.Pace
+	}
+	if st.Step == booking.QueueCalled {
+		doc, err := bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.GetDoctor(ctx, a.DoctorID) })
+		if err != nil {
+			return QueueStatus{}, err
+		}
+		st.Room = doc.ConsultingRoom
 	}
 	if cur, ok := d.Current(); ok {
 		st.Called = &BoardTicket{QueueNumber: cur.QueueNumber, StartAt: cur.StartAt, Calls: cur.Calls, CalledAt: cur.CalledAt}

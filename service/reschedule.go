@@ -86,7 +86,10 @@ func (s *Service) Reschedule(ctx context.Context, req RescheduleRequest) (bookin
 		return booking.RescheduleResult{}, out.Err
 	}
 	if !res.Replayed {
-		s.released(booking.Appointment{SlotID: res.FromSlotID, DoctorID: res.FromDoctorID})
+		// A visit's places are all its doctor's (booking/visit.go).
+		for _, id := range res.Released {
+			s.released(booking.Appointment{SlotID: id, DoctorID: res.FromDoctorID})
+		}
 		s.slotChanged(res.Appointment.SlotID, res.Appointment.DoctorID)
 	}
 	return res, nil

@@ -12,6 +12,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -163,6 +164,10 @@ type Service struct {
 	// measures their requests (opening_report.go).
 	waiting      *waitingRooms
 	openingStats openingStats
+	summaries    summaries
+	// placeStreams holds a token per open stream of a queue place
+	// (opening_watch.go).
+	placeStreams chan struct{}
 }
 
 type inflightKey struct {
@@ -201,7 +206,8 @@ func NewService(store booking.Store, opts Options) *Service {
 		reminders: opts.Reminders, limiter: opts.Limiter, peers: opts.Peers,
 		inflight: map[inflightKey]struct{}{}, orphans: map[inflightKey]chan struct{}{}, campaigns: newCampaignGate(), region: opts.PhoneRegion,
 		marks: newMarks(opts.MarkRefresh, opts.Timeout), wall: time.Now, onRefusedToken: opts.OnRefusedToken,
-		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes, waiting: newWaitingRooms(opts.WaitingRoom)}
+		loginKey: opts.LoginKey, checkInCodes: opts.CheckInCodes, waiting: newWaitingRooms(opts.WaitingRoom),
+		placeStreams: make(chan struct{}, cmp.Or(max(opts.WaitingRoom.PlaceStreams, 0), MaxPlaceStreams))}
 	if s.region == "" {
 		s.region = phone.DefaultRegion
 	}
