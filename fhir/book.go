@@ -84,7 +84,8 @@ func refTail(ref, kind string) (int64, bool) {
 // book is Appointment/$book: it takes a place in the Appointment's one
 // slot for its patient through service.Service.Book, exactly as POST
 // /api/appointments does, under the request's Idempotency-Key. A patient
-// books for themselves; an admin names the patient. It answers 201 with a
+// books for themselves; the front desk (reception, an admin) names the
+// patient. It answers 201 with a
 // Bundle holding the new Appointment, or 200 with the original one when
 // the key was used for this slot before.
 func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
@@ -92,8 +93,8 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if c.Role != auth.RolePatient && c.Role != auth.RoleAdmin {
-		return booking.Errorf(booking.CodeForbidden, "only patients and admins can book")
+	if c.Role != auth.RolePatient && !booking.Desk(string(c.Role)) {
+		return booking.Errorf(booking.CodeForbidden, "only patients, reception and admins can book")
 	}
 	key, err := booking.IdempotencyKey(r.Header.Values("Idempotency-Key"))
 	if err != nil {
@@ -125,8 +126,8 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 		}
 		named = n
 	}
-	if c.Role == auth.RoleAdmin && named == 0 {
-		return booking.Errorf(booking.CodeInvalidRequest, "an admin must name the patient (participant actor Patient/<id>)")
+	if booking.Desk(string(c.Role)) && named == 0 {
+		return booking.Errorf(booking.CodeInvalidRequest, "the front desk must name the patient (participant actor Patient/<id>)")
 	}
 	caller := booking.Actor{Role: string(c.Role), ID: c.Subject}
 	acting, err := h.svc.ActFor(r.Context(), caller, named)

@@ -3,6 +3,7 @@ package fhir
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -193,23 +194,31 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		return nil
 	}
 
-	clinic := p.h.clinic.location()
-	if err := add("Location", clinic.ID, &clinic, func(m *Meta) { clinic.Meta = m }); err != nil {
+	_, sites, err := p.h.sites(ctx)
+	if err != nil {
 		return nil, err
+	}
+	for _, site := range sites {
+		l := siteLocation(site, p.h.clinic)
+		if err := add("Location", l.ID, &l, func(m *Meta) { l.Meta = m }); err != nil {
+			return nil, err
+		}
 	}
 	scheds, err := p.h.schedules(ctx)
 	if err != nil {
 		return nil, err
 	}
+	// Site by site, so an aggregator reads one place's slots together;
+	// doctor by doctor within a site.
+	slices.SortStableFunc(scheds, func(a, b schedOf) int { return cmp.Compare(a.site, b.site) })
 	cut := 0
 	for _, sc := range scheds {
 		if sc.doctor == nil {
 			continue // rooms are allocated in rounds, not booked by the public
 		}
 		sr := sc.res
-		sr.Extension = []Extension{{URL: ExtBookingPhone, ValueString: p.h.clinic.Phone}}
-		if p.h.clinic.Phone == "" {
-			sr.Extension = nil
+		if sc.phone != "" {
+			sr.Extension = []Extension{{URL: ExtBookingPhone, ValueString: sc.phone}}
 		}
 		if err := add("Schedule", sr.ID, &sr, func(m *Meta) { sr.Meta = m }); err != nil {
 			return nil, err
@@ -231,7 +240,7 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 				return nil, err
 			}
 			for _, bs := range slots {
-				sl := slot(bs, now, p.h.links(bs, sc.doctor, sc.zone))
+				sl := slot(bs, now, p.h.links(bs, sc))
 				if sl.Status == "busy-unavailable" {
 					sl.Status = "busy" // SMART Scheduling Links knows only free and busy
 				}

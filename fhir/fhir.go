@@ -103,6 +103,8 @@ func (h *Handler) routes() {
 	h.handle("GET /fhir/Practitioner/{id}", h.readPractitioner)
 	h.handle("GET /fhir/Location", h.searchLocations)
 	h.handle("GET /fhir/Location/{id}", h.readLocation)
+	h.handle("GET /fhir/HealthcareService", h.searchHealthcareServices)
+	h.handle("GET /fhir/HealthcareService/{id}", h.readHealthcareService)
 	h.handle("GET /fhir/Schedule", h.searchSchedules)
 	h.handle("GET /fhir/Schedule/{id}", h.readSchedule)
 	h.handle("GET /fhir/Slot", h.searchSlots)

@@ -125,6 +125,10 @@ func newFixture(t testing.TB) *fixture {
 	f.slot(f.doc.ID, time.Date(2026, 12, 3, 8, 0, 0, 0, f.paris), 1, start.Add(-time.Hour), booking.SlotOpen)
 	must(t, f.svc.Book(ctx, f.p2.ID, f.full.ID, "fill").Err)
 
+	// As slotd serve does: the settings fill the first site.
+	_, err = st.FillFirstSite(ctx, booking.Site{Name: "Clinique du Parc", Phone: "+33 1 23 45 67 89",
+		Address: "1 rue du Parc, Paris", TimeZone: "Europe/Paris"})
+	must(t, err)
 	f.h = New(Config{Service: f.svc, Signer: f.signer, PublicURL: "https://clinic.test",
 		Clinic: Clinic{Name: "Clinique du Parc", Phone: "+33 1 23 45 67 89", Address: "1 rue du Parc, Paris"},
 		Zone:   f.paris})
@@ -263,17 +267,20 @@ func TestMetadataAndCatalogAreValidR4(t *testing.T) {
 		t.Fatalf("practitioner read: %s", a.body)
 	}
 	locs := entries[Location](t, f.get("/fhir/Location", ""))
-	if len(locs) != 2 || locs[0].ID != ClinicID || locs[0].Telecom[0].Value != "+33 1 23 45 67 89" || locs[1].ID != id(f.room.ID) {
+	first := siteID(f.dept.SiteID)
+	if len(locs) != 2 || locs[0].ID != first || locs[0].Telecom[0].Value != "+33 1 23 45 67 89" || locs[1].ID != id(f.room.ID) {
 		t.Fatalf("locations %+v", locs)
 	}
-	f.get("/fhir/Location/"+ClinicID, "")
+	if l := decode[Location](t, f.get("/fhir/Location/"+ClinicID, "")); l.ID != ClinicID || l.Name != "Clinique du Parc" {
+		t.Fatalf("the clinic's old id: %+v", l)
+	}
 	f.get("/fhir/Location/"+id(f.room.ID), "")
 
 	scheds := entries[Schedule](t, f.get("/fhir/Schedule", ""))
 	if len(scheds) != 3 {
 		t.Fatalf("%d schedules, want one per doctor and room", len(scheds))
 	}
-	if s := scheds[0]; s.ID != id(f.doc.ID) || s.Actor[0].Reference != "Practitioner/"+id(f.doc.ID) || s.Actor[1].Reference != "Location/clinic" {
+	if s := scheds[0]; s.ID != id(f.doc.ID) || s.Actor[0].Reference != "Practitioner/"+id(f.doc.ID) || s.Actor[1].Reference != "Location/"+first {
 		t.Fatalf("doctor schedule %+v", s)
 	}
 	if s := scheds[2]; s.ID != id(f.room.ID) || s.Actor[0].Reference != "Location/"+id(f.room.ID) {
@@ -790,5 +797,34 @@ func TestBookForAPerson(t *testing.T) {
 	}
 	if !forKid {
 		t.Fatalf("booked %+v, not for Patient/%d", got[0].Participant, kid.ID)
+	}
+}
+
+// TestReceptionAsTheFrontDesk: reception is the front desk here as in the
+// JSON API (booking.Desk): it reads any appointment, searches a named
+// patient's, and books for the patient it names; it must name one.
+func TestReceptionAsTheFrontDesk(t *testing.T) {
+	f := newFixture(t)
+	desk := f.token(auth.RoleReception, "staff:rita")
+	mine := f.svc.Book(context.Background(), f.p1.ID, f.open.ID, "r1")
+	must(t, mine.Err)
+	if a := f.get("/fhir/Appointment/"+id(mine.Appointment.ID), desk); a.status != 200 {
+		t.Fatalf("reception reading an appointment: %d %s", a.status, a.body)
+	}
+	if got := entries[Appointment](t, f.get("/fhir/Appointment?patient=Patient/"+id(f.p1.ID), desk)); len(got) != 1 || got[0].ID != id(mine.Appointment.ID) {
+		t.Fatalf("reception's search: %+v", got)
+	}
+	expectOutcome(t, f.get("/fhir/Appointment", desk), 400, booking.CodeInvalidRequest)
+	book := func(key, body string) answer {
+		return f.call(call{method: "POST", path: "/fhir/Appointment/$book", token: desk, key: key, body: body})
+	}
+	expectOutcome(t, book("r-2", bookBody(f.open.ID, 0)), 400, booking.CodeInvalidRequest)
+	a := book("r-3", bookBody(f.open.ID, f.p2.ID))
+	if a.status != 201 {
+		t.Fatalf("reception booking for a patient: %d %s", a.status, a.body)
+	}
+	got := entries[Appointment](t, a)
+	if len(got) != 1 || got[0].Participant[0].Actor.Reference != "Patient/"+id(f.p2.ID) {
+		t.Fatalf("reception booked %+v", got)
 	}
 }

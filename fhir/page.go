@@ -171,7 +171,7 @@ func (h *Handler) pageSlots(ctx context.Context, p *page, sources []slotSource, 
 				return err
 			}
 			for _, s := range slots {
-				out := slot(s, now, h.links(s, src.sched.doctor, src.sched.zone))
+				out := slot(s, now, h.links(s, src.sched))
 				if keep(out) && !p.add(cursor{K: src.resource, T: s.StartAt.UnixMicro(), I: s.ID}, out.ID, out) {
 					return nil
 				}

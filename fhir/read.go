@@ -61,6 +61,8 @@ func (h *Handler) metadata(w http.ResponseWriter, r *http.Request) error {
 			"resource": []resource{
 				{Type: "Practitioner", Interaction: rs},
 				{Type: "Location", Interaction: rs},
+				{Type: "HealthcareService", Interaction: rs, SearchParam: []param{
+					{"location", "reference", "Location/site-<id>: the services offered at a site"}}},
 				{Type: "Schedule", Interaction: rs, SearchParam: []param{
 					{"actor", "reference", "Practitioner/<id> or Location/<id>"},
 					{"specialty", "token", "department id, name or " + DepartmentSystem + "|<id>"}}},
@@ -124,8 +126,10 @@ func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) er
 
 func (h *Handler) readLocation(w http.ResponseWriter, r *http.Request) error {
 	if r.PathValue("id") == ClinicID {
-		writeResource(w, http.StatusOK, h.clinic.location())
-		return nil
+		return h.readSiteLocation(w, r, 0)
+	}
+	if n, ok := siteOf(r.PathValue("id")); ok {
+		return h.readSiteLocation(w, r, n)
 	}
 	n, err := pathID(r.PathValue("id"), "Location")
 	if err != nil {
@@ -156,13 +160,22 @@ func (h *Handler) searchLocations(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	// The clinic comes first (key 0), then the rooms by id.
+	_, sites, err := h.sites(ctx)
+	if err != nil {
+		return service.Classify(ctx, err)
+	}
+	// The sites come first (key 0, then the site's id), then the rooms by
+	// id; Location/clinic, another id of the first site, is not listed.
 	p := newPage(pg, "Location")
-	if p.add(cursor{}, ClinicID, h.clinic.location()) {
-		for _, rm := range sortedBy(rooms, func(rm booking.Room) int64 { return rm.ID }) {
-			if !p.add(cursor{K: rm.ID}, id(rm.ID), roomLocation(rm)) {
-				break
-			}
+	full := false
+	for _, st := range sites {
+		if full = !p.add(cursor{I: st.ID}, siteID(st.ID), siteLocation(st, h.clinic)); full {
+			break
+		}
+	}
+	for _, rm := range sortedBy(rooms, func(rm booking.Room) int64 { return rm.ID }) {
+		if full || !p.add(cursor{K: rm.ID}, id(rm.ID), roomLocation(rm)) {
+			break
 		}
 	}
 	writeResource(w, http.StatusOK, h.bundle(r, q, p))
@@ -184,11 +197,16 @@ func (h *Handler) room(ctx context.Context, n int64) (booking.Room, error) {
 }
 
 // schedOf is a Schedule with what its slots need: the zone of its dates
-// and, for a doctor, the doctor (booking deep links go to the doctor's day).
+// and, for a doctor, the doctor (booking deep links go to the doctor's day),
+// the booking phone of the doctor's site and the services the doctor
+// offers (the slots' serviceType).
 type schedOf struct {
-	res    Schedule
-	zone   *time.Location
-	doctor *booking.Doctor
+	res      Schedule
+	zone     *time.Location
+	doctor   *booking.Doctor
+	site     int64
+	phone    string
+	services []CodeableConcept
 }
 
 // key is the Schedule's id as a number, its paging key.
@@ -217,13 +235,21 @@ func (h *Handler) schedules(ctx context.Context) ([]schedOf, error) {
 	if err != nil {
 		return nil, err
 	}
+	sites, _, err := h.sites(ctx)
+	if err != nil {
+		return nil, err
+	}
+	services, err := h.serviceTypes(ctx)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]schedOf, 0, len(ds)+len(rooms))
 	for i := range ds {
-		loc, err := ds[i].Location()
+		sc, err := h.doctorSched(&ds[i], deps[ds[i].DepartmentID], sites[deps[ds[i].DepartmentID].SiteID], services)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, schedOf{res: doctorSchedule(ds[i], deps[ds[i].DepartmentID], h.clinic), zone: loc, doctor: &ds[i]})
+		out = append(out, sc)
 	}
 	for _, rm := range rooms {
 		loc, err := time.LoadLocation(rm.TimeZone)
@@ -251,15 +277,19 @@ func (h *Handler) departments(ctx context.Context) (map[int64]booking.Department
 func (h *Handler) schedule(ctx context.Context, n int64) (schedOf, error) {
 	d, err := h.store.GetDoctor(ctx, n)
 	if err == nil {
-		loc, err := d.Location()
-		if err != nil {
-			return schedOf{}, err
-		}
 		deps, err := h.departments(ctx)
 		if err != nil {
 			return schedOf{}, err
 		}
-		return schedOf{res: doctorSchedule(d, deps[d.DepartmentID], h.clinic), zone: loc, doctor: &d}, nil
+		site, err := h.store.GetSite(ctx, deps[d.DepartmentID].SiteID)
+		if err != nil {
+			return schedOf{}, err
+		}
+		services, err := h.serviceTypes(ctx)
+		if err != nil {
+			return schedOf{}, err
+		}
+		return h.doctorSched(&d, deps[d.DepartmentID], site, services)
 	}
 	if booking.ErrorCode(err) != booking.CodeNotFound {
 		return schedOf{}, err
@@ -349,12 +379,23 @@ func hasSpecialty(s Schedule, specs []string) bool {
 	return false
 }
 
-// links are a slot's booking deep link (a doctor's day page in the web UI)
-// and the clinic's phone.
-func (h *Handler) links(s booking.Slot, doctor *booking.Doctor, zone *time.Location) slotLinks {
-	l := slotLinks{phone: h.clinic.Phone}
-	if doctor != nil {
-		l.deepLink = h.web + "/doctors/" + id(doctor.ID) + "/days/" + s.StartAt.In(zone).Format(time.DateOnly)
+// doctorSched is a doctor's Schedule at the site of the department.
+func (h *Handler) doctorSched(d *booking.Doctor, dep booking.Department, site booking.Site,
+	services map[int64][]CodeableConcept) (schedOf, error) {
+	loc, err := d.Location()
+	if err != nil {
+		return schedOf{}, err
+	}
+	return schedOf{res: doctorSchedule(*d, dep, site), zone: loc, doctor: d, site: site.ID,
+		phone: cmp.Or(site.Phone, h.clinic.Phone), services: services[d.ID]}, nil
+}
+
+// links are a slot's booking deep link (a doctor's day page in the web
+// UI), its site's phone and its services.
+func (h *Handler) links(s booking.Slot, sc schedOf) slotLinks {
+	l := slotLinks{phone: cmp.Or(sc.phone, h.clinic.Phone), serviceType: sc.services}
+	if sc.doctor != nil {
+		l.deepLink = h.web + "/doctors/" + id(sc.doctor.ID) + "/days/" + s.StartAt.In(sc.zone).Format(time.DateOnly)
 	}
 	return l
 }
@@ -374,7 +415,7 @@ func (h *Handler) readSlot(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	writeResource(w, http.StatusOK, slot(s, h.svc.Now(), h.links(s, sc.doctor, sc.zone)))
+	writeResource(w, http.StatusOK, slot(s, h.svc.Now(), h.links(s, sc)))
 	return nil
 }
 
@@ -436,17 +477,17 @@ func (h *Handler) searchSlots(w http.ResponseWriter, r *http.Request) error {
 }
 
 // owner is whose appointments c may see: its own patient id, or 0 (any)
-// for an admin. Doctors have no appointments of their own here, as in the
-// JSON API.
+// for the front desk (booking.Desk: reception, an admin). Doctors have no
+// appointments of their own here, as in the JSON API.
 func owner(c auth.Claims) (int64, error) {
-	switch c.Role {
-	case auth.RoleAdmin:
+	if booking.Desk(string(c.Role)) {
 		return 0, nil
-	case auth.RolePatient:
+	}
+	if c.Role == auth.RolePatient {
 		n, _ := c.PatientID()
 		return n, nil
 	}
-	return 0, booking.Errorf(booking.CodeForbidden, "only patients and admins see appointments")
+	return 0, booking.Errorf(booking.CodeForbidden, "only patients, reception and admins can see appointments")
 }
 
 func (h *Handler) readAppointment(w http.ResponseWriter, r *http.Request) error {
@@ -471,8 +512,8 @@ func (h *Handler) readAppointment(w http.ResponseWriter, r *http.Request) error 
 }
 
 // searchAppointments lists one patient's appointments: the caller's own
-// (naming another patient is forbidden), or the named patient's for an
-// admin.
+// (naming another patient is forbidden), or the named patient's for the
+// front desk.
 func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) error {
 	c, err := h.caller(r)
 	if err != nil {
@@ -498,7 +539,7 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 		patient = n
 	}
 	if patient == 0 {
-		return booking.Errorf(booking.CodeInvalidRequest, "an admin must name the patient (patient=Patient/<id>)")
+		return booking.Errorf(booking.CodeInvalidRequest, "the front desk must name the patient (patient=Patient/<id>)")
 	}
 	p, err := dateRange(q["date"], h.zone)
 	if err != nil {

@@ -70,6 +70,12 @@ const (
 	ExtQueueNumber = "urn:slotd:fhir:queue-number"
 	// DepartmentSystem codes a specialty by its department id.
 	DepartmentSystem = "urn:slotd:fhir:department"
+	// ServiceSystem codes a service (HealthcareService) by its id,
+	// LevelSystem its level (ordinary, specialist); ExtDuration is its
+	// duration in minutes.
+	ServiceSystem = "urn:slotd:fhir:service"
+	LevelSystem   = "urn:slotd:fhir:service-level"
+	ExtDuration   = "urn:slotd:fhir:service-minutes"
 	// ProblemSystem codes an OperationOutcome's slotd problem code.
 	ProblemSystem = "urn:slotd:fhir:problem"
 )
@@ -93,7 +99,23 @@ type Location struct {
 	Description  string         `json:"description,omitempty"`
 	Telecom      []ContactPoint `json:"telecom,omitempty"`
 	Address      *Address       `json:"address,omitempty"`
+	Position     *Position      `json:"position,omitempty"`
 	PartOf       *Reference     `json:"partOf,omitempty"`
+	// HoursOfOperation are a site's opening hours.
+	HoursOfOperation []HoursOfOperation `json:"hoursOfOperation,omitempty"`
+}
+
+// Position is a Location's WGS 84 position.
+type Position struct {
+	Longitude float64 `json:"longitude"`
+	Latitude  float64 `json:"latitude"`
+}
+
+type HoursOfOperation struct {
+	DaysOfWeek  []string `json:"daysOfWeek"`
+	AllDay      bool     `json:"allDay,omitempty"`
+	OpeningTime string   `json:"openingTime,omitempty"`
+	ClosingTime string   `json:"closingTime,omitempty"`
 }
 
 type Schedule struct {
@@ -108,15 +130,16 @@ type Schedule struct {
 }
 
 type Slot struct {
-	ResourceType string      `json:"resourceType"`
-	ID           string      `json:"id"`
-	Meta         *Meta       `json:"meta,omitempty"`
-	Extension    []Extension `json:"extension,omitempty"`
-	Schedule     Reference   `json:"schedule"`
-	Status       string      `json:"status"`
-	Start        string      `json:"start"`
-	End          string      `json:"end"`
-	Comment      string      `json:"comment,omitempty"`
+	ResourceType string            `json:"resourceType"`
+	ID           string            `json:"id"`
+	Meta         *Meta             `json:"meta,omitempty"`
+	Extension    []Extension       `json:"extension,omitempty"`
+	ServiceType  []CodeableConcept `json:"serviceType,omitempty"`
+	Schedule     Reference         `json:"schedule"`
+	Status       string            `json:"status"`
+	Start        string            `json:"start"`
+	End          string            `json:"end"`
+	Comment      string            `json:"comment,omitempty"`
 }
 
 type Participant struct {
@@ -125,17 +148,18 @@ type Participant struct {
 }
 
 type Appointment struct {
-	ResourceType      string           `json:"resourceType"`
-	ID                string           `json:"id,omitempty"`
-	Meta              *Meta            `json:"meta,omitempty"`
-	Extension         []Extension      `json:"extension,omitempty"`
-	Status            string           `json:"status"`
-	CancelationReason *CodeableConcept `json:"cancelationReason,omitempty"`
-	Start             string           `json:"start,omitempty"`
-	End               string           `json:"end,omitempty"`
-	Created           string           `json:"created,omitempty"`
-	Slot              []Reference      `json:"slot,omitempty"`
-	Participant       []Participant    `json:"participant"`
+	ResourceType      string            `json:"resourceType"`
+	ID                string            `json:"id,omitempty"`
+	Meta              *Meta             `json:"meta,omitempty"`
+	Extension         []Extension       `json:"extension,omitempty"`
+	Status            string            `json:"status"`
+	CancelationReason *CodeableConcept  `json:"cancelationReason,omitempty"`
+	ServiceType       []CodeableConcept `json:"serviceType,omitempty"`
+	Start             string            `json:"start,omitempty"`
+	End               string            `json:"end,omitempty"`
+	Created           string            `json:"created,omitempty"`
+	Slot              []Reference       `json:"slot,omitempty"`
+	Participant       []Participant     `json:"participant"`
 }
 
 type BundleEntry struct {
@@ -189,17 +213,6 @@ type Clinic struct {
 	Address string
 }
 
-func (c Clinic) location() Location {
-	l := Location{ResourceType: "Location", ID: ClinicID, Status: "active", Name: c.Name}
-	if c.Phone != "" {
-		l.Telecom = []ContactPoint{{System: "phone", Value: c.Phone, Use: "work"}}
-	}
-	if c.Address != "" {
-		l.Address = &Address{Text: c.Address}
-	}
-	return l
-}
-
 func practitioner(d booking.Doctor) Practitioner {
 	return Practitioner{ResourceType: "Practitioner", ID: id(d.ID), Active: true, Name: []HumanName{{Text: d.Name}}}
 }
@@ -215,13 +228,14 @@ func specialty(dep booking.Department) CodeableConcept {
 	return CodeableConcept{Coding: []Coding{{System: DepartmentSystem, Code: id(dep.ID), Display: dep.Name}}, Text: dep.Name}
 }
 
-// doctorSchedule is the one Schedule of a doctor: the doctor at the clinic.
-func doctorSchedule(d booking.Doctor, dep booking.Department, c Clinic) Schedule {
+// doctorSchedule is the one Schedule of a doctor: the doctor at the site
+// of the department.
+func doctorSchedule(d booking.Doctor, dep booking.Department, site booking.Site) Schedule {
 	return Schedule{ResourceType: "Schedule", ID: id(d.ID), Active: true,
 		ServiceType: []CodeableConcept{{Text: dep.Name}},
 		Specialty:   []CodeableConcept{specialty(dep)},
 		Actor: []Reference{{Reference: "Practitioner/" + id(d.ID), Display: d.Name},
-			{Reference: "Location/" + ClinicID, Display: c.Name}}}
+			{Reference: "Location/" + siteID(site.ID), Display: site.Name}}}
 }
 
 // roomSchedule is the one Schedule of a room: the room as a Location.
@@ -243,15 +257,17 @@ func SlotStatus(s booking.Slot, now time.Time) string {
 	return "busy-unavailable"
 }
 
-// slotLinks are the booking links of a slot, for SMART Scheduling Links.
+// slotLinks are the booking links of a slot, for SMART Scheduling Links,
+// and the services it may be booked for.
 type slotLinks struct {
-	deepLink string
-	phone    string
+	deepLink    string
+	phone       string
+	serviceType []CodeableConcept
 }
 
 func slot(s booking.Slot, now time.Time, links slotLinks) Slot {
 	out := Slot{ResourceType: "Slot", ID: id(s.ID), Schedule: Reference{Reference: "Schedule/" + id(s.DoctorID)},
-		Status: SlotStatus(s, now), Start: instant(s.StartAt), End: instant(s.EndAt),
+		Status: SlotStatus(s, now), Start: instant(s.StartAt), End: instant(s.EndAt), ServiceType: links.serviceType,
 		Extension: []Extension{
 			intExt(ExtCapacity, s.Capacity),
 			intExt(ExtRemaining, max(s.Remaining(), 0)),
@@ -312,6 +328,11 @@ func appointment(a booking.Appointment) Appointment {
 			{Actor: Reference{Reference: "Patient/" + id(a.PatientID)}, Status: "accepted"},
 			{Actor: Reference{Reference: "Practitioner/" + id(a.DoctorID)}, Status: "accepted"},
 		}}
+	if a.ServiceID != 0 {
+		// The code only: the service's name is one read away
+		// (HealthcareService/<id>), and appointments are listed by the page.
+		out.ServiceType = []CodeableConcept{{Coding: []Coding{{System: ServiceSystem, Code: id(a.ServiceID)}}}}
+	}
 	if a.Status == booking.StatusExpired {
 		out.CancelationReason = &CodeableConcept{Text: "not paid before the hold expired"}
 	}

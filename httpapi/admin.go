@@ -337,6 +337,9 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		Capacity        int      `json:"capacity"`
 		OpensAt         *instant `json:"opensAt"`
 		Fee             int64    `json:"fee"`
+		// ScheduleID adds the slot to one of the doctor's schedules, so
+		// that an opening of the schedule (a waiting room) covers it.
+		ScheduleID *int64 `json:"scheduleId"`
 	}
 	if err := decodeJSON(r, &in); err != nil {
 		return err
@@ -345,6 +348,8 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 	switch {
 	case !validID(in.DoctorID):
 		return errorf(booking.CodeInvalidRequest, "doctorId must be an id 1 to %d", int64(booking.MaxID))
+	case in.ScheduleID != nil && !validID(*in.ScheduleID):
+		return fieldErrorf("/scheduleId", "scheduleId must be an id 1 to %d", int64(booking.MaxID))
 	case in.StartAt.IsZero():
 		return errorf(booking.CodeInvalidRequest, "startAt is required (RFC 3339)")
 	case !in.StartAt.After(now):
@@ -368,6 +373,9 @@ func (s *server) createSlot(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		StartAt:  in.StartAt.UTC(), EndAt: in.StartAt.UTC().Add(time.Duration(in.DurationMinutes) * time.Minute),
 		Capacity: in.Capacity, OpensAt: opens.UTC(), Status: booking.SlotOpen,
 		FeeCents: in.Fee, HoldSeconds: defaultHoldSeconds,
+	}
+	if in.ScheduleID != nil {
+		sl.ScheduleID = *in.ScheduleID
 	}
 	sl, err := s.svc.CreateSlot(r.Context(), sl)
 	if err != nil {

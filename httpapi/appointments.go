@@ -21,6 +21,9 @@ type bookRequest struct {
 	// Service names the service booked from the slot (a visit of its
 	// duration); a plain body without it books the one slot.
 	Service *int64 `json:"service"`
+	// Invitation is a campaign's invitation code, where the slot's
+	// schedule asks for one.
+	Invitation *string `json:"invitation"`
 }
 
 // book takes a place.
@@ -78,6 +81,10 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	if in.PatientID != nil && !validID(*in.PatientID) {
 		return bookingAttempt{}, fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
 	}
+	invitation, err := invitationOf(in.Invitation, "/invitation")
+	if err != nil {
+		return bookingAttempt{}, err
+	}
 	var named int64
 	if in.PatientID != nil {
 		named = *in.PatientID
@@ -98,6 +105,7 @@ func (s *server) readBooking(w http.ResponseWriter, r *http.Request, c auth.Clai
 	// A waiting room's admission (docs/clinic.md, "Waiting rooms"); the
 	// Service verifies it, and a slot without a room never looks at it.
 	acting.Admission = r.Header.Get(AdmissionHeader)
+	acting.Invitation = invitation
 	at := bookingAttempt{acting: acting, key: key, slotID: in.SlotID}
 	if in.Service != nil {
 		at.serviceID = *in.Service

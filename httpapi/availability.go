@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
@@ -10,16 +11,17 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// firstAvailable answers GET /api/availability?service=&site=&from=: the
-// earliest places where a visit of the service can start, across the
+// firstAvailable answers GET /api/availability?service=&site=&near=&from=:
+// the earliest places where a visit of the service can start, across the
 // doctors who offer it (those of the site, with ?site=), within booking.AvailabilityWindow of from (now by
-// default), paged. The answer is one read of the doctors' open slots (on
+// default), paged; with ?near=lat,lon those of the nearest sites first
+// (booking.NearestPlaces). The answer is one read of the doctors' open slots (on
 // the listings' reader) and is kept, rendered, in the listing cache for
 // its TTL, keyed by the query: a rush of the same question costs one
 // read per TTL, not one per request. The cursor is the number of places
 // of the same search already answered.
 func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	q, err := parseQuery(r, withPage("service", "site", "from")...)
+	q, err := parseQuery(r, withPage("service", "site", "near", "from")...)
 	if err != nil {
 		return err
 	}
@@ -35,6 +37,14 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 	if err != nil {
 		return err
 	}
+	var near *booking.SitesNear
+	if v, ok := q["near"]; ok {
+		n, err := parseNear(v)
+		if err != nil {
+			return inParam(err, "near")
+		}
+		near = &n
+	}
 	p, err := parsePage(q)
 	if err != nil {
 		return err
@@ -49,11 +59,11 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 			from = now // the past has no free place
 		}
 	}
-	key := q["site"] + "|" + q["from"] + "|" + q["limit"] + "|" + q["cursor"]
+	key := q["site"] + "|" + q["near"] + "|" + q["from"] + "|" + q["limit"] + "|" + q["cursor"]
 	e, ok := s.avail.get(serviceID, key, now)
 	if !ok {
 		if e, err = s.renderPlaces(r, booking.OpenSlots{SiteID: site, From: from, To: from.Add(booking.AvailabilityWindow),
-			Limit: booking.MaxAvailabilitySlots}, serviceID, p); err != nil {
+			Limit: booking.MaxAvailabilitySlots}, serviceID, near, p); err != nil {
 			return err
 		}
 		s.avail.put(serviceID, key, e, now)
@@ -66,8 +76,8 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 }
 
 // renderPlaces searches the places of one page among the slots q asks
-// for, of the service's doctors.
-func (s *server) renderPlaces(r *http.Request, q booking.OpenSlots, serviceID int64, p pageRequest) (listEntry, error) {
+// for, of the service's doctors, by distance from near when given.
+func (s *server) renderPlaces(r *http.Request, q booking.OpenSlots, serviceID int64, near *booking.SitesNear, p pageRequest) (listEntry, error) {
 	v, err := s.svc.GetService(r.Context(), serviceID)
 	if err == nil && !v.Active {
 		err = booking.NotFound("service")
@@ -83,6 +93,11 @@ func (s *server) renderPlaces(r *http.Request, q booking.OpenSlots, serviceID in
 		return listEntry{}, storeErr(ctx, err)
 	}
 	places := booking.FreePlaces(v, slots, s.now())
+	if near != nil {
+		if places, err = s.nearestPlaces(ctx, places, *near); err != nil {
+			return listEntry{}, storeErr(ctx, err)
+		}
+	}
 	skip := min(int(p.After), len(places))
 	page := listPage[booking.Place]{Items: orEmpty(places[skip:])}
 	if len(page.Items) > p.Limit {
@@ -95,4 +110,31 @@ func (s *server) renderPlaces(r *http.Request, q booking.OpenSlots, serviceID in
 		return listEntry{}, err
 	}
 	return listEntry{body: append(body, '\n')}, nil
+}
+
+// nearestPlaces orders places by their site's distance from near, among
+// the booking.MaxPageLimit sites with a position nearest it.
+func (s *server) nearestPlaces(ctx context.Context, places []booking.Place, near booking.SitesNear) ([]booking.Place, error) {
+	near.Limit = booking.MaxPageLimit
+	sites, err := s.listings.ListSitesNear(ctx, near)
+	if err != nil {
+		return nil, err
+	}
+	deps, err := s.listings.ListAllDepartments(ctx, booking.Page{})
+	if err != nil {
+		return nil, err
+	}
+	docs, err := s.listings.ListDoctors(ctx, 0, booking.Page{})
+	if err != nil {
+		return nil, err
+	}
+	siteOfDept := make(map[int64]int64, len(deps))
+	for _, d := range deps {
+		siteOfDept[d.ID] = d.SiteID
+	}
+	siteOf := make(map[int64]int64, len(docs))
+	for _, d := range docs {
+		siteOf[d.ID] = siteOfDept[d.DepartmentID]
+	}
+	return booking.NearestPlaces(places, siteOf, sites), nil
 }

@@ -43,8 +43,8 @@ func (s *server) updateDoctor(w http.ResponseWriter, r *http.Request, _ auth.Cla
 	if err := decodeJSON(r, &u); err != nil {
 		return err
 	}
-	if u.Name == nil && u.DepartmentID == nil && u.Active == nil {
-		return errorf(booking.CodeInvalidRequest, "give name, departmentId or active")
+	if u.Name == nil && u.DepartmentID == nil && u.Active == nil && u.ProfileUpdate.Empty() {
+		return errorf(booking.CodeInvalidRequest, "give name, departmentId, active, title, specialties, languages, bio or consultingRoom")
 	}
 	if u.Name != nil {
 		n, err := cleanName(*u.Name, "name")
@@ -151,9 +151,10 @@ func (s *server) setPolicy(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	// message ahead or maxPeople (a client older than them) keeps their
 	// defaults rather than closing check-in to the start minute, calling
 	// a skipped patient at once, sending no message or letting an account
-	// add nobody.
+	// add nobody; walkInsPerSlot keeps its default too.
 	p := booking.Policy{CheckInBeforeMinutes: booking.DefaultCheckInBeforeMinutes, CheckInAfterMinutes: booking.DefaultCheckInAfterMinutes,
-		QueueSkipCalls: booking.DefaultQueueSkipCalls, QueueNotifyAhead: booking.DefaultQueueNotifyAhead, MaxPeople: booking.DefaultMaxPeople}
+		QueueSkipCalls: booking.DefaultQueueSkipCalls, QueueNotifyAhead: booking.DefaultQueueNotifyAhead, MaxPeople: booking.DefaultMaxPeople,
+		WalkInsPerSlot: booking.DefaultWalkInsPerSlot}
 	if err := decodeJSON(r, &p); err != nil {
 		return err
 	}

@@ -13,6 +13,9 @@ import (
 type groupBookingRequest struct {
 	SlotID     int64   `json:"slotId"`
 	PatientIDs []int64 `json:"patientIds"`
+	// Invitations are the people's invitation codes, in patientIds'
+	// order, where the slot's schedule asks for them.
+	Invitations []string `json:"invitations"`
 }
 
 // groupBooking is the answer of a group booking: each person's
@@ -54,6 +57,14 @@ func (s *server) bookGroup(w http.ResponseWriter, r *http.Request, c auth.Claims
 		}
 		seen[id] = true
 	}
+	if len(in.Invitations) > len(in.PatientIDs) {
+		return fieldErrorf("/invitations", "invitations must list at most one code per person")
+	}
+	for k := range in.Invitations {
+		if _, err := invitationOf(&in.Invitations[k], "/invitations/"+strconv.Itoa(k)); err != nil {
+			return err
+		}
+	}
 	spend := in.PatientIDs[0]
 	if c.Role == auth.RolePatient {
 		spend, _ = c.PatientID()
@@ -61,7 +72,8 @@ func (s *server) bookGroup(w http.ResponseWriter, r *http.Request, c auth.Claims
 	if err := s.rateLimit(w, spend); err != nil {
 		return err
 	}
-	res, err := s.svc.BookGroup(r.Context(), actorOf(c), service.GroupBookingRequest{SlotID: in.SlotID, PatientIDs: in.PatientIDs, Key: key})
+	res, err := s.svc.BookGroup(r.Context(), actorOf(c), service.GroupBookingRequest{SlotID: in.SlotID, PatientIDs: in.PatientIDs, Key: key,
+		Invitations: in.Invitations})
 	if err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ type lotteryIn struct {
 	RegistrationClosesAt instant `json:"registrationClosesAt"`
 	SelectionMinutes     *int    `json:"selectionMinutes"`
 	SelectionGroup       *int    `json:"selectionGroup"`
+	WindowMinutes        int     `json:"selectionWindowMinutes"`
 }
 
 // lottery checks in against the round's opening and returns the settings
@@ -28,7 +29,7 @@ func (in *lotteryIn) lottery(opensAt time.Time) (*booking.Lottery, error) {
 		return nil, nil
 	}
 	l := &booking.Lottery{RegistrationOpensAt: in.RegistrationOpensAt.UTC(), RegistrationClosesAt: in.RegistrationClosesAt.UTC(),
-		SelectionMinutes: 60, SelectionGroup: 1}
+		SelectionMinutes: 60, SelectionGroup: 1, WindowMinutes: in.WindowMinutes}
 	if in.SelectionMinutes != nil {
 		l.SelectionMinutes = *in.SelectionMinutes
 	}
@@ -46,6 +47,8 @@ func (in *lotteryIn) lottery(opensAt time.Time) (*booking.Lottery, error) {
 		return nil, inBody(errorf(booking.CodeInvalidRequest, "lottery.selectionMinutes must be 0 to %d", booking.MaxSelectionMinutes), "/lottery/selectionMinutes")
 	case l.SelectionGroup < 1 || l.SelectionGroup > booking.MaxSelectionGroup:
 		return nil, inBody(errorf(booking.CodeInvalidRequest, "lottery.selectionGroup must be 1 to %d", booking.MaxSelectionGroup), "/lottery/selectionGroup")
+	case l.WindowMinutes < 0 || l.WindowMinutes > booking.MaxSelectionMinutes:
+		return nil, inBody(errorf(booking.CodeInvalidRequest, "lottery.selectionWindowMinutes must be 0 to %d", booking.MaxSelectionMinutes), "/lottery/selectionWindowMinutes")
 	}
 	return l, nil
 }
@@ -58,6 +61,7 @@ type lotteryView struct {
 	Registering          bool       `json:"registering"`
 	SelectionMinutes     int        `json:"selectionMinutes"`
 	SelectionGroup       int        `json:"selectionGroup"`
+	WindowMinutes        int        `json:"selectionWindowMinutes"`
 	DrawnAt              *time.Time `json:"drawnAt,omitempty"`
 }
 
@@ -68,7 +72,7 @@ func newLotteryView(r booking.Round, now time.Time) (*lotteryView, string) {
 	}
 	return &lotteryView{RegistrationOpensAt: l.RegistrationOpensAt.UTC(), RegistrationClosesAt: l.RegistrationClosesAt.UTC(),
 		Registering:      booking.RegistrationRefusal(r, l, now) == nil,
-		SelectionMinutes: l.SelectionMinutes, SelectionGroup: l.SelectionGroup, DrawnAt: l.DrawnAt}, l.Commitment
+		SelectionMinutes: l.SelectionMinutes, SelectionGroup: l.SelectionGroup, WindowMinutes: l.WindowMinutes, DrawnAt: l.DrawnAt}, l.Commitment
 }
 
 // registrationView is a registration as its registrant (or an admin) sees
@@ -81,6 +85,8 @@ type registrationView struct {
 	Drawn       bool       `json:"drawn"`
 	Position    int        `json:"position,omitempty"`
 	SelectionAt *time.Time `json:"selectionAt,omitempty"`
+	// SelectionEndsAt ends the turn when the lottery has a window.
+	SelectionEndsAt *time.Time `json:"selectionEndsAt,omitempty"`
 }
 
 func newRegistrationView(g booking.Registration) registrationView {
@@ -89,6 +95,10 @@ func newRegistrationView(g booking.Registration) registrationView {
 	if g.SelectionAt != nil {
 		t := g.SelectionAt.UTC()
 		v.SelectionAt = &t
+	}
+	if g.SelectionEndsAt != nil {
+		t := g.SelectionEndsAt.UTC()
+		v.SelectionEndsAt = &t
 	}
 	return v
 }

@@ -108,3 +108,56 @@ func TestLotteryThroughTheAPI(t *testing.T) {
 	e.clock.set(roundOpens.Add(10 * time.Minute))
 	e.do(apply(tok(second), rd.ID, "k2", sl, false)).expect(t, 201)
 }
+
+// TestLotteryWindowThroughTheAPI: with selectionWindowMinutes each turn
+// lasts that long; a missed one answers 409 turn-passed, synchronous or
+// asynchronous, with the turn's end in opensAt.
+func TestLotteryWindowThroughTheAPI(t *testing.T) {
+	e := newEnv(t)
+	room := e.makeRoom("W-1", "W", 1, false, 3)
+	body := lotteryBody("Windows")
+	body["lottery"].(map[string]any)["selectionWindowMinutes"] = -1
+	e.do(call{method: "POST", path: "/api/admin/rounds", token: e.admin, body: body, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	body["lottery"].(map[string]any)["selectionWindowMinutes"] = 10
+	var rd roundView
+	e.do(call{method: "POST", path: "/api/admin/rounds", token: e.admin, body: body}).expect(t, 201).decode(t, &rd)
+	if rd.Lottery == nil || rd.Lottery.WindowMinutes != 10 {
+		t.Fatalf("a round with windows: %+v", rd.Lottery)
+	}
+	var added struct {
+		Slots []roundSlotView `json:"slots"`
+	}
+	e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/rounds/%d/slots", rd.ID), token: e.admin,
+		body: map[string]any{"roomIds": []int64{room.ID}}}).expect(t, 201).decode(t, &added)
+	e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/rounds/%d/open", rd.ID), token: e.admin}).expect(t, 200)
+	base := fmt.Sprintf("/api/rounds/%d", rd.ID)
+	ps := []booking.Patient{e.patient(), e.patient()}
+	for _, p := range ps {
+		e.do(call{method: "POST", path: base + "/registration", token: e.patientToken(p.ID)}).expect(t, 201)
+	}
+	e.clock.set(t0.Add(30 * time.Minute))
+	var d booking.Draw
+	e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/rounds/%d/draw", rd.ID), token: e.admin}).expect(t, 200).decode(t, &d)
+	e.clock.set(roundOpens.Add(10 * time.Minute))
+	var first, second string
+	for _, p := range ps {
+		var g registrationView
+		e.do(call{method: "GET", path: base + "/registration", token: e.patientToken(p.ID)}).expect(t, 200).decode(t, &g)
+		if g.SelectionAt == nil || g.SelectionEndsAt == nil || !g.SelectionEndsAt.Equal(g.SelectionAt.Add(10*time.Minute)) {
+			t.Fatalf("registration %+v: the turn lasts 10 minutes", g)
+		}
+		if g.Position == 1 {
+			first = e.patientToken(p.ID)
+		} else {
+			second = e.patientToken(p.ID)
+		}
+	}
+	sl := added.Slots[0].ID
+	for _, async := range []bool{false, true} {
+		a := e.do(apply(first, rd.ID, fmt.Sprintf("late-%v", async), sl, async)).expect(t, 409, booking.CodeTurnPassed)
+		if p := a.problem(t); p.OpensAt != roundOpens.Add(10*time.Minute).Format(time.RFC3339) {
+			t.Fatalf("turn-passed names %q, want the turn's end", p.OpensAt)
+		}
+	}
+	e.do(apply(second, rd.ID, "in-time", sl, false)).expect(t, 201)
+}

@@ -28,8 +28,11 @@ func (s *server) middleware(next http.Handler) http.Handler {
 		id := requestID(r.Context())
 		if r.Body != nil {
 			limit := s.maxBody
-			if r.URL.Path == importPath {
+			if r.URL.Path == importPath || r.URL.Path == cohortsImportPath {
 				limit = csvdata.MaxImportBytes
+			}
+			if isPhotoUpload(r) {
+				limit = booking.MaxPhotoBytes
 			}
 			r.Body = http.MaxBytesReader(w, r.Body, limit)
 		}

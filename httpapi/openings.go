@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"time"
@@ -160,6 +162,47 @@ func (s *server) myPlace(w http.ResponseWriter, r *http.Request, c auth.Claims) 
 	return nil
 }
 
+// placeEvents is GET /api/openings/{id}/queue/events: the caller's place
+// as server-sent events, an event "place" (the place's JSON, as GET
+// .../queue answers it) at once and on each change, a comment every
+// second otherwise, for service.PlaceStreamFor; then the client
+// reconnects (EventSource does by itself). Errors come before the stream:
+// 404 for someone not in the queue, 503 when this instance has
+// service.MaxPlaceStreams open (poll GET .../queue instead).
+func (s *server) placeEvents(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	patient, err := queuer(c)
+	if err != nil {
+		return err
+	}
+	rc := http.NewResponseController(w)
+	started := false
+	return s.svc.WatchOpeningPlace(r.Context(), id, patient, func(p *booking.OpeningPlace) bool {
+		if !started {
+			h := w.Header()
+			h.Set("Content-Type", "text/event-stream")
+			h.Set("Cache-Control", "no-store")
+			h.Set("X-Accel-Buffering", "no")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, "retry: 2000\n\n")
+			started = true
+		}
+		if p == nil {
+			fmt.Fprint(w, ": alive\n\n")
+		} else {
+			b, _ := json.Marshal(placeView(*p))
+			fmt.Fprintf(w, "event: place\ndata: %s\n\n", b)
+		}
+		return rc.Flush() == nil
+	})
+}
+
 // placeView keeps a place's times in UTC.
 func placeView(p booking.OpeningPlace) booking.OpeningPlace {
 	p.OpensAt, p.JoinedAt = p.OpensAt.UTC(), p.JoinedAt.UTC()
@@ -183,6 +226,27 @@ func (s *server) openingReport(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	rep.OpensAt = rep.OpensAt.UTC()
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, rep)
+	return nil
+}
+
+// openingSummary is GET /api/openings/{id}/summary: the public summary of
+// the opening's fairness report, where the clinic's policy publishes it
+// (else 404); a few seconds old at most.
+func (s *server) openingSummary(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	sum, err := s.svc.OpeningSummary(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	sum.OpensAt = sum.OpensAt.UTC()
+	w.Header().Set("Cache-Control", "public, max-age=10")
+	writeJSON(w, http.StatusOK, sum)
 	return nil
 }
 

@@ -136,3 +136,56 @@ func TestOpeningWaitingRoom(t *testing.T) {
 		t.Fatalf("openings %+v", page)
 	}
 }
+
+// A slot added to a schedule (POST /api/admin/slots with scheduleId) is
+// covered by the schedule's opening; another doctor's schedule is 404, a
+// bad id 400, and neither creates a slot.
+func TestSlotOfASchedule(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	ctx := context.Background()
+	mk := func(doctorID int64) booking.Schedule {
+		sc, err := e.db.CreateSchedule(ctx, booking.Schedule{DoctorID: doctorID, Weekdays: []time.Weekday{time.Monday},
+			StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sc
+	}
+	mine, theirs := mk(f.doctor.ID), mk(f.doctor2.ID)
+	opens := t0.Add(time.Hour)
+	body := func(scheduleID any) map[string]any {
+		return map[string]any{"doctorId": f.doctor.ID, "startAt": t0.Add(50 * time.Hour).Format(time.RFC3339),
+			"durationMinutes": 30, "capacity": 5, "opensAt": opens.Format(time.RFC3339), "scheduleId": scheduleID}
+	}
+	create := func(b map[string]any) answer {
+		return e.do(call{method: "POST", path: "/api/admin/slots", token: e.admin, body: b, invalid: true})
+	}
+	create(body(0)).expect(t, 400, booking.CodeInvalidRequest)
+	create(body("x")).expect(t, 400, booking.CodeInvalidRequest)
+	create(body(theirs.ID)).expect(t, 404, booking.CodeNotFound)
+	create(body(theirs.ID+99)).expect(t, 404, booking.CodeNotFound)
+	if n := countSlots(t, e, f.doctor.ID); n != 0 {
+		t.Fatalf("refused requests created %d slots", n)
+	}
+	var sl struct {
+		ID int64 `json:"id"`
+	}
+	create(body(mine.ID)).expect(t, 201).decode(t, &sl)
+	got, err := e.db.GetSlot(ctx, sl.ID)
+	if err != nil || got.ScheduleID != mine.ID {
+		t.Fatalf("slot %+v (%v): want schedule %d", got, err, mine.ID)
+	}
+	e.do(call{method: "POST", path: "/api/admin/openings", token: e.admin,
+		body: map[string]any{"scheduleId": mine.ID, "opensAt": opens.Format(time.RFC3339)}}).expect(t, 201)
+}
+
+// countSlots counts the doctor's slots over the days the tests use.
+func countSlots(t *testing.T, e *env, doctorID int64) int {
+	t.Helper()
+	sls, err := e.db.ListSlots(context.Background(), doctorID, t0, t0.Add(30*24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(sls)
+}

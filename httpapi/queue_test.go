@@ -54,6 +54,7 @@ func TestQueueEndpoints(t *testing.T) {
 		Ahead            int
 		EstimatedMinutes int
 		Called           *struct{ QueueNumber int }
+		Room             *string
 	}) {
 		e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d/queue", as[i].ID), token: tokens[i]}).expect(t, 200).decode(t, &st)
 		return st
@@ -66,15 +67,20 @@ func TestQueueEndpoints(t *testing.T) {
 	e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d/queue", as[0].ID), token: doc2}).expect(t, 404, booking.CodeNotFound)
 	e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d/queue", as[0].ID), token: doc}).expect(t, 200)
 
+	e.do(call{method: "PATCH", path: fmt.Sprintf("/api/admin/doctors/%d", f.doctor.ID), token: e.admin,
+		body: map[string]any{"consultingRoom": "Room 3"}}).expect(t, 200)
+	if p := position(0); p.Room != nil {
+		t.Fatalf("a waiting patient is given the room: %+v", p)
+	}
 	var tk queueTicket
 	e.do(queueCallOf(doc, f.doctor.ID)).expect(t, 200).decode(t, &tk)
 	if tk.AppointmentID != as[0].ID || tk.Step != booking.QueueCalled || tk.Calls != 1 || tk.CallSeq != 1 {
 		t.Fatalf("call: %+v", tk)
 	}
-	if p := position(0); p.Step != booking.QueueCalled {
+	if p := position(0); p.Step != booking.QueueCalled || p.Room == nil || *p.Room != "Room 3" {
 		t.Fatalf("the called one: %+v", p)
 	}
-	if p := position(2); p.Ahead != 1 || p.Called == nil || p.Called.QueueNumber != as[0].QueueNumber {
+	if p := position(2); p.Ahead != 1 || p.Called == nil || p.Called.QueueNumber != as[0].QueueNumber || p.Room != nil {
 		t.Fatalf("after a call: %+v", p)
 	}
 
@@ -107,5 +113,58 @@ func TestQueueEndpoints(t *testing.T) {
 	e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/appointments/%d/complete", as[1].ID), token: e.admin, body: map[string]any{}}).expect(t, 200)
 	if p := position(1); p.Step != "NOT_IN_QUEUE" {
 		t.Fatalf("completed: %+v", p)
+	}
+}
+
+// The estimate follows the doctor's pace: with two consultations
+// completed it counts the slots' shares; with three, the median of their
+// lengths, answered as paceMinutes.
+func TestQueueEstimateAtPace(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	sl := e.slot(f, 6) // 30 minutes for 6 places: 5 minutes each
+	doc := e.token(auth.RoleDoctor, fmt.Sprint(f.doctor.ID))
+	e.clock.set(sl.StartAt.Add(-20 * time.Minute))
+	var as []booking.Appointment
+	var tokens []string
+	for i := range 5 {
+		p := e.patient()
+		tok := e.patientToken(p.ID)
+		var a booking.Appointment
+		e.do(book(tok, fmt.Sprintf("pace-%d", i), slotBody(sl.ID))).expect(t, 201).decode(t, &a)
+		e.do(checkInCall(e.admin, a.ID, map[string]any{})).expect(t, 200)
+		as, tokens = append(as, a), append(tokens, tok)
+	}
+	type position struct {
+		Step             string
+		Ahead            int
+		EstimatedMinutes int
+		PaceMinutes      *int
+	}
+	positionOf := func(i int) (st position) {
+		e.do(call{method: "GET", path: fmt.Sprintf("/api/appointments/%d/queue", as[i].ID), token: tokens[i]}).expect(t, 200).decode(t, &st)
+		return st
+	}
+	now := sl.StartAt
+	for i, length := range []time.Duration{2 * time.Minute, 6 * time.Minute, 3 * time.Minute} {
+		e.clock.set(now)
+		var tk queueTicket
+		e.do(queueCallOf(doc, f.doctor.ID)).expect(t, 200).decode(t, &tk)
+		e.do(queueStepOf(doc, tk.AppointmentID, "start")).expect(t, 200)
+		now = now.Add(length)
+		e.clock.set(now)
+		e.do(call{method: "POST", path: fmt.Sprintf("/api/admin/appointments/%d/complete", tk.AppointmentID), token: e.admin, body: map[string]any{}}).expect(t, 200)
+		if i == 1 {
+			// Two completed, nobody called: Nos. 3 and 4 are ahead of No. 5.
+			if p := positionOf(4); p.Ahead != 2 || p.EstimatedMinutes != 10 || p.PaceMinutes != nil {
+				t.Fatalf("two completed: %+v, want 2 ahead at the slot's 5 minutes, no pace", p)
+			}
+		}
+	}
+	e.do(queueCallOf(doc, f.doctor.ID)).expect(t, 200)
+	// The median of 2, 6 and 3 minutes is 3: the one called, then No. 5.
+	p := positionOf(4)
+	if p.Step != booking.QueueWaiting || p.Ahead != 0 || p.EstimatedMinutes != 3 || p.PaceMinutes == nil || *p.PaceMinutes != 3 {
+		t.Fatalf("three completed: %+v, want next, about 3 minutes at a pace of 3", p)
 	}
 }

@@ -14,6 +14,9 @@ type seriesBookingRequest struct {
 	SeriesID  int64   `json:"seriesId"`
 	SlotIDs   []int64 `json:"slotIds"`
 	PatientID *int64  `json:"patientId"`
+	// Invitation is a campaign's invitation code, for the first dose
+	// whose schedule asks for one.
+	Invitation *string `json:"invitation"`
 }
 
 // bookSeries books every dose of a series in one decision
@@ -36,34 +39,23 @@ func (s *server) bookSeries(w http.ResponseWriter, r *http.Request, c auth.Claim
 	if !validID(in.SeriesID) {
 		return fieldErrorf("/seriesId", "seriesId must be an id 1 to %d", int64(booking.MaxID))
 	}
-	if len(in.SlotIDs) < 2 || len(in.SlotIDs) > booking.MaxDoses {
-		return fieldErrorf("/slotIds", "slotIds must list 2 to %d slots, one per dose", booking.MaxDoses)
+	if len(in.SlotIDs) < 1 || len(in.SlotIDs) > booking.MaxDoses {
+		return fieldErrorf("/slotIds", "slotIds must list 1 to %d slots, one per dose from dose 1", booking.MaxDoses)
 	}
 	for k, id := range in.SlotIDs {
 		if !validID(id) {
 			return fieldErrorf("/slotIds/"+strconv.Itoa(k), "slotId must be an id 1 to %d", int64(booking.MaxID))
 		}
 	}
-	if in.PatientID != nil && !validID(*in.PatientID) {
-		return fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
-	}
-	var named int64
-	if in.PatientID != nil {
-		named = *in.PatientID
-	}
-	spend := named
-	if c.Role == auth.RolePatient {
-		spend, _ = c.PatientID()
-	} else if named == 0 {
-		return fieldErrorf("/patientId", "an admin must name the patient (patientId)")
-	}
-	if err := s.rateLimit(w, spend); err != nil {
-		return err
-	}
-	acting, err := s.svc.ActFor(r.Context(), actorOf(c), named)
+	invitation, err := invitationOf(in.Invitation, "/invitation")
 	if err != nil {
 		return err
 	}
+	acting, err := s.doseActor(w, r, c, in.PatientID)
+	if err != nil {
+		return err
+	}
+	acting.Invitation = invitation
 	res, err := s.svc.BookSeries(r.Context(), acting, service.SeriesBookingRequest{SeriesID: in.SeriesID, SlotIDs: in.SlotIDs, Key: key})
 	if err != nil {
 		return err
@@ -74,6 +66,100 @@ func (s *server) bookSeries(w http.ResponseWriter, r *http.Request, c auth.Claim
 	}
 	w.Header().Set("Location", "/api/appointments/"+strconv.FormatInt(res.Booking.Appointments[0].ID, 10))
 	writeJSON(w, http.StatusCreated, res.Booking)
+	return nil
+}
+
+// doseActor checks the body's patientId, spends one booking attempt of
+// the token's patient (staff: of the patient named, which they must name)
+// and answers for whom the caller books (service.Service.ActFor).
+func (s *server) doseActor(w http.ResponseWriter, r *http.Request, c auth.Claims, patientID *int64) (booking.Acting, error) {
+	if patientID != nil && !validID(*patientID) {
+		return booking.Acting{}, fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
+	}
+	var named int64
+	if patientID != nil {
+		named = *patientID
+	}
+	spend := named
+	if c.Role == auth.RolePatient {
+		spend, _ = c.PatientID()
+	} else if named == 0 {
+		return booking.Acting{}, fieldErrorf("/patientId", "an admin must name the patient (patientId)")
+	}
+	if err := s.rateLimit(w, spend); err != nil {
+		return booking.Acting{}, err
+	}
+	return s.svc.ActFor(r.Context(), actorOf(c), named)
+}
+
+// nextDoseRequest is the body of POST /api/series-bookings/{id}/doses.
+type nextDoseRequest struct {
+	SlotID    int64  `json:"slotId"`
+	PatientID *int64 `json:"patientId"`
+}
+
+// bookNextDose books the next dose of a series booking
+// (service.Service.BookNextDose): 201 with the booking and its
+// appointments in dose order, the new one last, 200 with the booking as
+// it is now for a retry with the same key. Another patient's booking is
+// not found; a slot outside the dose's window is dose-outside-window.
+func (s *server) bookNextDose(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	if err := mayBook(c); err != nil {
+		return err
+	}
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	key, err := idempotencyKey(r)
+	if err != nil {
+		return err
+	}
+	var in nextDoseRequest
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	if !validID(in.SlotID) {
+		return fieldErrorf("/slotId", "slotId must be an id 1 to %d", int64(booking.MaxID))
+	}
+	acting, err := s.doseActor(w, r, c, in.PatientID)
+	if err != nil {
+		return err
+	}
+	res, err := s.svc.BookNextDose(r.Context(), acting, service.NextDoseRequest{BookingID: id, SlotID: in.SlotID, Key: key})
+	if err != nil {
+		return err
+	}
+	if res.Replayed {
+		writeJSON(w, http.StatusOK, res.Booking)
+		return nil
+	}
+	as := res.Booking.Appointments
+	w.Header().Set("Location", "/api/appointments/"+strconv.FormatInt(as[len(as)-1].ID, 10))
+	writeJSON(w, http.StatusCreated, res.Booking)
+	return nil
+}
+
+// mySeriesBookings lists the caller's series bookings and their
+// people's, newest first, each with its doses, one page at a time.
+func (s *server) mySeriesBookings(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+	patient, ok := c.PatientID()
+	if !ok {
+		return errorf(booking.CodeForbidden, "only patients have their own series bookings")
+	}
+	q, err := parseQuery(r, pageParams...)
+	if err != nil {
+		return err
+	}
+	p, err := parsePage(q)
+	if err != nil {
+		return err
+	}
+	sbs, err := s.svc.AccountSeriesBookings(r.Context(), patient, p.store())
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, pageOf(sbs, p, func(b booking.SeriesBooking) int64 { return b.ID }))
 	return nil
 }
 

@@ -219,6 +219,8 @@ func (s *server) routes() {
 	s.handle("GET /api/doctors", s.public(s.listDoctors))
 	s.handle("GET /api/doctors/{id}", s.public(s.getDoctor))
 	s.handle("GET /api/doctors/{id}/slots", s.public(s.listSlots))
+	s.handle("GET /api/doctors/{id}/photo", s.public(s.getDoctorPhoto))
+	s.handle("GET /api/search", s.public(s.search))
 	s.handle("GET /api/doctors/{id}/availability", s.public(s.availability))
 	s.handle("GET /api/slots/{id}", s.public(s.getSlot))
 	s.handle("GET /api/services", s.public(s.listServices))
@@ -248,6 +250,7 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/doctors/{id}/slots/generate", s.admin(s.generateSlots))
 	s.handle("POST /api/admin/slots", s.admin(s.createSlot))
 	s.handle("PATCH /api/admin/slots/{id}", s.admin(s.updateSlot))
+	s.handle("POST /api/admin/slots/{id}/walk-ins", s.desk(s.addWalkIn))
 	s.handle("POST /api/admin/doctors/{id}/suspensions", s.admin(s.suspend))
 	s.handle("POST /api/admin/appointments/{id}/complete", s.admin(s.complete))
 	s.handle("POST /api/admin/appointments/{id}/no-show", s.admin(s.noShow))
@@ -259,6 +262,7 @@ func (s *server) routes() {
 	// Running a clinic (docs/clinic.md): editing, policies, closures.
 	s.handle("PATCH /api/admin/departments/{id}", s.admin(s.updateDepartment))
 	s.handle("PATCH /api/admin/doctors/{id}", s.admin(s.updateDoctor))
+	s.handle("PUT /api/admin/doctors/{id}/photo", s.admin(s.putDoctorPhoto))
 	s.handle("PATCH /api/admin/patients/{id}", s.admin(s.updatePatient))
 	s.handle("PUT /api/admin/schedules/{id}", s.admin(s.updateSchedule))
 	s.handle("GET /api/admin/policy", s.admin(s.getPolicy))
@@ -298,6 +302,8 @@ func (s *server) routes() {
 	s.handle("POST /api/signout", s.authed(s.signOut))
 	s.handle("POST /api/appointments/{id}/reschedule", s.authed(s.reschedule))
 	s.handle("POST /api/series-bookings", s.authed(s.bookSeries))
+	s.handle("POST /api/series-bookings/{id}/doses", s.authed(s.bookNextDose))
+	s.handle("GET /api/me/series-bookings", s.authed(s.mySeriesBookings))
 	s.handle("POST /api/group-bookings", s.authed(s.bookGroup))
 	s.handle("POST /api/appointments/{id}/check-in", s.authed(s.checkIn))
 	s.handle("GET /api/appointments/{id}/queue", s.authed(s.queuePosition))
@@ -336,10 +342,13 @@ func (s *server) routes() {
 	s.handle("GET /api/openings", s.public(s.listOpenings))
 	s.handle("GET /api/openings/{id}", s.public(s.getOpening))
 	s.handle("GET /api/openings/{id}/draw", s.public(s.openingDraw))
+	s.handle("GET /api/openings/{id}/summary", s.public(s.openingSummary))
 	s.handle("POST /api/openings/{id}/queue", s.authed(s.joinOpening))
 	s.handle("GET /api/openings/{id}/queue", s.authed(s.myPlace))
+	s.handle("GET /api/openings/{id}/queue/events", s.authed(s.placeEvents))
 
 	s.clinicRoutes()
+	s.eligibilityRoutes()
 }
 
 func (s *server) handle(pattern string, h http.Handler) {

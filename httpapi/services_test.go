@@ -126,3 +126,40 @@ func TestFirstAvailable(t *testing.T) {
 	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&from=tomorrow", svc.ID), invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
 	e.do(call{method: "GET", path: "/api/availability?service=999999"}).expect(t, 404, booking.CodeNotFound)
 }
+
+// TestVisitReschedule: a visit moves with all its places; the slots it
+// left, refused as full before (and so known full to the gates), are
+// bookable at once.
+func TestVisitReschedule(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	var sls []booking.Slot
+	for i := range 4 {
+		sls = append(sls, e.slot(f, 1, func(s *booking.Slot) {
+			s.StartAt = t0.Add(48*time.Hour + time.Duration(i)*15*time.Minute)
+			s.EndAt = s.StartAt.Add(15 * time.Minute)
+		}))
+	}
+	svc, err := e.db.CreateService(t.Context(), booking.Service{Name: "Consultation", Minutes: 30, Level: booking.LevelOrdinary,
+		DoctorIDs: []int64{f.doctor.ID}, Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, other := e.patientToken(e.patient().ID), e.patientToken(e.patient().ID)
+	post := func(tok, path, key string, body map[string]any) answer {
+		return e.do(call{method: "POST", path: path, token: tok, header: map[string]string{"Idempotency-Key": key}, body: body})
+	}
+	var a booking.Appointment
+	post(tok, "/api/appointments", "v", map[string]any{"slotId": sls[0].ID, "service": svc.ID}).expect(t, 201).decode(t, &a)
+	post(other, "/api/appointments", "o-1", slotBody(sls[1].ID)).expect(t, 409, booking.CodeSlotFull)
+
+	move := fmt.Sprintf("/api/appointments/%d/reschedule", a.ID)
+	post(tok, move, "m-1", map[string]any{"slotId": sls[3].ID}).expect(t, 409, booking.CodeServiceNotOffered)
+	var moved booking.Appointment
+	post(tok, move, "m-2", map[string]any{"slotId": sls[2].ID}).expect(t, 200).decode(t, &moved)
+	if moved.ID != a.ID || moved.SlotID != sls[2].ID || !moved.EndAt.Equal(sls[3].EndAt) || moved.ServiceID != svc.ID {
+		t.Fatalf("moved %+v", moved)
+	}
+	post(other, "/api/appointments", "o-2", slotBody(sls[1].ID)).expect(t, 201)
+	post(other, "/api/appointments", "o-3", slotBody(sls[3].ID)).expect(t, 409, booking.CodeSlotFull)
+}

@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+	"strconv"
+	"strings"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -10,13 +12,16 @@ import (
 // The clinic's sites: public list, admin create and change.
 
 func (s *server) listSites(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	q, err := parseQuery(r, pageParams...)
+	q, err := parseQuery(r, withPage("near")...)
 	if err != nil {
 		return err
 	}
 	p, err := parsePage(q)
 	if err != nil {
 		return err
+	}
+	if v, ok := q["near"]; ok {
+		return s.listSitesNear(w, r, v, p)
 	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
@@ -28,6 +33,40 @@ func (s *server) listSites(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	return nil
 }
 
+// listSitesNear answers ?near=lat,lon: the sites with a position, nearest
+// first. A page's cursor is the number of sites listed before the next
+// one: distances are not keys a cursor could resume after.
+func (s *server) listSitesNear(w http.ResponseWriter, r *http.Request, near string, p pageRequest) error {
+	q, err := parseNear(near)
+	if err != nil {
+		return inParam(err, "near")
+	}
+	q.Skip, q.Limit = int(p.After), p.Limit+1
+	ctx, cancel := s.storeCtx(r.Context())
+	defer cancel()
+	vs, err := s.store.ListSitesNear(ctx, q)
+	if err != nil {
+		return storeErr(ctx, err)
+	}
+	// pageOf asks the key of a full page's last site only: the page's end.
+	end := p.After + int64(p.Limit)
+	writeJSON(w, http.StatusOK, pageOf(vs, p, func(booking.SiteDistance) int64 { return end }))
+	return nil
+}
+
+// parseNear reads "lat,lon" in degrees.
+func parseNear(v string) (booking.SitesNear, error) {
+	bad := errorf(booking.CodeInvalidRequest, "near must be lat,lon in degrees, lat from -90 to 90 and lon from -180 to 180")
+	latS, lonS, ok := strings.Cut(v, ",")
+	lat, errLat := strconv.ParseFloat(strings.TrimSpace(latS), 64)
+	lon, errLon := strconv.ParseFloat(strings.TrimSpace(lonS), 64)
+	q := booking.SitesNear{Lat: lat, Lon: lon}
+	if !ok || errLat != nil || errLon != nil || q.Validate() != nil {
+		return q, bad
+	}
+	return q, nil
+}
+
 // siteBody is the body of POST /api/admin/sites and, every field
 // optional, of PATCH /api/admin/sites/{id}. lat and lon go together.
 type siteBody struct {
@@ -37,11 +76,13 @@ type siteBody struct {
 	Lon      *float64 `json:"lon"`
 	TimeZone *string  `json:"timezone"`
 	Phone    *string  `json:"phone"`
+	// OpeningHours replaces the site's week.
+	OpeningHours *booking.OpeningHours `json:"openingHours"`
 }
 
 // update is the body as a change, its name cleaned like every name.
 func (b siteBody) update() (booking.SiteUpdate, error) {
-	u := booking.SiteUpdate{Address: b.Address, TimeZone: b.TimeZone, Phone: b.Phone}
+	u := booking.SiteUpdate{Address: b.Address, TimeZone: b.TimeZone, Phone: b.Phone, OpeningHours: b.OpeningHours}
 	if b.Name != nil {
 		n, err := cleanName(*b.Name, "name")
 		if err != nil {
@@ -92,7 +133,7 @@ func (s *server) updateSite(w http.ResponseWriter, r *http.Request, _ auth.Claim
 		return err
 	}
 	if in == (siteBody{}) {
-		return errorf(booking.CodeInvalidRequest, "give at least one of name, address, lat and lon, timezone, phone")
+		return errorf(booking.CodeInvalidRequest, "give at least one of name, address, lat and lon, timezone, phone, openingHours")
 	}
 	u, err := in.update()
 	if err != nil {

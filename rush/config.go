@@ -18,10 +18,11 @@ const (
 	ScenarioSeries      = "vaccination-series"
 	ScenarioHot         = "hot"
 	ScenarioEcho        = "echo"
+	ScenarioBots        = "bots"
 )
 
 // Scenarios lists the presets in the order the help text shows them.
-var Scenarios = []string{ScenarioClinic, ScenarioVaccination, ScenarioSeries, ScenarioHot, ScenarioEcho}
+var Scenarios = []string{ScenarioClinic, ScenarioVaccination, ScenarioSeries, ScenarioHot, ScenarioBots, ScenarioEcho}
 
 // Config is one rush: what to create, how to load it, where to report.
 //
@@ -60,6 +61,17 @@ type Config struct {
 	// (POST /api/series-bookings): a main slot for dose 1 and its twin,
 	// created 22 days later with the same capacity, for dose 2.
 	Series bool
+
+	// Bots are extra patients (besides Patients, the people) who retry
+	// as fast as they can from the opening on (bots scenario, runBots).
+	Bots int
+	// WaitingRoom puts the slots behind an announced opening's waiting
+	// room (POST /api/admin/openings): everyone joins its queue and books
+	// with the admission (Slotd-Admission). It needs Bots.
+	WaitingRoom bool
+	// PollEvery is how often a person asks for their place in the queue
+	// (the page's poll); bots ask as fast as they can.
+	PollEvery time.Duration
 
 	// ReadRatio is slot-list reads per session (open loop: at Rate×ReadRatio
 	// per second; closed loop: interleaved by each worker).
@@ -171,6 +183,16 @@ func Preset(name string) (Config, error) {
 		c.Slots, c.Capacity = 1, 10000
 		c.Sessions = 1
 		c.StopWhenSoldOut = true
+	case ScenarioBots:
+		// An opening of 60 places: 600 people clicking once, a moment
+		// after the opening (or after their admission), beside 30 bots
+		// retrying as fast as they can; with --waiting-room, everyone
+		// through the queue.
+		c.Duration = 30 * time.Second
+		c.Patients, c.Bots = 600, 30
+		c.Slots, c.Capacity = 1, 60
+		c.WaitingRoom = true
+		c.PollEvery = 2 * time.Second
 	case ScenarioEcho:
 		c.Clients, c.Duration = 64, 10*time.Second
 	default:
@@ -200,8 +222,14 @@ func (c *Config) Validate() error {
 		return errors.New("no token signer: give --auth-secret (the server's) or --db sqlite:PATH")
 	case c.Rate < 0 || c.Clients < 0:
 		return errors.New("rate and clients must not be negative")
-	case c.Rate == 0 && c.Clients == 0:
+	case c.Rate == 0 && c.Clients == 0 && c.Bots == 0:
 		return errors.New("give a rate (open loop) or a number of clients (closed loop)")
+	case c.Bots < 0:
+		return errors.New("bots must not be negative")
+	case c.WaitingRoom && c.Bots == 0:
+		return errors.New("the waiting room is the bots scenario's: give bots")
+	case c.Bots > 0 && (c.Rate > 0 || c.Clients > 0 || c.Series || c.GroupSlots > 0):
+		return errors.New("the bots scenario drives its own people and bots: no rate, clients, series or group slots")
 	case c.Rate > 0 && c.Clients > 0 && c.Scenario != ScenarioEcho && !c.CompareEcho:
 		return errors.New("give either a rate (open loop) or clients (closed loop), not both")
 	case c.Duration <= 0:
@@ -236,6 +264,13 @@ func (c *Config) Validate() error {
 	}
 	if c.SlotsPerDoctor <= 0 {
 		c.SlotsPerDoctor = 40
+	}
+	if c.Bots > 0 && c.Slots > c.SlotsPerDoctor {
+		// An opening is one schedule's, and a schedule one doctor's.
+		return fmt.Errorf("the bots scenario's slots are one doctor's: at most %d", c.SlotsPerDoctor)
+	}
+	if c.PollEvery <= 0 {
+		c.PollEvery = 2 * time.Second
 	}
 	if c.MaxInFlight <= 0 {
 		c.MaxInFlight = 10000

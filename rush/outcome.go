@@ -7,13 +7,14 @@ type Endpoint int
 
 // The endpoints rush drives.
 const (
-	EndpointBook Endpoint = iota // POST /api/appointments
-	EndpointList                 // GET /api/doctors/{id}/slots
-	EndpointEcho                 // POST /bench/echo (no database)
+	EndpointBook  Endpoint = iota // POST /api/appointments
+	EndpointList                  // GET /api/doctors/{id}/slots
+	EndpointEcho                  // POST /bench/echo (no database)
+	EndpointQueue                 // POST and GET /api/openings/{id}/queue
 	numEndpoints
 )
 
-var endpointNames = [numEndpoints]string{"book", "list", "echo"}
+var endpointNames = [numEndpoints]string{"book", "list", "echo", "queue"}
 
 // String is the endpoint's short name, used in the summary and the report.
 func (e Endpoint) String() string { return endpointNames[e] }
@@ -36,6 +37,7 @@ const (
 	OutSlotClosed                   // 409 slot-closed
 	OutOverlapping                  // 409 overlapping-appointment
 	OutKeyInUse                     // 409 idempotency-key-in-use
+	OutNotAdmitted                  // 409 not-admitted: an opening's slot booked without its admission
 	OutConflict                     // another 409
 	OutRateLimited                  // 429
 	OutOverloaded                   // 503 overloaded
@@ -50,7 +52,7 @@ const (
 var outcomeNames = [numOutcomes]string{
 	"201 created", "200 replayed", "200 ok", "304 not-modified",
 	"409 slot-full", "409 already-booked", "409 not-open-yet", "409 slot-closed",
-	"409 overlapping", "409 key-in-use", "409 other", "429 rate-limited",
+	"409 overlapping", "409 key-in-use", "409 not-admitted", "409 other", "429 rate-limited",
 	"503 overloaded", "503 unavailable", "4xx other", "5xx", "timeout", "transport error",
 }
 
@@ -82,6 +84,8 @@ func problemOutcome(typ string) Outcome {
 		return OutOverlapping
 	case "/problems/idempotency-key-in-use":
 		return OutKeyInUse
+	case "/problems/not-admitted":
+		return OutNotAdmitted
 	}
 	return OutConflict
 }

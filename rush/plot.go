@@ -148,7 +148,7 @@ func (r *Report) plotLatency(path string) error {
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.LogTicks{Prec: -1}
 	var lines []series
-	for _, ep := range []Endpoint{EndpointBook, EndpointList, EndpointEcho} {
+	for _, ep := range []Endpoint{EndpointBook, EndpointList, EndpointQueue, EndpointEcho} {
 		er := r.Endpoints[ep.String()]
 		if er == nil {
 			continue
@@ -178,7 +178,7 @@ func (r *Report) plotHistogram(path string) error {
 	p.X.Tick.Marker = plot.LogTicks{Prec: -1}
 	const perDecade = 20
 	var lines []series
-	for _, ep := range []Endpoint{EndpointBook, EndpointList, EndpointEcho} {
+	for _, ep := range []Endpoint{EndpointBook, EndpointList, EndpointQueue, EndpointEcho} {
 		er := r.Endpoints[ep.String()]
 		if er == nil || er.Requests == 0 {
 			continue
@@ -218,7 +218,7 @@ func (r *Report) plotThroughput(path string) error {
 		outs []Outcome
 	}{
 		{"book 201/200", EndpointBook, []Outcome{OutCreated, OutReplayed}},
-		{"book 409", EndpointBook, []Outcome{OutSlotFull, OutAlreadyBooked, OutNotOpenYet, OutSlotClosed, OutOverlapping, OutKeyInUse, OutConflict}},
+		{"book 409", EndpointBook, []Outcome{OutSlotFull, OutAlreadyBooked, OutNotOpenYet, OutSlotClosed, OutOverlapping, OutKeyInUse, OutNotAdmitted, OutConflict}},
 		{"book 429/503", EndpointBook, []Outcome{OutRateLimited, OutOverloaded, OutUnavailable}},
 		{"book errors/timeouts", EndpointBook, []Outcome{OutTimeout, OutTransport, OutClientError, OutServerError}},
 		{"list", EndpointList, nil},

@@ -23,7 +23,7 @@ type Report struct {
 	Setup    SetupReport `json:"setup"`
 	Load     LoadReport  `json:"load"`
 
-	// Endpoints by name: book, list, echo.
+	// Endpoints by name: book, list, queue, echo.
 	Endpoints map[string]*EndpointReport `json:"endpoints"`
 
 	Sold   int64 `json:"sold"`
@@ -37,6 +37,9 @@ type Report struct {
 	// the last sale: the booking throughput while there was something
 	// to sell.
 	SoldPerSecond float64 `json:"soldPerSecond,omitempty"`
+
+	// Fairness is the bots scenario's: who got the places, in what order.
+	Fairness *Fairness `json:"fairness,omitempty"`
 
 	// Echo compares booking with the database-free echo endpoint measured
 	// in the same run.
@@ -65,6 +68,8 @@ type Settings struct {
 	Switch          int     `json:"switch"`
 	Sessions        int     `json:"sessions"`
 	StopWhenSoldOut bool    `json:"stopWhenSoldOut"`
+	Bots            int     `json:"bots,omitempty"`
+	WaitingRoom     bool    `json:"waitingRoom,omitempty"`
 }
 
 // SetupReport describes what setup created.
@@ -164,7 +169,7 @@ func (r *Report) PrintSummary(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "%-22s %9s %9s %9s %9s %9s %9s\n", "endpoint / outcome", "requests", "per s", "p50 ms", "p95 ms", "p99 ms", "max ms")
-	for _, ep := range []Endpoint{EndpointBook, EndpointList, EndpointEcho} {
+	for _, ep := range []Endpoint{EndpointBook, EndpointList, EndpointQueue, EndpointEcho} {
 		er := r.Endpoints[ep.String()]
 		if er == nil || er.Requests == 0 {
 			continue
@@ -191,6 +196,9 @@ func (r *Report) PrintSummary(w io.Writer) {
 			fmt.Fprintf(w, "; %.0f places/s while selling", r.SoldPerSecond)
 		}
 		fmt.Fprintln(w)
+	}
+	if r.Fairness != nil {
+		r.Fairness.print(w)
 	}
 	if e := r.Echo; e != nil {
 		if e.Missing {

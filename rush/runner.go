@@ -417,6 +417,9 @@ func (r *runner) book(p *Patient, s *Slot, key string) exchange {
 		"Idempotency-Key": {key},
 		"Content-Type":    {"application/json"},
 	}
+	if p.admission != "" {
+		req.Header["Slotd-Admission"] = []string{p.admission}
+	}
 	x := do(r.c, EndpointBook, req, true)
 	r.rec.Record(EndpointBook, x.outcome, x.began, x.latency)
 	return x

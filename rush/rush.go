@@ -55,15 +55,18 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 			Rate: cfg.Rate, Clients: cfg.Clients, Duration: cfg.Duration.String(), Patients: cfg.Patients,
 			Slots: cfg.Slots, Capacity: cfg.Capacity, GroupSlots: cfg.GroupSlots, GroupCapacity: cfg.GroupCapacity,
 			ReadRatio: cfg.ReadRatio, Timeout: cfg.Timeout.String(), Retries: cfg.Retries, Switch: cfg.Switch,
-			Sessions: cfg.Sessions, StopWhenSoldOut: cfg.StopWhenSoldOut,
+			Sessions: cfg.Sessions, StopWhenSoldOut: cfg.StopWhenSoldOut, Bots: cfg.Bots, WaitingRoom: cfg.WaitingRoom,
 		},
 	}
 	if cfg.Early > 0 {
 		rep.Settings.Early = cfg.Early.String()
 	}
-	if cfg.Rate > 0 {
+	switch {
+	case cfg.Bots > 0:
+		rep.Mode = fmt.Sprintf("%d people clicking once, %d bots retrying, for at most %s", cfg.Patients, cfg.Bots, cfg.Duration)
+	case cfg.Rate > 0:
 		rep.Mode = fmt.Sprintf("open loop %.0f sessions/s for %s", cfg.Rate, cfg.Duration)
-	} else {
+	default:
 		rep.Mode = fmt.Sprintf("closed loop %d clients for %s", cfg.Clients, cfg.Duration)
 	}
 
@@ -93,7 +96,13 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 
 	rec := NewRecorder(f.OpensAt.Add(-cfg.Early))
 	r := newRunner(ctx, &cfg, f, client, rec, logf)
-	_, took, err := r.load()
+	var took time.Duration
+	var cs []*contender
+	if cfg.Bots > 0 {
+		took, cs, err = r.botsLoad()
+	} else {
+		_, took, err = r.load()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("interrupted: %w", err)
 	}
@@ -102,6 +111,15 @@ func Run(ctx context.Context, cfg Config) (rep *Report, err error) {
 	rep.Endpoints[EndpointBook.String()] = endpointReport(rec, EndpointBook, secs)
 	if cfg.ReadRatio > 0 {
 		rep.Endpoints[EndpointList.String()] = endpointReport(rec, EndpointList, secs)
+	}
+	if cfg.Bots > 0 {
+		rep.Fairness = r.fairness(cs)
+		if f.OpeningID != 0 {
+			rep.Endpoints[EndpointQueue.String()] = endpointReport(rec, EndpointQueue, secs)
+			if rep.Fairness.Server, err = serverReport(ctx, a, f); err != nil {
+				return nil, fmt.Errorf("the opening's report: %w", err)
+			}
+		}
 	}
 	rep.Sold, rep.Places = r.sold.Load(), cfg.places()
 	if first := r.firstSale.Load(); first != 0 {

@@ -45,11 +45,14 @@ type Patient struct {
 	ID    int64
 	Token string
 
-	authz    string // "Bearer " + Token, built once
-	busy     atomic.Bool
-	done     atomic.Bool
-	sessions atomic.Int32
-	clicks   atomic.Int64
+	authz string // "Bearer " + Token, built once
+	// admission is the opening's admission token (Slotd-Admission), once
+	// the waiting room gave one.
+	admission string
+	busy      atomic.Bool
+	done      atomic.Bool
+	sessions  atomic.Int32
+	clicks    atomic.Int64
 
 	mu       sync.Mutex
 	receipts []Receipt
@@ -77,8 +80,13 @@ type Fixture struct {
 	Slots        []*Slot
 	// Picks is how many of Slots, from the first, patients click on: the
 	// rest are the series' dose 2 twins, booked with their dose 1.
-	Picks    int
+	Picks int
+	// Patients are the people and, first, the Bots of the bots scenario.
 	Patients []*Patient
+	Bots     int
+	// ScheduleID holds the bots scenario's slots (an opening is a
+	// schedule's); OpeningID is their opening, with the waiting room on.
+	ScheduleID, OpeningID int64
 	// OpensAt is when every slot opens; the load starts then (minus Early).
 	OpensAt   time.Time
 	SetupTook time.Duration
@@ -118,7 +126,8 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 	}
 	f.DepartmentID = dept.ID
 
-	logf("setup: creating %d patients with %d workers", cfg.Patients, cfg.SetupWorkers)
+	f.Bots = cfg.Bots
+	logf("setup: creating %d patients with %d workers", cfg.Patients+cfg.Bots, cfg.SetupWorkers)
 	if err := createPatients(ctx, cfg, a, f); err != nil {
 		return f, err
 	}
@@ -153,6 +162,11 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 
 	// Slots start tomorrow or later, whole hours, end to end.
 	base := time.Now().UTC().Truncate(time.Hour).Add(26 * time.Hour)
+	if cfg.Bots > 0 {
+		if err := createSchedule(ctx, a, f, base); err != nil {
+			return f, err
+		}
+	}
 	// Budget a few milliseconds per slot so that opensAt is still ahead
 	// when the last slot is created; checked below.
 	budget := len(plans)
@@ -172,6 +186,9 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 			"durationMinutes": slotMinutes, "capacity": p.capacity,
 			"opensAt": opens.UTC().Format(time.RFC3339Nano),
 		}
+		if f.ScheduleID != 0 {
+			body["scheduleId"] = f.ScheduleID
+		}
 		if err := a.call(ctx, "POST", "/api/admin/slots", admin, body, &s); err != nil {
 			return f, fmt.Errorf("create slot: %w", err)
 		}
@@ -188,6 +205,17 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 			return f, err
 		}
 	}
+	if cfg.WaitingRoom {
+		var o struct {
+			ID int64 `json:"id"`
+		}
+		body := map[string]any{"scheduleId": f.ScheduleID, "opensAt": opens.UTC().Format(time.RFC3339Nano)}
+		if err := a.call(ctx, "POST", "/api/admin/openings", admin, body, &o); err != nil {
+			return f, fmt.Errorf("announce the opening: %w", err)
+		}
+		f.OpeningID = o.ID
+		logf("setup: opening %d announced behind a waiting room", o.ID)
+	}
 	if !time.Now().Before(opens) {
 		return f, fmt.Errorf("setup ended after the opening time %s: raise --open-in", opens.Format(time.RFC3339Nano))
 	}
@@ -198,7 +226,8 @@ func Setup(ctx context.Context, cfg *Config, a *api, logf func(string, ...any)) 
 // createPatients creates cfg.Patients patients with SetupWorkers concurrent
 // requests and mints their tokens.
 func createPatients(ctx context.Context, cfg *Config, a *api, f *Fixture) error {
-	f.Patients = make([]*Patient, cfg.Patients)
+	n := cfg.Patients + cfg.Bots
+	f.Patients = make([]*Patient, n)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var (
@@ -211,7 +240,7 @@ func createPatients(ctx context.Context, cfg *Config, a *api, f *Fixture) error 
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= cfg.Patients || ctx.Err() != nil {
+				if i >= n || ctx.Err() != nil {
 					return
 				}
 				var p struct {
@@ -233,6 +262,26 @@ func createPatients(ctx context.Context, cfg *Config, a *api, f *Fixture) error 
 	}
 	wg.Wait()
 	return firstErr
+}
+
+// createSchedule creates the schedule that holds the bots scenario's
+// slots (an opening is announced for a schedule's slots) on the first
+// doctor. It ended yesterday, so it generates no slot of its own: its
+// slots are the ones rush adds to it.
+func createSchedule(ctx context.Context, a *api, f *Fixture, base time.Time) error {
+	var sc struct {
+		ID int64 `json:"id"`
+	}
+	body := map[string]any{
+		"weekdays": []int{int(base.Weekday())}, "startTime": "00:00", "endTime": "00:15",
+		"slotMinutes": slotMinutes, "capacity": 1, "horizonDays": 1,
+		"endDate": time.Now().UTC().AddDate(0, 0, -1).Format(time.DateOnly),
+	}
+	if err := a.call(ctx, "POST", "/api/admin/doctors/"+strconv.FormatInt(f.Doctors[0], 10)+"/schedules", f.AdminToken, body, &sc); err != nil {
+		return fmt.Errorf("create schedule: %w", err)
+	}
+	f.ScheduleID = sc.ID
+	return nil
 }
 
 // twinDays is how long after its dose 1 slot a series' dose 2 twin starts:

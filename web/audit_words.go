@@ -48,6 +48,8 @@ var (
 		"person-" + booking.PersonAdd: "person added by their account",
 		"announce-opening":            "opening announced",
 		"draw-opening":                "opening's queue drawn",
+		"profile":                     "profile changed",
+		"photo":                       "photo changed",
 	}
 	auditEntities = map[string]string{
 		booking.EntityAppointment: "appointment",

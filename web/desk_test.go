@@ -2,10 +2,12 @@ package web
 
 import (
 	"context"
+	"encoding/csv"
 	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -155,5 +157,69 @@ func TestDayListStates(t *testing.T) {
 	}
 	if page := mainOf(s.getAs(t, "reception", "fr", list)); !strings.Contains(page, "en consultation") || !strings.Contains(page, i18n.New("fr").T("booked")) {
 		t.Fatalf("the list in French:\n%s", page)
+	}
+}
+
+// TestDeskWalkIn: on a full slot of the doctor's today, the front desk
+// booking for a person is offered a walk-in with a reason; the place is
+// added beyond the capacity once for a retried form, and the day page and
+// the printable list mark it. On another day, no such form.
+func TestDeskWalkIn(t *testing.T) {
+	var clock atomic.Int64
+	clock.Store(time.Now().UnixNano())
+	now := func() time.Time { return time.Unix(0, clock.Load()) }
+	s := &pagesSite{site: newSite(t, withClock(now))}
+	ctx := context.Background()
+	full, person := s.slots[0], s.patients[1] // slots[0] holds one place, taken
+	day := fmt.Sprintf("/staff/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)
+	mode := day + "?patient=" + itoa(person.ID)
+	if page := mainOf(s.getAs(t, "reception", "en", mode)); strings.Contains(page, "data-desk-walk-in") {
+		t.Fatalf("a walk-in offered the day before:\n%s", page)
+	}
+	clock.Store(full.StartAt.Add(-5 * time.Minute).UnixNano())
+	page := mainOf(s.getAs(t, "reception", "en", mode))
+	if !strings.Contains(page, "data-desk-walk-in") || !strings.Contains(page, fmt.Sprintf("/staff/slots/%d/walk-in", full.ID)) {
+		t.Fatalf("no walk-in offered on the full slot of today:\n%s", page)
+	}
+	path := fmt.Sprintf("/staff/slots/%d/walk-in", full.ID)
+	form := url.Values{"patient": {itoa(person.ID)}, "key": {"web-walk-in"}, "next": {mode}, "reason": {" "}}
+	if status, _ := s.postAs(t, "reception", "en", path, form); status != http.StatusBadRequest {
+		t.Fatalf("a walk-in without a reason: %d, want 400", status)
+	}
+	form.Set("reason", "fever, came without booking")
+	for range 2 {
+		if status, body := s.postAs(t, "reception", "en", path, form); status != http.StatusSeeOther {
+			t.Fatalf("the walk-in: %d\n%.600s", status, body)
+		}
+	}
+	as, err := s.svc.Appointments(ctx, person.ID, "", booking.Page{Limit: 10})
+	must(t, err)
+	if len(as) != 1 || !as[0].WalkIn || as[0].SlotID != full.ID {
+		t.Fatalf("the walk-in's appointments: %+v", as)
+	}
+	if got, _ := s.store.GetSlot(ctx, full.ID); got.BookedCount != 2 {
+		t.Fatalf("the slot after the walk-in: %+v", got)
+	}
+	if page := mainOf(s.getAs(t, "reception", "en", day)); !strings.Contains(page, "data-walk-in") {
+		t.Fatalf("the day page does not mark the walk-in:\n%s", page)
+	}
+	if page := mainOf(s.getAs(t, "reception", "fr", day+"?print=1")); !strings.Contains(page, "fever, came without booking") {
+		t.Fatalf("the printable list does not mark the walk-in:\n%s", page)
+	}
+	rows, err := csv.NewReader(strings.NewReader(s.getAs(t, "reception", "en", day+"?csv=1"))).ReadAll()
+	must(t, err)
+	marked := 0
+	for _, r := range rows[1:] {
+		if walkIn := r[len(r)-1]; walkIn != strconv.FormatBool(r[6] == itoa(person.ID)) { // patient_id
+			marked = -1
+		} else if walkIn == "true" {
+			marked++
+		}
+	}
+	if h := rows[0]; h[len(h)-1] != "walk_in" || len(rows) != 3 || marked != 1 {
+		t.Fatalf("the day CSV does not mark the walk-in: %q", rows)
+	}
+	if status, _ := s.postAs(t, "patient", "en", path, form); status != http.StatusUnauthorized {
+		t.Fatalf("a patient at the walk-in form: %d, want 401", status)
 	}
 }

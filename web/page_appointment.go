@@ -24,7 +24,8 @@ type apptView struct {
 	Zone      string // the zone, named once on the page
 	Dept      string
 	Place     string
-	ICS       bool // an "Add to calendar" download exists
+	MapURL    string // a map of the site, "" when its position is unknown
+	ICS       bool   // an "Add to calendar" download exists
 	Status    string
 	Fee       int64
 	CanCancel bool
@@ -52,6 +53,10 @@ func (s *server) apptViewOf(ctx context.Context, pr *i18n.Printer, a booking.App
 	if d, err := s.store.GetDoctor(ctx, a.DoctorID); err == nil {
 		v.Doctor, loc = d.Name, zone(d.TimeZone)
 		v.Dept = s.departmentName(ctx, d.DepartmentID, "")
+		// The site's address, where it has one; the clinic's otherwise.
+		if site, err := s.svc.SiteOfDepartment(ctx, d.DepartmentID); err == nil && site.Address != "" {
+			v.Place, v.MapURL = site.Where(), site.MapURL()
+		}
 	}
 	v.Zone = loc.String()
 	v.Date = pr.Date(a.StartAt.In(loc))

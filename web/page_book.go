@@ -16,6 +16,10 @@ type bookRetry struct {
 	SlotID int64
 	Key    string
 	Back   string
+	// For is the person booked for (0: the account); Invite asks for a
+	// campaign's invitation code (the refusal was invitation-required).
+	For    int64
+	Invite bool
 }
 
 // handleBook books the slot of a Book button through service.Service.Book,
@@ -57,12 +61,16 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	retry.For = named
 	acting, err := s.svc.ActFor(r.Context(), sess.actor(), named)
 	if err != nil {
 		s.renderBookError(w, r, err, retry)
 		return
 	}
 	acting.Admission = admissionOf(r) // a waiting room's (page_opening.go)
+	if acting.Invitation = r.PostFormValue("invitation"); len(acting.Invitation) > 64 {
+		acting.Invitation = "" // no code is that long: refused as missing
+	}
 	// "What for?": a service booked from this time (a longer visit), or
 	// the time alone.
 	var res booking.BookResult
@@ -78,6 +86,7 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 	}
 	if res.Err != nil {
 		retry.Retry = retryable(errorCode(res.Err))
+		retry.Invite = errorCode(res.Err) == booking.CodeInvitationRequired
 		s.renderBookError(w, r, res.Err, retry)
 		return
 	}

@@ -3,6 +3,7 @@ package web
 import (
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -113,9 +114,22 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		Review     *slotRow
 		People     []booking.Patient
 		Services   []booking.Service
+		// Chosen is the service the first-available page chose (?service=).
+		Chosen int64
 	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
-		"/signin?next=" + url.QueryEscape(r.URL.Path), review, people, services}
+		"/signin?next=" + url.QueryEscape(r.URL.RequestURI()), review, people, services, chosenService(r, services)}
 	s.render(w, r, http.StatusOK, "day", p)
+}
+
+// chosenService is the service of ?service= among services, 0 when none is.
+func chosenService(r *http.Request, services []booking.Service) int64 {
+	id, _ := strconv.ParseInt(r.URL.Query().Get("service"), 10, 64)
+	for _, v := range services {
+		if v.ID == id {
+			return id
+		}
+	}
+	return 0
 }
 
 // maxDayServices bounds the services a day page offers to choose from.

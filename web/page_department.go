@@ -37,11 +37,29 @@ func (s *server) handleDepartment(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	p := s.newPage(w, r, dep.Name)
+	site, _ := s.site(ctx, dep.SiteID)
+	p.atSite(site)
+	next := s.nextFree(ctx, "dept|"+itoa(dep.ID), docs)
+	cards := make([]doctorCard, len(docs))
+	for i, d := range docs {
+		cards[i] = doctorCard{Doctor: d, Site: site.Name}
+		if t, ok := next[d.ID]; ok {
+			cards[i].Next = s.when(p, t, zone(d.TimeZone))
+		}
+	}
 	p.Data = struct {
 		Department booking.Department
-		Doctors    []booking.Doctor
-	}{*dep, docs}
+		Doctors    []doctorCard
+	}{*dep, cards}
 	s.render(w, r, http.StatusOK, "department", p)
+}
+
+// doctorCard is a doctor as the department's list shows one: the
+// profile, the site and the next free time ("" when none this week).
+type doctorCard struct {
+	booking.Doctor
+	Site string
+	Next string
 }
 
 // departmentName is the name of department id, or fallback when it cannot

@@ -51,21 +51,27 @@ func (s *server) deskModeOf(r *http.Request) deskMode {
 	return m
 }
 
+// deskForm reads what the desk's booking and walk-in forms both carry:
+// slot {id}, the form's Idempotency-Key and the person it names.
+func deskForm(r *http.Request) (slotID int64, key string, patient int64, err error) {
+	if slotID, err = pathID(r, "id"); err != nil {
+		return 0, "", 0, err
+	}
+	if key = r.PostFormValue("key"); !validKey(key) {
+		return 0, "", 0, booking.Errorf(booking.CodeMissingIdempotencyKey, "no idempotency key")
+	}
+	patient, err = strconv.ParseInt(r.PostFormValue("patient"), 10, 64)
+	if err != nil || patient <= 0 || patient > booking.MaxID {
+		return 0, "", 0, booking.Errorf(booking.CodeInvalidRequest, "name the person by their number")
+	}
+	return slotID, key, patient, nil
+}
+
 // handleDeskBook books slot {id} for the person the form names.
 func (s *server) handleDeskBook(w http.ResponseWriter, r *http.Request, sess session) {
-	slotID, err := pathID(r, "id")
+	slotID, key, patient, err := deskForm(r)
 	if err != nil {
 		s.renderError(w, r, err)
-		return
-	}
-	key := r.PostFormValue("key")
-	if !validKey(key) {
-		s.renderError(w, r, booking.Errorf(booking.CodeMissingIdempotencyKey, "no idempotency key"))
-		return
-	}
-	patient, err := strconv.ParseInt(r.PostFormValue("patient"), 10, 64)
-	if err != nil || patient <= 0 || patient > booking.MaxID {
-		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "name the person by their number"))
 		return
 	}
 	// The API's budget: one attempt of the person booked for.
@@ -80,6 +86,22 @@ func (s *server) handleDeskBook(w http.ResponseWriter, r *http.Request, sess ses
 	}
 	if res := s.svc.BookFor(r.Context(), acting, slotID, key); res.Err != nil {
 		s.renderError(w, r, res.Err)
+		return
+	}
+	redirect(w, r, deskNext(r))
+}
+
+// handleDeskWalkIn adds the person the form names to full slot {id} as a
+// walk-in, for the form's reason (Service.WalkIn decides).
+func (s *server) handleDeskWalkIn(w http.ResponseWriter, r *http.Request, sess session) {
+	slotID, key, patient, err := deskForm(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	req := booking.WalkInRequest{SlotID: slotID, PatientID: patient, Reason: r.PostFormValue("reason"), Key: key}
+	if _, _, err := s.svc.WalkIn(r.Context(), sess.actor(), req); err != nil {
+		s.renderError(w, r, err)
 		return
 	}
 	redirect(w, r, deskNext(r))

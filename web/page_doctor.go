@@ -123,6 +123,8 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 	}
 	data := struct {
 		Doctor     booking.Doctor
+		Services   []booking.Service
+		Site       booking.Site
 		Department string
 		Month      string
 		Prev, Next string
@@ -138,6 +140,10 @@ func (s *server) handleDoctor(w http.ResponseWriter, r *http.Request) {
 		data.Next = monthParam(next)
 	}
 	data.Department = s.departmentName(ctx, doc.DepartmentID, "")
+	data.Services, _ = s.store.ListServices(ctx, booking.ServiceFilter{DoctorID: doc.ID}, booking.Page{Limit: maxDayServices})
+	if data.Site, err = s.svc.SiteOfDepartment(ctx, doc.DepartmentID); err == nil {
+		p.atSite(data.Site)
+	}
 	p.Data = data
 	s.render(w, r, http.StatusOK, "doctor", p)
 }

@@ -78,19 +78,24 @@ type boardWake struct {
 
 func newBoardWake() *boardWake { return &boardWake{subs: map[int64]map[chan struct{}]struct{}{}} }
 
-func (b *boardWake) subscribe(id int64) (chan struct{}, func()) {
+// subscribe gives one channel rung when any of ids' queues changes.
+func (b *boardWake) subscribe(ids ...int64) (chan struct{}, func()) {
 	c := make(chan struct{}, 1)
 	b.mu.Lock()
-	if b.subs[id] == nil {
-		b.subs[id] = map[chan struct{}]struct{}{}
+	for _, id := range ids {
+		if b.subs[id] == nil {
+			b.subs[id] = map[chan struct{}]struct{}{}
+		}
+		b.subs[id][c] = struct{}{}
 	}
-	b.subs[id][c] = struct{}{}
 	b.mu.Unlock()
 	return c, func() {
 		b.mu.Lock()
-		delete(b.subs[id], c)
-		if len(b.subs[id]) == 0 {
-			delete(b.subs, id)
+		for _, id := range ids {
+			delete(b.subs[id], c)
+			if len(b.subs[id]) == 0 {
+				delete(b.subs, id)
+			}
 		}
 		b.mu.Unlock()
 	}
@@ -120,8 +125,11 @@ type ticketView struct {
 // boardView is a board's state, rendered on the page and sent whole on
 // each event, so that a reconnecting screen needs nothing it missed.
 type boardView struct {
-	DoctorID   int64        `json:"doctorId"`
-	Doctor     string       `json:"doctor"`
+	DoctorID int64  `json:"doctorId"`
+	Doctor   string `json:"doctor"`
+	// Room is the doctor's consulting room, shown beside the called
+	// number; "" leaves the doctor's name alone to say where.
+	Room       string       `json:"room,omitempty"`
 	Called     *ticketView  `json:"called"`
 	Consulting []ticketView `json:"consulting"`
 	Next       []ticketView `json:"next"`
@@ -131,7 +139,7 @@ func (s *server) boardViewOf(p *page, b service.Board, loc *time.Location) board
 	t := func(x service.BoardTicket) ticketView {
 		return ticketView{Number: x.QueueNumber, Time: fmtClock(p.pr, x.StartAt, loc), Name: x.Name, Calls: x.Calls}
 	}
-	v := boardView{DoctorID: b.DoctorID, Doctor: b.Doctor, Consulting: []ticketView{}, Next: []ticketView{}}
+	v := boardView{DoctorID: b.DoctorID, Doctor: b.Doctor, Room: b.Room, Consulting: []ticketView{}, Next: []ticketView{}}
 	if b.Called != nil {
 		c := t(*b.Called)
 		v.Called = &c
@@ -184,16 +192,26 @@ func (s *server) handleDisplay(w http.ResponseWriter, r *http.Request) {
 	s.render(w, r, http.StatusOK, "queue_display", p)
 }
 
-// handleDisplayEvents streams a board: its whole state at once on each
-// connection (a reconnect needs nothing it missed: no Last-Event-ID
-// replay), then again on every change, read when this instance changes
-// the queue and every boardPoll otherwise, for boardStreamFor.
+// handleDisplayEvents streams doctor id's board (streamBoard).
 func (s *server) handleDisplayEvents(w http.ResponseWriter, r *http.Request) {
 	id, err := pathID(r, "id")
 	if err != nil || !s.boardAllowed(r, id) {
 		s.handleNotFound(w, r)
 		return
 	}
+	loc := s.doctorZone(r, id)
+	s.streamBoard(w, r, []int64{id}, func(p *page) (any, error) {
+		b, err := s.svc.QueueBoard(r.Context(), id)
+		return s.boardViewOf(p, b, loc), err
+	})
+}
+
+// streamBoard streams a board read by read: its whole state at once on
+// each connection (a reconnect needs nothing it missed: no Last-Event-ID
+// replay), then again on every change, read when this instance changes
+// one of doctors' queues and every boardPoll otherwise, for
+// boardStreamFor.
+func (s *server) streamBoard(w http.ResponseWriter, r *http.Request, doctors []int64, read func(*page) (any, error)) {
 	fl, ok := w.(http.Flusher)
 	if !ok {
 		s.renderError(w, r, booking.Errorf(booking.CodeInternal, "streaming unsupported"))
@@ -207,10 +225,9 @@ func (s *server) handleDisplayEvents(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, booking.Errorf(booking.CodeOverloaded, "too many boards open"))
 		return
 	}
-	wake, done := s.wake.subscribe(id)
+	wake, done := s.wake.subscribe(doctors...)
 	defer done()
 	p := s.newPage(w, r, "")
-	loc := s.doctorZone(r, id)
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-store")
@@ -223,8 +240,8 @@ func (s *server) handleDisplayEvents(w http.ResponseWriter, r *http.Request) {
 	defer end.Stop()
 	var last []byte
 	for seq := 1; ; {
-		if b, err := s.svc.QueueBoard(r.Context(), id); err == nil {
-			data, _ := json.Marshal(s.boardViewOf(p, b, loc))
+		if v, err := read(p); err == nil {
+			data, _ := json.Marshal(v)
 			if string(data) != string(last) {
 				fmt.Fprintf(w, "id: %d\nevent: board\ndata: %s\n\n", seq, data)
 				seq, last = seq+1, data
@@ -271,7 +288,7 @@ func (s *server) handleQueueConsole(w http.ResponseWriter, r *http.Request, sess
 		s.renderError(w, r, err)
 		return
 	}
-	b, err := s.svc.QueueBoard(r.Context(), id)
+	b, err := s.svc.QueueBoardListing(r.Context(), id, MaxConsoleWaiting)
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -381,6 +398,9 @@ func (s *server) handleAppointmentQueue(w http.ResponseWriter, r *http.Request) 
 func queueLine(p *page, st service.QueueStatus) string {
 	switch st.Step {
 	case booking.QueueCalled:
+		if st.Room != "" {
+			return p.T("You are called: please go to %s.", st.Room)
+		}
 		return p.T("You are called: please go to the doctor's room.")
 	case booking.QueueStarted:
 		return p.T("You are in consultation.")

@@ -7,10 +7,11 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// A round's page (docs/clinic.md, lottery rounds): for a lottery round, the
-// commitment to its seed, the registration button, and after the draw the
-// seed, the caller's position and selection time; the staff page lists the
-// registrations and runs the draw.
+// A round's page (docs/clinic.md, rounds): its rooms to choose from
+// (page_round_rooms.go) and, for a lottery round, the commitment to its
+// seed, the registration button, and after the draw the seed, the caller's
+// position and turn; the staff page (page_staff_round.go) opens and closes
+// it, lists the registrations, runs the draw and shows the results.
 
 // lotteryPage is what round.html and staff_round.html show of a round.
 type lotteryPage struct {
@@ -29,10 +30,15 @@ type lotteryPage struct {
 	Registrants  int
 	Registration *booking.Registration
 	Selection    string
+	SelectionEnd string
 	Registered   bool
-	// Staff: a page of registrations and the cursor of the next.
+	// Rooms is the student's list of the round's rooms (public page only).
+	Rooms roomsView
+	// Staff: a page of registrations and the cursor of the next, the
+	// rooms and the results.
 	Rows  []registrationRow
 	After int64
+	Staff staffRoundView
 }
 
 // registrationRow is one registration on the staff page.
@@ -79,6 +85,9 @@ func (s *server) lotteryPageOf(r *http.Request, p *page, id int64) (lotteryPage,
 			if g.SelectionAt != nil {
 				v.Selection = p.pr.DateTime(g.SelectionAt.In(s.clinicZone))
 			}
+			if g.SelectionEndsAt != nil {
+				v.SelectionEnd = p.pr.DateTime(g.SelectionEndsAt.In(s.clinicZone))
+			}
 		case booking.ErrorCode(err) != booking.CodeNotFound:
 			return v, err
 		}
@@ -100,6 +109,10 @@ func (s *server) handleRound(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v.Registered = r.URL.Query().Get("registered") == "1"
+	if v.Rooms, err = s.roomsOf(r, v.Round, p.Session.Patient()); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
 	p.Data = v
 	s.render(w, r, http.StatusOK, "round", p)
 }
@@ -165,6 +178,10 @@ func (s *server) handleStaffRound(w http.ResponseWriter, r *http.Request, _ sess
 			}
 			v.Rows = append(v.Rows, row)
 		}
+	}
+	if v.Staff, err = s.staffRoundOf(r, p, v.Round); err != nil {
+		s.renderError(w, r, err)
+		return
 	}
 	p.Data = v
 	s.render(w, r, http.StatusOK, "staff_round", p)

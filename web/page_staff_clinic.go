@@ -86,7 +86,8 @@ func (s *server) handleStaffPolicy(w http.ResponseWriter, r *http.Request, _ ses
 		{"noShowLimit", &p.NoShowLimit}, {"noShowBlockDays", &p.NoShowBlockDays},
 		{"refundFullHours", &p.RefundFullHours}, {"refundPartialPercent", &p.RefundPartialPercent}, {"refundPartialHours", &p.RefundPartialHours},
 		{"checkInBeforeMinutes", &p.CheckInBeforeMinutes}, {"checkInAfterMinutes", &p.CheckInAfterMinutes},
-		{"noShowGraceMinutes", &p.NoShowGraceMinutes}, {"queueSkipCalls", &p.QueueSkipCalls}, {"queueNotifyAhead", &p.QueueNotifyAhead}, {"maxPeople", &p.MaxPeople}} {
+		{"noShowGraceMinutes", &p.NoShowGraceMinutes}, {"queueSkipCalls", &p.QueueSkipCalls}, {"queueNotifyAhead", &p.QueueNotifyAhead}, {"maxPeople", &p.MaxPeople},
+		{"walkInsPerSlot", &p.WalkInsPerSlot}} {
 		v, err := strconv.Atoi(r.PostFormValue(f.name))
 		if err != nil {
 			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "%s", f.name))
@@ -95,6 +96,7 @@ func (s *server) handleStaffPolicy(w http.ResponseWriter, r *http.Request, _ ses
 		*f.dst = v
 	}
 	p.RequireNationalID = r.PostFormValue("requireNationalId") == "yes"
+	p.PublicOpeningSummary = r.PostFormValue("publicOpeningSummary") == "yes"
 	if _, err := s.svc.SetClinicPolicy(r.Context(), p); err != nil {
 		s.renderError(w, r, err)
 		return

@@ -30,6 +30,10 @@ type dayAppt struct {
 	// State is where the person stands on the day (booking.DayState),
 	// StateWord the same in the page's language.
 	State, StateWord string
+	// WalkIn marks a place the front desk added beyond the capacity, for
+	// Reason.
+	WalkIn bool
+	Reason string
 }
 
 // daySlot is one slot with who holds its places.
@@ -43,7 +47,11 @@ type daySlot struct {
 	Started bool
 	// Bookable: it takes a booking now (booking.Slot.Bookable).
 	Bookable bool
-	Appts    []dayAppt
+	// WalkIn: it is full, open and today, before its end, and the clinic
+	// takes walk-ins: the front desk may add one (booking.DecideWalkIn
+	// decides).
+	WalkIn bool
+	Appts  []dayAppt
 }
 
 // handleStaffDay is a doctor's day: every slot and who holds which place,
@@ -138,7 +146,7 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 		arrived, inErr := booking.DecideCheckIn(a, booking.CheckInRequest{AppointmentID: a.ID}, policy, now)
 		bySlot[a.SlotID] = append(bySlot[a.SlotID], dayAppt{ID: a.ID, Queue: a.QueueNumber, Patient: name,
 			Status: string(a.Status), Markable: err == nil && !noop && !v.Reception, CheckIn: inErr == nil && !arrived, Offer: offers[a.ID],
-			Active: a.Status.Active(), State: state, StateWord: dayStateWord(pr, state)})
+			Active: a.Status.Active(), State: state, StateWord: dayStateWord(pr, state), WalkIn: a.WalkIn, Reason: a.WalkInReason})
 		csvRows = append(csvRows, csvdata.DayRow{Appointment: a, DoctorName: doc.Name, PatientName: name})
 	}
 	if r.URL.Query().Has("csv") {
@@ -151,10 +159,12 @@ func (s *server) renderDay(w http.ResponseWriter, r *http.Request, doc booking.D
 	}
 	p := s.newPage(w, r, "")
 	rows := make([]daySlot, 0, len(slots))
+	today := day == schedule.DateOf(now, loc)
 	for _, sl := range slots {
 		rows = append(rows, daySlot{ID: sl.ID, Time: fmtClock(p.pr, sl.StartAt, loc) + "–" + fmtClock(p.pr, sl.EndAt, loc), Capacity: sl.Capacity,
 			Booked: sl.BookedCount, Status: sl.Status, Started: sl.Status == booking.SlotOpen && sl.Started(now), Bookable: sl.Bookable(now) == nil,
-			Appts: bySlot[sl.ID]})
+			WalkIn: today && policy.WalkInsPerSlot > 0 && sl.RoundID == 0 && sl.Status == booking.SlotOpen && sl.BookedCount >= sl.Capacity && now.Before(sl.EndAt),
+			Appts:  bySlot[sl.ID]})
 	}
 	p.Title = doc.Name + ", " + dayTitle(p.pr, day)
 	if r.URL.Query().Has("done") {

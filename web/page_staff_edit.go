@@ -1,6 +1,7 @@
 package web
 
 import (
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -24,6 +25,8 @@ type staffEditData struct {
 	Email       string
 	Active      bool
 	Action      string
+	// Profile is a doctor's, edited with it (one item a line).
+	Profile booking.Profile
 }
 
 // editKind is the entity a /staff/{kinds}/{id}/edit path names ("" when
@@ -66,7 +69,7 @@ func (s *server) handleStaffEdit(w http.ResponseWriter, r *http.Request, _ sessi
 	case "doctor":
 		var doc booking.Doctor
 		if doc, err = s.store.GetDoctor(ctx, id); err == nil {
-			d.Name, d.Department, d.Active = doc.Name, doc.DepartmentID, doc.Active
+			d.Name, d.Department, d.Active, d.Profile = doc.Name, doc.DepartmentID, doc.Active, doc.Profile
 			d.Departments, err = s.store.ListAllDepartments(ctx, booking.Page{})
 		}
 	case "patient":
@@ -106,7 +109,14 @@ func (s *server) handleStaffEditPost(w http.ResponseWriter, r *http.Request, _ s
 		_, err = s.svc.UpdateDepartment(r.Context(), booking.Department{ID: id, Name: name})
 	case kind == "doctor":
 		dep, _ := strconv.ParseInt(r.PostFormValue("department"), 10, 64)
-		_, err = s.svc.UpdateDoctor(r.Context(), id, booking.DoctorUpdate{Name: &name, DepartmentID: &dep, Active: &active})
+		title, bio := r.PostFormValue("title"), r.PostFormValue("bio")
+		specs, langs := formLines(r.PostFormValue("specialties")), formLines(r.PostFormValue("languages"))
+		u := booking.DoctorUpdate{Name: &name, DepartmentID: &dep, Active: &active,
+			ProfileUpdate: booking.ProfileUpdate{Title: &title, Specialties: &specs, Languages: &langs, Bio: &bio}}
+		if room, ok := r.PostForm["consultingRoom"]; ok { // a form without the field leaves the room alone
+			u.ConsultingRoom = &room[0]
+		}
+		_, err = s.svc.UpdateDoctor(r.Context(), id, u)
 	case kind == "patient":
 		phone, email := strings.TrimSpace(r.PostFormValue("phone")), strings.TrimSpace(r.PostFormValue("email"))
 		if email != "" && !strings.Contains(email, "@") {
@@ -123,6 +133,46 @@ func (s *server) handleStaffEditPost(w http.ResponseWriter, r *http.Request, _ s
 		return
 	}
 	redirect(w, r, "/staff/"+kind+"s/"+strconv.FormatInt(id, 10)+"/edit?saved=1")
+}
+
+// photoFormPattern is the doctor's photo form: multipart, and larger
+// than other forms (postForm).
+const photoFormPattern = "POST /staff/doctors/{id}/photo"
+
+// handleStaffDoctorPhoto uploads a doctor's photo from the edit page
+// (service.SetDoctorPhoto checks it), then shows the page again.
+func (s *server) handleStaffDoctorPhoto(w http.ResponseWriter, r *http.Request, _ session) {
+	id, ok := pathInt(r, "id")
+	if !ok {
+		s.renderError(w, r, booking.NotFound("doctor"))
+		return
+	}
+	f, hdr, err := r.FormFile("photo")
+	if err != nil {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "photo must be a JPEG or PNG image"))
+		return
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, booking.MaxPhotoBytes+1))
+	if err == nil {
+		_, err = s.svc.SetDoctorPhoto(r.Context(), id, hdr.Header.Get("Content-Type"), data)
+	}
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/doctors/"+strconv.FormatInt(id, 10)+"/edit?saved=1")
+}
+
+// formLines is a textarea's non-blank lines: a profile's list.
+func formLines(v string) []string {
+	out := []string{}
+	for _, l := range strings.Split(v, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // handleStaffScheduleEnd ends a schedule on a local day (empty: never):

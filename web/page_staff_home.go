@@ -19,6 +19,9 @@ type staffHomeData struct {
 	// Offered marks the departments patients see
 	// (booking.CatalogStore.ListDepartments); the others are marked.
 	Offered map[int64]bool
+	// Boards are the departments' waiting room board links, with their
+	// keys (departmentBoardLink).
+	Boards  map[int64]string
 	Doctors []staffDoctorRow
 }
 
@@ -42,9 +45,9 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 		s.renderError(w, r, err)
 		return
 	}
-	names := map[int64]string{}
+	names, boards := map[int64]string{}, map[int64]string{}
 	for _, d := range deps {
-		names[d.ID] = d.Name
+		names[d.ID], boards[d.ID] = d.Name, s.departmentBoardLink(d.ID)
 	}
 	rows := make([]staffDoctorRow, 0, len(docs))
 	for _, d := range docs {
@@ -66,7 +69,7 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 	case q.Has("doctor"):
 		p.Notice = p.T("Doctor added. Open it to create a schedule.")
 	}
-	p.Data = staffHomeData{Departments: deps, Offered: offered, Doctors: rows, Patient: s.deskModeOf(r).PatientID}
+	p.Data = staffHomeData{Departments: deps, Offered: offered, Boards: boards, Doctors: rows, Patient: s.deskModeOf(r).PatientID}
 	s.render(w, r, http.StatusOK, "staff_home", p)
 }
 

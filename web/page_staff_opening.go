@@ -1,6 +1,7 @@
 package web
 
 import (
+	"cmp"
 	"fmt"
 	"net/http"
 	"slices"
@@ -37,18 +38,54 @@ func (s *server) handleStaffOpening(w http.ResponseWriter, r *http.Request, _ se
 		return
 	}
 	p := s.newPage(w, r, "Fairness report")
-	v := staffOpeningPage{Report: rep, Opens: p.pr.DateTime(rep.OpensAt.In(s.clinicZone))}
-	seconds := func(f *float64) string {
-		if f == nil {
-			return "—"
-		}
-		return p.pr.T("%s s", fmt.Sprintf("%.1f", *f))
-	}
-	v.FirstSale, v.SellOut = seconds(rep.FirstSaleSeconds), seconds(rep.SellOutSeconds)
-	for o, n := range rep.Requests.Outcomes {
-		v.Refusals = append(v.Refusals, outcomeRow{Outcome: o, N: n})
-	}
-	slices.SortFunc(v.Refusals, func(a, b outcomeRow) int { return int(b.N - a.N) })
+	v := staffOpeningPage{Report: rep, Opens: p.pr.DateTime(rep.OpensAt.In(s.clinicZone)),
+		FirstSale: seconds(p, rep.FirstSaleSeconds), SellOut: seconds(p, rep.SellOutSeconds), Refusals: outcomeRows(rep.Requests.Outcomes)}
 	p.Data = v
 	s.render(w, r, http.StatusOK, "staff_opening", p)
+}
+
+// seconds is a time from the opening, "—" for none.
+func seconds(p *page, f *float64) string {
+	if f == nil {
+		return "—"
+	}
+	return p.pr.T("%s s", fmt.Sprintf("%.1f", *f))
+}
+
+// outcomeRows are the counts by outcome, most first.
+func outcomeRows(m map[string]int64) []outcomeRow {
+	rows := make([]outcomeRow, 0, len(m))
+	for o, n := range m {
+		rows = append(rows, outcomeRow{Outcome: o, N: n})
+	}
+	slices.SortFunc(rows, func(a, b outcomeRow) int { return cmp.Or(cmp.Compare(b.N, a.N), cmp.Compare(a.Outcome, b.Outcome)) })
+	return rows
+}
+
+// openingSummaryPage is what opening_summary.html shows.
+type openingSummaryPage struct {
+	Summary   booking.OpeningSummary
+	Opens     string
+	FirstSale string
+	SellOut   string
+	Refusals  []outcomeRow
+}
+
+// handleOpeningSummary is the public page of an opening's summary, where
+// the clinic publishes it (404 otherwise).
+func (s *server) handleOpeningSummary(w http.ResponseWriter, r *http.Request) {
+	id, err := pathID(r, "id")
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	sum, err := s.svc.OpeningSummary(r.Context(), id)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	p := s.newPage(w, r, "How the opening went")
+	p.Data = openingSummaryPage{Summary: sum, Opens: p.pr.DateTime(sum.OpensAt.In(s.clinicZone)),
+		FirstSale: seconds(p, sum.FirstSaleSeconds), SellOut: seconds(p, sum.SellOutSeconds), Refusals: outcomeRows(sum.Refusals)}
+	s.render(w, r, http.StatusOK, "opening_summary", p)
 }

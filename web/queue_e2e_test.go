@@ -59,8 +59,11 @@ func TestE2EQueueConsoleAndBoard(t *testing.T) {
 	waitBoard(`document.querySelector("#board-called").dataset.calls === "2"`)
 	click(`[data-action="skip"]`)
 	waitBoard(`!!document.querySelector("#board-called .board-none") && document.querySelector("#board-next .board-name")?.textContent === "L. B***"`)
+	room := "Room 3" // set while the board is open: the next event carries it
+	_, err := s.svc.UpdateDoctor(ctx, s.doctor.ID, booking.DoctorUpdate{ProfileUpdate: booking.ProfileUpdate{ConsultingRoom: &room}})
+	must(t, err)
 	click("#call-next")
-	waitBoard(`document.querySelector("#board-called .board-name")?.textContent === "L. B***"`)
+	waitBoard(`document.querySelector("#board-called .board-name")?.textContent === "L. B***" && document.querySelector("#board-called .board-room")?.textContent === "\u2192 Room 3"`)
 	shootWide(t, board, "queue-board")
 	shootWide(t, console, "queue-console")
 	click(`[data-action="start"]`)

@@ -18,15 +18,19 @@ import (
 )
 
 // getQueue gets path with a session of role ("doctor" for doctorID,
-// "patient" for patientID, "" none) and answers the status and the body.
+// "patient" for patientID, "staff" an admin, "" none) and answers the status and the body.
 func (s *site) getQueue(t *testing.T, role string, id int64, path string) (int, string) {
 	t.Helper()
 	req, err := http.NewRequest("GET", s.url+path, nil)
 	must(t, err)
 	req.AddCookie(&http.Cookie{Name: langCookie, Value: "en"})
-	r := map[string]auth.Role{"doctor": auth.RoleDoctor, "patient": auth.RolePatient}[role]
+	r := map[string]auth.Role{"doctor": auth.RoleDoctor, "patient": auth.RolePatient, "staff": auth.RoleAdmin}[role]
 	if r != "" {
-		tok, _ := s.signer.MintPage(r, strconv.FormatInt(id, 10), time.Hour)
+		sub := strconv.FormatInt(id, 10)
+		if role == "staff" {
+			sub = staffPrefix + "admin"
+		}
+		tok, _ := s.signer.MintPage(r, sub, time.Hour)
 		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: tok})
 	}
 	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
@@ -35,8 +39,14 @@ func (s *site) getQueue(t *testing.T, role string, id int64, path string) (int, 
 	return res.StatusCode, readAll(t, res)
 }
 
-// boardEvents opens a board's event stream and answers its events' data.
+// boardEvents opens a doctor's board's event stream and answers its
+// events' data.
 func boardEvents(t *testing.T, ctx context.Context, u string) <-chan boardView {
+	return streamEvents[boardView](t, ctx, u)
+}
+
+// streamEvents opens an event stream and answers its events' data as Ts.
+func streamEvents[T any](t *testing.T, ctx context.Context, u string) <-chan T {
 	t.Helper()
 	req, err := http.NewRequestWithContext(ctx, "GET", u, nil)
 	must(t, err)
@@ -45,14 +55,14 @@ func boardEvents(t *testing.T, ctx context.Context, u string) <-chan boardView {
 	if res.StatusCode != 200 || !strings.HasPrefix(res.Header.Get("Content-Type"), "text/event-stream") {
 		t.Fatalf("events: %d %s", res.StatusCode, res.Header.Get("Content-Type"))
 	}
-	out := make(chan boardView, 16)
+	out := make(chan T, 16)
 	go func() {
 		defer res.Body.Close()
 		defer close(out)
 		sc := bufio.NewScanner(res.Body)
 		for sc.Scan() {
 			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var b boardView
+				var b T
 				if json.Unmarshal([]byte(data), &b) == nil {
 					out <- b
 				}
@@ -62,7 +72,7 @@ func boardEvents(t *testing.T, ctx context.Context, u string) <-chan boardView {
 	return out
 }
 
-func nextBoard(t *testing.T, c <-chan boardView) boardView {
+func nextBoard[T any](t *testing.T, c <-chan T) T {
 	t.Helper()
 	select {
 	case b, ok := <-c:
@@ -73,7 +83,8 @@ func nextBoard(t *testing.T, c <-chan boardView) boardView {
 	case <-time.After(5 * time.Second):
 		t.Fatal("no board event in 5s")
 	}
-	return boardView{}
+	var zero T
+	return zero
 }
 
 // The console and the board: a morning with check-ins, a call, a

@@ -36,7 +36,7 @@ func TestRealNamePages(t *testing.T) {
 		"refundPartialPercent": pol.RefundPartialPercent, "refundPartialHours": pol.RefundPartialHours,
 		"checkInBeforeMinutes": pol.CheckInBeforeMinutes, "checkInAfterMinutes": pol.CheckInAfterMinutes,
 		"noShowGraceMinutes": pol.NoShowGraceMinutes, "queueSkipCalls": pol.QueueSkipCalls, "queueNotifyAhead": pol.QueueNotifyAhead,
-		"maxPeople": pol.MaxPeople} {
+		"maxPeople": pol.MaxPeople, "walkInsPerSlot": pol.WalkInsPerSlot} {
 		form.Set(name, itoa(int64(v)))
 	}
 	if res := staff.post("/staff/clinic/policy", form); res.StatusCode != http.StatusSeeOther {

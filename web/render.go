@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
@@ -33,6 +34,11 @@ type page struct {
 	Lang      string
 	Languages []i18n.Language
 	Here      string
+
+	// Clinic is the clinic's name (its first site's) the header shows;
+	// Site the name of the site a page belongs to, when it is another.
+	Clinic string
+	Site   string
 
 	srv    *server
 	pr     *i18n.Printer
@@ -62,8 +68,20 @@ func (p *page) CSRF(action string) string { return p.srv.csrfToken(p.csrfID, act
 // title is an English key, translated here.
 func (s *server) newPage(w http.ResponseWriter, r *http.Request, title string) *page {
 	pr := s.printer(r)
-	return &page{Title: pr.T(title), Session: s.sessionOf(r), Demo: s.demo, srv: s, pr: pr, csrfID: s.csrfID(w, r),
-		Lang: pr.Lang, Languages: i18n.Languages, Here: r.URL.RequestURI()}
+	p := &page{Title: pr.T(title), Session: s.sessionOf(r), Demo: s.demo, srv: s, pr: pr, csrfID: s.csrfID(w, r),
+		Lang: pr.Lang, Languages: i18n.Languages, Here: r.URL.RequestURI(), Clinic: "slotd"}
+	if sites := s.sites(r.Context()); len(sites) > 0 {
+		p.Clinic = sites[0].Name
+	}
+	return p
+}
+
+// atSite names site in the header of p, a page that belongs to it (the
+// clinic's own first site needs no second name).
+func (p *page) atSite(site booking.Site) {
+	if site.Name != p.Clinic {
+		p.Site = site.Name
+	}
 }
 
 // explain turns an error into what a page shows. Internal errors are logged
@@ -136,6 +154,16 @@ func redirect(w http.ResponseWriter, r *http.Request, to string) {
 var funcs = template.FuncMap{
 	"newKey":    newIdempotencyKey,
 	"maskPhone": notify.MaskPhone,
+	// initial is a name's last word's first letter: the stand-in for a
+	// doctor without a photo.
+	"initial": func(name string) string {
+		f := strings.Fields(name)
+		if len(f) == 0 {
+			return ""
+		}
+		r, _ := utf8.DecodeRuneInString(f[len(f)-1])
+		return string(r)
+	},
 	"pct": func(a, b int) int {
 		if b <= 0 {
 			return 0
@@ -198,6 +226,9 @@ func (p *page) Link(sentence, href string) template.HTML {
 	esc := template.HTMLEscapeString
 	return template.HTML(esc(before) + `<a href="` + esc(href) + `">` + esc(inner) + `</a>` + esc(after))
 }
+
+// List writes a profile's items (specialties, languages) as one line.
+func (p *page) List(items []string) string { return strings.Join(items, ", ") }
 
 // Joined writes the non-empty strings of parts separated by " · ", so a
 // missing part leaves no stray separator; other values (a zero fee's

@@ -178,11 +178,18 @@ func (s *server) checkCSRF(r *http.Request) bool {
 	return hmac.Equal([]byte(got), []byte(want))
 }
 
-// postForm parses a POST form (bounded to 64 KiB) and checks its CSRF
+// postForm parses a POST form (bounded to 64 KiB; a doctor's photo form,
+// multipart, to the photo's bound and a little) and checks its CSRF
 // token; on failure it renders the error page and returns false.
 func (s *server) postForm(w http.ResponseWriter, r *http.Request) bool {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
+	limit := int64(64 << 10)
+	parse := r.ParseForm
+	if r.Pattern == photoFormPattern {
+		limit = booking.MaxPhotoBytes + 64<<10
+		parse = func() error { return r.ParseMultipartForm(limit) }
+	}
+	r.Body = http.MaxBytesReader(w, r.Body, limit)
+	if err := parse(); err != nil {
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "the form could not be read"))
 		return false
 	}

@@ -173,6 +173,8 @@ type server struct {
 	mux   *http.ServeMux
 
 	signinAddr *edge.KeyLimiter // staff sign-in form posts per client address
+
+	catalog catalogCache // catalog_cache.go
 }
 
 // New returns the web UI handler, to be mounted at "/" beside the JSON API.
@@ -251,6 +253,8 @@ func (s *server) routes() {
 
 	// Patients.
 	s.mux.HandleFunc("GET /{$}", s.handleHome)
+	s.mux.HandleFunc("GET /search", s.handleSearch)
+	s.mux.HandleFunc("GET /first-available", s.handleFirstAvailable)
 	s.mux.HandleFunc("GET /departments/{id}", s.handleDepartment)
 	s.mux.HandleFunc("GET /doctors/{id}", s.handleDoctor)
 	s.mux.HandleFunc("GET /doctors/{id}/days/{date}", s.handleDay)
@@ -275,10 +279,18 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /calendar/revoke", s.handleCalendarRevoke)
 	s.mux.HandleFunc("GET /rounds/{id}", s.handleRound)
 	s.mux.HandleFunc("GET /openings/{id}", s.handleOpening)
+	s.mux.HandleFunc("GET /openings/{id}/events", s.handleOpeningEvents)
+	s.mux.HandleFunc("GET /openings/{id}/summary", s.handleOpeningSummary)
 	s.mux.HandleFunc("POST /openings/{id}/queue", s.handleOpeningJoin)
 	s.mux.HandleFunc("GET /staff/openings/{id}", s.staff(s.handleStaffOpening))
 	s.mux.HandleFunc("POST /rounds/{id}/register", s.handleRoundRegister)
+	s.mux.HandleFunc("POST /rounds/{id}/apply", s.handleRoundApply)
+	s.mux.HandleFunc("GET /rounds/{id}/applications/{appId}", s.handleRoundApplication)
 	s.mux.HandleFunc("GET /staff/rounds/{id}", s.staff(s.handleStaffRound))
+	s.mux.HandleFunc("GET /staff/rounds/new", s.staff(s.handleStaffNewRound))
+	s.mux.HandleFunc("POST /staff/rounds", s.staff(s.handleStaffCreateRound))
+	s.mux.HandleFunc("POST /staff/rounds/{id}/rooms", s.staff(s.handleStaffRoundRooms))
+	s.mux.HandleFunc("POST /staff/rounds/{id}/state", s.staff(s.handleStaffRoundState))
 	s.mux.HandleFunc("POST /staff/rounds/{id}/draw", s.staff(s.handleStaffDraw))
 	s.mux.HandleFunc("GET /lang", s.handleLanguage)
 	s.mux.HandleFunc("POST /lang", s.handleLanguage)
@@ -309,6 +321,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /staff/patients/{id}/erase", s.staff(s.handleStaffErase))
 	s.mux.HandleFunc("GET /my-data", s.handleMyData)
 	s.mux.HandleFunc("GET /staff/doctors/{id}", s.staff(s.handleStaffDoctor))
+	s.mux.HandleFunc(photoFormPattern, s.staff(s.handleStaffDoctorPhoto))
 	s.mux.HandleFunc("POST /staff/doctors/{id}/schedules", s.staff(s.handleStaffCreateSchedule))
 	s.mux.HandleFunc("POST /staff/doctors/{id}/suspensions", s.staff(s.handleStaffSuspend))
 	s.mux.HandleFunc("GET /staff/doctors/{id}/days/{date}", s.desk(s.handleStaffDay))
@@ -317,6 +330,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /kiosk", s.desk(s.handleKiosk))
 	s.mux.HandleFunc("POST /kiosk", s.desk(s.handleKioskCheckIn))
 	s.mux.HandleFunc("POST /staff/slots/{id}/book", s.desk(s.handleDeskBook))
+	s.mux.HandleFunc("POST /staff/slots/{id}/walk-in", s.desk(s.handleDeskWalkIn))
 	s.mux.HandleFunc("POST /staff/appointments/{id}/cancel", s.desk(s.handleDeskCancel))
 	s.mux.HandleFunc("POST /staff/appointments/{id}/reschedule", s.desk(s.handleDeskReschedule))
 	s.mux.HandleFunc("GET /staff/dashboard", s.staff(s.handleStaffDashboard))
@@ -325,8 +339,11 @@ func (s *server) routes() {
 	s.mux.HandleFunc("POST /queue/appointments/{id}/{action}", s.staffOrDoctor(s.handleQueueStep))
 	s.mux.HandleFunc("GET /display/doctors/{id}", s.handleDisplay)
 	s.mux.HandleFunc("GET /display/doctors/{id}/events", s.handleDisplayEvents)
+	s.mux.HandleFunc("GET /display/departments/{id}", s.handleDepartmentDisplay)
+	s.mux.HandleFunc("GET /display/departments/{id}/events", s.handleDepartmentDisplayEvents)
 	s.mux.HandleFunc("GET /appointments/{id}/queue", s.handleAppointmentQueue)
 	s.clinicRoutes()
+	s.campaignRoutes()
 	s.mux.HandleFunc("GET /staff/{kinds}/{id}/edit", s.staff(s.handleStaffEdit))
 	s.mux.HandleFunc("POST /staff/{kinds}/{id}/edit", s.staff(s.handleStaffEditPost))
 	s.mux.HandleFunc("POST /staff/doctors/{doctor}/schedules/{id}/end", s.staff(s.handleStaffScheduleEnd))

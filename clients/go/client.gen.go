@@ -378,6 +378,39 @@ func (e OpeningDrawAlgorithmVersion) Valid() bool {
 	}
 }
 
+// Defines values for OpeningPeriodDay.
+const (
+	Fri OpeningPeriodDay = "fri"
+	Mon OpeningPeriodDay = "mon"
+	Sat OpeningPeriodDay = "sat"
+	Sun OpeningPeriodDay = "sun"
+	Thu OpeningPeriodDay = "thu"
+	Tue OpeningPeriodDay = "tue"
+	Wed OpeningPeriodDay = "wed"
+)
+
+// Valid indicates whether the value is a known member of the OpeningPeriodDay enum.
+func (e OpeningPeriodDay) Valid() bool {
+	switch e {
+	case Fri:
+		return true
+	case Mon:
+		return true
+	case Sat:
+		return true
+	case Sun:
+		return true
+	case Thu:
+		return true
+	case Tue:
+		return true
+	case Wed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PatientLanguage.
 const (
 	En     PatientLanguage = "en"
@@ -513,6 +546,24 @@ func (e PersonPatchSex) Valid() bool {
 	case PersonPatchSexOther:
 		return true
 	case PersonPatchSexUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PhotoSetContentType.
+const (
+	Imagejpeg PhotoSetContentType = "image/jpeg"
+	Imagepng  PhotoSetContentType = "image/png"
+)
+
+// Valid indicates whether the value is a known member of the PhotoSetContentType enum.
+func (e PhotoSetContentType) Valid() bool {
+	switch e {
+	case Imagejpeg:
+		return true
+	case Imagepng:
 		return true
 	default:
 		return false
@@ -678,6 +729,27 @@ func (e RoundSlotStatus) Valid() bool {
 	case RoundSlotStatusCLOSED:
 		return true
 	case RoundSlotStatusOPEN:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SearchHitKind.
+const (
+	SearchHitKindDepartment SearchHitKind = "department"
+	SearchHitKindDoctor     SearchHitKind = "doctor"
+	SearchHitKindService    SearchHitKind = "service"
+)
+
+// Valid indicates whether the value is a known member of the SearchHitKind enum.
+func (e SearchHitKind) Valid() bool {
+	switch e {
+	case SearchHitKindDepartment:
+		return true
+	case SearchHitKindDoctor:
+		return true
+	case SearchHitKindService:
 		return true
 	default:
 		return false
@@ -1136,6 +1208,12 @@ type Appointment struct {
 	StartAt   time.Time         `json:"startAt"`
 	Status    AppointmentStatus `json:"status"`
 	UpdatedAt time.Time         `json:"updatedAt"`
+
+	// WalkIn true for a walk-in: a place the front desk added beyond the slot's capacity on its day (POST /api/admin/slots/{id}/walk-ins); absent otherwise
+	WalkIn *bool `json:"walkIn,omitempty"`
+
+	// WalkInReason why the walk-in was added (absent otherwise)
+	WalkInReason *string `json:"walkInReason,omitempty"`
 }
 
 // AppointmentStatus defines model for Appointment.Status.
@@ -1193,6 +1271,9 @@ type Availability struct {
 
 // BookRequest defines model for BookRequest.
 type BookRequest struct {
+	// Invitation a campaign's invitation code (the letter's), where the slot's schedule asks for one (409 invitation-required without a valid unused one); ignored elsewhere. A code books one appointment; a cancelled booking gives it back.
+	Invitation *string `json:"invitation,omitempty"`
+
 	// PatientId the token's own patient or a person its account manages (GET /api/me/people; another id is not found, 404); required when an admin books for a patient
 	PatientId *int64 `json:"patientId,omitempty"`
 
@@ -1233,6 +1314,17 @@ type CheckInRequest struct {
 	Code *string `json:"code,omitempty"`
 }
 
+// CohortImportReport defines model for CohortImportReport.
+type CohortImportReport struct {
+	// Added new (patient, tag) rows: those already there are kept
+	Added  int `json:"added"`
+	Errors []struct {
+		Line    int    `json:"line"`
+		Message string `json:"message"`
+	} `json:"errors"`
+	Rows int `json:"rows"`
+}
+
 // DayAvailability defines model for DayAvailability.
 type DayAvailability struct {
 	Booked int `json:"booked"`
@@ -1269,14 +1361,30 @@ type DepartmentPatch struct {
 // Doctor defines model for Doctor.
 type Doctor struct {
 	// Active false once deactivated: hidden from listings, no new slots; existing appointments stay
-	Active       bool      `json:"active"`
-	CreatedAt    time.Time `json:"createdAt"`
-	DepartmentId int64     `json:"departmentId"`
-	Id           int64     `json:"id"`
-	Name         string    `json:"name"`
+	Active bool `json:"active"`
+
+	// Bio a short biography, plain text
+	Bio string `json:"bio"`
+
+	// ConsultingRoom where the doctor sees patients (Room 3), empty when not set: the waiting-room boards show it beside the called number
+	ConsultingRoom string    `json:"consultingRoom"`
+	CreatedAt      time.Time `json:"createdAt"`
+	DepartmentId   int64     `json:"departmentId"`
+	Id             int64     `json:"id"`
+
+	// Languages languages spoken, as the clinic writes them
+	Languages []string `json:"languages"`
+	Name      string   `json:"name"`
+
+	// Photo the photo's tag (its ETag without quotes), absent without a photo: GET /api/doctors/{id}/photo serves it
+	Photo       *string  `json:"photo,omitempty"`
+	Specialties []string `json:"specialties"`
 
 	// Timezone Example: Europe/Berlin
 	Timezone string `json:"timezone"`
+
+	// Title as shown before the name (Dr, Prof., Assoc. Prof.)
+	Title string `json:"title"`
 }
 
 // DoctorDay defines model for DoctorDay.
@@ -1294,11 +1402,24 @@ type DoctorPage struct {
 	Next *PageNext `json:"next"`
 }
 
-// DoctorPatch defines model for DoctorPatch.
+// DoctorPatch Fields left out stay as they are; the profile's text is trimmed, and a list replaces the one before.
 type DoctorPatch struct {
-	Active       *bool   `json:"active,omitempty"`
-	DepartmentId *int64  `json:"departmentId,omitempty"`
-	Name         *string `json:"name,omitempty"`
+	Active *bool `json:"active,omitempty"`
+
+	// Bio a short biography, plain text
+	Bio *string `json:"bio,omitempty"`
+
+	// ConsultingRoom where the doctor sees patients (Room 3, 诊室 3), one line, counted in characters after trimming; empty removes it
+	ConsultingRoom *string `json:"consultingRoom,omitempty"`
+	DepartmentId   *int64  `json:"departmentId,omitempty"`
+
+	// Languages languages spoken, as the clinic writes them
+	Languages   *[]string `json:"languages,omitempty"`
+	Name        *string   `json:"name,omitempty"`
+	Specialties *[]string `json:"specialties,omitempty"`
+
+	// Title as shown before the name (Dr, Prof., Assoc. Prof.)
+	Title *string `json:"title,omitempty"`
 }
 
 // DoseSeries a vaccine's schedule of doses: dose 1 any time, each later dose within its window of the one before
@@ -1340,6 +1461,52 @@ type Draw struct {
 // DrawAlgorithmVersion defines model for Draw.AlgorithmVersion.
 type DrawAlgorithmVersion int
 
+// EligibilityRule defines model for EligibilityRule.
+type EligibilityRule struct {
+	// Cohorts the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone
+	Cohorts []string `json:"cohorts"`
+
+	// InvitationRequired every booking presents an unused invitation code of this schedule (POST /api/admin/invitations)
+	InvitationRequired bool `json:"invitationRequired"`
+
+	// MaxAge the oldest age, in whole years on the slot's day; null for none
+	MaxAge *int `json:"maxAge"`
+
+	// MinAge the youngest age, in whole years on the slot's day; null for none
+	MinAge        *int   `json:"minAge"`
+	ReserveCohort string `json:"reserveCohort"`
+
+	// ReservePlaces the last places of each slot held until reserveUntil for reserveCohort's members, or for invitation holders when reserveCohort is empty
+	ReservePlaces int `json:"reservePlaces"`
+
+	// ReserveUntil when the reserve opens to everyone; required with reservePlaces
+	ReserveUntil *time.Time `json:"reserveUntil"`
+	ScheduleId   int64      `json:"scheduleId"`
+	UpdatedAt    time.Time  `json:"updatedAt"`
+}
+
+// EligibilityRuleInput defines model for EligibilityRuleInput.
+type EligibilityRuleInput struct {
+	// Cohorts the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone
+	Cohorts *[]string `json:"cohorts,omitempty"`
+
+	// InvitationRequired every booking presents an unused invitation code of this schedule (POST /api/admin/invitations)
+	InvitationRequired *bool `json:"invitationRequired,omitempty"`
+
+	// MaxAge the oldest age, in whole years on the slot's day; null for none
+	MaxAge *int `json:"maxAge,omitempty"`
+
+	// MinAge the youngest age, in whole years on the slot's day; null for none
+	MinAge        *int    `json:"minAge,omitempty"`
+	ReserveCohort *string `json:"reserveCohort,omitempty"`
+
+	// ReservePlaces the last places of each slot held until reserveUntil for reserveCohort's members, or for invitation holders when reserveCohort is empty
+	ReservePlaces *int `json:"reservePlaces,omitempty"`
+
+	// ReserveUntil when the reserve opens to everyone; required with reservePlaces
+	ReserveUntil *time.Time `json:"reserveUntil,omitempty"`
+}
+
 // Erasure defines model for Erasure.
 type Erasure struct {
 	// Reason why (kept in the audit log): say why, not who
@@ -1369,6 +1536,9 @@ type GroupBooking struct {
 
 // GroupBookingRequest defines model for GroupBookingRequest.
 type GroupBookingRequest struct {
+	// Invitations the people's invitation codes in patientIds' order, where the slot's schedule asks for them: each person needs their own
+	Invitations *[]string `json:"invitations,omitempty"`
+
 	// PatientIds the people booked for, distinct: the caller's own patient and the people their account manages (GET /api/me/people), or anyone for an admin
 	PatientIds []int64 `json:"patientIds"`
 	SlotId     int64   `json:"slotId"`
@@ -1418,6 +1588,12 @@ type ImportReport struct {
 // ImportReportKind defines model for ImportReport.Kind.
 type ImportReportKind string
 
+// InvitationBatch defines model for InvitationBatch.
+type InvitationBatch struct {
+	Count      int   `json:"count"`
+	ScheduleId int64 `json:"scheduleId"`
+}
+
 // LiftResult defines model for LiftResult.
 type LiftResult struct {
 	SlotsReopened int        `json:"slotsReopened"`
@@ -1434,6 +1610,9 @@ type Lottery struct {
 	RegistrationOpensAt  time.Time `json:"registrationOpensAt"`
 	SelectionGroup       int       `json:"selectionGroup"`
 	SelectionMinutes     int       `json:"selectionMinutes"`
+
+	// SelectionWindowMinutes how long each turn lasts; 0: until the round closes
+	SelectionWindowMinutes int `json:"selectionWindowMinutes"`
 }
 
 // Message the delivery record of one message to a patient: never its text nor the address it went to
@@ -1515,7 +1694,7 @@ type NewDoseSeries struct {
 	Windows []DoseWindow `json:"windows"`
 }
 
-// NewLottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes.
+// NewLottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes, for selectionWindowMinutes when set (else until the round closes).
 type NewLottery struct {
 	RegistrationClosesAt time.Time `json:"registrationClosesAt"`
 	RegistrationOpensAt  time.Time `json:"registrationOpensAt"`
@@ -1525,6 +1704,9 @@ type NewLottery struct {
 
 	// SelectionMinutes minutes between two groups' selection times
 	SelectionMinutes *int `json:"selectionMinutes,omitempty"`
+
+	// SelectionWindowMinutes how long each registrant's turn lasts from their selection time; a missed turn passes (409 turn-passed). 0: until the round closes
+	SelectionWindowMinutes *int `json:"selectionWindowMinutes,omitempty"`
 }
 
 // NewPatient A person registered by the front desk (reception or an admin): a walk-in may have no phone.
@@ -1581,7 +1763,7 @@ type NewRoom struct {
 type NewRound struct {
 	ClosesAt time.Time `json:"closesAt"`
 
-	// Lottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes.
+	// Lottery A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes, for selectionWindowMinutes when set (else until the round closes).
 	Lottery *NewLottery `json:"lottery,omitempty"`
 	Name    string      `json:"name"`
 	OpensAt time.Time   `json:"opensAt"`
@@ -1658,9 +1840,12 @@ type NewSite struct {
 	Lat *float64 `json:"lat,omitempty"`
 
 	// Lon with lat
-	Lon   *float64 `json:"lon,omitempty"`
-	Name  string   `json:"name"`
-	Phone *string  `json:"phone,omitempty"`
+	Lon  *float64 `json:"lon,omitempty"`
+	Name string   `json:"name"`
+
+	// OpeningHours the site's week, sorted by day (Monday first) then opening time; at most 3 periods a day, not overlapping; empty when not given. Shown to patients, not a rule on the doctors' schedules.
+	OpeningHours *OpeningHours `json:"openingHours,omitempty"`
+	Phone        *string       `json:"phone,omitempty"`
 
 	// Timezone IANA time zone
 	Timezone string `json:"timezone"`
@@ -1675,7 +1860,10 @@ type NewSlot struct {
 
 	// OpensAt default: now
 	OpensAt *time.Time `json:"opensAt,omitempty"`
-	StartAt time.Time  `json:"startAt"`
+
+	// ScheduleId adds the slot to this schedule of the doctor (another doctor's schedule is 404), so that an opening of the schedule (POST /api/admin/openings) covers it; editing the schedule (PUT /api/admin/schedules/{id}) deletes it, as it does the schedule's other future slots no appointment named
+	ScheduleId *int64    `json:"scheduleId,omitempty"`
+	StartAt    time.Time `json:"startAt"`
 }
 
 // NewSuspension defines model for NewSuspension.
@@ -1683,6 +1871,15 @@ type NewSuspension struct {
 	From   time.Time `json:"from"`
 	Reason string    `json:"reason"`
 	To     time.Time `json:"to"`
+}
+
+// NextDoseRequest defines model for NextDoseRequest.
+type NextDoseRequest struct {
+	// PatientId the person booked for: the caller's own patient (default), a person their account manages, or anyone for an admin
+	PatientId *int64 `json:"patientId,omitempty"`
+
+	// SlotId a free slot inside the next dose's window
+	SlotId int64 `json:"slotId"`
 }
 
 // OfferAnswer defines model for OfferAnswer.
@@ -1730,6 +1927,9 @@ type OpeningDraw struct {
 // OpeningDrawAlgorithmVersion defines model for OpeningDraw.AlgorithmVersion.
 type OpeningDrawAlgorithmVersion int
 
+// OpeningHours the site's week, sorted by day (Monday first) then opening time; at most 3 periods a day, not overlapping; empty when not given. Shown to patients, not a rule on the doctors' schedules.
+type OpeningHours = []OpeningPeriod
+
 // OpeningPage openings, by id
 type OpeningPage struct {
 	Items []Opening `json:"items"`
@@ -1737,6 +1937,19 @@ type OpeningPage struct {
 	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
 	Next *PageNext `json:"next"`
 }
+
+// OpeningPeriod one period a site is open on a weekday, in the site's time zone
+type OpeningPeriod struct {
+	// Closes HH:MM after opens; 24:00 is midnight
+	Closes string           `json:"closes"`
+	Day    OpeningPeriodDay `json:"day"`
+
+	// Opens HH:MM
+	Opens string `json:"opens"`
+}
+
+// OpeningPeriodDay defines model for OpeningPeriod.Day.
+type OpeningPeriodDay string
 
 // OpeningPlace A person's place in an opening's queue.
 type OpeningPlace struct {
@@ -1806,6 +2019,35 @@ type OpeningReport struct {
 
 	// ServedFromQueue places taken by people of the queue
 	ServedFromQueue int `json:"servedFromQueue"`
+
+	// Sold their places taken
+	Sold int `json:"sold"`
+}
+
+// OpeningSummary The public summary of an opening's fairness report, where the clinic publishes it (policy publicOpeningSummary): counts and times, nothing about anyone.
+type OpeningSummary struct {
+	// FirstSaleSeconds from the opening to the first place taken
+	FirstSaleSeconds *float32 `json:"firstSaleSeconds,omitempty"`
+
+	// Inversions pairs of people of the queue of whom the later position was served first
+	Inversions int       `json:"inversions"`
+	OpeningId  int64     `json:"openingId"`
+	OpensAt    time.Time `json:"opensAt"`
+
+	// P50Ms the answer time of the opening's booking requests, median, as the answering instance measured them
+	P50Ms float32 `json:"p50Ms"`
+
+	// P99Ms the same, 99th percentile
+	P99Ms float32 `json:"p99Ms"`
+
+	// Places the capacity of the opening's slots
+	Places int `json:"places"`
+
+	// Refusals booking requests refused, by problem code (slot-full, not-admitted, overloaded…), as the answering instance measured them since it started
+	Refusals map[string]int `json:"refusals"`
+
+	// SellOutSeconds from the opening to the last place taken, once sold out
+	SellOutSeconds *float32 `json:"sellOutSeconds,omitempty"`
 
 	// Sold their places taken
 	Sold int `json:"sold"`
@@ -1963,12 +2205,29 @@ type PersonPatchRelation string
 // PersonPatchSex defines model for PersonPatch.Sex.
 type PersonPatchSex string
 
+// PhotoSet defines model for PhotoSet.
+type PhotoSet struct {
+	Bytes       int                 `json:"bytes"`
+	ContentType PhotoSetContentType `json:"contentType"`
+
+	// Photo the new photo's tag
+	Photo string `json:"photo"`
+}
+
+// PhotoSetContentType defines model for PhotoSet.ContentType.
+type PhotoSetContentType string
+
 // Place where a visit of the service can start: book it with POST /api/appointments {"slotId", "service"}
 type Place struct {
-	DoctorId int64     `json:"doctorId"`
-	EndAt    time.Time `json:"endAt"`
-	SlotId   int64     `json:"slotId"`
-	StartAt  time.Time `json:"startAt"`
+	// DistanceKm the great-circle distance of the site from the point of near=, in kilometres; only with near=
+	DistanceKm *float64  `json:"distanceKm,omitempty"`
+	DoctorId   int64     `json:"doctorId"`
+	EndAt      time.Time `json:"endAt"`
+
+	// SiteId the doctor's site; only with near=
+	SiteId  *int64    `json:"siteId,omitempty"`
+	SlotId  int64     `json:"slotId"`
+	StartAt time.Time `json:"startAt"`
 }
 
 // PlacePage places by start, then doctor
@@ -2008,6 +2267,9 @@ type Policy struct {
 	// NoShowLimit this many no-shows in 90 days block self-booking
 	NoShowLimit int `json:"noShowLimit"`
 
+	// PublicOpeningSummary publish the summary of each opening's fairness report to anyone (GET /api/openings/{id}/summary, the page /openings/{id}/summary): counts and times, nothing about anyone. Off by default.
+	PublicOpeningSummary *bool `json:"publicOpeningSummary,omitempty"`
+
 	// QueueNotifyAhead a call that leaves an arrived patient this many ahead sends them a message, once per appointment; 0 is off (default 3)
 	QueueNotifyAhead *int `json:"queueNotifyAhead,omitempty"`
 
@@ -2025,6 +2287,9 @@ type Policy struct {
 
 	// RequireNationalId real-name registration: sign-up (POST /api/signup) and adding a person (POST /api/me/people) ask for a national ID number, unique among the patients. Off by default; turning it on asks nothing of those registered before.
 	RequireNationalId *bool `json:"requireNationalId,omitempty"`
+
+	// WalkInsPerSlot the walk-ins the front desk may add to a full slot on its day (0: off); absent in a PUT keeps the default, 2
+	WalkInsPerSlot *int `json:"walkInsPerSlot,omitempty"`
 }
 
 // PolicyOverride A schedule's own policy; an absent field takes the clinic's.
@@ -2099,9 +2364,15 @@ type QueuePosition struct {
 		StartAt     time.Time  `json:"startAt"`
 	} `json:"called,omitempty"`
 
-	// EstimatedMinutes the estimated wait: each patient ahead, called or in consultation counts their slot's length over its places
-	EstimatedMinutes int               `json:"estimatedMinutes"`
-	Step             QueuePositionStep `json:"step"`
+	// EstimatedMinutes the estimated wait: each patient ahead, called or in consultation counts the doctor's pace today (paceMinutes) once 3 consultations are completed today, before that their slot's length over its places
+	EstimatedMinutes int `json:"estimatedMinutes"`
+
+	// PaceMinutes the doctor's minutes per patient today, the median length of their latest 20 completed consultations of the day; absent while fewer than 3 are completed (the estimate then uses the slots' lengths)
+	PaceMinutes *int `json:"paceMinutes,omitempty"`
+
+	// Room once called (step CALLED), the doctor's consulting room to go to; absent otherwise or when the doctor has none
+	Room *string           `json:"room,omitempty"`
+	Step QueuePositionStep `json:"step"`
 }
 
 // QueuePositionStep defines model for QueuePosition.Step.
@@ -2188,6 +2459,9 @@ type Reconciliation struct {
 
 	// Violations broken invariants (counter mismatches, duplicate actives, round quota mismatches)
 	Violations *int `json:"violations,omitempty"`
+
+	// WalkIns the active walk-ins, counted apart: each is one of its slot's booked places, which may exceed the capacity by the slot's walk-ins and no more
+	WalkIns int `json:"walkIns"`
 }
 
 // Refund a payment paid back (or part of it): one per payment, never more than was paid
@@ -2249,6 +2523,9 @@ type Registration struct {
 
 	// SelectionAt from when this registrant may apply (POST /api/rounds/{id}/applications); before it, 409 not-your-turn
 	SelectionAt *time.Time `json:"selectionAt,omitempty"`
+
+	// SelectionEndsAt when this registrant's turn ends, if the lottery has a selection window; from it, 409 turn-passed
+	SelectionEndsAt *time.Time `json:"selectionEndsAt,omitempty"`
 }
 
 // RegistrationPage registrations, by id
@@ -2458,6 +2735,24 @@ type ScheduleUpdated struct {
 	Weekdays  []int  `json:"weekdays"`
 }
 
+// SearchHit defines model for SearchHit.
+type SearchHit struct {
+	Id   int64         `json:"id"`
+	Kind SearchHitKind `json:"kind"`
+	Name string        `json:"name"`
+}
+
+// SearchHitKind defines model for SearchHit.Kind.
+type SearchHitKind string
+
+// SearchHitPage services, then departments, then doctors, each by id
+type SearchHitPage struct {
+	Items []SearchHit `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
+}
+
 // SeriesBooking defines model for SeriesBooking.
 type SeriesBooking struct {
 	// Appointments one appointment per dose, in dose order
@@ -2468,13 +2763,24 @@ type SeriesBooking struct {
 	SeriesId     int64         `json:"seriesId"`
 }
 
+// SeriesBookingPage series bookings, newest first
+type SeriesBookingPage struct {
+	Items []SeriesBooking `json:"items"`
+
+	// Next the cursor of the next page, null on the last (docs/api.md, Paging)
+	Next *PageNext `json:"next"`
+}
+
 // SeriesBookingRequest defines model for SeriesBookingRequest.
 type SeriesBookingRequest struct {
+	// Invitation a campaign's invitation code, used by the first dose (in slot id order) whose schedule asks for one
+	Invitation *string `json:"invitation,omitempty"`
+
 	// PatientId the person booked for: the caller's own patient (default), a person their account manages, or anyone for an admin
 	PatientId *int64 `json:"patientId,omitempty"`
 	SeriesId  int64  `json:"seriesId"`
 
-	// SlotIds one free slot per dose, in dose order
+	// SlotIds one free slot per dose, in dose order from dose 1: every dose, or only the first ones
 	SlotIds []int64 `json:"slotIds"`
 }
 
@@ -2619,7 +2925,10 @@ type Site struct {
 	// Address one line; empty when not given
 	Address   string    `json:"address"`
 	CreatedAt time.Time `json:"createdAt"`
-	Id        int64     `json:"id"`
+
+	// DistanceKm great-circle distance from the point of ?near=, in kilometres; only in a ?near= list
+	DistanceKm *float64 `json:"distanceKm,omitempty"`
+	Id         int64    `json:"id"`
 
 	// Lat latitude in degrees (WGS 84); null when unknown
 	Lat *float64 `json:"lat"`
@@ -2628,6 +2937,9 @@ type Site struct {
 	Lon  *float64 `json:"lon"`
 	Name string   `json:"name"`
 
+	// OpeningHours the site's week, sorted by day (Monday first) then opening time; at most 3 periods a day, not overlapping; empty when not given. Shown to patients, not a rule on the doctors' schedules.
+	OpeningHours OpeningHours `json:"openingHours"`
+
 	// Phone the site's booking phone number as shown; empty when not given
 	Phone string `json:"phone"`
 
@@ -2635,7 +2947,7 @@ type Site struct {
 	Timezone string `json:"timezone"`
 }
 
-// SitePage sites by id
+// SitePage sites by id, or nearest first with ?near=
 type SitePage struct {
 	Items []Site `json:"items"`
 
@@ -2651,9 +2963,12 @@ type SitePatch struct {
 	Lat *float64 `json:"lat,omitempty"`
 
 	// Lon with lat
-	Lon   *float64 `json:"lon,omitempty"`
-	Name  *string  `json:"name,omitempty"`
-	Phone *string  `json:"phone,omitempty"`
+	Lon  *float64 `json:"lon,omitempty"`
+	Name *string  `json:"name,omitempty"`
+
+	// OpeningHours the site's week, sorted by day (Monday first) then opening time; at most 3 periods a day, not overlapping; empty when not given. Shown to patients, not a rule on the doctors' schedules.
+	OpeningHours *OpeningHours `json:"openingHours,omitempty"`
+	Phone        *string       `json:"phone,omitempty"`
 
 	// Timezone IANA time zone
 	Timezone *string `json:"timezone,omitempty"`
@@ -2798,6 +3113,15 @@ type WaitlistRequest struct {
 
 // WaitlistRequestPartOfDay in the doctor's zone, morning before 12:00; default any; either case
 type WaitlistRequestPartOfDay string
+
+// WalkInRequest defines model for WalkInRequest.
+type WalkInRequest struct {
+	// PatientId the person at the desk (POST /api/admin/patients registers one on the spot)
+	PatientId int64 `json:"patientId"`
+
+	// Reason why the place is added beyond the capacity
+	Reason string `json:"reason"`
+}
 
 // Cursor defines model for Cursor.
 type Cursor = string
@@ -3024,6 +3348,12 @@ type ListAllServicesParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// AddWalkInParams defines parameters for AddWalkIn.
+type AddWalkInParams struct {
+	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
 // ListSuspensionsParams defines parameters for ListSuspensions.
 type ListSuspensionsParams struct {
 	// Standing only those not lifted
@@ -3067,6 +3397,9 @@ type FirstAvailableParams struct {
 
 	// Service the service (GET /api/services)
 	Service int64 `form:"service" json:"service"`
+
+	// Near a point as lat,lon in degrees (WGS 84): the places of the sites nearest it first (the 200 nearest sites with a position; the doctors of a site without one are left out), each with its siteId and distanceKm
+	Near *string `form:"near,omitempty" json:"near,omitempty"`
 
 	// From RFC 3339; the search starts there
 	From *time.Time `form:"from,omitempty" json:"from,omitempty"`
@@ -3112,6 +3445,12 @@ type AvailabilityParams struct {
 
 	// To last local day (inclusive)
 	To *openapi_types.Date `form:"to,omitempty" json:"to,omitempty"`
+}
+
+// GetDoctorPhotoParams defines parameters for GetDoctorPhoto.
+type GetDoctorPhotoParams struct {
+	// V the photo's tag, ignored by the server: a link that changes when the photo does
+	V *string `form:"v,omitempty" json:"v,omitempty"`
 }
 
 // ListSlotsParams defines parameters for ListSlots.
@@ -3161,6 +3500,15 @@ type MyHistoryParams struct {
 
 // MyPeopleParams defines parameters for MyPeople.
 type MyPeopleParams struct {
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
+// MySeriesBookingsParams defines parameters for MySeriesBookings.
+type MySeriesBookingsParams struct {
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -3251,8 +3599,26 @@ type ListRoundSlotsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// SearchParams defines parameters for Search.
+type SearchParams struct {
+	// Q the start of a name; LIKE wildcards (% _ \) are ignored
+	Q string `form:"q" json:"q"`
+
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // BookSeriesParams defines parameters for BookSeries.
 type BookSeriesParams struct {
+	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// BookNextDoseParams defines parameters for BookNextDose.
+type BookNextDoseParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
 	IdempotencyKey string `json:"Idempotency-Key"`
 }
@@ -3271,6 +3637,9 @@ type ListServicesParams struct {
 
 // ListSitesParams defines parameters for ListSites.
 type ListSitesParams struct {
+	// Near a point as lat,lon in degrees (WGS 84): list the sites nearest it first
+	Near *string `form:"near,omitempty" json:"near,omitempty"`
+
 	// Limit items per page (docs/api.md, Paging)
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 
@@ -3344,6 +3713,9 @@ type SuspendDoctorJSONRequestBody = NewSuspension
 // CreateDoseSeriesJSONRequestBody defines body for CreateDoseSeries for application/json ContentType.
 type CreateDoseSeriesJSONRequestBody = NewDoseSeries
 
+// CreateInvitationsJSONRequestBody defines body for CreateInvitations for application/json ContentType.
+type CreateInvitationsJSONRequestBody = InvitationBatch
+
 // AnnounceOpeningJSONRequestBody defines body for AnnounceOpening for application/json ContentType.
 type AnnounceOpeningJSONRequestBody AnnounceOpeningJSONBody
 
@@ -3377,6 +3749,9 @@ type AddRoundSlotsJSONRequestBody = RoundSlotsRequest
 // UpdateScheduleJSONRequestBody defines body for UpdateSchedule for application/json ContentType.
 type UpdateScheduleJSONRequestBody = NewSchedule
 
+// SetEligibilityJSONRequestBody defines body for SetEligibility for application/json ContentType.
+type SetEligibilityJSONRequestBody = EligibilityRuleInput
+
 // CreateServiceJSONRequestBody defines body for CreateService for application/json ContentType.
 type CreateServiceJSONRequestBody = NewService
 
@@ -3394,6 +3769,9 @@ type CreateSlotJSONRequestBody = NewSlot
 
 // UpdateSlotJSONRequestBody defines body for UpdateSlot for application/json ContentType.
 type UpdateSlotJSONRequestBody = SlotPatch
+
+// AddWalkInJSONRequestBody defines body for AddWalkIn for application/json ContentType.
+type AddWalkInJSONRequestBody = WalkInRequest
 
 // BookJSONRequestBody defines body for Book for application/json ContentType.
 type BookJSONRequestBody = BookRequest
@@ -3430,6 +3808,9 @@ type ApplyToRoundJSONRequestBody = BookRequest
 
 // BookSeriesJSONRequestBody defines body for BookSeries for application/json ContentType.
 type BookSeriesJSONRequestBody = SeriesBookingRequest
+
+// BookNextDoseJSONRequestBody defines body for BookNextDose for application/json ContentType.
+type BookNextDoseJSONRequestBody = NextDoseRequest
 
 // SigninCodeJSONRequestBody defines body for SigninCode for application/json ContentType.
 type SigninCodeJSONRequestBody = SigninCodeRequest
@@ -3834,6 +4215,15 @@ type ClientInterface interface {
 	// Corresponds with POST /api/admin/closures (the `CreateClosure` operationId).
 	CreateClosure(ctx context.Context, body CreateClosureJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// ImportCohortsWithBody Import patients' cohort tags (CSV)
+	//
+	// A CSV file with the header patient_id,tag ("health workers", "65+"): the valid lines are added in one transaction, those already there kept; refused lines are reported by number. A patient that does not exist refuses the import (404). Up to 2 MiB and 5000 rows. Audited (counts and tags, never who).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/cohorts/import (the `ImportCohorts` operationId).
+	ImportCohortsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAllDepartments List departments for staff, empty ones included
 	//
 	// Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
@@ -3929,6 +4319,15 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/admin/doctors/{id}/offers (the `DoctorOffers` operationId).
 	DoctorOffers(ctx context.Context, id int64, params *DoctorOffersParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetDoctorPhotoWithBody Upload a doctor's photo
+	//
+	// The body is the image itself, a JPEG or PNG of at most 512 KiB and 4096 pixels a side, its Content-Type naming its type; it is decoded whole before it is kept (a truncated or mislabelled file is 400, a larger body 413). It replaces the photo before; audited (its tag, type and size).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/admin/doctors/{id}/photo (the `SetDoctorPhoto` operationId).
+	SetDoctorPhotoWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CallNextPatient Call the next patient of the doctor's day
 	//
@@ -4029,6 +4428,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 	ImportCSVWithBody(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateInvitationsWithBody Generate a batch of invitation codes (CSV)
+	//
+	// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+	CreateInvitationsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// CreateInvitations Generate a batch of invitation codes (CSV)
+	//
+	// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+	CreateInvitations(ctx context.Context, body CreateInvitationsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AnnounceOpeningWithBody Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
 	//
@@ -4305,6 +4722,38 @@ type ClientInterface interface {
 	// Corresponds with PUT /api/admin/schedules/{id} (the `UpdateSchedule` operationId).
 	UpdateSchedule(ctx context.Context, id int64, body UpdateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// DeleteEligibility Remove a schedule's eligibility rule
+	//
+	// Anyone may book the schedule's slots again; its invitations stay stored. Audited.
+	//
+	// Corresponds with DELETE /api/admin/schedules/{id}/eligibility (the `DeleteEligibility` operationId).
+	DeleteEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetEligibility Read a schedule's eligibility rule
+	//
+	// 404 when the schedule has no rule.
+	//
+	// Corresponds with GET /api/admin/schedules/{id}/eligibility (the `GetEligibility` operationId).
+	GetEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetEligibilityWithBody Set a schedule's eligibility rule and reserved places
+	//
+	// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+	SetEligibilityWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetEligibility Set a schedule's eligibility rule and reserved places
+	//
+	// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+	SetEligibility(ctx context.Context, id int64, body SetEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// ListAllServices List services for staff, withdrawn ones included
 	//
 	// Corresponds with GET /api/admin/services (the `ListAllServices` operationId).
@@ -4348,7 +4797,7 @@ type ClientInterface interface {
 
 	// CreateSiteWithBody Create a site
 	//
-	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4357,7 +4806,7 @@ type ClientInterface interface {
 
 	// CreateSite Create a site
 	//
-	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4417,6 +4866,24 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/admin/slots/{id} (the `UpdateSlot` operationId).
 	UpdateSlot(ctx context.Context, id int64, body UpdateSlotJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddWalkInWithBody Add a walk-in beyond a full slot's capacity
+	//
+	// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+	AddWalkInWithBody(ctx context.Context, id int64, params *AddWalkInParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// AddWalkIn Add a walk-in beyond a full slot's capacity
+	//
+	// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+	AddWalkIn(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSuspensions Suspensions and closures, newest first
 	//
@@ -4507,7 +4974,7 @@ type ClientInterface interface {
 
 	// RescheduleAppointmentWithBody Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4516,7 +4983,7 @@ type ClientInterface interface {
 
 	// RescheduleAppointment Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -4525,7 +4992,7 @@ type ClientInterface interface {
 
 	// FirstAvailable First available: the earliest places for a service
 	//
-	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
 	//
 	// Corresponds with GET /api/availability (the `FirstAvailable` operationId).
 	FirstAvailable(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -4581,6 +5048,13 @@ type ClientInterface interface {
 	//
 	// Corresponds with GET /api/doctors/{id}/availability (the `Availability` operationId).
 	Availability(ctx context.Context, id int64, params *AvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetDoctorPhoto A doctor's photo
+	//
+	// The JPEG or PNG staff uploaded, with a strong ETag (the tag of the doctor's photo field) and Cache-Control: public, max-age=300; If-None-Match with the current tag is answered 304. A doctor without a photo is 404.
+	//
+	// Corresponds with GET /api/doctors/{id}/photo (the `GetDoctorPhoto` operationId).
+	GetDoctorPhoto(ctx context.Context, id int64, params *GetDoctorPhotoParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSlots A local day of a doctor's slots
 	//
@@ -4683,6 +5157,13 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
 	UpdatePerson(ctx context.Context, id int64, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// MySeriesBookings The caller's series bookings, newest first
+	//
+	// The dose series booked for the caller and the people their account manages, newest first, each with its appointments in dose order: where a patient who booked only the first doses finds the booking whose next dose they book (POST /api/series-bookings/{id}/doses). Patients only.
+	//
+	// Corresponds with GET /api/me/series-bookings (the `MySeriesBookings` operationId).
+	MySeriesBookings(ctx context.Context, params *MySeriesBookingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MyWaitlist The patient's waitlist entries with positions and offers
 	//
 	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -4714,6 +5195,16 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
 	JoinOpening(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// OpeningPlaceEvents The caller's place in an opening's queue as server-sent events: an event "place" (the place as GET /api/openings/{id}/queue answers it) at once and on each change, read every second, a comment line otherwise, for 25 s; the client then reconnects (EventSource does by itself). Each instance streams a bounded number of places (503 beyond: poll GET /api/openings/{id}/queue instead).
+	//
+	// Corresponds with GET /api/openings/{id}/queue/events (the `OpeningPlaceEvents` operationId).
+	OpeningPlaceEvents(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetOpeningSummary The public summary of an opening's fairness report (places, sold, time to first sale and sell-out, refusals by reason, p50/p99, inversions), where the clinic's policy publishes it (publicOpeningSummary; else 404). At most 10 s old.
+	//
+	// Corresponds with GET /api/openings/{id}/summary (the `GetOpeningSummary` operationId).
+	GetOpeningSummary(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PaymentCallbackWithBody A payment provider's confirmation of a HELD appointment's payment
 	//
@@ -4817,9 +5308,16 @@ type ClientInterface interface {
 	// Corresponds with GET /api/rounds/{id}/slots (the `ListRoundSlots` operationId).
 	ListRoundSlots(ctx context.Context, id int64, params *ListRoundSlotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// Search Search services, departments and doctors by name
+	//
+	// What a patient types in the home page's box: the active services, the departments with doctors and the active doctors whose name starts with q (ASCII letters in either case), services first, then departments, then doctors, each by id, paged.
+	//
+	// Corresponds with GET /api/search (the `Search` operationId).
+	Search(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// BookSeriesWithBody Book every dose of a series at once
 	//
-	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -4828,12 +5326,30 @@ type ClientInterface interface {
 
 	// BookSeries Book every dose of a series at once
 	//
-	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
 	BookSeries(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BookNextDoseWithBody Book the next dose of a series booking
+	//
+	// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+	BookNextDoseWithBody(ctx context.Context, id int64, params *BookNextDoseParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// BookNextDose Book the next dose of a series booking
+	//
+	// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+	BookNextDose(ctx context.Context, id int64, params *BookNextDoseParams, body BookNextDoseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListServices List the services patients can book
 	//
@@ -4928,7 +5444,7 @@ type ClientInterface interface {
 
 	// ListSites List the sites of the clinic
 	//
-	// Sites by id, paged: name, address, position, time zone and phone. Narrow the departments, doctors and first-available places to one with ?site=.
+	// Sites by id, paged: name, address, position, time zone, phone and opening hours. With ?near=lat,lon only the sites with a position, nearest first (great-circle distance, ties by id), each with its distanceKm. Narrow the departments, doctors and first-available places to one with ?site=.
 	//
 	// Corresponds with GET /api/sites (the `ListSites` operationId).
 	ListSites(ctx context.Context, params *ListSitesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5000,16 +5516,16 @@ type ClientInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AppointmentICS One appointment as .ics: the patient's own, or any for an admin
+	// AppointmentICS One appointment as .ics: the patient's own, or any for the front desk
 	//
-	// Another patient's appointment is 404; doctors are refused (403).
+	// The patient's own, or any for the front desk (reception, an admin), as GET /api/appointments/{id}. Another patient's appointment is 404; doctors are refused (403).
 	//
 	// Corresponds with GET /ical/appointments/{id} (the `AppointmentICS` operationId).
 	AppointmentICS(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DoctorICS A doctor's appointments over some days, for staff (admins, or that doctor's own doctor token)
 	//
-	// Events name the patient and queue number.
+	// Events name the patient and queue number. Reception is refused (403) like other callers: a subscription follows its doctor, and the front desk has the day pages.
 	//
 	// Corresponds with GET /ical/doctors/{id} (the `DoctorICS` operationId).
 	DoctorICS(ctx context.Context, id string, params *DoctorICSParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5210,6 +5726,25 @@ func (c *Client) CreateClosureWithBody(ctx context.Context, contentType string, 
 // Corresponds with POST /api/admin/closures (the `CreateClosure` operationId).
 func (c *Client) CreateClosure(ctx context.Context, body CreateClosureJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewCreateClosureRequest(c.Server, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// ImportCohortsWithBody Import patients' cohort tags (CSV)
+//
+// A CSV file with the header patient_id,tag ("health workers", "65+"): the valid lines are added in one transaction, those already there kept; refused lines are reported by number. A patient that does not exist refuses the import (404). Up to 2 MiB and 5000 rows. Audited (counts and tags, never who).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/cohorts/import (the `ImportCohorts` operationId).
+func (c *Client) ImportCohortsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewImportCohortsRequestWithBody(c.Server, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -5436,6 +5971,25 @@ func (c *Client) DoctorOffers(ctx context.Context, id int64, params *DoctorOffer
 	return c.Client.Do(req)
 }
 
+// SetDoctorPhotoWithBody Upload a doctor's photo
+//
+// The body is the image itself, a JPEG or PNG of at most 512 KiB and 4096 pixels a side, its Content-Type naming its type; it is decoded whole before it is kept (a truncated or mislabelled file is 400, a larger body 413). It replaces the photo before; audited (its tag, type and size).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/admin/doctors/{id}/photo (the `SetDoctorPhoto` operationId).
+func (c *Client) SetDoctorPhotoWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetDoctorPhotoRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CallNextPatient Call the next patient of the doctor's day
 //
 // Calls the next ARRIVED patient of the doctor's local day: a patient skipped whose re-entry has come (the clinic policy's queueSkipCalls calls after the skip) first, else by the slot's start, queue number and arrival. The patient called before and not yet started is passed as skipped. Two consoles calling at once never call the same patient (the doctor's day is locked, one current call per doctor and day). 409 queue-empty when nobody who arrived waits. The doctor for their own queue (another doctor's id is 404 to them) or an admin; patients are forbidden. Audited; counted in slotd_queue_calls_total{action}.
@@ -5646,6 +6200,44 @@ func (c *Client) Holdings(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 func (c *Client) ImportCSVWithBody(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewImportCSVRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateInvitationsWithBody Generate a batch of invitation codes (CSV)
+//
+// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+func (c *Client) CreateInvitationsWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateInvitationsRequestWithBody(c.Server, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// CreateInvitations Generate a batch of invitation codes (CSV)
+//
+// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+func (c *Client) CreateInvitations(ctx context.Context, body CreateInvitationsJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateInvitationsRequest(c.Server, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6301,6 +6893,78 @@ func (c *Client) UpdateSchedule(ctx context.Context, id int64, body UpdateSchedu
 	return c.Client.Do(req)
 }
 
+// DeleteEligibility Remove a schedule's eligibility rule
+//
+// Anyone may book the schedule's slots again; its invitations stay stored. Audited.
+//
+// Corresponds with DELETE /api/admin/schedules/{id}/eligibility (the `DeleteEligibility` operationId).
+func (c *Client) DeleteEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteEligibilityRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetEligibility Read a schedule's eligibility rule
+//
+// 404 when the schedule has no rule.
+//
+// Corresponds with GET /api/admin/schedules/{id}/eligibility (the `GetEligibility` operationId).
+func (c *Client) GetEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetEligibilityRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetEligibilityWithBody Set a schedule's eligibility rule and reserved places
+//
+// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+func (c *Client) SetEligibilityWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetEligibilityRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetEligibility Set a schedule's eligibility rule and reserved places
+//
+// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+func (c *Client) SetEligibility(ctx context.Context, id int64, body SetEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetEligibilityRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // ListAllServices List services for staff, withdrawn ones included
 //
 // Corresponds with GET /api/admin/services (the `ListAllServices` operationId).
@@ -6394,7 +7058,7 @@ func (c *Client) UpdateService(ctx context.Context, id int64, body UpdateService
 
 // CreateSiteWithBody Create a site
 //
-// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6413,7 +7077,7 @@ func (c *Client) CreateSiteWithBody(ctx context.Context, contentType string, bod
 
 // CreateSite Create a site
 //
-// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6534,6 +7198,44 @@ func (c *Client) UpdateSlotWithBody(ctx context.Context, id int64, contentType s
 // Corresponds with PATCH /api/admin/slots/{id} (the `UpdateSlot` operationId).
 func (c *Client) UpdateSlot(ctx context.Context, id int64, body UpdateSlotJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateSlotRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddWalkInWithBody Add a walk-in beyond a full slot's capacity
+//
+// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+func (c *Client) AddWalkInWithBody(ctx context.Context, id int64, params *AddWalkInParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddWalkInRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// AddWalkIn Add a walk-in beyond a full slot's capacity
+//
+// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+func (c *Client) AddWalkIn(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddWalkInRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -6743,7 +7445,7 @@ func (c *Client) AppointmentQueue(ctx context.Context, id int64, reqEditors ...R
 
 // RescheduleAppointmentWithBody Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes any type of body and a specified content type.
 //
@@ -6762,7 +7464,7 @@ func (c *Client) RescheduleAppointmentWithBody(ctx context.Context, id int64, pa
 
 // RescheduleAppointment Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -6781,7 +7483,7 @@ func (c *Client) RescheduleAppointment(ctx context.Context, id int64, params *Re
 
 // FirstAvailable First available: the earliest places for a service
 //
-// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
 //
 // Corresponds with GET /api/availability (the `FirstAvailable` operationId).
 func (c *Client) FirstAvailable(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -6918,6 +7620,23 @@ func (c *Client) GetDoctor(ctx context.Context, id int64, reqEditors ...RequestE
 // Corresponds with GET /api/doctors/{id}/availability (the `Availability` operationId).
 func (c *Client) Availability(ctx context.Context, id int64, params *AvailabilityParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAvailabilityRequest(c.Server, id, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetDoctorPhoto A doctor's photo
+//
+// The JPEG or PNG staff uploaded, with a strong ETag (the tag of the doctor's photo field) and Cache-Control: public, max-age=300; If-None-Match with the current tag is answered 304. A doctor without a photo is 404.
+//
+// Corresponds with GET /api/doctors/{id}/photo (the `GetDoctorPhoto` operationId).
+func (c *Client) GetDoctorPhoto(ctx context.Context, id int64, params *GetDoctorPhotoParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetDoctorPhotoRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -7159,6 +7878,23 @@ func (c *Client) UpdatePerson(ctx context.Context, id int64, body UpdatePersonJS
 	return c.Client.Do(req)
 }
 
+// MySeriesBookings The caller's series bookings, newest first
+//
+// The dose series booked for the caller and the people their account manages, newest first, each with its appointments in dose order: where a patient who booked only the first doses finds the booking whose next dose they book (POST /api/series-bookings/{id}/doses). Patients only.
+//
+// Corresponds with GET /api/me/series-bookings (the `MySeriesBookings` operationId).
+func (c *Client) MySeriesBookings(ctx context.Context, params *MySeriesBookingsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMySeriesBookingsRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // MyWaitlist The patient's waitlist entries with positions and offers
 //
 // The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -7241,6 +7977,36 @@ func (c *Client) GetMyPlace(ctx context.Context, id int64, reqEditors ...Request
 // Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
 func (c *Client) JoinOpening(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewJoinOpeningRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// OpeningPlaceEvents The caller's place in an opening's queue as server-sent events: an event "place" (the place as GET /api/openings/{id}/queue answers it) at once and on each change, read every second, a comment line otherwise, for 25 s; the client then reconnects (EventSource does by itself). Each instance streams a bounded number of places (503 beyond: poll GET /api/openings/{id}/queue instead).
+//
+// Corresponds with GET /api/openings/{id}/queue/events (the `OpeningPlaceEvents` operationId).
+func (c *Client) OpeningPlaceEvents(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewOpeningPlaceEventsRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetOpeningSummary The public summary of an opening's fairness report (places, sold, time to first sale and sell-out, refusals by reason, p50/p99, inversions), where the clinic's policy publishes it (publicOpeningSummary; else 404). At most 10 s old.
+//
+// Corresponds with GET /api/openings/{id}/summary (the `GetOpeningSummary` operationId).
+func (c *Client) GetOpeningSummary(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetOpeningSummaryRequest(c.Server, id)
 	if err != nil {
 		return nil, err
 	}
@@ -7493,9 +8259,26 @@ func (c *Client) ListRoundSlots(ctx context.Context, id int64, params *ListRound
 	return c.Client.Do(req)
 }
 
+// Search Search services, departments and doctors by name
+//
+// What a patient types in the home page's box: the active services, the departments with doctors and the active doctors whose name starts with q (ASCII letters in either case), services first, then departments, then doctors, each by id, paged.
+//
+// Corresponds with GET /api/search (the `Search` operationId).
+func (c *Client) Search(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSearchRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // BookSeriesWithBody Book every dose of a series at once
 //
-// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 //
 // Takes any type of body and a specified content type.
 //
@@ -7514,13 +8297,51 @@ func (c *Client) BookSeriesWithBody(ctx context.Context, params *BookSeriesParam
 
 // BookSeries Book every dose of a series at once
 //
-// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 //
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
 func (c *Client) BookSeries(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewBookSeriesRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BookNextDoseWithBody Book the next dose of a series booking
+//
+// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+func (c *Client) BookNextDoseWithBody(ctx context.Context, id int64, params *BookNextDoseParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBookNextDoseRequestWithBody(c.Server, id, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// BookNextDose Book the next dose of a series booking
+//
+// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+func (c *Client) BookNextDose(ctx context.Context, id int64, params *BookNextDoseParams, body BookNextDoseJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewBookNextDoseRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -7734,7 +8555,7 @@ func (c *Client) SignupCode(ctx context.Context, body SignupCodeJSONRequestBody,
 
 // ListSites List the sites of the clinic
 //
-// Sites by id, paged: name, address, position, time zone and phone. Narrow the departments, doctors and first-available places to one with ?site=.
+// Sites by id, paged: name, address, position, time zone, phone and opening hours. With ?near=lat,lon only the sites with a position, nearest first (great-circle distance, ties by id), each with its distanceKm. Narrow the departments, doctors and first-available places to one with ?site=.
 //
 // Corresponds with GET /api/sites (the `ListSites` operationId).
 func (c *Client) ListSites(ctx context.Context, params *ListSitesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7906,9 +8727,9 @@ func (c *Client) Healthz(ctx context.Context, reqEditors ...RequestEditorFn) (*h
 	return c.Client.Do(req)
 }
 
-// AppointmentICS One appointment as .ics: the patient's own, or any for an admin
+// AppointmentICS One appointment as .ics: the patient's own, or any for the front desk
 //
-// Another patient's appointment is 404; doctors are refused (403).
+// The patient's own, or any for the front desk (reception, an admin), as GET /api/appointments/{id}. Another patient's appointment is 404; doctors are refused (403).
 //
 // Corresponds with GET /ical/appointments/{id} (the `AppointmentICS` operationId).
 func (c *Client) AppointmentICS(ctx context.Context, id string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -7925,7 +8746,7 @@ func (c *Client) AppointmentICS(ctx context.Context, id string, reqEditors ...Re
 
 // DoctorICS A doctor's appointments over some days, for staff (admins, or that doctor's own doctor token)
 //
-// Events name the patient and queue number.
+// Events name the patient and queue number. Reception is refused (403) like other callers: a subscription follows its doctor, and the front desk has the day pages.
 //
 // Corresponds with GET /ical/doctors/{id} (the `DoctorICS` operationId).
 func (c *Client) DoctorICS(ctx context.Context, id string, params *DoctorICSParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8462,6 +9283,35 @@ func NewCreateClosureRequestWithBody(server string, contentType string, body io.
 	return req, nil
 }
 
+// NewImportCohortsRequestWithBody constructs an http.Request for the ImportCohorts method, with any body, and a specified content type
+func NewImportCohortsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/cohorts/import")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListAllDepartmentsRequest constructs an http.Request for the ListAllDepartments method
 func NewListAllDepartmentsRequest(server string, params *ListAllDepartmentsParams) (*http.Request, error) {
 	var err error
@@ -8942,6 +9792,42 @@ func NewDoctorOffersRequest(server string, id int64, params *DoctorOffersParams)
 	return req, nil
 }
 
+// NewSetDoctorPhotoRequestWithBody constructs an http.Request for the SetDoctorPhoto method, with any body, and a specified content type
+func NewSetDoctorPhotoRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/doctors/%s/photo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewCallNextPatientRequest constructs an http.Request for the CallNextPatient method
 func NewCallNextPatientRequest(server string, id int64) (*http.Request, error) {
 	var err error
@@ -9301,6 +10187,46 @@ func NewImportCSVRequestWithBody(server string, params *ImportCSVParams, content
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
 		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewCreateInvitationsRequest calls the generic CreateInvitations builder with application/json body
+func NewCreateInvitationsRequest(server string, body CreateInvitationsJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewCreateInvitationsRequestWithBody(server, "application/json", bodyReader)
+}
+
+// NewCreateInvitationsRequestWithBody constructs an http.Request for the CreateInvitations method, with any body, and a specified content type
+func NewCreateInvitationsRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/invitations")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -10482,6 +11408,121 @@ func NewUpdateScheduleRequestWithBody(server string, id int64, contentType strin
 	return req, nil
 }
 
+// NewDeleteEligibilityRequest constructs an http.Request for the DeleteEligibility method
+func NewDeleteEligibilityRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/schedules/%s/eligibility", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetEligibilityRequest constructs an http.Request for the GetEligibility method
+func NewGetEligibilityRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/schedules/%s/eligibility", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetEligibilityRequest calls the generic SetEligibility builder with application/json body
+func NewSetEligibilityRequest(server string, id int64, body SetEligibilityJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetEligibilityRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetEligibilityRequestWithBody constructs an http.Request for the SetEligibility method, with any body, and a specified content type
+func NewSetEligibilityRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/schedules/%s/eligibility", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListAllServicesRequest constructs an http.Request for the ListAllServices method
 func NewListAllServicesRequest(server string, params *ListAllServicesParams) (*http.Request, error) {
 	var err error
@@ -10817,6 +11858,66 @@ func NewUpdateSlotRequestWithBody(server string, id int64, contentType string, b
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewAddWalkInRequest calls the generic AddWalkIn builder with application/json body
+func NewAddWalkInRequest(server string, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewAddWalkInRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewAddWalkInRequestWithBody constructs an http.Request for the AddWalkIn method, with any body, and a specified content type
+func NewAddWalkInRequestWithBody(server string, id int64, params *AddWalkInParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/slots/%s/walk-ins", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
 
 	return req, nil
 }
@@ -11301,6 +12402,18 @@ func NewFirstAvailableRequest(server string, params *FirstAvailableParams) (*htt
 			}
 		}
 
+		if params.Near != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "near", *params.Near, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if params.From != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "from", *params.From, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
@@ -11739,6 +12852,67 @@ func NewAvailabilityRequest(server string, id int64, params *AvailabilityParams)
 		if params.To != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "to", *params.To, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetDoctorPhotoRequest constructs an http.Request for the GetDoctorPhoto method
+func NewGetDoctorPhotoRequest(server string, id int64, params *GetDoctorPhotoParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/doctors/%s/photo", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.V != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "v", *params.V, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -12300,6 +13474,72 @@ func NewUpdatePersonRequestWithBody(server string, id int64, contentType string,
 	return req, nil
 }
 
+// NewMySeriesBookingsRequest constructs an http.Request for the MySeriesBookings method
+func NewMySeriesBookingsRequest(server string, params *MySeriesBookingsParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/series-bookings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewMyWaitlistRequest constructs an http.Request for the MyWaitlist method
 func NewMyWaitlistRequest(server string, params *MyWaitlistParams) (*http.Request, error) {
 	var err error
@@ -12573,6 +13813,74 @@ func NewJoinOpeningRequest(server string, id int64) (*http.Request, error) {
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewOpeningPlaceEventsRequest constructs an http.Request for the OpeningPlaceEvents method
+func NewOpeningPlaceEventsRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings/%s/queue/events", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetOpeningSummaryRequest constructs an http.Request for the GetOpeningSummary method
+func NewGetOpeningSummaryRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/openings/%s/summary", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
 	}
@@ -13123,6 +14431,80 @@ func NewListRoundSlotsRequest(server string, id int64, params *ListRoundSlotsPar
 	return req, nil
 }
 
+// NewSearchRequest constructs an http.Request for the Search method
+func NewSearchRequest(server string, params *SearchParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/search")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+			return nil, err
+		} else {
+			for _, qp := range strings.Split(queryFrag, "&") {
+				rawQueryFragments = append(rawQueryFragments, qp)
+			}
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewBookSeriesRequest calls the generic BookSeries builder with application/json body
 func NewBookSeriesRequest(server string, params *BookSeriesParams, body BookSeriesJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -13144,6 +14526,66 @@ func NewBookSeriesRequestWithBody(server string, params *BookSeriesParams, conte
 	}
 
 	operationPath := fmt.Sprintf("/api/series-bookings")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewBookNextDoseRequest calls the generic BookNextDose builder with application/json body
+func NewBookNextDoseRequest(server string, id int64, params *BookNextDoseParams, body BookNextDoseJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewBookNextDoseRequestWithBody(server, id, params, "application/json", bodyReader)
+}
+
+// NewBookNextDoseRequestWithBody constructs an http.Request for the BookNextDose method, with any body, and a specified content type
+func NewBookNextDoseRequestWithBody(server string, id int64, params *BookNextDoseParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/series-bookings/%s/doses", pathParam0)
 	if operationPath[0] == '/' {
 		operationPath = "." + operationPath
 	}
@@ -13502,6 +14944,18 @@ func NewListSitesRequest(server string, params *ListSitesParams) (*http.Request,
 		// styled parameters, preserving literal commas as delimiters
 		// per the OpenAPI spec (e.g. "color=blue,black,brown").
 		var rawQueryFragments []string
+
+		if params.Near != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "near", *params.Near, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
 
 		if params.Limit != nil {
 
@@ -14353,6 +15807,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/admin/closures (the `CreateClosure` operationId).
 	CreateClosureWithResponse(ctx context.Context, body CreateClosureJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateClosureResponse, error)
 
+	// ImportCohortsWithBodyWithResponse Import patients' cohort tags (CSV)
+	//
+	// A CSV file with the header patient_id,tag ("health workers", "65+"): the valid lines are added in one transaction, those already there kept; refused lines are reported by number. A patient that does not exist refuses the import (404). Up to 2 MiB and 5000 rows. Audited (counts and tags, never who).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/cohorts/import (the `ImportCohorts` operationId).
+	ImportCohortsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportCohortsResponse, error)
+
 	// ListAllDepartmentsWithResponse List departments for staff, empty ones included
 	//
 	// Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
@@ -14456,6 +15919,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/admin/doctors/{id}/offers (the `DoctorOffers` operationId).
 	DoctorOffersWithResponse(ctx context.Context, id int64, params *DoctorOffersParams, reqEditors ...RequestEditorFn) (*DoctorOffersResponse, error)
+
+	// SetDoctorPhotoWithBodyWithResponse Upload a doctor's photo
+	//
+	// The body is the image itself, a JPEG or PNG of at most 512 KiB and 4096 pixels a side, its Content-Type naming its type; it is decoded whole before it is kept (a truncated or mislabelled file is 400, a larger body 413). It replaces the photo before; audited (its tag, type and size).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/doctors/{id}/photo (the `SetDoctorPhoto` operationId).
+	SetDoctorPhotoWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDoctorPhotoResponse, error)
 
 	// CallNextPatientWithResponse Call the next patient of the doctor's day
 	//
@@ -14562,6 +16034,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/admin/import (the `ImportCSV` operationId).
 	ImportCSVWithBodyWithResponse(ctx context.Context, params *ImportCSVParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportCSVResponse, error)
+
+	// CreateInvitationsWithBodyWithResponse Generate a batch of invitation codes (CSV)
+	//
+	// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+	CreateInvitationsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateInvitationsResponse, error)
+
+	// CreateInvitationsWithResponse Generate a batch of invitation codes (CSV)
+	//
+	// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+	CreateInvitationsWithResponse(ctx context.Context, body CreateInvitationsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateInvitationsResponse, error)
 
 	// AnnounceOpeningWithBodyWithResponse Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
 	//
@@ -14868,6 +16358,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PUT /api/admin/schedules/{id} (the `UpdateSchedule` operationId).
 	UpdateScheduleWithResponse(ctx context.Context, id int64, body UpdateScheduleJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateScheduleResponse, error)
 
+	// DeleteEligibilityWithResponse Remove a schedule's eligibility rule
+	//
+	// Anyone may book the schedule's slots again; its invitations stay stored. Audited.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/admin/schedules/{id}/eligibility (the `DeleteEligibility` operationId).
+	DeleteEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeleteEligibilityResponse, error)
+
+	// GetEligibilityWithResponse Read a schedule's eligibility rule
+	//
+	// 404 when the schedule has no rule.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/schedules/{id}/eligibility (the `GetEligibility` operationId).
+	GetEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetEligibilityResponse, error)
+
+	// SetEligibilityWithBodyWithResponse Set a schedule's eligibility rule and reserved places
+	//
+	// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+	SetEligibilityWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetEligibilityResponse, error)
+
+	// SetEligibilityWithResponse Set a schedule's eligibility rule and reserved places
+	//
+	// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+	SetEligibilityWithResponse(ctx context.Context, id int64, body SetEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*SetEligibilityResponse, error)
+
 	// ListAllServicesWithResponse List services for staff, withdrawn ones included
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -14913,7 +16439,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSiteWithBodyWithResponse Create a site
 	//
-	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14922,7 +16448,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSiteWithResponse Create a site
 	//
-	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+	// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -14982,6 +16508,24 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/admin/slots/{id} (the `UpdateSlot` operationId).
 	UpdateSlotWithResponse(ctx context.Context, id int64, body UpdateSlotJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSlotResponse, error)
+
+	// AddWalkInWithBodyWithResponse Add a walk-in beyond a full slot's capacity
+	//
+	// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+	AddWalkInWithBodyWithResponse(ctx context.Context, id int64, params *AddWalkInParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddWalkInResponse, error)
+
+	// AddWalkInWithResponse Add a walk-in beyond a full slot's capacity
+	//
+	// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+	AddWalkInWithResponse(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*AddWalkInResponse, error)
 
 	// ListSuspensionsWithResponse Suspensions and closures, newest first
 	//
@@ -15082,7 +16626,7 @@ type ClientWithResponsesInterface interface {
 
 	// RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15091,7 +16635,7 @@ type ClientWithResponsesInterface interface {
 
 	// RescheduleAppointmentWithResponse Move an appointment to another slot
 	//
-	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+	// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15100,7 +16644,7 @@ type ClientWithResponsesInterface interface {
 
 	// FirstAvailableWithResponse First available: the earliest places for a service
 	//
-	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15174,6 +16718,15 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with GET /api/doctors/{id}/availability (the `Availability` operationId).
 	AvailabilityWithResponse(ctx context.Context, id int64, params *AvailabilityParams, reqEditors ...RequestEditorFn) (*AvailabilityResponse, error)
+
+	// GetDoctorPhotoWithResponse A doctor's photo
+	//
+	// The JPEG or PNG staff uploaded, with a strong ETag (the tag of the doctor's photo field) and Cache-Control: public, max-age=300; If-None-Match with the current tag is answered 304. A doctor without a photo is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/doctors/{id}/photo (the `GetDoctorPhoto` operationId).
+	GetDoctorPhotoWithResponse(ctx context.Context, id int64, params *GetDoctorPhotoParams, reqEditors ...RequestEditorFn) (*GetDoctorPhotoResponse, error)
 
 	// ListSlotsWithResponse A local day of a doctor's slots
 	//
@@ -15290,6 +16843,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/me/people/{id} (the `UpdatePerson` operationId).
 	UpdatePersonWithResponse(ctx context.Context, id int64, body UpdatePersonJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdatePersonResponse, error)
 
+	// MySeriesBookingsWithResponse The caller's series bookings, newest first
+	//
+	// The dose series booked for the caller and the people their account manages, newest first, each with its appointments in dose order: where a patient who booked only the first doses finds the booking whose next dose they book (POST /api/series-bookings/{id}/doses). Patients only.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/me/series-bookings (the `MySeriesBookings` operationId).
+	MySeriesBookingsWithResponse(ctx context.Context, params *MySeriesBookingsParams, reqEditors ...RequestEditorFn) (*MySeriesBookingsResponse, error)
+
 	// MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 	//
 	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -15333,6 +16895,20 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/openings/{id}/queue (the `JoinOpening` operationId).
 	JoinOpeningWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*JoinOpeningResponse, error)
+
+	// OpeningPlaceEventsWithResponse The caller's place in an opening's queue as server-sent events: an event "place" (the place as GET /api/openings/{id}/queue answers it) at once and on each change, read every second, a comment line otherwise, for 25 s; the client then reconnects (EventSource does by itself). Each instance streams a bounded number of places (503 beyond: poll GET /api/openings/{id}/queue instead).
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/openings/{id}/queue/events (the `OpeningPlaceEvents` operationId).
+	OpeningPlaceEventsWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*OpeningPlaceEventsResponse, error)
+
+	// GetOpeningSummaryWithResponse The public summary of an opening's fairness report (places, sold, time to first sale and sell-out, refusals by reason, p50/p99, inversions), where the clinic's policy publishes it (publicOpeningSummary; else 404). At most 10 s old.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/openings/{id}/summary (the `GetOpeningSummary` operationId).
+	GetOpeningSummaryWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningSummaryResponse, error)
 
 	// PaymentCallbackWithBodyWithResponse A payment provider's confirmation of a HELD appointment's payment
 	//
@@ -15448,9 +17024,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/rounds/{id}/slots (the `ListRoundSlots` operationId).
 	ListRoundSlotsWithResponse(ctx context.Context, id int64, params *ListRoundSlotsParams, reqEditors ...RequestEditorFn) (*ListRoundSlotsResponse, error)
 
+	// SearchWithResponse Search services, departments and doctors by name
+	//
+	// What a patient types in the home page's box: the active services, the departments with doctors and the active doctors whose name starts with q (ASCII letters in either case), services first, then departments, then doctors, each by id, paged.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/search (the `Search` operationId).
+	SearchWithResponse(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*SearchResponse, error)
+
 	// BookSeriesWithBodyWithResponse Book every dose of a series at once
 	//
-	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -15459,12 +17044,30 @@ type ClientWithResponsesInterface interface {
 
 	// BookSeriesWithResponse Book every dose of a series at once
 	//
-	// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+	// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/series-bookings (the `BookSeries` operationId).
 	BookSeriesWithResponse(ctx context.Context, params *BookSeriesParams, body BookSeriesJSONRequestBody, reqEditors ...RequestEditorFn) (*BookSeriesResponse, error)
+
+	// BookNextDoseWithBodyWithResponse Book the next dose of a series booking
+	//
+	// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+	BookNextDoseWithBodyWithResponse(ctx context.Context, id int64, params *BookNextDoseParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BookNextDoseResponse, error)
+
+	// BookNextDoseWithResponse Book the next dose of a series booking
+	//
+	// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+	BookNextDoseWithResponse(ctx context.Context, id int64, params *BookNextDoseParams, body BookNextDoseJSONRequestBody, reqEditors ...RequestEditorFn) (*BookNextDoseResponse, error)
 
 	// ListServicesWithResponse List the services patients can book
 	//
@@ -15565,7 +17168,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListSitesWithResponse List the sites of the clinic
 	//
-	// Sites by id, paged: name, address, position, time zone and phone. Narrow the departments, doctors and first-available places to one with ?site=.
+	// Sites by id, paged: name, address, position, time zone, phone and opening hours. With ?near=lat,lon only the sites with a position, nearest first (great-circle distance, ties by id), each with its distanceKm. Narrow the departments, doctors and first-available places to one with ?site=.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15649,9 +17252,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /healthz (the `Healthz` operationId).
 	HealthzWithResponse(ctx context.Context, reqEditors ...RequestEditorFn) (*HealthzResponse, error)
 
-	// AppointmentICSWithResponse One appointment as .ics: the patient's own, or any for an admin
+	// AppointmentICSWithResponse One appointment as .ics: the patient's own, or any for the front desk
 	//
-	// Another patient's appointment is 404; doctors are refused (403).
+	// The patient's own, or any for the front desk (reception, an admin), as GET /api/appointments/{id}. Another patient's appointment is 404; doctors are refused (403).
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -15660,7 +17263,7 @@ type ClientWithResponsesInterface interface {
 
 	// DoctorICSWithResponse A doctor's appointments over some days, for staff (admins, or that doctor's own doctor token)
 	//
-	// Events name the patient and queue number.
+	// Events name the patient and queue number. Reception is refused (403) like other callers: a subscription follows its doctor, and the front desk has the day pages.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -16613,6 +18216,117 @@ func (r CreateClosureResponse) ContentType() string {
 	return ""
 }
 
+// ImportCohortsResponse401Headers the declared response headers of an HTTP 401 response for ImportCohorts
+type ImportCohortsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// ImportCohortsResponse503Headers the declared response headers of an HTTP 503 response for ImportCohorts
+type ImportCohortsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type ImportCohortsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *CohortImportReport
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ImportCohortsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *ImportCohortsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r ImportCohortsResponse) GetJSON200() *CohortImportReport {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r ImportCohortsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r ImportCohortsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r ImportCohortsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r ImportCohortsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r ImportCohortsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAllDepartmentsResponse401Headers the declared response headers of an HTTP 401 response for ListAllDepartments
 type ListAllDepartmentsResponse401Headers struct {
 	WWWAuthenticate *string
@@ -17495,6 +19209,117 @@ func (r DoctorOffersResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r DoctorOffersResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetDoctorPhotoResponse401Headers the declared response headers of an HTTP 401 response for SetDoctorPhoto
+type SetDoctorPhotoResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// SetDoctorPhotoResponse503Headers the declared response headers of an HTTP 503 response for SetDoctorPhoto
+type SetDoctorPhotoResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SetDoctorPhotoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *PhotoSet
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetDoctorPhotoResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetDoctorPhotoResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetDoctorPhotoResponse) GetJSON200() *PhotoSet {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetDoctorPhotoResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetDoctorPhotoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetDoctorPhotoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetDoctorPhotoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetDoctorPhotoResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -18404,6 +20229,110 @@ func (r ImportCSVResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r ImportCSVResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// CreateInvitationsResponse401Headers the declared response headers of an HTTP 401 response for CreateInvitations
+type CreateInvitationsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// CreateInvitationsResponse503Headers the declared response headers of an HTTP 503 response for CreateInvitations
+type CreateInvitationsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type CreateInvitationsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *CreateInvitationsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *CreateInvitationsResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r CreateInvitationsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r CreateInvitationsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r CreateInvitationsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r CreateInvitationsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r CreateInvitationsResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -21336,6 +23265,318 @@ func (r UpdateScheduleResponse) ContentType() string {
 	return ""
 }
 
+// DeleteEligibilityResponse401Headers the declared response headers of an HTTP 401 response for DeleteEligibility
+type DeleteEligibilityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// DeleteEligibilityResponse503Headers the declared response headers of an HTTP 503 response for DeleteEligibility
+type DeleteEligibilityResponse503Headers struct {
+	RetryAfter *int
+}
+
+type DeleteEligibilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteEligibilityResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteEligibilityResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteEligibilityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteEligibilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteEligibilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteEligibilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteEligibilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetEligibilityResponse401Headers the declared response headers of an HTTP 401 response for GetEligibility
+type GetEligibilityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetEligibilityResponse503Headers the declared response headers of an HTTP 503 response for GetEligibility
+type GetEligibilityResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetEligibilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EligibilityRule
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetEligibilityResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetEligibilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetEligibilityResponse) GetJSON200() *EligibilityRule {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetEligibilityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetEligibilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetEligibilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetEligibilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetEligibilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetEligibilityResponse401Headers the declared response headers of an HTTP 401 response for SetEligibility
+type SetEligibilityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// SetEligibilityResponse503Headers the declared response headers of an HTTP 503 response for SetEligibility
+type SetEligibilityResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SetEligibilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *EligibilityRule
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetEligibilityResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetEligibilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetEligibilityResponse) GetJSON200() *EligibilityRule {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetEligibilityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetEligibilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetEligibilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetEligibilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetEligibilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListAllServicesResponse401Headers the declared response headers of an HTTP 401 response for ListAllServices
 type ListAllServicesResponse401Headers struct {
 	WWWAuthenticate *string
@@ -22135,6 +24376,138 @@ func (r UpdateSlotResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateSlotResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// AddWalkInResponse201Headers the declared response headers of an HTTP 201 response for AddWalkIn
+type AddWalkInResponse201Headers struct {
+	Location string
+}
+
+// AddWalkInResponse401Headers the declared response headers of an HTTP 401 response for AddWalkIn
+type AddWalkInResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// AddWalkInResponse503Headers the declared response headers of an HTTP 503 response for AddWalkIn
+type AddWalkInResponse503Headers struct {
+	RetryAfter *int
+}
+
+type AddWalkInResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *Appointment
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *Appointment
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *AddWalkInResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *AddWalkInResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *AddWalkInResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r AddWalkInResponse) GetJSON200() *Appointment {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r AddWalkInResponse) GetJSON201() *Appointment {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r AddWalkInResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetBody returns the raw response body bytes
+func (r AddWalkInResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r AddWalkInResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r AddWalkInResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r AddWalkInResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -24247,6 +26620,104 @@ func (r AvailabilityResponse) ContentType() string {
 	return ""
 }
 
+// GetDoctorPhotoResponse200Headers the declared response headers of an HTTP 200 response for GetDoctorPhoto
+type GetDoctorPhotoResponse200Headers struct {
+	CacheControl *string
+	ETag         *string
+}
+
+// GetDoctorPhotoResponse429Headers the declared response headers of an HTTP 429 response for GetDoctorPhoto
+type GetDoctorPhotoResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetDoctorPhotoResponse503Headers the declared response headers of an HTTP 503 response for GetDoctorPhoto
+type GetDoctorPhotoResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetDoctorPhotoResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *GetDoctorPhotoResponse200Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetDoctorPhotoResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetDoctorPhotoResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetDoctorPhotoResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetDoctorPhotoResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetDoctorPhotoResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetDoctorPhotoResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetDoctorPhotoResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetDoctorPhotoResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetDoctorPhotoResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetDoctorPhotoResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetDoctorPhotoResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetDoctorPhotoResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // ListSlotsResponse200Headers the declared response headers of an HTTP 200 response for ListSlots
 type ListSlotsResponse200Headers struct {
 	CacheControl *string
@@ -25413,6 +27884,110 @@ func (r UpdatePersonResponse) ContentType() string {
 	return ""
 }
 
+// MySeriesBookingsResponse401Headers the declared response headers of an HTTP 401 response for MySeriesBookings
+type MySeriesBookingsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// MySeriesBookingsResponse503Headers the declared response headers of an HTTP 503 response for MySeriesBookings
+type MySeriesBookingsResponse503Headers struct {
+	RetryAfter *int
+}
+
+type MySeriesBookingsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeriesBookingPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *MySeriesBookingsResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MySeriesBookingsResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MySeriesBookingsResponse) GetJSON200() *SeriesBookingPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r MySeriesBookingsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MySeriesBookingsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MySeriesBookingsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MySeriesBookingsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MySeriesBookingsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MyWaitlistResponse401Headers the declared response headers of an HTTP 401 response for MyWaitlist
 type MyWaitlistResponse401Headers struct {
 	WWWAuthenticate *string
@@ -26031,6 +28606,193 @@ func (r JoinOpeningResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r JoinOpeningResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// OpeningPlaceEventsResponse401Headers the declared response headers of an HTTP 401 response for OpeningPlaceEvents
+type OpeningPlaceEventsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+type OpeningPlaceEventsResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *OpeningPlaceEventsResponse401Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r OpeningPlaceEventsResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r OpeningPlaceEventsResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r OpeningPlaceEventsResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r OpeningPlaceEventsResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r OpeningPlaceEventsResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetOpeningSummaryResponse429Headers the declared response headers of an HTTP 429 response for GetOpeningSummary
+type GetOpeningSummaryResponse429Headers struct {
+	RetryAfter *int
+}
+
+// GetOpeningSummaryResponse503Headers the declared response headers of an HTTP 503 response for GetOpeningSummary
+type GetOpeningSummaryResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetOpeningSummaryResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *OpeningSummary
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *GetOpeningSummaryResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetOpeningSummaryResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetOpeningSummaryResponse) GetJSON200() *OpeningSummary {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetOpeningSummaryResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetOpeningSummaryResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r GetOpeningSummaryResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetOpeningSummaryResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetOpeningSummaryResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetOpeningSummaryResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetOpeningSummaryResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetOpeningSummaryResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetOpeningSummaryResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetOpeningSummaryResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -27193,6 +29955,96 @@ func (r ListRoundSlotsResponse) ContentType() string {
 	return ""
 }
 
+// SearchResponse429Headers the declared response headers of an HTTP 429 response for Search
+type SearchResponse429Headers struct {
+	RetryAfter *int
+}
+
+// SearchResponse503Headers the declared response headers of an HTTP 503 response for Search
+type SearchResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SearchResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SearchHitPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *RateLimited
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *SearchResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SearchResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SearchResponse) GetJSON200() *SearchHitPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SearchResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r SearchResponse) GetApplicationproblemJSON429() *RateLimited {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SearchResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SearchResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SearchResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SearchResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SearchResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SearchResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SearchResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // BookSeriesResponse200Headers the declared response headers of an HTTP 200 response for BookSeries
 type BookSeriesResponse200Headers struct {
 	RateLimit       *string
@@ -27402,6 +30254,221 @@ func (r BookSeriesResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r BookSeriesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// BookNextDoseResponse200Headers the declared response headers of an HTTP 200 response for BookNextDose
+type BookNextDoseResponse200Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse201Headers the declared response headers of an HTTP 201 response for BookNextDose
+type BookNextDoseResponse201Headers struct {
+	Location        string
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse400Headers the declared response headers of an HTTP 400 response for BookNextDose
+type BookNextDoseResponse400Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse401Headers the declared response headers of an HTTP 401 response for BookNextDose
+type BookNextDoseResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// BookNextDoseResponse403Headers the declared response headers of an HTTP 403 response for BookNextDose
+type BookNextDoseResponse403Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse404Headers the declared response headers of an HTTP 404 response for BookNextDose
+type BookNextDoseResponse404Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse409Headers the declared response headers of an HTTP 409 response for BookNextDose
+type BookNextDoseResponse409Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse413Headers the declared response headers of an HTTP 413 response for BookNextDose
+type BookNextDoseResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse422Headers the declared response headers of an HTTP 422 response for BookNextDose
+type BookNextDoseResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// BookNextDoseResponse429Headers the declared response headers of an HTTP 429 response for BookNextDose
+type BookNextDoseResponse429Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+// BookNextDoseResponse503Headers the declared response headers of an HTTP 503 response for BookNextDose
+type BookNextDoseResponse503Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+	RetryAfter      *int
+}
+
+type BookNextDoseResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *SeriesBooking
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *SeriesBooking
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *Problem
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Problem
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *Problem
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Problem
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
+	ApplicationproblemJSON429 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Problem
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers200 the parsed response headers for an HTTP 200 response
+	Headers200 *BookNextDoseResponse200Headers
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *BookNextDoseResponse201Headers
+	// Headers400 the parsed response headers for an HTTP 400 response
+	Headers400 *BookNextDoseResponse400Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *BookNextDoseResponse401Headers
+	// Headers403 the parsed response headers for an HTTP 403 response
+	Headers403 *BookNextDoseResponse403Headers
+	// Headers404 the parsed response headers for an HTTP 404 response
+	Headers404 *BookNextDoseResponse404Headers
+	// Headers409 the parsed response headers for an HTTP 409 response
+	Headers409 *BookNextDoseResponse409Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *BookNextDoseResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *BookNextDoseResponse422Headers
+	// Headers429 the parsed response headers for an HTTP 429 response
+	Headers429 *BookNextDoseResponse429Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *BookNextDoseResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r BookNextDoseResponse) GetJSON200() *SeriesBooking {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r BookNextDoseResponse) GetJSON201() *SeriesBooking {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON400() *Problem {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON403() *Problem {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON404() *Problem {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON409() *Problem {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON429 returns the response for an HTTP 429 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON429() *Problem {
+	return r.ApplicationproblemJSON429
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSON503() *Problem {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r BookNextDoseResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r BookNextDoseResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r BookNextDoseResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r BookNextDoseResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r BookNextDoseResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -29844,6 +32911,21 @@ func (c *ClientWithResponses) CreateClosureWithResponse(ctx context.Context, bod
 	return ParseCreateClosureResponse(rsp)
 }
 
+// ImportCohortsWithBodyWithResponse Import patients' cohort tags (CSV)
+//
+// A CSV file with the header patient_id,tag ("health workers", "65+"): the valid lines are added in one transaction, those already there kept; refused lines are reported by number. A patient that does not exist refuses the import (404). Up to 2 MiB and 5000 rows. Audited (counts and tags, never who).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/cohorts/import (the `ImportCohorts` operationId).
+func (c *ClientWithResponses) ImportCohortsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ImportCohortsResponse, error) {
+	rsp, err := c.ImportCohortsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseImportCohortsResponse(rsp)
+}
+
 // ListAllDepartmentsWithResponse List departments for staff, empty ones included
 //
 // Unlike GET /api/departments, which lists only the departments with at least one active doctor (what a patient can book), every department is listed, so staff can find a new one to add its first doctor.
@@ -30018,6 +33100,21 @@ func (c *ClientWithResponses) DoctorOffersWithResponse(ctx context.Context, id i
 		return nil, err
 	}
 	return ParseDoctorOffersResponse(rsp)
+}
+
+// SetDoctorPhotoWithBodyWithResponse Upload a doctor's photo
+//
+// The body is the image itself, a JPEG or PNG of at most 512 KiB and 4096 pixels a side, its Content-Type naming its type; it is decoded whole before it is kept (a truncated or mislabelled file is 400, a larger body 413). It replaces the photo before; audited (its tag, type and size).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/doctors/{id}/photo (the `SetDoctorPhoto` operationId).
+func (c *ClientWithResponses) SetDoctorPhotoWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetDoctorPhotoResponse, error) {
+	rsp, err := c.SetDoctorPhotoWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetDoctorPhotoResponse(rsp)
 }
 
 // CallNextPatientWithResponse Call the next patient of the doctor's day
@@ -30196,6 +33293,36 @@ func (c *ClientWithResponses) ImportCSVWithBodyWithResponse(ctx context.Context,
 		return nil, err
 	}
 	return ParseImportCSVResponse(rsp)
+}
+
+// CreateInvitationsWithBodyWithResponse Generate a batch of invitation codes (CSV)
+//
+// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+func (c *ClientWithResponses) CreateInvitationsWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateInvitationsResponse, error) {
+	rsp, err := c.CreateInvitationsWithBody(ctx, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateInvitationsResponse(rsp)
+}
+
+// CreateInvitationsWithResponse Generate a batch of invitation codes (CSV)
+//
+// count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/invitations (the `CreateInvitations` operationId).
+func (c *ClientWithResponses) CreateInvitationsWithResponse(ctx context.Context, body CreateInvitationsJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateInvitationsResponse, error) {
+	rsp, err := c.CreateInvitations(ctx, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseCreateInvitationsResponse(rsp)
 }
 
 // AnnounceOpeningWithBodyWithResponse Announce an opening behind a waiting room: the slots of a schedule that open for booking at opensAt then take a patient's booking only with the admission of its queue
@@ -30725,6 +33852,66 @@ func (c *ClientWithResponses) UpdateScheduleWithResponse(ctx context.Context, id
 	return ParseUpdateScheduleResponse(rsp)
 }
 
+// DeleteEligibilityWithResponse Remove a schedule's eligibility rule
+//
+// Anyone may book the schedule's slots again; its invitations stay stored. Audited.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/admin/schedules/{id}/eligibility (the `DeleteEligibility` operationId).
+func (c *ClientWithResponses) DeleteEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeleteEligibilityResponse, error) {
+	rsp, err := c.DeleteEligibility(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteEligibilityResponse(rsp)
+}
+
+// GetEligibilityWithResponse Read a schedule's eligibility rule
+//
+// 404 when the schedule has no rule.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/schedules/{id}/eligibility (the `GetEligibility` operationId).
+func (c *ClientWithResponses) GetEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetEligibilityResponse, error) {
+	rsp, err := c.GetEligibility(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetEligibilityResponse(rsp)
+}
+
+// SetEligibilityWithBodyWithResponse Set a schedule's eligibility rule and reserved places
+//
+// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+func (c *ClientWithResponses) SetEligibilityWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetEligibilityResponse, error) {
+	rsp, err := c.SetEligibilityWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetEligibilityResponse(rsp)
+}
+
+// SetEligibilityWithResponse Set a schedule's eligibility rule and reserved places
+//
+// The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/schedules/{id}/eligibility (the `SetEligibility` operationId).
+func (c *ClientWithResponses) SetEligibilityWithResponse(ctx context.Context, id int64, body SetEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*SetEligibilityResponse, error) {
+	rsp, err := c.SetEligibility(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetEligibilityResponse(rsp)
+}
+
 // ListAllServicesWithResponse List services for staff, withdrawn ones included
 //
 // Returns a wrapper object for the known response body format(s).
@@ -30800,7 +33987,7 @@ func (c *ClientWithResponses) UpdateServiceWithResponse(ctx context.Context, id 
 
 // CreateSiteWithBodyWithResponse Create a site
 //
-// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30815,7 +34002,7 @@ func (c *ClientWithResponses) CreateSiteWithBodyWithResponse(ctx context.Context
 
 // CreateSiteWithResponse Create a site
 //
-// A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+// A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -30916,6 +34103,36 @@ func (c *ClientWithResponses) UpdateSlotWithResponse(ctx context.Context, id int
 		return nil, err
 	}
 	return ParseUpdateSlotResponse(rsp)
+}
+
+// AddWalkInWithBodyWithResponse Add a walk-in beyond a full slot's capacity
+//
+// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+func (c *ClientWithResponses) AddWalkInWithBodyWithResponse(ctx context.Context, id int64, params *AddWalkInParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddWalkInResponse, error) {
+	rsp, err := c.AddWalkInWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddWalkInResponse(rsp)
+}
+
+// AddWalkInWithResponse Add a walk-in beyond a full slot's capacity
+//
+// For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
+func (c *ClientWithResponses) AddWalkInWithResponse(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*AddWalkInResponse, error) {
+	rsp, err := c.AddWalkIn(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseAddWalkInResponse(rsp)
 }
 
 // ListSuspensionsWithResponse Suspensions and closures, newest first
@@ -31083,7 +34300,7 @@ func (c *ClientWithResponses) AppointmentQueueWithResponse(ctx context.Context, 
 
 // RescheduleAppointmentWithBodyWithResponse Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31098,7 +34315,7 @@ func (c *ClientWithResponses) RescheduleAppointmentWithBodyWithResponse(ctx cont
 
 // RescheduleAppointmentWithResponse Move an appointment to another slot
 //
-// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+// In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31113,7 +34330,7 @@ func (c *ClientWithResponses) RescheduleAppointmentWithResponse(ctx context.Cont
 
 // FirstAvailableWithResponse First available: the earliest places for a service
 //
-// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -31240,6 +34457,21 @@ func (c *ClientWithResponses) AvailabilityWithResponse(ctx context.Context, id i
 		return nil, err
 	}
 	return ParseAvailabilityResponse(rsp)
+}
+
+// GetDoctorPhotoWithResponse A doctor's photo
+//
+// The JPEG or PNG staff uploaded, with a strong ETag (the tag of the doctor's photo field) and Cache-Control: public, max-age=300; If-None-Match with the current tag is answered 304. A doctor without a photo is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/doctors/{id}/photo (the `GetDoctorPhoto` operationId).
+func (c *ClientWithResponses) GetDoctorPhotoWithResponse(ctx context.Context, id int64, params *GetDoctorPhotoParams, reqEditors ...RequestEditorFn) (*GetDoctorPhotoResponse, error) {
+	rsp, err := c.GetDoctorPhoto(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetDoctorPhotoResponse(rsp)
 }
 
 // ListSlotsWithResponse A local day of a doctor's slots
@@ -31435,6 +34667,21 @@ func (c *ClientWithResponses) UpdatePersonWithResponse(ctx context.Context, id i
 	return ParseUpdatePersonResponse(rsp)
 }
 
+// MySeriesBookingsWithResponse The caller's series bookings, newest first
+//
+// The dose series booked for the caller and the people their account manages, newest first, each with its appointments in dose order: where a patient who booked only the first doses finds the booking whose next dose they book (POST /api/series-bookings/{id}/doses). Patients only.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/me/series-bookings (the `MySeriesBookings` operationId).
+func (c *ClientWithResponses) MySeriesBookingsWithResponse(ctx context.Context, params *MySeriesBookingsParams, reqEditors ...RequestEditorFn) (*MySeriesBookingsResponse, error) {
+	rsp, err := c.MySeriesBookings(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMySeriesBookingsResponse(rsp)
+}
+
 // MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 //
 // The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -31513,6 +34760,32 @@ func (c *ClientWithResponses) JoinOpeningWithResponse(ctx context.Context, id in
 		return nil, err
 	}
 	return ParseJoinOpeningResponse(rsp)
+}
+
+// OpeningPlaceEventsWithResponse The caller's place in an opening's queue as server-sent events: an event "place" (the place as GET /api/openings/{id}/queue answers it) at once and on each change, read every second, a comment line otherwise, for 25 s; the client then reconnects (EventSource does by itself). Each instance streams a bounded number of places (503 beyond: poll GET /api/openings/{id}/queue instead).
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/openings/{id}/queue/events (the `OpeningPlaceEvents` operationId).
+func (c *ClientWithResponses) OpeningPlaceEventsWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*OpeningPlaceEventsResponse, error) {
+	rsp, err := c.OpeningPlaceEvents(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseOpeningPlaceEventsResponse(rsp)
+}
+
+// GetOpeningSummaryWithResponse The public summary of an opening's fairness report (places, sold, time to first sale and sell-out, refusals by reason, p50/p99, inversions), where the clinic's policy publishes it (publicOpeningSummary; else 404). At most 10 s old.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/openings/{id}/summary (the `GetOpeningSummary` operationId).
+func (c *ClientWithResponses) GetOpeningSummaryWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetOpeningSummaryResponse, error) {
+	rsp, err := c.GetOpeningSummary(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetOpeningSummaryResponse(rsp)
 }
 
 // PaymentCallbackWithBodyWithResponse A payment provider's confirmation of a HELD appointment's payment
@@ -31713,9 +34986,24 @@ func (c *ClientWithResponses) ListRoundSlotsWithResponse(ctx context.Context, id
 	return ParseListRoundSlotsResponse(rsp)
 }
 
+// SearchWithResponse Search services, departments and doctors by name
+//
+// What a patient types in the home page's box: the active services, the departments with doctors and the active doctors whose name starts with q (ASCII letters in either case), services first, then departments, then doctors, each by id, paged.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/search (the `Search` operationId).
+func (c *ClientWithResponses) SearchWithResponse(ctx context.Context, params *SearchParams, reqEditors ...RequestEditorFn) (*SearchResponse, error) {
+	rsp, err := c.Search(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSearchResponse(rsp)
+}
+
 // BookSeriesWithBodyWithResponse Book every dose of a series at once
 //
-// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31730,7 +35018,7 @@ func (c *ClientWithResponses) BookSeriesWithBodyWithResponse(ctx context.Context
 
 // BookSeriesWithResponse Book every dose of a series at once
 //
-// Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+// Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -31741,6 +35029,36 @@ func (c *ClientWithResponses) BookSeriesWithResponse(ctx context.Context, params
 		return nil, err
 	}
 	return ParseBookSeriesResponse(rsp)
+}
+
+// BookNextDoseWithBodyWithResponse Book the next dose of a series booking
+//
+// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+func (c *ClientWithResponses) BookNextDoseWithBodyWithResponse(ctx context.Context, id int64, params *BookNextDoseParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*BookNextDoseResponse, error) {
+	rsp, err := c.BookNextDoseWithBody(ctx, id, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBookNextDoseResponse(rsp)
+}
+
+// BookNextDoseWithResponse Book the next dose of a series booking
+//
+// Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/series-bookings/{id}/doses (the `BookNextDose` operationId).
+func (c *ClientWithResponses) BookNextDoseWithResponse(ctx context.Context, id int64, params *BookNextDoseParams, body BookNextDoseJSONRequestBody, reqEditors ...RequestEditorFn) (*BookNextDoseResponse, error) {
+	rsp, err := c.BookNextDose(ctx, id, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseBookNextDoseResponse(rsp)
 }
 
 // ListServicesWithResponse List the services patients can book
@@ -31908,7 +35226,7 @@ func (c *ClientWithResponses) SignupCodeWithResponse(ctx context.Context, body S
 
 // ListSitesWithResponse List the sites of the clinic
 //
-// Sites by id, paged: name, address, position, time zone and phone. Narrow the departments, doctors and first-available places to one with ?site=.
+// Sites by id, paged: name, address, position, time zone, phone and opening hours. With ?near=lat,lon only the sites with a position, nearest first (great-circle distance, ties by id), each with its distanceKm. Narrow the departments, doctors and first-available places to one with ?site=.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32052,9 +35370,9 @@ func (c *ClientWithResponses) HealthzWithResponse(ctx context.Context, reqEditor
 	return ParseHealthzResponse(rsp)
 }
 
-// AppointmentICSWithResponse One appointment as .ics: the patient's own, or any for an admin
+// AppointmentICSWithResponse One appointment as .ics: the patient's own, or any for the front desk
 //
-// Another patient's appointment is 404; doctors are refused (403).
+// The patient's own, or any for the front desk (reception, an admin), as GET /api/appointments/{id}. Another patient's appointment is 404; doctors are refused (403).
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -32069,7 +35387,7 @@ func (c *ClientWithResponses) AppointmentICSWithResponse(ctx context.Context, id
 
 // DoctorICSWithResponse A doctor's appointments over some days, for staff (admins, or that doctor's own doctor token)
 //
-// Events name the patient and queue number.
+// Events name the patient and queue number. Reception is refused (403) like other callers: a subscription follows its doctor, and the front desk has the day pages.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -33027,6 +36345,111 @@ func ParseCreateClosureResponse(rsp *http.Response) (*CreateClosureResponse, err
 	return response, nil
 }
 
+// ParseImportCohortsResponse parses an HTTP response from a ImportCohortsWithResponse call
+func ParseImportCohortsResponse(rsp *http.Response) (*ImportCohortsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &ImportCohortsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest CohortImportReport
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers ImportCohortsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers ImportCohortsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListAllDepartmentsResponse parses an HTTP response from a ListAllDepartmentsWithResponse call
 func ParseListAllDepartmentsResponse(rsp *http.Response) (*ListAllDepartmentsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -33857,6 +37280,111 @@ func ParseDoctorOffersResponse(rsp *http.Response) (*DoctorOffersResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers DoctorOffersResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetDoctorPhotoResponse parses an HTTP response from a SetDoctorPhotoWithResponse call
+func ParseSetDoctorPhotoResponse(rsp *http.Response) (*SetDoctorPhotoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetDoctorPhotoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest PhotoSet
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetDoctorPhotoResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetDoctorPhotoResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -34721,6 +38249,104 @@ func ParseImportCSVResponse(rsp *http.Response) (*ImportCSVResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers ImportCSVResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseCreateInvitationsResponse parses an HTTP response from a CreateInvitationsWithResponse call
+func ParseCreateInvitationsResponse(rsp *http.Response) (*CreateInvitationsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &CreateInvitationsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers CreateInvitationsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers CreateInvitationsResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -37482,6 +41108,303 @@ func ParseUpdateScheduleResponse(rsp *http.Response) (*UpdateScheduleResponse, e
 	return response, nil
 }
 
+// ParseDeleteEligibilityResponse parses an HTTP response from a DeleteEligibilityWithResponse call
+func ParseDeleteEligibilityResponse(rsp *http.Response) (*DeleteEligibilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteEligibilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteEligibilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteEligibilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetEligibilityResponse parses an HTTP response from a GetEligibilityWithResponse call
+func ParseGetEligibilityResponse(rsp *http.Response) (*GetEligibilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetEligibilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EligibilityRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetEligibilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetEligibilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetEligibilityResponse parses an HTTP response from a SetEligibilityWithResponse call
+func ParseSetEligibilityResponse(rsp *http.Response) (*SetEligibilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetEligibilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest EligibilityRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetEligibilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetEligibilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListAllServicesResponse parses an HTTP response from a ListAllServicesWithResponse call
 func ParseListAllServicesResponse(rsp *http.Response) (*ListAllServicesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -38235,6 +42158,135 @@ func ParseUpdateSlotResponse(rsp *http.Response) (*UpdateSlotResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateSlotResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseAddWalkInResponse parses an HTTP response from a AddWalkInWithResponse call
+func ParseAddWalkInResponse(rsp *http.Response) (*AddWalkInResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &AddWalkInResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest Appointment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest Appointment
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers AddWalkInResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers AddWalkInResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers AddWalkInResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -40399,6 +44451,110 @@ func ParseAvailabilityResponse(rsp *http.Response) (*AvailabilityResponse, error
 	return response, nil
 }
 
+// ParseGetDoctorPhotoResponse parses an HTTP response from a GetDoctorPhotoWithResponse call
+func ParseGetDoctorPhotoResponse(rsp *http.Response) (*GetDoctorPhotoResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetDoctorPhotoResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 304:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers GetDoctorPhotoResponse200Headers
+		if values := rsp.Header.Values("Cache-Control"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Cache-Control", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.CacheControl = &value
+		}
+		if values := rsp.Header.Values("ETag"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "ETag", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.ETag = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 429:
+		var headers GetDoctorPhotoResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetDoctorPhotoResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseListSlotsResponse parses an HTTP response from a ListSlotsWithResponse call
 func ParseListSlotsResponse(rsp *http.Response) (*ListSlotsResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -41628,6 +45784,104 @@ func ParseUpdatePersonResponse(rsp *http.Response) (*UpdatePersonResponse, error
 	return response, nil
 }
 
+// ParseMySeriesBookingsResponse parses an HTTP response from a MySeriesBookingsWithResponse call
+func ParseMySeriesBookingsResponse(rsp *http.Response) (*MySeriesBookingsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MySeriesBookingsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeriesBookingPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers MySeriesBookingsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers MySeriesBookingsResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseMyWaitlistResponse parses an HTTP response from a MyWaitlistWithResponse call
 func ParseMyWaitlistResponse(rsp *http.Response) (*MyWaitlistResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -42203,6 +46457,178 @@ func ParseJoinOpeningResponse(rsp *http.Response) (*JoinOpeningResponse, error) 
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers JoinOpeningResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseOpeningPlaceEventsResponse parses an HTTP response from a OpeningPlaceEventsWithResponse call
+func ParseOpeningPlaceEventsResponse(rsp *http.Response) (*OpeningPlaceEventsResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &OpeningPlaceEventsResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers OpeningPlaceEventsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetOpeningSummaryResponse parses an HTTP response from a GetOpeningSummaryWithResponse call
+func ParseGetOpeningSummaryResponse(rsp *http.Response) (*GetOpeningSummaryResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetOpeningSummaryResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest OpeningSummary
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers GetOpeningSummaryResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetOpeningSummaryResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
@@ -43373,6 +47799,90 @@ func ParseListRoundSlotsResponse(rsp *http.Response) (*ListRoundSlotsResponse, e
 	return response, nil
 }
 
+// ParseSearchResponse parses an HTTP response from a SearchWithResponse call
+func ParseSearchResponse(rsp *http.Response) (*SearchResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SearchResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SearchHitPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest RateLimited
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 429:
+		var headers SearchResponse429Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers SearchResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseBookSeriesResponse parses an HTTP response from a BookSeriesWithResponse call
 func ParseBookSeriesResponse(rsp *http.Response) (*BookSeriesResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -43660,6 +48170,320 @@ func ParseBookSeriesResponse(rsp *http.Response) (*BookSeriesResponse, error) {
 		response.Headers429 = &headers
 	case rsp.StatusCode == 503:
 		var headers BookSeriesResponse503Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseBookNextDoseResponse parses an HTTP response from a BookNextDoseWithResponse call
+func ParseBookNextDoseResponse(rsp *http.Response) (*BookNextDoseResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &BookNextDoseResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest SeriesBooking
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest SeriesBooking
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 429:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON429 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 200:
+		var headers BookNextDoseResponse200Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers200 = &headers
+	case rsp.StatusCode == 201:
+		var headers BookNextDoseResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 400:
+		var headers BookNextDoseResponse400Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers400 = &headers
+	case rsp.StatusCode == 401:
+		var headers BookNextDoseResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 403:
+		var headers BookNextDoseResponse403Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers403 = &headers
+	case rsp.StatusCode == 404:
+		var headers BookNextDoseResponse404Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers404 = &headers
+	case rsp.StatusCode == 409:
+		var headers BookNextDoseResponse409Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers409 = &headers
+	case rsp.StatusCode == 413:
+		var headers BookNextDoseResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers BookNextDoseResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 429:
+		var headers BookNextDoseResponse429Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers429 = &headers
+	case rsp.StatusCode == 503:
+		var headers BookNextDoseResponse503Headers
 		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
 			var value string
 			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {

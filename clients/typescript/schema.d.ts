@@ -825,8 +825,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * One appointment as .ics: the patient's own, or any for an admin
-         * @description Another patient's appointment is 404; doctors are refused (403).
+         * One appointment as .ics: the patient's own, or any for the front desk
+         * @description The patient's own, or any for the front desk (reception, an admin), as GET /api/appointments/{id}. Another patient's appointment is 404; doctors are refused (403).
          */
         get: operations["appointmentICS"];
         put?: never;
@@ -846,7 +846,7 @@ export interface paths {
         };
         /**
          * A doctor's appointments over some days, for staff (admins, or that doctor's own doctor token)
-         * @description Events name the patient and queue number.
+         * @description Events name the patient and queue number. Reception is refused (403) like other callers: a subscription follows its doctor, and the front desk has the day pages.
          */
         get: operations["doctorICS"];
         put?: never;
@@ -1128,7 +1128,7 @@ export interface paths {
         put?: never;
         /**
          * Move an appointment to another slot
-         * @description In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
+         * @description In one transaction the new place is taken before the old one is released; the patient's own old appointment does not count against the overlap rule. The refusals are booking's (slot-full, not-open-yet, slot-closed, already-booked, overlapping-appointment) plus invalid-transition when the appointment is not active, appointment-started when it has begun, and reschedule-fee-differs when the new slot's fee is not the old one's (a paid or payable appointment keeps its price; cancel and book instead). A visit of a service moves with all its places: its new run from the target slot must be its doctor's consecutive slots for the whole service (else service-not-offered), the places it already holds there are kept, the others taken, and the ones left given back, all in that one transaction. The queue number is the new slot's lowest free one. One 'rescheduled' notification. A patient's move counts against the booking rate limit. A patient moves their own appointments and those of the people their account manages (the move stays the appointment's person's); another account's appointment is not found.
          */
         post: operations["rescheduleAppointment"];
         delete?: never;
@@ -2048,7 +2048,7 @@ export interface paths {
         };
         /**
          * First available: the earliest places for a service
-         * @description The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor, paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+         * @description The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
          */
         get: operations["firstAvailable"];
         put?: never;
@@ -2070,7 +2070,7 @@ export interface paths {
         put?: never;
         /**
          * Book every dose of a series at once
-         * @description Books dose 1, dose 2 (and more) of a dose series in one decision, all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose, not free of charge, or a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
+         * @description Books dose 1, dose 2 (and more) of a dose series in one decision, or only its first doses (from dose 1: the next ones are booked later with POST /api/series-bookings/{id}/doses), all or nothing: each dose is a booking of its slot with the same refusals as POST /api/appointments (slot-full, already-booked, overlapping-appointment, not-open-yet, slot-closed, appointment-limit, booking-blocked), the slots locked in id order; the first refused dose refuses the series and nothing is kept. invalid-request when the slots are not one per dose from dose 1 or not free of charge; dose-outside-window when a dose is outside its window after the one before (the pointer names it). Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit.
          */
         post: operations["bookSeries"];
         delete?: never;
@@ -2148,7 +2148,7 @@ export interface paths {
         };
         /**
          * List the sites of the clinic
-         * @description Sites by id, paged: name, address, position, time zone and phone. Narrow the departments, doctors and first-available places to one with ?site=.
+         * @description Sites by id, paged: name, address, position, time zone, phone and opening hours. With ?near=lat,lon only the sites with a position, nearest first (great-circle distance, ties by id), each with its distanceKm. Narrow the departments, doctors and first-available places to one with ?site=.
          */
         get: operations["listSites"];
         put?: never;
@@ -2170,7 +2170,7 @@ export interface paths {
         put?: never;
         /**
          * Create a site
-         * @description A taken name is 409 conflict; a time zone that is not IANA, a position out of range or lat without lon 400. Audited.
+         * @description A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
          */
         post: operations["createSite"];
         delete?: never;
@@ -2197,6 +2197,228 @@ export interface paths {
          * @description Changes the fields given. The first site is filled from the --clinic-* settings at the first start after the upgrade; once changed here, it is the staff's and a start never overwrites it. An unknown site is 404; a taken name 409 conflict. Audited.
          */
         patch: operations["updateSite"];
+        trace?: never;
+    };
+    "/api/series-bookings/{id}/doses": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Book the next dose of a series booking
+         * @description Books the next dose of the caller's series booking (the one after its last dose, booked with POST /api/series-bookings) in its slot: the dose before must be booked or given (COMPLETED), and the slot free of charge and inside the dose's window, counted in whole days from the start of the dose before's actual slot (after a reschedule, the slot it moved to). The dose is a booking of its slot with the same refusals as POST /api/appointments. 409 dose-outside-window outside the window (with slotId), conflict when every dose is booked or the dose before was cancelled, missed or expired. Another patient's booking is not found. Cancelling a dose cancels the later ones. A retry with the same key answers the booking as it is now. Counts one booking attempt against the rate limit; counted in slotd_series_next_doses_total.
+         */
+        post: operations["bookNextDose"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/series-bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The caller's series bookings, newest first
+         * @description The dose series booked for the caller and the people their account manages, newest first, each with its appointments in dose order: where a patient who booked only the first doses finds the booking whose next dose they book (POST /api/series-bookings/{id}/doses). Patients only.
+         */
+        get: operations["mySeriesBookings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/slots/{id}/walk-ins": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add a walk-in beyond a full slot's capacity
+         * @description For the front desk (reception or an admin): on the slot's day (its doctor's time zone), before it ends, a full slot takes one more place for the patient at the desk, with a reason, up to the clinic's policy walkInsPerSlot active walk-ins per slot. The appointment is BOOKED and marked walkIn; a cancelled walk-in never reopens a place to booking beyond the capacity. Only an ordinary slot (not a round's). Refusals: 409 slot-not-full (book it normally), walk-in-not-today, walk-in-limit (also with walk-ins off), slot-closed, already-booked, overlapping-appointment; 404 for a missing slot or patient; 422 idempotency-key-reused. Audited (action walk-in); counted in slotd_walk_ins_total.
+         */
+        post: operations["addWalkIn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search services, departments and doctors by name
+         * @description What a patient types in the home page's box: the active services, the departments with doctors and the active doctors whose name starts with q (ASCII letters in either case), services first, then departments, then doctors, each by id, paged.
+         */
+        get: operations["search"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/doctors/{id}/photo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A doctor's photo
+         * @description The JPEG or PNG staff uploaded, with a strong ETag (the tag of the doctor's photo field) and Cache-Control: public, max-age=300; If-None-Match with the current tag is answered 304. A doctor without a photo is 404.
+         */
+        get: operations["getDoctorPhoto"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/doctors/{id}/photo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Upload a doctor's photo
+         * @description The body is the image itself, a JPEG or PNG of at most 512 KiB and 4096 pixels a side, its Content-Type naming its type; it is decoded whole before it is kept (a truncated or mislabelled file is 400, a larger body 413). It replaces the photo before; audited (its tag, type and size).
+         */
+        put: operations["setDoctorPhoto"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openings/{id}/queue/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller's place in an opening's queue as server-sent events: an event "place" (the place as GET /api/openings/{id}/queue answers it) at once and on each change, read every second, a comment line otherwise, for 25 s; the client then reconnects (EventSource does by itself). Each instance streams a bounded number of places (503 beyond: poll GET /api/openings/{id}/queue instead). */
+        get: operations["openingPlaceEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/openings/{id}/summary": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The public summary of an opening's fairness report (places, sold, time to first sale and sell-out, refusals by reason, p50/p99, inversions), where the clinic's policy publishes it (publicOpeningSummary; else 404). At most 10 s old. */
+        get: operations["getOpeningSummary"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/schedules/{id}/eligibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a schedule's eligibility rule
+         * @description 404 when the schedule has no rule.
+         */
+        get: operations["getEligibility"];
+        /**
+         * Set a schedule's eligibility rule and reserved places
+         * @description The whole rule, replacing any: who may book the schedule's slots (an age range on the slot's day, cohort tags, an invitation code) and the places of each slot held for a cohort or for invitations until a time. Decided with each booking (single, series, group). Audited.
+         */
+        put: operations["setEligibility"];
+        post?: never;
+        /**
+         * Remove a schedule's eligibility rule
+         * @description Anyone may book the schedule's slots again; its invitations stay stored. Audited.
+         */
+        delete: operations["deleteEligibility"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/cohorts/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import patients' cohort tags (CSV)
+         * @description A CSV file with the header patient_id,tag ("health workers", "65+"): the valid lines are added in one transaction, those already there kept; refused lines are reported by number. A patient that does not exist refuses the import (404). Up to 2 MiB and 5000 rows. Audited (counts and tags, never who).
+         */
+        post: operations["importCohorts"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/invitations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Generate a batch of invitation codes (CSV)
+         * @description count new single-use codes for a schedule, answered as CSV (code,schedule_id) for the letters: shown this once, as only their keyed hashes are stored. Audited (the count, never the codes).
+         */
+        post: operations["createInvitations"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
 }
@@ -2268,6 +2490,17 @@ export interface components {
             createdAt: string;
             /** @description false once deactivated: hidden from listings, no new slots; existing appointments stay */
             active: boolean;
+            /** @description as shown before the name (Dr, Prof., Assoc. Prof.) */
+            title: string;
+            specialties: string[];
+            /** @description languages spoken, as the clinic writes them */
+            languages: string[];
+            /** @description a short biography, plain text */
+            bio: string;
+            /** @description the photo's tag (its ETag without quotes), absent without a photo: GET /api/doctors/{id}/photo serves it */
+            photo?: string;
+            /** @description where the doctor sees patients (Room 3), empty when not set: the waiting-room boards show it beside the called number */
+            consultingRoom: string;
         };
         Patient: {
             /** Format: int64 */
@@ -2484,6 +2717,10 @@ export interface components {
              * @description the service booked (absent for a plain booking of one slot)
              */
             serviceId?: number;
+            /** @description true for a walk-in: a place the front desk added beyond the slot's capacity on its day (POST /api/admin/slots/{id}/walk-ins); absent otherwise */
+            walkIn?: boolean;
+            /** @description why the walk-in was added (absent otherwise) */
+            walkInReason?: string;
         };
         NewDepartment: {
             name: string;
@@ -2577,6 +2814,11 @@ export interface components {
             opensAt?: string;
             /** Format: int64 */
             fee?: number;
+            /**
+             * Format: int64
+             * @description adds the slot to this schedule of the doctor (another doctor's schedule is 404), so that an opening of the schedule (POST /api/admin/openings) covers it; editing the schedule (PUT /api/admin/schedules/{id}) deletes it, as it does the schedule's other future slots no appointment named
+             */
+            scheduleId?: number;
         };
         SlotPatch: {
             capacity?: number;
@@ -2599,6 +2841,8 @@ export interface components {
              * @description book a visit of this service (GET /api/services) starting at slotId: the appointment lasts the service's duration and takes a place in each consecutive slot of the doctor it covers, all or none (409 service-not-offered when the doctor does not offer it or the slots have a gap, 409 slot-full naming the full slot)
              */
             service?: number;
+            /** @description a campaign's invitation code (the letter's), where the slot's schedule asks for one (409 invitation-required without a valid unused one); ignored elsewhere. A code books one appointment; a cancelled booking gives it back. */
+            invitation?: string;
         };
         /** @description A room: a resource of kind room; floor defaults to 0, nearDoor to false. */
         NewRoom: {
@@ -2900,6 +3144,8 @@ export interface components {
             unrefundedCancels: components["schemas"]["Appointment"][];
             /** @description series bookings that are not whole: a dose missing, or a later dose active after an earlier one was cancelled */
             brokenSeries: number[];
+            /** @description the active walk-ins, counted apart: each is one of its slot's booked places, which may exceed the capacity by the slot's walk-ins and no more */
+            walkIns: number;
         };
         CalendarSubscription: {
             /** @description whether the patient has a subscription URL */
@@ -3081,6 +3327,10 @@ export interface components {
             maxPeople?: number;
             /** @description real-name registration: sign-up (POST /api/signup) and adding a person (POST /api/me/people) ask for a national ID number, unique among the patients. Off by default; turning it on asks nothing of those registered before. */
             requireNationalId?: boolean;
+            /** @description the walk-ins the front desk may add to a full slot on its day (0: off); absent in a PUT keeps the default, 2 */
+            walkInsPerSlot?: number;
+            /** @description publish the summary of each opening's fairness report to anyone (GET /api/openings/{id}/summary, the page /openings/{id}/summary): counts and times, nothing about anyone. Off by default. */
+            publicOpeningSummary?: boolean;
         };
         /** @description A schedule's own policy; an absent field takes the clinic's. */
         PolicyOverride: {
@@ -3147,11 +3397,21 @@ export interface components {
         DepartmentPatch: {
             name: string;
         };
+        /** @description Fields left out stay as they are; the profile's text is trimmed, and a list replaces the one before. */
         DoctorPatch: {
             name?: string;
             /** Format: int64 */
             departmentId?: number;
             active?: boolean;
+            /** @description as shown before the name (Dr, Prof., Assoc. Prof.) */
+            title?: string;
+            specialties?: string[];
+            /** @description languages spoken, as the clinic writes them */
+            languages?: string[];
+            /** @description a short biography, plain text */
+            bio?: string;
+            /** @description where the doctor sees patients (Room 3, 诊室 3), one line, counted in characters after trimming; empty removes it */
+            consultingRoom?: string;
         };
         PatientPatch: {
             name?: string;
@@ -3385,7 +3645,7 @@ export interface components {
             MessageStatus: "queued" | "accepted" | "scheduled" | "sending" | "sent" | "delivered" | "read" | "undelivered" | "failed" | "canceled";
             ErrorCode?: string;
         };
-        /** @description A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes. */
+        /** @description A lottery round: people register in [registrationOpensAt, registrationClosesAt); at the close a draw orders them; the registrant at position p (1-based) may apply from opensAt + floor((p-1)/selectionGroup) * selectionMinutes, for selectionWindowMinutes when set (else until the round closes). */
         NewLottery: {
             /** Format: date-time */
             registrationOpensAt: string;
@@ -3401,6 +3661,11 @@ export interface components {
              * @default 1
              */
             selectionGroup: number;
+            /**
+             * @description how long each registrant's turn lasts from their selection time; a missed turn passes (409 turn-passed). 0: until the round closes
+             * @default 0
+             */
+            selectionWindowMinutes: number;
         };
         Lottery: {
             /** Format: date-time */
@@ -3411,6 +3676,8 @@ export interface components {
             registering: boolean;
             selectionMinutes: number;
             selectionGroup: number;
+            /** @description how long each turn lasts; 0: until the round closes */
+            selectionWindowMinutes: number;
             /** Format: date-time */
             drawnAt?: string;
         };
@@ -3433,6 +3700,11 @@ export interface components {
              * @description from when this registrant may apply (POST /api/rounds/{id}/applications); before it, 409 not-your-turn
              */
             selectionAt?: string;
+            /**
+             * Format: date-time
+             * @description when this registrant's turn ends, if the lottery has a selection window; from it, 409 turn-passed
+             */
+            selectionEndsAt?: string;
         };
         /** @description registrations, by id */
         RegistrationPage: {
@@ -3478,8 +3750,12 @@ export interface components {
             step: "WAITING" | "CALLED" | "SKIPPED" | "IN_CONSULTATION" | "NOT_IN_QUEUE";
             /** @description patients to be called before this one */
             ahead: number;
-            /** @description the estimated wait: each patient ahead, called or in consultation counts their slot's length over its places */
+            /** @description the estimated wait: each patient ahead, called or in consultation counts the doctor's pace today (paceMinutes) once 3 consultations are completed today, before that their slot's length over its places */
             estimatedMinutes: number;
+            /** @description the doctor's minutes per patient today, the median length of their latest 20 completed consultations of the day; absent while fewer than 3 are completed (the estimate then uses the slots' lengths) */
+            paceMinutes?: number;
+            /** @description once called (step CALLED), the doctor's consulting room to go to; absent otherwise or when the doctor has none */
+            room?: string;
             /** @description the patient called now */
             called?: {
                 queueNumber: number;
@@ -3709,6 +3985,16 @@ export interface components {
             startAt: string;
             /** Format: date-time */
             endAt: string;
+            /**
+             * Format: int64
+             * @description the doctor's site; only with near=
+             */
+            siteId?: number;
+            /**
+             * Format: double
+             * @description the great-circle distance of the site from the point of near=, in kilometres; only with near=
+             */
+            distanceKm?: number;
         };
         /** @description places by start, then doctor */
         PlacePage: {
@@ -3742,13 +4028,15 @@ export interface components {
         SeriesBookingRequest: {
             /** Format: int64 */
             seriesId: number;
-            /** @description one free slot per dose, in dose order */
+            /** @description one free slot per dose, in dose order from dose 1: every dose, or only the first ones */
             slotIds: number[];
             /**
              * Format: int64
              * @description the person booked for: the caller's own patient (default), a person their account manages, or anyone for an admin
              */
             patientId?: number;
+            /** @description a campaign's invitation code, used by the first dose (in slot id order) whose schedule asks for one */
+            invitation?: string;
         };
         SeriesBooking: {
             /** Format: int64 */
@@ -3767,6 +4055,8 @@ export interface components {
             slotId: number;
             /** @description the people booked for, distinct: the caller's own patient and the people their account manages (GET /api/me/people), or anyone for an admin */
             patientIds: number[];
+            /** @description the people's invitation codes in patientIds' order, where the slot's schedule asks for them: each person needs their own */
+            invitations?: string[];
         };
         GroupBooking: {
             /** @description one appointment per person, in the order asked, on consecutive queue numbers */
@@ -3793,6 +4083,12 @@ export interface components {
             timezone: string;
             /** @description the site's booking phone number as shown; empty when not given */
             phone: string;
+            openingHours: components["schemas"]["OpeningHours"];
+            /**
+             * Format: double
+             * @description great-circle distance from the point of ?near=, in kilometres; only in a ?near= list
+             */
+            distanceKm?: number;
             /** Format: date-time */
             createdAt: string;
         };
@@ -3812,6 +4108,7 @@ export interface components {
             /** @description IANA time zone */
             timezone: string;
             phone?: string;
+            openingHours?: components["schemas"]["OpeningHours"];
         };
         /** @description the fields to change; lat and lon go together */
         SitePatch: {
@@ -3830,11 +4127,147 @@ export interface components {
             /** @description IANA time zone */
             timezone?: string;
             phone?: string;
+            openingHours?: components["schemas"]["OpeningHours"];
         };
-        /** @description sites by id */
+        /** @description sites by id, or nearest first with ?near= */
         SitePage: {
             items: components["schemas"]["Site"][];
             next: components["schemas"]["PageNext"];
+        };
+        /** @description one period a site is open on a weekday, in the site's time zone */
+        OpeningPeriod: {
+            /** @enum {string} */
+            day: "mon" | "tue" | "wed" | "thu" | "fri" | "sat" | "sun";
+            /** @description HH:MM */
+            opens: string;
+            /** @description HH:MM after opens; 24:00 is midnight */
+            closes: string;
+        };
+        /** @description the site's week, sorted by day (Monday first) then opening time; at most 3 periods a day, not overlapping; empty when not given. Shown to patients, not a rule on the doctors' schedules. */
+        OpeningHours: components["schemas"]["OpeningPeriod"][];
+        NextDoseRequest: {
+            /**
+             * Format: int64
+             * @description a free slot inside the next dose's window
+             */
+            slotId: number;
+            /**
+             * Format: int64
+             * @description the person booked for: the caller's own patient (default), a person their account manages, or anyone for an admin
+             */
+            patientId?: number;
+        };
+        /** @description series bookings, newest first */
+        SeriesBookingPage: {
+            items: components["schemas"]["SeriesBooking"][];
+            next: components["schemas"]["PageNext"];
+        };
+        WalkInRequest: {
+            /**
+             * Format: int64
+             * @description the person at the desk (POST /api/admin/patients registers one on the spot)
+             */
+            patientId: number;
+            /** @description why the place is added beyond the capacity */
+            reason: string;
+        };
+        SearchHit: {
+            /** @enum {string} */
+            kind: "service" | "department" | "doctor";
+            /** Format: int64 */
+            id: number;
+            name: string;
+        };
+        /** @description services, then departments, then doctors, each by id */
+        SearchHitPage: {
+            items: components["schemas"]["SearchHit"][];
+            next: components["schemas"]["PageNext"];
+        };
+        PhotoSet: {
+            /** @description the new photo's tag */
+            photo: string;
+            /** @enum {string} */
+            contentType: "image/jpeg" | "image/png";
+            bytes: number;
+        };
+        /** @description The public summary of an opening's fairness report, where the clinic publishes it (policy publicOpeningSummary): counts and times, nothing about anyone. */
+        OpeningSummary: {
+            /** Format: int64 */
+            openingId: number;
+            /** Format: date-time */
+            opensAt: string;
+            /** @description the capacity of the opening's slots */
+            places: number;
+            /** @description their places taken */
+            sold: number;
+            /** @description from the opening to the first place taken */
+            firstSaleSeconds?: number;
+            /** @description from the opening to the last place taken, once sold out */
+            sellOutSeconds?: number;
+            /** @description booking requests refused, by problem code (slot-full, not-admitted, overloaded…), as the answering instance measured them since it started */
+            refusals: {
+                [key: string]: number;
+            };
+            /** @description the answer time of the opening's booking requests, median, as the answering instance measured them */
+            p50Ms: number;
+            /** @description the same, 99th percentile */
+            p99Ms: number;
+            /** @description pairs of people of the queue of whom the later position was served first */
+            inversions: number;
+        };
+        EligibilityRuleInput: {
+            /** @description the youngest age, in whole years on the slot's day; null for none */
+            minAge?: number | null;
+            /** @description the oldest age, in whole years on the slot's day; null for none */
+            maxAge?: number | null;
+            /** @description the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone */
+            cohorts?: string[];
+            /** @description every booking presents an unused invitation code of this schedule (POST /api/admin/invitations) */
+            invitationRequired?: boolean;
+            /** @description the last places of each slot held until reserveUntil for reserveCohort's members, or for invitation holders when reserveCohort is empty */
+            reservePlaces?: number;
+            reserveCohort?: string;
+            /**
+             * Format: date-time
+             * @description when the reserve opens to everyone; required with reservePlaces
+             */
+            reserveUntil?: string | null;
+        };
+        EligibilityRule: {
+            /** @description the youngest age, in whole years on the slot's day; null for none */
+            minAge: number | null;
+            /** @description the oldest age, in whole years on the slot's day; null for none */
+            maxAge: number | null;
+            /** @description the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone */
+            cohorts: string[];
+            /** @description every booking presents an unused invitation code of this schedule (POST /api/admin/invitations) */
+            invitationRequired: boolean;
+            /** @description the last places of each slot held until reserveUntil for reserveCohort's members, or for invitation holders when reserveCohort is empty */
+            reservePlaces: number;
+            reserveCohort: string;
+            /**
+             * Format: date-time
+             * @description when the reserve opens to everyone; required with reservePlaces
+             */
+            reserveUntil: string | null;
+            /** Format: int64 */
+            scheduleId: number;
+            /** Format: date-time */
+            updatedAt: string;
+        };
+        CohortImportReport: {
+            rows: number;
+            /** @description new (patient, tag) rows: those already there are kept */
+            added: number;
+            errors: {
+                line: number;
+                message: string;
+            }[];
+        };
+        InvitationBatch: {
+            count: number;
+            /** Format: int64 */
+            scheduleId: number;
         };
     };
     responses: {
@@ -4810,7 +5243,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-admitted (a slot of an announced opening booked without its admission: Slotd-Admission), service-not-offered (a visit of a service the doctor does not offer from that slot, or whose slots have a gap). */
+            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-admitted (a slot of an announced opening booked without its admission: Slotd-Admission), service-not-offered (a visit of a service the doctor does not offer from that slot, or whose slots have a gap), not-eligible (outside the campaign's age range or cohorts), invitation-required (no valid unused invitation code), places-reserved (the places left are held for a cohort or invitations until opensAt). */
             409: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
@@ -8314,6 +8747,11 @@ export interface operations {
                 site?: number;
                 /** @description the service (GET /api/services) */
                 service: number;
+                /**
+                 * @description a point as lat,lon in degrees (WGS 84): the places of the sites nearest it first (the 200 nearest sites with a position; the doctors of a site without one are left out), each with its siteId and distanceKm
+                 * @example 48.8566,2.3522
+                 */
+                near?: string;
                 /** @description RFC 3339; the search starts there */
                 from?: string;
                 /** @description items per page (docs/api.md, Paging) */
@@ -8428,7 +8866,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient). */
+            /** @description dose-outside-window (a dose outside its window after the one before, the pointer names it), slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-eligible (outside the campaign's age range or cohorts), invitation-required (no valid unused invitation code), places-reserved (the places left are held for a cohort or invitations until opensAt). */
             409: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
@@ -8646,7 +9084,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient). */
+            /** @description slot-full, already-booked, overlapping-appointment, quota-exceeded, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit (the policy's cap on one patient's active appointments, in all or per day), booking-blocked (no-show rule, deactivated patient), not-eligible (outside the campaign's age range or cohorts), invitation-required (no valid unused invitation code), places-reserved (the places left are held for a cohort or invitations until opensAt). */
             409: {
                 headers: {
                     /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
@@ -8722,6 +9160,11 @@ export interface operations {
     listSites: {
         parameters: {
             query?: {
+                /**
+                 * @description a point as lat,lon in degrees (WGS 84): list the sites nearest it first
+                 * @example 48.8566,2.3522
+                 */
+                near?: string;
                 /** @description items per page (docs/api.md, Paging) */
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
@@ -8810,6 +9253,601 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    bookNextDose: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1-64 visible ASCII characters; a retry with the same key answers the original result */
+                "Idempotency-Key": string;
+            };
+            path: {
+                /** @description the series booking */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NextDoseRequest"];
+            };
+        };
+        responses: {
+            /** @description a retry with the same key and body: the booking as it is now */
+            200: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesBooking"];
+                };
+            };
+            /** @description the dose booked: the series booking with its appointments in dose order, the new one last */
+            201: {
+                headers: {
+                    /** @description the new dose's appointment */
+                    Location: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesBooking"];
+                };
+            };
+            /** @description missing-idempotency-key or invalid-request (a bad id, a paid slot). */
+            400: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description forbidden: a doctor, or a patient booking for someone else. */
+            403: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description not-found: no such series booking of this person, slot or person. */
+            404: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description dose-outside-window (with slotId), conflict (every dose booked, or the dose before not given), slot-full, already-booked, overlapping-appointment, not-open-yet (with opensAt), slot-closed, idempotency-key-in-use, appointment-limit, booking-blocked. */
+            409: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused: same key, different body. */
+            422: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description rate-limited: too many attempts by this patient. */
+            429: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            /** @description overloaded / unavailable. */
+            503: {
+                headers: {
+                    /** @description seconds */
+                    "Retry-After"?: number;
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    mySeriesBookings: {
+        parameters: {
+            query?: {
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description series bookings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SeriesBookingPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    addWalkIn: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1-64 visible ASCII characters; a retry with the same key answers the original result */
+                "Idempotency-Key": string;
+            };
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WalkInRequest"];
+            };
+        };
+        responses: {
+            /** @description a retry with the same Idempotency-Key: the walk-in as it was made */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appointment"];
+                };
+            };
+            /** @description the walk-in's appointment (BOOKED, walkIn true) */
+            201: {
+                headers: {
+                    /** @description where the created object is */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Appointment"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused: the key made another request. */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    search: {
+        parameters: {
+            query: {
+                /** @description the start of a name; LIKE wildcards (% _ \) are ignored */
+                q: string;
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description what was found */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SearchHitPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getDoctorPhoto: {
+        parameters: {
+            query?: {
+                /** @description the photo's tag, ignored by the server: a link that changes when the photo does */
+                v?: string;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the photo */
+            200: {
+                headers: {
+                    ETag?: string;
+                    "Cache-Control"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                };
+            };
+            /** @description the client's copy is current */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    setDoctorPhoto: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "image/jpeg": string;
+                "image/png": string;
+            };
+        };
+        responses: {
+            /** @description the photo kept */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PhotoSet"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    openingPlaceEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description text/event-stream: `event: place` with `data:` the OpeningPlace's JSON */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            /** @description overloaded: this instance streams as many places as it may; poll GET /api/openings/{id}/queue (Retry-After). Or unavailable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            default: components["responses"]["Problem"];
+        };
+    };
+    getOpeningSummary: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the summary */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["OpeningSummary"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            /** @description not-found: no such opening, or the clinic does not publish the summaries */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getEligibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the schedule */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EligibilityRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    setEligibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the schedule */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EligibilityRuleInput"];
+            };
+        };
+        responses: {
+            /** @description the rule set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EligibilityRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteEligibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the schedule */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    importCohorts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description what the import did */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CohortImportReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    createInvitations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InvitationBatch"];
+            };
+        };
+        responses: {
+            /** @description the codes */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

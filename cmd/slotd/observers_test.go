@@ -20,6 +20,9 @@ func TestObserversForwardEveryCount(t *testing.T) {
 		"PeopleObserver":   implements[service.PeopleObserver](o) == implements[service.PeopleObserver](m),
 		"LotteryObserver":  implements[service.LotteryObserver](o) == implements[service.LotteryObserver](m),
 		"PaymentObserver":  implements[service.PaymentObserver](o) == implements[service.PaymentObserver](m),
+		"SeriesObserver":   implements[service.SeriesObserver](o) == implements[service.SeriesObserver](m),
+		"PlaceStreamObserver": implements[service.PlaceStreamObserver](o) == implements[service.PlaceStreamObserver](m) &&
+			implements[service.PlaceStreamObserver](m),
 	} {
 		if !ok {
 			t.Errorf("the metrics implement service.%s but the observers do not forward it", name)
@@ -28,10 +31,19 @@ func TestObserversForwardEveryCount(t *testing.T) {
 	if p, ok := o.(service.PeopleObserver); ok {
 		p.Person("add", "done")
 	}
+	if s, ok := o.(service.SeriesObserver); ok {
+		s.NextDoseBooked("created")
+		s.EligibilityRefused("not-eligible")
+	}
+	if p, ok := o.(service.PlaceStreamObserver); ok {
+		p.PlaceStreams(3)
+	}
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	if want := `slotd_people_total{action="add",outcome="done"} 1`; !strings.Contains(rec.Body.String(), want) {
-		t.Errorf("the metrics lack %s", want)
+	for _, want := range []string{`slotd_people_total{action="add",outcome="done"} 1`, `slotd_series_next_doses_total{outcome="created"} 1`, `slotd_eligibility_refusals_total{reason="not-eligible"} 1`, `slotd_waitingroom_place_streams 3`} {
+		if !strings.Contains(rec.Body.String(), want) {
+			t.Errorf("the metrics lack %s", want)
+		}
 	}
 }
 

@@ -48,6 +48,9 @@ func runRush(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		plotFormat    = fs.String("plot-format", "svg", "plots as svg, png or pdf")
 		quiet         = fs.Bool("quiet", false, "no progress line")
 		keep          = fs.Bool("keep", false, "keep the run's department, doctors, slots and patients on the server for inspection (default: erase the patients, close the slots and deactivate the doctors at the end, also after an error or Ctrl-C)")
+		bots          = fs.Int("bots", 0, "bots: patients besides --patients who book as fast as they can from the opening (bots: 30)")
+		waitingRoom   = fs.Bool("waiting-room", true, "bots: put the slots behind an opening's waiting room (--waiting-room=false: none)")
+		pollEvery     = fs.Duration("poll-every", 0, "bots: how often a person asks for their place in the queue (default 2s, the page's)")
 		allowReal     = fs.Bool("allow-real-data", false, "run against a server whose database holds patients or active appointments that the demo did not load (refused by default)")
 	)
 	if err := parse(fs, args, stderr); err != nil {
@@ -113,6 +116,12 @@ func runRush(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			cfg.EchoDuration = *echoDuration
 		case "verify-sample":
 			cfg.VerifySample = *verifySample
+		case "bots":
+			cfg.Bots = *bots
+		case "waiting-room":
+			cfg.WaitingRoom = *waitingRoom
+		case "poll-every":
+			cfg.PollEvery = *pollEvery
 		}
 	})
 	if len(conflict) > 0 {

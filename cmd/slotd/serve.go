@@ -431,6 +431,9 @@ func loadDemo(ctx context.Context, store booking.Store, signer *auth.Signer, url
 			return fmt.Errorf("demo data: %w", err)
 		}
 		patientID = sum.FirstPatientID
+		if err := demo.Showcase(ctx, store, lang); err != nil {
+			return fmt.Errorf("demo profiles and services: %w", err)
+		}
 		fmt.Fprintf(stdout, "demo data: %d doctors, %d slots, %d patients\n", sum.Doctors, sum.Slots, sum.Patients)
 	}
 	admin, err := signer.Mint(auth.RoleAdmin, "demo-admin", 7*24*time.Hour)

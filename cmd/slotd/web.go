@@ -57,6 +57,15 @@ func (o observers) CheckIn(by, outcome string) {
 	}
 }
 
+// WalkIn goes to the observers that count walk-ins.
+func (o observers) WalkIn(outcome string) {
+	for _, x := range o {
+		if c, ok := x.(service.WalkInObserver); ok {
+			c.WalkIn(outcome)
+		}
+	}
+}
+
 // QueueAction goes to the observers that count the queue's actions.
 func (o observers) QueueAction(action string) {
 	for _, x := range o {
@@ -122,6 +131,40 @@ func (o observers) StatementChecked(c booking.StatementCheck) {
 	}
 }
 
+// SeriesBooked, NextDoseBooked, GroupBooked and EligibilityRefused go to
+// the observers that count a campaign's bookings.
+func (o observers) SeriesBooked(outcome string, doses int) {
+	for _, x := range o {
+		if s, ok := x.(service.SeriesObserver); ok {
+			s.SeriesBooked(outcome, doses)
+		}
+	}
+}
+
+func (o observers) NextDoseBooked(outcome string) {
+	for _, x := range o {
+		if s, ok := x.(service.SeriesObserver); ok {
+			s.NextDoseBooked(outcome)
+		}
+	}
+}
+
+func (o observers) GroupBooked(outcome string, members int) {
+	for _, x := range o {
+		if s, ok := x.(service.SeriesObserver); ok {
+			s.GroupBooked(outcome, members)
+		}
+	}
+}
+
+func (o observers) EligibilityRefused(reason string) {
+	for _, x := range o {
+		if s, ok := x.(service.SeriesObserver); ok {
+			s.EligibilityRefused(reason)
+		}
+	}
+}
+
 // LotteryRegistered and LotteryDrawn go to the observers that count lotteries.
 func (o observers) LotteryRegistered(outcome string) {
 	for _, x := range o {
@@ -145,6 +188,14 @@ func (o observers) OpeningAdmitted(n int, rate float64) {
 	for _, x := range o {
 		if w, ok := x.(service.WaitingRoomObserver); ok {
 			w.OpeningAdmitted(n, rate)
+		}
+	}
+}
+
+func (o observers) PlaceStreams(open int) {
+	for _, x := range o {
+		if w, ok := x.(service.PlaceStreamObserver); ok {
+			w.PlaceStreams(open)
 		}
 	}
 }

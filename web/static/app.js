@@ -72,15 +72,26 @@
     tick();
   }
 
-  // Live regions that refresh themselves: <div data-live="/url">.
+  // Live regions that refresh themselves: <div data-live="/url">, from an
+  // event stream where it has data-events, else (or when the stream is
+  // refused) by asking every 2 seconds.
   function live(el) {
-    var src = el.dataset.live;
-    setInterval(function () {
-      if (document.hidden) return;
+    var src = el.dataset.live, timer = null;
+    function refresh() {
       fetch(src, { credentials: "same-origin" }).then(function (res) {
         if (res.ok) return res.text();
       }).then(function (html) { if (html) el.innerHTML = html; }).catch(function () {});
-    }, 2000);
+    }
+    function poll() {
+      if (timer) return;
+      timer = setInterval(function () { if (!document.hidden) refresh(); }, 2000);
+    }
+    if (!el.dataset.events || !window.EventSource) { poll(); return; }
+    var es = new EventSource(el.dataset.events);
+    es.addEventListener("place", function (e) { el.innerHTML = e.data; });
+    // The admission's cookie comes with the region's own answer.
+    es.addEventListener("admitted", function () { es.close(); refresh(); });
+    es.onerror = function () { if (es.readyState === EventSource.CLOSED) poll(); };
   }
 
   // The kiosk: where the browser has a BarcodeDetector, the camera reads
@@ -115,9 +126,10 @@
   // first after a reconnect, which EventSource makes by itself).
   function board(el) {
     var no = el.dataset.tNo, none = el.dataset.tNone;
-    function ticket(t) {
+    // room is the doctor's consulting room beside the called number.
+    function ticket(t, room) {
       var f = document.createDocumentFragment();
-      [["board-no", no.replace("0", String(t.number))], ["board-time", t.time], ["board-name", t.name]].forEach(function (p, i) {
+      [["board-no", no.replace("0", String(t.number))], ["board-room", room ? "\u2192 " + room : undefined], ["board-time", t.time], ["board-name", t.name]].filter(function (p) { return p[1] !== undefined; }).forEach(function (p, i) {
         if (i) f.appendChild(document.createTextNode(" "));
         var s = document.createElement("span"); s.className = p[0]; s.textContent = p[1]; f.appendChild(s);
       });
@@ -126,10 +138,45 @@
     var es = new EventSource(el.dataset.events);
     es.addEventListener("board", function (e) {
       var b = JSON.parse(e.data);
+      if (el.dataset.kind === "department") {
+        department(b);
+      } else {
+        doctor(b);
+      }
+      el.dataset.updated = String(Number(el.dataset.updated || 0) + 1);
+    });
+    // A department's board: one row per doctor (their room), rebuilt whole.
+    function department(b) {
+      var rows = document.getElementById("board-doctors");
+      rows.textContent = "";
+      b.doctors.forEach(function (d) {
+        var tr = document.createElement("tr"); tr.dataset.doctor = d.doctorId;
+        var th = document.createElement("th"); th.scope = "row"; th.className = "dept-doctor";
+        if (d.room) {
+          var r = document.createElement("span"); r.className = "board-room"; r.textContent = d.room; th.appendChild(r);
+          th.appendChild(document.createTextNode(" "));
+        }
+        th.appendChild(document.createTextNode(d.doctor));
+        var called = document.createElement("td"); called.className = "dept-called";
+        if (d.called) {
+          called.appendChild(ticket({number: d.called.number, name: d.called.name}, d.room));
+          called.dataset.calls = d.called.calls;
+        } else {
+          var s = document.createElement("span"); s.className = "board-none"; s.textContent = "\u2014"; called.appendChild(s);
+        }
+        var next = document.createElement("td"); next.className = "dept-next";
+        d.next.forEach(function (t, i) {
+          if (i) next.appendChild(document.createTextNode(" \u00b7 "));
+          var s = document.createElement("span"); s.className = "board-no"; s.textContent = no.replace("0", String(t.number)); next.appendChild(s);
+        });
+        tr.appendChild(th); tr.appendChild(called); tr.appendChild(next); rows.appendChild(tr);
+      });
+    }
+    function doctor(b) {
       var called = document.getElementById("board-called");
       called.textContent = "";
       if (b.called) {
-        called.appendChild(ticket(b.called));
+        called.appendChild(ticket(b.called, b.room));
       } else {
         var s = document.createElement("span"); s.className = "board-none"; s.textContent = none; called.appendChild(s);
       }
@@ -137,8 +184,7 @@
       var next = document.getElementById("board-next");
       next.textContent = "";
       b.next.forEach(function (t) { var li = document.createElement("li"); li.appendChild(ticket(t)); next.appendChild(li); });
-      el.dataset.updated = String(Number(el.dataset.updated || 0) + 1);
-    });
+    }
   }
 
   document.querySelectorAll("#board[data-events]").forEach(board);

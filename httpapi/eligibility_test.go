@@ -1,0 +1,96 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// A campaign through the API: an admin sets a schedule's rule, imports a
+// cohort and generates invitations as CSV; a patient outside the cohort
+// is 409 not-eligible, one without a code 409 invitation-required, one with
+// it 201 (and the code once only); bad input is 400 and changes nothing.
+// (Who may call the routes: TestAuthorizationMatrix.)
+func TestCampaignEligibility(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	sc, err := e.db.CreateSchedule(context.Background(), booking.Schedule{DoctorID: f.doctor.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := e.slot(f, 5, func(s *booking.Slot) { s.ScheduleID = sc.ID })
+	rulePath := fmt.Sprintf("/api/admin/schedules/%d/eligibility", sc.ID)
+	e.do(call{method: "GET", path: rulePath, token: e.admin}).expect(t, 404, booking.CodeNotFound)
+	var rule booking.EligibilityRule
+	e.do(call{method: "PUT", path: rulePath, token: e.admin, body: map[string]any{"cohorts": []string{"health workers"}, "invitationRequired": true}}).
+		expect(t, 200).decode(t, &rule)
+	if rule.ScheduleID != sc.ID || !rule.InvitationRequired || len(rule.Cohorts) != 1 {
+		t.Fatalf("rule set: %+v", rule)
+	}
+	before := e.snapshot()
+	for _, bad := range []map[string]any{{"minAge": 70, "maxAge": 60}, {"minAge": -1}, {"reservePlaces": 2}, {"cohorts": []string{" spaced"}}} {
+		e.do(call{method: "PUT", path: rulePath, token: e.admin, body: bad, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	}
+	e.do(call{method: "PUT", path: "/api/admin/schedules/999999/eligibility", token: e.admin, body: map[string]any{}}).expect(t, 404, booking.CodeNotFound)
+	if e.snapshot() != before {
+		t.Fatal("a refused rule changed the database")
+	}
+
+	nurse, other := e.patient(), e.patient()
+	csvH := map[string]string{"Content-Type": "text/csv"}
+	var rep struct {
+		Rows, Added int
+		Errors      []struct{ Line int }
+	}
+	body := fmt.Sprintf("patient_id,tag\n%d,health workers\n%d,health workers\nx,y\n%d,=bad\n", nurse.ID, nurse.ID, other.ID)
+	e.do(call{method: "POST", path: "/api/admin/cohorts/import", token: e.admin, header: csvH, body: body}).expect(t, 200).decode(t, &rep)
+	if rep.Rows != 4 || rep.Added != 1 || len(rep.Errors) != 2 || rep.Errors[0].Line != 4 {
+		t.Fatalf("cohort import: %+v", rep)
+	}
+	e.do(call{method: "POST", path: "/api/admin/cohorts/import", token: e.admin, header: csvH, body: "patient,tag\n1,a\n"}).expect(t, 400, booking.CodeInvalidRequest)
+	e.do(call{method: "POST", path: "/api/admin/cohorts/import", token: e.admin, header: csvH, body: "patient_id,tag\n999999,a\n"}).expect(t, 404, booking.CodeNotFound)
+
+	ans := e.do(call{method: "POST", path: "/api/admin/invitations", token: e.admin, body: map[string]any{"count": 3, "scheduleId": sc.ID}}).expect(t, 201)
+	rows, err := csv.NewReader(strings.NewReader(string(ans.body))).ReadAll()
+	if err != nil || len(rows) != 4 || rows[0][0] != "code" || len(rows[1][0]) != booking.InvitationCodeLen {
+		t.Fatalf("invitations CSV: %q, %v", ans.body, err)
+	}
+	for _, bad := range []map[string]any{{"count": 0, "scheduleId": sc.ID}, {"count": 5001, "scheduleId": sc.ID}, {"count": 1}} {
+		e.do(call{method: "POST", path: "/api/admin/invitations", token: e.admin, body: bad, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	}
+	e.do(call{method: "POST", path: "/api/admin/invitations", token: e.admin, body: map[string]any{"count": 1, "scheduleId": 999999}}).expect(t, 404, booking.CodeNotFound)
+
+	book := func(p booking.Patient, key string, code any) answer {
+		b := map[string]any{"slotId": sl.ID}
+		if code != nil {
+			b["invitation"] = code
+		}
+		e.clock.add(10 * time.Second) // a fresh booking budget
+		return e.do(call{method: "POST", path: "/api/appointments", token: e.patientToken(p.ID), header: map[string]string{"Idempotency-Key": key}, body: b})
+	}
+	book(other, "o1", rows[1][0]).expect(t, 409, booking.CodeNotEligible)
+	book(nurse, "n1", nil).expect(t, 409, booking.CodeInvitationRequired)
+	book(nurse, "n2", "NOPE-NOPE-NOPE").expect(t, 409, booking.CodeInvitationRequired)
+	// A code typed in lower case, in groups, is the same code.
+	typed := strings.ToLower(rows[1][0][:4] + "-" + rows[1][0][4:8] + " " + rows[1][0][8:])
+	book(nurse, "n3", typed).expect(t, 201)
+	e.do(call{method: "POST", path: "/api/admin/cohorts/import", token: e.admin, header: csvH, body: fmt.Sprintf("patient_id,tag\n%d,health workers\n", other.ID)}).expect(t, 200)
+	book(other, "o2", rows[1][0]).expect(t, 409, booking.CodeInvitationRequired)
+	e.do(call{method: "POST", path: "/api/appointments", token: e.patientToken(other.ID), header: map[string]string{"Idempotency-Key": "o3"},
+		body: map[string]any{"slotId": sl.ID, "invitation": "<script>"}, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	book(other, "o4", rows[2][0]).expect(t, 201)
+
+	e.do(call{method: "DELETE", path: rulePath, token: e.admin}).expect(t, 204)
+	e.do(call{method: "GET", path: rulePath, token: e.admin}).expect(t, 404, booking.CodeNotFound)
+	var audit struct{ Items []struct{ Action string } }
+	e.do(call{method: "GET", path: "/api/admin/audit?entity=eligibility-rule", token: e.admin}).expect(t, 200).decode(t, &audit)
+	if len(audit.Items) != 2 || audit.Items[0].Action != "delete" {
+		t.Fatalf("the rule's audit: %+v", audit.Items)
+	}
+}

@@ -1,0 +1,79 @@
+package web
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/csvdata"
+)
+
+// A vaccination campaign's staff page (docs/campaigns.md): generate a batch
+// of invitation codes for a schedule (downloaded as CSV for the letters,
+// shown this once) and import patients' cohort tags. The schedule's rule is
+// set through the API (PUT /api/admin/schedules/{id}/eligibility).
+
+func (s *server) campaignRoutes() {
+	s.mux.HandleFunc("GET /staff/campaigns", s.staff(s.handleStaffCampaigns))
+	s.mux.HandleFunc("POST /staff/campaigns/cohorts", s.staff(s.handleStaffCohorts))
+	s.mux.HandleFunc("POST /staff/campaigns/invitations", s.staff(s.handleStaffInvitations))
+}
+
+// campaignPage is what the page shows: the cohorts' form as posted and
+// the import's report.
+type campaignPage struct {
+	Posted bool
+	CSV    string
+	Report csvdata.CohortReport
+}
+
+func (s *server) handleStaffCampaigns(w http.ResponseWriter, r *http.Request, _ session) {
+	p := s.newPage(w, r, "Campaigns")
+	p.Data = campaignPage{}
+	s.render(w, r, http.StatusOK, "staff_campaigns", p)
+}
+
+func (s *server) handleStaffCohorts(w http.ResponseWriter, r *http.Request, _ session) {
+	p := s.newPage(w, r, "Campaigns")
+	data := campaignPage{Posted: true, CSV: r.PostFormValue("csv")}
+	rows, rep, err := csvdata.ReadCohorts(strings.NewReader(data.CSV))
+	if err == nil {
+		rep.Added, err = s.svc.ImportCohorts(r.Context(), rows)
+	}
+	if be, ok := errors.AsType[*booking.Error](err); ok && (be.Code == booking.CodeInvalidRequest || be.Code == booking.CodeNotFound) {
+		// A refused file: on the form, with what was pasted.
+		v, status := s.explain(r, err)
+		v.Detail = detail(p.pr, be)
+		p.Problem, p.Data = v, data
+		s.render(w, r, status, "staff_campaigns", p)
+		return
+	}
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	data.Report = rep
+	p.Data = data
+	s.render(w, r, http.StatusOK, "staff_campaigns", p)
+}
+
+// handleStaffInvitations answers the new codes as a CSV download.
+func (s *server) handleStaffInvitations(w http.ResponseWriter, r *http.Request, _ session) {
+	sched, err := strconv.ParseInt(r.PostFormValue("schedule"), 10, 64)
+	count, cerr := strconv.Atoi(r.PostFormValue("count"))
+	if err != nil || sched < 1 || sched > booking.MaxID || cerr != nil {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "give a schedule id and a number of codes"))
+		return
+	}
+	codes, err := s.svc.CreateInvitations(r.Context(), sched, count)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/csv; charset=utf-8")
+	w.Header().Set("Content-Disposition", `attachment; filename="invitations-`+strconv.FormatInt(sched, 10)+`.csv"`)
+	w.Header().Set("Cache-Control", "no-store")
+	_ = csvdata.WriteInvitations(w, sched, codes)
+}
