@@ -2,7 +2,11 @@ package postgres
 
 import (
 	"context"
+	"fmt"
+	"slices"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/pgtest"
@@ -102,4 +106,69 @@ func TestWarmPoolPreparesTheBookingStatements(t *testing.T) {
 	if got := warm.pool.Stat().TotalConns(); got < 4 {
 		t.Errorf("after a booking the warm pool holds %d connections, want at least 4", got)
 	}
+}
+
+// BenchmarkOpeningFirstBatches: an opening's first batches on a fresh
+// pool, cold and warm (Options.WarmConns): each iteration opens a store
+// of 20 connections and books 20 new slots at once, one request each, and
+// reports the first and the last answer's latency (first-ms, last-ms).
+// `scripts/test -race=false -run '^$' -bench OpeningFirstBatches -benchtime 5x ./postgres/`.
+func BenchmarkOpeningFirstBatches(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		warm int32
+	}{{"cold", 0}, {"warm", openingSlots}} {
+		b.Run(c.name, func(b *testing.B) { benchOpening(b, c.warm) })
+	}
+}
+
+const openingSlots = 20
+
+func benchOpening(b *testing.B, warm int32) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(b)
+	keys := pii.New()
+	must(b, MigrateKeys(ctx, dsn, keys))
+	setup, err := Open(ctx, dsn, Options{Keys: keys})
+	must(b, err)
+	defer setup.Close()
+	f := &fix{t: b, s: setup, ctx: ctx}
+	d, err := setup.CreateDepartment(ctx, booking.Department{Name: "Opening"})
+	must(b, err)
+	f.doc[0], err = setup.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Opening", DepartmentID: d.ID, TimeZone: "Europe/Paris"})
+	must(b, err)
+	var first, last time.Duration
+	b.ResetTimer()
+	for range b.N {
+		b.StopTimer()
+		s, err := Open(ctx, dsn, Options{Keys: keys, MaxConns: openingSlots, WarmConns: warm})
+		must(b, err)
+		sls := make([]booking.Slot, openingSlots)
+		for i := range sls {
+			sls[i] = f.slot(1)
+		}
+		ps := f.patients(openingSlots)
+		ds := make([]time.Duration, openingSlots)
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range openingSlots {
+			wg.Go(func() {
+				<-start
+				t0 := time.Now()
+				_, err := s.Book(ctx, sls[i].ID, []booking.BookRequest{rq(ps[i], sls[i].ID, fmt.Sprint("o", ps[i].ID))}, testNow)
+				ds[i] = time.Since(t0)
+				must(b, err)
+			})
+		}
+		b.StartTimer()
+		close(start)
+		wg.Wait()
+		b.StopTimer()
+		first += slices.Min(ds)
+		last += slices.Max(ds)
+		s.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "first-ms")
+	b.ReportMetric(float64(last.Microseconds())/1000/float64(b.N), "last-ms")
 }
