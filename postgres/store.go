@@ -116,7 +116,7 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	warm := min(max(opts.WarmConns, 0), opts.MaxConns)
 	if warm > 0 {
 		cfg.MinConns = warm
-		cfg.AfterConnect = warmConn
+		cfg.AfterConnect = warmConn(opts.OutboxStatement)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

@@ -23,7 +23,14 @@ import (
 // A failure (a database not migrated yet) leaves the connection cold but
 // usable: the error is returned only when the connection could not be
 // brought back out of the transaction.
-func warmConn(ctx context.Context, c *pgx.Conn) error {
+//
+// outbox is Options.OutboxStatement: the job row it writes is rolled back
+// with the rest (and so is the wake-up it sends).
+func warmConn(outbox func(ns []booking.Notification) (string, []any, error)) func(context.Context, *pgx.Conn) error {
+	return func(ctx context.Context, c *pgx.Conn) error { return warm(ctx, c, outbox) }
+}
+
+func warm(ctx context.Context, c *pgx.Conn, outbox func(ns []booking.Notification) (string, []any, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	now := time.Now()
@@ -35,6 +42,12 @@ func warmConn(ctx context.Context, c *pgx.Conn) error {
 	// The write that matches no slot inserts nothing.
 	b.Queue(sqlTake, int64(0), int32(1), now, string(booking.StatusBooked), (*time.Time)(nil),
 		[]int64{0}, []int32{1}, []string{"warm"}, []string{""}, []int64{0})
+	queueAudit(b) // no entries: inserts no row
+	if outbox != nil {
+		if q, args, err := outbox([]booking.Notification{{Kind: booking.NotifyConfirmation}}); err == nil {
+			b.Queue(q, args...)
+		}
+	}
 	b.Queue(sqlByKeysOrHolding, []int64{0}, []string{"warm"}, []int64{0})
 	b.Queue("ROLLBACK")
 	_ = c.SendBatch(ctx, b).Close()

@@ -21,6 +21,15 @@ var warmed = map[string]string{
 	"sqlTopQueue": sqlTopQueue, "sqlSlotStaleHolds": sqlSlotStaleHolds, "sqlPatientLoad": sqlPatientLoad,
 	"sqlWaiting": sqlWaiting, "sqlTakenIfHoles": sqlTakenIfHoles, "sqlNewIDs": sqlNewIDs,
 	"sqlBookPolicy": sqlBookPolicy, "sqlTake": sqlTake, "sqlByKeysOrHolding": sqlByKeysOrHolding,
+	"sqlInsertAudit": sqlInsertAudit, "the outbox statement": warmOutboxSQL,
+}
+
+// warmOutboxSQL stands in for Options.OutboxStatement's job row (package
+// jobs writes River's), which the warm-up runs too.
+const warmOutboxSQL = `SELECT count(*) FROM audit_log WHERE actor_id = $1`
+
+func warmOutbox([]booking.Notification) (string, []any, error) {
+	return warmOutboxSQL, []any{"warm"}, nil
 }
 
 // TestWarmPoolPreparesTheBookingStatements: with WarmConns, Open returns
@@ -33,7 +42,7 @@ func TestWarmPoolPreparesTheBookingStatements(t *testing.T) {
 	keys := pii.New()
 	must(t, MigrateKeys(ctx, dsn, keys))
 	open := func(warm int32) *Store {
-		s, err := Open(ctx, dsn, Options{Keys: keys, MaxConns: 6, WarmConns: warm})
+		s, err := Open(ctx, dsn, Options{Keys: keys, MaxConns: 6, WarmConns: warm, OutboxStatement: warmOutbox})
 		must(t, err)
 		t.Cleanup(func() { s.Close() })
 		return s
