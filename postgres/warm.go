@@ -13,7 +13,8 @@ import (
 // warmConn readies a new connection for an opening before the pool hands
 // it out (Options.WarmConns): the booking batch's statements, and the
 // gates' key look-up, are run once against no slot in a transaction that
-// is rolled back. That prepares each in the connection's statement cache
+// is rolled back, with the gates' look-ups (the refused requests' keys, a
+// slot's opening time at its first request). That prepares each in the connection's statement cache
 // (pgx's Parse and Describe round trip), builds and keeps its generic plan
 // (the batch runs under force_generic_plan, queueReads) and loads the
 // backend's catalog caches for appointments and its indexes. Without it
@@ -49,6 +50,7 @@ func warm(ctx context.Context, c *pgx.Conn, outbox func(ns []booking.Notificatio
 		}
 	}
 	b.Queue(sqlByKeysOrHolding, []int64{0}, []string{"warm"}, []int64{0})
+	b.Queue(sqlGetSlot, int64(0))
 	b.Queue("ROLLBACK")
 	_ = c.SendBatch(ctx, b).Close()
 	if c.PgConn().TxStatus() != 'I' {

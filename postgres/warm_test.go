@@ -21,7 +21,7 @@ var warmed = map[string]string{
 	"sqlTopQueue": sqlTopQueue, "sqlSlotStaleHolds": sqlSlotStaleHolds, "sqlPatientLoad": sqlPatientLoad,
 	"sqlWaiting": sqlWaiting, "sqlTakenIfHoles": sqlTakenIfHoles, "sqlNewIDs": sqlNewIDs,
 	"sqlBookPolicy": sqlBookPolicy, "sqlTake": sqlTake, "sqlByKeysOrHolding": sqlByKeysOrHolding,
-	"sqlInsertAudit": sqlInsertAudit, "the outbox statement": warmOutboxSQL,
+	"sqlInsertAudit": sqlInsertAudit, "sqlGetSlot": sqlGetSlot, "the outbox statement": warmOutboxSQL,
 }
 
 // warmOutboxSQL stands in for Options.OutboxStatement's job row (package
