@@ -11,15 +11,15 @@ import (
 )
 
 // warmConn readies a new connection for an opening before the pool hands
-// it out (Options.WarmConns): the booking batch's statements, and the
-// gates' key look-up, are run once against no slot in a transaction that
-// is rolled back, with the gates' look-ups (the refused requests' keys, a
-// slot's opening time at its first request). That prepares each in the connection's statement cache
-// (pgx's Parse and Describe round trip), builds and keeps its generic plan
-// (the batch runs under force_generic_plan, queueReads) and loads the
-// backend's catalog caches for appointments and its indexes. Without it
-// the first batches of an opening paid all that on connections the pool
-// was still opening, in the seconds when the most requests were waiting.
+// it out (Options.WarmConns): the booking batch's statements and the
+// gates' look-ups (the refused requests' keys, a slot at its first
+// request) are run once against no slot in a transaction that is rolled
+// back. That prepares each in the connection's statement cache (pgx's
+// Parse and Describe round trip), builds and keeps its generic plan (the
+// batch runs under force_generic_plan, queueReads) and loads the backend's
+// catalog caches for appointments and its indexes. Without it the first
+// batches of an opening paid all that on connections the pool was still
+// opening, in the seconds when the most requests were waiting.
 //
 // A failure (a database not migrated yet) leaves the connection cold but
 // usable: the error is returned only when the connection could not be
@@ -31,6 +31,7 @@ func warmConn(outbox func(ns []booking.Notification) (string, []any, error)) fun
 	return func(ctx context.Context, c *pgx.Conn) error { return warm(ctx, c, outbox) }
 }
 
+// warm is warmConn's work on one connection.
 func warm(ctx context.Context, c *pgx.Conn, outbox func(ns []booking.Notification) (string, []any, error)) error {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
