@@ -89,7 +89,7 @@ func (d *dbFlags) keys() (*pii.Keys, error) {
 
 // registerWarm adds serve's --db-warm-conns.
 func (d *dbFlags) registerWarm(fs *flag.FlagSet) {
-	fs.IntVar(&d.warmConns, "db-warm-conns", -1, "PostgreSQL connections opened at start and kept open, each with the booking statements prepared and planned, so that an opening's first bookings wait for neither; -1: the whole pool (--db-max-conns), 0: opened when first needed")
+	fs.IntVar(&d.warmConns, "db-warm-conns", -1, "PostgreSQL connections opened at start and kept open, each with the booking statements prepared and planned, so that an opening's first bookings wait for neither; -1: the whole pool (--db-max-conns), 0: opened when first needed. With SQLite, any value but 0 prepares the booking statements and opens the reader connections at start")
 }
 
 // warm is the number of connections --db-warm-conns asks for.
@@ -226,7 +226,7 @@ func (d *dbFlags) openServing(ctx context.Context, events bool) (store, startJob
 		return s, func(ctx context.Context, cfg jobs.Config) (*jobs.Runner, error) { return jobs.Start(ctx, s, out, cfg) }, nil
 	}
 	out := new(jobs.Outbox[*sql.Tx])
-	s, err := sqlite.OpenWith(ctx, sqlitePath(d.url), sqlite.Options{Keys: keys, Enqueue: out.Enqueue, Events: events})
+	s, err := sqlite.OpenWith(ctx, sqlitePath(d.url), sqlite.Options{Keys: keys, Enqueue: out.Enqueue, Events: events, Warm: d.warm() > 0})
 	if err != nil {
 		return nil, nil, err
 	}
