@@ -40,10 +40,12 @@ func queueAudit(b *pgx.Batch, es ...booking.AuditEntry) {
 		at[i], roles[i], ids[i], ents[i], eids[i], acts[i] = e.At, e.ActorRole, e.ActorID, e.Entity, e.EntityID, e.Action
 		bef[i], aft[i], pats[i] = nullText(e.Before), nullText(e.After), booking.AuditPatient(e)
 	}
-	b.Queue(`INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id)
-		SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::jsonb[], $9::bigint[])`,
-		at, roles, ids, ents, eids, acts, bef, aft, pats)
+	b.Queue(sqlInsertAudit, at, roles, ids, ents, eids, acts, bef, aft, pats)
 }
+
+// sqlInsertAudit writes a batch of audit rows, one array per column.
+const sqlInsertAudit = `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id)
+		SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::jsonb[], $9::bigint[])`
 
 func nullText(s string) *string {
 	if s == "" {

@@ -1,11 +1,14 @@
 package postgres
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/jackc/pgx/v5"
 
 	"github.com/slotd/slotd/booking"
 )
@@ -81,7 +84,14 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 		{"sqlNewIDs", sqlNewIDs, []string{slotArg, fmt.Sprint(batch), nowArg}},
 		// The gates' refusals' look-up, outside the batch, is planned alike.
 		{"sqlByKeysOrHolding", sqlByKeysOrHolding, []string{patientsArg, keysArg, slotsArg}},
+		// A patient's overlap, outside the booking batch (reschedule): a
+		// patient-led probe too, now through appointments_no_overlap.
+		{"sqlRescheduleConflicts", sqlRescheduleConflicts, []string{slotArg, patients[0], "0"}},
 	}
+	// The reads of a patient's active ordinary appointments go through the
+	// exclusion constraint's GiST index since 00052 dropped
+	// appointments_patient_active_idx (its predicate is the constraint's).
+	viaGiST := map[string]bool{"sqlActiveOverlapping": true, "sqlPatientLoad": true, "sqlRescheduleConflicts": true}
 	for i, r := range reads {
 		name := fmt.Sprintf("read%d", i)
 		_, err := c.Exec(ctx, "PREPARE "+name+" AS "+r.sql)
@@ -93,6 +103,52 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 		must(t, json.Unmarshal(out, &plans))
 		if n := plans[0].Plan.appointmentRows(); n > 5*batch {
 			t.Errorf("%s read %.0f appointment rows for a batch of %d in a slot of %d; plan:\n%s", r.name, n, batch, filled, out)
+		}
+		if viaGiST[r.name] && !plans[0].Plan.uses("appointments_no_overlap") {
+			t.Errorf("%s does not probe appointments_no_overlap; plan:\n%s", r.name, out)
+		}
+	}
+}
+
+// appointmentIndexes is the reviewed index set of appointments on
+// PostgreSQL, each with the read or the promise that needs it (the table
+// of docs/stores.md, "The appointments' indexes"). An index added or
+// dropped fails TestAppointmentsIndexesAreTheReviewedSet until it is
+// reviewed here and there; a read that needed a dropped index fails
+// TestBatchReadsProbeWhateverTheStatistics, which bounds the rows each
+// booking read touches.
+var appointmentIndexes = map[string]string{
+	"appointments_pkey":                "every read by id (GetAppointment, the batch's joins of the key look-ups)",
+	"appointments_patient_key_key":     "the promise of one appointment per (patient, key); sqlByKeys, sqlByKeysOrHolding, a patient's list",
+	"appointments_no_overlap":          "the promise of no overlap (exclusion); a patient's active ordinary appointments: sqlActiveOverlapping, sqlPatientLoad, reschedule, waitlist",
+	"appointments_slot_patient_active": "the promise of one place per patient and slot; a slot's active appointments (RoundResults, the boards)",
+	"appointments_slot_queue_active":   "the promise of one queue number per place; sqlTopQueue, sqlTakenIfHoles",
+	"appointments_slot_held_idx":       "sqlSlotStaleHolds, sqlNewIDs, the reclaim (a full slot's stale holds)",
+	"appointments_held_idx":            "the expiry job's stale holds, clinic-wide (sqlStaleHolds)",
+	"appointments_patient_noshow_idx":  "sqlPatientLoad's no-shows since the window",
+	"appointments_round_active_idx":    "reconciliation of round quotas (sqlRoundQuotaMismatches)",
+	"appointments_due_idx":             "the kiosk's candidates by start, clinic-wide (ArrivalCandidates)",
+	"appointments_walk_in_active":      "a slot's walk-ins (sqlWalkInReads) and their reconciliation (sqlWalkIns)",
+}
+
+// TestAppointmentsIndexesAreTheReviewedSet: the indexes of appointments
+// after every migration are exactly appointmentIndexes.
+func TestAppointmentsIndexesAreTheReviewedSet(t *testing.T) {
+	s := newStore(t)
+	rows, err := s.pool.Query(context.Background(), `SELECT indexname FROM pg_indexes WHERE tablename = 'appointments'`)
+	must(t, err)
+	got, err := pgx.CollectRows(rows, pgx.RowTo[string])
+	must(t, err)
+	seen := map[string]bool{}
+	for _, name := range got {
+		seen[name] = true
+		if _, ok := appointmentIndexes[name]; !ok {
+			t.Errorf("index %s on appointments is not reviewed: name the read or constraint that needs it in appointmentIndexes and docs/stores.md", name)
+		}
+	}
+	for name := range appointmentIndexes {
+		if !seen[name] {
+			t.Errorf("index %s is reviewed but not on appointments", name)
 		}
 	}
 }
@@ -106,6 +162,19 @@ type planNode struct {
 	Filtered  float64    `json:"Rows Removed by Filter"`
 	Rechecked float64    `json:"Rows Removed by Index Recheck"`
 	Plans     []planNode `json:"Plans"`
+}
+
+// uses reports whether the plan scans the index named.
+func (n planNode) uses(index string) bool {
+	if n.Index == index {
+		return true
+	}
+	for _, c := range n.Plans {
+		if c.uses(index) {
+			return true
+		}
+	}
+	return false
 }
 
 // appointmentRows counts the rows that the plan's scans of appointments

@@ -99,9 +99,13 @@ func (s *Store) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, 
 
 // GetSlot returns one slot.
 func (s *Store) GetSlot(ctx context.Context, id int64) (booking.Slot, error) {
-	sl, err := scanSlot(s.pool.QueryRow(ctx, `SELECT `+slotColumns+` FROM slots WHERE id = $1`, id))
+	sl, err := scanSlot(s.pool.QueryRow(ctx, sqlGetSlot, id))
 	return sl, translate(err, "slot")
 }
+
+// sqlGetSlot reads one slot: the booking gates' load of a slot at its
+// first request (warmed with the batch's statements, warm.go).
+const sqlGetSlot = `SELECT ` + slotColumns + ` FROM slots WHERE id = $1`
 
 // ListSlots lists a doctor's slots starting in [from, to), by start.
 func (s *Store) ListSlots(ctx context.Context, doctorID int64, from, to time.Time) ([]booking.Slot, error) {

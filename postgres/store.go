@@ -35,6 +35,13 @@ var migrations embed.FS
 type Options struct {
 	// MaxConns caps the pool; default 20.
 	MaxConns int32
+	// WarmConns is how many connections the pool keeps open (its
+	// MinConns) and Open establishes before it returns, each readied for
+	// the booking batch when it is made (warmConn): an opening then
+	// neither opens connections nor prepares and plans statements in its
+	// first seconds. 0 (the default, tests and one-shot commands) opens
+	// connections lazily and leaves them cold; at most MaxConns.
+	WarmConns int32
 	// ConnectTimeout bounds establishing one connection and the initial
 	// ping, so that a database that is down is reported, not waited for.
 	// Default 5s; a connect_timeout in the DSN wins for connections.
@@ -106,6 +113,11 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	}
 	queries := new(atomic.Int64)
 	cfg.ConnConfig.Tracer = newTracer(queries)
+	warm := min(max(opts.WarmConns, 0), opts.MaxConns)
+	if warm > 0 {
+		cfg.MinConns = warm
+		cfg.AfterConnect = warmConn(opts.OutboxStatement)
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")
@@ -117,6 +129,16 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 	if err := s.Ping(pctx); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if warm > 0 {
+		// Longer than one connection's timeout: on a busy machine the
+		// connections and their statements take a while all at once.
+		wctx, wcancel := context.WithTimeout(ctx, 6*opts.ConnectTimeout)
+		defer wcancel()
+		if err := s.warmPool(wctx, int(warm)); err != nil {
+			pool.Close()
+			return nil, translate(fmt.Errorf("postgres: open %d warm connections: %w", warm, err), "")
+		}
 	}
 	return s, nil
 }

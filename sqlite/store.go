@@ -119,6 +119,13 @@ type Options struct {
 	Enqueue func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
 	// Events turns the domain events' outbox on (events.go).
 	Events bool
+	// Warm readies the store for an opening before OpenWith returns: Book's
+	// statements prepared on the writer (which its first call would
+	// otherwise do, stmtcache.go) and every reader connection opened
+	// (instead of at the first reads). serve sets it (--db-warm-conns);
+	// it needs a migrated database, and on one that is not it is a no-op
+	// for the statements.
+	Warm bool
 }
 
 // OpenKeys is Open with the data keys given (nil: the key file's).
@@ -173,7 +180,38 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		reader.Close()
 		return nil, mapErr(fmt.Errorf("sqlite: open reader: %w", err), "")
 	}
-	return &Store{path: path, keys: keys, writer: writer, reader: reader, enqueue: opts.Enqueue, events: opts.Events}, nil
+	s := &Store{path: path, keys: keys, writer: writer, reader: reader, enqueue: opts.Enqueue, events: opts.Events}
+	if opts.Warm {
+		s.stmts.prepare(ctx, writer)
+		if err := openAll(ctx, reader, readers); err != nil {
+			s.Close()
+			return nil, mapErr(fmt.Errorf("sqlite: open readers: %w", err), "")
+		}
+	}
+	return s, nil
+}
+
+// openAll opens n connections of db at once and returns them to its idle
+// pool (which keeps them: SetMaxIdleConns(n), no idle timeout).
+func openAll(ctx context.Context, db *sql.DB, n int) error {
+	conns := make([]*sql.Conn, 0, n)
+	defer func() {
+		for _, c := range conns {
+			c.Close()
+		}
+	}()
+	for range n {
+		c, err := db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		if err := c.PingContext(ctx); err != nil {
+			c.Close()
+			return err
+		}
+		conns = append(conns, c)
+	}
+	return nil
 }
 
 // Migrate applies the embedded schema migrations to the database at path,

@@ -59,6 +59,7 @@ const defaultDB = "sqlite:slotd-data/slotd.db"
 type dbFlags struct {
 	url        string
 	maxConns   int
+	warmConns  int
 	authSecret string
 	dataKeys   string
 }
@@ -84,6 +85,19 @@ func (d *dbFlags) keys() (*pii.Keys, error) {
 		return nil, errors.New("set --data-keys or SLOTD_DATA_KEYS (or SLOTD_DATA_KEYS_FILE): with PostgreSQL every instance must share the keys that seal personal data; `slotd data-keys` prints new ones")
 	}
 	return nil, nil
+}
+
+// registerWarm adds serve's --db-warm-conns.
+func (d *dbFlags) registerWarm(fs *flag.FlagSet) {
+	fs.IntVar(&d.warmConns, "db-warm-conns", -1, "PostgreSQL connections opened at start and kept open, each with the booking statements prepared and planned, so that an opening's first bookings wait for neither; -1: the whole pool (--db-max-conns), 0: opened when first needed. With SQLite, any value but 0 prepares the booking statements and opens the reader connections at start")
+}
+
+// warm is the number of connections --db-warm-conns asks for.
+func (d *dbFlags) warm() int32 {
+	if d.warmConns < 0 {
+		return int32(d.maxConns)
+	}
+	return int32(min(d.warmConns, d.maxConns))
 }
 
 func (d *dbFlags) registerAuth(fs *flag.FlagSet) {
@@ -204,7 +218,7 @@ func (d *dbFlags) openServing(ctx context.Context, events bool) (store, startJob
 	}
 	if isPostgres(d.url) {
 		out := new(jobs.Outbox[pgx.Tx])
-		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns), Keys: keys,
+		s, err := postgres.Open(ctx, d.url, postgres.Options{MaxConns: int32(d.maxConns), WarmConns: d.warm(), Keys: keys,
 			Enqueue: out.Enqueue, OutboxStatement: jobs.OutboxStatement, Events: events})
 		if err != nil {
 			return nil, nil, err
@@ -212,7 +226,7 @@ func (d *dbFlags) openServing(ctx context.Context, events bool) (store, startJob
 		return s, func(ctx context.Context, cfg jobs.Config) (*jobs.Runner, error) { return jobs.Start(ctx, s, out, cfg) }, nil
 	}
 	out := new(jobs.Outbox[*sql.Tx])
-	s, err := sqlite.OpenWith(ctx, sqlitePath(d.url), sqlite.Options{Keys: keys, Enqueue: out.Enqueue, Events: events})
+	s, err := sqlite.OpenWith(ctx, sqlitePath(d.url), sqlite.Options{Keys: keys, Enqueue: out.Enqueue, Events: events, Warm: d.warm() > 0})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -103,6 +103,7 @@ type serveFlags struct {
 func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	f.db.register(fs)
+	f.db.registerWarm(fs)
 	f.db.registerAuth(fs)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen address")
 	fs.BoolVar(&f.demo, "demo", false, "load a small demo data set into an empty database and print demo tokens")
