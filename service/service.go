@@ -139,6 +139,8 @@ type Service struct {
 	checkInCodes   booking.CheckInCodes
 
 	accounts          accounts.Store // staff sign-in (staffsignin.go)
+	// staffSites remembers the sites of staff callers (staffsites.go).
+	staffSites staffSiteCache
 	staffTOTPRequired bool
 
 	payments  payments.Provider // refunds (refunds.go)
