@@ -274,6 +274,9 @@ func (s *Service) QueuePosition(ctx context.Context, caller booking.Actor, id in
 	who, _ := strconv.ParseInt(caller.ID, 10, 64)
 	switch {
 	case booking.Desk(caller.Role):
+		if err := s.onSite(ctx, caller, booking.SiteRef{AppointmentID: id}); err != nil {
+			return QueueStatus{}, err
+		}
 	case caller.Role == booking.RolePatient && who == a.PatientID, caller.Role == booking.RoleDoctor && who == a.DoctorID:
 	case caller.Role == booking.RolePatient || caller.Role == booking.RoleDoctor:
 		return QueueStatus{}, booking.NotFound("appointment")

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 	"testing"
@@ -70,7 +71,12 @@ func testStaffSites(t *testing.T, h Harness) {
 		t.Fatalf("rita's page mark %+v, want moved past %v", m, before.ValidAfter)
 	}
 	es := auditOf(t, s, booking.EntityStaffSites, 0)
-	if len(es) != 1 || es[0].ActorID != "root" || es[0].After != fmt.Sprintf(`{"name":"rita","sites":[%d]}`, siteB.ID) || es[0].Before != `{"name":"rita","sites":[]}` {
+	var was, is struct {
+		Name  string
+		Sites []int64
+	}
+	if len(es) != 1 || es[0].ActorID != "root" || json.Unmarshal([]byte(es[0].Before), &was) != nil || json.Unmarshal([]byte(es[0].After), &is) != nil ||
+		was.Name != "rita" || len(was.Sites) != 0 || is.Name != "rita" || fmt.Sprint(is.Sites) != fmt.Sprint([]int64{siteB.ID}) {
 		t.Fatalf("the audit of rita's sites: %+v", es)
 	}
 	wantCode(t, acc.SetStaffSites(root, "nobody", []int64{siteB.ID}, now), booking.CodeNotFound)
