@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -18,7 +19,6 @@ import (
 func TestStaffSitesPages(t *testing.T) {
 	s := &pagesSite{site: newSite(t)}
 	ctx := context.Background()
-	root := booking.WithActor(ctx, booking.Actor{Role: booking.RoleAdmin, ID: "admin"})
 	siteB, err := s.store.CreateSite(ctx, booking.Site{Name: "Site B", TimeZone: "Europe/Paris"})
 	must(t, err)
 	deptB, err := s.store.CreateDepartment(ctx, booking.Department{Name: "Dermatology B", SiteID: siteB.ID})
@@ -27,8 +27,20 @@ func TestStaffSitesPages(t *testing.T) {
 	must(t, err)
 	must(t, s.store.SetStaffPassword(ctx, "rita", []byte("$2a$10$x"), time.Now()))
 	must(t, s.store.SetStaffReception(ctx, "rita"))
-	_, err = s.svc.SetStaffSites(root, "rita", []int64{siteB.ID})
-	must(t, err)
+	// Limited on the clinic page, by the admin only.
+	form := url.Values{"user": {"rita"}, "site": {fmt.Sprint(siteB.ID)}}
+	if status, _ := s.postAs(t, "reception", "en", "/staff/clinic/staff-sites", form); status != http.StatusForbidden {
+		t.Fatalf("reception limiting herself: %d, want 403", status)
+	}
+	if page := mainOf(s.getAs(t, "staff", "fr", "/staff/clinic")); !strings.Contains(page, `id="staff-sites-form"`) || !strings.Contains(page, "Site B") {
+		t.Fatalf("the clinic page's staff sites form:\n%s", page)
+	}
+	if status, body := s.postAs(t, "staff", "en", "/staff/clinic/staff-sites", form); status != http.StatusSeeOther {
+		t.Fatalf("the admin limiting rita: %d\n%.600s", status, body)
+	}
+	if sites, err := s.svc.StaffSites(ctx, "rita"); err != nil || fmt.Sprint(sites) != fmt.Sprint([]int64{siteB.ID}) {
+		t.Fatalf("rita's sites after the form: %v, %v", sites, err)
+	}
 
 	home := mainOf(s.getAs(t, "reception", "en", "/staff"))
 	if !strings.Contains(home, docB.Name) || !strings.Contains(home, deptB.Name) ||
