@@ -57,4 +57,16 @@ func TestStaffSitesPages(t *testing.T) {
 	if !strings.Contains(admin, docB.Name) || !strings.Contains(admin, s.doctor.Name) {
 		t.Fatalf("the admin's catalog lacks a site:\n%s", admin)
 	}
+
+	// The admin limited to site A: no export of every site, no staff
+	// account changed any more.
+	if status, _ := s.postAs(t, "staff", "en", "/staff/clinic/staff-sites", url.Values{"user": {"admin"}, "site": {fmt.Sprint(s.dept.SiteID)}}); status != http.StatusSeeOther {
+		t.Fatalf("limiting the admin: %d", status)
+	}
+	if status, _ := s.statusAs(t, "staff", "en", "/staff/appointments.csv?from=2026-01-01&to=2026-01-02"); status != http.StatusForbidden {
+		t.Fatalf("every site's export for an admin limited to site A: %d, want 403", status)
+	}
+	if status, _ := s.postAs(t, "staff", "en", "/staff/clinic/staff-sites", url.Values{"user": {"rita"}}); status != http.StatusForbidden {
+		t.Fatalf("an admin limited to site A changing rita's sites: %d, want 403", status)
+	}
 }
