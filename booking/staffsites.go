@@ -98,11 +98,17 @@ type staffSitesState struct {
 	Sites []int64 `json:"sites"`
 }
 
-// AuditStaffSites is the entry of user name's sites changed from before
-// to after (both as CheckStaffSites returns them).
-func AuditStaffSites(ctx context.Context, now time.Time, name string, before, after []int64) AuditEntry {
+// StaffSitesChange is staff user Name's sites changed from Before to
+// After (both as CheckStaffSites returns them).
+type StaffSitesChange struct {
+	Name          string
+	Before, After []int64
+}
+
+// AuditStaffSites is the entry of change c.
+func AuditStaffSites(ctx context.Context, now time.Time, c StaffSitesChange) AuditEntry {
 	return Audit(ctx, now, AuditChange{Entity: EntityStaffSites, Action: "update",
-		Before: staffSitesState{Name: name, Sites: nonNil(before)}, After: staffSitesState{Name: name, Sites: nonNil(after)}})
+		Before: staffSitesState{Name: c.Name, Sites: nonNil(c.Before)}, After: staffSitesState{Name: c.Name, Sites: nonNil(c.After)}})
 }
 
 func nonNil(ids []int64) []int64 {

@@ -59,7 +59,7 @@ func TestCheckStaffSites(t *testing.T) {
 			t.Errorf("CheckStaffSites(%d ids) = %v, want invalid-request", len(bad), err)
 		}
 	}
-	e := AuditStaffSites(WithActor(context.Background(), Actor{Role: RoleAdmin, ID: "root"}), time.Unix(0, 0), "rita", nil, []int64{2})
+	e := AuditStaffSites(WithActor(context.Background(), Actor{Role: RoleAdmin, ID: "root"}), time.Unix(0, 0), StaffSitesChange{Name: "rita", After: []int64{2}})
 	if e.Entity != EntityStaffSites || e.Before != `{"name":"rita","sites":[]}` || e.After != `{"name":"rita","sites":[2]}` || e.ActorID != "root" {
 		t.Fatalf("the audit entry: %+v", e)
 	}

@@ -62,7 +62,7 @@ func (s *Store) SetStaffSites(ctx context.Context, name string, sites []int64, n
 		if err := moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, deref(doctorID))...); err != nil {
 			return nil, err
 		}
-		return []booking.AuditEntry{booking.AuditStaffSites(ctx, now, name, before, sites)}, nil
+		return []booking.AuditEntry{booking.AuditStaffSites(ctx, now, booking.StaffSitesChange{Name: name, Before: before, After: sites})}, nil
 	})
 	return translate(err, "")
 }

@@ -58,7 +58,7 @@ func (s *Store) SetStaffSites(ctx context.Context, name string, sites []int64, n
 		if err := moveMarks(ctx, tx, time.Now(), closedIf(disabled), booking.StaffSubjects(name, doctorID.Int64)...); err != nil {
 			return err
 		}
-		return writeAudit(ctx, tx, booking.AuditStaffSites(ctx, now, name, before, sites))
+		return writeAudit(ctx, tx, booking.AuditStaffSites(ctx, now, booking.StaffSitesChange{Name: name, Before: before, After: sites}))
 	})
 	return mapErr(err, "")
 }
