@@ -96,6 +96,16 @@ type Store interface {
 	// of the clinic); SetStaffDoctor with 0 makes it an admin again. An
 	// unknown user is not found.
 	SetStaffReception(ctx context.Context, name string) error
+	// SetStaffSites limits a staff user to sites (as
+	// booking.CheckStaffSites returns them; none: every site), audited
+	// (booking.AuditStaffSites), and moves the user's revocation marks in
+	// the same transaction, as a changed password does: its sessions and
+	// tokens from before end, and the next sign-in works on the new
+	// sites. An unknown user or site is not found.
+	SetStaffSites(ctx context.Context, name string, sites []int64, now time.Time) error
+	// StaffSites returns the sites a staff user is limited to, sorted
+	// (empty: every site), or not found.
+	StaffSites(ctx context.Context, name string) ([]int64, error)
 	// StaffDoctor returns the doctor a staff user is, 0 for an admin.
 	StaffDoctor(ctx context.Context, name string) (int64, error)
 

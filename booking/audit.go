@@ -24,6 +24,10 @@ const (
 type Actor struct {
 	Role string `json:"role"`
 	ID   string `json:"id"`
+	// Sites are the sites a staff caller is limited to (staffsites.go),
+	// empty for every site; the Service fills them (never a token), and
+	// the audit log keeps role and id only.
+	Sites []int64 `json:"-"`
 }
 
 type actorKey struct{}
@@ -65,6 +69,9 @@ const (
 	EntityEligibility = "eligibility-rule"
 	EntityCohorts     = "cohort-import"
 	EntityInvitations = "invitations"
+	// The sites a staff account is limited to (staffsites.go), by user
+	// name: the entry's id is 0, its states name the user.
+	EntityStaffSites = "staff-sites"
 )
 
 // AuditEntry is one recorded change. Before and After are JSON objects of

@@ -116,6 +116,10 @@ type SiteStore interface {
 	GetSite(ctx context.Context, id int64) (Site, error)
 	// ListSites lists the sites by id, one page at a time.
 	ListSites(ctx context.Context, p Page) ([]Site, error)
+	// SiteOf reads the site of the slot, appointment, doctor or department
+	// ref names (0 for a department on no site), or not found: the
+	// Service asks it only for a caller limited to sites (staffsites.go).
+	SiteOf(ctx context.Context, ref SiteRef) (int64, error)
 	// ListSitesNear lists the sites with a position, nearest first.
 	ListSitesNear(ctx context.Context, q SitesNear) ([]SiteDistance, error)
 	// FillFirstSite writes s (Validate first) over the site the migration

@@ -503,7 +503,9 @@ func (h *Handler) readAppointment(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	a, err := h.svc.Appointment(r.Context(), n, who)
+	// The caller goes with the read: the Service refuses the front desk
+	// limited to sites another site's appointment (booking.SiteAllowed).
+	a, err := h.svc.Appointment(booking.WithActor(r.Context(), booking.Actor{Role: string(c.Role), ID: c.Subject}), n, who)
 	if err != nil {
 		return err
 	}

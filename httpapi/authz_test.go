@@ -12,6 +12,7 @@ import (
 
 	"github.com/slotd/slotd/accounts"
 	"github.com/slotd/slotd/auth"
+	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/service"
 )
@@ -92,6 +93,8 @@ var authorization = map[string]access{
 	"PATCH /api/admin/services/{id}":               adminOnly,
 	"POST /api/admin/sites":                        adminOnly,
 	"PATCH /api/admin/sites/{id}":                  adminOnly,
+	"GET /api/admin/staff/{name}/sites":            adminOnly,
+	"PUT /api/admin/staff/{name}/sites":            adminOnly,
 	"GET /api/admin/schedules/{id}/eligibility":    adminOnly,
 	"PUT /api/admin/schedules/{id}/eligibility":    adminOnly,
 	"DELETE /api/admin/schedules/{id}/eligibility": adminOnly,
@@ -291,6 +294,13 @@ func TestAuthorizationMatrix(t *testing.T) {
 	testkit.NoError(t, e.db.SetStaffPassword(context.Background(), "carol", hash, time.Now()))
 	tcarol := e.token(auth.RoleAdmin, "staff:carol")
 	testkit.NoError(t, e.db.SetStaffDisabled(context.Background(), "carol", true, time.Now()))
+	// bea, at reception on site B only: every id of the matrix is site A's.
+	siteB, err := e.db.CreateSite(context.Background(), booking.Site{Name: "Site B", TimeZone: "Europe/Berlin"})
+	testkit.NoError(t, err)
+	testkit.NoError(t, e.db.SetStaffPassword(context.Background(), "bea", hash, time.Now()))
+	testkit.NoError(t, e.db.SetStaffReception(context.Background(), "bea"))
+	testkit.NoError(t, e.db.SetStaffSites(context.Background(), "bea", []int64{siteB.ID}, time.Now()))
+	tbea := e.token(auth.RoleReception, "staff:bea")
 
 	callers := []caller{
 		{"no token", ""},
@@ -305,6 +315,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"signed-out token", te},
 		{"disabled staff user", tcarol},
 		{"reception", e.token(auth.RoleReception, "staff:rita")},
+		{"reception on site B", tbea},
 	}
 	idFor := func(path string) string {
 		switch {
@@ -336,7 +347,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 		method, tmpl, _ := strings.Cut(op, " ")
 		path := strings.ReplaceAll(strings.ReplaceAll(tmpl, "{appId}", fmt.Sprint(app.ID)), "{id}", idFor(tmpl))
-		path = strings.NewReplacer("{date}", "2026-03-03", "{tradeNo}", "T-none", "{code}", "slot-full").Replace(path)
+		path = strings.NewReplacer("{date}", "2026-03-03", "{tradeNo}", "T-none", "{code}", "slot-full", "{name}", "rita").Replace(path)
 		if op == "GET /api/admin/patients" {
 			path += "?q=nobody%40example.com" // a keyed search, which the front desk may make
 		}
@@ -351,7 +362,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 					target = rslots[0].ID
 				}
 				b := map[string]any{"slotId": target}
-				if c.name == "patient B (another owner)" || c.name == "admin" || c.name == "reception" {
+				if c.name == "reception on site B" {
+					e.clock.add(10 * time.Second) // a fresh booking budget for A: refused by site, not by the limiter
+				}
+				if c.name == "patient B (another owner)" || c.name == "admin" || strings.HasPrefix(c.name, "reception") {
 					b["patientId"] = pa.ID // B books for A: not found; the front desk for A: allowed
 				}
 				body = b
@@ -368,10 +382,12 @@ func TestAuthorizationMatrix(t *testing.T) {
 			case "POST /api/series-bookings/{id}/doses":
 				e.clock.add(10 * time.Second)
 				b := map[string]any{"slotId": sl.ID} // outside the window: refused, but only once found and allowed
-				if c.name == "admin" || c.name == "reception" {
+				if c.name == "admin" || strings.HasPrefix(c.name, "reception") {
 					b["patientId"] = pa.ID
 				}
 				body = b
+			case "PUT /api/admin/staff/{name}/sites":
+				body = map[string]any{"sites": []int64{}}
 			case "POST /api/payments/callback":
 				body = map[string]any{"tradeNo": "t-1", "appointmentId": appt.ID, "amount": 500, "currency": "EUR", "timestamp": e.clock.Now().Unix()}
 			case "POST /api/appointments/{id}/checkout":
@@ -393,7 +409,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = nil
 			}
 			a := e.do(call{method: method, path: path, token: c.token, body: body, header: h, invalid: true})
-			if why := judge(class, i, a.status); why != "" {
+			why := judge(class, i, a.status)
+			if c.name == "reception on site B" {
+				why = judgeSiteB(op, class, a.status)
+			}
+			if why != "" {
 				t.Errorf("%s as %s: %d, want %s: %s", op, c.name, a.status, why, a.body)
 			}
 			if (op == "GET /api/me/appointments" || op == "GET /api/me/data") && c.name == "patient B (another owner)" &&
@@ -513,6 +533,35 @@ func judge(class access, caller, status int) string {
 		return want(status == http.StatusForbidden, "403")
 	}
 	return "an unknown class"
+}
+
+// onSiteA are the front desk's operations whose path or body names the
+// matrix's slot, appointment or doctor, all of site A: a reception limited
+// to site B is told they do not exist (booking.SiteRefusal). The others
+// name patients (no site) or list the caller's own sites.
+var onSiteA = map[string]bool{
+	"POST /api/appointments":                 true,
+	"GET /api/appointments/{id}":             true,
+	"DELETE /api/appointments/{id}":          true,
+	"POST /api/appointments/{id}/checkout":   true,
+	"POST /api/appointments/{id}/reschedule": true,
+	"POST /api/appointments/{id}/check-in":   true,
+	"GET /api/appointments/{id}/queue":       true,
+	"POST /api/admin/slots/{id}/walk-ins":    true,
+	"POST /api/group-bookings":               true,
+	"POST /api/series-bookings/{id}/doses":   true,
+}
+
+// judgeSiteB says what is wrong with status for reception limited to site
+// B: site A's ids not found, the rest as any reception.
+func judgeSiteB(op string, class access, status int) string {
+	if onSiteA[op] {
+		if status != http.StatusNotFound {
+			return "404 (site A's id does not exist for a reception of site B)"
+		}
+		return ""
+	}
+	return judge(class, 11, status)
 }
 
 func elsewhere(path string) bool {

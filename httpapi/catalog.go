@@ -114,6 +114,12 @@ func (s *server) writeDoctors(w http.ResponseWriter, r *http.Request, all bool) 
 	if err != nil {
 		return err
 	}
+	if all {
+		// The desk's list: a caller limited to sites sees its own.
+		if site, err = s.svc.ListingSite(r.Context(), booking.ActorOf(r.Context()), site); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	ds, err := s.store.ListDoctorsBy(ctx, booking.DoctorFilter{DepartmentID: dep, SiteID: site, All: all}, p.store())

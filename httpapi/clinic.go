@@ -354,12 +354,15 @@ func writeCSV(w http.ResponseWriter, name string, rows []csvdata.DayRow, loc *ti
 	return csvdata.WriteAppointments(w, rows, loc)
 }
 
-func (s *server) exportDay(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+func (s *server) exportDay(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
 	id, err := pathID(r, "id")
 	if err != nil {
 		return err
 	}
 	if _, err := parseQuery(r); err != nil {
+		return err
+	}
+	if err := s.svc.OnSite(r.Context(), actorOf(c), booking.SiteRef{DoctorID: id}); err != nil {
 		return err
 	}
 	rows, _, loc, err := s.dayRows(r, id)
@@ -396,6 +399,9 @@ func (s *server) exportAppointments(w http.ResponseWriter, r *http.Request, _ au
 	}
 	if s.clinic == nil {
 		return errorf(booking.CodeUnavailable, "this store cannot list appointments")
+	}
+	if err := s.svc.RunsClinic(r.Context()); err != nil {
+		return err // every site's appointments: not for an admin limited to sites
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()

@@ -239,6 +239,8 @@ func (s *server) routes() {
 	s.handle("PATCH /api/admin/services/{id}", s.admin(s.updateService))
 	s.handle("POST /api/admin/sites", s.admin(s.createSite))
 	s.handle("PATCH /api/admin/sites/{id}", s.admin(s.updateSite))
+	s.handle("GET /api/admin/staff/{name}/sites", s.admin(s.staffSites))
+	s.handle("PUT /api/admin/staff/{name}/sites", s.admin(s.setStaffSites))
 	s.handle("POST /api/admin/patients", s.desk(s.createPatient))
 	s.handle("GET /api/admin/patients", s.desk(s.findPatients))
 	s.handle("GET /api/admin/patients/{id}", s.desk(s.getPatient))

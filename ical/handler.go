@@ -276,7 +276,9 @@ func (h *Handler) appointment(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	a, err := h.svc.Appointment(r.Context(), id, owner)
+	// With its caller: the front desk limited to sites is refused another
+	// site's appointment (booking.SiteAllowed).
+	a, err := h.svc.Appointment(booking.WithActor(r.Context(), booking.Actor{Role: string(c.Role), ID: c.Subject}), id, owner)
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,9 @@ import (
 // Transition moves an appointment to COMPLETED or NO_SHOW for staff;
 // repeating it changes nothing.
 func (s *Service) Transition(ctx context.Context, appointmentID int64, to booking.Status) (booking.Appointment, error) {
+	if err := s.onSite(ctx, booking.ActorOf(ctx), booking.SiteRef{AppointmentID: appointmentID}); err != nil {
+		return booking.Appointment{}, err
+	}
 	a, err := bounded(s, ctx, func(ctx context.Context) (booking.Appointment, error) {
 		return s.store.Transition(ctx, appointmentID, to, s.now())
 	})
@@ -53,6 +56,11 @@ func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]booking.Appoint
 // a read only when it is not patientID's own). Repeating it returns the
 // cancelled appointment unchanged.
 func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (booking.Appointment, error) {
+	if patientID == 0 {
+		if err := s.onSite(ctx, booking.ActorOf(ctx), booking.SiteRef{AppointmentID: appointmentID}); err != nil {
+			return booking.Appointment{}, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	a, err := s.store.Cancel(ctx, appointmentID, patientID, s.now())
@@ -75,6 +83,11 @@ func (s *Service) Cancel(ctx context.Context, appointmentID, patientID int64) (b
 func (s *Service) Appointment(ctx context.Context, id, patientID int64) (booking.Appointment, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	if patientID == 0 {
+		if err := s.onSite(ctx, booking.ActorOf(ctx), booking.SiteRef{AppointmentID: id}); err != nil {
+			return booking.Appointment{}, err
+		}
+	}
 	a, err := s.store.GetAppointment(ctx, id)
 	if err != nil {
 		return booking.Appointment{}, s.storeErr(ctx, err)

@@ -41,6 +41,12 @@ func (s *Service) Book(ctx context.Context, patientID, slotID int64, key string)
 // a.Staff (the no-show block does not apply to them; the caps do).
 func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, key string) (r booking.BookResult) {
 	patientID, staff := a.PatientID, a.Staff
+	if staff {
+		// The desk books on its sites only; a patient costs nothing here.
+		if err := s.onSite(ctx, booking.ActorOf(ctx), booking.SiteRef{SlotID: slotID}); err != nil {
+			return booking.BookResult{Err: err}
+		}
+	}
 	start := time.Now()
 	// Attributes only for a span that is recorded: with tracing off each
 	// was an allocation per booking for nothing.

@@ -46,6 +46,9 @@ func (s *Service) CheckIn(ctx context.Context, caller booking.Actor, id int64, c
 	if !booking.Desk(caller.Role) && r.PatientID <= 0 && r.DoctorID <= 0 {
 		return booking.Appointment{}, false, booking.Errorf(booking.CodeForbidden, "only the patient, the doctor or the front desk can check in")
 	}
+	if err := s.onSite(ctx, caller, booking.SiteRef{AppointmentID: id}); err != nil {
+		return booking.Appointment{}, false, err
+	}
 	tctx, cancel := context.WithTimeout(booking.WithActor(ctx, caller), s.timeout)
 	defer cancel()
 	a, repeat, err = s.store.CheckIn(tctx, r, s.now())

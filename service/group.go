@@ -56,6 +56,11 @@ func (s *Service) BookGroup(ctx context.Context, caller booking.Actor, req Group
 			owner = a.PatientID
 		}
 	}
+	if staff {
+		if err := s.onSite(ctx, caller, booking.SiteRef{SlotID: req.SlotID}); err != nil {
+			return GroupResult{}, err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	ik := inflightKey{owner, booking.GroupKey(req.Key)}

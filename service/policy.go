@@ -13,6 +13,9 @@ func (s *Service) ClinicPolicy(ctx context.Context) (booking.Policy, error) {
 
 // SetClinicPolicy replaces the clinic's default policy.
 func (s *Service) SetClinicPolicy(ctx context.Context, p booking.Policy) (booking.Policy, error) {
+	if err := s.runsClinic(ctx); err != nil {
+		return booking.Policy{}, err
+	}
 	if err := p.Validate(); err != nil {
 		return booking.Policy{}, err
 	}

@@ -59,6 +59,9 @@ func (s *Service) CallNext(ctx context.Context, caller booking.Actor, doctorID i
 	if err := queueDoctor(caller, doctorID); err != nil {
 		return booking.QueueEntry{}, err
 	}
+	if err := s.onSite(ctx, caller, booking.SiteRef{DoctorID: doctorID}); err != nil {
+		return booking.QueueEntry{}, err
+	}
 	now := s.now()
 	r, _, err := s.queueRange(ctx, doctorID, now)
 	if err != nil {
@@ -91,6 +94,9 @@ func (s *Service) StepQueue(ctx context.Context, caller booking.Actor, id int64,
 	st := booking.QueueStep{AppointmentID: id, Action: action}
 	switch caller.Role {
 	case booking.RoleAdmin:
+		if err := s.onSite(ctx, caller, booking.SiteRef{AppointmentID: id}); err != nil {
+			return booking.QueueEntry{}, err
+		}
 	case booking.RoleDoctor:
 		st.DoctorID, _ = strconv.ParseInt(caller.ID, 10, 64)
 		if st.DoctorID <= 0 {
@@ -120,6 +126,9 @@ func (s *Service) QueueDay(ctx context.Context, caller booking.Actor, doctorID i
 	if err := queueDoctor(caller, doctorID); err != nil {
 		return booking.QueueDay{}, booking.Policy{}, err
 	}
+	if err := s.onSite(ctx, caller, booking.SiteRef{DoctorID: doctorID}); err != nil {
+		return booking.QueueDay{}, booking.Policy{}, err
+	}
 	return s.queueDay(ctx, doctorID)
 }
 
@@ -131,6 +140,8 @@ func (s *Service) DayQueue(ctx context.Context, caller booking.Actor, doctorID i
 		if err := queueDoctor(caller, doctorID); err != nil {
 			return booking.QueueDay{}, err
 		}
+	} else if err := s.onSite(ctx, caller, booking.SiteRef{DoctorID: doctorID}); err != nil {
+		return booking.QueueDay{}, err
 	}
 	d, _, err := s.queueDay(ctx, doctorID)
 	return d, err
@@ -263,6 +274,9 @@ func (s *Service) QueuePosition(ctx context.Context, caller booking.Actor, id in
 	who, _ := strconv.ParseInt(caller.ID, 10, 64)
 	switch {
 	case booking.Desk(caller.Role):
+		if err := s.onSite(ctx, caller, booking.SiteRef{AppointmentID: id}); err != nil {
+			return QueueStatus{}, err
+		}
 	case caller.Role == booking.RolePatient && who == a.PatientID, caller.Role == booking.RoleDoctor && who == a.DoctorID:
 	case caller.Role == booking.RolePatient || caller.Role == booking.RoleDoctor:
 		return QueueStatus{}, booking.NotFound("appointment")

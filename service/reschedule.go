@@ -39,6 +39,14 @@ func (s *Service) Reschedule(ctx context.Context, req RescheduleRequest) (bookin
 			return booking.RescheduleResult{}, err
 		}
 		patientID = a.PatientID
+	} else {
+		// The desk moves an appointment of its sites to a slot of its
+		// sites.
+		for _, ref := range []booking.SiteRef{{AppointmentID: appointmentID}, {SlotID: slotID}} {
+			if err := s.onSite(ctx, booking.ActorOf(ctx), ref); err != nil {
+				return booking.RescheduleResult{}, err
+			}
+		}
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()

@@ -47,6 +47,13 @@ type SeriesBookingRequest struct {
 // the slots' locks in id order, and the gates learn what it took.
 func (s *Service) BookSeries(ctx context.Context, a booking.Acting, req SeriesBookingRequest) (res booking.SeriesResult, err error) {
 	defer func() { s.observeSeries(res, err) }()
+	if a.Staff {
+		for _, id := range req.SlotIDs {
+			if err := s.onSite(ctx, booking.ActorOf(ctx), booking.SiteRef{SlotID: id}); err != nil {
+				return booking.SeriesResult{}, err
+			}
+		}
+	}
 	r := booking.SeriesRequest{PatientID: a.PatientID, SeriesID: req.SeriesID, SlotIDs: req.SlotIDs, IdempotencyKey: req.Key,
 		Fingerprint: booking.SeriesFingerprint(req.SeriesID, req.SlotIDs), Actor: booking.ActorOf(ctx), Staff: a.Staff,
 		Invitation: booking.NormalizeInvitation(a.Invitation)}
@@ -127,6 +134,11 @@ type NextDoseRequest struct {
 // Replayed set. Like a series, it is one transaction of its own.
 func (s *Service) BookNextDose(ctx context.Context, a booking.Acting, req NextDoseRequest) (res booking.SeriesResult, err error) {
 	defer func() { s.observeNextDose(res, err) }()
+	if a.Staff {
+		if err := s.onSite(ctx, booking.ActorOf(ctx), booking.SiteRef{SlotID: req.SlotID}); err != nil {
+			return booking.SeriesResult{}, err
+		}
+	}
 	r := booking.NextDoseRequest{PatientID: a.PatientID, BookingID: req.BookingID, SlotID: req.SlotID, IdempotencyKey: req.Key,
 		Fingerprint: booking.NextDoseFingerprint(req.BookingID, req.SlotID), Actor: booking.ActorOf(ctx), Staff: a.Staff}
 	return s.seriesWrite(ctx, a, req.Key, func(ctx context.Context) (booking.SeriesResult, error) {

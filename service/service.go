@@ -138,7 +138,9 @@ type Service struct {
 	loginKey       func(phone string) string
 	checkInCodes   booking.CheckInCodes
 
-	accounts          accounts.Store // staff sign-in (staffsignin.go)
+	accounts accounts.Store // staff sign-in (staffsignin.go)
+	// staffSites remembers the sites of staff callers (staffsites.go).
+	staffSites        staffSiteCache
 	staffTOTPRequired bool
 
 	payments  payments.Provider // refunds (refunds.go)

@@ -10,11 +10,17 @@ import (
 
 // CreateSite adds a site.
 func (s *Service) CreateSite(ctx context.Context, v booking.Site) (booking.Site, error) {
+	if err := s.runsClinic(ctx); err != nil {
+		return booking.Site{}, err
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Site, error) { return s.store.CreateSite(ctx, v) })
 }
 
 // UpdateSite changes a site.
 func (s *Service) UpdateSite(ctx context.Context, id int64, u booking.SiteUpdate) (booking.Site, error) {
+	if err := s.runsClinic(ctx); err != nil {
+		return booking.Site{}, err
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Site, error) { return s.store.UpdateSite(ctx, id, u) })
 }
 

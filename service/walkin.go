@@ -29,6 +29,9 @@ func (s *Service) WalkIn(ctx context.Context, caller booking.Actor, r booking.Wa
 	if r.PatientID <= 0 || r.SlotID <= 0 {
 		return booking.Appointment{}, false, booking.Errorf(booking.CodeInvalidRequest, "a walk-in names its slot and patient")
 	}
+	if err := s.onSite(ctx, caller, booking.SiteRef{SlotID: r.SlotID}); err != nil {
+		return booking.Appointment{}, false, err
+	}
 	if r.Reason, err = booking.CheckWalkInReason(r.Reason); err != nil {
 		return booking.Appointment{}, false, err
 	}

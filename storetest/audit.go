@@ -38,7 +38,9 @@ var serviceReads = map[string]bool{
 	// A day against the provider's statement: a report, kept in memory only.
 	"ReconcileStatement": true, "LastStatementCheck": true,
 	"CheckInCode": true, // a signature of the id, no read at all
-	"QueueDay":    true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
+	// A staff caller's sites and the site rule's checks: reads.
+	"Caller": true, "OnSite": true, "RunsClinic": true, "ListingSite": true, "StaffSites": true,
+	"QueueDay": true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
 	"QueueBoardListing": true, "DepartmentQueueBoard": true,
 	"Timeout":               true,
 	"ActFor":                true, // the caller rule: a decision and at most a read
@@ -139,6 +141,17 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		{"UpdateSite", func() error {
 			phone := "+33 1 00 00 00 00"
 			_, err := svc.UpdateSite(ctx, site.ID, booking.SiteUpdate{Phone: &phone})
+			return err
+		}},
+		{"SetStaffSites", func() error {
+			acc, ok := s.(accountsStore)
+			if !ok {
+				return fmt.Errorf("the %T store keeps no staff accounts", s)
+			}
+			if err := acc.SetStaffPassword(bg, "audited-desk", []byte("$2a$10$x"), now); err != nil {
+				return err
+			}
+			_, err := svc.SetStaffSites(ctx, "audited-desk", []int64{site.ID})
 			return err
 		}},
 		{"UpdateService", func() error {

@@ -211,6 +211,7 @@ func Run(t *testing.T, h Harness) {
 		{"Holdings", testHoldings},
 		{"Personal", testPersonal},
 		{"Desk", testDesk},
+		{"StaffSites", testStaffSites},
 		{"Signup", testSignup},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},

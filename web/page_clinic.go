@@ -198,6 +198,10 @@ func (s *server) handleStaffExport(w http.ResponseWriter, r *http.Request, _ ses
 		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "from and to must be dates, at most 92 days apart"))
 		return
 	}
+	if err := s.svc.RunsClinic(r.Context()); err != nil {
+		s.renderError(w, r, err) // every site's appointments: not for an admin limited to sites
+		return
+	}
 	ctx, cancel := context.WithTimeout(r.Context(), 4*s.storeTimeout)
 	defer cancel()
 	// Deactivated doctors too: their appointments stay.

@@ -2,7 +2,9 @@ package web
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -27,9 +29,13 @@ type staffClinicData struct {
 	Departments []booking.Department
 	Doctors     []booking.Doctor
 	Closures    []closureRow
-	// Done names what the previous form did, for the template's notice.
+	// Sites are the sites a staff account may be limited to.
+	Sites []booking.Site
+	// Done names what the previous form did, for the template's notice;
+	// User is the staff user whose sites were saved.
 	Done   string
 	Closed int
+	User   string
 }
 
 func (s *server) handleStaffClinic(w http.ResponseWriter, r *http.Request, _ session) {
@@ -41,7 +47,9 @@ func (s *server) handleStaffClinic(w http.ResponseWriter, r *http.Request, _ ses
 	if d.Policy, err = s.svc.ClinicPolicy(ctx); err == nil {
 		if d.Departments, err = s.store.ListAllDepartments(ctx, booking.Page{}); err == nil {
 			if d.Doctors, err = s.store.ListDoctors(ctx, 0, booking.Page{}); err == nil {
-				sus, err = s.svc.ListSuspensions(ctx, false)
+				if sus, err = s.svc.ListSuspensions(ctx, false); err == nil {
+					d.Sites, err = s.store.ListSites(ctx, booking.Page{Limit: booking.MaxStaffSites})
+				}
 			}
 		}
 	}
@@ -52,6 +60,9 @@ func (s *server) handleStaffClinic(w http.ResponseWriter, r *http.Request, _ ses
 	q := r.URL.Query()
 	d.Done = q.Get("done")
 	d.Closed, _ = strconv.Atoi(q.Get("n"))
+	if d.Done == "staffsites" {
+		d.User = q.Get("user")
+	}
 	p := s.newPage(w, r, "Clinic")
 	names := map[string]string{}
 	for _, dep := range d.Departments {
@@ -143,4 +154,29 @@ func (s *server) handleStaffLift(w http.ResponseWriter, r *http.Request, _ sessi
 		return
 	}
 	redirect(w, r, "/staff/clinic?done=lifted&n="+strconv.Itoa(res.SlotsReopened))
+}
+
+// handleStaffSites limits a staff account to the sites ticked (none: every
+// site): the Service refuses an admin limited to sites, audits the change
+// and ends the account's sessions.
+func (s *server) handleStaffSites(w http.ResponseWriter, r *http.Request, _ session) {
+	name := strings.TrimSpace(r.PostFormValue("user"))
+	if err := r.ParseForm(); err != nil || len(r.PostForm["site"]) > booking.MaxStaffSites {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "sites"))
+		return
+	}
+	var sites []int64
+	for _, v := range r.PostForm["site"] {
+		id, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "sites"))
+			return
+		}
+		sites = append(sites, id)
+	}
+	if _, err := s.svc.SetStaffSites(r.Context(), name, sites); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/staff/clinic?done=staffsites&user="+url.QueryEscape(name))
 }

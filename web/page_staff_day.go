@@ -59,6 +59,10 @@ type daySlot struct {
 // The date may be "today".
 func (s *server) handleStaffDay(w http.ResponseWriter, r *http.Request, sess session) {
 	doc, loc, err := s.doctor(r)
+	if err == nil {
+		// Another site's doctor is not found for staff limited to sites.
+		err = s.svc.OnSite(r.Context(), sess.actor(), booking.SiteRef{DoctorID: doc.ID})
+	}
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -30,11 +30,18 @@ type staffDoctorRow struct {
 	Department string
 }
 
-// handleStaffHome lists departments and doctors with forms to add them.
-func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ session) {
+// handleStaffHome lists departments and doctors with forms to add them:
+// for staff limited to sites, those of its sites only
+// (booking.SiteAllowed).
+func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, sess session) {
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
-	deps, err := s.store.ListAllDepartments(ctx, booking.Page{})
+	caller, err := s.svc.Caller(ctx, sess.actor())
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	all, err := s.store.ListAllDepartments(ctx, booking.Page{})
 	if err != nil {
 		s.renderError(w, r, err)
 		return
@@ -45,13 +52,19 @@ func (s *server) handleStaffHome(w http.ResponseWriter, r *http.Request, _ sessi
 		s.renderError(w, r, err)
 		return
 	}
+	deps := make([]booking.Department, 0, len(all))
 	names, boards := map[int64]string{}, map[int64]string{}
-	for _, d := range deps {
-		names[d.ID], boards[d.ID] = d.Name, s.departmentBoardLink(d.ID)
+	for _, d := range all {
+		if booking.SiteAllowed(caller, d.SiteID) {
+			deps = append(deps, d)
+			names[d.ID], boards[d.ID] = d.Name, s.departmentBoardLink(d.ID)
+		}
 	}
 	rows := make([]staffDoctorRow, 0, len(docs))
 	for _, d := range docs {
-		rows = append(rows, staffDoctorRow{d, names[d.DepartmentID]})
+		if _, ok := names[d.DepartmentID]; ok {
+			rows = append(rows, staffDoctorRow{d, names[d.DepartmentID]})
+		}
 	}
 	shown, err := s.store.ListDepartments(ctx, booking.Page{})
 	if err != nil {

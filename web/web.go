@@ -350,6 +350,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /staff/clinic", s.staff(s.handleStaffClinic))
 	s.mux.HandleFunc("POST /staff/clinic/policy", s.staff(s.handleStaffPolicy))
 	s.mux.HandleFunc("POST /staff/clinic/closures", s.staff(s.handleStaffClosure))
+	s.mux.HandleFunc("POST /staff/clinic/staff-sites", s.staff(s.handleStaffSites))
 	s.mux.HandleFunc("POST /staff/clinic/closures/{id}/lift", s.staff(s.handleStaffLift))
 
 	s.mux.HandleFunc("/", s.handleNotFound)

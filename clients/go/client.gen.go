@@ -3018,6 +3018,20 @@ type SlotPatch struct {
 // SlotPatchStatus either case (closed is CLOSED)
 type SlotPatchStatus string
 
+// StaffSites defines model for StaffSites.
+type StaffSites struct {
+	Name string `json:"name"`
+
+	// Sites The site ids, sorted; [] is every site.
+	Sites []int64 `json:"sites"`
+}
+
+// StaffSitesBody defines model for StaffSitesBody.
+type StaffSitesBody struct {
+	// Sites The site ids the account is limited to; [] for every site. Repeats are ignored.
+	Sites []int64 `json:"sites"`
+}
+
 // Suspension defines model for Suspension.
 type Suspension struct {
 	CreatedAt    time.Time `json:"createdAt"`
@@ -3772,6 +3786,9 @@ type UpdateSlotJSONRequestBody = SlotPatch
 
 // AddWalkInJSONRequestBody defines body for AddWalkIn for application/json ContentType.
 type AddWalkInJSONRequestBody = WalkInRequest
+
+// SetStaffSitesJSONRequestBody defines body for SetStaffSites for application/json ContentType.
+type SetStaffSitesJSONRequestBody = StaffSitesBody
 
 // BookJSONRequestBody defines body for Book for application/json ContentType.
 type BookJSONRequestBody = BookRequest
@@ -4884,6 +4901,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
 	AddWalkIn(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetStaffSites The sites a staff account is limited to
+	//
+	// The sites staff user name is limited to, by id; [] is every site. An unknown user is 404.
+	//
+	// Corresponds with GET /api/admin/staff/{name}/sites (the `GetStaffSites` operationId).
+	GetStaffSites(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetStaffSitesWithBody Limit a staff account to sites
+	//
+	// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+	SetStaffSitesWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetStaffSites Limit a staff account to sites
+	//
+	// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+	SetStaffSites(ctx context.Context, name string, body SetStaffSitesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSuspensions Suspensions and closures, newest first
 	//
@@ -7236,6 +7278,61 @@ func (c *Client) AddWalkInWithBody(ctx context.Context, id int64, params *AddWal
 // Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
 func (c *Client) AddWalkIn(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewAddWalkInRequest(c.Server, id, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetStaffSites The sites a staff account is limited to
+//
+// The sites staff user name is limited to, by id; [] is every site. An unknown user is 404.
+//
+// Corresponds with GET /api/admin/staff/{name}/sites (the `GetStaffSites` operationId).
+func (c *Client) GetStaffSites(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStaffSitesRequest(c.Server, name)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetStaffSitesWithBody Limit a staff account to sites
+//
+// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+func (c *Client) SetStaffSitesWithBody(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetStaffSitesRequestWithBody(c.Server, name, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetStaffSites Limit a staff account to sites
+//
+// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+func (c *Client) SetStaffSites(ctx context.Context, name string, body SetStaffSitesJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetStaffSitesRequest(c.Server, name, body)
 	if err != nil {
 		return nil, err
 	}
@@ -11922,6 +12019,87 @@ func NewAddWalkInRequestWithBody(server string, id int64, params *AddWalkInParam
 	return req, nil
 }
 
+// NewGetStaffSitesRequest constructs an http.Request for the GetStaffSites method
+func NewGetStaffSitesRequest(server string, name string) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/staff/%s/sites", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetStaffSitesRequest calls the generic SetStaffSites builder with application/json body
+func NewSetStaffSitesRequest(server string, name string, body SetStaffSitesJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetStaffSitesRequestWithBody(server, name, "application/json", bodyReader)
+}
+
+// NewSetStaffSitesRequestWithBody constructs an http.Request for the SetStaffSites method, with any body, and a specified content type
+func NewSetStaffSitesRequestWithBody(server string, name string, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "name", name, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: ""})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/staff/%s/sites", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
 // NewListSuspensionsRequest constructs an http.Request for the ListSuspensions method
 func NewListSuspensionsRequest(server string, params *ListSuspensionsParams) (*http.Request, error) {
 	var err error
@@ -16526,6 +16704,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/admin/slots/{id}/walk-ins (the `AddWalkIn` operationId).
 	AddWalkInWithResponse(ctx context.Context, id int64, params *AddWalkInParams, body AddWalkInJSONRequestBody, reqEditors ...RequestEditorFn) (*AddWalkInResponse, error)
+
+	// GetStaffSitesWithResponse The sites a staff account is limited to
+	//
+	// The sites staff user name is limited to, by id; [] is every site. An unknown user is 404.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/staff/{name}/sites (the `GetStaffSites` operationId).
+	GetStaffSitesWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetStaffSitesResponse, error)
+
+	// SetStaffSitesWithBodyWithResponse Limit a staff account to sites
+	//
+	// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+	SetStaffSitesWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetStaffSitesResponse, error)
+
+	// SetStaffSitesWithResponse Limit a staff account to sites
+	//
+	// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+	SetStaffSitesWithResponse(ctx context.Context, name string, body SetStaffSitesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetStaffSitesResponse, error)
 
 	// ListSuspensionsWithResponse Suspensions and closures, newest first
 	//
@@ -24508,6 +24713,221 @@ func (r AddWalkInResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r AddWalkInResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetStaffSitesResponse401Headers the declared response headers of an HTTP 401 response for GetStaffSites
+type GetStaffSitesResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetStaffSitesResponse503Headers the declared response headers of an HTTP 503 response for GetStaffSites
+type GetStaffSitesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetStaffSitesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StaffSites
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetStaffSitesResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStaffSitesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStaffSitesResponse) GetJSON200() *StaffSites {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetStaffSitesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStaffSitesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStaffSitesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStaffSitesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStaffSitesResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetStaffSitesResponse401Headers the declared response headers of an HTTP 401 response for SetStaffSites
+type SetStaffSitesResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// SetStaffSitesResponse503Headers the declared response headers of an HTTP 503 response for SetStaffSites
+type SetStaffSitesResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SetStaffSitesResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StaffSites
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetStaffSitesResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetStaffSitesResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetStaffSitesResponse) GetJSON200() *StaffSites {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetStaffSitesResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetStaffSitesResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetStaffSitesResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetStaffSitesResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetStaffSitesResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -34135,6 +34555,51 @@ func (c *ClientWithResponses) AddWalkInWithResponse(ctx context.Context, id int6
 	return ParseAddWalkInResponse(rsp)
 }
 
+// GetStaffSitesWithResponse The sites a staff account is limited to
+//
+// The sites staff user name is limited to, by id; [] is every site. An unknown user is 404.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/staff/{name}/sites (the `GetStaffSites` operationId).
+func (c *ClientWithResponses) GetStaffSitesWithResponse(ctx context.Context, name string, reqEditors ...RequestEditorFn) (*GetStaffSitesResponse, error) {
+	rsp, err := c.GetStaffSites(ctx, name, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStaffSitesResponse(rsp)
+}
+
+// SetStaffSitesWithBodyWithResponse Limit a staff account to sites
+//
+// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+func (c *ClientWithResponses) SetStaffSitesWithBodyWithResponse(ctx context.Context, name string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetStaffSitesResponse, error) {
+	rsp, err := c.SetStaffSitesWithBody(ctx, name, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetStaffSitesResponse(rsp)
+}
+
+// SetStaffSitesWithResponse Limit a staff account to sites
+//
+// Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/staff/{name}/sites (the `SetStaffSites` operationId).
+func (c *ClientWithResponses) SetStaffSitesWithResponse(ctx context.Context, name string, body SetStaffSitesJSONRequestBody, reqEditors ...RequestEditorFn) (*SetStaffSitesResponse, error) {
+	rsp, err := c.SetStaffSites(ctx, name, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetStaffSitesResponse(rsp)
+}
+
 // ListSuspensionsWithResponse Suspensions and closures, newest first
 //
 // At most 1000.
@@ -42287,6 +42752,209 @@ func ParseAddWalkInResponse(rsp *http.Response) (*AddWalkInResponse, error) {
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers AddWalkInResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetStaffSitesResponse parses an HTTP response from a GetStaffSitesWithResponse call
+func ParseGetStaffSitesResponse(rsp *http.Response) (*GetStaffSitesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStaffSitesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StaffSites
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetStaffSitesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStaffSitesResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetStaffSitesResponse parses an HTTP response from a SetStaffSitesWithResponse call
+func ParseSetStaffSitesResponse(rsp *http.Response) (*SetStaffSitesResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetStaffSitesResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StaffSites
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetStaffSitesResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetStaffSitesResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

@@ -2199,6 +2199,30 @@ export interface paths {
         patch: operations["updateSite"];
         trace?: never;
     };
+    "/api/admin/staff/{name}/sites": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The sites a staff account is limited to
+         * @description The sites staff user name is limited to, by id; [] is every site. An unknown user is 404.
+         */
+        get: operations["getStaffSites"];
+        /**
+         * Limit a staff account to sites
+         * @description Limits staff user name (reception, an admin) to the sites given ([] for every site, as before). A limited account's desk work (bookings for a patient, cancellations, moves, walk-ins, check-ins, queue calls, a doctor's day and its export) on another site's slot, appointment or doctor is answered 404, as another owner's id; its lists of doctors are of its sites. An admin limited to sites cannot change staff accounts nor the clinic's policy and sites, nor export every site's appointments (403). The change ends the account's sessions and tokens (its revocation marks move, as a changed password's do): its next sign-in works on the new sites. An unknown user or site is 404. Audited (entity staff-sites).
+         */
+        put: operations["setStaffSites"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/series-bookings/{id}/doses": {
         parameters: {
             query?: never;
@@ -4268,6 +4292,15 @@ export interface components {
             count: number;
             /** Format: int64 */
             scheduleId: number;
+        };
+        StaffSites: {
+            name: string;
+            /** @description The site ids, sorted; [] is every site. */
+            sites: number[];
+        };
+        StaffSitesBody: {
+            /** @description The site ids the account is limited to; [] for every site. Repeats are ignored. */
+            sites: number[];
         };
     };
     responses: {
@@ -9253,6 +9286,71 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getStaffSites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The staff user name (1 to 64 letters, digits, dots, dashes or underscores). */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSites"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    setStaffSites: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The staff user name (1 to 64 letters, digits, dots, dashes or underscores). */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StaffSitesBody"];
+            };
+        };
+        responses: {
+            /** @description ok */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StaffSites"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];

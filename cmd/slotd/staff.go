@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -32,11 +33,16 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 	fs.StringVar(&user, "user", "", "staff user name (letters, digits, . - _)")
 	doctor := fs.Int64("doctor", 0, "make the user the account of this doctor id (role doctor: only that doctor's days); 0 makes it an admin; without it the role stays")
 	reception := fs.Bool("reception", false, "make the user reception (the front desk: find and add people, book, cancel, reschedule and check in for them; nothing of the clinic's settings, staff or exports)")
+	sitesFlag := fs.String("sites", "", "limit the user to these site ids, comma-separated (a receptionist sees hers), or \"all\" for every site; without it the sites stay")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
 	if !accounts.StaffNameOK(user) {
 		return errors.New("--user must be 1 to 64 letters, digits, dots, dashes or underscores")
+	}
+	sites, err := parseSites(*sitesFlag)
+	if err != nil {
+		return err
 	}
 	given := false
 	fs.Visit(func(f *flag.Flag) { given = given || f.Name == "doctor" })
@@ -75,8 +81,38 @@ func runStaffPassword(ctx context.Context, args []string, stdout, stderr io.Writ
 			return err
 		}
 	}
+	if sites != nil {
+		ctx := booking.WithActor(ctx, booking.Actor{Role: booking.ActorSystem, ID: "slotd-staff-password"})
+		if err := store.SetStaffSites(ctx, user, sites, time.Now()); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "password of staff user %s set\n", user)
 	return nil
+}
+
+// parseSites reads --sites: nil when not given, none for "all", else the
+// ids as booking.CheckStaffSites returns them.
+func parseSites(v string) ([]int64, error) {
+	switch strings.TrimSpace(v) {
+	case "":
+		return nil, nil
+	case "all":
+		return []int64{}, nil
+	}
+	var ids []int64
+	for _, f := range strings.Split(v, ",") {
+		id, err := strconv.ParseInt(strings.TrimSpace(f), 10, 64)
+		if err != nil {
+			return nil, errors.New("--sites must be site ids separated by commas, or all")
+		}
+		ids = append(ids, id)
+	}
+	clean, refusal := booking.CheckStaffSites(ids)
+	if refusal != nil {
+		return nil, refusal
+	}
+	return clean, nil
 }
 
 // readPassword reads one line: from a terminal without echo (asking twice),

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -132,5 +133,56 @@ func TestStaffPasswordReception(t *testing.T) {
 	}
 	if got := role(); got != booking.RoleAdmin {
 		t.Fatalf("role %q, want admin", got)
+	}
+}
+
+// TestStaffPasswordSites: --sites limits the user to sites (audited as the
+// command line), "all" lifts the limit, and bad ids or an unknown site are
+// refused.
+func TestStaffPasswordSites(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "sites.db")
+	db := "sqlite:" + path
+	old := stdin
+	t.Cleanup(func() { stdin = old })
+	cli := func(args ...string) (string, error) {
+		t.Helper()
+		stdin = strings.NewReader("front desk horse\n")
+		var out, errb syncBuffer
+		err := run(ctx, append(args, "--db", db), &out, &errb)
+		return out.String() + errb.String(), err
+	}
+	if out, err := cli("staff-password", "--user", "rita", "--reception", "--sites", "1, 1"); err != nil {
+		t.Fatalf("staff-password --sites 1: %v %s", err, out)
+	}
+	sites := func() string {
+		t.Helper()
+		store, err := sqlite.Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		ids, err := store.StaffSites(ctx, "rita")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Trim(strings.Join(strings.Fields(strings.Trim(fmt.Sprint(ids), "[]")), ","), ",")
+	}
+	if got := sites(); got != "1" {
+		t.Fatalf("rita's sites %q, want 1", got)
+	}
+	for _, bad := range []string{"x", "0", "1,,2", "999"} {
+		if _, err := cli("staff-password", "--user", "rita", "--sites", bad); err == nil {
+			t.Errorf("--sites %q was accepted", bad)
+		}
+	}
+	if got := sites(); got != "1" {
+		t.Fatalf("rita's sites after refused changes %q, want 1", got)
+	}
+	if out, err := cli("staff-password", "--user", "rita", "--sites", "all"); err != nil {
+		t.Fatalf("--sites all: %v %s", err, out)
+	}
+	if got := sites(); got != "" {
+		t.Fatalf("rita's sites after all: %q, want none", got)
 	}
 }
