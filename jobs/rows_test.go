@@ -80,6 +80,9 @@ func TestRowsPerBooking(t *testing.T) {
 	var notifyJobs int
 	must(t, conn.QueryRow(ctx, `SELECT count(*) FROM river_job WHERE kind LIKE 'slotd.notify%'`).Scan(&notifyJobs))
 	t.Logf("river_job rows: %d new, %d of them notification jobs (each also fetched and completed: 2 updates)", jobsAfter-jobsBefore, notifyJobs)
+	if notifyJobs != 1 {
+		t.Errorf("%d notification jobs for one batch, want 1 (no job per message)", notifyJobs)
+	}
 
 	report := func(what string, from, to map[string]counts) (rows, entries float64) {
 		var lines []string
