@@ -96,7 +96,50 @@ type MessageStore interface {
 	// PatientMessages lists a patient's messages, newest first (ids below
 	// p.After).
 	PatientMessages(ctx context.Context, patientID int64, p Page) ([]Message, error)
+	// MessageStates reads the state of each of keys' messages that has a
+	// record (a key without one is absent from the map): what a retried
+	// notification job already sent. At most MaxDeliveryKeys keys.
+	MessageStates(ctx context.Context, keys []string) (map[string]string, error)
+	// ClaimMessage records c's message as queued, unless it has a record
+	// already, and returns its state: the job sends it only when
+	// DeliveryDue says so. Not found for an unknown patient.
+	ClaimMessage(ctx context.Context, c MessageClaim) (state string, err error)
+	// MarkMessage moves m.Key's message, still queued, to m.State after
+	// its delivery; a record already moved (by the delivery's own
+	// RecordMessage, or a provider's report) stays as it is.
+	MarkMessage(ctx context.Context, m MessageMark) error
 }
+
+// MaxDeliveryKeys bounds one MessageStates read (a notification job's
+// messages are read in pages of this many).
+const MaxDeliveryKeys = 500
+
+// MessageClaim is a notification job's claim on one message before it
+// sends it: the message's key (its idempotency key), patient and kind.
+type MessageClaim struct {
+	Key       string
+	PatientID int64
+	Kind      string
+	At        time.Time
+}
+
+// MessageMark is a notification job's mark after sending a message: sent,
+// or failed with the reason (a refusal, the last attempt's failure).
+type MessageMark struct {
+	Key    string
+	State  string // MessageSent or MessageFailed
+	Reason string
+	At     time.Time
+}
+
+// DeliveryDue decides whether a notification job sends a message whose
+// record is in state (one claimed, or one whose earlier attempt failed in
+// a way retrying may cure, is queued): a message sent, delivered or
+// failed is never sent again by a retried job. A job that dies between
+// the provider's acceptance and its mark finds the message still queued
+// and sends it again: at least once for the one message in flight, which
+// the receivers drop by its idempotency key.
+func DeliveryDue(state string) bool { return state == MessageQueued }
 
 // ApplyMessageAttempt is the record of a message after attempt a: a new
 // one when found is false, else cur with one more attempt and the state

@@ -86,6 +86,12 @@ const (
 	NoShowInterval          = time.Minute
 	DefaultGenerateInterval = time.Hour
 	DefaultNotifyWorkers    = 10
+	// DefaultRescueAfter is how long a job runs before River's rescuer
+	// takes it for dead (its process killed mid-run) and retries it:
+	// beyond the longest job's timeout (generation's 30m, a notification
+	// batch's at most 30m), so that no job is rescued while it runs. The
+	// delivery marks make a rescued notification job skip what it sent.
+	DefaultRescueAfter = 35 * time.Minute
 	// DefaultReconcileInterval keeps the reconciliation alerts
 	// (deploy/prometheus/alerts.yml) within minutes of a breach.
 	DefaultReconcileInterval = 5 * time.Minute
@@ -120,6 +126,9 @@ type Config struct {
 	ReconcileInterval time.Duration
 	// NotifyWorkers bounds concurrent deliveries (default 10).
 	NotifyWorkers int
+	// RescueAfter is how long a job may run before it is taken for dead
+	// and retried (default DefaultRescueAfter).
+	RescueAfter time.Duration
 	// fetchPollInterval overrides River's job polling interval (tests).
 	fetchPollInterval time.Duration
 }
@@ -178,10 +187,14 @@ func New[TTx any](h Host[TTx], out *Outbox[TTx], cfg Config) (*Runner, error) {
 	if cfg.NotifyWorkers <= 0 {
 		cfg.NotifyWorkers = DefaultNotifyWorkers
 	}
+	if cfg.RescueAfter <= 0 {
+		cfg.RescueAfter = DefaultRescueAfter
+	}
 	if cfg.Service == nil {
 		return nil, errors.New("jobs: a Service is required")
 	}
-	w := &workers{store: h, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger}
+	w := &workers{store: h, svc: cfg.Service, notifier: cfg.Notifier, logger: cfg.Logger,
+		sends: make(chan struct{}, cfg.NotifyWorkers)}
 	rcfg := riverConfig(cfg, w)
 
 	return newRunner(h, out, rcfg, w)
@@ -219,6 +232,9 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 		Logger:            slog.New(minLevel{cfg.Logger.Handler(), slog.LevelWarn}),
 		Workers:           ws,
 		FetchPollInterval: cfg.fetchPollInterval,
+		// River's default is an hour: a batch of messages whose process
+		// died mid-delivery would wait that long.
+		RescueStuckJobsAfter: cfg.RescueAfter,
 		Queues: map[string]river.QueueConfig{
 			QueueMaintenance: {MaxWorkers: 2},
 			QueueNotify:      {MaxWorkers: cfg.NotifyWorkers},
@@ -267,15 +283,6 @@ func newRunner[TTx any](h Host[TTx], out *Outbox[TTx], rcfg *river.Config, w *wo
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	out.client.Store(c)
-	w.fanOut = func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
-		return h.InTx(ctx, func(tx TTx) error {
-			if _, err := c.InsertManyTx(ctx, tx, insertParams(job.Args.Notifications)); err != nil {
-				return err
-			}
-			_, err := river.JobCompleteTx[riverdriver.Driver[TTx]](ctx, tx, job)
-			return err
-		})
-	}
 	count := func(ctx context.Context, kinds []string, states ...rivertype.JobState) (int, error) {
 		res, err := c.JobList(ctx, river.NewJobListParams().Kinds(kinds...).First(10000).States(states...))
 		if err != nil {
@@ -386,17 +393,6 @@ func enqueueParams(ns []booking.Notification) []river.InsertManyParams {
 		ps = append(ps, river.InsertManyParams{Args: args[0]})
 	default:
 		ps = append(ps, river.InsertManyParams{Args: NotifyBatchArgs{Notifications: args}})
-	}
-	return ps
-}
-
-// insertParams turns notifications into job rows. The args carry ids only:
-// personal data stays in the patients table, where it can be corrected or
-// erased, instead of being copied into job rows and their error history.
-func insertParams(ns []NotifyArgs) []river.InsertManyParams {
-	ps := make([]river.InsertManyParams, len(ns))
-	for i, n := range ns {
-		ps[i] = river.InsertManyParams{Args: n}
 	}
 	return ps
 }

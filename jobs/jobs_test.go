@@ -308,10 +308,11 @@ func TestNotificationSurvivesCrash(t *testing.T) {
 	})
 }
 
-// TestBatchFansOut: a booking batch writes one job for all its
-// confirmations; it survives a crash like any job, and each patient gets
+// TestBatchDelivers: a booking batch writes one job for all its
+// confirmations; it survives a crash like any job, delivers every message
+// itself (no job per message) and marks each sent; each patient gets
 // exactly one message.
-func TestBatchFansOut(t *testing.T) {
+func TestBatchDelivers(t *testing.T) {
 	t.Parallel()
 	eachBackend(t, func(t *testing.T, b backend) {
 		s, _ := b.open(t)
@@ -324,29 +325,90 @@ func TestBatchFansOut(t *testing.T) {
 		if n, err := dr.jobsLeft(context.Background(), NotifyBatchArgs{}.Kind()); err != nil || n != 1 {
 			t.Fatalf("%d batch jobs (%v), want 1 for the four confirmations", n, err)
 		}
-		if n, err := dr.jobsLeft(context.Background(), NotifyArgs{}.Kind()); err != nil || n != 0 {
-			t.Fatalf("%d single jobs (%v), want 0 before the fan-out", n, err)
-		}
 
 		rec := &recorder{}
 		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, true)
 		eventually(t, "four confirmations", 20*time.Second, func() bool { return len(rec.messages()) >= 4 })
 		drained(t, r)
-		// Finished: one batch and four jobs, none left to deliver again.
-		if n, m := finished(t, r, NotifyBatchArgs{}.Kind()), finished(t, r, NotifyArgs{}.Kind()); n != 1 || m != 4 {
-			t.Fatalf("%d batch and %d notification jobs finished, want 1 and 4", n, m)
+		// Finished: one batch and no other job, none left to deliver again.
+		if n, m := finished(t, r, NotifyBatchArgs{}.Kind()), finished(t, r, NotifyArgs{}.Kind()); n != 1 || m != 0 {
+			t.Fatalf("%d batch and %d notification jobs finished, want 1 and 0", n, m)
 		}
 		got := map[int64]int{}
 		for _, m := range rec.messages() {
 			got[m.AppointmentID]++
 		}
-		for _, a := range as {
+		for i, a := range as {
 			if got[a.ID] != 1 {
 				t.Fatalf("appointment %d confirmed %d times: %v", a.ID, got[a.ID], got)
+			}
+			ms, err := s.PatientMessages(f.ctx, ps[i].ID, booking.Page{Limit: 10})
+			must(t, err)
+			if len(ms) != 1 || ms[0].State != booking.MessageSent || ms[0].Kind != notify.KindConfirmation {
+				t.Fatalf("patient %d's delivery records %+v, want one confirmation sent", ps[i].ID, ms)
 			}
 		}
 		if len(rec.messages()) != 4 || len(dead.messages()) != 0 {
 			t.Fatalf("%d messages (%d by the dead process), want 4", len(rec.messages()), len(dead.messages()))
+		}
+	})
+}
+
+// TestBatchRetrySendsOnlyTheFailed: one message of a batch fails once
+// (a receiver down), another is refused for good: the batch is retried and
+// the retry sends the failed one only; the refused one is marked failed and
+// never tried again; the others went once.
+func TestBatchRetrySendsOnlyTheFailed(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b backend) {
+		s, _ := b.open(t)
+		f := newFixture(t, s)
+		ps := []booking.Patient{f.patient(), f.patient(), f.patient(), f.patient()}
+		sl := f.slot(4, 0)
+		var mu sync.Mutex
+		tries := map[string]int{}
+		downFor, refused := ps[1].ID, ps[2].ID
+		rec := &recorder{fail: func(_ int, m notify.Message) error {
+			mu.Lock()
+			defer mu.Unlock()
+			tries[m.IdempotencyKey]++
+			switch {
+			case m.PatientID == downFor && tries[m.IdempotencyKey] == 1:
+				return errors.New("receiver down")
+			case m.PatientID == refused:
+				return &notify.Permanent{Err: notify.ErrNoAddress}
+			}
+			return nil
+		}}
+		r := runner(t, s, Config{Service: svcAt(s, clock(t0)), Notifier: rec}, false)
+		as := f.book(sl.ID, t0, ps...)
+		must(t, r.Start(context.Background()))
+		t.Cleanup(func() { r.Stop(context.Background()) })
+		// River retries the batch after a backoff of about a second.
+		eventually(t, "the retried confirmation", 30*time.Second, func() bool { return len(rec.messages()) == 3 })
+		drained(t, r)
+		mu.Lock()
+		defer mu.Unlock()
+		for i, a := range as {
+			key := fmt.Sprintf("appt-%d-%s", a.ID, notify.KindConfirmation)
+			want, state := 1, booking.MessageSent
+			switch ps[i].ID {
+			case downFor:
+				want = 2
+			case refused:
+				state = booking.MessageFailed
+			}
+			if tries[key] != want {
+				t.Errorf("%s tried %d times, want %d: %v", key, tries[key], want, tries)
+			}
+			ms, err := s.PatientMessages(f.ctx, ps[i].ID, booking.Page{Limit: 10})
+			must(t, err)
+			if len(ms) != 1 || ms[0].State != state {
+				t.Errorf("patient %d's records %+v, want one %s", ps[i].ID, ms, state)
+			}
+		}
+		if n := finished(t, r, NotifyBatchArgs{}.Kind()); n != 1 {
+			t.Fatalf("%d batch jobs finished, want 1", n)
 		}
 	})
 }

@@ -2,9 +2,12 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -30,10 +33,9 @@ type workers struct {
 	svc      *service.Service // makes every change
 	notifier notify.Notifier
 	logger   *slog.Logger
-	// fanOut turns a NotifyBatchArgs job into one NotifyArgs job per
-	// notification, in one transaction with the batch job's completion;
-	// set by newRunner, which knows the transaction type.
-	fanOut func(ctx context.Context, job *river.Job[NotifyBatchArgs]) error
+	// sends bounds the deliveries in flight, of single jobs and batches
+	// together (Config.NotifyWorkers).
+	sends chan struct{}
 }
 
 // NotifyArgs is one notification job: which message, for which appointment.
@@ -56,8 +58,9 @@ func (NotifyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue:
 // NotifyBatchArgs carries the notifications of one transaction that
 // announced several (a booking batch, a suspension): one job row written in
 // that transaction instead of one per notification, which keeps the hot
-// booking transaction short; its worker fans it out into NotifyArgs jobs.
-// Ids only, like NotifyArgs.
+// booking transaction short. Its worker delivers them itself, marking each
+// message (deliverOnce), so that a retried batch skips what it sent. Ids
+// only, like NotifyArgs.
 type NotifyBatchArgs struct {
 	Notifications []NotifyArgs `json:"notifications"`
 }
@@ -68,17 +71,67 @@ func (NotifyBatchArgs) Kind() string { return "slotd.notify_batch" }
 // InsertOpts puts the batch on the notifications' queue.
 func (NotifyBatchArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue: QueueNotify} }
 
-// notifyBatchWorker fans a batch out: the individual jobs are inserted and
-// the batch completed in one transaction, so a crash between the two
-// neither loses nor duplicates a message.
+// notifyBatchWorker delivers a batch's messages, several at once within
+// the deliveries' shared bound (Config.NotifyWorkers).
 type notifyBatchWorker struct {
 	river.WorkerDefaults[NotifyBatchArgs]
 	w *workers
 }
 
-// Work inserts one notification job per entry and completes the batch.
+// Timeout leaves a large batch a minute per four messages (they go
+// several at once), at most 30 minutes: below DefaultRescueAfter.
+func (*notifyBatchWorker) Timeout(job *river.Job[NotifyBatchArgs]) time.Duration {
+	return min(time.Duration(1+len(job.Args.Notifications)/4)*time.Minute, 30*time.Minute)
+}
+
+// Work delivers every message of the batch not delivered by an earlier
+// attempt of it. A message whose delivery fails in a way retrying may cure
+// makes the whole batch retried (River's backoff), after the others were
+// tried: the retry sends that one only. A message refused for good is
+// marked failed and the batch goes on.
 func (bw *notifyBatchWorker) Work(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
-	return bw.w.fanOut(ctx, job)
+	w := bw.w
+	ns := job.Args.Notifications
+	final := job.Attempt >= job.MaxAttempts
+	done := map[string]string{}
+	for i := 0; i < len(ns); i += booking.MaxDeliveryKeys {
+		keys := make([]string, 0, booking.MaxDeliveryKeys)
+		for _, n := range ns[i:min(len(ns), i+booking.MaxDeliveryKeys)] {
+			keys = append(keys, n.key())
+		}
+		states, err := w.svc.MessageStates(ctx, keys)
+		if err != nil {
+			return err
+		}
+		maps.Copy(done, states)
+	}
+	var (
+		mu    sync.Mutex
+		retry error
+		wg    sync.WaitGroup
+	)
+	for _, n := range ns {
+		if st, ok := done[n.key()]; ok && !booking.DeliveryDue(st) {
+			continue // sent (or refused for good) by an earlier attempt
+		}
+		wg.Go(func() {
+			err := w.deliverOnce(ctx, n, final)
+			var cancelled *river.JobCancelError
+			if err == nil || errors.As(err, &cancelled) {
+				if err != nil {
+					w.logger.Warn("notification not delivered", "kind", n.Notification, "appointment", n.AppointmentID, "err", err)
+				}
+				return
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if retry == nil {
+				retry = err
+			}
+		})
+	}
+	wg.Wait()
+	return retry
 }
 
 // ExpireArgs is the periodic hold-expiry pass.
@@ -115,11 +168,60 @@ type notifyWorker struct {
 	w *workers
 }
 
-// Work delivers one notification if it is still true. Reads and the
-// delivery happen outside any transaction: the state change committed long
-// before, and the notifier may take seconds.
+// Work delivers one notification if it is still true and not delivered
+// by an earlier attempt (deliverOnce).
 func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) error {
-	w, n := nw.w, job.Args
+	if job.Attempt > 1 {
+		// A retry: the message may have gone on the attempt that died.
+		states, err := nw.w.svc.MessageStates(ctx, []string{job.Args.key()})
+		if err != nil {
+			return err
+		}
+		if st, ok := states[job.Args.key()]; ok && !booking.DeliveryDue(st) {
+			return nil
+		}
+	}
+	return nw.w.deliverOnce(ctx, job.Args, job.Attempt >= job.MaxAttempts)
+}
+
+// key is n's message's idempotency key, as deliver words it: one message
+// per appointment and kind, and per move, reminder offset or refund.
+func (n NotifyArgs) key() string {
+	k := fmt.Sprintf("appt-%d-%s", n.AppointmentID, notifyKinds[n.Notification])
+	if n.Ref != "" {
+		k += "-" + n.Ref
+	}
+	if n.RefundID != 0 {
+		k += fmt.Sprintf("-%d", n.RefundID)
+	}
+	return k
+}
+
+// deliverOnce delivers n's message with its delivery mark: the message is
+// claimed (recorded queued) before it is sent and marked sent, or failed,
+// once the notifier returned, so that a job retried after a crash or a
+// failure skips what went. The one message in flight when a process dies
+// has no mark yet and is sent again: at least once, with the same
+// idempotency key, by which the receivers (the webhook's Idempotency-Key,
+// the e-mail's Message-ID) drop the duplicate; an SMS provider without
+// one (Twilio) may deliver that one message twice. A permanent failure
+// is returned as river.JobCancel; sends take a place of the deliveries'
+// shared bound.
+func (w *workers) deliverOnce(ctx context.Context, n NotifyArgs, final bool) error {
+	select {
+	case w.sends <- struct{}{}:
+		defer func() { <-w.sends }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return w.deliver(ctx, n, final)
+}
+
+// deliver reads what n's message says, drops it when no longer true,
+// claims it, sends it and marks it. Reads and the delivery happen outside
+// any transaction: the state change committed long before, and the
+// notifier may take seconds.
+func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
 	kind, ok := notifyKinds[n.Notification]
 	if !ok {
 		return river.JobCancel(fmt.Errorf("unknown notification kind %q", n.Notification))
@@ -166,18 +268,15 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		StartAt:       a.StartAt,
 		TimeZone:      d.TimeZone,
 		QueueNumber:   a.QueueNumber,
-		// One message per appointment and kind: receivers drop the
-		// duplicates that at-least-once delivery produces by this key.
-		IdempotencyKey: fmt.Sprintf("appt-%d-%s", a.ID, kind),
+		// One message per appointment and kind (and move, offset or
+		// refund): receivers drop the duplicates that at-least-once
+		// delivery produces by this key, and the delivery mark is its.
+		IdempotencyKey: n.key(),
 	}
 	if site, err := w.svc.SiteOfDepartment(ctx, d.DepartmentID); err == nil {
 		m.Place, m.MapURL = site.Where(), site.MapURL()
 	} else if booking.ErrorCode(err) != booking.CodeNotFound {
 		return err // retried: a message without its place would be sent once, wrong
-	}
-	if n.Ref != "" {
-		// A second move, or another reminder offset, is another message.
-		m.IdempotencyKey += "-" + n.Ref
 	}
 	if n.RefundID != 0 {
 		r, err := w.store.GetRefund(ctx, n.RefundID)
@@ -185,7 +284,6 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 			return permanentIfNotFound(err)
 		}
 		m.RefundAmount, m.Currency = r.AmountCents, w.svc.Currency()
-		m.IdempotencyKey += fmt.Sprintf("-%d", r.ID)
 	}
 	if n.Notification == booking.NotifyConfirmation || reminder {
 		m.CheckInCode = w.svc.CheckInCode(a.ID)
@@ -203,16 +301,36 @@ func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) er
 		}
 		m.Reason = sus.Reason
 	}
-	if job.Attempt >= job.MaxAttempts {
+	due, err := w.svc.ClaimMessage(ctx, booking.MessageClaim{Key: m.IdempotencyKey, PatientID: p.ID, Kind: kind})
+	if err != nil {
+		return permanentIfNotFound(err)
+	}
+	if !due {
+		return nil // an earlier attempt sent it, or failed it for good
+	}
+	if final {
 		ctx = service.FinalAttempt(ctx) // River gives up after this one
 	}
 	if err := w.notifier.Notify(ctx, m); err != nil {
+		if notify.IsPermanent(err) || final {
+			// Marked failed (the last attempt's failure too, which River
+			// would otherwise leave queued): retrying cannot cure a
+			// missing address or a refusing receiver. A single job is
+			// recorded cancelled with this error.
+			mark := booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageFailed, Reason: notify.Reason(err)}
+			if merr := w.svc.MarkMessage(context.WithoutCancel(ctx), mark); merr != nil {
+				return merr
+			}
+		}
 		if notify.IsPermanent(err) {
-			// River records the job as cancelled with this error: retrying
-			// cannot cure a missing address or a refusing receiver.
 			return river.JobCancel(err)
 		}
 		return err // River retries with exponential backoff
+	}
+	// The mark outlives a cancelled context: the message went. A failed
+	// mark retries the job, which sends this message again (at least once).
+	if err := w.svc.MarkMessage(context.WithoutCancel(ctx), booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageSent}); err != nil {
+		return err
 	}
 	if reminder {
 		w.svc.CountReminder(booking.ReminderDelivered)

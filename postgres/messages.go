@@ -89,3 +89,47 @@ func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.
 	}
 	return ms, translate(err, "")
 }
+
+// MessageStates reads the states of keys' messages.
+func (s *Store) MessageStates(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	rows, _ := s.pool.Query(ctx, `SELECT msg_key, state FROM messages WHERE msg_key = ANY($1)`, keys)
+	var k, st string
+	_, err := pgx.ForEachRow(rows, []any{&k, &st}, func() error { out[k] = st; return nil })
+	return out, translate(err, "")
+}
+
+// ClaimMessage inserts c's message as queued unless its key has a record,
+// and returns the record's state, in one statement. The outer SELECT
+// reads the statement's snapshot: a claim inserted by a transaction not
+// yet committed at its start is seen by neither branch, and the job is
+// retried rather than guessing.
+func (s *Store) ClaimMessage(ctx context.Context, c booking.MessageClaim) (string, error) {
+	var state string
+	err := s.pool.QueryRow(ctx,
+		`WITH ins AS (
+		     INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
+		     VALUES ($1, $2, $3, 'none', 'queued', '', 0, $4, $4)
+		     ON CONFLICT (msg_key) DO NOTHING RETURNING state)
+		 SELECT state FROM ins UNION ALL SELECT state FROM messages WHERE msg_key = $1 LIMIT 1`,
+		c.Key, c.PatientID, c.Kind, c.At).Scan(&state)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return "", errors.New("postgres: message claimed by a transaction in flight")
+	}
+	if constraintOf(err) == "messages_patient_id_fkey" {
+		return "", booking.NotFound("patient")
+	}
+	return state, translate(err, "")
+}
+
+// MarkMessage moves a still queued message to m.State. An attempt counts
+// once at least: the delivery's own record, when there is one, counted it.
+func (s *Store) MarkMessage(ctx context.Context, m booking.MessageMark) error {
+	_, err := s.pool.Exec(ctx,
+		`UPDATE messages SET state = $2, reason = $3, attempts = greatest(attempts, 1), updated_at = $4
+		 WHERE msg_key = $1 AND state = 'queued'`, m.Key, m.State, m.Reason, m.At)
+	return translate(err, "")
+}

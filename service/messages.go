@@ -207,3 +207,36 @@ func (s *Service) PatientMessages(ctx context.Context, patientID int64, p bookin
 		return s.store.PatientMessages(ctx, patientID, p)
 	})
 }
+
+// MessageStates reads which of keys' messages have a record and in
+// which state: what a retried notification job already sent (at most
+// booking.MaxDeliveryKeys keys).
+func (s *Service) MessageStates(ctx context.Context, keys []string) (map[string]string, error) {
+	if len(keys) > booking.MaxDeliveryKeys {
+		return nil, booking.Errorf(booking.CodeInvalidRequest, "at most %d message keys", booking.MaxDeliveryKeys)
+	}
+	return bounded(s, ctx, func(ctx context.Context) (map[string]string, error) {
+		return s.store.MessageStates(ctx, keys)
+	})
+}
+
+// ClaimMessage records a notification job's message as queued before it
+// is sent and says whether it is due (booking.DeliveryDue): false for one
+// a previous run of the job sent or failed.
+func (s *Service) ClaimMessage(ctx context.Context, c booking.MessageClaim) (bool, error) {
+	c.At = s.now()
+	state, err := bounded(s, ctx, func(ctx context.Context) (string, error) {
+		return s.store.ClaimMessage(ctx, c)
+	})
+	return err == nil && booking.DeliveryDue(state), err
+}
+
+// MarkMessage marks a notification job's message sent or failed once its
+// delivery returned, so that the job, retried, does not send it again.
+func (s *Service) MarkMessage(ctx context.Context, m booking.MessageMark) error {
+	m.At = s.now()
+	_, err := bounded(s, ctx, func(ctx context.Context) (struct{}, error) {
+		return struct{}{}, s.store.MarkMessage(ctx, m)
+	})
+	return err
+}

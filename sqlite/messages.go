@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 
 	"github.com/slotd/slotd/booking"
@@ -89,4 +90,57 @@ func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.
 		out = append(out, m)
 	}
 	return out, mapErr(rows.Err(), "")
+}
+
+// MessageStates reads the states of keys' messages.
+func (s *Store) MessageStates(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if len(keys) == 0 {
+		return out, nil
+	}
+	js, err := json.Marshal(keys)
+	if err != nil {
+		return nil, err
+	}
+	// SQLite has no arrays: the keys go as one JSON array.
+	rows, err := s.reader.QueryContext(ctx, `SELECT msg_key, state FROM messages WHERE msg_key IN (SELECT value FROM json_each(?))`, string(js))
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var k, st string
+		if err := rows.Scan(&k, &st); err != nil {
+			return nil, mapErr(err, "")
+		}
+		out[k] = st
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
+// ClaimMessage inserts c's message as queued unless its key has a record,
+// and returns the record's state (one writer: no claim is in flight).
+func (s *Store) ClaimMessage(ctx context.Context, c booking.MessageClaim) (string, error) {
+	var state string
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx,
+			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
+			 VALUES (?1, ?2, ?3, 'none', 'queued', '', 0, ?4, ?4) ON CONFLICT (msg_key) DO NOTHING`,
+			c.Key, c.PatientID, c.Kind, ts(c.At)); err != nil {
+			return err
+		}
+		return tx.QueryRowContext(ctx, `SELECT state FROM messages WHERE msg_key = ?`, c.Key).Scan(&state)
+	})
+	return state, mapErr(err, "patient")
+}
+
+// MarkMessage moves a still queued message to m.State.
+func (s *Store) MarkMessage(ctx context.Context, m booking.MessageMark) error {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx,
+			`UPDATE messages SET state = ?2, reason = ?3, attempts = max(attempts, 1), updated_at = ?4
+			 WHERE msg_key = ?1 AND state = 'queued'`, m.Key, m.State, m.Reason, ts(m.At))
+		return err
+	})
+	return mapErr(err, "")
 }

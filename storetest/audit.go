@@ -63,6 +63,9 @@ var serviceReads = map[string]bool{
 	// Messages: the messages table is their own record (which went, how
 	// far), like the reminders' rows; a patient's list is a read.
 	"Deliveries": true, "PatientMessages": true,
+	// A notification job's claim and mark on each message it sends: rows
+	// of that same record.
+	"MessageStates": true, "ClaimMessage": true, "MarkMessage": true,
 	// Staff second factors are set from the command line, like staff
 	// passwords (slotd staff-totp, slotd staff-password): not audited yet.
 	"EnrolStaffTOTP": true, "RemoveStaffTOTP": true,

@@ -130,3 +130,78 @@ func testMessages(t *testing.T, h Harness) {
 		t.Fatalf("messages of patient 0: %+v (%v)", list, err)
 	}
 }
+
+// testDeliveryMarks holds both stores' delivery marks of notification
+// jobs to the same behaviour: many claims of one message released at once
+// leave one queued record and all see it due; a mark moves it sent once
+// and a later claim sees it done; a mark never undoes a record the
+// delivery itself (RecordMessage) or a provider moved further; a claim
+// for an unknown patient is not found.
+func testDeliveryMarks(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	ctx := context.Background()
+	p := f.patient()
+	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
+	claim := func(key string) (string, error) {
+		return s.ClaimMessage(ctx, booking.MessageClaim{Key: key, PatientID: p.ID, Kind: "confirmation", At: at})
+	}
+
+	const n = 16
+	start := make(chan struct{})
+	states := make([]string, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			<-start
+			states[i], errs[i] = claim("appt-1-confirmation")
+		})
+	}
+	close(start)
+	wg.Wait()
+	for i := range n {
+		// PostgreSQL may refuse a claim racing an uncommitted one (the job
+		// is retried); none may see anything but queued.
+		if errs[i] == nil && !booking.DeliveryDue(states[i]) {
+			t.Fatalf("claim %d: %q, want queued", i, states[i])
+		}
+	}
+	ms, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10})
+	must(t, err)
+	if len(ms) != 1 || ms[0].State != booking.MessageQueued || ms[0].Attempts != 0 {
+		t.Fatalf("records after the claims: %+v, want one queued", ms)
+	}
+
+	must(t, s.MarkMessage(ctx, booking.MessageMark{Key: "appt-1-confirmation", State: booking.MessageSent, At: at}))
+	st, err := claim("appt-1-confirmation")
+	must(t, err)
+	if booking.DeliveryDue(st) || st != booking.MessageSent {
+		t.Fatalf("claim after the mark: %q, want sent", st)
+	}
+	got, err := s.MessageStates(ctx, []string{"appt-1-confirmation", "appt-2-confirmation"})
+	must(t, err)
+	if len(got) != 1 || got["appt-1-confirmation"] != booking.MessageSent {
+		t.Fatalf("states %v, want only appt-1 sent", got)
+	}
+
+	// The delivery recorded the message delivered before the job's mark:
+	// the mark changes nothing.
+	_, err = claim("appt-3-confirmation")
+	must(t, err)
+	_, err = s.RecordMessage(ctx, booking.MessageAttempt{Key: "appt-3-confirmation", PatientID: p.ID, Kind: "confirmation",
+		Channel: "sms", State: booking.MessageSent, ProviderID: "SM3", At: at})
+	must(t, err)
+	_, _, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageDelivered, At: at})
+	must(t, err)
+	must(t, s.MarkMessage(ctx, booking.MessageMark{Key: "appt-3-confirmation", State: booking.MessageFailed, Reason: "late", At: at}))
+	got, err = s.MessageStates(ctx, []string{"appt-3-confirmation"})
+	must(t, err)
+	if got["appt-3-confirmation"] != booking.MessageDelivered {
+		t.Fatalf("state %v, want delivered kept", got)
+	}
+
+	if _, err := s.ClaimMessage(ctx, booking.MessageClaim{Key: "appt-4-confirmation", PatientID: 1 << 40, Kind: "confirmation", At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
+		t.Fatalf("claim for an unknown patient: %v, want not found", err)
+	}
+}

@@ -217,6 +217,7 @@ func Run(t *testing.T, h Harness) {
 		{"DepartedPatients", testDepartedPatients},
 		{"RevocationMarks", testRevocationMarks},
 		{"Messages", testMessages},
+		{"DeliveryMarks", testDeliveryMarks},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},

@@ -82,6 +82,7 @@ type serveFlags struct {
 	// allowUndelivered acknowledges --notifier log outside --demo.
 	allowUndelivered bool
 	expiryInterval   time.Duration
+	rescueAfter      time.Duration
 	paymentSecret    string
 	refundURL        string
 	// payment provider (payments.go)
@@ -150,6 +151,7 @@ func newServeFlagSet(f *serveFlags) *flag.FlagSet {
 	fs.Var(&f.smtpRequireTLS, "smtp-require-tls", "smtp notifier: refuse to send unless the server offers STARTTLS or --smtp-implicit-tls (default: on, off for a loopback --smtp-addr)")
 	fs.BoolVar(&f.smtpImplicit, "smtp-implicit-tls", false, "smtp notifier: speak TLS from the connection's start (SMTPS, usually port 465) instead of STARTTLS")
 	fs.DurationVar(&f.expiryInterval, "expiry-interval", jobs.DefaultExpiryInterval, "how often unpaid holds past their deadline are expired")
+	fs.DurationVar(&f.rescueAfter, "jobs-rescue-after", jobs.DefaultRescueAfter, "how long a job may run before it is taken for dead (its process killed) and retried; at least 1m and longer than the longest job (30m)")
 	fs.BoolVar(&f.staffTOTPRequired, "staff-totp-required", false, "refuse the staff sign-in of admins without a second factor (enrol one with 'slotd staff-totp --user NAME'); doctors' accounts are not asked")
 	fs.StringVar(&f.paymentSecret, "payment-secret", "", "HMAC-SHA256 key of the payment provider's callback signatures (callbacks are refused without it)")
 	fs.StringVar(&f.refundURL, "payment-refund-url", "", "the payment gateway's http(s) URL that refunds are POSTed to, signed with --payment-secret (without it refunds fail after their attempts and wait for staff; the demo's simulated provider refunds at once)")
@@ -281,7 +283,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// writes its confirmation job in its own transaction.
 	runner, err := startJobs(ctx, jobs.Config{
 		Service: svc, Notifier: deliveries, Logger: logger,
-		ExpiryInterval: f.expiryInterval, ReconcileInterval: f.reconcileEvery,
+		ExpiryInterval: f.expiryInterval, ReconcileInterval: f.reconcileEvery, RescueAfter: f.rescueAfter,
 	})
 	if err != nil {
 		return err
