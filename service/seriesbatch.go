@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -34,21 +35,32 @@ type seriesBatcher struct {
 }
 
 type seriesWaiter struct {
-	ctx  context.Context
 	req  booking.SeriesRequest
 	done chan booking.SeriesAnswer
+	// state hands the request over exactly once: queued, then taken into
+	// a batch (which answers it) or abandoned by its caller (never
+	// decided).
+	state atomic.Int32
 }
+
+const (
+	waiterQueued int32 = iota
+	waiterTaken
+	waiterAbandoned
+)
 
 func newSeriesBatcher(depth int, decide func(context.Context, []booking.SeriesRequest) ([]booking.SeriesAnswer, error)) *seriesBatcher {
 	return &seriesBatcher{decide: decide, queue: make(chan *seriesWaiter, campaignWaiting), depth: max(depth, 1)}
 }
 
 // submit queues r and waits for its answer, or answers overloaded at once
-// when too many series wait already. A request whose ctx ends while it
-// waits is answered ctx's error; if its batch had already been taken, it
-// may still be decided, and a retry with the same key finds the outcome.
+// when too many series wait already. A request whose ctx ends while it is
+// still queued is answered ctx's error and never decided; once its batch
+// has taken it, it waits for the batch's answer (the batch is bounded by
+// the service's timeout): a series is never answered unavailable while it
+// may still be booked.
 func (b *seriesBatcher) submit(ctx context.Context, r booking.SeriesRequest) (booking.SeriesResult, error) {
-	w := &seriesWaiter{ctx: ctx, req: r, done: make(chan booking.SeriesAnswer, 1)}
+	w := &seriesWaiter{req: r, done: make(chan booking.SeriesAnswer, 1)}
 	select {
 	case b.queue <- w:
 	default:
@@ -64,7 +76,11 @@ func (b *seriesBatcher) submit(ctx context.Context, r booking.SeriesRequest) (bo
 	case a := <-w.done:
 		return a.Result, a.Err
 	case <-ctx.Done():
-		return booking.SeriesResult{}, ctx.Err()
+		if w.state.CompareAndSwap(waiterQueued, waiterAbandoned) {
+			return booking.SeriesResult{}, ctx.Err()
+		}
+		a := <-w.done
+		return a.Result, a.Err
 	}
 }
 
@@ -88,14 +104,13 @@ func (b *seriesBatcher) run() {
 }
 
 // take takes what has queued, up to booking.MaxSeriesBatch, leaving out
-// (and answering) the requests whose caller has given up.
+// the requests whose caller has given up.
 func (b *seriesBatcher) take() []*seriesWaiter {
 	var batch []*seriesWaiter
 	for len(batch) < booking.MaxSeriesBatch {
 		select {
 		case w := <-b.queue:
-			if err := w.ctx.Err(); err != nil {
-				w.done <- booking.SeriesAnswer{Err: err}
+			if !w.state.CompareAndSwap(waiterQueued, waiterTaken) {
 				continue
 			}
 			batch = append(batch, w)
