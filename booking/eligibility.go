@@ -290,6 +290,21 @@ func NewInvitationCodes(n int) []string {
 	return codes
 }
 
+// ValidInvitation reports whether code may be presented at all, whatever
+// front end it came through: 1 to 32 ASCII letters, digits, spaces and
+// dashes (a code is InvitationCodeLen of them, perhaps in groups).
+func ValidInvitation(code string) bool {
+	if len(code) < 1 || len(code) > 32 {
+		return false
+	}
+	for _, r := range code {
+		if r >= unicode.MaxASCII || !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '-') {
+			return false
+		}
+	}
+	return true
+}
+
 // NormalizeInvitation is the one form of a code that its hash is made of:
 // upper case, spaces and dashes dropped (a letter may print it in groups).
 func NormalizeInvitation(code string) string {

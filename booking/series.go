@@ -124,6 +124,28 @@ type SeriesResult struct {
 	Replayed bool
 }
 
+// SeriesAnswer answers one series of a batch (BookSeriesBatch): its
+// result, or the error that refused it.
+type SeriesAnswer struct {
+	Result SeriesResult
+	Err    error
+}
+
+// MaxSeriesBatch is the most series decided in one transaction.
+const MaxSeriesBatch = 64
+
+// SeriesLockOrder is the order a batch of series locks its slots in: every
+// slot of every series once, by id, the order a single series takes its
+// own in, so that no two batches (nor a batch and a series) deadlock.
+func SeriesLockOrder(rs []SeriesRequest) []int64 {
+	var ids []int64
+	for _, r := range rs {
+		ids = append(ids, r.SlotIDs...)
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
 // SeriesReads is what a store reads, with the doses' slots locked, before
 // the doses are decided.
 type SeriesReads struct {
@@ -276,6 +298,14 @@ type SeriesStore interface {
 	// now, with Replayed set (another request: key-reused). Cancelling a
 	// dose (Cancel) cancels the series' later doses in its transaction.
 	BookSeries(ctx context.Context, r SeriesRequest, now time.Time) (SeriesResult, error)
+	// BookSeriesBatch decides rs, series waiting at the same moment, in
+	// one transaction and one commit: the slots of all of them locked in
+	// SeriesLockOrder, then each series decided as BookSeries decides it,
+	// in rs's order, under a savepoint of its own, so that a series
+	// refused (or one a constraint stopped: it is then decided alone,
+	// after the commit) leaves the others of the batch as they are.
+	// Answers[k] answers rs[k]; an error means none was decided.
+	BookSeriesBatch(ctx context.Context, rs []SeriesRequest, now time.Time) ([]SeriesAnswer, error)
 	// BookNextDose books the next dose of r's series booking in one
 	// transaction, as DecideNextDose and DecideBooking decide with the
 	// booking's slots and r's locked in id order, and answers the booking

@@ -19,11 +19,14 @@ import (
 // bookInput is what $book reads of its body: an Appointment, bare or as
 // the "appt-resource" parameter of a Parameters resource (IHE ITI
 // Scheduling); of the Appointment only slot and the Patient participant.
+// A Parameters body may also carry an "invitation" parameter
+// (valueString): a campaign's invitation code.
 type bookInput struct {
 	ResourceType string `json:"resourceType"`
 	Parameter    []struct {
-		Name     string          `json:"name"`
-		Resource json.RawMessage `json:"resource"`
+		Name        string          `json:"name"`
+		Resource    json.RawMessage `json:"resource"`
+		ValueString *string         `json:"valueString"`
 	} `json:"parameter"`
 	Slot        []Reference `json:"slot"`
 	Participant []struct {
@@ -48,6 +51,22 @@ func readBody(r *http.Request, v any) error {
 		return booking.Errorf(booking.CodeInvalidRequest, "the body is not valid JSON")
 	}
 	return nil
+}
+
+// invitationOf reads the "invitation" parameter of a Parameters body ("":
+// none), a code booking.ValidInvitation accepts, given at most once.
+func invitationOf(in bookInput) (string, error) {
+	code, seen := "", false
+	for _, p := range in.Parameter {
+		if p.Name != "invitation" {
+			continue
+		}
+		if seen || p.ValueString == nil || !booking.ValidInvitation(*p.ValueString) {
+			return "", booking.Errorf(booking.CodeInvalidRequest, "invitation must be one valueString of 1 to 32 letters, digits, spaces or dashes")
+		}
+		code, seen = *p.ValueString, true
+	}
+	return code, nil
 }
 
 // appointmentInput finds the Appointment of a $book body.
@@ -108,6 +127,10 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	invitation, err := invitationOf(raw)
+	if err != nil {
+		return err
+	}
 	if len(in.Slot) != 1 {
 		return booking.Errorf(booking.CodeInvalidRequest, "the Appointment must name exactly one slot (Slot/<id>)")
 	}
@@ -134,6 +157,7 @@ func (h *Handler) book(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	acting.Invitation = invitation
 	// The one per-patient budget of every front end (API, pages, FHIR):
 	// a patient's own, whoever of their people they book for.
 	spend := acting.PatientID

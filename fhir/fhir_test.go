@@ -828,3 +828,40 @@ func TestReceptionAsTheFrontDesk(t *testing.T) {
 		t.Fatalf("reception booked %+v", got)
 	}
 }
+
+// TestBookWithInvitation: a campaign's slot asks for an invitation code,
+// which $book takes as the Parameters' "invitation" (valueString), the
+// API's "invitation": without it 409 invitation-required, a malformed one
+// 400, the code 201 (and once only).
+func TestBookWithInvitation(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	sc, err := f.store.CreateSchedule(ctx, booking.Schedule{DoctorID: f.doc2.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+	must(t, err)
+	at := time.Date(2026, 12, 3, 9, 0, 0, 0, f.paris)
+	sl, err := f.store.CreateSlot(ctx, booking.Slot{DoctorID: f.doc2.ID, ScheduleID: sc.ID, StartAt: at, EndAt: at.Add(30 * time.Minute),
+		Capacity: 3, OpensAt: start.Add(-time.Hour), Status: booking.SlotOpen, HoldSeconds: 900})
+	must(t, err)
+	_, err = f.svc.SetEligibility(ctx, booking.EligibilityRule{ScheduleID: sc.ID, InvitationRequired: true}, false)
+	must(t, err)
+	codes, err := f.svc.CreateInvitations(ctx, sc.ID, 1)
+	must(t, err)
+	withCode := func(code string) string {
+		b := bookBody(sl.ID, 0)
+		return strings.TrimSuffix(b, `]}`) + `,{"name":"invitation","valueString":` + strconv.Quote(code) + `}]}`
+	}
+	p1, p2 := f.patientToken(f.p1), f.patientToken(f.p2)
+	book := func(token, key, body string) answer {
+		return f.call(call{method: "POST", path: "/fhir/Appointment/$book", token: token, key: key, body: body})
+	}
+	expectOutcome(t, book(p1, "i-1", bookBody(sl.ID, 0)), 409, booking.CodeInvitationRequired)
+	expectOutcome(t, book(p1, "i-2", withCode("NOPE-NOPE-NOPE")), 409, booking.CodeInvitationRequired)
+	expectOutcome(t, book(p1, "i-3", withCode("<script>")), 400, booking.CodeInvalidRequest)
+	twice := strings.TrimSuffix(withCode(codes[0]), `]}`) + `,{"name":"invitation","valueString":"AB"}]}`
+	expectOutcome(t, book(p1, "i-4", twice), 400, booking.CodeInvalidRequest)
+	if a := book(p1, "i-5", withCode(strings.ToLower(codes[0]))); a.status != 201 {
+		t.Fatalf("book with the code: %d %s", a.status, a.body)
+	}
+	expectOutcome(t, book(p2, "i-6", withCode(codes[0])), 409, booking.CodeInvitationRequired) // once only
+}

@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"strconv"
 	"time"
-	"unicode"
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
@@ -130,11 +129,7 @@ func invitationOf(code *string, pointer string) (string, error) {
 	if code == nil {
 		return "", nil
 	}
-	ok := len(*code) >= 1 && len(*code) <= 32
-	for _, r := range *code {
-		ok = ok && (r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == ' ' || r == '-'))
-	}
-	if !ok {
+	if !booking.ValidInvitation(*code) {
 		return "", fieldErrorf(pointer, "invitation must be 1 to 32 letters, digits, spaces or dashes")
 	}
 	return *code, nil

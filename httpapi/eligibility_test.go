@@ -94,3 +94,76 @@ func TestCampaignEligibility(t *testing.T) {
 		t.Fatalf("the rule's audit: %+v", audit.Items)
 	}
 }
+
+// Invitation codes where several places are booked at once: a group (one
+// code per person, in patientIds' order) and a dose series (one code, for
+// the dose whose schedule asks for it). Without codes 409
+// invitation-required and nothing kept; with them 201; a malformed code
+// 400.
+func TestCampaignInvitationsGroupAndSeries(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	sc, err := e.db.CreateSchedule(context.Background(), booking.Schedule{DoctorID: f.doctor.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := e.slot(f, 5, func(s *booking.Slot) { s.ScheduleID = sc.ID })
+	e.do(call{method: "PUT", path: fmt.Sprintf("/api/admin/schedules/%d/eligibility", sc.ID), token: e.admin,
+		body: map[string]any{"invitationRequired": true}}).expect(t, 200)
+	ans := e.do(call{method: "POST", path: "/api/admin/invitations", token: e.admin, body: map[string]any{"count": 3, "scheduleId": sc.ID}}).expect(t, 201)
+	rows, err := csv.NewReader(strings.NewReader(string(ans.body))).ReadAll()
+	if err != nil || len(rows) != 4 {
+		t.Fatalf("invitations CSV: %q, %v", ans.body, err)
+	}
+
+	a := e.patient()
+	ta := e.patientToken(a.ID)
+	var child struct{ ID int64 }
+	e.do(call{method: "POST", path: "/api/me/people", token: ta, body: map[string]any{"name": "Kid", "birthDate": "2018-05-01", "relation": "child", "consent": true}}).
+		expect(t, 201).decode(t, &child)
+	group := func(key string, codes ...string) answer {
+		e.clock.add(10 * time.Second) // a fresh booking budget
+		b := map[string]any{"slotId": sl.ID, "patientIds": []int64{a.ID, child.ID}}
+		if codes != nil {
+			b["invitations"] = codes
+		}
+		return e.do(call{method: "POST", path: "/api/group-bookings", token: ta, header: map[string]string{"Idempotency-Key": key}, body: b})
+	}
+	before := e.snapshot()
+	group("g1").expect(t, 409, booking.CodeInvitationRequired)
+	group("g2", rows[1][0]).expect(t, 409, booking.CodeInvitationRequired) // the child has none
+	if e.snapshot() != before {
+		t.Fatal("a group refused for its codes changed the database")
+	}
+	e.do(call{method: "POST", path: "/api/group-bookings", token: ta, header: map[string]string{"Idempotency-Key": "g3"},
+		body: map[string]any{"slotId": sl.ID, "patientIds": []int64{a.ID, child.ID}, "invitations": []string{rows[1][0], "<b>"}}, invalid: true}).
+		expect(t, 400, booking.CodeInvalidRequest)
+	var got groupBooking
+	group("g4", rows[1][0], strings.ToLower(rows[2][0])).expect(t, 201).decode(t, &got)
+	if len(got.Appointments) != 2 {
+		t.Fatalf("group booked %+v", got.Appointments)
+	}
+
+	// A series whose first dose is in the campaign's schedule.
+	var ds booking.DoseSeries
+	e.do(call{method: "POST", path: "/api/admin/dose-series", token: e.admin,
+		body: map[string]any{"name": "Two doses", "windows": []map[string]int{{"minDays": 21, "maxDays": 28}}}}).expect(t, 201).decode(t, &ds)
+	second := e.slot(f, 5, func(s *booking.Slot) {
+		s.StartAt = sl.StartAt.Add(22 * 24 * time.Hour)
+		s.EndAt = s.StartAt.Add(30 * time.Minute)
+	})
+	p := e.patient()
+	tp := e.patientToken(p.ID)
+	series := func(key string, code any) answer {
+		e.clock.add(10 * time.Second)
+		b := map[string]any{"seriesId": ds.ID, "slotIds": []int64{sl.ID, second.ID}}
+		if code != nil {
+			b["invitation"] = code
+		}
+		return e.do(call{method: "POST", path: "/api/series-bookings", token: tp, header: map[string]string{"Idempotency-Key": key}, body: b})
+	}
+	series("s1", nil).expect(t, 409, booking.CodeInvitationRequired)
+	series("s2", rows[2][0]).expect(t, 409, booking.CodeInvitationRequired) // used by the group
+	series("s3", rows[3][0]).expect(t, 201)
+}

@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"github.com/prometheus/client_golang/prometheus"
 )
 
@@ -13,6 +15,7 @@ type series struct {
 	groups   *prometheus.CounterVec
 	members  prometheus.Counter
 	refusals *prometheus.CounterVec
+	batch    prometheus.Histogram
 }
 
 func newSeries(reg *prometheus.Registry) series {
@@ -41,6 +44,11 @@ func newSeries(reg *prometheus.Registry) series {
 			Name: "slotd_eligibility_refusals_total",
 			Help: "Booking requests (single, series, group) a campaign's rule refused, by reason: not-eligible (age or cohort), invitation-required (no valid unused code) or places-reserved (the places left are held for a cohort or invitations until a time).",
 		}, []string{"reason"}),
+		batch: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "slotd_series_batch_size",
+			Help:    "Dose series decided in one transaction (the series' group commit: the series waiting at the same moment, each still all or nothing).",
+			Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
+		}),
 	}
 	for _, o := range []string{"created", "replayed"} {
 		s.bookings.WithLabelValues(o)
@@ -50,7 +58,7 @@ func newSeries(reg *prometheus.Registry) series {
 	for _, r := range []string{"not-eligible", "invitation-required", "places-reserved"} {
 		s.refusals.WithLabelValues(r)
 	}
-	reg.MustRegister(s.bookings, s.doses, s.next, s.groups, s.members, s.refusals)
+	reg.MustRegister(s.bookings, s.doses, s.next, s.groups, s.members, s.refusals, s.batch)
 	return s
 }
 
@@ -78,4 +86,10 @@ func (m *Metrics) GroupBooked(outcome string, members int) {
 // (service.SeriesObserver).
 func (m *Metrics) EligibilityRefused(reason string) {
 	m.series.refusals.WithLabelValues(reason).Inc()
+}
+
+// SeriesBatch records one transaction that decided size series
+// (service.SeriesBatchObserver).
+func (m *Metrics) SeriesBatch(size int, _ time.Duration) {
+	m.series.batch.Observe(float64(size))
 }

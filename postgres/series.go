@@ -23,7 +23,9 @@ const (
 	sqlDoseSeriesByID = `SELECT ` + sqlDoseSeriesCols + ` FROM dose_series WHERE id = $1`
 	// sqlLockSeriesSlots locks a series' slots in id order, every series
 	// alike, so that two never deadlock; it reads them too.
-	sqlLockSeriesSlots  = `SELECT ` + slotColumns + ` FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	sqlLockSeriesSlots = `SELECT ` + slotColumns + ` FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
+	// sqlLockSlotsInOrder locks a batch of series' slots, in id order.
+	sqlLockSlotsInOrder = `SELECT id FROM slots WHERE id = ANY($1) ORDER BY id FOR UPDATE`
 	sqlInsertSeries     = `INSERT INTO series_bookings (series_id, patient_id, idempotency_key, fingerprint, created_at) VALUES ($1, $2, $3, $4, $5) RETURNING id`
 	sqlInsertSeriesDose = `INSERT INTO series_doses (booking_id, dose_no, appointment_id) SELECT $1, n, id FROM unnest($2::bigint[]) WITH ORDINALITY AS d(id, n)`
 	// sqlLockDoseSlots locks, in id order, the slots of the series an
@@ -93,6 +95,62 @@ func (s *Store) BookSeries(ctx context.Context, r booking.SeriesRequest, now tim
 	now = now.UTC().Truncate(time.Microsecond)
 	return s.seriesTx(ctx, func(tx pgx.Tx) (booking.SeriesResult, error, error) { return s.bookSeriesIn(ctx, tx, r, now) },
 		"series_bookings_patient_key_key")
+}
+
+// BookSeriesBatch decides rs in one transaction: every slot of every
+// series locked first, in booking.SeriesLockOrder, then each series
+// decided as BookSeries decides it, in rs's order, under a savepoint of
+// its own (a nested pgx transaction) that a refusal rolls back to. A
+// series a constraint stopped (its key committed meanwhile, say) is rolled
+// back to its savepoint and decided alone after the commit, as
+// BookSeries's retry would; a deadlock retries the whole batch.
+func (s *Store) BookSeriesBatch(ctx context.Context, rs []booking.SeriesRequest, now time.Time) ([]booking.SeriesAnswer, error) {
+	now = now.UTC().Truncate(time.Microsecond)
+	var out []booking.SeriesAnswer
+	var alone []int
+	var err error
+	for range 3 {
+		out, alone = make([]booking.SeriesAnswer, len(rs)), nil
+		err = s.inTx(ctx, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, sqlLockSlotsInOrder, booking.SeriesLockOrder(rs)); err != nil {
+				return err
+			}
+			for k, r := range rs {
+				sp, err := tx.Begin(ctx)
+				if err != nil {
+					return err
+				}
+				res, refusal, err := s.bookSeriesIn(ctx, sp, r, now)
+				switch {
+				case err != nil && constraintOf(err) != "":
+					alone = append(alone, k)
+					rollback(ctx, sp)
+					continue
+				case err != nil:
+					return err
+				case refusal != nil:
+					out[k].Err = refusal
+					rollback(ctx, sp)
+					continue
+				}
+				if err := sp.Commit(ctx); err != nil {
+					return err
+				}
+				out[k].Result = res
+			}
+			return nil
+		})
+		if err == nil || !retryAlone(err) || constraintOf(err) != "" {
+			break
+		}
+	}
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	for _, k := range alone {
+		out[k].Result, out[k].Err = s.BookSeries(ctx, rs[k], now)
+	}
+	return out, nil
 }
 
 // seriesTx runs one series write (in, answering its result, the refusal of

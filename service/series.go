@@ -40,11 +40,13 @@ type SeriesBookingRequest struct {
 	Key      string
 }
 
-// BookSeries books every dose of a series for whom ActFor decided, in one
-// transaction, all or nothing (Store.BookSeries): a retry with the same key
-// answers the booking as it is now with Replayed set. A series does not
-// queue in the slots' lanes: it is one transaction of its own that takes
-// the slots' locks in id order, and the gates learn what it took.
+// BookSeries books every dose of a series for whom ActFor decided, all or
+// nothing: a retry with the same key answers the booking as it is now with
+// Replayed set. A series does not queue in the slots' lanes: with the
+// batched engine it is decided with the other series of the moment, in
+// one transaction that takes all their slots' locks in id order
+// (seriesbatch.go, Store.BookSeriesBatch); with the direct engine in one
+// of its own (Store.BookSeries). The gates learn what it took.
 func (s *Service) BookSeries(ctx context.Context, a booking.Acting, req SeriesBookingRequest) (res booking.SeriesResult, err error) {
 	defer func() { s.observeSeries(res, err) }()
 	if a.Staff {
@@ -57,16 +59,22 @@ func (s *Service) BookSeries(ctx context.Context, a booking.Acting, req SeriesBo
 	r := booking.SeriesRequest{PatientID: a.PatientID, SeriesID: req.SeriesID, SlotIDs: req.SlotIDs, IdempotencyKey: req.Key,
 		Fingerprint: booking.SeriesFingerprint(req.SeriesID, req.SlotIDs), Actor: booking.ActorOf(ctx), Staff: a.Staff,
 		Invitation: booking.NormalizeInvitation(a.Invitation)}
-	return s.seriesWrite(ctx, a, req.Key, func(ctx context.Context) (booking.SeriesResult, error) {
+	if s.series != nil {
+		return s.seriesWrite(ctx, a, req.Key, nil, func(ctx context.Context) (booking.SeriesResult, error) {
+			return s.series.submit(ctx, r)
+		})
+	}
+	return s.seriesWrite(ctx, a, req.Key, s.campaigns, func(ctx context.Context) (booking.SeriesResult, error) {
 		return s.store.BookSeries(ctx, r, s.now())
 	})
 }
 
 // seriesWrite runs a series' write (a whole series or its next dose) for
 // a: a departed patient is refused first, the key is held in flight, the
-// write waits its turn among the campaigns' transactions, the gates learn
-// of a slot found full and every dose booked changes its slot.
-func (s *Service) seriesWrite(ctx context.Context, a booking.Acting, key string, write func(context.Context) (booking.SeriesResult, error)) (booking.SeriesResult, error) {
+// write waits its turn among the campaigns' transactions (gate; nil for a
+// series the batcher bounds), the gates learn of a slot found full and
+// every dose booked changes its slot.
+func (s *Service) seriesWrite(ctx context.Context, a booking.Acting, key string, gate *campaignGate, write func(context.Context) (booking.SeriesResult, error)) (booking.SeriesResult, error) {
 	if !a.Staff {
 		// A series is no rush's hot path: one read refuses a departed
 		// patient before any slot is locked (ActFor checked staff's).
@@ -81,11 +89,13 @@ func (s *Service) seriesWrite(ctx context.Context, a booking.Acting, key string,
 		return booking.SeriesResult{}, err
 	}
 	defer done()
-	leave, err := s.campaigns.enter(ctx)
-	if err != nil {
-		return booking.SeriesResult{}, err
+	if gate != nil {
+		leave, err := gate.enter(ctx)
+		if err != nil {
+			return booking.SeriesResult{}, err
+		}
+		defer leave()
 	}
-	defer leave()
 	since := s.gates.epoch()
 	res, err := write(ctx)
 	if err != nil {
@@ -141,7 +151,7 @@ func (s *Service) BookNextDose(ctx context.Context, a booking.Acting, req NextDo
 	}
 	r := booking.NextDoseRequest{PatientID: a.PatientID, BookingID: req.BookingID, SlotID: req.SlotID, IdempotencyKey: req.Key,
 		Fingerprint: booking.NextDoseFingerprint(req.BookingID, req.SlotID), Actor: booking.ActorOf(ctx), Staff: a.Staff}
-	return s.seriesWrite(ctx, a, req.Key, func(ctx context.Context) (booking.SeriesResult, error) {
+	return s.seriesWrite(ctx, a, req.Key, s.campaigns, func(ctx context.Context) (booking.SeriesResult, error) {
 		return s.store.BookNextDose(ctx, r, s.now())
 	})
 }

@@ -117,10 +117,13 @@ type Observer interface {
 
 // Service decides bookings and cancellations on top of a Store.
 type Service struct {
-	store     booking.Store
-	now       func() time.Time
-	timeout   time.Duration
-	lanes     *lanes // nil for the direct engine
+	store   booking.Store
+	now     func() time.Time
+	timeout time.Duration
+	lanes   *lanes // nil for the direct engine
+	// series is the series' group commit (seriesbatch.go); nil for the
+	// direct engine, where each series is a transaction of its own.
+	series    *seriesBatcher
 	gates     *gates
 	keys      *keyLookups
 	refused   *recentKeys
@@ -229,6 +232,7 @@ func NewService(store booking.Store, opts Options) *Service {
 	switch opts.Engine {
 	case EngineBatched, "":
 		s.lanes = newLanes(opts.Lanes, s.decide)
+		s.series = newSeriesBatcher(opts.Lanes.Depth, s.decideSeries)
 	case EngineDirect:
 	default:
 		panic("booking: unknown engine " + opts.Engine)

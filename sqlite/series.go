@@ -71,45 +71,11 @@ func (s *Store) BookSeries(ctx context.Context, r booking.SeriesRequest, now tim
 	var refusal error
 	s.stmts.prepare(ctx, s.writer)
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		rd, err := readSeries(ctx, tx, r)
-		if err != nil {
-			return err
-		}
-		plan := booking.DecideSeries(r, rd)
-		switch {
-		case plan.Replay != nil:
-			res = *plan.Replay
-			return nil
-		case plan.Err != nil:
-			refusal = plan.Err
-			return nil
-		}
-		results := make([]booking.BookResult, len(plan.Requests))
-		var ns []booking.Notification
-		for k, q := range plan.Requests {
-			out, n, err := s.decideInTx(ctx, tx, q.SlotID, []booking.BookRequest{q}, now, nil)
-			if err != nil {
-				if v, ok := asViolation(err).(*violation); ok {
-					results[k] = booking.BookResult{Err: bookingErr(v.name, q.SlotID, v.err)}
-					break
-				}
-				return err
-			}
-			results[k], ns = out[0], append(ns, n...)
-			if out[0].Err != nil {
-				break
-			}
-		}
-		sb, err := plan.Finish(r, results)
-		if err != nil {
-			refusal = err
+		var err error
+		if res, refusal, err = s.bookSeriesIn(ctx, tx, r, now); err == nil && refusal != nil {
 			return errSeriesRefused
 		}
-		if err := insertSeries(ctx, tx, &sb, now); err != nil {
-			return err
-		}
-		res = booking.SeriesResult{Booking: sb}
-		return s.notify(ctx, tx, ns)
+		return err
 	})
 	switch {
 	case refusal != nil:
@@ -118,6 +84,85 @@ func (s *Store) BookSeries(ctx context.Context, r booking.SeriesRequest, now tim
 		return booking.SeriesResult{}, mapErr(err, "")
 	}
 	return res, nil
+}
+
+// BookSeriesBatch decides rs in one write transaction: the write lock
+// serializes it whole, so SQLite needs no lock order; each series is
+// decided as BookSeries decides it, under a savepoint that a refusal rolls
+// back to (SQLite undoes only the statement a constraint refused).
+func (s *Store) BookSeriesBatch(ctx context.Context, rs []booking.SeriesRequest, now time.Time) ([]booking.SeriesAnswer, error) {
+	now = micro(now)
+	var out []booking.SeriesAnswer
+	s.stmts.prepare(ctx, s.writer)
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		out = make([]booking.SeriesAnswer, len(rs))
+		for k, r := range rs {
+			if _, err := tx.ExecContext(ctx, `SAVEPOINT series_batch`); err != nil {
+				return err
+			}
+			res, refusal, err := s.bookSeriesIn(ctx, tx, r, now)
+			if err != nil {
+				return err
+			}
+			if refusal != nil {
+				out[k].Err = refusal
+				if _, err := tx.ExecContext(ctx, `ROLLBACK TO series_batch`); err != nil {
+					return err
+				}
+			} else {
+				out[k].Result = res
+			}
+			if _, err := tx.ExecContext(ctx, `RELEASE series_batch`); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	return out, nil
+}
+
+// bookSeriesIn decides and writes r inside tx; refusal is the answer of a
+// series refused, after which what it wrote must be rolled back (the
+// transaction, or its savepoint).
+func (s *Store) bookSeriesIn(ctx context.Context, tx *sql.Tx, r booking.SeriesRequest, now time.Time) (res booking.SeriesResult, refusal, err error) {
+	rd, err := readSeries(ctx, tx, r)
+	if err != nil {
+		return res, nil, err
+	}
+	plan := booking.DecideSeries(r, rd)
+	switch {
+	case plan.Replay != nil:
+		return *plan.Replay, nil, nil
+	case plan.Err != nil:
+		return res, plan.Err, nil
+	}
+	results := make([]booking.BookResult, len(plan.Requests))
+	var ns []booking.Notification
+	for k, q := range plan.Requests {
+		out, n, err := s.decideInTx(ctx, tx, q.SlotID, []booking.BookRequest{q}, now, nil)
+		if err != nil {
+			if v, ok := asViolation(err).(*violation); ok {
+				results[k] = booking.BookResult{Err: bookingErr(v.name, q.SlotID, v.err)}
+				break
+			}
+			return res, nil, err
+		}
+		results[k], ns = out[0], append(ns, n...)
+		if out[0].Err != nil {
+			break
+		}
+	}
+	sb, ferr := plan.Finish(r, results)
+	if ferr != nil {
+		return res, ferr, nil
+	}
+	if err := insertSeries(ctx, tx, &sb, now); err != nil {
+		return res, nil, err
+	}
+	return booking.SeriesResult{Booking: sb}, nil, s.notify(ctx, tx, ns)
 }
 
 // readSeries reads what DecideSeries needs inside tx: the replay, the

@@ -135,6 +135,8 @@ func Run(t *testing.T, h Harness) {
 		{"RaceRescheduleCrossed", testRaceRescheduleCrossed},
 		{"Series", testSeries},
 		{"RaceSeries", testRaceSeries},
+		{"SeriesBatch", testSeriesBatch},
+		{"RaceSeriesBatch", testRaceSeriesBatch},
 		{"NextDose", testNextDose},
 		{"RaceNextDose", testRaceNextDose},
 		{"Group", testGroup},

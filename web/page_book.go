@@ -20,6 +20,26 @@ type bookRetry struct {
 	// campaign's invitation code (the refusal was invitation-required).
 	For    int64
 	Invite bool
+	// Group, when a group booking was refused invitation-required, are
+	// the people ticked, each asked for their code.
+	Group []groupInvite
+}
+
+// groupInvite is one person of a group booking asked for an invitation
+// code: the one typed before, if any.
+type groupInvite struct {
+	ID   int64
+	Name string
+	Code string
+}
+
+// invitationField reads a form's invitation code: one longer than any
+// code is refused as missing.
+func invitationField(r *http.Request, name string) string {
+	if v := r.PostFormValue(name); len(v) <= 64 {
+		return v
+	}
+	return ""
 }
 
 // handleBook books the slot of a Book button through service.Service.Book,
@@ -68,9 +88,7 @@ func (s *server) handleBook(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	acting.Admission = admissionOf(r) // a waiting room's (page_opening.go)
-	if acting.Invitation = r.PostFormValue("invitation"); len(acting.Invitation) > 64 {
-		acting.Invitation = "" // no code is that long: refused as missing
-	}
+	acting.Invitation = invitationField(r, "invitation")
 	// "What for?": a service booked from this time (a longer visit), or
 	// the time alone.
 	var res booking.BookResult

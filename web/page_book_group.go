@@ -53,10 +53,34 @@ func (s *server) handleBookGroup(w http.ResponseWriter, r *http.Request) {
 		s.renderBookError(w, r, err, retry)
 		return
 	}
-	if _, err := s.svc.BookGroup(r.Context(), sess.actor(), service.GroupBookingRequest{SlotID: slotID, PatientIDs: people, Key: key}); err != nil {
+	// Each person's invitation code, where the campaign asks for one
+	// (typed after a refusal invitation-required, below).
+	codes := make([]string, len(people))
+	for k, id := range people {
+		codes[k] = invitationField(r, "invitation-"+strconv.FormatInt(id, 10))
+	}
+	if _, err := s.svc.BookGroup(r.Context(), sess.actor(), service.GroupBookingRequest{SlotID: slotID, PatientIDs: people, Key: key,
+		Invitations: codes}); err != nil {
 		retry.Retry = retryable(errorCode(err))
+		if errorCode(err) == booking.CodeInvitationRequired {
+			retry.Group = s.groupInvites(r, sess.PatientID, people, codes)
+		}
 		s.renderBookError(w, r, err, retry)
 		return
 	}
 	redirect(w, r, "/appointments")
+}
+
+// groupInvites are the people of a group booking, by name, with the codes
+// typed, for the form that asks each for an invitation code.
+func (s *server) groupInvites(r *http.Request, account int64, people []int64, codes []string) []groupInvite {
+	names := map[int64]string{}
+	for _, p := range s.peopleOf(r, account) {
+		names[p.ID] = p.Name
+	}
+	out := make([]groupInvite, len(people))
+	for k, id := range people {
+		out[k] = groupInvite{ID: id, Name: names[id], Code: codes[k]}
+	}
+	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -324,5 +325,60 @@ func TestBookGroupPage(t *testing.T) {
 	}
 	if len(nums) != 2 || nums[1]-nums[0] != 1 {
 		t.Fatalf("queue numbers %v, want two consecutive", nums)
+	}
+}
+
+// TestBookGroupInvitationPage: a group booked into a campaign's slot that
+// asks for invitation codes is refused invitation-required whole; the
+// error page then asks each person ticked for their code (by name, in
+// every language) and books them all with their codes.
+func TestBookGroupInvitationPage(t *testing.T) {
+	s := newPagesSite(t)
+	me := s.patients[0]
+	kid, err := s.svc.AddPerson(t.Context(), me.ID, booking.PersonInput{Name: "Lan", BirthDate: "2017-06-01", Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	sc, err := s.store.CreateSchedule(t.Context(), booking.Schedule{DoctorID: s.doctor.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 1, HorizonDays: 7})
+	must(t, err)
+	at := s.slots[0].StartAt.Add(6 * time.Hour)
+	sl, err := s.store.CreateSlot(t.Context(), booking.Slot{DoctorID: s.doctor.ID, ScheduleID: sc.ID, StartAt: at, EndAt: at.Add(30 * time.Minute),
+		Capacity: 3, OpensAt: s.slots[0].OpensAt, Status: booking.SlotOpen, HoldSeconds: 900})
+	must(t, err)
+	_, err = s.svc.SetEligibility(t.Context(), booking.EligibilityRule{ScheduleID: sc.ID, InvitationRequired: true}, false)
+	must(t, err)
+	codes, err := s.svc.CreateInvitations(t.Context(), sc.ID, 2)
+	must(t, err)
+	c := s.patientClient(t, me.ID)
+	review := fmt.Sprintf("/doctors/%d/days/%s?slot=%d", s.doctor.ID, s.tomorrow, sl.ID)
+	_, page := c.do("GET", review, nil)
+	form := url.Values{"csrf": {csrfOf(page, "/book-group")}, "slot": {itoa(sl.ID)}, "key": {"group-invited"},
+		"who": {itoa(me.ID), itoa(kid.ID)}}
+	res, body := c.do("POST", "/book-group", form)
+	if res.StatusCode != http.StatusConflict || !strings.Contains(body, `id="group-invitation-form"`) ||
+		!strings.Contains(body, fmt.Sprintf(`name="invitation-%d"`, kid.ID)) || !strings.Contains(body, "Invitation code of Lan") {
+		t.Fatalf("a group without codes: %d, asked for them: %v", res.StatusCode, strings.Contains(body, `id="group-invitation-form"`))
+	}
+	if got, _ := s.store.GetSlot(t.Context(), sl.ID); got.BookedCount != 0 {
+		t.Fatal("a group refused for its codes took a place")
+	}
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		lc := &patientClient{t: t, base: c.base, jar: append(slices.Clone(c.jar), &http.Cookie{Name: langCookie, Value: l.Tag})}
+		res, body := lc.do("POST", "/book-group", form)
+		if res.StatusCode != http.StatusConflict || !strings.Contains(body, pr.T("Invitation code of %s", "Lan")) || !strings.Contains(body, pr.T("Book with these codes")) {
+			t.Errorf("%s: the group's codes are not asked for:\n%s", l.Tag, mainOf(body))
+		}
+	}
+	// One code only: still refused, the code typed kept in the form.
+	form.Set("invitation-"+itoa(me.ID), codes[0])
+	if res, body := c.do("POST", "/book-group", form); res.StatusCode != http.StatusConflict || !strings.Contains(body, `value="`+codes[0]+`"`) {
+		t.Fatalf("a group with one code of two: %d", res.StatusCode)
+	}
+	form.Set("invitation-"+itoa(kid.ID), strings.ToLower(codes[1]))
+	if res, body := c.do("POST", "/book-group", form); res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/appointments" {
+		t.Fatalf("the group with its codes: %d %s\n%.400s", res.StatusCode, res.Header.Get("Location"), body)
+	}
+	if got, _ := s.store.GetSlot(t.Context(), sl.ID); got.BookedCount != 2 {
+		t.Fatalf("the slot holds %d, want the group's 2", got.BookedCount)
 	}
 }

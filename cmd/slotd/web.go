@@ -165,6 +165,15 @@ func (o observers) EligibilityRefused(reason string) {
 	}
 }
 
+// SeriesBatch goes to the observers that see the series' group commit.
+func (o observers) SeriesBatch(size int, took time.Duration) {
+	for _, x := range o {
+		if s, ok := x.(service.SeriesBatchObserver); ok {
+			s.SeriesBatch(size, took)
+		}
+	}
+}
+
 // LotteryRegistered and LotteryDrawn go to the observers that count lotteries.
 func (o observers) LotteryRegistered(outcome string) {
 	for _, x := range o {
