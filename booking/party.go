@@ -100,17 +100,19 @@ func partyNeed(waiting []WaitlistEntry, sl Slot, d Doctor, budget int) need {
 	return n
 }
 
-// offerParty offers party e its places when pending covers them, none of
-// its people is served (busy) or offered already (seen), on the lowest run
-// of consecutive numbers free in taken (which it extends); ok false leaves
-// the party waiting.
-func offerParty(e WaitlistEntry, busy, seen map[int64]bool, pending int, taken *[]int) (Offer, bool) {
+// offerParty offers party e its places when pending covers them and none
+// of its people is served (busy) or offered already (seen): on the lowest
+// run of consecutive numbers free in taken (which it extends) within the
+// slot's capacity, or, when the free numbers are scattered, on the lowest
+// free ones (a place is a place: the party is not refused for its
+// numbers); ok false leaves the party waiting.
+func offerParty(e WaitlistEntry, rd OfferReads, seen map[int64]bool, pending int, taken *[]int) (Offer, bool) {
 	k := e.Size()
 	if k > pending || len(e.PatientIDs) != k {
 		return Offer{}, false
 	}
 	for _, p := range e.PatientIDs {
-		if busy[p] || seen[p] {
+		if rd.Busy[p] || seen[p] {
 			return Offer{}, false
 		}
 	}
@@ -120,11 +122,22 @@ func offerParty(e WaitlistEntry, busy, seen map[int64]bool, pending int, taken *
 			start = q + 1
 		}
 	}
-	o := Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: start, PatientIDs: slices.Clone(e.PatientIDs), Queues: make([]int, k)}
-	for i := range k {
-		o.Queues[i] = start + i
-		*taken = append(*taken, start+i)
-		seen[e.PatientIDs[i]] = true
+	qs := make([]int, 0, k)
+	if start+k-1 <= rd.Slot.Capacity {
+		for i := range k {
+			qs = append(qs, start+i)
+		}
+	} else {
+		for q := 1; len(qs) < k; q++ {
+			if !slices.Contains(*taken, q) {
+				qs = append(qs, q)
+			}
+		}
+	}
+	o := Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: qs[0], PatientIDs: slices.Clone(e.PatientIDs), Queues: qs}
+	*taken = append(*taken, qs...)
+	for _, p := range e.PatientIDs {
+		seen[p] = true
 	}
 	return o, true
 }

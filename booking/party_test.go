@@ -147,3 +147,12 @@ func TestCheckWaitlistEntryParty(t *testing.T) {
 		t.Fatalf("size without people: %v", err)
 	}
 }
+
+func TestOfferPartyNumbersStayWithinCapacity(t *testing.T) {
+	now := time.Date(2026, 6, 1, 6, 0, 0, 0, time.UTC)
+	sl := Slot{ID: 3, DoctorID: 1, StartAt: now.Add(time.Hour), Status: SlotOpen, Capacity: 5, BookedCount: 5, OfferPending: 2}
+	d := DecideOffers(OfferReads{Slot: sl, Doctor: Doctor{ID: 1}, Waiting: []WaitlistEntry{partyEntry(1, 10, 11)}, Taken: []int{1, 3, 5}}, now)
+	if len(d.Offers) != 1 || !slices.Equal(d.Offers[0].Queues, []int{2, 4}) {
+		t.Fatalf("scattered free numbers: %+v", d)
+	}
+}

@@ -238,7 +238,7 @@ const offerKeyPrefix = "waitlist-"
 
 // DecideOffers gives the slot's pending places to the earliest matching
 // waiting entries, one per person, at now: a party gets its size in places,
-// on consecutive free numbers, or none when fewer are pending (or one of
+// on consecutive free numbers where a run is free, or none when fewer are pending (or one of
 // its people is already served, or offered in this run); the entries
 // after it are served meanwhile.
 func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
@@ -266,7 +266,7 @@ func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
 			continue
 		}
 		if e.Size() > 1 {
-			if o, ok := offerParty(e, rd.Busy, seen, pending, &taken); ok {
+			if o, ok := offerParty(e, rd, seen, pending, &taken); ok {
 				o.ExpiresAt = exp
 				d.Offers = append(d.Offers, o)
 				pending -= e.Size()
