@@ -99,9 +99,9 @@ func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept b
 	if err == nil {
 		s.slotChanged(r.a.SlotID, r.a.DoctorID)
 		if accept {
-			s.observeOffers(booking.OfferAccepted, 1)
+			s.observeOffers(booking.OfferAccepted, r.e.Size())
 		} else {
-			s.observeOffers(booking.OfferDeclined, 1)
+			s.observeOffers(booking.OfferDeclined, r.e.Size())
 		}
 	}
 	return r.e, r.a, err
@@ -115,6 +115,7 @@ func (s *Service) MakeOffers(ctx context.Context, slotID int64) ([]booking.Appoi
 	if err == nil {
 		s.slotChanged(slotID, 0)
 		s.observeOffers(booking.OfferMade, len(as))
+		s.observeOffers(booking.OfferParty, booking.Parties(as))
 	}
 	return as, err
 }
