@@ -320,10 +320,12 @@ func endOffers(ctx context.Context, tx pgx.Tx, byState map[string][]int64, now t
 // sqlWaitingFor reads the waiting entries that may match a slot (doctor
 // or department, period), in request order; the part of day is left to
 // booking.EntryMatches. A patient who has left (deactivated, erased)
-// keeps no entry live: theirs are passed over, and the place goes on.
+// keeps no entry live: theirs are passed over, and the place goes on; so
+// is a party one of whose people has left.
 const sqlWaitingFor = `SELECT ` + entryColumns + ` FROM waitlist_entries w
 	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND (w.doctor_id = $1 OR w.department_id = $2) AND w.from_at <= $3 AND w.to_at > $3
 	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
+	  AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.id = ANY(w.party_ids) AND NOT p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
 // reserve keeps, of the places just released in each (locked) slot, as

@@ -332,10 +332,12 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 }
 
 // waitingForSQL reads the waiting entries that may match a slot, in request
-// order; a departed patient's are passed over, and the place goes on.
+// order; a departed patient's are passed over, and the place goes on (a
+// party's too when one of its people has left).
 const waitingForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
 	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND (w.doctor_id = ?1 OR w.department_id = ?2) AND w.from_at <= ?3 AND w.to_at > ?3
 	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
+	  AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.id IN (SELECT value FROM json_each(w.party_ids)) AND NOT p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
 // reserve keeps released places for matching waiting entries

@@ -163,6 +163,26 @@ func testWaitlistParty(t *testing.T, h Harness) {
 		t.Fatalf("booked %d after a decline and one offer", got)
 	}
 	checkInvariants(t, h, s)
+
+	// A party one of whose people has left is passed over.
+	sl3 := f.slot(2)
+	h3 := f.patients(2)
+	var held3 []booking.Appointment
+	for _, p := range h3 {
+		held3 = append(held3, f.mustBook(sl3.ID, p))
+	}
+	gone := f.patients(2)
+	f.joinParty("gone", gone...)
+	inactive := false
+	_, err = s.UpdatePatient(f.ctx, gone[1].ID, booking.PatientUpdate{Active: &inactive})
+	must(t, err)
+	for i := range held3 {
+		_, err := s.Cancel(f.ctx, held3[i].ID, h3[i].ID, now)
+		must(t, err)
+	}
+	if got := f.getSlot(sl3.ID).BookedCount; got != 0 {
+		t.Fatalf("places kept for a party whose person left: booked %d", got)
+	}
 }
 
 // testWaitlistPartyRace: parties and singles wait for one full slot while
