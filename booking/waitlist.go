@@ -56,7 +56,13 @@ type WaitlistEntry struct {
 	From         time.Time `json:"from"`
 	To           time.Time `json:"to"`
 	PartOfDay    string    `json:"partOfDay"`
-	State        string    `json:"state"`
+	// PartySize is how many places the entry waits for (1: one person);
+	// PatientIDs, for a party, are its people, PatientID first: people
+	// of one account who wait together, offered places all at once
+	// (party.go).
+	PartySize  int     `json:"partySize"`
+	PatientIDs []int64 `json:"patientIds,omitempty"`
+	State      string  `json:"state"`
 	// Position is 1 + the live entries before this one competing for the
 	// same doctor or department (0 when the entry is no longer waiting).
 	Position int `json:"position,omitempty"`
@@ -77,8 +83,12 @@ func (e WaitlistEntry) Live() bool { return e.State == EntryWaiting || e.State =
 
 // WaitlistFingerprint is the canonical form of a join request.
 func WaitlistFingerprint(e WaitlistEntry) string {
-	return fmt.Sprintf("doctor=%d;department=%d;from=%d;to=%d;part=%s", e.DoctorID, e.DepartmentID,
+	fp := fmt.Sprintf("doctor=%d;department=%d;from=%d;to=%d;part=%s", e.DoctorID, e.DepartmentID,
 		e.From.Unix(), e.To.Unix(), e.PartOfDay)
+	if e.Size() > 1 {
+		fp += fmt.Sprintf(";party=%v", e.PatientIDs)
+	}
+	return fp
 }
 
 // MaxWaitlistDays bounds an entry's period.
@@ -93,6 +103,16 @@ func CheckWaitlistEntry(e *WaitlistEntry, now time.Time) error {
 	if e.PartOfDay == "" {
 		e.PartOfDay = PartAny
 	}
+	if e.PartySize < 0 || e.PartySize > MaxGroup || len(e.PatientIDs) > MaxGroup {
+		return Errorf(CodeInvalidRequest, "a party is 1 to %d people", MaxGroup)
+	}
+	if e.Size() > 1 && (len(e.PatientIDs) != e.Size() || e.PatientIDs[0] != e.PatientID) {
+		return Errorf(CodeInvalidRequest, "a party lists its people, the one who joins first (ResolveParty)")
+	}
+	if e.Size() == 1 {
+		e.PatientIDs = nil
+	}
+	e.PartySize = e.Size()
 	if !slices.Contains([]string{PartMorning, PartAfternoon, PartAny}, e.PartOfDay) {
 		return Errorf(CodeInvalidRequest, "partOfDay must be morning, afternoon or any")
 	}
@@ -151,22 +171,25 @@ type ReserveReads struct {
 }
 
 // ToReserve is how many of the places just released in rd's slot are kept
-// for the waitlist: as many as there are live-waiting entries that match it
-// and are not yet covered by pending offers, at most the places below its
+// for the waitlist: as many as the live-waiting entries that match it need
+// and pending offers do not yet cover, at most the places below its
 // capacity (a slot over it by walk-ins offers none), and none once the slot
 // cannot be booked (closed, started). rd.Slot is read after the release.
+// A party counts its size and only when it fits whole in the pending and
+// free places (partyNeed): then the slot's other free places are kept too,
+// so that a party is offered once that many places are free; without a
+// party no more than the places just released are kept.
 func ToReserve(rd ReserveReads, now time.Time) int {
 	sl, d, n, waiting := rd.Slot, rd.Doctor, rd.Released, rd.Waiting
 	if n <= 0 || sl.Status != SlotOpen || sl.Started(now) {
 		return 0
 	}
-	m := 0
-	for _, e := range waiting {
-		if e.State == EntryWaiting && EntryMatches(e, sl, d) {
-			m++
-		}
+	free := sl.Capacity - sl.BookedCount
+	need, limit := partyNeed(waiting, sl, d, sl.OfferPending+free), n
+	if need.party {
+		limit = free
 	}
-	return max(0, min(n, m-sl.OfferPending, sl.Capacity-sl.BookedCount))
+	return max(0, min(limit, need.places-sl.OfferPending, free))
 }
 
 // OfferReads is what the offer job reads under the slot's lock: the slot
@@ -183,12 +206,16 @@ type OfferReads struct {
 	OfferMinutes int
 }
 
-// Offer is one place given to an entry.
+// Offer is the places given to an entry: one for PatientID on Queue, or
+// for a party one for each of PatientIDs on Queues (consecutive numbers,
+// PatientID's first).
 type Offer struct {
-	EntryID   int64
-	PatientID int64
-	Queue     int
-	ExpiresAt time.Time
+	EntryID    int64
+	PatientID  int64
+	Queue      int
+	ExpiresAt  time.Time
+	PatientIDs []int64
+	Queues     []int
 }
 
 // OfferDecision says what the job writes: one HELD appointment per Offer
@@ -210,7 +237,10 @@ func OfferKey(entryID, slotID int64) string {
 const offerKeyPrefix = "waitlist-"
 
 // DecideOffers gives the slot's pending places to the earliest matching
-// waiting entries, one each and one per patient, at now.
+// waiting entries, one per person, at now: a party gets its size in places,
+// on consecutive free numbers where a run is free, or none when fewer are pending (or one of
+// its people is already served, or offered in this run); the entries
+// after it are served meanwhile.
 func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
 	var d OfferDecision
 	pending := rd.Slot.OfferPending
@@ -235,6 +265,14 @@ func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
 		if e.State != EntryWaiting || !EntryMatches(e, rd.Slot, rd.Doctor) || seen[e.PatientID] {
 			continue
 		}
+		if e.Size() > 1 {
+			if o, ok := offerParty(e, rd, seen, pending, &taken); ok {
+				o.ExpiresAt = exp
+				d.Offers = append(d.Offers, o)
+				pending -= e.Size()
+			}
+			continue
+		}
 		if rd.Busy[e.PatientID] {
 			d.Ended = append(d.Ended, e.ID)
 			continue
@@ -245,7 +283,8 @@ func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
 			q++
 		}
 		taken = append(taken, q)
-		d.Offers = append(d.Offers, Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp})
+		d.Offers = append(d.Offers, Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp,
+			PatientIDs: []int64{e.PatientID}, Queues: []int{q}})
 		pending--
 	}
 	d.Return = pending
@@ -270,11 +309,14 @@ type AnswerDecision struct {
 }
 
 // AnswerReads is what deciding an answer reads: the Entry (nil: none),
-// its offer's Appointment (nil when it has none) and that one's Slot.
+// its offer's Appointment (nil when it has none) and that one's Slot; for
+// a party, Party holds every appointment of its offer (OfferKey of the
+// entry and slot), Appointment's among them.
 type AnswerReads struct {
 	Entry       *WaitlistEntry
 	Appointment *Appointment
 	Slot        Slot
+	Party       []Appointment
 }
 
 // DecideAnswer decides an answer to rd's entry at now: accepting a running
@@ -289,6 +331,9 @@ func DecideAnswer(ans OfferAnswer, rd AnswerReads, now time.Time) (AnswerDecisio
 		return AnswerDecision{}, Errorf(CodeInvalidTransition, "the entry holds no offer (it is %s)", e.State)
 	case a.Status != StatusHeld || a.HoldExpiresAt == nil || !now.Before(*a.HoldExpiresAt):
 		return AnswerDecision{}, Errorf(CodeInvalidTransition, "the offer has expired")
+	}
+	if err := wholeParty(*e, rd.Party, now); err != nil && ans.Accept {
+		return AnswerDecision{}, err
 	}
 	if !ans.Accept {
 		return AnswerDecision{To: StatusCancelled, Entry: EntryDeclined, Notify: NotifyDeclined}, nil

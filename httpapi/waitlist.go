@@ -18,6 +18,10 @@ type waitlistRequest struct {
 	From         instant `json:"from"`
 	To           instant `json:"to"`
 	PartOfDay    string  `json:"partOfDay"`
+	// PartySize (or PatientIDs, the people of the account) makes the
+	// entry a party's: offered that many places at once.
+	PartySize  int     `json:"partySize"`
+	PatientIDs []int64 `json:"patientIds"`
 }
 
 // waitlistPatient returns whose waitlist a request acts on: the token's
@@ -58,6 +62,17 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 	if in.PatientID != 0 && !validID(in.PatientID) {
 		return fieldErrorf("/patientId", "patientId must be an id 1 to %d", int64(booking.MaxID))
 	}
+	if in.PartySize < 0 || in.PartySize > booking.MaxGroup {
+		return fieldErrorf("/partySize", "partySize must be 1 to %d", booking.MaxGroup)
+	}
+	if len(in.PatientIDs) > booking.MaxGroup {
+		return fieldErrorf("/patientIds", "patientIds must list at most %d people", booking.MaxGroup)
+	}
+	for _, id := range in.PatientIDs {
+		if !validID(id) {
+			return fieldErrorf("/patientIds", "patientIds must be ids 1 to %d", int64(booking.MaxID))
+		}
+	}
 	if part, ok := enumValue(in.PartOfDay, booking.PartMorning, booking.PartAfternoon, booking.PartAny); ok {
 		in.PartOfDay = part
 	}
@@ -69,7 +84,8 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 		return err
 	}
 	e, existed, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: patient, DoctorID: in.DoctorID,
-		DepartmentID: in.DepartmentID, From: in.From.Time, To: in.To.Time, PartOfDay: in.PartOfDay, IdempotencyKey: key})
+		DepartmentID: in.DepartmentID, From: in.From.Time, To: in.To.Time, PartOfDay: in.PartOfDay, IdempotencyKey: key,
+		PartySize: in.PartySize, PatientIDs: in.PatientIDs})
 	if err != nil {
 		return err
 	}

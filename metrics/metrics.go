@@ -95,7 +95,7 @@ func New() *Metrics {
 	}, []string{"route", "code"})
 	m.offers = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_waitlist_offers_total",
-		Help: "Waitlist offers by outcome: made (a HELD offer given to an entry), accepted, declined, expired (an offer, or an accepted one awaiting payment, timed out).",
+		Help: "Waitlist offers by outcome, in places: made (a HELD offer given to an entry), accepted, declined, expired (an offer, or an accepted one awaiting payment, timed out); party counts the offers made to parties (one per party).",
 	}, []string{"outcome"})
 	m.reminders = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_reminders_total",

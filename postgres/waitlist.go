@@ -12,12 +12,16 @@ import (
 
 const entryColumns = `w.id, w.patient_id, COALESCE(w.doctor_id, 0), COALESCE(w.department_id, 0), w.from_at, w.to_at,
 	w.part_of_day, w.state, COALESCE(w.appointment_id, 0), COALESCE(w.slot_id, 0), w.offer_expires_at,
-	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint`
+	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint, w.party_ids`
 
 func scanEntry(r pgx.Row, extra ...any) (booking.WaitlistEntry, error) {
 	var e booking.WaitlistEntry
 	err := r.Scan(append([]any{&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &e.From, &e.To, &e.PartOfDay, &e.State,
-		&e.AppointmentID, &e.SlotID, &e.OfferExpiresAt, &e.CreatedAt, &e.UpdatedAt, &e.IdempotencyKey, &e.Fingerprint}, extra...)...)
+		&e.AppointmentID, &e.SlotID, &e.OfferExpiresAt, &e.CreatedAt, &e.UpdatedAt, &e.IdempotencyKey, &e.Fingerprint, &e.PatientIDs}, extra...)...)
+	if len(e.PatientIDs) == 0 {
+		e.PatientIDs = nil
+	}
+	e.PartySize = e.Size()
 	e.From, e.To, e.CreatedAt, e.UpdatedAt = e.From.UTC(), e.To.UTC(), e.CreatedAt.UTC(), e.UpdatedAt.UTC()
 	if e.OfferExpiresAt != nil {
 		t := e.OfferExpiresAt.UTC()
@@ -53,10 +57,10 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanEntry(tx.QueryRow(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
-			from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at)
-			VALUES ($1, $2, $3, $4, $5, $6, `+booking.EntryWaitingSQL+`, $7, $8, $9, $9)
+			from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at, party_ids)
+			VALUES ($1, $2, $3, $4, $5, $6, `+booking.EntryWaitingSQL+`, $7, $8, $9, $9, $10)
 			ON CONFLICT (patient_id, idempotency_key) DO NOTHING RETURNING `+entryReturning,
-			e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), e.From, e.To, e.PartOfDay, e.IdempotencyKey, e.Fingerprint, now))
+			e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), e.From, e.To, e.PartOfDay, e.IdempotencyKey, e.Fingerprint, now, partyIDs(e)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			existed = true
 			out, err = scanEntry(tx.QueryRow(ctx, `SELECT `+entryColumns+` FROM waitlist_entries w
@@ -84,7 +88,39 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 // entryReturning is entryColumns for a RETURNING clause (no alias).
 var entryReturning = `id, patient_id, COALESCE(doctor_id, 0), COALESCE(department_id, 0), from_at, to_at,
 	part_of_day, state, COALESCE(appointment_id, 0), COALESCE(slot_id, 0), offer_expires_at,
-	created_at, updated_at, idempotency_key, fingerprint`
+	created_at, updated_at, idempotency_key, fingerprint, party_ids`
+
+// partyIDs is an entry's party_ids: its people, none for one person.
+func partyIDs(e booking.WaitlistEntry) []int64 {
+	if e.Size() == 1 {
+		return []int64{}
+	}
+	return e.PatientIDs
+}
+
+// offerAppointments locks and reads every appointment of e's offer (a
+// party's: one per person, sharing the offer's key), in queue order.
+func offerAppointments(ctx context.Context, tx pgx.Tx, e booking.WaitlistEntry) ([]booking.Appointment, error) {
+	rows, err := tx.Query(ctx, `SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
+		WHERE a.slot_id = $1 AND a.patient_id = ANY($2) AND a.idempotency_key = $3 ORDER BY a.queue_no FOR UPDATE OF a`,
+		e.SlotID, e.PatientIDs, booking.OfferKey(e.ID, e.SlotID))
+	if err != nil {
+		return nil, err
+	}
+	return pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+}
+
+// offerMembers are the appointments an answer to e's offer moves: the
+// lead's a, then the party's others.
+func offerMembers(a *booking.Appointment, party []booking.Appointment) []*booking.Appointment {
+	out := []*booking.Appointment{a}
+	for i := range party {
+		if party[i].ID != a.ID {
+			out = append(out, &party[i])
+		}
+	}
+	return out
+}
 
 func translateEntry(err error) error {
 	switch constraintOf(err) {
@@ -156,7 +192,13 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err != nil {
 			return err
 		}
-		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl}, now)
+		var party []booking.Appointment
+		if ep != nil && ap != nil && ep.Size() > 1 {
+			if party, err = offerAppointments(ctx, tx, *ep); err != nil {
+				return err
+			}
+		}
+		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl, Party: party}, now)
 		if err != nil {
 			return err
 		}
@@ -166,25 +208,34 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 			action = "accept-offer"
 		}
 		var ns []booking.Notification
-		switch {
-		case d.To != "":
-			if err := transition(ctx, tx, &a, d.To, now, action); err != nil {
-				return err
+		released := 0
+		for _, m := range offerMembers(&a, party) {
+			if m.Status != booking.StatusHeld {
+				continue // a party member's place already gone: a decline releases the rest
 			}
-			if d.To == booking.StatusBooked {
-				if _, err := tx.Exec(ctx, `UPDATE appointments SET hold_expires_at = NULL WHERE id = $1`, a.ID); err != nil {
+			switch {
+			case d.To != "":
+				if err := transition(ctx, tx, m, d.To, now, action); err != nil {
 					return err
 				}
-				a.HoldExpiresAt = nil
+				if d.To == booking.StatusBooked {
+					if _, err := tx.Exec(ctx, `UPDATE appointments SET hold_expires_at = NULL WHERE id = $1`, m.ID); err != nil {
+						return err
+					}
+					m.HoldExpiresAt = nil
+				}
+				if d.To == booking.StatusCancelled {
+					released++
+				}
+			case d.HoldExpiresAt != nil:
+				if _, err := tx.Exec(ctx, `UPDATE appointments SET hold_expires_at = $2, updated_at = $3 WHERE id = $1`, m.ID, *d.HoldExpiresAt, now); err != nil {
+					return err
+				}
+				m.HoldExpiresAt, m.UpdatedAt = d.HoldExpiresAt, now
 			}
-		case d.HoldExpiresAt != nil:
-			if _, err := tx.Exec(ctx, `UPDATE appointments SET hold_expires_at = $2, updated_at = $3 WHERE id = $1`, a.ID, *d.HoldExpiresAt, now); err != nil {
-				return err
+			if d.Notify != "" {
+				ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: m.ID})
 			}
-			a.HoldExpiresAt, a.UpdatedAt = d.HoldExpiresAt, now
-		}
-		if d.Notify != "" {
-			ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: a.ID})
 		}
 		if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = $2, updated_at = $3 WHERE id = $1`, e.ID, d.Entry, now); err != nil {
 			return err
@@ -194,8 +245,8 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: action, From: from, Entry: e})); err != nil {
 			return err
 		}
-		if d.To == booking.StatusCancelled {
-			if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: 1}, now); err != nil {
+		if released > 0 {
+			if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: released}, now); err != nil {
 				return err
 			}
 		}
@@ -224,10 +275,19 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 			return err
 		}
 		if d.CancelOffer {
-			if err := transition(ctx, tx, ap, booking.StatusCancelled, now, "leave-waitlist"); err != nil {
-				return err
+			var party []booking.Appointment
+			if ep.Size() > 1 {
+				if party, err = offerAppointments(ctx, tx, *ep); err != nil {
+					return err
+				}
 			}
-			if err := s.reserve(ctx, tx, map[int64]int{ap.SlotID: 1}, now); err != nil {
+			held := booking.HeldOf(booking.OfferPlaces(*ap, party))
+			for i := range held {
+				if err := transition(ctx, tx, &held[i], booking.StatusCancelled, now, "leave-waitlist"); err != nil {
+					return err
+				}
+			}
+			if err := s.reserve(ctx, tx, map[int64]int{ap.SlotID: len(held)}, now); err != nil {
 				return err
 			}
 		}
@@ -260,10 +320,12 @@ func endOffers(ctx context.Context, tx pgx.Tx, byState map[string][]int64, now t
 // sqlWaitingFor reads the waiting entries that may match a slot (doctor
 // or department, period), in request order; the part of day is left to
 // booking.EntryMatches. A patient who has left (deactivated, erased)
-// keeps no entry live: theirs are passed over, and the place goes on.
+// keeps no entry live: theirs are passed over, and the place goes on; so
+// is a party one of whose people has left.
 const sqlWaitingFor = `SELECT ` + entryColumns + ` FROM waitlist_entries w
 	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND (w.doctor_id = $1 OR w.department_id = $2) AND w.from_at <= $3 AND w.to_at > $3
 	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
+	  AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.id = ANY(w.party_ids) AND NOT p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
 // reserve keeps, of the places just released in each (locked) slot, as
@@ -356,6 +418,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		var patients []int64
 		for _, e := range rd.Waiting {
 			patients = append(patients, e.PatientID)
+			patients = append(patients, e.PatientIDs...)
 		}
 		rd.Busy = map[int64]bool{}
 		brows, err := tx.Query(ctx, `SELECT DISTINCT a.patient_id FROM appointments a JOIN slots t ON t.id = $1
@@ -379,14 +442,23 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		var ns []booking.Notification
 		var audit []booking.AuditEntry
 		for _, o := range d.Offers {
-			a, err := scanAppointment(tx.QueryRow(ctx, `WITH a AS (INSERT INTO appointments (slot_id, patient_id, status, queue_no,
-				start_at, end_at, idempotency_key, fingerprint, hold_expires_at, created_at, updated_at)
-				VALUES ($1, $2, `+booking.StatusHeldSQL+`, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *)
-				SELECT `+apptColumns+` FROM a JOIN slots s ON s.id = a.slot_id`,
-				slotID, o.PatientID, o.Queue, rd.Slot.StartAt, rd.Slot.EndAt, booking.OfferKey(o.EntryID, slotID),
-				booking.Fingerprint(slotID), o.ExpiresAt, now))
-			if err != nil {
-				return err
+			var a booking.Appointment
+			for i, p := range o.PatientIDs {
+				m, err := scanAppointment(tx.QueryRow(ctx, `WITH a AS (INSERT INTO appointments (slot_id, patient_id, status, queue_no,
+					start_at, end_at, idempotency_key, fingerprint, hold_expires_at, created_at, updated_at)
+					VALUES ($1, $2, `+booking.StatusHeldSQL+`, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *)
+					SELECT `+apptColumns+` FROM a JOIN slots s ON s.id = a.slot_id`,
+					slotID, p, o.Queues[i], rd.Slot.StartAt, rd.Slot.EndAt, booking.OfferKey(o.EntryID, slotID),
+					booking.Fingerprint(slotID), o.ExpiresAt, now))
+				if err != nil {
+					return err
+				}
+				if i == 0 {
+					a = m
+				} else {
+					out = append(out, m)
+					audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: m}))
+				}
 			}
 			if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = $2, slot_id = $3,
 				offer_expires_at = $4, updated_at = $5 WHERE id = $1 AND state = `+booking.EntryWaitingSQL, o.EntryID, a.ID, slotID, o.ExpiresAt, now); err != nil {
@@ -408,7 +480,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			}
 		}
 		if _, err := tx.Exec(ctx, `UPDATE slots SET offer_pending = offer_pending - $2 - $3, booked_count = booked_count - $3 WHERE id = $1`,
-			slotID, len(d.Offers), d.Return); err != nil {
+			slotID, d.Offered(), d.Return); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, ns)

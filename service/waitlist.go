@@ -32,7 +32,19 @@ func (s *Service) WaitlistCounts(ctx context.Context) (map[string]int, error) {
 // JoinWaitlist adds patientID's entry (doctor or department, period, part
 // of day) under the client's Idempotency-Key; a retry returns the entry
 // with existed set.
+//
+// A party (e.PartySize above 1, or e.PatientIDs naming people) waits for
+// that many places together: its people are of patientID's account
+// (booking.ResolveParty over the account's people, one bounded read) and
+// are offered places all at once.
 func (s *Service) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry) (booking.WaitlistEntry, bool, error) {
+	if e.PartySize > 1 || len(e.PatientIDs) > 0 {
+		ids, err := s.party(ctx, e.PatientID, booking.PartyAsk{PartySize: e.PartySize, PatientIDs: e.PatientIDs})
+		if err != nil {
+			return booking.WaitlistEntry{}, false, err
+		}
+		e.PatientIDs, e.PartySize = ids, len(ids)
+	}
 	if err := booking.CheckWaitlistEntry(&e, s.now()); err != nil {
 		return booking.WaitlistEntry{}, false, err
 	}
@@ -87,9 +99,9 @@ func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept b
 	if err == nil {
 		s.slotChanged(r.a.SlotID, r.a.DoctorID)
 		if accept {
-			s.observeOffers(booking.OfferAccepted, 1)
+			s.observeOffers(booking.OfferAccepted, r.e.Size())
 		} else {
-			s.observeOffers(booking.OfferDeclined, 1)
+			s.observeOffers(booking.OfferDeclined, r.e.Size())
 		}
 	}
 	return r.e, r.a, err
@@ -103,6 +115,34 @@ func (s *Service) MakeOffers(ctx context.Context, slotID int64) ([]booking.Appoi
 	if err == nil {
 		s.slotChanged(slotID, 0)
 		s.observeOffers(booking.OfferMade, len(as))
+		s.observeOffers(booking.OfferParty, booking.Parties(as))
 	}
 	return as, err
+}
+
+// party resolves the people of lead's party from ask over the people of
+// lead's account (booking.ResolveParty).
+func (s *Service) party(ctx context.Context, lead int64, ask booking.PartyAsk) ([]int64, error) {
+	if ask.PartySize > booking.MaxGroup || len(ask.PatientIDs) > booking.MaxGroup {
+		return nil, booking.Errorf(booking.CodeInvalidRequest, "a party is at most %d people", booking.MaxGroup)
+	}
+	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.GetPatient(ctx, lead) })
+	if err != nil {
+		return nil, err
+	}
+	account := p.ID
+	if p.ManagerID != 0 {
+		account = p.ManagerID
+	}
+	people, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Patient, error) {
+		return s.store.People(ctx, account, booking.Page{Limit: booking.MaxPageLimit})
+	})
+	if err != nil {
+		return nil, err
+	}
+	ids, err := booking.ResolveParty(lead, ask, people)
+	if err == nil && len(ids) == 0 {
+		ids = []int64{lead}
+	}
+	return ids, err
 }

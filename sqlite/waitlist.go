@@ -15,16 +15,24 @@ import (
 
 const entryCols = `w.id, w.patient_id, coalesce(w.doctor_id, 0), coalesce(w.department_id, 0), w.from_at, w.to_at,
 	w.part_of_day, w.state, coalesce(w.appointment_id, 0), coalesce(w.slot_id, 0), w.offer_expires_at,
-	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint`
+	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint, w.party_ids`
 
 func scanEntry(sc interface{ Scan(...any) error }) (booking.WaitlistEntry, error) {
 	var e booking.WaitlistEntry
 	var from, to, created, updated int64
 	var exp sql.NullInt64
+	var party string
 	if err := sc.Scan(&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &from, &to, &e.PartOfDay, &e.State,
-		&e.AppointmentID, &e.SlotID, &exp, &created, &updated, &e.IdempotencyKey, &e.Fingerprint); err != nil {
+		&e.AppointmentID, &e.SlotID, &exp, &created, &updated, &e.IdempotencyKey, &e.Fingerprint, &party); err != nil {
 		return e, err
 	}
+	if err := json.Unmarshal([]byte(party), &e.PatientIDs); err != nil {
+		return e, err
+	}
+	if len(e.PatientIDs) == 0 {
+		e.PatientIDs = nil
+	}
+	e.PartySize = e.Size()
 	e.From, e.To, e.CreatedAt, e.UpdatedAt = fromTS(from), fromTS(to), fromTS(created), fromTS(updated)
 	if exp.Valid {
 		t := fromTS(exp.Int64)
@@ -59,6 +67,57 @@ const positionSQL = `SELECT CASE WHEN w.state = ` + booking.EntryWaitingSQL + ` 
 		  AND (o.created_at < w.created_at OR (o.created_at = w.created_at AND o.id < w.id)))
 	ELSE 0 END FROM waitlist_entries w WHERE w.id = ?`
 
+// partyJSON is an entry's party_ids: its people, none for one person.
+func partyJSON(e booking.WaitlistEntry) string {
+	if e.Size() == 1 {
+		return "[]"
+	}
+	j, _ := json.Marshal(e.PatientIDs)
+	return string(j)
+}
+
+// offerAppointments reads every appointment of e's offer (a party's: one
+// per person, sharing the offer's key), in queue order.
+func offerAppointments(ctx context.Context, tx *sql.Tx, e booking.WaitlistEntry) ([]booking.Appointment, error) {
+	rows, err := tx.QueryContext(ctx, `SELECT a.id FROM appointments a WHERE a.slot_id = ? AND a.idempotency_key = ?
+		AND a.patient_id IN (SELECT value FROM json_each(?)) ORDER BY a.queue_no`, e.SlotID, booking.OfferKey(e.ID, e.SlotID), partyJSON(e))
+	if err != nil {
+		return nil, err
+	}
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]booking.Appointment, len(ids))
+	for i, id := range ids {
+		if out[i], err = getAppt(ctx, tx, id); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// offerMembers are the appointments an answer to an offer moves: the
+// lead's a, then the party's others.
+func offerMembers(a *booking.Appointment, party []booking.Appointment) []*booking.Appointment {
+	out := []*booking.Appointment{a}
+	for i := range party {
+		if party[i].ID != a.ID {
+			out = append(out, &party[i])
+		}
+	}
+	return out
+}
+
 func entryErr(err error) error {
 	if constraintName(err) == conForeignKey {
 		return booking.NotFound("doctor, department or patient")
@@ -85,10 +144,10 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 		case errors.Is(err, sql.ErrNoRows):
 			var id int64
 			if err := tx.QueryRowContext(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
-				from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at)
-				VALUES (?, ?, ?, ?, ?, ?, `+booking.EntryWaitingSQL+`, ?, ?, ?, ?) RETURNING id`,
+				from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at, party_ids)
+				VALUES (?, ?, ?, ?, ?, ?, `+booking.EntryWaitingSQL+`, ?, ?, ?, ?, ?) RETURNING id`,
 				e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), ts(e.From), ts(e.To), e.PartOfDay,
-				e.IdempotencyKey, e.Fingerprint, ts(now), ts(now)).Scan(&id); err != nil {
+				e.IdempotencyKey, e.Fingerprint, ts(now), ts(now), partyJSON(e)).Scan(&id); err != nil {
 				return err
 			}
 			if out, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w WHERE id = ?`, id)); err != nil {
@@ -159,7 +218,13 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err != nil {
 			return err
 		}
-		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl}, now)
+		var party []booking.Appointment
+		if ep != nil && ap != nil && ep.Size() > 1 {
+			if party, err = offerAppointments(ctx, tx, *ep); err != nil {
+				return err
+			}
+		}
+		d, err := booking.DecideAnswer(ans, booking.AnswerReads{Entry: ep, Appointment: ap, Slot: sl, Party: party}, now)
 		if err != nil {
 			return err
 		}
@@ -168,23 +233,36 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if ans.Accept {
 			action = "accept-offer"
 		}
-		switch {
-		case d.To != "":
-			if err := moveTo(ctx, tx, &a, d.To, now, action); err != nil {
-				return err
+		var ns []booking.Notification
+		released := 0
+		for _, m := range offerMembers(&a, party) {
+			if m.Status != booking.StatusHeld {
+				continue // a party member's place already gone: a decline releases the rest
 			}
-			if d.To == booking.StatusBooked {
-				if _, err := tx.ExecContext(ctx, `UPDATE appointments SET hold_expires_at = NULL WHERE id = ?`, a.ID); err != nil {
+			switch {
+			case d.To != "":
+				if err := moveTo(ctx, tx, m, d.To, now, action); err != nil {
 					return err
 				}
-				a.HoldExpiresAt = nil
+				if d.To == booking.StatusBooked {
+					if _, err := tx.ExecContext(ctx, `UPDATE appointments SET hold_expires_at = NULL WHERE id = ?`, m.ID); err != nil {
+						return err
+					}
+					m.HoldExpiresAt = nil
+				}
+				if d.To == booking.StatusCancelled {
+					released++
+				}
+			case d.HoldExpiresAt != nil:
+				if _, err := tx.ExecContext(ctx, `UPDATE appointments SET hold_expires_at = ?, updated_at = ? WHERE id = ?`,
+					ts(*d.HoldExpiresAt), ts(now), m.ID); err != nil {
+					return err
+				}
+				m.HoldExpiresAt, m.UpdatedAt = d.HoldExpiresAt, now
 			}
-		case d.HoldExpiresAt != nil:
-			if _, err := tx.ExecContext(ctx, `UPDATE appointments SET hold_expires_at = ?, updated_at = ? WHERE id = ?`,
-				ts(*d.HoldExpiresAt), ts(now), a.ID); err != nil {
-				return err
+			if d.Notify != "" {
+				ns = append(ns, booking.Notification{Kind: d.Notify, AppointmentID: m.ID})
 			}
-			a.HoldExpiresAt, a.UpdatedAt = d.HoldExpiresAt, now
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = ?, updated_at = ? WHERE id = ?`, d.Entry, ts(now), e.ID); err != nil {
 			return err
@@ -194,13 +272,13 @@ func (s *Store) AnswerOffer(ctx context.Context, ans booking.OfferAnswer, now ti
 		if err := writeAudit(ctx, tx, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: action, From: from, Entry: e})); err != nil {
 			return err
 		}
-		if d.To == booking.StatusCancelled {
-			if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: 1}, now); err != nil {
+		if released > 0 {
+			if err := s.reserve(ctx, tx, map[int64]int{a.SlotID: released}, now); err != nil {
 				return err
 			}
 		}
-		if d.Notify != "" {
-			return s.notify(ctx, tx, []booking.Notification{{Kind: d.Notify, AppointmentID: a.ID}})
+		if len(ns) > 0 {
+			return s.notify(ctx, tx, ns)
 		}
 		return nil
 	})
@@ -225,10 +303,19 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 			return err
 		}
 		if d.CancelOffer {
-			if err := moveTo(ctx, tx, ap, booking.StatusCancelled, now, "leave-waitlist"); err != nil {
-				return err
+			var party []booking.Appointment
+			if ep.Size() > 1 {
+				if party, err = offerAppointments(ctx, tx, *ep); err != nil {
+					return err
+				}
 			}
-			if err := s.reserve(ctx, tx, map[int64]int{ap.SlotID: 1}, now); err != nil {
+			held := booking.HeldOf(booking.OfferPlaces(*ap, party))
+			for i := range held {
+				if err := moveTo(ctx, tx, &held[i], booking.StatusCancelled, now, "leave-waitlist"); err != nil {
+					return err
+				}
+			}
+			if err := s.reserve(ctx, tx, map[int64]int{ap.SlotID: len(held)}, now); err != nil {
 				return err
 			}
 		}
@@ -245,10 +332,12 @@ func (s *Store) LeaveWaitlist(ctx context.Context, id, patientID int64, now time
 }
 
 // waitingForSQL reads the waiting entries that may match a slot, in request
-// order; a departed patient's are passed over, and the place goes on.
+// order; a departed patient's are passed over, and the place goes on (a
+// party's too when one of its people has left).
 const waitingForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
 	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND (w.doctor_id = ?1 OR w.department_id = ?2) AND w.from_at <= ?3 AND w.to_at > ?3
 	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
+	  AND NOT EXISTS (SELECT 1 FROM patients p WHERE p.id IN (SELECT value FROM json_each(w.party_ids)) AND NOT p.active)
 	ORDER BY w.created_at, w.id LIMIT 1000`
 
 // reserve keeps released places for matching waiting entries
@@ -338,6 +427,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		patients := []int64{}
 		for _, e := range rd.Waiting {
 			patients = append(patients, e.PatientID)
+			patients = append(patients, e.PatientIDs...)
 		}
 		j, _ := json.Marshal(patients)
 		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT patient_id FROM appointments
@@ -367,11 +457,24 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		var audit []booking.AuditEntry
 		for _, o := range d.Offers {
 			var id int64
-			if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
-				idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-				slotID, o.PatientID, o.Queue, ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
-				booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&id); err != nil {
-				return err
+			for i, p := range o.PatientIDs {
+				var mid int64
+				if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+					idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+					slotID, p, o.Queues[i], ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
+					booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&mid); err != nil {
+					return err
+				}
+				if i == 0 {
+					id = mid
+					continue
+				}
+				m, err := getAppt(ctx, tx, mid)
+				if err != nil {
+					return err
+				}
+				out = append(out, m)
+				audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: m}))
 			}
 			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = ?, slot_id = ?,
 				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
@@ -397,7 +500,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 			}
 		}
 		if _, err := tx.ExecContext(ctx, `UPDATE slots SET offer_pending = offer_pending - ?2 - ?3, booked_count = booked_count - ?3 WHERE id = ?1`,
-			slotID, len(d.Offers), d.Return); err != nil {
+			slotID, d.Offered(), d.Return); err != nil {
 			return err
 		}
 		return s.notify(ctx, tx, ns)

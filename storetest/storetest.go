@@ -148,6 +148,8 @@ func Run(t *testing.T, h Harness) {
 		{"WaitlistOffers", testWaitlistOffers},
 		{"StaleOfferNotReclaimed", testStaleOfferNotReclaimed},
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
+		{"WaitlistParty", testWaitlistParty},
+		{"WaitlistPartyRace", testWaitlistPartyRace},
 		{"JoinReplay", testJoinReplay},
 		{"LeaveWaitlist", testLeaveWaitlist},
 		{"Reminders", testReminders},

@@ -113,11 +113,14 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 		SignIn     string
 		Review     *slotRow
 		People     []booking.Patient
+		// PartySizes are the waitlist's party sizes the account can ask
+		// (2 up to its people, at most booking.MaxGroup; none alone).
+		PartySizes []int
 		Services   []booking.Service
 		// Chosen is the service the first-available page chose (?service=).
 		Chosen int64
 	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
-		"/signin?next=" + url.QueryEscape(r.URL.RequestURI()), review, people, services, chosenService(r, services)}
+		"/signin?next=" + url.QueryEscape(r.URL.RequestURI()), review, people, partySizes(len(people)), services, chosenService(r, services)}
 	s.render(w, r, http.StatusOK, "day", p)
 }
 
@@ -170,4 +173,14 @@ func hasFee(rows []slotRow) bool {
 		}
 	}
 	return false
+}
+
+// partySizes are the sizes of a waitlist party an account of n people
+// (itself included) may ask: 2 to n, at most booking.MaxGroup.
+func partySizes(n int) []int {
+	var out []int
+	for k := 2; k <= min(n, booking.MaxGroup); k++ {
+		out = append(out, k)
+	}
+	return out
 }

@@ -109,6 +109,8 @@ type entryView struct {
 	Deadline    string // RFC 3339, for the countdown
 	DeadlineLoc string
 	OfferWhen   string
+	// Party is a party's size (0 for one person).
+	Party int
 	// For names the person of the account the entry is for ("" for the
 	// account), PersonID their id, which the entry's forms send back.
 	For      string
@@ -147,6 +149,9 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 	for _, e := range es {
 		v := entryView{ID: e.ID, PartOfDay: e.PartOfDay, State: e.State, Position: e.Position, Live: e.Live(),
 			Offered: e.State == booking.EntryOffered, For: names[e.PatientID]}
+		if e.Size() > 1 {
+			v.Party = e.Size()
+		}
 		if v.For != "" {
 			v.PersonID = e.PatientID
 		}
@@ -214,8 +219,15 @@ func (s *server) handleWaitlistJoin(w http.ResponseWriter, r *http.Request) {
 		s.renderError(w, r, err)
 		return
 	}
+	party := 1
+	if v := r.PostFormValue("party"); v != "" {
+		if party, err = strconv.Atoi(v); err != nil || party < 1 || party > booking.MaxGroup {
+			s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "party size 1 to %d", booking.MaxGroup))
+			return
+		}
+	}
 	if _, _, err := s.svc.JoinWaitlist(r.Context(), booking.WaitlistEntry{PatientID: acting, DoctorID: doctorID,
-		From: from, To: to, PartOfDay: r.PostFormValue("part"), IdempotencyKey: key}); err != nil {
+		From: from, To: to, PartOfDay: r.PostFormValue("part"), IdempotencyKey: key, PartySize: party}); err != nil {
 		s.renderError(w, r, err)
 		return
 	}

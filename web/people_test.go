@@ -382,3 +382,55 @@ func TestBookGroupInvitationPage(t *testing.T) {
 		t.Fatalf("the slot holds %d, want the group's 2", got.BookedCount)
 	}
 }
+
+// TestWaitlistPartyPage: the full day's waitlist form asks an account with
+// people how many wait together (up to its people); a party of two joins
+// and My waitlist names it in every language; a size out of bounds is
+// refused.
+func TestWaitlistPartyPage(t *testing.T) {
+	s := newPagesSite(t)
+	me := s.patients[0]
+	_, err := s.svc.AddPerson(t.Context(), me.ID, booking.PersonInput{Name: "Lan", BirthDate: "2017-06-01", Relation: booking.RelationChild, Consent: true})
+	must(t, err)
+	for i, sl := range s.slots {
+		sl, err := s.store.GetSlot(t.Context(), sl.ID)
+		must(t, err)
+		for n := sl.BookedCount; n < sl.Capacity; n++ {
+			p, err := s.store.CreatePatient(t.Context(), booking.Patient{Name: "Filler", Phone: fmt.Sprintf("+3361200%02d%02d", i, n)})
+			must(t, err)
+			must(t, s.svc.Book(t.Context(), p.ID, sl.ID, "fill").Err)
+		}
+	}
+	day := fmt.Sprintf("/doctors/%d/days/%s", s.doctor.ID, s.tomorrow)
+	c := s.patientClient(t, me.ID)
+	_, page := c.do("GET", day, nil)
+	form := between(page, `action="/waitlist"`, `</form>`)
+	if !strings.Contains(form, `name="party"`) || !strings.Contains(form, `<option value="2">`) || strings.Contains(form, `<option value="3">`) {
+		t.Fatalf("the party sizes are not 1 to the account's 2 people:\n%s", form)
+	}
+	join := url.Values{"csrf": {csrfOf(page, "/waitlist")}, "doctor": {itoa(s.doctor.ID)}, "date": {s.tomorrow.String()},
+		"key": {between(form, `name="key" value="`, `"`)}, "part": {"any"}, "party": {"11"}}
+	if res, _ := c.do("POST", "/waitlist", join); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a party of 11: %d", res.StatusCode)
+	}
+	join.Set("party", "3")
+	if res, _ := c.do("POST", "/waitlist", join); res.StatusCode != http.StatusBadRequest {
+		t.Fatalf("a party beyond the account's people: %d", res.StatusCode)
+	}
+	join.Set("party", "2")
+	if res, _ := c.do("POST", "/waitlist", join); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("a party of 2: %d", res.StatusCode)
+	}
+	es, err := s.svc.Waitlist(t.Context(), me.ID)
+	must(t, err)
+	if len(es) != 1 || es[0].PartySize != 2 {
+		t.Fatalf("entries %+v", es)
+	}
+	for _, l := range i18n.Languages {
+		pr := i18n.New(l.Tag)
+		if list := mainOf(s.getAs(t, "patient", l.Tag, "/waitlist")); !strings.Contains(list, `data-party="2"`) ||
+			!strings.Contains(list, pr.T("A party of %d: their places are offered together, and accepting books them all.", 2)) {
+			t.Errorf("%s: My waitlist does not name the party:\n%s", l.Tag, list)
+		}
+	}
+}

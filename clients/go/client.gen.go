@@ -3087,7 +3087,13 @@ type WaitlistEntry struct {
 	Id             int64                  `json:"id"`
 	OfferExpiresAt *time.Time             `json:"offerExpiresAt,omitempty"`
 	PartOfDay      WaitlistEntryPartOfDay `json:"partOfDay"`
-	PatientId      int64                  `json:"patientId"`
+
+	// PartySize the places the entry waits for: 1, or a party's size
+	PartySize int   `json:"partySize"`
+	PatientId int64 `json:"patientId"`
+
+	// PatientIds a party's people, patientId first (absent for one person); its offer is one HELD appointment each, on consecutive numbers
+	PatientIds *[]int64 `json:"patientIds,omitempty"`
 
 	// Position 1 + the live entries before it for the same doctor or department; absent when not waiting
 	Position  *int               `json:"position,omitempty"`
@@ -3120,9 +3126,15 @@ type WaitlistRequest struct {
 	// PartOfDay in the doctor's zone, morning before 12:00; default any; either case
 	PartOfDay *WaitlistRequestPartOfDay `json:"partOfDay,omitempty"`
 
+	// PartySize a household waiting together: this many places are offered at once, and only when that many are free in a slot; the people are the joining person and the account's next people (GET /api/me/people) in id order; default 1. Accepting the offer books them all (all or nothing); declining, leaving or its deadline releases them all
+	PartySize *int `json:"partySize,omitempty"`
+
 	// PatientId a person the token's account manages (GET /api/me/people), whose entry this is; default the account itself; another id is not found (404)
-	PatientId *int64    `json:"patientId,omitempty"`
-	To        time.Time `json:"to"`
+	PatientId *int64 `json:"patientId,omitempty"`
+
+	// PatientIds the party's people instead of partySize: people of the token's account; the joining person (patientId, default the account) is added first when not listed; another id is not found (404)
+	PatientIds *[]int64  `json:"patientIds,omitempty"`
+	To         time.Time `json:"to"`
 }
 
 // WaitlistRequestPartOfDay in the doctor's zone, morning before 12:00; default any; either case
@@ -5516,7 +5528,7 @@ type ClientInterface interface {
 
 	// JoinWaitlistWithBody Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -5525,7 +5537,7 @@ type ClientInterface interface {
 
 	// JoinWaitlist Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -8722,7 +8734,7 @@ func (c *Client) TwilioStatusWithFormdataBody(ctx context.Context, params *Twili
 
 // JoinWaitlistWithBody Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 //
 // Takes any type of body and a specified content type.
 //
@@ -8741,7 +8753,7 @@ func (c *Client) JoinWaitlistWithBody(ctx context.Context, params *JoinWaitlistP
 
 // JoinWaitlist Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -17407,7 +17419,7 @@ type ClientWithResponsesInterface interface {
 
 	// JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -17416,7 +17428,7 @@ type ClientWithResponsesInterface interface {
 
 	// JoinWaitlistWithResponse Join the waitlist for a doctor or a department
 	//
-	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+	// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -35749,7 +35761,7 @@ func (c *ClientWithResponses) TwilioStatusWithFormdataBodyWithResponse(ctx conte
 
 // JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -35764,7 +35776,7 @@ func (c *ClientWithResponses) JoinWaitlistWithBodyWithResponse(ctx context.Conte
 
 // JoinWaitlistWithResponse Join the waitlist for a doctor or a department
 //
-// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+// When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

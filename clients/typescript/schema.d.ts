@@ -1148,7 +1148,7 @@ export interface paths {
         put?: never;
         /**
          * Join the waitlist for a doctor or a department
-         * @description When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages.
+         * @description When a matching place is released (a cancel, an expiry, a reschedule, a capacity raised), the earliest waiting entry gets it as an exclusive HELD offer for the schedule's offer minutes (default 15), with a notification; accept or decline it. A released place is offered before it returns to open booking. The entry ends when its patient books a place it matches. Fair by request time; position counts the live entries before this one for the same doctor or department. A patient joins for themselves or, with patientId, for a person their account manages. With partySize (or patientIds) a household waits together: it is offered its places only when that many are free in one slot, all at once on consecutive numbers; accepting books them all or none.
          */
         post: operations["joinWaitlist"];
         delete?: never;
@@ -3284,6 +3284,10 @@ export interface components {
              * @enum {string}
              */
             partOfDay?: "morning" | "afternoon" | "any";
+            /** @description a household waiting together: this many places are offered at once, and only when that many are free in a slot; the people are the joining person and the account's next people (GET /api/me/people) in id order; default 1. Accepting the offer books them all (all or nothing); declining, leaving or its deadline releases them all */
+            partySize?: number;
+            /** @description the party's people instead of partySize: people of the token's account; the joining person (patientId, default the account) is added first when not listed; another id is not found (404) */
+            patientIds?: number[];
         };
         WaitlistEntry: {
             /** Format: int64 */
@@ -3300,6 +3304,10 @@ export interface components {
             to: string;
             /** @enum {string} */
             partOfDay: "morning" | "afternoon" | "any";
+            /** @description the places the entry waits for: 1, or a party's size */
+            partySize: number;
+            /** @description a party's people, patientId first (absent for one person); its offer is one HELD appointment each, on consecutive numbers */
+            patientIds?: number[];
             /** @enum {string} */
             state: "WAITING" | "OFFERED" | "ACCEPTED" | "DECLINED" | "EXPIRED" | "FULFILLED" | "CANCELLED" | "LAPSED";
             /** @description 1 + the live entries before it for the same doctor or department; absent when not waiting */
