@@ -1,6 +1,7 @@
 package booking
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -183,3 +184,12 @@ type StandbyDay struct {
 	Offered  int    `json:"offered"`
 	Accepted int    `json:"accepted"`
 }
+
+// AuditStandbyPolicy is the entry of a site's leftover policy changed
+// from before to after.
+func AuditStandbyPolicy(ctx context.Context, now time.Time, before, after StandbyPolicy) AuditEntry {
+	return Audit(ctx, now, AuditChange{Entity: EntitySite, ID: after.SiteID, Action: "standby-policy", Before: before, After: after})
+}
+
+// LeftoverScanLimit bounds the slots one leftover scan looks at.
+const LeftoverScanLimit = 200

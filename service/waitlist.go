@@ -86,10 +86,14 @@ func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept b
 	})
 	if err == nil {
 		s.slotChanged(r.a.SlotID, r.a.DoctorID)
+		outcome := booking.OfferDeclined
 		if accept {
-			s.observeOffers(booking.OfferAccepted, 1)
+			outcome = booking.OfferAccepted
+		}
+		if r.e.IsStandby() {
+			s.observeLeftovers(outcome, 1)
 		} else {
-			s.observeOffers(booking.OfferDeclined, 1)
+			s.observeOffers(outcome, 1)
 		}
 	}
 	return r.e, r.a, err
