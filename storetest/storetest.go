@@ -148,6 +148,7 @@ func Run(t *testing.T, h Harness) {
 		{"WaitlistReleaseAndLeave", testWaitlistReleaseAndLeave},
 		{"JoinReplay", testJoinReplay},
 		{"LeaveWaitlist", testLeaveWaitlist},
+		{"LeftoverStandby", testLeftoverStandby},
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
