@@ -174,6 +174,11 @@ func DecideLeftovers(rd LeftoverReads, now time.Time) []Offer {
 	return out
 }
 
+// IsLeftoverOffer reports whether a is a leftover offer's appointment: an
+// offer (IsOffer) made once its slot had started, which a waitlist offer
+// never is (DecideOffers returns the places of a started slot).
+func IsLeftoverOffer(a Appointment) bool { return IsOffer(a) && !a.CreatedAt.Before(a.StartAt) }
+
 // StandbyDay is the staff's view of a site's standbys for one local day:
 // the standbys whose period meets the day, waiting and holding an offer,
 // and the leftover offers accepted in the day's slots.

@@ -11,7 +11,7 @@ import (
 // the leftover offers (cmd/slotd's metrics do).
 type StandbyObserver interface {
 	// LeftoverOffers counts n leftover offers by outcome (booking.OfferMade,
-	// OfferAccepted, OfferDeclined).
+	// OfferAccepted, OfferDeclined, OfferExpired).
 	LeftoverOffers(outcome string, n int)
 }
 
