@@ -12,7 +12,8 @@ import (
 
 // TestStandbyPage: "My waitlist" offers to stand by for leftover doses at
 // a site for a day; the standby is listed under the site's name in every
-// language, and an unknown site is refused.
+// language, and an unknown site is refused; the staff's campaigns page
+// counts the site's standbys today.
 func TestStandbyPage(t *testing.T) {
 	s := newPagesSite(t)
 	me := s.patients[0]
@@ -23,7 +24,7 @@ func TestStandbyPage(t *testing.T) {
 		t.Fatalf("no standby form:\n%s", mainOf(page))
 	}
 	site := between(form, `<option value="`, `"`)
-	join := url.Values{"csrf": {csrfOf(page, "/waitlist/standby")}, "site": {site}, "date": {s.tomorrow.String()},
+	join := url.Values{"csrf": {csrfOf(page, "/waitlist/standby")}, "site": {site}, "date": {between(form, `name="date" value="`, `"`)},
 		"key": {between(form, `name="key" value="`, `"`)}}
 	bad := url.Values{"csrf": join["csrf"], "site": {"999999"}, "date": join["date"], "key": join["key"]}
 	if res, _ := c.do("POST", "/waitlist/standby", bad); res.StatusCode != http.StatusBadRequest {
@@ -42,5 +43,10 @@ func TestStandbyPage(t *testing.T) {
 		if !strings.Contains(list, `data-entry="`+itoa(es[0].ID)+`"`) || strings.Contains(list, "Department 0") {
 			t.Errorf("%s: My waitlist does not show the standby:\n%s", l.Tag, list)
 		}
+	}
+	// The staff's view: the site's standbys today on the campaigns page.
+	staff := mainOf(s.getAs(t, "staff", "en", "/staff/campaigns"))
+	if !strings.Contains(staff, `id="standby"`) || !strings.Contains(staff, `data-waiting="1"`) {
+		t.Errorf("the campaigns page does not count the standby:\n%s", staff)
 	}
 }
