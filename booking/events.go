@@ -81,7 +81,7 @@ func EventType(k NotificationKind) string {
 		return EventSlotSuspended
 	case NotifyRescheduled:
 		return EventRescheduled
-	case NotifyOffer:
+	case NotifyOffer, NotifyLeftoverOffer:
 		return EventOfferMade
 	}
 	return ""

@@ -39,7 +39,7 @@ func (k NotificationKind) Still(st Status) bool {
 	switch k {
 	case NotifyRescheduled:
 		return st.Active()
-	case NotifyOffer:
+	case NotifyOffer, NotifyLeftoverOffer:
 		return st == StatusHeld
 	case NotifyRefunded:
 		// Money paid back stays paid back, whatever the appointment did.

@@ -33,6 +33,7 @@ const (
 	EntryWaitingSQL   = "'" + EntryWaiting + "'"
 	EntryOfferedSQL   = "'" + EntryOffered + "'"
 	EntryFulfilledSQL = "'" + EntryFulfilled + "'"
+	EntryAcceptedSQL  = "'" + EntryAccepted + "'"
 
 	// LiveEntriesSQL is the live entry states (WaitlistEntry.Live) as an
 	// SQL list (a test keeps the two equal).

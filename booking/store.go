@@ -69,6 +69,7 @@ type Store interface {
 	BookingStore
 	LifecycleStore
 	WaitlistStore
+	StandbyStore
 	RoundStore
 	ClinicStore
 	// AuditLog reads the audit log; every change writes its rows in its
@@ -295,6 +296,25 @@ type LifecycleStore interface {
 	// same transaction; a recorded offset is never sent again. It reports
 	// the messages enqueued and the offsets passed over.
 	SendReminders(ctx context.Context, defaults []time.Duration, now time.Time, limit int) (ReminderScan, error)
+}
+
+// StandbyStore keeps the standbys for leftover doses (standby.go); a
+// standby is a waitlist entry (WaitlistStore.JoinWaitlist with SiteID,
+// answered and left as any entry).
+type StandbyStore interface {
+	// StandbyPolicy reads a site's leftover policy (the default when none
+	// is written); not found for a missing site.
+	StandbyPolicy(ctx context.Context, siteID int64) (StandbyPolicy, error)
+	// SetStandbyPolicy writes it, audited.
+	SetStandbyPolicy(ctx context.Context, p StandbyPolicy, now time.Time) (StandbyPolicy, error)
+	// LeftoverSlots lists up to limit slots whose places left may be
+	// offered at now (candidates: DecideLeftovers decides).
+	LeftoverSlots(ctx context.Context, now time.Time, limit int) ([]int64, error)
+	// OfferLeftovers offers a slot's places left to the site's standbys
+	// under the slot's lock (DecideLeftovers), one HELD appointment each.
+	OfferLeftovers(ctx context.Context, slotID int64, now time.Time) ([]Appointment, error)
+	// StandbyDay counts a site's standbys for the day [from, to).
+	StandbyDay(ctx context.Context, siteID int64, from, to time.Time) (StandbyDay, error)
 }
 
 // WaitlistStore keeps the waitlist (booking/waitlist.go). Every

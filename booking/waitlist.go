@@ -49,13 +49,16 @@ const NotifyOffer NotificationKind = "offer"
 
 // WaitlistEntry is one patient's request for a place.
 type WaitlistEntry struct {
-	ID           int64     `json:"id"`
-	PatientID    int64     `json:"patientId"`
-	DoctorID     int64     `json:"doctorId,omitempty"`
-	DepartmentID int64     `json:"departmentId,omitempty"`
-	From         time.Time `json:"from"`
-	To           time.Time `json:"to"`
-	PartOfDay    string    `json:"partOfDay"`
+	ID           int64 `json:"id"`
+	PatientID    int64 `json:"patientId"`
+	DoctorID     int64 `json:"doctorId,omitempty"`
+	DepartmentID int64 `json:"departmentId,omitempty"`
+	// SiteID is set on a standby for leftover doses (standby.go) instead
+	// of a doctor or department.
+	SiteID    int64     `json:"siteId,omitempty"`
+	From      time.Time `json:"from"`
+	To        time.Time `json:"to"`
+	PartOfDay string    `json:"partOfDay"`
 	// PartySize is how many places the entry waits for (1: one person);
 	// PatientIDs, for a party, are its people, PatientID first: people
 	// of one account who wait together, offered places all at once
@@ -141,9 +144,10 @@ func JoinReplay(e WaitlistEntry, fingerprint string) error {
 // EntryMatches reports whether a place in sl, a slot of doctor d, is what
 // e asks for: the doctor (or its department), a start in [From, To), the
 // part of the day in the doctor's zone (a zone that cannot be loaded
-// counts as UTC), and not a round's slot.
+// counts as UTC), and not a round's slot. A standby (SiteID) matches no
+// released place: its places are the leftovers (DecideLeftovers).
 func EntryMatches(e WaitlistEntry, sl Slot, d Doctor) bool {
-	if sl.RoundID != 0 || sl.StartAt.Before(e.From) || !sl.StartAt.Before(e.To) {
+	if e.SiteID != 0 || sl.RoundID != 0 || sl.StartAt.Before(e.From) || !sl.StartAt.Before(e.To) {
 		return false
 	}
 	if e.DoctorID != 0 && e.DoctorID != sl.DoctorID || e.DepartmentID != 0 && e.DepartmentID != d.DepartmentID {

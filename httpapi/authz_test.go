@@ -197,6 +197,12 @@ var authorization = map[string]access{
 	"DELETE /api/waitlist/{id}":                      ownerOnly,
 	"POST /api/waitlist/{id}/accept":                 ownerOnly,
 	"POST /api/waitlist/{id}/decline":                ownerOnly,
+	"POST /api/standby":                              patientWrite,
+	"GET /api/me/standby":                            patientOnly,
+	"DELETE /api/standby/{id}":                       ownerOnly,
+	"GET /api/admin/sites/{id}/standby-policy":       adminOnly,
+	"PUT /api/admin/sites/{id}/standby-policy":       adminOnly,
+	"GET /api/admin/sites/{id}/standby/{date}":       desk,
 	"GET /api/admin/doctors/{id}/offers":             adminOnly,
 	"POST /api/signin/code":                          public,
 	"POST /api/signin/verify":                        public,
@@ -252,6 +258,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 	var entry struct{ ID int64 }
 	e.do(call{method: "POST", path: "/api/waitlist", token: ta, header: map[string]string{"Idempotency-Key": "w-1"}, body: waitBody}).
 		expect(t, 201).decode(t, &entry)
+	standbyBody := map[string]any{"siteId": 1, "from": e.clock.Now().Format(time.RFC3339), "to": e.clock.Now().Add(24 * time.Hour).Format(time.RFC3339)}
+	var standby struct{ ID int64 }
+	e.do(call{method: "POST", path: "/api/standby", token: ta, header: map[string]string{"Idempotency-Key": "sb-1"}, body: standbyBody}).
+		expect(t, 201).decode(t, &standby)
 
 	// The document, as served.
 	var doc struct {
@@ -321,6 +331,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 		switch {
 		case strings.Contains(path, "/waitlist/"):
 			return fmt.Sprint(entry.ID)
+		case strings.HasPrefix(path, "/api/standby/"):
+			return fmt.Sprint(standby.ID)
 		case strings.Contains(path, "/people/"):
 			return fmt.Sprint(child.ID)
 		case strings.Contains(path, "/doctors/"):
@@ -396,6 +408,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 				body = map[string]any{"slotId": sl.ID} // its own slot: refused, but only once found and allowed
 			case "POST /api/waitlist":
 				body = waitBody
+			case "POST /api/standby":
+				body = standbyBody
 			case "PATCH /api/me/people/{id}":
 				body = map[string]any{"name": "Kid A"}
 			case "POST /api/admin/patients":

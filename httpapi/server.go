@@ -241,6 +241,9 @@ func (s *server) routes() {
 	s.handle("PATCH /api/admin/sites/{id}", s.admin(s.updateSite))
 	s.handle("GET /api/admin/staff/{name}/sites", s.admin(s.staffSites))
 	s.handle("PUT /api/admin/staff/{name}/sites", s.admin(s.setStaffSites))
+	s.handle("GET /api/admin/sites/{id}/standby-policy", s.admin(s.getStandbyPolicy))
+	s.handle("PUT /api/admin/sites/{id}/standby-policy", s.admin(s.putStandbyPolicy))
+	s.handle("GET /api/admin/sites/{id}/standby/{date}", s.desk(s.standbyDay))
 	s.handle("POST /api/admin/patients", s.desk(s.createPatient))
 	s.handle("GET /api/admin/patients", s.desk(s.findPatients))
 	s.handle("GET /api/admin/patients/{id}", s.desk(s.getPatient))
@@ -318,6 +321,9 @@ func (s *server) routes() {
 	s.handle("DELETE /api/waitlist/{id}", s.authed(s.leaveWaitlist))
 	s.handle("POST /api/waitlist/{id}/accept", s.authed(s.answerOffer(true)))
 	s.handle("POST /api/waitlist/{id}/decline", s.authed(s.answerOffer(false)))
+	s.handle("POST /api/standby", s.authed(s.joinStandby))
+	s.handle("GET /api/me/standby", s.authed(s.myStandby))
+	s.handle("DELETE /api/standby/{id}", s.authed(s.leaveStandby))
 	s.handle("GET /api/admin/doctors/{id}/offers", s.admin(s.doctorOffers))
 
 	// Rounds (docs/clinic.md, rounds): admin preparation and results, public listings,

@@ -211,6 +211,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 	river.AddWorker(ws, &reconcileWorker{w: w})
 	river.AddWorker(ws, &offerWorker{w: w})
 	river.AddWorker(ws, &reminderWorker{w: w})
+	river.AddWorker(ws, &leftoverWorker{w: w})
 	river.AddWorker(ws, &refundWorker{w: w})
 
 	// A periodic job is not enqueued again while the previous one is still
@@ -252,6 +253,7 @@ func riverConfig(cfg Config, w *workers) *river.Config {
 			periodic("generate-slots", cfg.GenerateInterval, true, GenerateArgs{}),
 			periodic("reconcile", cfg.ReconcileInterval, true, ReconcileArgs{}),
 			periodic("send-reminders", ReminderInterval, true, ReminderArgs{}),
+			periodic("offer-leftovers", LeftoverInterval, true, LeftoverArgs{}),
 		},
 	}
 }

@@ -152,15 +152,16 @@ func (GenerateArgs) Kind() string { return "slotd.generate_slots" }
 
 // notifyKinds maps the domain's notification kinds to message kinds.
 var notifyKinds = map[booking.NotificationKind]string{
-	booking.NotifyConfirmation: notify.KindConfirmation,
-	booking.NotifyCancellation: notify.KindCancellation,
-	booking.NotifyExpiry:       notify.KindExpiry,
-	booking.NotifySuspension:   notify.KindSuspension,
-	booking.NotifyRescheduled:  notify.KindRescheduled,
-	booking.NotifyReminder:     notify.KindReminder,
-	booking.NotifyOffer:        notify.KindOffer,
-	booking.NotifyRefunded:     notify.KindRefund,
-	booking.NotifyQueueAhead:   notify.KindQueueAhead,
+	booking.NotifyConfirmation:  notify.KindConfirmation,
+	booking.NotifyCancellation:  notify.KindCancellation,
+	booking.NotifyExpiry:        notify.KindExpiry,
+	booking.NotifySuspension:    notify.KindSuspension,
+	booking.NotifyRescheduled:   notify.KindRescheduled,
+	booking.NotifyReminder:      notify.KindReminder,
+	booking.NotifyOffer:         notify.KindOffer,
+	booking.NotifyLeftoverOffer: notify.KindLeftoverOffer,
+	booking.NotifyRefunded:      notify.KindRefund,
+	booking.NotifyQueueAhead:    notify.KindQueueAhead,
 }
 
 type notifyWorker struct {
@@ -291,7 +292,7 @@ func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
 	if n.Notification == booking.NotifyQueueAhead {
 		m.Ahead, _ = strconv.Atoi(n.Ref)
 	}
-	if n.Notification == booking.NotifyOffer && a.HoldExpiresAt != nil {
+	if (n.Notification == booking.NotifyOffer || n.Notification == booking.NotifyLeftoverOffer) && a.HoldExpiresAt != nil {
 		m.OfferExpiresAt = *a.HoldExpiresAt
 	}
 	if n.SuspensionID != 0 {

@@ -24,6 +24,7 @@ type Metrics struct {
 	decision  prometheus.Histogram
 	requests  *prometheus.HistogramVec
 	offers    *prometheus.CounterVec
+	leftovers *prometheus.CounterVec
 	revoked   *prometheus.CounterVec
 	reminders *prometheus.CounterVec
 	staff     *prometheus.CounterVec
@@ -97,6 +98,10 @@ func New() *Metrics {
 		Name: "slotd_waitlist_offers_total",
 		Help: "Waitlist offers by outcome, in places: made (a HELD offer given to an entry), accepted, declined, expired (an offer, or an accepted one awaiting payment, timed out); party counts the offers made to parties (one per party).",
 	}, []string{"outcome"})
+	m.leftovers = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "slotd_leftover_offers_total",
+		Help: "Leftover-dose offers to standbys by outcome: made (a HELD offer of a place left after the check-in window), accepted, declined, expired.",
+	}, []string{"outcome"})
 	m.reminders = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "slotd_reminders_total",
 		Help: "Reminders by outcome: enqueued and passed (an offset whose time had gone by) by the scans, delivered and dropped (no longer BOOKED, or started) by the notification worker.",
@@ -133,6 +138,7 @@ func New() *Metrics {
 	}
 	for _, o := range booking.OfferOutcomes {
 		m.offers.WithLabelValues(o)
+		m.leftovers.WithLabelValues(o)
 	}
 	for _, o := range booking.ReminderOutcomes {
 		m.reminders.WithLabelValues(o)
@@ -177,7 +183,7 @@ func New() *Metrics {
 	m.people = newPeople(m.reg)
 	m.openings = newOpenings(m.reg)
 	m.series = newSeries(m.reg)
-	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.walkIns, m.messages, m.queue, m.queueWait)
+	m.reg.MustRegister(m.bookings, m.booking, m.batchSize, m.decision, m.requests, m.offers, m.leftovers, m.reminders, m.staff, m.lockouts, m.revoked, m.codes, m.checks, m.signups, m.checkins, m.walkIns, m.messages, m.queue, m.queueWait)
 	m.payNotes = newPaymentNotifications(m.reg)
 	m.statement = newStatement(m.reg)
 	m.reqObs = map[routeCode]prometheus.Observer{}
@@ -207,6 +213,11 @@ func (m *Metrics) QueueAction(action string) { m.queue.WithLabelValues(action).I
 // QueueWait observes one wait from check-in to first call
 // (service.QueueObserver).
 func (m *Metrics) QueueWait(d time.Duration) { m.queueWait.Observe(d.Seconds()) }
+
+// LeftoverOffers counts leftover-dose offers (service.StandbyObserver).
+func (m *Metrics) LeftoverOffers(outcome string, n int) {
+	m.leftovers.WithLabelValues(outcome).Add(float64(n))
+}
 
 // Offers counts waitlist offers (booking.WaitlistObserver).
 func (m *Metrics) Offers(outcome string, n int) { m.offers.WithLabelValues(outcome).Add(float64(n)) }

@@ -44,6 +44,7 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 	m.CheckIn("patient", "arrived")
 	m.CheckIn("staff", "check-in-too-early")
 	m.WalkIn("added")
+	m.LeftoverOffers("made", 2)
 	fail := false
 	m.WaitlistEntries(func() (map[string]int, error) {
 		if fail {
@@ -68,6 +69,8 @@ func TestWaitlistAndReminderMetrics(t *testing.T) {
 		`slotd_checkins_total{by="staff",outcome="check-in-too-early"} 1`,
 		`slotd_checkins_total{by="staff",outcome="bad-check-in-code"} 0`,
 		`slotd_walk_ins_total{outcome="added"} 1`,
+		`slotd_leftover_offers_total{outcome="made"} 2`,
+		`slotd_leftover_offers_total{outcome="expired"} 0`,
 		`slotd_walk_ins_total{outcome="walk-in-limit"} 0`,
 		`slotd_waitlist_entries{state="WAITING"} 4`,
 		`slotd_waitlist_entries{state="OFFERED"} 1`,

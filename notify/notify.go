@@ -51,8 +51,10 @@ const (
 	KindRescheduled  = "rescheduled"
 	KindReminder     = "reminder"
 	KindOffer        = "waitlist-offer"
-	KindRefund       = "refund"
-	KindQueueAhead   = "queue-ahead"
+	// KindLeftoverOffer: a leftover dose is held for a standby.
+	KindLeftoverOffer = "leftover-offer"
+	KindRefund        = "refund"
+	KindQueueAhead    = "queue-ahead"
 )
 
 // Message is one notification to a patient about an appointment.

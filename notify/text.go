@@ -137,6 +137,10 @@ func Text(m Message) (subject, body string) {
 		}
 		line(held)
 		line(pr.T("Accept or decline it under My waitlist; after that it goes to the next person waiting."))
+	case KindLeftoverOffer:
+		subject = dash(pr.T("A leftover dose is held for you"))
+		line(pr.T("A dose left at the end of the day is held for you (%s) until %s.", when, localTime(pr, m.OfferExpiresAt, m.TimeZone)))
+		line(pr.T("Accept it under My standby and come at once; after that it goes to the next person on standby."))
 	case KindRefund:
 		subject = dash(pr.T("Refund made"))
 		line(on(pr.T("We have refunded %s for your appointment with %s.", refundMoney(pr, m), doctor),
@@ -195,6 +199,8 @@ func SMS(m Message) string {
 		s = pr.T("Moved to %s, No. %d.", when, m.QueueNumber)
 	case KindOffer:
 		s = pr.T("A place is held for you: %s. Accept under My waitlist.", when)
+	case KindLeftoverOffer:
+		s = pr.T("Leftover dose held for you until %s: accept under My standby.", localTime(pr, m.OfferExpiresAt, m.TimeZone))
 	case KindRefund:
 		s = pr.T("Refunded %s: %s.", refundMoney(pr, m), when)
 	case KindQueueAhead:

@@ -12,12 +12,12 @@ import (
 
 const entryColumns = `w.id, w.patient_id, COALESCE(w.doctor_id, 0), COALESCE(w.department_id, 0), w.from_at, w.to_at,
 	w.part_of_day, w.state, COALESCE(w.appointment_id, 0), COALESCE(w.slot_id, 0), w.offer_expires_at,
-	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint, w.party_ids`
+	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint, w.party_ids, COALESCE(w.site_id, 0)`
 
 func scanEntry(r pgx.Row, extra ...any) (booking.WaitlistEntry, error) {
 	var e booking.WaitlistEntry
 	err := r.Scan(append([]any{&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &e.From, &e.To, &e.PartOfDay, &e.State,
-		&e.AppointmentID, &e.SlotID, &e.OfferExpiresAt, &e.CreatedAt, &e.UpdatedAt, &e.IdempotencyKey, &e.Fingerprint, &e.PatientIDs}, extra...)...)
+		&e.AppointmentID, &e.SlotID, &e.OfferExpiresAt, &e.CreatedAt, &e.UpdatedAt, &e.IdempotencyKey, &e.Fingerprint, &e.PatientIDs, &e.SiteID}, extra...)...)
 	if len(e.PatientIDs) == 0 {
 		e.PatientIDs = nil
 	}
@@ -43,7 +43,7 @@ func collectEntries(rows pgx.Rows, err error) ([]booking.WaitlistEntry, error) {
 // decides whether it has one (0 when it is not waiting).
 const sqlEntryPosition = `SELECT CASE WHEN w.state = ` + booking.EntryWaitingSQL + ` THEN 1 + (SELECT count(*) FROM waitlist_entries o
 		WHERE o.state IN ` + booking.LiveEntriesSQL + ` AND o.doctor_id IS NOT DISTINCT FROM w.doctor_id
-		  AND o.department_id IS NOT DISTINCT FROM w.department_id
+		  AND o.department_id IS NOT DISTINCT FROM w.department_id AND o.site_id IS NOT DISTINCT FROM w.site_id
 		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
 		  AND (o.created_at, o.id) < (w.created_at, w.id))
 	ELSE 0 END FROM waitlist_entries w WHERE w.id = $1`
@@ -57,10 +57,10 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		var err error
 		out, err = scanEntry(tx.QueryRow(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
-			from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at, party_ids)
-			VALUES ($1, $2, $3, $4, $5, $6, `+booking.EntryWaitingSQL+`, $7, $8, $9, $9, $10)
+			from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at, party_ids, site_id)
+			VALUES ($1, $2, $3, $4, $5, $6, `+booking.EntryWaitingSQL+`, $7, $8, $9, $9, $10, $11)
 			ON CONFLICT (patient_id, idempotency_key) DO NOTHING RETURNING `+entryReturning,
-			e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), e.From, e.To, e.PartOfDay, e.IdempotencyKey, e.Fingerprint, now, partyIDs(e)))
+			e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), e.From, e.To, e.PartOfDay, e.IdempotencyKey, e.Fingerprint, now, partyIDs(e), nullID(e.SiteID)))
 		if errors.Is(err, pgx.ErrNoRows) {
 			existed = true
 			out, err = scanEntry(tx.QueryRow(ctx, `SELECT `+entryColumns+` FROM waitlist_entries w
@@ -88,7 +88,7 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 // entryReturning is entryColumns for a RETURNING clause (no alias).
 var entryReturning = `id, patient_id, COALESCE(doctor_id, 0), COALESCE(department_id, 0), from_at, to_at,
 	part_of_day, state, COALESCE(appointment_id, 0), COALESCE(slot_id, 0), offer_expires_at,
-	created_at, updated_at, idempotency_key, fingerprint, party_ids`
+	created_at, updated_at, idempotency_key, fingerprint, party_ids, COALESCE(site_id, 0)`
 
 // partyIDs is an entry's party_ids: its people, none for one person.
 func partyIDs(e booking.WaitlistEntry) []int64 {
@@ -128,6 +128,8 @@ func translateEntry(err error) error {
 		return booking.NotFound("doctor")
 	case "waitlist_entries_department_id_fkey":
 		return booking.NotFound("department")
+	case "waitlist_entries_site_id_fkey":
+		return booking.NotFound("site")
 	case "waitlist_entries_patient_id_fkey":
 		return booking.NotFound("patient")
 	}

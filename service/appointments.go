@@ -40,14 +40,18 @@ func (s *Service) ExpireHolds(ctx context.Context, limit int) ([]booking.Appoint
 	as, err := bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
 		return s.store.ExpireHolds(ctx, s.now(), limit)
 	})
-	offers := 0
+	offers, leftovers := 0, 0
 	for _, a := range as {
 		s.released(a)
-		if booking.IsOffer(a) {
+		switch {
+		case booking.IsLeftoverOffer(a):
+			leftovers++
+		case booking.IsOffer(a):
 			offers++
 		}
 	}
 	s.observeOffers(booking.OfferExpired, offers)
+	s.observeLeftovers(booking.OfferExpired, leftovers)
 	return as, err
 }
 

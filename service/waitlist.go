@@ -98,10 +98,14 @@ func (s *Service) AnswerOffer(ctx context.Context, id, patientID int64, accept b
 	})
 	if err == nil {
 		s.slotChanged(r.a.SlotID, r.a.DoctorID)
+		outcome := booking.OfferDeclined
 		if accept {
-			s.observeOffers(booking.OfferAccepted, r.e.Size())
+			outcome = booking.OfferAccepted
+		}
+		if r.e.IsStandby() {
+			s.observeLeftovers(outcome, 1)
 		} else {
-			s.observeOffers(booking.OfferDeclined, r.e.Size())
+			s.observeOffers(outcome, r.e.Size())
 		}
 	}
 	return r.e, r.a, err

@@ -15,7 +15,7 @@ import (
 
 const entryCols = `w.id, w.patient_id, coalesce(w.doctor_id, 0), coalesce(w.department_id, 0), w.from_at, w.to_at,
 	w.part_of_day, w.state, coalesce(w.appointment_id, 0), coalesce(w.slot_id, 0), w.offer_expires_at,
-	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint, w.party_ids`
+	w.created_at, w.updated_at, w.idempotency_key, w.fingerprint, w.party_ids, coalesce(w.site_id, 0)`
 
 func scanEntry(sc interface{ Scan(...any) error }) (booking.WaitlistEntry, error) {
 	var e booking.WaitlistEntry
@@ -23,7 +23,7 @@ func scanEntry(sc interface{ Scan(...any) error }) (booking.WaitlistEntry, error
 	var exp sql.NullInt64
 	var party string
 	if err := sc.Scan(&e.ID, &e.PatientID, &e.DoctorID, &e.DepartmentID, &from, &to, &e.PartOfDay, &e.State,
-		&e.AppointmentID, &e.SlotID, &exp, &created, &updated, &e.IdempotencyKey, &e.Fingerprint, &party); err != nil {
+		&e.AppointmentID, &e.SlotID, &exp, &created, &updated, &e.IdempotencyKey, &e.Fingerprint, &party, &e.SiteID); err != nil {
 		return e, err
 	}
 	if err := json.Unmarshal([]byte(party), &e.PatientIDs); err != nil {
@@ -63,6 +63,7 @@ func queryEntries(ctx context.Context, q querier, query string, args ...any) ([]
 // compete with it for a place); 0 when the entry is not waiting.
 const positionSQL = `SELECT CASE WHEN w.state = ` + booking.EntryWaitingSQL + ` THEN 1 + (SELECT count(*) FROM waitlist_entries o
 		WHERE o.state IN ` + booking.LiveEntriesSQL + ` AND o.doctor_id IS w.doctor_id AND o.department_id IS w.department_id
+		  AND o.site_id IS w.site_id
 		  AND o.patient_id <> w.patient_id AND o.from_at < w.to_at AND o.to_at > w.from_at
 		  AND (o.created_at < w.created_at OR (o.created_at = w.created_at AND o.id < w.id)))
 	ELSE 0 END FROM waitlist_entries w WHERE w.id = ?`
@@ -120,7 +121,7 @@ func offerMembers(a *booking.Appointment, party []booking.Appointment) []*bookin
 
 func entryErr(err error) error {
 	if constraintName(err) == conForeignKey {
-		return booking.NotFound("doctor, department or patient")
+		return booking.NotFound("doctor, department, site or patient")
 	}
 	return mapErr(err, "waitlist entry")
 }
@@ -144,10 +145,10 @@ func (s *Store) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry, now t
 		case errors.Is(err, sql.ErrNoRows):
 			var id int64
 			if err := tx.QueryRowContext(ctx, `INSERT INTO waitlist_entries (patient_id, doctor_id, department_id,
-				from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at, party_ids)
-				VALUES (?, ?, ?, ?, ?, ?, `+booking.EntryWaitingSQL+`, ?, ?, ?, ?, ?) RETURNING id`,
+				from_at, to_at, part_of_day, state, idempotency_key, fingerprint, created_at, updated_at, party_ids, site_id)
+				VALUES (?, ?, ?, ?, ?, ?, `+booking.EntryWaitingSQL+`, ?, ?, ?, ?, ?, ?) RETURNING id`,
 				e.PatientID, nullID(e.DoctorID), nullID(e.DepartmentID), ts(e.From), ts(e.To), e.PartOfDay,
-				e.IdempotencyKey, e.Fingerprint, ts(now), ts(now), partyJSON(e)).Scan(&id); err != nil {
+				e.IdempotencyKey, e.Fingerprint, ts(now), ts(now), partyJSON(e), nullID(e.SiteID)).Scan(&id); err != nil {
 				return err
 			}
 			if out, err = scanEntry(tx.QueryRowContext(ctx, `SELECT `+entryCols+` FROM waitlist_entries w WHERE id = ?`, id)); err != nil {

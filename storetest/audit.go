@@ -54,6 +54,7 @@ var serviceReads = map[string]bool{
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state
 	"WaitlistCounts": true,
+	"StandbyPolicy":  true, "Standbys": true, "StandbyDay": true,
 	// Sessions and sign-in: the revocation marks and failure counters are
 	// their own record (revocation_marks, staff_signin_failures,
 	// signin_failures); the audit log records changes to bookings and the
@@ -552,6 +553,26 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 				return err
 			}
 			_, err = svc.LeaveWaitlist(ctx, e.ID, other.ID)
+			return err
+		}},
+		{"JoinStandby", func() error {
+			_, _, err := svc.JoinStandby(ctx, booking.WaitlistEntry{PatientID: f.patient().ID, SiteID: f.dept.SiteID,
+				From: now, To: now.Add(10 * 24 * time.Hour), IdempotencyKey: "audit-sb"})
+			return err
+		}},
+		{"SetStandbyPolicy", func() error {
+			_, err := svc.SetStandbyPolicy(ctx, booking.StandbyPolicy{SiteID: f.dept.SiteID, Enabled: true, HoldMinutes: 10})
+			return err
+		}},
+		{"OfferLeftovers", func() error {
+			// A slot past its check-in window with its places left.
+			sl := f.slot(1)
+			setClock(sl.StartAt.Add(20 * time.Minute))
+			defer setClock(now)
+			as, err := svc.OfferLeftovers(ctx)
+			if err == nil && len(as) != 1 {
+				return fmt.Errorf("%d leftover offers, want 1", len(as))
+			}
 			return err
 		}},
 	}

@@ -152,6 +152,7 @@ func Run(t *testing.T, h Harness) {
 		{"WaitlistPartyRace", testWaitlistPartyRace},
 		{"JoinReplay", testJoinReplay},
 		{"LeaveWaitlist", testLeaveWaitlist},
+		{"LeftoverStandby", testLeftoverStandby},
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},

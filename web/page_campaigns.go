@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/csvdata"
@@ -27,11 +28,38 @@ type campaignPage struct {
 	Posted bool
 	CSV    string
 	Report csvdata.CohortReport
+	// Standby is each site's leftover doses today.
+	Standby []standbyRow
+}
+
+// standbyRow is one site's standbys for its local day today.
+type standbyRow struct {
+	Site   booking.Site
+	Policy booking.StandbyPolicy
+	Day    booking.StandbyDay
+}
+
+// standbyRows reads each site's policy and today's standby counts; a site
+// whose read fails is left out (the page is a view, the API the record).
+func (s *server) standbyRows(r *http.Request) []standbyRow {
+	var out []standbyRow
+	for _, st := range s.sites(r.Context()) {
+		pol, err := s.svc.StandbyPolicy(r.Context(), st.ID)
+		if err != nil {
+			continue
+		}
+		day, err := s.svc.StandbyDay(r.Context(), st.ID, s.now().In(zone(st.TimeZone)).Format(time.DateOnly))
+		if err != nil {
+			continue
+		}
+		out = append(out, standbyRow{Site: st, Policy: pol, Day: day})
+	}
+	return out
 }
 
 func (s *server) handleStaffCampaigns(w http.ResponseWriter, r *http.Request, _ session) {
 	p := s.newPage(w, r, "Campaigns")
-	p.Data = campaignPage{}
+	p.Data = campaignPage{Standby: s.standbyRows(r)}
 	s.render(w, r, http.StatusOK, "staff_campaigns", p)
 }
 

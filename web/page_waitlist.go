@@ -156,7 +156,12 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 			v.PersonID = e.PatientID
 		}
 		loc := time.UTC
-		if e.DoctorID != 0 {
+		if e.IsStandby() {
+			v.What = p.T("Leftover doses at site %d", e.SiteID)
+			if st, ok := s.site(r.Context(), e.SiteID); ok {
+				v.What, loc = p.T("Leftover doses at %s", st.Name), zone(st.TimeZone)
+			}
+		} else if e.DoctorID != 0 {
 			v.What = p.T("Doctor %d", e.DoctorID)
 			if d, err := s.store.GetDoctor(ctx, e.DoctorID); err == nil {
 				v.What, loc = d.Name, zone(d.TimeZone)
@@ -180,9 +185,61 @@ func (s *server) handleWaitlist(w http.ResponseWriter, r *http.Request) {
 		p.Notice = p.T("Offer declined: it goes to the next person waiting.")
 	case q.Has("left"):
 		p.Notice = p.T("You left the waitlist.")
+	case q.Has("standby"):
+		p.Notice = p.T("You are on standby: if a dose is left at the end of a day, it may be held for you for a few minutes.")
 	}
-	p.Data = views
+	// The standby form: the sites, the day (today in the first site's
+	// zone) and, for an account with people, whom it is for.
+	sites := s.sites(r.Context())
+	today := s.now().UTC()
+	if len(sites) > 0 {
+		today = today.In(zone(sites[0].TimeZone))
+	}
+	var who []booking.Patient
+	if len(people) > 1 {
+		who = people
+	}
+	p.Data = struct {
+		Entries []entryView
+		Sites   []booking.Site
+		People  []booking.Patient
+		Today   string
+		Key     string
+	}{views, sites, who, today.Format(time.DateOnly), newIdempotencyKey()}
 	s.render(w, r, http.StatusOK, "waitlist", p)
+}
+
+// handleStandbyJoin opts the patient (or a person of the account) in for
+// leftover doses at a site for one local day (Service.JoinStandby).
+func (s *server) handleStandbyJoin(w http.ResponseWriter, r *http.Request) {
+	sess, ok := s.patientForm(w, r)
+	if !ok {
+		return
+	}
+	siteID, err := strconv.ParseInt(r.PostFormValue("site"), 10, 64)
+	key := r.PostFormValue("key")
+	st, found := s.site(r.Context(), siteID)
+	if err != nil || !found || !validKey(key) {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "site, day and key"))
+		return
+	}
+	day, err := schedule.ParseDate(r.PostFormValue("date"))
+	if err != nil {
+		s.renderError(w, r, booking.Errorf(booking.CodeInvalidRequest, "date"))
+		return
+	}
+	from, to := schedule.DayBounds(day, zone(st.TimeZone))
+	acting, err := s.actingFor(r, sess)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	if _, _, err := s.svc.JoinStandby(r.Context(), booking.WaitlistEntry{PatientID: acting, SiteID: siteID,
+		From: from, To: to, IdempotencyKey: key}); err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	redirect(w, r, "/waitlist?standby=1")
 }
 
 // handleWaitlistJoin puts the patient on a doctor's waitlist for one day

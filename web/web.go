@@ -271,6 +271,7 @@ func (s *server) routes() {
 	s.mux.HandleFunc("GET /waitlist", s.handleWaitlist)
 	s.mux.HandleFunc("POST /waitlist", s.handleWaitlistJoin)
 	s.mux.HandleFunc("POST /waitlist/{id}/{action}", s.handleWaitlistAction)
+	s.mux.HandleFunc("POST /waitlist/standby", s.handleStandbyJoin)
 	s.mux.HandleFunc("GET /appointments/{id}/pay", s.handlePay)
 	s.mux.HandleFunc("POST /appointments/{id}/pay", s.handlePaySubmit)
 	s.mux.HandleFunc("POST /appointments/{id}/checkout", s.handleCheckout)

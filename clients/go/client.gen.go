@@ -3032,6 +3032,54 @@ type StaffSitesBody struct {
 	Sites []int64 `json:"sites"`
 }
 
+// StandbyDay defines model for StandbyDay.
+type StandbyDay struct {
+	// Accepted leftover offers accepted in the day's slots
+	Accepted int                `json:"accepted"`
+	Day      openapi_types.Date `json:"day"`
+
+	// Offered leftover offers running in the day's slots
+	Offered int   `json:"offered"`
+	SiteId  int64 `json:"siteId"`
+
+	// Waiting standbys waiting whose period meets the day
+	Waiting int `json:"waiting"`
+}
+
+// StandbyPolicy defines model for StandbyPolicy.
+type StandbyPolicy struct {
+	// AtOnce offers out at once per slot; 0: one per place left
+	AtOnce int `json:"atOnce"`
+
+	// Enabled leftover offers at the site (off by default)
+	Enabled bool `json:"enabled"`
+
+	// HoldMinutes how long an offer is held (default 10)
+	HoldMinutes int   `json:"holdMinutes"`
+	SiteId      int64 `json:"siteId"`
+}
+
+// StandbyPolicyBody defines model for StandbyPolicyBody.
+type StandbyPolicyBody struct {
+	AtOnce  *int  `json:"atOnce,omitempty"`
+	Enabled *bool `json:"enabled,omitempty"`
+
+	// HoldMinutes default 10
+	HoldMinutes *int `json:"holdMinutes,omitempty"`
+}
+
+// StandbyRequest defines model for StandbyRequest.
+type StandbyRequest struct {
+	From time.Time `json:"from"`
+
+	// PatientId a person the account manages (default: the caller)
+	PatientId *int64 `json:"patientId,omitempty"`
+	SiteId    int64  `json:"siteId"`
+
+	// To after from, at most 14 days later
+	To time.Time `json:"to"`
+}
+
 // Suspension defines model for Suspension.
 type Suspension struct {
 	CreatedAt    time.Time `json:"createdAt"`
@@ -3096,7 +3144,10 @@ type WaitlistEntry struct {
 	PatientIds *[]int64 `json:"patientIds,omitempty"`
 
 	// Position 1 + the live entries before it for the same doctor or department; absent when not waiting
-	Position  *int               `json:"position,omitempty"`
+	Position *int `json:"position,omitempty"`
+
+	// SiteId set on a standby for leftover doses (POST /api/standby) instead of a doctor or department
+	SiteId    *int64             `json:"siteId,omitempty"`
 	SlotId    *int64             `json:"slotId,omitempty"`
 	State     WaitlistEntryState `json:"state"`
 	To        time.Time          `json:"to"`
@@ -3542,6 +3593,18 @@ type MySeriesBookingsParams struct {
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 }
 
+// MyStandbyParams defines parameters for MyStandby.
+type MyStandbyParams struct {
+	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
+	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
+
+	// Limit items per page (docs/api.md, Paging)
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Cursor the next of the page before; opaque
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+}
+
 // MyWaitlistParams defines parameters for MyWaitlist.
 type MyWaitlistParams struct {
 	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
@@ -3679,6 +3742,18 @@ type TwilioStatusParams struct {
 	XTwilioSignature string `json:"X-Twilio-Signature"`
 }
 
+// JoinStandbyParams defines parameters for JoinStandby.
+type JoinStandbyParams struct {
+	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
+	IdempotencyKey string `json:"Idempotency-Key"`
+}
+
+// LeaveStandbyParams defines parameters for LeaveStandby.
+type LeaveStandbyParams struct {
+	// PatientId act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404)
+	PatientId *PersonId `form:"patientId,omitempty" json:"patientId,omitempty"`
+}
+
 // JoinWaitlistParams defines parameters for JoinWaitlist.
 type JoinWaitlistParams struct {
 	// IdempotencyKey 1-64 visible ASCII characters; a retry with the same key answers the original result
@@ -3790,6 +3865,9 @@ type CreateSiteJSONRequestBody = NewSite
 // UpdateSiteJSONRequestBody defines body for UpdateSite for application/json ContentType.
 type UpdateSiteJSONRequestBody = SitePatch
 
+// PutStandbyPolicyJSONRequestBody defines body for PutStandbyPolicy for application/json ContentType.
+type PutStandbyPolicyJSONRequestBody = StandbyPolicyBody
+
 // CreateSlotJSONRequestBody defines body for CreateSlot for application/json ContentType.
 type CreateSlotJSONRequestBody = NewSlot
 
@@ -3855,6 +3933,9 @@ type SignupCodeJSONRequestBody = SignupCodeRequest
 
 // TwilioStatusFormdataRequestBody defines body for TwilioStatus for application/x-www-form-urlencoded ContentType.
 type TwilioStatusFormdataRequestBody = TwilioStatus
+
+// JoinStandbyJSONRequestBody defines body for JoinStandby for application/json ContentType.
+type JoinStandbyJSONRequestBody = StandbyRequest
 
 // JoinWaitlistJSONRequestBody defines body for JoinWaitlist for application/json ContentType.
 type JoinWaitlistJSONRequestBody = WaitlistRequest
@@ -4860,6 +4941,38 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/admin/sites/{id} (the `UpdateSite` operationId).
 	UpdateSite(ctx context.Context, id int64, body UpdateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// GetStandbyPolicy A site's leftover-dose policy
+	//
+	// Whether leftover doses are offered to the site's standbys, how long an offer is held and how many are out at once per slot. A site without a policy written has it off.
+	//
+	// Corresponds with GET /api/admin/sites/{id}/standby-policy (the `GetStandbyPolicy` operationId).
+	GetStandbyPolicy(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutStandbyPolicyWithBody Set a site's leftover-dose policy
+	//
+	// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+	PutStandbyPolicyWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// PutStandbyPolicy Set a site's leftover-dose policy
+	//
+	// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+	PutStandbyPolicy(ctx context.Context, id int64, body PutStandbyPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// StandbyDay A site's standbys for a day
+	//
+	// For the front desk: the standbys waiting for the site's local day, the leftover offers running and accepted in its slots.
+	//
+	// Corresponds with GET /api/admin/sites/{id}/standby/{date} (the `StandbyDay` operationId).
+	StandbyDay(ctx context.Context, id int64, date openapi_types.Date, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// CreateSlotWithBody Create one ad-hoc slot
 	//
 	// 409 when the doctor already has a slot starting then. Slot-overlap: the doctor has a slot at an overlapping time (409).
@@ -5218,6 +5331,13 @@ type ClientInterface interface {
 	// Corresponds with GET /api/me/series-bookings (the `MySeriesBookings` operationId).
 	MySeriesBookings(ctx context.Context, params *MySeriesBookingsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
+	// MyStandby The patient's standbys for leftover doses
+	//
+	// The caller's standbys (waitlist entries with a siteId), newest first, with a running offer and its deadline. With patientId, those of a person the account manages.
+	//
+	// Corresponds with GET /api/me/standby (the `MyStandby` operationId).
+	MyStandby(ctx context.Context, params *MyStandbyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
+
 	// MyWaitlist The patient's waitlist entries with positions and offers
 	//
 	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -5525,6 +5645,31 @@ type ClientInterface interface {
 	//
 	// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
 	TwilioStatusWithFormdataBody(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinStandbyWithBody Stand by for leftover doses at a site
+	//
+	// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+	JoinStandbyWithBody(ctx context.Context, params *JoinStandbyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// JoinStandby Stand by for leftover doses at a site
+	//
+	// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+	JoinStandby(ctx context.Context, params *JoinStandbyParams, body JoinStandbyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// LeaveStandby Leave a standby (declines a running offer); repeating it changes nothing
+	//
+	// Ends the caller's standby (CANCELLED); a running offer is declined and passes to the next standby. Another entry than a standby is 404 here.
+	//
+	// Corresponds with DELETE /api/standby/{id} (the `LeaveStandby` operationId).
+	LeaveStandby(ctx context.Context, id int64, params *LeaveStandbyParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// JoinWaitlistWithBody Join the waitlist for a doctor or a department
 	//
@@ -7186,6 +7331,78 @@ func (c *Client) UpdateSite(ctx context.Context, id int64, body UpdateSiteJSONRe
 	return c.Client.Do(req)
 }
 
+// GetStandbyPolicy A site's leftover-dose policy
+//
+// Whether leftover doses are offered to the site's standbys, how long an offer is held and how many are out at once per slot. A site without a policy written has it off.
+//
+// Corresponds with GET /api/admin/sites/{id}/standby-policy (the `GetStandbyPolicy` operationId).
+func (c *Client) GetStandbyPolicy(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetStandbyPolicyRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutStandbyPolicyWithBody Set a site's leftover-dose policy
+//
+// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+func (c *Client) PutStandbyPolicyWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutStandbyPolicyRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// PutStandbyPolicy Set a site's leftover-dose policy
+//
+// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+func (c *Client) PutStandbyPolicy(ctx context.Context, id int64, body PutStandbyPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPutStandbyPolicyRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// StandbyDay A site's standbys for a day
+//
+// For the front desk: the standbys waiting for the site's local day, the leftover offers running and accepted in its slots.
+//
+// Corresponds with GET /api/admin/sites/{id}/standby/{date} (the `StandbyDay` operationId).
+func (c *Client) StandbyDay(ctx context.Context, id int64, date openapi_types.Date, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStandbyDayRequest(c.Server, id, date)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // CreateSlotWithBody Create one ad-hoc slot
 //
 // 409 when the doctor already has a slot starting then. Slot-overlap: the doctor has a slot at an overlapping time (409).
@@ -8004,6 +8221,23 @@ func (c *Client) MySeriesBookings(ctx context.Context, params *MySeriesBookingsP
 	return c.Client.Do(req)
 }
 
+// MyStandby The patient's standbys for leftover doses
+//
+// The caller's standbys (waitlist entries with a siteId), newest first, with a running offer and its deadline. With patientId, those of a person the account manages.
+//
+// Corresponds with GET /api/me/standby (the `MyStandby` operationId).
+func (c *Client) MyStandby(ctx context.Context, params *MyStandbyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewMyStandbyRequest(c.Server, params)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
 // MyWaitlist The patient's waitlist entries with positions and offers
 //
 // The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -8722,6 +8956,61 @@ func (c *Client) TwilioStatusWithBody(ctx context.Context, params *TwilioStatusP
 // Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
 func (c *Client) TwilioStatusWithFormdataBody(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewTwilioStatusRequestWithFormdataBody(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinStandbyWithBody Stand by for leftover doses at a site
+//
+// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+func (c *Client) JoinStandbyWithBody(ctx context.Context, params *JoinStandbyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinStandbyRequestWithBody(c.Server, params, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// JoinStandby Stand by for leftover doses at a site
+//
+// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+func (c *Client) JoinStandby(ctx context.Context, params *JoinStandbyParams, body JoinStandbyJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewJoinStandbyRequest(c.Server, params, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// LeaveStandby Leave a standby (declines a running offer); repeating it changes nothing
+//
+// Ends the caller's standby (CANCELLED); a running offer is declined and passes to the next standby. Another entry than a standby is 404 here.
+//
+// Corresponds with DELETE /api/standby/{id} (the `LeaveStandby` operationId).
+func (c *Client) LeaveStandby(ctx context.Context, id int64, params *LeaveStandbyParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewLeaveStandbyRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -11884,6 +12173,128 @@ func NewUpdateSiteRequestWithBody(server string, id int64, contentType string, b
 	return req, nil
 }
 
+// NewGetStandbyPolicyRequest constructs an http.Request for the GetStandbyPolicy method
+func NewGetStandbyPolicyRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/sites/%s/standby-policy", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewPutStandbyPolicyRequest calls the generic PutStandbyPolicy builder with application/json body
+func NewPutStandbyPolicyRequest(server string, id int64, body PutStandbyPolicyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewPutStandbyPolicyRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewPutStandbyPolicyRequestWithBody constructs an http.Request for the PutStandbyPolicy method, with any body, and a specified content type
+func NewPutStandbyPolicyRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/sites/%s/standby-policy", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewStandbyDayRequest constructs an http.Request for the StandbyDay method
+func NewStandbyDayRequest(server string, id int64, date openapi_types.Date) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	var pathParam1 string
+
+	pathParam1, err = runtime.StyleParamWithOptions("simple", false, "date", date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "string", Format: "date"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/sites/%s/standby/%s", pathParam0, pathParam1)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewCreateSlotRequest calls the generic CreateSlot builder with application/json body
 func NewCreateSlotRequest(server string, body CreateSlotJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -13730,6 +14141,84 @@ func NewMySeriesBookingsRequest(server string, params *MySeriesBookingsParams) (
 	return req, nil
 }
 
+// NewMyStandbyRequest constructs an http.Request for the MyStandby method
+func NewMyStandbyRequest(server string, params *MyStandbyParams) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/me/standby")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Limit != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "limit", *params.Limit, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Cursor != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "cursor", *params.Cursor, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewMyWaitlistRequest constructs an http.Request for the MyWaitlist method
 func NewMyWaitlistRequest(server string, params *MyWaitlistParams) (*http.Request, error) {
 	var err error
@@ -15272,6 +15761,120 @@ func NewTwilioStatusRequestWithBody(server string, params *TwilioStatusParams, c
 	return req, nil
 }
 
+// NewJoinStandbyRequest calls the generic JoinStandby builder with application/json body
+func NewJoinStandbyRequest(server string, params *JoinStandbyParams, body JoinStandbyJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewJoinStandbyRequestWithBody(server, params, "application/json", bodyReader)
+}
+
+// NewJoinStandbyRequestWithBody constructs an http.Request for the JoinStandby method, with any body, and a specified content type
+func NewJoinStandbyRequestWithBody(server string, params *JoinStandbyParams, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/standby")
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		var headerParam0 string
+
+		headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+		if err != nil {
+			return nil, err
+		}
+
+		req.Header.Set("Idempotency-Key", headerParam0)
+
+	}
+
+	return req, nil
+}
+
+// NewLeaveStandbyRequest constructs an http.Request for the LeaveStandby method
+func NewLeaveStandbyRequest(server string, id int64, params *LeaveStandbyParams) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/standby/%s", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
 // NewJoinWaitlistRequest calls the generic JoinWaitlist builder with application/json body
 func NewJoinWaitlistRequest(server string, params *JoinWaitlistParams, body JoinWaitlistJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
@@ -16663,6 +17266,42 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/admin/sites/{id} (the `UpdateSite` operationId).
 	UpdateSiteWithResponse(ctx context.Context, id int64, body UpdateSiteJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateSiteResponse, error)
 
+	// GetStandbyPolicyWithResponse A site's leftover-dose policy
+	//
+	// Whether leftover doses are offered to the site's standbys, how long an offer is held and how many are out at once per slot. A site without a policy written has it off.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/sites/{id}/standby-policy (the `GetStandbyPolicy` operationId).
+	GetStandbyPolicyWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetStandbyPolicyResponse, error)
+
+	// PutStandbyPolicyWithBodyWithResponse Set a site's leftover-dose policy
+	//
+	// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+	PutStandbyPolicyWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutStandbyPolicyResponse, error)
+
+	// PutStandbyPolicyWithResponse Set a site's leftover-dose policy
+	//
+	// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+	PutStandbyPolicyWithResponse(ctx context.Context, id int64, body PutStandbyPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*PutStandbyPolicyResponse, error)
+
+	// StandbyDayWithResponse A site's standbys for a day
+	//
+	// For the front desk: the standbys waiting for the site's local day, the leftover offers running and accepted in its slots.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/sites/{id}/standby/{date} (the `StandbyDay` operationId).
+	StandbyDayWithResponse(ctx context.Context, id int64, date openapi_types.Date, reqEditors ...RequestEditorFn) (*StandbyDayResponse, error)
+
 	// CreateSlotWithBodyWithResponse Create one ad-hoc slot
 	//
 	// 409 when the doctor already has a slot starting then. Slot-overlap: the doctor has a slot at an overlapping time (409).
@@ -17069,6 +17708,15 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/me/series-bookings (the `MySeriesBookings` operationId).
 	MySeriesBookingsWithResponse(ctx context.Context, params *MySeriesBookingsParams, reqEditors ...RequestEditorFn) (*MySeriesBookingsResponse, error)
 
+	// MyStandbyWithResponse The patient's standbys for leftover doses
+	//
+	// The caller's standbys (waitlist entries with a siteId), newest first, with a running offer and its deadline. With patientId, those of a person the account manages.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/me/standby (the `MyStandby` operationId).
+	MyStandbyWithResponse(ctx context.Context, params *MyStandbyParams, reqEditors ...RequestEditorFn) (*MyStandbyResponse, error)
+
 	// MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 	//
 	// The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -17416,6 +18064,33 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with POST /api/sms/twilio/status (the `TwilioStatus` operationId).
 	TwilioStatusWithFormdataBodyWithResponse(ctx context.Context, params *TwilioStatusParams, body TwilioStatusFormdataRequestBody, reqEditors ...RequestEditorFn) (*TwilioStatusResponse, error)
+
+	// JoinStandbyWithBodyWithResponse Stand by for leftover doses at a site
+	//
+	// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+	JoinStandbyWithBodyWithResponse(ctx context.Context, params *JoinStandbyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*JoinStandbyResponse, error)
+
+	// JoinStandbyWithResponse Stand by for leftover doses at a site
+	//
+	// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+	JoinStandbyWithResponse(ctx context.Context, params *JoinStandbyParams, body JoinStandbyJSONRequestBody, reqEditors ...RequestEditorFn) (*JoinStandbyResponse, error)
+
+	// LeaveStandbyWithResponse Leave a standby (declines a running offer); repeating it changes nothing
+	//
+	// Ends the caller's standby (CANCELLED); a running offer is declined and passes to the next standby. Another entry than a standby is 404 here.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/standby/{id} (the `LeaveStandby` operationId).
+	LeaveStandbyWithResponse(ctx context.Context, id int64, params *LeaveStandbyParams, reqEditors ...RequestEditorFn) (*LeaveStandbyResponse, error)
 
 	// JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
 	//
@@ -24356,6 +25031,346 @@ func (r UpdateSiteResponse) ContentType() string {
 	return ""
 }
 
+// GetStandbyPolicyResponse401Headers the declared response headers of an HTTP 401 response for GetStandbyPolicy
+type GetStandbyPolicyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetStandbyPolicyResponse503Headers the declared response headers of an HTTP 503 response for GetStandbyPolicy
+type GetStandbyPolicyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetStandbyPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StandbyPolicy
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetStandbyPolicyResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetStandbyPolicyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetStandbyPolicyResponse) GetJSON200() *StandbyPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetStandbyPolicyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetStandbyPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetStandbyPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetStandbyPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetStandbyPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// PutStandbyPolicyResponse401Headers the declared response headers of an HTTP 401 response for PutStandbyPolicy
+type PutStandbyPolicyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// PutStandbyPolicyResponse503Headers the declared response headers of an HTTP 503 response for PutStandbyPolicy
+type PutStandbyPolicyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type PutStandbyPolicyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StandbyPolicy
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *PutStandbyPolicyResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *PutStandbyPolicyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r PutStandbyPolicyResponse) GetJSON200() *StandbyPolicy {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r PutStandbyPolicyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r PutStandbyPolicyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r PutStandbyPolicyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r PutStandbyPolicyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r PutStandbyPolicyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// StandbyDayResponse401Headers the declared response headers of an HTTP 401 response for StandbyDay
+type StandbyDayResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// StandbyDayResponse503Headers the declared response headers of an HTTP 503 response for StandbyDay
+type StandbyDayResponse503Headers struct {
+	RetryAfter *int
+}
+
+type StandbyDayResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *StandbyDay
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *StandbyDayResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *StandbyDayResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r StandbyDayResponse) GetJSON200() *StandbyDay {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r StandbyDayResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r StandbyDayResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r StandbyDayResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r StandbyDayResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r StandbyDayResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // CreateSlotResponse201Headers the declared response headers of an HTTP 201 response for CreateSlot
 type CreateSlotResponse201Headers struct {
 	Location string
@@ -28420,6 +29435,117 @@ func (r MySeriesBookingsResponse) ContentType() string {
 	return ""
 }
 
+// MyStandbyResponse401Headers the declared response headers of an HTTP 401 response for MyStandby
+type MyStandbyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// MyStandbyResponse503Headers the declared response headers of an HTTP 503 response for MyStandby
+type MyStandbyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type MyStandbyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WaitlistPage
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *MyStandbyResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *MyStandbyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r MyStandbyResponse) GetJSON200() *WaitlistPage {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r MyStandbyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r MyStandbyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r MyStandbyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r MyStandbyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r MyStandbyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // MyWaitlistResponse401Headers the declared response headers of an HTTP 401 response for MyWaitlist
 type MyWaitlistResponse401Headers struct {
 	WWWAuthenticate *string
@@ -31905,6 +33031,272 @@ func (r TwilioStatusResponse) ContentType() string {
 	return ""
 }
 
+// JoinStandbyResponse201Headers the declared response headers of an HTTP 201 response for JoinStandby
+type JoinStandbyResponse201Headers struct {
+	Location string
+}
+
+// JoinStandbyResponse401Headers the declared response headers of an HTTP 401 response for JoinStandby
+type JoinStandbyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// JoinStandbyResponse413Headers the declared response headers of an HTTP 413 response for JoinStandby
+type JoinStandbyResponse413Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// JoinStandbyResponse422Headers the declared response headers of an HTTP 422 response for JoinStandby
+type JoinStandbyResponse422Headers struct {
+	RateLimit       *string
+	RateLimitPolicy *string
+}
+
+// JoinStandbyResponse503Headers the declared response headers of an HTTP 503 response for JoinStandby
+type JoinStandbyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type JoinStandbyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WaitlistEntry
+	// JSON201 the response for an HTTP 201 `application/json` response
+	JSON201 *WaitlistEntry
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *Problem
+	// ApplicationproblemJSON422 the response for an HTTP 422 `application/problem+json` response
+	ApplicationproblemJSON422 *Problem
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *JoinStandbyResponse201Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *JoinStandbyResponse401Headers
+	// Headers413 the parsed response headers for an HTTP 413 response
+	Headers413 *JoinStandbyResponse413Headers
+	// Headers422 the parsed response headers for an HTTP 422 response
+	Headers422 *JoinStandbyResponse422Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *JoinStandbyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r JoinStandbyResponse) GetJSON200() *WaitlistEntry {
+	return r.JSON200
+}
+
+// GetJSON201 returns the response for an HTTP 201 `application/json` response
+func (r JoinStandbyResponse) GetJSON201() *WaitlistEntry {
+	return r.JSON201
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON413() *Problem {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON422 returns the response for an HTTP 422 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON422() *Problem {
+	return r.ApplicationproblemJSON422
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r JoinStandbyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r JoinStandbyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r JoinStandbyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r JoinStandbyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r JoinStandbyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// LeaveStandbyResponse401Headers the declared response headers of an HTTP 401 response for LeaveStandby
+type LeaveStandbyResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// LeaveStandbyResponse503Headers the declared response headers of an HTTP 503 response for LeaveStandby
+type LeaveStandbyResponse503Headers struct {
+	RetryAfter *int
+}
+
+type LeaveStandbyResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *WaitlistEntry
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON409 the response for an HTTP 409 `application/problem+json` response
+	ApplicationproblemJSON409 *Conflict
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *LeaveStandbyResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *LeaveStandbyResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r LeaveStandbyResponse) GetJSON200() *WaitlistEntry {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON409 returns the response for an HTTP 409 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON409() *Conflict {
+	return r.ApplicationproblemJSON409
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r LeaveStandbyResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r LeaveStandbyResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r LeaveStandbyResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r LeaveStandbyResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r LeaveStandbyResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
 // JoinWaitlistResponse201Headers the declared response headers of an HTTP 201 response for JoinWaitlist
 type JoinWaitlistResponse201Headers struct {
 	Location string
@@ -34477,6 +35869,66 @@ func (c *ClientWithResponses) UpdateSiteWithResponse(ctx context.Context, id int
 	return ParseUpdateSiteResponse(rsp)
 }
 
+// GetStandbyPolicyWithResponse A site's leftover-dose policy
+//
+// Whether leftover doses are offered to the site's standbys, how long an offer is held and how many are out at once per slot. A site without a policy written has it off.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/sites/{id}/standby-policy (the `GetStandbyPolicy` operationId).
+func (c *ClientWithResponses) GetStandbyPolicyWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetStandbyPolicyResponse, error) {
+	rsp, err := c.GetStandbyPolicy(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetStandbyPolicyResponse(rsp)
+}
+
+// PutStandbyPolicyWithBodyWithResponse Set a site's leftover-dose policy
+//
+// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+func (c *ClientWithResponses) PutStandbyPolicyWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PutStandbyPolicyResponse, error) {
+	rsp, err := c.PutStandbyPolicyWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutStandbyPolicyResponse(rsp)
+}
+
+// PutStandbyPolicyWithResponse Set a site's leftover-dose policy
+//
+// Replaces the site's policy (holdMinutes defaults to 10). Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/sites/{id}/standby-policy (the `PutStandbyPolicy` operationId).
+func (c *ClientWithResponses) PutStandbyPolicyWithResponse(ctx context.Context, id int64, body PutStandbyPolicyJSONRequestBody, reqEditors ...RequestEditorFn) (*PutStandbyPolicyResponse, error) {
+	rsp, err := c.PutStandbyPolicy(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParsePutStandbyPolicyResponse(rsp)
+}
+
+// StandbyDayWithResponse A site's standbys for a day
+//
+// For the front desk: the standbys waiting for the site's local day, the leftover offers running and accepted in its slots.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/sites/{id}/standby/{date} (the `StandbyDay` operationId).
+func (c *ClientWithResponses) StandbyDayWithResponse(ctx context.Context, id int64, date openapi_types.Date, reqEditors ...RequestEditorFn) (*StandbyDayResponse, error) {
+	rsp, err := c.StandbyDay(ctx, id, date, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseStandbyDayResponse(rsp)
+}
+
 // CreateSlotWithBodyWithResponse Create one ad-hoc slot
 //
 // 409 when the doctor already has a slot starting then. Slot-overlap: the doctor has a slot at an overlapping time (409).
@@ -35159,6 +36611,21 @@ func (c *ClientWithResponses) MySeriesBookingsWithResponse(ctx context.Context, 
 	return ParseMySeriesBookingsResponse(rsp)
 }
 
+// MyStandbyWithResponse The patient's standbys for leftover doses
+//
+// The caller's standbys (waitlist entries with a siteId), newest first, with a running offer and its deadline. With patientId, those of a person the account manages.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/me/standby (the `MyStandby` operationId).
+func (c *ClientWithResponses) MyStandbyWithResponse(ctx context.Context, params *MyStandbyParams, reqEditors ...RequestEditorFn) (*MyStandbyResponse, error) {
+	rsp, err := c.MyStandby(ctx, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseMyStandbyResponse(rsp)
+}
+
 // MyWaitlistWithResponse The patient's waitlist entries with positions and offers
 //
 // The caller's entries, newest first, each with its true position among the live entries for the same doctor or department, and a running offer with its deadline. With patientId, the entries of a person the account manages.
@@ -35757,6 +37224,51 @@ func (c *ClientWithResponses) TwilioStatusWithFormdataBodyWithResponse(ctx conte
 		return nil, err
 	}
 	return ParseTwilioStatusResponse(rsp)
+}
+
+// JoinStandbyWithBodyWithResponse Stand by for leftover doses at a site
+//
+// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+func (c *ClientWithResponses) JoinStandbyWithBodyWithResponse(ctx context.Context, params *JoinStandbyParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*JoinStandbyResponse, error) {
+	rsp, err := c.JoinStandbyWithBody(ctx, params, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinStandbyResponse(rsp)
+}
+
+// JoinStandbyWithResponse Stand by for leftover doses at a site
+//
+// Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with POST /api/standby (the `JoinStandby` operationId).
+func (c *ClientWithResponses) JoinStandbyWithResponse(ctx context.Context, params *JoinStandbyParams, body JoinStandbyJSONRequestBody, reqEditors ...RequestEditorFn) (*JoinStandbyResponse, error) {
+	rsp, err := c.JoinStandby(ctx, params, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseJoinStandbyResponse(rsp)
+}
+
+// LeaveStandbyWithResponse Leave a standby (declines a running offer); repeating it changes nothing
+//
+// Ends the caller's standby (CANCELLED); a running offer is declined and passes to the next standby. Another entry than a standby is 404 here.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/standby/{id} (the `LeaveStandby` operationId).
+func (c *ClientWithResponses) LeaveStandbyWithResponse(ctx context.Context, id int64, params *LeaveStandbyParams, reqEditors ...RequestEditorFn) (*LeaveStandbyResponse, error) {
+	rsp, err := c.LeaveStandby(ctx, id, params, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseLeaveStandbyResponse(rsp)
 }
 
 // JoinWaitlistWithBodyWithResponse Join the waitlist for a doctor or a department
@@ -42414,6 +43926,328 @@ func ParseUpdateSiteResponse(rsp *http.Response) (*UpdateSiteResponse, error) {
 	return response, nil
 }
 
+// ParseGetStandbyPolicyResponse parses an HTTP response from a GetStandbyPolicyWithResponse call
+func ParseGetStandbyPolicyResponse(rsp *http.Response) (*GetStandbyPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetStandbyPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StandbyPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetStandbyPolicyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetStandbyPolicyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParsePutStandbyPolicyResponse parses an HTTP response from a PutStandbyPolicyWithResponse call
+func ParsePutStandbyPolicyResponse(rsp *http.Response) (*PutStandbyPolicyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &PutStandbyPolicyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StandbyPolicy
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers PutStandbyPolicyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers PutStandbyPolicyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseStandbyDayResponse parses an HTTP response from a StandbyDayWithResponse call
+func ParseStandbyDayResponse(rsp *http.Response) (*StandbyDayResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &StandbyDayResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest StandbyDay
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers StandbyDayResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers StandbyDayResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseCreateSlotResponse parses an HTTP response from a CreateSlotWithResponse call
 func ParseCreateSlotResponse(rsp *http.Response) (*CreateSlotResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -46562,6 +48396,111 @@ func ParseMySeriesBookingsResponse(rsp *http.Response) (*MySeriesBookingsRespons
 	return response, nil
 }
 
+// ParseMyStandbyResponse parses an HTTP response from a MyStandbyWithResponse call
+func ParseMyStandbyResponse(rsp *http.Response) (*MyStandbyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &MyStandbyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WaitlistPage
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers MyStandbyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers MyStandbyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
 // ParseMyWaitlistResponse parses an HTTP response from a MyWaitlistWithResponse call
 func ParseMyWaitlistResponse(rsp *http.Response) (*MyWaitlistResponse, error) {
 	bodyBytes, err := io.ReadAll(rsp.Body)
@@ -50125,6 +52064,281 @@ func ParseTwilioStatusResponse(rsp *http.Response) (*TwilioStatusResponse, error
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers TwilioStatusResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseJoinStandbyResponse parses an HTTP response from a JoinStandbyWithResponse call
+func ParseJoinStandbyResponse(rsp *http.Response) (*JoinStandbyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &JoinStandbyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WaitlistEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
+		var dest WaitlistEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON201 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 422:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON422 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers JoinStandbyResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = value
+		}
+		response.Headers201 = &headers
+	case rsp.StatusCode == 401:
+		var headers JoinStandbyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 413:
+		var headers JoinStandbyResponse413Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers413 = &headers
+	case rsp.StatusCode == 422:
+		var headers JoinStandbyResponse422Headers
+		if values := rsp.Header.Values("RateLimit"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimit = &value
+		}
+		if values := rsp.Header.Values("RateLimit-Policy"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "RateLimit-Policy", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RateLimitPolicy = &value
+		}
+		response.Headers422 = &headers
+	case rsp.StatusCode == 503:
+		var headers JoinStandbyResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseLeaveStandbyResponse parses an HTTP response from a LeaveStandbyWithResponse call
+func ParseLeaveStandbyResponse(rsp *http.Response) (*LeaveStandbyResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &LeaveStandbyResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest WaitlistEntry
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 409:
+		var dest Conflict
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON409 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers LeaveStandbyResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers LeaveStandbyResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

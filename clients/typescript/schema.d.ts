@@ -2445,6 +2445,110 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/standby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stand by for leftover doses at a site
+         * @description Opts the caller (or, with patientId, a person their account manages) in for leftover doses at a site for [from, to), at most 14 days. Once a slot of the site has passed its check-in window with places left (never booked, cancelled, or freed by a no-show), and the site's policy is on, the places are offered to the site's standbys first come first served, each as an exclusive HELD offer for the site's hold minutes (default 10), with a notification; accept or decline it with POST /api/waitlist/{id}/accept or /decline. A decline or an expiry passes the place to the next standby. A standby ends with its one offer.
+         */
+        post: operations["joinStandby"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/me/standby": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The patient's standbys for leftover doses
+         * @description The caller's standbys (waitlist entries with a siteId), newest first, with a running offer and its deadline. With patientId, those of a person the account manages.
+         */
+        get: operations["myStandby"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/standby/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Leave a standby (declines a running offer); repeating it changes nothing
+         * @description Ends the caller's standby (CANCELLED); a running offer is declined and passes to the next standby. Another entry than a standby is 404 here.
+         */
+        delete: operations["leaveStandby"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sites/{id}/standby-policy": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's leftover-dose policy
+         * @description Whether leftover doses are offered to the site's standbys, how long an offer is held and how many are out at once per slot. A site without a policy written has it off.
+         */
+        get: operations["getStandbyPolicy"];
+        /**
+         * Set a site's leftover-dose policy
+         * @description Replaces the site's policy (holdMinutes defaults to 10). Audited.
+         */
+        put: operations["putStandbyPolicy"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/admin/sites/{id}/standby/{date}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A site's standbys for a day
+         * @description For the front desk: the standbys waiting for the site's local day, the leftover offers running and accepted in its slots.
+         */
+        get: operations["standbyDay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -3322,6 +3426,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: int64
+             * @description set on a standby for leftover doses (POST /api/standby) instead of a doctor or department
+             */
+            siteId?: number;
         };
         OfferAnswer: {
             entry: components["schemas"]["WaitlistEntry"];
@@ -4309,6 +4418,50 @@ export interface components {
         StaffSitesBody: {
             /** @description The site ids the account is limited to; [] for every site. Repeats are ignored. */
             sites: number[];
+        };
+        StandbyRequest: {
+            /**
+             * Format: int64
+             * @description a person the account manages (default: the caller)
+             */
+            patientId?: number;
+            /** Format: int64 */
+            siteId: number;
+            /** Format: date-time */
+            from: string;
+            /**
+             * Format: date-time
+             * @description after from, at most 14 days later
+             */
+            to: string;
+        };
+        StandbyPolicy: {
+            /** Format: int64 */
+            siteId: number;
+            /** @description leftover offers at the site (off by default) */
+            enabled: boolean;
+            /** @description how long an offer is held (default 10) */
+            holdMinutes: number;
+            /** @description offers out at once per slot; 0: one per place left */
+            atOnce: number;
+        };
+        StandbyPolicyBody: {
+            enabled?: boolean;
+            /** @description default 10 */
+            holdMinutes?: number;
+            atOnce?: number;
+        };
+        StandbyDay: {
+            /** Format: int64 */
+            siteId: number;
+            /** Format: date */
+            day: string;
+            /** @description standbys waiting whose period meets the day */
+            waiting: number;
+            /** @description leftover offers running in the day's slots */
+            offered: number;
+            /** @description leftover offers accepted in the day's slots */
+            accepted: number;
         };
     };
     responses: {
@@ -9955,6 +10108,243 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    joinStandby: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description 1-64 visible ASCII characters; a retry with the same key answers the original result */
+                "Idempotency-Key": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StandbyRequest"];
+            };
+        };
+        responses: {
+            /** @description a retry with the same key: the entry as it is now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            /** @description the new standby */
+            201: {
+                headers: {
+                    /** @description where the patient's standbys are */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            /** @description payload-too-large. */
+            413: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description idempotency-key-reused: same key, different body. */
+            422: {
+                headers: {
+                    /** @description draft-ietf-httpapi-ratelimit-headers policy, e.g. "booking";q=5;w=10 */
+                    "RateLimit-Policy"?: string;
+                    /** @description draft-ietf-httpapi-ratelimit-headers remaining quota, e.g. "booking";r=4;t=2 */
+                    RateLimit?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    myStandby: {
+        parameters: {
+            query?: {
+                /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+                patientId?: components["parameters"]["PersonId"];
+                /** @description items per page (docs/api.md, Paging) */
+                limit?: components["parameters"]["Limit"];
+                /** @description the next of the page before; opaque */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description standbys, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistPage"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    leaveStandby: {
+        parameters: {
+            query?: {
+                /** @description act for a person the token's account manages (GET /api/me/people); default the account itself; another id is not found (404) */
+                patientId?: components["parameters"]["PersonId"];
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the standby, CANCELLED (or as it ended) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WaitlistEntry"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getStandbyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandbyPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    putStandbyPolicy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StandbyPolicyBody"];
+            };
+        };
+        responses: {
+            /** @description the policy */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandbyPolicy"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    standbyDay: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+                /** @description YYYY-MM-DD in the site's zone */
+                date: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the counts */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StandbyDay"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];

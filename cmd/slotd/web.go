@@ -48,6 +48,15 @@ func (o observers) Offers(outcome string, n int) {
 	}
 }
 
+// LeftoverOffers goes to the observers that count leftover offers.
+func (o observers) LeftoverOffers(outcome string, n int) {
+	for _, x := range o {
+		if l, ok := x.(service.StandbyObserver); ok {
+			l.LeftoverOffers(outcome, n)
+		}
+	}
+}
+
 // CheckIn goes to the observers that count check-ins.
 func (o observers) CheckIn(by, outcome string) {
 	for _, x := range o {

@@ -1,0 +1,210 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/slotd/slotd/booking"
+)
+
+// Standby for leftover doses (booking/standby.go), as in
+// postgres/standby.go; the single writer stands in for the slot lock.
+
+const standbyPolicySQL = `SELECT coalesce(p.enabled, 0), coalesce(p.hold_minutes, ?2), coalesce(p.at_once, 0)
+	FROM sites s LEFT JOIN site_standby_policy p ON p.site_id = s.id WHERE s.id = ?1`
+
+// StandbyPolicy reads a site's leftover policy (the default when none is
+// written); a site that does not exist is not found.
+func (s *Store) StandbyPolicy(ctx context.Context, siteID int64) (booking.StandbyPolicy, error) {
+	p := booking.DefaultStandbyPolicy(siteID)
+	err := s.reader.QueryRowContext(ctx, standbyPolicySQL, siteID, booking.DefaultLeftoverHoldMinutes).Scan(&p.Enabled, &p.HoldMinutes, &p.AtOnce)
+	if err != nil {
+		return booking.StandbyPolicy{}, mapErr(err, "site")
+	}
+	return p, nil
+}
+
+// SetStandbyPolicy writes a site's leftover policy, audited.
+func (s *Store) SetStandbyPolicy(ctx context.Context, p booking.StandbyPolicy, now time.Time) (booking.StandbyPolicy, error) {
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		before := booking.DefaultStandbyPolicy(p.SiteID)
+		if err := tx.QueryRowContext(ctx, standbyPolicySQL, p.SiteID, booking.DefaultLeftoverHoldMinutes).
+			Scan(&before.Enabled, &before.HoldMinutes, &before.AtOnce); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO site_standby_policy (site_id, enabled, hold_minutes, at_once) VALUES (?1, ?2, ?3, ?4)
+			ON CONFLICT (site_id) DO UPDATE SET enabled = ?2, hold_minutes = ?3, at_once = ?4`, p.SiteID, p.Enabled, p.HoldMinutes, p.AtOnce); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditStandbyPolicy(ctx, now, before, p))
+	})
+	if err != nil {
+		return booking.StandbyPolicy{}, mapErr(err, "site")
+	}
+	return p, nil
+}
+
+// LeftoverSlots lists up to limit slots the leftover scan may offer at
+// now; see postgres.Store.LeftoverSlots.
+func (s *Store) LeftoverSlots(ctx context.Context, now time.Time, limit int) ([]int64, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT s.id FROM slots s
+		JOIN resources r ON r.id = s.resource_id JOIN departments d ON d.id = r.department_id
+		JOIN site_standby_policy p ON p.site_id = d.site_id AND p.enabled
+		WHERE s.status = `+booking.SlotOpenSQL+` AND s.round_id IS NULL AND s.booked_count < s.capacity
+		  AND s.start_at > ?1 - 48 * 3600 * 1000000
+		  AND s.start_at < ?1 - (SELECT check_in_after_minutes FROM clinic_policy WHERE id = 1) * 60 * 1000000
+		  AND EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.site_id = d.site_id AND w.state = `+booking.EntryWaitingSQL+`
+		        AND w.from_at <= s.start_at AND w.to_at > s.start_at)
+		ORDER BY s.start_at, s.id LIMIT ?2`, ts(now), limit)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, mapErr(err, "")
+		}
+		ids = append(ids, id)
+	}
+	return ids, mapErr(rows.Err(), "")
+}
+
+const standbysForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w
+	WHERE w.state = ` + booking.EntryWaitingSQL + ` AND w.site_id = ?1 AND w.from_at <= ?2 AND w.to_at > ?2
+	  AND EXISTS (SELECT 1 FROM patients p WHERE p.id = w.patient_id AND p.active)
+	ORDER BY w.created_at, w.id LIMIT 1000`
+
+// OfferLeftovers offers a slot's places left to the site's standbys
+// (booking.DecideLeftovers); see postgres.Store.OfferLeftovers.
+func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time) ([]booking.Appointment, error) {
+	now = micro(now)
+	var out []booking.Appointment
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var rd booking.LeftoverReads
+		sl, err := scanSlot(tx.QueryRowContext(ctx, `SELECT `+slotCols+` FROM slots WHERE id = ?`, slotID))
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		rd.Slot = sl
+		var siteID int64
+		var zone string
+		if err := tx.QueryRowContext(ctx, `SELECT coalesce(d.site_id, 0), r.timezone FROM resources r
+			LEFT JOIN departments d ON d.id = r.department_id WHERE r.id = ?`, sl.DoctorID).Scan(&siteID, &zone); err != nil {
+			return err
+		}
+		if siteID == 0 {
+			return nil
+		}
+		rd.Zone, _ = time.LoadLocation(zone) // a zone that cannot be loaded counts as UTC
+		rd.Standby = booking.DefaultStandbyPolicy(siteID)
+		if err := tx.QueryRowContext(ctx, standbyPolicySQL, siteID, booking.DefaultLeftoverHoldMinutes).
+			Scan(&rd.Standby.Enabled, &rd.Standby.HoldMinutes, &rd.Standby.AtOnce); err != nil {
+			return err
+		}
+		if !rd.Standby.Enabled {
+			return nil
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT check_in_before_minutes, check_in_after_minutes FROM clinic_policy WHERE id = 1`).
+			Scan(&rd.Policy.CheckInBeforeMinutes, &rd.Policy.CheckInAfterMinutes); err != nil {
+			return err
+		}
+		if rd.Waiting, err = queryEntries(ctx, tx, standbysForSQL, siteID, ts(sl.StartAt)); err != nil || len(rd.Waiting) == 0 {
+			return err
+		}
+		patients := []int64{}
+		for _, e := range rd.Waiting {
+			patients = append(patients, e.PatientID)
+		}
+		j, _ := json.Marshal(patients)
+		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT patient_id FROM appointments
+			WHERE patient_id IN (SELECT value FROM json_each(?1)) AND status IN `+booking.ActiveSQL+` AND round_id IS NULL
+			  AND (slot_id = ?2 OR (start_at < ?4 AND end_at > ?3))`, string(j), slotID, ts(sl.StartAt), ts(sl.EndAt))
+		if err != nil {
+			return err
+		}
+		rd.Busy = map[int64]bool{}
+		for rows.Next() {
+			var p int64
+			if err := rows.Scan(&p); err != nil {
+				rows.Close()
+				return err
+			}
+			rd.Busy[p] = true
+		}
+		rows.Close()
+		for q := range takenNumbers(ctx, tx, slotID, &err) {
+			rd.Taken = append(rd.Taken, q)
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM waitlist_entries w JOIN appointments a ON a.id = w.appointment_id
+			WHERE w.slot_id = ? AND w.site_id IS NOT NULL AND w.state = `+booking.EntryOfferedSQL+` AND a.status = `+booking.StatusHeldSQL,
+			slotID).Scan(&rd.Out); err != nil {
+			return err
+		}
+		offers := booking.DecideLeftovers(rd, now)
+		if len(offers) == 0 {
+			return nil
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE slots SET booked_count = booked_count + ? WHERE id = ?`, len(offers), slotID); err != nil {
+			return err
+		}
+		var ns []booking.Notification
+		var audit []booking.AuditEntry
+		for _, o := range offers {
+			var id int64
+			if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+				idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+				slotID, o.PatientID, o.Queue, ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
+				booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&id); err != nil {
+				return err
+			}
+			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = ?, slot_id = ?,
+				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
+				return err
+			}
+			a, err := getAppt(ctx, tx, id)
+			if err != nil {
+				return err
+			}
+			out = append(out, a)
+			ns = append(ns, booking.Notification{Kind: booking.NotifyLeftoverOffer, AppointmentID: id})
+			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "leftover-offer", Appointment: a}),
+				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "leftover-offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
+					PatientID: o.PatientID, SiteID: siteID, State: booking.EntryOffered, AppointmentID: a.ID}}))
+		}
+		if err := writeAudit(ctx, tx, audit...); err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, ns)
+	})
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	return out, nil
+}
+
+// StandbyDay counts a site's standbys for the local day [from, to).
+func (s *Store) StandbyDay(ctx context.Context, siteID int64, from, to time.Time) (booking.StandbyDay, error) {
+	d := booking.StandbyDay{SiteID: siteID}
+	err := s.reader.QueryRowContext(ctx, `SELECT
+		(SELECT count(*) FROM waitlist_entries WHERE site_id = s.id AND state = `+booking.EntryWaitingSQL+` AND from_at < ?3 AND to_at > ?2),
+		(SELECT count(*) FROM waitlist_entries w JOIN slots t ON t.id = w.slot_id WHERE w.site_id = s.id AND w.state = `+booking.EntryOfferedSQL+`
+		    AND t.start_at >= ?2 AND t.start_at < ?3),
+		(SELECT count(*) FROM waitlist_entries w JOIN slots t ON t.id = w.slot_id WHERE w.site_id = s.id AND w.state = `+booking.EntryAcceptedSQL+`
+		    AND t.start_at >= ?2 AND t.start_at < ?3)
+		FROM sites s WHERE s.id = ?1`, siteID, ts(from), ts(to)).Scan(&d.Waiting, &d.Offered, &d.Accepted)
+	if err != nil {
+		return booking.StandbyDay{}, mapErr(err, "site")
+	}
+	return d, nil
+}
