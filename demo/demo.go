@@ -48,7 +48,7 @@ type Store interface {
 // Summary is what Load created.
 type Summary struct {
 	Departments, Doctors, Patients, Schedules, Slots, Sites, Services int
-	FirstPatientID                                   int64
+	FirstPatientID                                                    int64
 }
 
 // vaccination is the index of the Vaccination department, whose slots take
