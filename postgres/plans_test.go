@@ -171,6 +171,7 @@ func TestCatalogReadsProbe(t *testing.T) {
 	for _, generic := range []bool{false, true} {
 		c, err := s.pool.Acquire(ctx)
 		must(t, err)
+		t.Cleanup(c.Release) // before the pool closes, even on a failure
 		if generic {
 			_, err = c.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
 		} else {
@@ -194,7 +195,6 @@ func TestCatalogReadsProbe(t *testing.T) {
 				t.Errorf("%s (generic plan %v) read %.0f slot rows, bound %.0f; plan:\n%s", r.name, generic, n, r.maxSlots, out)
 			}
 		}
-		c.Release()
 	}
 }
 

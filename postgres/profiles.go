@@ -52,16 +52,16 @@ func (s *Store) GetPhoto(ctx context.Context, doctorID int64) (booking.Photo, er
 const sqlSearch = `SELECT kind, id, name FROM (
 		   SELECT 0 AS rank, 'service' AS kind, id, name FROM services
 		    WHERE active AND lower(name) LIKE lower($1) || '%'
-		      AND lower(name) ~>=~ lower($1) AND lower(name) ~<~ lower($1) || chr(1114111)
+		      AND lower(name) ~>=~ lower($1) AND lower(name) ~<~ (lower($1) || chr(1114111))
 		   UNION ALL
 		   SELECT 1, 'department', d.id, d.name FROM departments d
 		    WHERE lower(d.name) LIKE lower($1) || '%'
-		      AND lower(d.name) ~>=~ lower($1) AND lower(d.name) ~<~ lower($1) || chr(1114111) AND EXISTS (SELECT 1 FROM resources r
+		      AND lower(d.name) ~>=~ lower($1) AND lower(d.name) ~<~ (lower($1) || chr(1114111)) AND EXISTS (SELECT 1 FROM resources r
 		          WHERE r.department_id = d.id AND r.kind = 'doctor' AND r.active)
 		   UNION ALL
 		   SELECT 2, 'doctor', id, name FROM resources
 		    WHERE kind = 'doctor' AND active AND lower(name) LIKE lower($1) || '%'
-		      AND lower(name) ~>=~ lower($1) AND lower(name) ~<~ lower($1) || chr(1114111)
+		      AND lower(name) ~>=~ lower($1) AND lower(name) ~<~ (lower($1) || chr(1114111))
 		 ) hits WHERE (rank, id) > ($2, $3)
 		 ORDER BY rank, id LIMIT NULLIF($4, 0)`
 
