@@ -27,12 +27,28 @@ type Options struct {
 	// another: English): the departments and doctors are named in it, as a
 	// clinic of that language would name its own.
 	Language string
+	// Sites spreads the doctors over that many sites (the first one and
+	// Sites-1 more, named "Site 2"…), each with its own copy of the
+	// departments; 0 or 1 keeps everyone on the first site.
+	Sites int
+	// Services creates one service per department kind, offered by the
+	// first booking.MaxServiceDoctors doctors of that kind across the
+	// sites: first-available then reads many doctors' slots (the scale
+	// figure, docs/performance.md).
+	Services bool
+}
+
+// Store is what Load writes to.
+type Store interface {
+	booking.CatalogStore
+	booking.SiteStore
+	booking.ServiceStore
 }
 
 // Summary is what Load created.
 type Summary struct {
-	Departments, Doctors, Patients, Schedules, Slots int
-	FirstPatientID                                   int64
+	Departments, Doctors, Patients, Schedules, Slots, Sites, Services int
+	FirstPatientID                                                    int64
 }
 
 // vaccination is the index of the Vaccination department, whose slots take
@@ -77,7 +93,7 @@ const slotsPerChunk = 50_000
 // 15-minute slots (40 a day, as in the source); most slots take one patient,
 // the Vaccination department's take 10, and every fifth doctor charges a fee
 // (so bookings are HELD until paid).
-func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, error) {
+func Load(ctx context.Context, store Store, o Options) (Summary, error) {
 	if o.Doctors <= 0 || o.Days <= 0 || o.Patients < 0 {
 		return Summary{}, fmt.Errorf("doctors and days must be positive")
 	}
@@ -105,16 +121,28 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 	if n, ok := departmentNames[o.Language]; ok {
 		names = n
 	}
-	for _, name := range names {
-		d, ok := byName[name]
-		if !ok {
-			if d, err = store.CreateDepartment(ctx, booking.Department{Name: name}); err != nil {
-				return sum, err
-			}
-			sum.Departments++
-		}
-		depts = append(depts, d)
+	sites, err := loadSites(ctx, store, o, &sum)
+	if err != nil {
+		return sum, err
 	}
+	// depts[site*len(names)+kind]: a site's copy of each department.
+	for si, site := range sites {
+		for _, name := range names {
+			if si > 0 {
+				name = fmt.Sprintf("%s (%s)", name, site.Name)
+			}
+			d, ok := byName[name]
+			if !ok {
+				if d, err = store.CreateDepartment(ctx, booking.Department{Name: name, SiteID: site.ID}); err != nil {
+					return sum, err
+				}
+				sum.Departments++
+			}
+			depts = append(depts, d)
+		}
+	}
+	// offering[kind]: the doctors of the kind's service.
+	offering := make([][]int64, len(names))
 
 	from := schedule.DateOf(o.Now, loc)
 	to := from.AddDays(o.Days - 1)
@@ -138,7 +166,9 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 		return nil
 	}
 	for i := 0; i < o.Doctors; i++ {
-		dept := depts[i%len(depts)]
+		// Doctor i is of kind i%len(names), on site (i/len(names))%sites.
+		kind := i % len(names)
+		dept := depts[((i/len(names))%len(sites))*len(names)+kind]
 		doc, err := store.CreateDoctor(ctx, booking.Doctor{
 			Name:         doctorName(o.Language, firstNames[i%len(firstNames)], lastNames[(i/len(firstNames))%len(lastNames)], i+1),
 			DepartmentID: dept.ID, TimeZone: o.TimeZone,
@@ -147,13 +177,16 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 			return sum, err
 		}
 		sum.Doctors++
+		if o.Services && len(offering[kind]) < booking.MaxServiceDoctors {
+			offering[kind] = append(offering[kind], doc.ID)
+		}
 		sc := booking.Schedule{
 			DoctorID:  doc.ID,
 			Weekdays:  []time.Weekday{time.Sunday, time.Monday, time.Tuesday, time.Wednesday, time.Thursday, time.Friday, time.Saturday},
 			StartTime: "08:00", EndTime: "18:00", SlotMinutes: 15, Capacity: 1,
 			HorizonDays: o.Days,
 		}
-		if i%len(depts) == vaccination {
+		if kind == vaccination {
 			sc.Capacity = 10
 		}
 		if i%5 == 4 {
@@ -179,6 +212,22 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 	if o.Progress != nil {
 		fmt.Fprintln(o.Progress)
 	}
+	for kind, ids := range offering {
+		if len(ids) == 0 {
+			continue
+		}
+		sv := booking.Service{Name: names[kind], Minutes: 15, Level: booking.LevelOrdinary, DoctorIDs: ids, Active: true}
+		if kind != 0 && kind != vaccination {
+			sv.Level = booking.LevelSpecialist
+		}
+		if err := sv.Validate(); err != nil {
+			return sum, err
+		}
+		if _, err := store.CreateService(ctx, sv); err != nil && booking.ErrorCode(err) != booking.CodeConflict {
+			return sum, err
+		}
+		sum.Services++
+	}
 	for i := 0; i < o.Patients; i++ {
 		p, err := store.CreatePatient(ctx, booking.Patient{
 			Name:  fmt.Sprintf("%s %s", firstNames[(i*7)%len(firstNames)], lastNames[i%len(lastNames)]),
@@ -197,4 +246,41 @@ func Load(ctx context.Context, store booking.CatalogStore, o Options) (Summary, 
 		sum.Patients++
 	}
 	return sum, nil
+}
+
+// loadSites returns the first site and o.Sites-1 more, creating those
+// missing ("Site 2"…).
+func loadSites(ctx context.Context, store Store, o Options, sum *Summary) ([]booking.Site, error) {
+	all, err := store.ListSites(ctx, booking.Page{})
+	if err != nil {
+		return nil, err
+	}
+	if len(all) == 0 {
+		return nil, fmt.Errorf("no site: the migrations make the first one")
+	}
+	sites := all[:1]
+	for n := 2; n <= o.Sites; n++ {
+		name := fmt.Sprintf("Site %d", n)
+		var found *booking.Site
+		for i := range all {
+			if all[i].Name == name {
+				found = &all[i]
+			}
+		}
+		if found != nil {
+			sites = append(sites, *found)
+			continue
+		}
+		s := booking.Site{Name: name, TimeZone: o.TimeZone}
+		if err := s.Validate(); err != nil {
+			return nil, err
+		}
+		s, err := store.CreateSite(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		sum.Sites++
+		sites = append(sites, s)
+	}
+	return sites, nil
 }

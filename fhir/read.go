@@ -95,7 +95,7 @@ func (h *Handler) readPractitioner(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return service.Classify(ctx, err)
 	}
-	writeResource(w, http.StatusOK, practitioner(d))
+	writeResource(w, http.StatusOK, practitioner(d, h.web))
 	return nil
 }
 
@@ -116,7 +116,7 @@ func (h *Handler) searchPractitioners(w http.ResponseWriter, r *http.Request) er
 	}
 	p := newPage(pg, "Practitioner")
 	for _, d := range sortedBy(ds, func(d booking.Doctor) int64 { return d.ID }) {
-		if !p.add(cursor{K: d.ID}, id(d.ID), practitioner(d)) {
+		if !p.add(cursor{K: d.ID}, id(d.ID), practitioner(d, h.web)) {
 			break
 		}
 	}

@@ -83,11 +83,27 @@ const (
 func intExt(url string, v int) Extension { return Extension{URL: url, ValueInteger: &v} }
 
 type Practitioner struct {
-	ResourceType string      `json:"resourceType"`
-	ID           string      `json:"id"`
-	Meta         *Meta       `json:"meta,omitempty"`
-	Active       bool        `json:"active"`
-	Name         []HumanName `json:"name,omitempty"`
+	ResourceType string       `json:"resourceType"`
+	ID           string       `json:"id"`
+	Meta         *Meta        `json:"meta,omitempty"`
+	Active       bool         `json:"active"`
+	Name         []HumanName  `json:"name,omitempty"`
+	Photo        []Attachment `json:"photo,omitempty"`
+	// Qualification is the doctor's title and specialties as the clinic
+	// writes them (text, no code system: they are free text).
+	Qualification []Qualification `json:"qualification,omitempty"`
+	// Communication is the languages the doctor speaks, as text.
+	Communication []CodeableConcept `json:"communication,omitempty"`
+}
+
+// Attachment is a photo by its URL.
+type Attachment struct {
+	URL string `json:"url"`
+}
+
+// Qualification is one of a Practitioner's qualifications.
+type Qualification struct {
+	Code CodeableConcept `json:"code"`
 }
 
 type Location struct {
@@ -213,8 +229,24 @@ type Clinic struct {
 	Address string
 }
 
-func practitioner(d booking.Doctor) Practitioner {
-	return Practitioner{ResourceType: "Practitioner", ID: id(d.ID), Active: true, Name: []HumanName{{Text: d.Name}}}
+// practitioner is a doctor with the profile patients read (title,
+// specialties, languages, and the photo by its URL under web, the public
+// base URL).
+func practitioner(d booking.Doctor, web string) Practitioner {
+	p := Practitioner{ResourceType: "Practitioner", ID: id(d.ID), Active: true, Name: []HumanName{{Text: d.Name}}}
+	if d.Title != "" {
+		p.Qualification = append(p.Qualification, Qualification{Code: CodeableConcept{Text: d.Title}})
+	}
+	for _, sp := range d.Specialties {
+		p.Qualification = append(p.Qualification, Qualification{Code: CodeableConcept{Text: sp}})
+	}
+	for _, l := range d.Languages {
+		p.Communication = append(p.Communication, CodeableConcept{Text: l})
+	}
+	if d.Photo != "" {
+		p.Photo = []Attachment{{URL: web + "/api/doctors/" + id(d.ID) + "/photo"}}
+	}
+	return p
 }
 
 func roomLocation(r booking.Room) Location {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/demo"
 )
 
 // TestBatchReadsProbeWhateverTheStatistics: the read pipeline of a booking
@@ -155,6 +157,7 @@ func TestAppointmentsIndexesAreTheReviewedSet(t *testing.T) {
 
 // planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON).
 type planNode struct {
+	NodeType  string     `json:"Node Type"`
 	Relation  string     `json:"Relation Name"`
 	Index     string     `json:"Index Name"`
 	Rows      float64    `json:"Actual Rows"`
@@ -186,6 +189,105 @@ func (n planNode) appointmentRows() float64 {
 	}
 	for _, c := range n.Plans {
 		sum += c.appointmentRows()
+	}
+	return sum
+}
+
+// TestCatalogReadsProbe: first available for a service across its doctors
+// (with and without a site), a department's cards' next free times, and
+// the search, read slots and doctors through their indexes, in proportion
+// to what they answer, whether the plan is made for the values or is the
+// generic one a pooled connection keeps: no sequential scan of slots or
+// of resources, and no more slot rows than the read's bound.
+func TestCatalogReadsProbe(t *testing.T) {
+	s := newStore(t)
+	ctx := context.Background()
+	now := time.Now()
+	if _, err := demo.Load(ctx, s, demo.Options{Doctors: 800, Days: 3, Sites: 2, Services: true, Now: now}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := s.pool.Exec(ctx, `ANALYZE`)
+	must(t, err)
+	services, err := s.ListServices(ctx, booking.ServiceFilter{}, booking.Page{})
+	must(t, err)
+	sites, err := s.ListSites(ctx, booking.Page{})
+	must(t, err)
+	if len(services) == 0 || len(sites) < 2 {
+		t.Fatalf("demo-data made %d services and %d sites", len(services), len(sites))
+	}
+	doctors := services[0].DoctorIDs
+	ids := make([]string, len(doctors))
+	for i, id := range doctors {
+		ids[i] = fmt.Sprint(id)
+	}
+	q := booking.OpenSlots{DoctorIDs: doctors, Limit: booking.MaxAvailabilitySlots}
+	arr := "'{" + strings.Join(ids, ",") + "}'::bigint[]"
+	ts := func(t time.Time) string { return "'" + t.Format(time.RFC3339) + "'::timestamptz" }
+	open := func(site int64) []string {
+		return []string{arr, ts(now), ts(now.Add(booking.AvailabilityWindow)), fmt.Sprint(q.Limit), fmt.Sprint(site), fmt.Sprint(q.PerDoctor())}
+	}
+	reads := []struct {
+		name, sql string
+		args      []string
+		maxSlots  float64
+	}{
+		{"open slots, all sites", sqlOpenSlots, open(0), float64(q.Limit + len(doctors))},
+		{"open slots, one site", sqlOpenSlots, open(sites[1].ID), float64(q.Limit + len(doctors))},
+		{"search, a doctor's name", sqlSearch, []string{"'dr. anh'", "0", "0", "51"}, 0},
+		{"search, a department", sqlSearch, []string{"'card'", "0", "0", "51"}, 0},
+	}
+	for _, generic := range []bool{false, true} {
+		c, err := s.pool.Acquire(ctx)
+		must(t, err)
+		t.Cleanup(c.Release) // before the pool closes, even on a failure
+		if generic {
+			_, err = c.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
+		} else {
+			_, err = c.Exec(ctx, `SET plan_cache_mode = force_custom_plan`)
+		}
+		must(t, err)
+		for i, r := range reads {
+			name := fmt.Sprintf("catalog%d", i)
+			_, err := c.Exec(ctx, "PREPARE "+name+" AS "+r.sql)
+			must(t, err)
+			var out []byte
+			must(t, c.QueryRow(ctx, fmt.Sprintf("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE %s(%s)", name, strings.Join(r.args, ", "))).Scan(&out))
+			_, err = c.Exec(ctx, "DEALLOCATE "+name)
+			must(t, err)
+			var plans []struct{ Plan planNode }
+			must(t, json.Unmarshal(out, &plans))
+			if rel := plans[0].Plan.seqScanOf("slots", "resources"); rel != "" {
+				t.Errorf("%s (generic plan %v) scans %s sequentially; plan:\n%s", r.name, generic, rel, out)
+			}
+			if n := plans[0].Plan.rowsOf("slots"); n > r.maxSlots {
+				t.Errorf("%s (generic plan %v) read %.0f slot rows, bound %.0f; plan:\n%s", r.name, generic, n, r.maxSlots, out)
+			}
+		}
+	}
+}
+
+// seqScanOf is the first of relations the plan scans sequentially, or "".
+func (n planNode) seqScanOf(relations ...string) string {
+	if n.NodeType == "Seq Scan" && slices.Contains(relations, n.Relation) {
+		return n.Relation
+	}
+	for _, c := range n.Plans {
+		if r := c.seqScanOf(relations...); r != "" {
+			return r
+		}
+	}
+	return ""
+}
+
+// rowsOf counts the rows the plan's scans of relation (the table or its
+// indexes) produced or filtered out, over all loops.
+func (n planNode) rowsOf(relation string) float64 {
+	var sum float64
+	if n.Relation == relation || strings.HasPrefix(n.Index, relation+"_") {
+		sum += (n.Rows + n.Filtered + n.Rechecked) * n.Loops
+	}
+	for _, c := range n.Plans {
+		sum += c.rowsOf(relation)
 	}
 	return sum
 }

@@ -271,12 +271,24 @@ func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.
 }
 
 // ListOpenSlots lists the OPEN slots q asks for, by doctor then start, through the (resource_id, start_at) key.
+// sqlOpenSlots is ListOpenSlots' read: $1 the doctors, [$2, $3) the
+// window, $4 the bound, $5 the site (0: any), $6 the slots per doctor. One
+// probe of slots_resource_start_key per doctor (LATERAL), each reading that
+// doctor's first $6 slots, and the site a probe of the doctor's row: a
+// correlated scalar subquery, which the planner keeps per row, where an IN
+// (SELECT …) of the site's doctors was hashed from a scan of every doctor
+// (TestCatalogReadsProbe).
+const sqlOpenSlots = `SELECT ` + slotColumns + ` FROM (SELECT DISTINCT doctor FROM unnest($1::bigint[]) AS u (doctor)
+		  WHERE $5::bigint = 0 OR (SELECT dp.site_id FROM resources r JOIN departments dp ON dp.id = r.department_id
+		                           WHERE r.id = u.doctor) = $5) d
+		CROSS JOIN LATERAL (SELECT * FROM slots
+		   WHERE resource_id = d.doctor AND start_at >= $2 AND start_at < $3 AND status = ` + booking.SlotOpenSQL + `
+		     AND booked_count < capacity
+		   ORDER BY start_at LIMIT $6) s
+		ORDER BY resource_id, start_at LIMIT $4`
+
 func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlots) ([]booking.Slot, error) {
-	rows, _ := s.pool.Query(ctx, `SELECT `+slotColumns+` FROM slots
-		WHERE resource_id = ANY($1) AND start_at >= $2 AND start_at < $3 AND status = `+booking.SlotOpenSQL+`
-		  AND ($5::bigint = 0 OR resource_id IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id
-		                                         WHERE d.site_id = $5))
-		ORDER BY resource_id, start_at LIMIT $4`, q.DoctorIDs, q.From, q.To, q.Limit, q.SiteID)
+	rows, _ := s.pool.Query(ctx, sqlOpenSlots, q.DoctorIDs, q.From, q.To, q.Limit, q.SiteID, q.PerDoctor())
 	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Slot, error) { return scanSlot(r) })
 	if err != nil {
 		return nil, translate(err, "")

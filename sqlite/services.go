@@ -263,23 +263,63 @@ func (s *Store) readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitReques
 
 // ListOpenSlots lists the OPEN slots q asks for, by doctor then start, through the (resource_id, start_at) key.
 func (s *Store) ListOpenSlots(ctx context.Context, q booking.OpenSlots) ([]booking.Slot, error) {
-	j, _ := json.Marshal(q.DoctorIDs)
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+slotCols+` FROM slots
-		WHERE resource_id IN (SELECT value FROM json_each(?1)) AND start_at >= ?2 AND start_at < ?3 AND status = `+booking.SlotOpenSQL+`
-		  AND (?5 = 0 OR resource_id IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id
-		                                 WHERE d.site_id = ?5))
-		ORDER BY resource_id, start_at LIMIT ?4`, string(j), ts(q.From), ts(q.To), q.Limit, q.SiteID)
+	// SQLite has no LATERAL: one probe of slots_resource_start_key per
+	// doctor, in one read transaction (a consistent answer), each reading
+	// that doctor's first PerDoctor slots.
+	tx, err := s.reader.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
-	defer rows.Close()
+	defer tx.Rollback()
+	j, _ := json.Marshal(q.DoctorIDs)
+	ids, err := tx.QueryContext(ctx, `SELECT DISTINCT value FROM json_each(?1)
+		WHERE ?2 = 0 OR value IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id WHERE d.site_id = ?2)
+		ORDER BY value`, string(j), q.SiteID)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	var doctors []int64
+	for ids.Next() {
+		var id int64
+		if err := ids.Scan(&id); err != nil {
+			ids.Close()
+			return nil, mapErr(err, "")
+		}
+		doctors = append(doctors, id)
+	}
+	ids.Close()
+	if err := ids.Err(); err != nil {
+		return nil, mapErr(err, "")
+	}
+	stmt, err := tx.PrepareContext(ctx, `SELECT `+slotCols+` FROM slots
+		WHERE resource_id = ?1 AND start_at >= ?2 AND start_at < ?3 AND status = `+booking.SlotOpenSQL+`
+		  AND booked_count < capacity
+		ORDER BY start_at LIMIT ?4`)
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer stmt.Close()
 	out := []booking.Slot{}
-	for rows.Next() {
-		sl, err := scanSlot(rows)
+	for _, id := range doctors {
+		if len(out) >= q.Limit {
+			break
+		}
+		rows, err := stmt.QueryContext(ctx, id, ts(q.From), ts(q.To), min(q.PerDoctor(), q.Limit-len(out)))
 		if err != nil {
 			return nil, mapErr(err, "")
 		}
-		out = append(out, sl)
+		for rows.Next() {
+			sl, err := scanSlot(rows)
+			if err != nil {
+				rows.Close()
+				return nil, mapErr(err, "")
+			}
+			out = append(out, sl)
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return nil, mapErr(err, "")
+		}
 	}
-	return out, mapErr(rows.Err(), "")
+	return out, nil
 }

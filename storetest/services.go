@@ -325,7 +325,8 @@ func testRaceVisits(t *testing.T, h Harness) {
 }
 
 // testListOpenSlots: the read of first-available, by doctor then start,
-// open slots only, bounded.
+// open slots with a place left only, bounded: the bound shared among the
+// doctors (each doctor's first PerDoctor), not spent on the first doctors.
 func testListOpenSlots(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
@@ -347,5 +348,20 @@ func testListOpenSlots(t *testing.T, h Harness) {
 	}
 	if got, err := s.ListOpenSlots(f.ctx, booking.OpenSlots{DoctorIDs: []int64{f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 2}); err != nil || len(got) != 2 {
 		t.Fatalf("limited: %d, %v", len(got), err)
+	}
+	// A bound of 2 for two doctors: each doctor's first slot, not the
+	// first doctor's two.
+	got, err = s.ListOpenSlots(f.ctx, booking.OpenSlots{DoctorIDs: []int64{f.doctor.ID, f.doctor2.ID, f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 2})
+	must(t, err)
+	if len(got) != 2 || got[0].DoctorID == got[1].DoctorID {
+		t.Fatalf("a bound of 2 for two doctors read %+v", got)
+	}
+	// A full slot is not read: it holds no place, and would take another's
+	// share.
+	f.mustBook(a[0].ID, f.patient())
+	got, err = s.ListOpenSlots(f.ctx, booking.OpenSlots{DoctorIDs: []int64{f.doctor.ID}, From: a[0].StartAt, To: a[2].EndAt, Limit: 1})
+	must(t, err)
+	if len(got) != 1 || got[0].ID != a[1].ID {
+		t.Fatalf("after a[0] filled, the first open slot read is %+v, want a[1]", got)
 	}
 }

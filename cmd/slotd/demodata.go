@@ -21,6 +21,8 @@ func runDemoData(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	fs.IntVar(&o.Patients, "patients", 100, "patients to create")
 	fs.StringVar(&o.TimeZone, "timezone", "Europe/Paris", "the doctors' IANA time zone")
 	fs.StringVar(&o.Language, "lang", "en", "the language of the departments' and doctors' names: en, zh-Hans, vi or fr")
+	fs.IntVar(&o.Sites, "sites", 1, "sites to spread the doctors over, each with its copy of the departments")
+	fs.BoolVar(&o.Services, "services", false, "create one service per department kind, offered by up to 500 of its doctors across the sites")
 	if err := parse(fs, args, stderr); err != nil {
 		return err
 	}
@@ -44,5 +46,8 @@ func runDemoData(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	fmt.Fprintf(stdout, "created %d departments, %d doctors, %d schedules, %d slots, %d patients in %s\n",
 		sum.Departments, sum.Doctors, sum.Schedules, sum.Slots, sum.Patients, time.Since(start).Round(time.Millisecond))
+	if sum.Sites > 0 || sum.Services > 0 {
+		fmt.Fprintf(stdout, "created %d sites, %d services\n", sum.Sites, sum.Services)
+	}
 	return nil
 }

@@ -23,6 +23,12 @@ func TestListingReadsWholeDays(t *testing.T) {
 	if !strings.Contains(out.String(), "listing: 30 days of 3 doctors (40 slots each on average), in process: p50 ") {
 		t.Fatalf("listing said %q", out.String())
 	}
+	// The catalog's reads follow: no services here, so no first available.
+	for _, line := range []string{"\ndoctor cards: 200 reads of 3 departments (1 cards on average", "\nsearch: 200 prefixes of "} {
+		if !strings.Contains(out.String(), line) {
+			t.Fatalf("listing said %q, without %q", out.String(), line)
+		}
+	}
 	if err := run(context.Background(), []string{"listing", "--db", db, "--lists", "0"}, &out, &errb); err == nil {
 		t.Fatal("--lists 0 was accepted")
 	}
