@@ -317,13 +317,13 @@ func (s *server) routes() {
 	s.handle("POST /api/admin/appointments/{id}/skip", s.authed(s.queueStep(booking.QueueActionSkip)))
 	s.handle("POST /api/admin/appointments/{id}/start", s.authed(s.queueStep(booking.QueueActionStart)))
 	s.handle("POST /api/waitlist", s.authed(s.joinWaitlist))
-	s.handle("GET /api/me/waitlist", s.authed(s.myWaitlist))
-	s.handle("DELETE /api/waitlist/{id}", s.authed(s.leaveWaitlist))
+	s.handle("GET /api/me/waitlist", s.authed(s.myEntries(s.svc.Waitlist)))
+	s.handle("DELETE /api/waitlist/{id}", s.authed(s.leaveEntry(s.svc.LeaveWaitlist)))
 	s.handle("POST /api/waitlist/{id}/accept", s.authed(s.answerOffer(true)))
 	s.handle("POST /api/waitlist/{id}/decline", s.authed(s.answerOffer(false)))
 	s.handle("POST /api/standby", s.authed(s.joinStandby))
-	s.handle("GET /api/me/standby", s.authed(s.myStandby))
-	s.handle("DELETE /api/standby/{id}", s.authed(s.leaveStandby))
+	s.handle("GET /api/me/standby", s.authed(s.myEntries(s.svc.Standbys)))
+	s.handle("DELETE /api/standby/{id}", s.authed(s.leaveEntry(s.svc.LeaveStandby)))
 	s.handle("GET /api/admin/doctors/{id}/offers", s.admin(s.doctorOffers))
 
 	// Rounds (docs/clinic.md, rounds): admin preparation and results, public listings,

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"cmp"
+	"context"
 	"net/http"
 	"slices"
 	"time"
@@ -98,56 +99,64 @@ func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Cla
 	return nil
 }
 
-func (s *server) myWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	q, err := parseQuery(r, withPage("patientId")...)
-	if err != nil {
-		return err
+// myEntries answers a page of the caller's (or a person's, ?patientId=)
+// entries as list reads them: GET /api/me/waitlist and /api/me/standby.
+func (s *server) myEntries(list func(context.Context, int64) ([]booking.WaitlistEntry, error)) func(http.ResponseWriter, *http.Request, auth.Claims) error {
+	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+		q, err := parseQuery(r, withPage("patientId")...)
+		if err != nil {
+			return err
+		}
+		p, err := parsePage(q)
+		if err != nil {
+			return err
+		}
+		named, err := namedPerson(q)
+		if err != nil {
+			return err
+		}
+		patient, err := s.waitlistPatient(r, c, named)
+		if err != nil {
+			return err
+		}
+		// A patient's entries are bounded by the store (its newest 200,
+		// newest first): read whole, paged here.
+		es, err := list(r.Context(), patient)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, pageAfter(es, p, entryKey, false))
+		return nil
 	}
-	p, err := parsePage(q)
-	if err != nil {
-		return err
-	}
-	named, err := namedPerson(q)
-	if err != nil {
-		return err
-	}
-	patient, err := s.waitlistPatient(r, c, named)
-	if err != nil {
-		return err
-	}
-	// A patient's entries are bounded by the store (its newest 200, newest
-	// first): read whole, paged here.
-	es, err := s.svc.Waitlist(r.Context(), patient)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, pageAfter(es, p, entryKey, false))
-	return nil
 }
 
-func (s *server) leaveWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-	id, err := pathID(r, "id")
-	if err != nil {
-		return err
+// leaveEntry leaves the caller's (or a person's) entry {id} with leave:
+// DELETE /api/waitlist/{id} and /api/standby/{id}.
+func (s *server) leaveEntry(leave func(context.Context, int64, int64) (booking.WaitlistEntry, error)) func(http.ResponseWriter, *http.Request, auth.Claims) error {
+	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
+		id, err := pathID(r, "id")
+		if err != nil {
+			return err
+		}
+		q, err := parseQuery(r, "patientId")
+		if err != nil {
+			return err
+		}
+		named, err := namedPerson(q)
+		if err != nil {
+			return err
+		}
+		patient, err := s.waitlistPatient(r, c, named)
+		if err != nil {
+			return err
+		}
+		e, err := leave(r.Context(), id, patient)
+		if err != nil {
+			return err
+		}
+		writeJSON(w, http.StatusOK, e)
+		return nil
 	}
-	q, err := parseQuery(r, "patientId")
-	if err != nil {
-		return err
-	}
-	named, err := namedPerson(q)
-	if err != nil {
-		return err
-	}
-	patient, err := s.waitlistPatient(r, c, named)
-	if err != nil {
-		return err
-	}
-	e, err := s.svc.LeaveWaitlist(r.Context(), id, patient)
-	if err != nil {
-		return err
-	}
-	writeJSON(w, http.StatusOK, e)
-	return nil
 }
 
 // offerAnswer is the answer to accept and decline: the entry and the

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -53,6 +54,20 @@ func (s *Service) Standbys(ctx context.Context, patientID int64) ([]booking.Wait
 		}
 	}
 	return out, err
+}
+
+// LeaveStandby leaves patientID's standby id as LeaveWaitlist leaves an
+// entry (its running offer declined, the place passed on); an entry that
+// is not one of the patient's standbys is not found here.
+func (s *Service) LeaveStandby(ctx context.Context, id, patientID int64) (booking.WaitlistEntry, error) {
+	mine, err := s.Standbys(ctx, patientID)
+	if err != nil {
+		return booking.WaitlistEntry{}, err
+	}
+	if !slices.ContainsFunc(mine, func(e booking.WaitlistEntry) bool { return e.ID == id }) {
+		return booking.WaitlistEntry{}, booking.NotFound("standby")
+	}
+	return s.LeaveWaitlist(ctx, id, patientID)
 }
 
 // StandbyPolicy reads a site's leftover policy.

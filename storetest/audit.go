@@ -560,6 +560,16 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 				From: now, To: now.Add(10 * 24 * time.Hour), IdempotencyKey: "audit-sb"})
 			return err
 		}},
+		{"LeaveStandby", func() error {
+			other := f.patient()
+			e, _, err := svc.JoinStandby(ctx, booking.WaitlistEntry{PatientID: other.ID, SiteID: f.dept.SiteID,
+				From: now, To: now.Add(24 * time.Hour), IdempotencyKey: "audit-sb2"})
+			if err != nil {
+				return err
+			}
+			_, err = svc.LeaveStandby(ctx, e.ID, other.ID)
+			return err
+		}},
 		{"SetStandbyPolicy", func() error {
 			_, err := svc.SetStandbyPolicy(ctx, booking.StandbyPolicy{SiteID: f.dept.SiteID, Enabled: true, HoldMinutes: 10})
 			return err
