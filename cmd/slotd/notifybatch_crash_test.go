@@ -2,20 +2,15 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
-
 	"github.com/slotd/slotd/auth"
-	"github.com/slotd/slotd/internal/pgtest"
 	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/pii"
@@ -30,49 +25,7 @@ import (
 // kill twice in all (at least once: the receiver drops the duplicate by
 // its Idempotency-Key) — and no message is lost. SQLite and PostgreSQL.
 func TestNotifyBatchSurvivesKill9(t *testing.T) {
-	for _, backend := range []string{"sqlite", "postgres"} {
-		t.Run(backend, func(t *testing.T) {
-			t.Parallel()
-			var db string
-			var count func(q string) int
-			switch backend {
-			case "sqlite":
-				path := filepath.Join(t.TempDir(), "slotd.db")
-				db = "sqlite:" + path
-				count = func(q string) int {
-					t.Helper()
-					r, err := sql.Open("sqlite", "file:"+path+"?mode=ro&_pragma=busy_timeout(10000)")
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer r.Close()
-					var n int
-					if err := r.QueryRow(q).Scan(&n); err != nil {
-						t.Fatalf("%s: %v", q, err)
-					}
-					return n
-				}
-			default:
-				db = pgtest.DSN(t)
-				count = func(q string) int {
-					t.Helper()
-					ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-					defer cancel()
-					c, err := pgx.Connect(ctx, db)
-					if err != nil {
-						t.Fatal(err)
-					}
-					defer c.Close(ctx)
-					var n int
-					if err := c.QueryRow(ctx, q).Scan(&n); err != nil {
-						t.Fatalf("%s: %v", q, err)
-					}
-					return n
-				}
-			}
-			testNotifyBatchSurvivesKill9(t, db, count)
-		})
-	}
+	onBothBackends(t, testNotifyBatchSurvivesKill9)
 }
 
 func testNotifyBatchSurvivesKill9(t *testing.T, db string, count func(q string) int) {

@@ -27,6 +27,13 @@ import (
 // delivers it: the receiver counts exactly one reminder, and neither the
 // restarts' scans nor the retries made a second one. SQLite and PostgreSQL.
 func TestReminderSurvivesKill9(t *testing.T) {
+	onBothBackends(t, testReminderSurvivesKill9)
+}
+
+// onBothBackends runs test in parallel on a fresh SQLite file and a fresh
+// PostgreSQL database, with count answering a count(*) query on it from
+// outside the processes under test.
+func onBothBackends(t *testing.T, test func(t *testing.T, db string, count func(q string) int)) {
 	for _, backend := range []string{"sqlite", "postgres"} {
 		t.Run(backend, func(t *testing.T) {
 			t.Parallel()
@@ -67,7 +74,7 @@ func TestReminderSurvivesKill9(t *testing.T) {
 					return n
 				}
 			}
-			testReminderSurvivesKill9(t, db, count)
+			test(t, db, count)
 		})
 	}
 }
