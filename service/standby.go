@@ -29,18 +29,7 @@ func (s *Service) JoinStandby(ctx context.Context, e booking.WaitlistEntry) (boo
 	if err := booking.CheckStandby(&e, s.now()); err != nil {
 		return booking.WaitlistEntry{}, false, err
 	}
-	if err := s.present(ctx, e.PatientID); err != nil {
-		return booking.WaitlistEntry{}, false, err
-	}
-	type joined struct {
-		e       booking.WaitlistEntry
-		existed bool
-	}
-	j, err := bounded(s, ctx, func(ctx context.Context) (joined, error) {
-		e, existed, err := s.store.JoinWaitlist(ctx, e, s.now())
-		return joined{e, existed}, err
-	})
-	return j.e, j.existed, err
+	return s.join(ctx, e)
 }
 
 // Standbys lists a patient's standbys, newest first (their waitlist

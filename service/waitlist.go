@@ -48,6 +48,12 @@ func (s *Service) JoinWaitlist(ctx context.Context, e booking.WaitlistEntry) (bo
 	if err := booking.CheckWaitlistEntry(&e, s.now()); err != nil {
 		return booking.WaitlistEntry{}, false, err
 	}
+	return s.join(ctx, e)
+}
+
+// join writes a checked entry (a waitlist's or a standby's) for a patient
+// who has not left.
+func (s *Service) join(ctx context.Context, e booking.WaitlistEntry) (booking.WaitlistEntry, bool, error) {
 	if err := s.present(ctx, e.PatientID); err != nil {
 		return booking.WaitlistEntry{}, false, err
 	}
