@@ -116,20 +116,8 @@ func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time)
 		if len(rd.Waiting) == 0 {
 			return nil
 		}
-		var patients []int64
-		for _, e := range rd.Waiting {
-			patients = append(patients, e.PatientID)
-		}
-		rd.Busy = map[int64]bool{}
-		brows, err := tx.Query(ctx, `SELECT DISTINCT a.patient_id FROM appointments a JOIN slots t ON t.id = $1
-			WHERE a.patient_id = ANY($2) AND a.status IN `+booking.ActiveSQL+` AND a.round_id IS NULL
-			  AND (a.slot_id = t.id OR (a.start_at < t.end_at AND a.end_at > t.start_at))`, slotID, patients)
-		busy, err := pgx.CollectRows(brows, pgx.RowTo[int64])
-		if err != nil {
+		if rd.Busy, err = busyWaiting(ctx, tx, rd.Waiting, slotID); err != nil {
 			return err
-		}
-		for _, p := range busy {
-			rd.Busy[p] = true
 		}
 		var taken []int32
 		if err := tx.QueryRow(ctx, sqlTakenNumbers, slotID).Scan(&taken); err != nil {

@@ -417,21 +417,8 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		if rd.Waiting, err = collectEntries(rows, err); err != nil {
 			return err
 		}
-		var patients []int64
-		for _, e := range rd.Waiting {
-			patients = append(patients, e.PatientID)
-			patients = append(patients, e.PatientIDs...)
-		}
-		rd.Busy = map[int64]bool{}
-		brows, err := tx.Query(ctx, `SELECT DISTINCT a.patient_id FROM appointments a JOIN slots t ON t.id = $1
-			WHERE a.patient_id = ANY($2) AND a.status IN `+booking.ActiveSQL+` AND a.round_id IS NULL
-			  AND (a.slot_id = t.id OR (a.start_at < t.end_at AND a.end_at > t.start_at))`, slotID, patients)
-		busy, err := pgx.CollectRows(brows, pgx.RowTo[int64])
-		if err != nil {
+		if rd.Busy, err = busyWaiting(ctx, tx, rd.Waiting, slotID); err != nil {
 			return err
-		}
-		for _, p := range busy {
-			rd.Busy[p] = true
 		}
 		var taken []int32
 		if err := tx.QueryRow(ctx, sqlTakenNumbers, slotID).Scan(&taken); err != nil {
@@ -512,6 +499,29 @@ func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
 	_, err = pgx.ForEachRow(rows, []any{&st, &n}, func() error { out[st] = n; return nil })
 	if err != nil {
 		return nil, translate(err, "")
+	}
+	return out, nil
+}
+
+// busyWaiting are the people of the waiting entries (a party's each) who
+// already hold an active place in slotID or overlapping it: an offer
+// passes them by.
+func busyWaiting(ctx context.Context, tx pgx.Tx, waiting []booking.WaitlistEntry, slotID int64) (map[int64]bool, error) {
+	var patients []int64
+	for _, e := range waiting {
+		patients = append(patients, e.PatientID)
+		patients = append(patients, e.PatientIDs...)
+	}
+	rows, err := tx.Query(ctx, `SELECT DISTINCT a.patient_id FROM appointments a JOIN slots t ON t.id = $1
+		WHERE a.patient_id = ANY($2) AND a.status IN `+booking.ActiveSQL+` AND a.round_id IS NULL
+		  AND (a.slot_id = t.id OR (a.start_at < t.end_at AND a.end_at > t.start_at))`, slotID, patients)
+	busy, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]bool, len(busy))
+	for _, p := range busy {
+		out[p] = true
 	}
 	return out, nil
 }

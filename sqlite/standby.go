@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"time"
 
@@ -119,27 +118,9 @@ func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time)
 		if rd.Waiting, err = queryEntries(ctx, tx, standbysForSQL, siteID, ts(sl.StartAt)); err != nil || len(rd.Waiting) == 0 {
 			return err
 		}
-		patients := []int64{}
-		for _, e := range rd.Waiting {
-			patients = append(patients, e.PatientID)
-		}
-		j, _ := json.Marshal(patients)
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT patient_id FROM appointments
-			WHERE patient_id IN (SELECT value FROM json_each(?1)) AND status IN `+booking.ActiveSQL+` AND round_id IS NULL
-			  AND (slot_id = ?2 OR (start_at < ?4 AND end_at > ?3))`, string(j), slotID, ts(sl.StartAt), ts(sl.EndAt))
-		if err != nil {
+		if rd.Busy, err = busyWaiting(ctx, tx, rd.Waiting, sl); err != nil {
 			return err
 		}
-		rd.Busy = map[int64]bool{}
-		for rows.Next() {
-			var p int64
-			if err := rows.Scan(&p); err != nil {
-				rows.Close()
-				return err
-			}
-			rd.Busy[p] = true
-		}
-		rows.Close()
 		for q := range takenNumbers(ctx, tx, slotID, &err) {
 			rd.Taken = append(rd.Taken, q)
 		}

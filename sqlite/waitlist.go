@@ -425,28 +425,9 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		if rd.Waiting, err = queryEntries(ctx, tx, waitingForSQL, sl.DoctorID, rd.Doctor.DepartmentID, ts(sl.StartAt)); err != nil {
 			return err
 		}
-		patients := []int64{}
-		for _, e := range rd.Waiting {
-			patients = append(patients, e.PatientID)
-			patients = append(patients, e.PatientIDs...)
-		}
-		j, _ := json.Marshal(patients)
-		rows, err := tx.QueryContext(ctx, `SELECT DISTINCT patient_id FROM appointments
-			WHERE patient_id IN (SELECT value FROM json_each(?1)) AND status IN `+booking.ActiveSQL+` AND round_id IS NULL
-			  AND (slot_id = ?2 OR (start_at < ?4 AND end_at > ?3))`, string(j), slotID, ts(sl.StartAt), ts(sl.EndAt))
-		if err != nil {
+		if rd.Busy, err = busyWaiting(ctx, tx, rd.Waiting, sl); err != nil {
 			return err
 		}
-		rd.Busy = map[int64]bool{}
-		for rows.Next() {
-			var p int64
-			if err := rows.Scan(&p); err != nil {
-				rows.Close()
-				return err
-			}
-			rd.Busy[p] = true
-		}
-		rows.Close()
 		for q := range takenNumbers(ctx, tx, slotID, &err) {
 			rd.Taken = append(rd.Taken, q)
 		}
@@ -529,4 +510,32 @@ func (s *Store) WaitlistCounts(ctx context.Context) (map[string]int, error) {
 		out[st] = n
 	}
 	return out, mapErr(rows.Err(), "")
+}
+
+// busyWaiting are the people of the waiting entries (a party's each) who
+// already hold an active place in slot sl or overlapping it: an offer
+// passes them by.
+func busyWaiting(ctx context.Context, tx *sql.Tx, waiting []booking.WaitlistEntry, sl booking.Slot) (map[int64]bool, error) {
+	patients := []int64{}
+	for _, e := range waiting {
+		patients = append(patients, e.PatientID)
+		patients = append(patients, e.PatientIDs...)
+	}
+	j, _ := json.Marshal(patients)
+	rows, err := tx.QueryContext(ctx, `SELECT DISTINCT patient_id FROM appointments
+		WHERE patient_id IN (SELECT value FROM json_each(?1)) AND status IN `+booking.ActiveSQL+` AND round_id IS NULL
+		  AND (slot_id = ?2 OR (start_at < ?4 AND end_at > ?3))`, string(j), sl.ID, ts(sl.StartAt), ts(sl.EndAt))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	busy := map[int64]bool{}
+	for rows.Next() {
+		var p int64
+		if err := rows.Scan(&p); err != nil {
+			return nil, err
+		}
+		busy[p] = true
+	}
+	return busy, rows.Err()
 }
