@@ -93,6 +93,7 @@ type Store interface {
 	SearchStore
 	SeriesStore
 	EligibilityStore
+	ServiceEligibilityStore
 	GroupStore
 }
 

@@ -50,6 +50,7 @@ var serviceReads = map[string]bool{
 	"DoseSeries":            true, // the list of dose series
 	"AccountSeriesBookings": true,
 	"Eligibility":           true, // a schedule's campaign rule
+	"ServiceEligibility":    true, // a service's rule
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state
@@ -371,6 +372,13 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		}},
 		{"SetEligibility", func() error {
 			_, err := svc.SetEligibility(ctx, booking.EligibilityRule{ScheduleID: sched.ID, MinAge: ints(60)}, false)
+			return err
+		}},
+		{"SetServiceEligibility", func() error {
+			_, err := svc.SetServiceEligibility(ctx, booking.ServiceRule{ServiceID: visitOf.ID, Cohorts: []string{"audit"}}, false)
+			if err == nil {
+				_, err = svc.SetServiceEligibility(ctx, booking.ServiceRule{ServiceID: visitOf.ID}, true)
+			}
 			return err
 		}},
 		{"CreateInvitations", func() error {
