@@ -360,6 +360,9 @@ type ServiceEligibilityStore interface {
 	SetServiceEligibility(ctx context.Context, rule ServiceRule, remove bool, now time.Time) (ServiceRule, error)
 	// ServiceEligibility reads service's rule, nil for none.
 	ServiceEligibility(ctx context.Context, serviceID int64) (*ServiceRule, error)
+	// ListServiceEligibility lists the services' rules by service id, one
+	// page at a time.
+	ListServiceEligibility(ctx context.Context, p Page) ([]ServiceRule, error)
 }
 
 // AuditServiceEligibility records a service's rule set (before nil:

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -376,4 +377,32 @@ func (s *Store) SetServiceEligibility(ctx context.Context, rule booking.ServiceR
 		return booking.ServiceRule{}, translate(err, "")
 	}
 	return rule, nil
+}
+
+// ListServiceEligibility lists the services' rules by service id, one page
+// at a time.
+func (s *Store) ListServiceEligibility(ctx context.Context, p booking.Page) ([]booking.ServiceRule, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+sqlServiceRuleCols+` FROM service_eligibility_rules ser
+		WHERE ser.service_id > $1 ORDER BY ser.service_id LIMIT NULLIF($2, 0)`, p.After, p.Limit)
+	out := []booking.ServiceRule{}
+	var r serviceRuleRow
+	_, err := pgx.ForEachRow(rows, r.dest(), func() error {
+		// The scan's targets are reused row after row: keep copies.
+		rule := *r.rule()
+		rule.MinAge, rule.MaxAge, rule.Cohorts = intCopy(rule.MinAge), intCopy(rule.MaxAge), slices.Clone(rule.Cohorts)
+		out = append(out, rule)
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
+}
+
+func intCopy(v *int) *int {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
 }

@@ -96,3 +96,11 @@ func (s *Service) ServiceEligibility(ctx context.Context, serviceID int64) (book
 		return *r, nil
 	})
 }
+
+// ListServiceEligibility lists the services' rules by service id, one page
+// at a time.
+func (s *Service) ListServiceEligibility(ctx context.Context, p booking.Page) ([]booking.ServiceRule, error) {
+	return bounded(s, ctx, func(ctx context.Context) ([]booking.ServiceRule, error) {
+		return s.store.ListServiceEligibility(ctx, p)
+	})
+}

@@ -349,3 +349,29 @@ func (s *Store) SetServiceEligibility(ctx context.Context, rule booking.ServiceR
 	}
 	return rule, nil
 }
+
+// ListServiceEligibility lists the services' rules by service id, one page
+// at a time.
+func (s *Store) ListServiceEligibility(ctx context.Context, p booking.Page) ([]booking.ServiceRule, error) {
+	limit := p.Limit
+	if limit == 0 {
+		limit = -1 // SQLite's "no limit" (PostgreSQL: LIMIT NULL)
+	}
+	out := []booking.ServiceRule{}
+	err := eachRow(ctx, s.reader, `SELECT `+serviceRuleColsSQL+` FROM service_eligibility_rules ser
+		WHERE ser.service_id > ? ORDER BY ser.service_id LIMIT ?`, []any{p.After, limit}, func(rows *sql.Rows) error {
+		var r serviceRuleRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return err
+		}
+		rule, err := r.rule()
+		if err == nil {
+			out = append(out, *rule)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	return out, nil
+}

@@ -42,15 +42,16 @@ var serviceReads = map[string]bool{
 	"Caller": true, "OnSite": true, "RunsClinic": true, "ListingSite": true, "StaffSites": true,
 	"QueueDay": true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
 	"QueueBoardListing": true, "DepartmentQueueBoard": true,
-	"Timeout":               true,
-	"ActFor":                true, // the caller rule: a decision and at most a read
-	"NormalizePhone":        true, // a pure function of its argument and the clinic region
-	"Receive":               true, // another instance's signal: this process's marks and caches only, no row
-	"Waitlist":              true,
-	"DoseSeries":            true, // the list of dose series
-	"AccountSeriesBookings": true,
-	"Eligibility":           true, // a schedule's campaign rule
-	"ServiceEligibility":    true, // a service's rule
+	"Timeout":                true,
+	"ActFor":                 true, // the caller rule: a decision and at most a read
+	"NormalizePhone":         true, // a pure function of its argument and the clinic region
+	"Receive":                true, // another instance's signal: this process's marks and caches only, no row
+	"Waitlist":               true,
+	"DoseSeries":             true, // the list of dose series
+	"AccountSeriesBookings":  true,
+	"Eligibility":            true, // a schedule's campaign rule
+	"ServiceEligibility":     true, // a service's rule
+	"ListServiceEligibility": true,
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state

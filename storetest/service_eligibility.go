@@ -28,6 +28,18 @@ func testServiceEligibility(t *testing.T, h Harness) {
 		len(got.Cohorts) != 2 || !got.UpdatedAt.Equal(rule.UpdatedAt) {
 		t.Fatalf("read back %+v, %v", got, err)
 	}
+	other2 := f.service("Boosters", 15, f.doctor.ID)
+	_, err = s.SetServiceEligibility(f.ctx, booking.ServiceRule{ServiceID: other2.ID, MinAge: ints(65)}, false, now)
+	must(t, err)
+	all, err := s.ListServiceEligibility(f.ctx, booking.Page{})
+	must(t, err)
+	if len(all) != 2 || all[0].ServiceID != v.ID || *all[0].MaxAge != 64 || all[1].ServiceID != other2.ID || *all[1].MinAge != 65 ||
+		all[1].MaxAge != nil || len(all[0].Cohorts) != 2 {
+		t.Fatalf("list: %+v", all)
+	}
+	if page, err := s.ListServiceEligibility(f.ctx, booking.Page{After: v.ID, Limit: 1}); err != nil || len(page) != 1 || page[0].ServiceID != other2.ID {
+		t.Fatalf("second page: %+v, %v", page, err)
+	}
 	nurse, teacher, other, child, unknown := f.born("1980-01-01"), f.born("1990-06-01"), f.born("1980-01-01"), f.born("2020-01-01"), f.patient()
 	f.tag("nurses", nurse, child, unknown)
 	f.tag("teachers", teacher)
