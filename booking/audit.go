@@ -69,6 +69,8 @@ const (
 	EntityEligibility = "eligibility-rule"
 	EntityCohorts     = "cohort-import"
 	EntityInvitations = "invitations"
+	// A service's rule (by service id): eligibility.go.
+	EntityServiceEligibility = "service-eligibility-rule"
 	// The sites a staff account is limited to (staffsites.go), by user
 	// name: the entry's id is 0, its states name the user.
 	EntityStaffSites = "staff-sites"

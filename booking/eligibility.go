@@ -326,3 +326,56 @@ func (d *BookDecision) InvitationCount() int {
 	}
 	return n
 }
+
+// ServiceRule is a service's eligibility rule (docs/campaigns.md): every
+// visit of the service is for the people of its age range and cohorts,
+// whatever schedule its slots are in. It asks only who the person is:
+// invitation codes stay per schedule (a code is for a schedule's rule) and
+// reserved places per slot (a schedule's rule), so that one code and one
+// reserve never have two owners. A visit passes its slot's schedule rule
+// and its service's rule, both decided by Eligible.
+type ServiceRule struct {
+	ServiceID int64     `json:"serviceId"`
+	MinAge    *int      `json:"minAge"`
+	MaxAge    *int      `json:"maxAge"`
+	Cohorts   []string  `json:"cohorts"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// Rule is r as the rule Eligible decides by (nil for nil).
+func (r *ServiceRule) Rule() *EligibilityRule {
+	if r == nil {
+		return nil
+	}
+	return &EligibilityRule{MinAge: r.MinAge, MaxAge: r.MaxAge, Cohorts: r.Cohorts}
+}
+
+// Check refuses a service rule out of bounds, as EligibilityRule.Check.
+func (r ServiceRule) Check() error { return r.Rule().Check() }
+
+// ServiceEligibilityStore keeps the services' rules.
+type ServiceEligibilityStore interface {
+	// SetServiceEligibility sets (or, with remove, deletes) service's
+	// rule; audited. A service that does not exist is CodeNotFound.
+	SetServiceEligibility(ctx context.Context, rule ServiceRule, remove bool, now time.Time) (ServiceRule, error)
+	// ServiceEligibility reads service's rule, nil for none.
+	ServiceEligibility(ctx context.Context, serviceID int64) (*ServiceRule, error)
+	// ListServiceEligibility lists the services' rules by service id, one
+	// page at a time.
+	ListServiceEligibility(ctx context.Context, p Page) ([]ServiceRule, error)
+}
+
+// AuditServiceEligibility records a service's rule set (before nil:
+// created) or removed (after nil).
+func AuditServiceEligibility(ctx context.Context, now time.Time, before, after *ServiceRule) AuditEntry {
+	c := AuditChange{Entity: EntityServiceEligibility, Action: "update"}
+	switch {
+	case before == nil:
+		c.Action, c.ID, c.After = "create", after.ServiceID, after
+	case after == nil:
+		c.Action, c.ID, c.Before = "delete", before.ServiceID, before
+	default:
+		c.ID, c.Before, c.After = after.ServiceID, before, after
+	}
+	return Audit(ctx, now, c)
+}

@@ -94,6 +94,7 @@ type Store interface {
 	SearchStore
 	SeriesStore
 	EligibilityStore
+	ServiceEligibilityStore
 	GroupStore
 }
 

@@ -67,6 +67,18 @@ type VisitReads struct {
 	Load      PatientLoad
 	// Taken are the queue numbers in use in the first slot.
 	Taken []int
+	// Rule is the first slot's schedule's eligibility rule (read with
+	// Policy) and ServiceRule the service's (read with Service); nil for
+	// none. Person is the patient as the rules need it, read only when
+	// one of them NeedsPersons.
+	Rule        *EligibilityRule
+	ServiceRule *ServiceRule
+	Person      Person
+}
+
+// NeedsPersons says whether deciding rd needs the patient read.
+func (rd VisitReads) NeedsPersons() bool {
+	return rd.Rule.NeedsPersons() || rd.ServiceRule.Rule().NeedsPersons()
 }
 
 // VisitDecision is what the store writes: nothing when Err is set or the
@@ -151,6 +163,9 @@ func DecideVisit(r VisitRequest, rd VisitReads, now time.Time) VisitDecision {
 	if e := PolicyRefusal(PolicyCheck{Policy: rd.Policy, Load: rd.Load, Staff: r.Staff, SlotID: first.ID}, now); e != nil {
 		return fail(e)
 	}
+	if e := visitEligibility(rd, first); e != nil {
+		return fail(e)
+	}
 	d := VisitDecision{}
 	for _, sl := range run {
 		if sl.BookedCount >= sl.Capacity {
@@ -177,6 +192,26 @@ func DecideVisit(r VisitRequest, rd VisitReads, now time.Time) VisitDecision {
 	}
 	d.Appointment = a
 	return d
+}
+
+// visitEligibility is a visit's refusal under its slot's schedule rule
+// and its service's rule: both must pass, each decided by Eligible. A
+// visit presents no invitation code, so a schedule that needs one refuses
+// it. A schedule's reserved places are not weighed here: they are decided
+// with a booking's batch (DecideBooking), not for visits.
+func visitEligibility(rd VisitReads, first Slot) *Error {
+	for _, rule := range []*EligibilityRule{rd.Rule, rd.ServiceRule.Rule()} {
+		if e := Eligible(rule, rd.Person, first.StartAt); e != nil {
+			e.SlotID = first.ID
+			return e
+		}
+	}
+	if rd.Rule != nil && rd.Rule.InvitationRequired {
+		e := Errorf(CodeInvitationRequired, "this slot needs an invitation code, which a visit does not present")
+		e.SlotID = first.ID
+		return e
+	}
+	return nil
 }
 
 // visitRun is the part of run the visit covers, until end: consecutive

@@ -21,6 +21,9 @@ func (s *server) eligibilityRoutes() {
 	s.handle("GET /api/admin/schedules/{id}/eligibility", s.admin(s.getEligibility))
 	s.handle("PUT /api/admin/schedules/{id}/eligibility", s.admin(s.putEligibility))
 	s.handle("DELETE /api/admin/schedules/{id}/eligibility", s.admin(s.deleteEligibility))
+	s.handle("GET /api/admin/services/{id}/eligibility", s.admin(s.getServiceEligibility))
+	s.handle("PUT /api/admin/services/{id}/eligibility", s.admin(s.putServiceEligibility))
+	s.handle("DELETE /api/admin/services/{id}/eligibility", s.admin(s.deleteServiceEligibility))
 	s.handle("POST "+cohortsImportPath, s.admin(s.importCohorts))
 	s.handle("POST /api/admin/invitations", s.admin(s.createInvitations))
 }
@@ -74,6 +77,57 @@ func (s *server) deleteEligibility(w http.ResponseWriter, r *http.Request, _ aut
 		return err
 	}
 	if _, err := s.svc.SetEligibility(r.Context(), booking.EligibilityRule{ScheduleID: id}, true); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// serviceEligibilityBody is the body of PUT /api/admin/services/{id}/eligibility:
+// the whole rule (who the person is; codes and reserves are a schedule's).
+type serviceEligibilityBody struct {
+	MinAge  *int     `json:"minAge"`
+	MaxAge  *int     `json:"maxAge"`
+	Cohorts []string `json:"cohorts"`
+}
+
+func (s *server) getServiceEligibility(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	rule, err := s.svc.ServiceEligibility(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rule)
+	return nil
+}
+
+func (s *server) putServiceEligibility(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	var in serviceEligibilityBody
+	if err := decodeJSON(r, &in); err != nil {
+		return err
+	}
+	rule, err := s.svc.SetServiceEligibility(r.Context(), booking.ServiceRule{ServiceID: id, MinAge: in.MinAge, MaxAge: in.MaxAge,
+		Cohorts: in.Cohorts}, false)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, rule)
+	return nil
+}
+
+func (s *server) deleteServiceEligibility(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	if _, err := s.svc.SetServiceEligibility(r.Context(), booking.ServiceRule{ServiceID: id}, true); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

@@ -167,3 +167,57 @@ func TestCampaignInvitationsGroupAndSeries(t *testing.T) {
 	series("s2", rows[2][0]).expect(t, 409, booking.CodeInvitationRequired) // used by the group
 	series("s3", rows[3][0]).expect(t, 201)
 }
+
+// A service's rule through the API: an admin sets, reads and removes it;
+// a visit of the service by a patient outside its cohorts is 409
+// not-eligible, by one inside 201; bad input is 400 and changes nothing,
+// an unknown service 404.
+func TestServiceEligibility(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	ctx := context.Background()
+	v, err := e.db.CreateService(ctx, booking.Service{Name: "Flu vaccination", Minutes: 30, Level: booking.LevelOrdinary,
+		DoctorIDs: []int64{f.doctor.ID}, Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rulePath := fmt.Sprintf("/api/admin/services/%d/eligibility", v.ID)
+	e.do(call{method: "GET", path: rulePath, token: e.admin}).expect(t, 404, booking.CodeNotFound)
+	var rule booking.ServiceRule
+	e.do(call{method: "PUT", path: rulePath, token: e.admin, body: map[string]any{"cohorts": []string{"nurses"}, "minAge": nil}}).
+		expect(t, 200).decode(t, &rule)
+	if rule.ServiceID != v.ID || len(rule.Cohorts) != 1 {
+		t.Fatalf("rule set: %+v", rule)
+	}
+	e.do(call{method: "GET", path: rulePath, token: e.admin}).expect(t, 200).decode(t, &rule)
+	if rule.ServiceID != v.ID || rule.Cohorts[0] != "nurses" {
+		t.Fatalf("rule read: %+v", rule)
+	}
+	before := e.snapshot()
+	for _, bad := range []map[string]any{{"minAge": 70, "maxAge": 60}, {"maxAge": 151}, {"invitationRequired": true},
+		{"reservePlaces": 1}, {"cohorts": []string{" spaced"}}} {
+		e.do(call{method: "PUT", path: rulePath, token: e.admin, body: bad, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+	}
+	e.do(call{method: "PUT", path: "/api/admin/services/999999/eligibility", token: e.admin, body: map[string]any{}}).expect(t, 404, booking.CodeNotFound)
+	if e.snapshot() != before {
+		t.Fatal("a refused rule changed the database")
+	}
+
+	nurse, other := e.patient(), e.patient()
+	if _, err := e.db.ImportCohorts(ctx, []booking.CohortRow{{PatientID: nurse.ID, Tag: "nurses"}}, t0); err != nil {
+		t.Fatal(err)
+	}
+	sl := e.slot(f, 2)
+	visit := func(p booking.Patient, key string) answer {
+		e.clock.add(10 * time.Second) // a fresh booking budget
+		return e.do(call{method: "POST", path: "/api/appointments", token: e.patientToken(p.ID),
+			header: map[string]string{"Idempotency-Key": key}, body: map[string]any{"slotId": sl.ID, "service": v.ID}})
+	}
+	visit(other, "o1").expect(t, 409, booking.CodeNotEligible)
+	visit(nurse, "n1").expect(t, 201)
+
+	e.do(call{method: "DELETE", path: rulePath, token: e.admin}).expect(t, 204)
+	e.do(call{method: "GET", path: rulePath, token: e.admin}).expect(t, 404, booking.CodeNotFound)
+	visit(other, "o2").expect(t, 201)
+	e.do(call{method: "DELETE", path: "/api/admin/services/999999/eligibility", token: e.admin}).expect(t, 404, booking.CodeNotFound)
+}

@@ -42,7 +42,7 @@ func newSeries(reg *prometheus.Registry) series {
 		}),
 		refusals: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "slotd_eligibility_refusals_total",
-			Help: "Booking requests (single, series, group) a campaign's rule refused, by reason: not-eligible (age or cohort), invitation-required (no valid unused code) or places-reserved (the places left are held for a cohort or invitations until a time).",
+			Help: "Booking requests (single, series, group, visit) a campaign's rule (a schedule's or a service's) refused, by reason: not-eligible (age or cohort), invitation-required (no valid unused code) or places-reserved (the places left are held for a cohort or invitations until a time).",
 		}, []string{"reason"}),
 		batch: prometheus.NewHistogram(prometheus.HistogramOpts{
 			Name:    "slotd_series_batch_size",

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -267,4 +268,141 @@ func (s *Store) CreateInvitations(ctx context.Context, scheduleID int64, codes [
 		return writeAudit(ctx, tx, booking.AuditInvitations(ctx, now, scheduleID, len(codes)))
 	})
 	return translate(err, "")
+}
+
+// sqlServiceRuleCols are a service's rule's columns (ser), NULL when it
+// has none: readVisit reads them with the service, at no statement more.
+const sqlServiceRuleCols = `ser.service_id, ser.min_age, ser.max_age, ser.cohorts, ser.updated_at`
+
+// serviceRuleRow scans sqlServiceRuleCols.
+type serviceRuleRow struct {
+	service        *int64
+	minAge, maxAge *int
+	cohorts        []string
+	updated        *time.Time
+}
+
+func (r *serviceRuleRow) dest() []any {
+	return []any{&r.service, &r.minAge, &r.maxAge, &r.cohorts, &r.updated}
+}
+
+// rule is the rule scanned, nil for none.
+func (r *serviceRuleRow) rule() *booking.ServiceRule {
+	if r.service == nil {
+		return nil
+	}
+	return &booking.ServiceRule{ServiceID: *r.service, MinAge: r.minAge, MaxAge: r.maxAge, Cohorts: r.cohorts, UpdatedAt: r.updated.UTC()}
+}
+
+// withRow scans a row's first columns into what its reader asks and the
+// rest into extra: a read that carries another one's columns along.
+type withRow struct {
+	row   pgx.Row
+	extra []any
+}
+
+func (w withRow) Scan(dest ...any) error { return w.row.Scan(append(dest, w.extra...)...) }
+
+// readPerson reads one patient as a rule needs them (sqlPersons).
+func (s *Store) readPerson(ctx context.Context, q rowQuerier, patientID int64) (booking.Person, error) {
+	var p booking.Person
+	var id int64
+	var sealed []byte
+	err := q.QueryRow(ctx, sqlPersons, []int64{patientID}).Scan(&id, &sealed, &p.Cohorts)
+	switch {
+	case errors.Is(err, pgx.ErrNoRows):
+		return p, nil
+	case err != nil:
+		return p, err
+	case sealed != nil:
+		p.BirthDate, err = s.keys.Open(pii.FieldBirthDate, sealed)
+	}
+	return p, err
+}
+
+// sqlServiceRule reads service $1's rule alone.
+const sqlServiceRule = `SELECT ` + sqlServiceRuleCols + ` FROM service_eligibility_rules ser WHERE ser.service_id = $1`
+
+func readServiceRule(ctx context.Context, q rowQuerier, serviceID int64) (*booking.ServiceRule, error) {
+	var r serviceRuleRow
+	switch err := q.QueryRow(ctx, sqlServiceRule, serviceID).Scan(r.dest()...); {
+	case errors.Is(err, pgx.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return r.rule(), nil
+}
+
+// ServiceEligibility reads a service's rule, nil for none.
+func (s *Store) ServiceEligibility(ctx context.Context, serviceID int64) (*booking.ServiceRule, error) {
+	r, err := readServiceRule(ctx, s.pool, serviceID)
+	return r, translate(err, "")
+}
+
+// SetServiceEligibility sets (or, with remove, deletes) a service's rule,
+// the service's row locked; audited.
+func (s *Store) SetServiceEligibility(ctx context.Context, rule booking.ServiceRule, remove bool, now time.Time) (booking.ServiceRule, error) {
+	rule.UpdatedAt = micro(now)
+	if rule.Cohorts == nil {
+		rule.Cohorts = []string{}
+	}
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		var one int
+		if err := tx.QueryRow(ctx, `SELECT 1 FROM services WHERE id = $1 FOR UPDATE`, rule.ServiceID).Scan(&one); err != nil {
+			return translate(err, "service")
+		}
+		before, err := readServiceRule(ctx, tx, rule.ServiceID)
+		if err != nil {
+			return err
+		}
+		if remove {
+			if _, err := tx.Exec(ctx, `DELETE FROM service_eligibility_rules WHERE service_id = $1`, rule.ServiceID); err != nil {
+				return err
+			}
+			if before == nil {
+				return nil
+			}
+			return writeAudit(ctx, tx, booking.AuditServiceEligibility(ctx, now, before, nil))
+		}
+		if _, err := tx.Exec(ctx, `INSERT INTO service_eligibility_rules (service_id, min_age, max_age, cohorts, updated_at)
+			VALUES ($1, $2, $3, $4, $5) ON CONFLICT (service_id) DO UPDATE SET min_age = excluded.min_age,
+			max_age = excluded.max_age, cohorts = excluded.cohorts, updated_at = excluded.updated_at`,
+			rule.ServiceID, rule.MinAge, rule.MaxAge, rule.Cohorts, rule.UpdatedAt); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditServiceEligibility(ctx, now, before, &rule))
+	})
+	if err != nil {
+		return booking.ServiceRule{}, translate(err, "")
+	}
+	return rule, nil
+}
+
+// ListServiceEligibility lists the services' rules by service id, one page
+// at a time.
+func (s *Store) ListServiceEligibility(ctx context.Context, p booking.Page) ([]booking.ServiceRule, error) {
+	rows, _ := s.pool.Query(ctx, `SELECT `+sqlServiceRuleCols+` FROM service_eligibility_rules ser
+		WHERE ser.service_id > $1 ORDER BY ser.service_id LIMIT NULLIF($2, 0)`, p.After, p.Limit)
+	out := []booking.ServiceRule{}
+	var r serviceRuleRow
+	_, err := pgx.ForEachRow(rows, r.dest(), func() error {
+		// The scan's targets are reused row after row: keep copies.
+		rule := *r.rule()
+		rule.MinAge, rule.MaxAge, rule.Cohorts = intCopy(rule.MinAge), intCopy(rule.MaxAge), slices.Clone(rule.Cohorts)
+		out = append(out, rule)
+		return nil
+	})
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
+}
+
+func intCopy(v *int) *int {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
 }

@@ -155,7 +155,7 @@ func (s *Store) BookVisit(ctx context.Context, r booking.VisitRequest, now time.
 	var d booking.VisitDecision
 	var id int64
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rd, err := readVisit(ctx, tx, r, now)
+		rd, err := s.readVisit(ctx, tx, r, now)
 		if err != nil {
 			return err
 		}
@@ -203,13 +203,17 @@ func (s *Store) BookVisit(ctx context.Context, r booking.VisitRequest, now time.
 
 // readVisit locks the run and reads what DecideVisit needs. The key is
 // read after the locks: a retry racing its first request then sees it.
-func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.Time) (rd booking.VisitReads, err error) {
-	switch v, err := scanService(tx.QueryRow(ctx, `SELECT `+serviceColumns+` FROM services WHERE id = $1`, r.ServiceID)); {
+func (s *Store) readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.Time) (rd booking.VisitReads, err error) {
+	// The service's rule comes with the service: a service without one
+	// costs the visit no statement more.
+	var sr serviceRuleRow
+	switch v, err := scanService(withRow{tx.QueryRow(ctx, `SELECT `+serviceColumns+`, `+sqlServiceRuleCols+` FROM services
+		LEFT JOIN service_eligibility_rules ser ON ser.service_id = services.id WHERE services.id = $1`, r.ServiceID), sr.dest()}); {
 	case errors.Is(err, pgx.ErrNoRows):
 	case err != nil:
 		return rd, err
 	default:
-		rd.Service = &v
+		rd.Service, rd.ServiceRule = &v, sr.rule()
 	}
 	var doctor int64
 	var start time.Time
@@ -251,8 +255,13 @@ func readVisit(ctx context.Context, tx pgx.Tx, r booking.VisitRequest, now time.
 	}
 	var br booking.BookReads
 	err = scanBookPolicy(tx.QueryRow(ctx, sqlBookPolicy, first.ID), &br)
-	if rd.Policy, rd.OpeningID = br.Policy, br.OpeningID; err != nil {
+	if rd.Policy, rd.OpeningID, rd.Rule = br.Policy, br.OpeningID, br.Rule; err != nil {
 		return rd, err
+	}
+	if rd.NeedsPersons() {
+		if rd.Person, err = s.readPerson(ctx, tx, r.PatientID); err != nil {
+			return rd, err
+		}
 	}
 	var last *time.Time
 	var pid int64

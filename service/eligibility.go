@@ -69,3 +69,38 @@ func (s *Service) CreateInvitations(ctx context.Context, scheduleID int64, count
 	}
 	return codes, nil
 }
+
+// SetServiceEligibility sets a service's rule, as Check allows, or with
+// remove deletes it.
+func (s *Service) SetServiceEligibility(ctx context.Context, rule booking.ServiceRule, remove bool) (booking.ServiceRule, error) {
+	if !remove {
+		if err := rule.Check(); err != nil {
+			return booking.ServiceRule{}, err
+		}
+	}
+	return bounded(s, ctx, func(ctx context.Context) (booking.ServiceRule, error) {
+		return s.store.SetServiceEligibility(ctx, rule, remove, s.now())
+	})
+}
+
+// ServiceEligibility reads a service's rule, not-found when it has none.
+func (s *Service) ServiceEligibility(ctx context.Context, serviceID int64) (booking.ServiceRule, error) {
+	return bounded(s, ctx, func(ctx context.Context) (booking.ServiceRule, error) {
+		r, err := s.store.ServiceEligibility(ctx, serviceID)
+		if err == nil && r == nil {
+			return booking.ServiceRule{}, booking.NotFound("eligibility rule")
+		}
+		if err != nil {
+			return booking.ServiceRule{}, err
+		}
+		return *r, nil
+	})
+}
+
+// ListServiceEligibility lists the services' rules by service id, one page
+// at a time.
+func (s *Service) ListServiceEligibility(ctx context.Context, p booking.Page) ([]booking.ServiceRule, error) {
+	return bounded(s, ctx, func(ctx context.Context) ([]booking.ServiceRule, error) {
+		return s.store.ListServiceEligibility(ctx, p)
+	})
+}

@@ -15,8 +15,9 @@ type SeriesObserver interface {
 	SeriesBooked(outcome string, doses int)
 	NextDoseBooked(outcome string)
 	GroupBooked(outcome string, members int)
-	// EligibilityRefused counts a request (single, series or group) a
-	// campaign's rule refused, by its code.
+	// EligibilityRefused counts a request (single, series, group or
+	// visit) a campaign's rule (a schedule's or a service's) refused, by
+	// its code.
 	EligibilityRefused(reason string)
 }
 

@@ -87,5 +87,6 @@ func (s *Service) BookVisitFor(ctx context.Context, a booking.Acting, v booking.
 		span.SetAttributes(AttrSlotID.Int64(slotID), AttrOutcome.String(outcomeOf(r)))
 	}
 	s.observe(r, false, start)
+	s.observeEligibility(r.Err)
 	return r
 }

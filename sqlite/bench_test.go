@@ -23,3 +23,9 @@ func BenchmarkListDay(b *testing.B) {
 func BenchmarkEligibility(b *testing.B) {
 	storetest.BenchEligibility(b, func(t testing.TB) booking.Store { return newStore(t) })
 }
+
+// BenchmarkServiceEligibility: a visit's cost with its service's rule off
+// and on, `scripts/test -race=false -run '^$' -bench ServiceEligibility -benchtime 500x ./sqlite/`.
+func BenchmarkServiceEligibility(b *testing.B) {
+	storetest.BenchServiceEligibility(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

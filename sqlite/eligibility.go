@@ -248,3 +248,130 @@ func (s *Store) CreateInvitations(ctx context.Context, scheduleID int64, codes [
 	})
 	return mapErr(err, "")
 }
+
+// serviceRuleColsSQL are a service's rule's columns (ser), NULL when it
+// has none: readVisit reads them with the service, at no statement more.
+const serviceRuleColsSQL = `ser.service_id, ser.min_age, ser.max_age, ser.cohorts, ser.updated_at`
+
+// serviceRuleRow scans serviceRuleColsSQL.
+type serviceRuleRow struct {
+	service, minAge, maxAge, updated sql.NullInt64
+	cohorts                          sql.NullString
+}
+
+func (r *serviceRuleRow) dest() []any {
+	return []any{&r.service, &r.minAge, &r.maxAge, &r.cohorts, &r.updated}
+}
+
+// rule is the rule scanned, nil for none.
+func (r *serviceRuleRow) rule() (*booking.ServiceRule, error) {
+	if !r.service.Valid {
+		return nil, nil
+	}
+	rule := &booking.ServiceRule{ServiceID: r.service.Int64, UpdatedAt: fromTS(r.updated.Int64)}
+	for _, a := range []struct {
+		v   sql.NullInt64
+		dst **int
+	}{{r.minAge, &rule.MinAge}, {r.maxAge, &rule.MaxAge}} {
+		if a.v.Valid {
+			v := int(a.v.Int64)
+			*a.dst = &v
+		}
+	}
+	return rule, json.Unmarshal([]byte(r.cohorts.String), &rule.Cohorts)
+}
+
+// withRow scans a row's first columns into what its reader asks and the
+// rest into extra: a read that carries another one's columns along.
+type withRow struct {
+	row   interface{ Scan(...any) error }
+	extra []any
+}
+
+func (w withRow) Scan(dest ...any) error { return w.row.Scan(append(dest, w.extra...)...) }
+
+// serviceRuleSQL reads service ?1's rule alone.
+const serviceRuleSQL = `SELECT ` + serviceRuleColsSQL + ` FROM service_eligibility_rules ser WHERE ser.service_id = ?1`
+
+func readServiceRule(ctx context.Context, q querier, serviceID int64) (*booking.ServiceRule, error) {
+	var r serviceRuleRow
+	switch err := q.QueryRowContext(ctx, serviceRuleSQL, serviceID).Scan(r.dest()...); {
+	case errors.Is(err, sql.ErrNoRows):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	return r.rule()
+}
+
+// ServiceEligibility reads a service's rule, nil for none.
+func (s *Store) ServiceEligibility(ctx context.Context, serviceID int64) (*booking.ServiceRule, error) {
+	r, err := readServiceRule(ctx, s.reader, serviceID)
+	return r, mapErr(err, "")
+}
+
+// SetServiceEligibility sets (or, with remove, deletes) a service's rule;
+// audited.
+func (s *Store) SetServiceEligibility(ctx context.Context, rule booking.ServiceRule, remove bool, now time.Time) (booking.ServiceRule, error) {
+	rule.UpdatedAt = micro(now)
+	if rule.Cohorts == nil {
+		rule.Cohorts = []string{}
+	}
+	err := s.write(ctx, func(tx *sql.Tx) error {
+		var one int
+		if err := tx.QueryRowContext(ctx, `SELECT 1 FROM services WHERE id = ?`, rule.ServiceID).Scan(&one); err != nil {
+			return mapErr(err, "service")
+		}
+		before, err := readServiceRule(ctx, tx, rule.ServiceID)
+		if err != nil {
+			return err
+		}
+		if remove {
+			if _, err := tx.ExecContext(ctx, `DELETE FROM service_eligibility_rules WHERE service_id = ?`, rule.ServiceID); err != nil {
+				return err
+			}
+			if before == nil {
+				return nil
+			}
+			return writeAudit(ctx, tx, booking.AuditServiceEligibility(ctx, now, before, nil))
+		}
+		cohorts, _ := json.Marshal(rule.Cohorts)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO service_eligibility_rules (service_id, min_age, max_age, cohorts, updated_at)
+			VALUES (?, ?, ?, ?, ?) ON CONFLICT (service_id) DO UPDATE SET min_age = excluded.min_age,
+			max_age = excluded.max_age, cohorts = excluded.cohorts, updated_at = excluded.updated_at`,
+			rule.ServiceID, rule.MinAge, rule.MaxAge, string(cohorts), ts(rule.UpdatedAt)); err != nil {
+			return err
+		}
+		return writeAudit(ctx, tx, booking.AuditServiceEligibility(ctx, now, before, &rule))
+	})
+	if err != nil {
+		return booking.ServiceRule{}, mapErr(err, "")
+	}
+	return rule, nil
+}
+
+// ListServiceEligibility lists the services' rules by service id, one page
+// at a time.
+func (s *Store) ListServiceEligibility(ctx context.Context, p booking.Page) ([]booking.ServiceRule, error) {
+	limit := p.Limit
+	if limit == 0 {
+		limit = -1 // SQLite's "no limit" (PostgreSQL: LIMIT NULL)
+	}
+	out := []booking.ServiceRule{}
+	err := eachRow(ctx, s.reader, `SELECT `+serviceRuleColsSQL+` FROM service_eligibility_rules ser
+		WHERE ser.service_id > ? ORDER BY ser.service_id LIMIT ?`, []any{p.After, limit}, func(rows *sql.Rows) error {
+		var r serviceRuleRow
+		if err := rows.Scan(r.dest()...); err != nil {
+			return err
+		}
+		rule, err := r.rule()
+		if err == nil {
+			out = append(out, *rule)
+		}
+		return err
+	})
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	return out, nil
+}

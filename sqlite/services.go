@@ -212,13 +212,20 @@ func (s *Store) readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitReques
 	case !errors.Is(err, sql.ErrNoRows):
 		return rd, err
 	}
-	switch v, err := scanService(tx.QueryRowContext(ctx, `SELECT `+serviceCols+` FROM services WHERE id = ?`, r.ServiceID)); {
+	// The service's rule comes with the service: a service without one
+	// costs the visit no statement more.
+	var sr serviceRuleRow
+	switch v, err := scanService(withRow{tx.QueryRowContext(ctx, `SELECT `+serviceCols+`, `+serviceRuleColsSQL+` FROM services
+		LEFT JOIN service_eligibility_rules ser ON ser.service_id = services.id WHERE services.id = ?`, r.ServiceID), sr.dest()}); {
 	case errors.Is(err, sql.ErrNoRows):
 		return rd, nil
 	case err != nil:
 		return rd, err
 	default:
 		rd.Service = &v
+		if rd.ServiceRule, err = sr.rule(); err != nil {
+			return rd, err
+		}
 	}
 	span := time.Duration(rd.Service.Minutes) * time.Minute
 	rows, err := tx.QueryContext(ctx, visitRunSQL, r.SlotID, span.Microseconds(), booking.MaxVisitSlots+1)
@@ -247,11 +254,22 @@ func (s *Store) readVisit(ctx context.Context, tx *sql.Tx, r booking.VisitReques
 		Scan(&rd.Missing, &rd.Holding, &rd.Overlapping); err != nil {
 		return rd, err
 	}
+	// patientLoad reads the schedule's rule with the policy, and the
+	// patient when that rule needs them; the service's rule may need them
+	// when it does not.
 	br := booking.BookReads{Slot: first}
 	if err := s.patientLoad(ctx, tx, &br, []booking.BookRequest{{PatientID: r.PatientID}}, now); err != nil {
 		return rd, err
 	}
 	rd.Policy, rd.OpeningID, rd.Load, rd.Inactive = br.Policy, br.OpeningID, br.Load[r.PatientID], br.Load[r.PatientID].Inactive
+	rd.Rule = br.Rule
+	if rd.NeedsPersons() && br.Persons == nil {
+		br.Rule = rd.ServiceRule.Rule()
+		if err := readEligibility(ctx, s.keys, tx, &br, []booking.BookRequest{{PatientID: r.PatientID}}); err != nil {
+			return rd, err
+		}
+	}
+	rd.Person = br.Persons[r.PatientID]
 	for q := range takenNumbers(ctx, tx, first.ID, &err) {
 		rd.Taken = append(rd.Taken, q)
 	}

@@ -42,14 +42,16 @@ var serviceReads = map[string]bool{
 	"Caller": true, "OnSite": true, "RunsClinic": true, "ListingSite": true, "StaffSites": true,
 	"QueueDay": true, "QueueBoard": true, "QueuePosition": true, "DayQueue": true,
 	"QueueBoardListing": true, "DepartmentQueueBoard": true,
-	"Timeout":               true,
-	"ActFor":                true, // the caller rule: a decision and at most a read
-	"NormalizePhone":        true, // a pure function of its argument and the clinic region
-	"Receive":               true, // another instance's signal: this process's marks and caches only, no row
-	"Waitlist":              true,
-	"DoseSeries":            true, // the list of dose series
-	"AccountSeriesBookings": true,
-	"Eligibility":           true, // a schedule's campaign rule
+	"Timeout":                true,
+	"ActFor":                 true, // the caller rule: a decision and at most a read
+	"NormalizePhone":         true, // a pure function of its argument and the clinic region
+	"Receive":                true, // another instance's signal: this process's marks and caches only, no row
+	"Waitlist":               true,
+	"DoseSeries":             true, // the list of dose series
+	"AccountSeriesBookings":  true,
+	"Eligibility":            true, // a schedule's campaign rule
+	"ServiceEligibility":     true, // a service's rule
+	"ListServiceEligibility": true,
 	// Reminders change no state: their rows only record which messages went.
 	"SendReminders":  true,
 	"CountReminder":  true, // a metric, no state
@@ -372,6 +374,13 @@ func testAuditEveryChange(t *testing.T, h Harness) {
 		}},
 		{"SetEligibility", func() error {
 			_, err := svc.SetEligibility(ctx, booking.EligibilityRule{ScheduleID: sched.ID, MinAge: ints(60)}, false)
+			return err
+		}},
+		{"SetServiceEligibility", func() error {
+			_, err := svc.SetServiceEligibility(ctx, booking.ServiceRule{ServiceID: visitOf.ID, Cohorts: []string{"audit"}}, false)
+			if err == nil {
+				_, err = svc.SetServiceEligibility(ctx, booking.ServiceRule{ServiceID: visitOf.ID}, true)
+			}
 			return err
 		}},
 		{"CreateInvitations", func() error {

@@ -143,6 +143,8 @@ func Run(t *testing.T, h Harness) {
 		{"RaceGroup", testRaceGroup},
 		{"Eligibility", testEligibility},
 		{"RaceEligibility", testRaceEligibility},
+		{"ServiceEligibility", testServiceEligibility},
+		{"RaceServiceEligibility", testRaceServiceEligibility},
 		{"RaceInvitation", testRaceInvitation},
 		{"InvitedSeries", testInvitedSeries},
 		{"WaitlistOffers", testWaitlistOffers},

@@ -93,4 +93,36 @@ func TestCampaignPages(t *testing.T) {
 	if status != http.StatusConflict || !strings.Contains(page, "Not eligible for this campaign") || strings.Contains(page, `id="invitation-form"`) {
 		t.Fatalf("outside the cohort: %d", status)
 	}
+
+	// The services' rules are listed, in the reader's language.
+	get := func(who, lang string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequest("GET", srv.URL+"/staff/campaigns", nil)
+		req.Header.Set("Accept-Language", lang)
+		req.AddCookie(&http.Cookie{Name: sessionCookie, Value: who})
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, string(b)
+	}
+	if status, page := get(admin, "fr"); status != http.StatusOK || !strings.Contains(page, "Aucune prestation n’a de règle.") {
+		t.Fatalf("no service rule yet: %d %s", status, between(page, "<main", "</main>"))
+	}
+	v, err := st.CreateService(ctx, booking.Service{Name: "Flu jab", Minutes: 15, Level: booking.LevelOrdinary, DoctorIDs: []int64{doc.ID}, Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.SetServiceEligibility(ctx, booking.ServiceRule{ServiceID: v.ID, MinAge: ptr(65), Cohorts: []string{"carers", "65+"}}, false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	status, page = get(admin, "zh-Hans")
+	rules := between(page, `id="service-rules"`, "</section>")
+	if status != http.StatusOK || !strings.Contains(rules, "按服务的规则") || !strings.Contains(rules, "<td>Flu jab</td><td>65</td><td>—</td><td>carers, 65&#43;</td>") {
+		t.Fatalf("the service's rule: %d %s", status, rules)
+	}
 }
+
+func ptr[T any](v T) *T { return &v }

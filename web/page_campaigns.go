@@ -13,8 +13,9 @@ import (
 
 // A vaccination campaign's staff page (docs/campaigns.md): generate a batch
 // of invitation codes for a schedule (downloaded as CSV for the letters,
-// shown this once) and import patients' cohort tags. The schedule's rule is
-// set through the API (PUT /api/admin/schedules/{id}/eligibility).
+// shown this once) and import patients' cohort tags; and the services'
+// rules, listed. The rules are set through the API
+// (PUT /api/admin/schedules/{id}/eligibility, /api/admin/services/{id}/eligibility).
 
 func (s *server) campaignRoutes() {
 	s.mux.HandleFunc("GET /staff/campaigns", s.staff(s.handleStaffCampaigns))
@@ -30,6 +31,8 @@ type campaignPage struct {
 	Report csvdata.CohortReport
 	// Standby is each site's leftover doses today.
 	Standby []standbyRow
+	// ServiceRules are the services' rules, the first maxServiceRules.
+	ServiceRules []serviceRuleRow
 }
 
 // standbyRow is one site's standbys for its local day today.
@@ -57,9 +60,48 @@ func (s *server) standbyRows(r *http.Request) []standbyRow {
 	return out
 }
 
+// maxServiceRules bounds the services' rules the page lists.
+const maxServiceRules = 100
+
+// serviceRuleRow is a service's rule as the page lists it.
+type serviceRuleRow struct {
+	Service string // its name, or "#id" when it is not among the services read
+	booking.ServiceRule
+}
+
+// serviceRules reads the services' rules and their services' names (two
+// reads, whatever the number of rules).
+func (s *server) serviceRules(r *http.Request) ([]serviceRuleRow, error) {
+	rules, err := s.svc.ListServiceEligibility(r.Context(), booking.Page{Limit: maxServiceRules})
+	if err != nil || len(rules) == 0 {
+		return nil, err
+	}
+	names := map[int64]string{}
+	vs, err := s.svc.Services(r.Context(), booking.ServiceFilter{All: true}, booking.Page{After: rules[0].ServiceID - 1, Limit: booking.MaxPageLimit})
+	if err != nil {
+		return nil, err
+	}
+	for _, v := range vs {
+		names[v.ID] = v.Name
+	}
+	out := make([]serviceRuleRow, len(rules))
+	for k, rule := range rules {
+		out[k] = serviceRuleRow{Service: names[rule.ServiceID], ServiceRule: rule}
+		if out[k].Service == "" {
+			out[k].Service = "#" + strconv.FormatInt(rule.ServiceID, 10)
+		}
+	}
+	return out, nil
+}
+
 func (s *server) handleStaffCampaigns(w http.ResponseWriter, r *http.Request, _ session) {
 	p := s.newPage(w, r, "Campaigns")
-	p.Data = campaignPage{Standby: s.standbyRows(r)}
+	rules, err := s.serviceRules(r)
+	if err != nil {
+		s.renderError(w, r, err)
+		return
+	}
+	p.Data = campaignPage{Standby: s.standbyRows(r), ServiceRules: rules}
 	s.render(w, r, http.StatusOK, "staff_campaigns", p)
 }
 

@@ -2809,6 +2809,32 @@ type Service struct {
 // ServiceLevel defines model for Service.Level.
 type ServiceLevel string
 
+// ServiceEligibilityRule defines model for ServiceEligibilityRule.
+type ServiceEligibilityRule struct {
+	// Cohorts the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone
+	Cohorts []string `json:"cohorts"`
+
+	// MaxAge the oldest age, in whole years on the visit's day; null for none
+	MaxAge *int `json:"maxAge"`
+
+	// MinAge the youngest age, in whole years on the visit's day; null for none
+	MinAge    *int      `json:"minAge"`
+	ServiceId int64     `json:"serviceId"`
+	UpdatedAt time.Time `json:"updatedAt"`
+}
+
+// ServiceEligibilityRuleInput defines model for ServiceEligibilityRuleInput.
+type ServiceEligibilityRuleInput struct {
+	// Cohorts the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone
+	Cohorts *[]string `json:"cohorts,omitempty"`
+
+	// MaxAge the oldest age, in whole years on the visit's day; null for none
+	MaxAge *int `json:"maxAge,omitempty"`
+
+	// MinAge the youngest age, in whole years on the visit's day; null for none
+	MinAge *int `json:"minAge,omitempty"`
+}
+
 // ServicePage services by id
 type ServicePage struct {
 	Items []Service `json:"items"`
@@ -3859,6 +3885,9 @@ type CreateServiceJSONRequestBody = NewService
 // UpdateServiceJSONRequestBody defines body for UpdateService for application/json ContentType.
 type UpdateServiceJSONRequestBody = ServicePatch
 
+// SetServiceEligibilityJSONRequestBody defines body for SetServiceEligibility for application/json ContentType.
+type SetServiceEligibilityJSONRequestBody = ServiceEligibilityRuleInput
+
 // CreateSiteJSONRequestBody defines body for CreateSite for application/json ContentType.
 type CreateSiteJSONRequestBody = NewSite
 
@@ -4904,6 +4933,38 @@ type ClientInterface interface {
 	//
 	// Corresponds with PATCH /api/admin/services/{id} (the `UpdateService` operationId).
 	UpdateService(ctx context.Context, id int64, body UpdateServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// DeleteServiceEligibility Remove a service's eligibility rule
+	//
+	// Anyone may book a visit of the service again (its slots' schedule rules still apply). Audited.
+	//
+	// Corresponds with DELETE /api/admin/services/{id}/eligibility (the `DeleteServiceEligibility` operationId).
+	DeleteServiceEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// GetServiceEligibility Read a service's eligibility rule
+	//
+	// 404 when the service has no rule.
+	//
+	// Corresponds with GET /api/admin/services/{id}/eligibility (the `GetServiceEligibility` operationId).
+	GetServiceEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetServiceEligibilityWithBody Set a service's eligibility rule
+	//
+	// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+	//
+	// Takes any type of body and a specified content type.
+	//
+	// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+	SetServiceEligibilityWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+
+	// SetServiceEligibility Set a service's eligibility rule
+	//
+	// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+	//
+	// Takes a body of the `application/json` content type.
+	//
+	// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+	SetServiceEligibility(ctx context.Context, id int64, body SetServiceEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSiteWithBody Create a site
 	//
@@ -7245,6 +7306,78 @@ func (c *Client) UpdateServiceWithBody(ctx context.Context, id int64, contentTyp
 // Corresponds with PATCH /api/admin/services/{id} (the `UpdateService` operationId).
 func (c *Client) UpdateService(ctx context.Context, id int64, body UpdateServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
 	req, err := NewUpdateServiceRequest(c.Server, id, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// DeleteServiceEligibility Remove a service's eligibility rule
+//
+// Anyone may book a visit of the service again (its slots' schedule rules still apply). Audited.
+//
+// Corresponds with DELETE /api/admin/services/{id}/eligibility (the `DeleteServiceEligibility` operationId).
+func (c *Client) DeleteServiceEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteServiceEligibilityRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// GetServiceEligibility Read a service's eligibility rule
+//
+// 404 when the service has no rule.
+//
+// Corresponds with GET /api/admin/services/{id}/eligibility (the `GetServiceEligibility` operationId).
+func (c *Client) GetServiceEligibility(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGetServiceEligibilityRequest(c.Server, id)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetServiceEligibilityWithBody Set a service's eligibility rule
+//
+// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+//
+// Takes any type of body and a specified content type.
+//
+// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+func (c *Client) SetServiceEligibilityWithBody(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetServiceEligibilityRequestWithBody(c.Server, id, contentType, body)
+	if err != nil {
+		return nil, err
+	}
+	req = req.WithContext(ctx)
+	if err := c.applyEditors(ctx, req, reqEditors); err != nil {
+		return nil, err
+	}
+	return c.Client.Do(req)
+}
+
+// SetServiceEligibility Set a service's eligibility rule
+//
+// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+//
+// Takes a body of the `application/json` content type.
+//
+// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+func (c *Client) SetServiceEligibility(ctx context.Context, id int64, body SetServiceEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewSetServiceEligibilityRequest(c.Server, id, body)
 	if err != nil {
 		return nil, err
 	}
@@ -12077,6 +12210,121 @@ func NewUpdateServiceRequestWithBody(server string, id int64, contentType string
 	}
 
 	req, err := http.NewRequest(http.MethodPatch, queryURL.String(), body)
+	if err != nil {
+		return nil, err
+	}
+
+	req.Header.Add("Content-Type", contentType)
+
+	return req, nil
+}
+
+// NewDeleteServiceEligibilityRequest constructs an http.Request for the DeleteServiceEligibility method
+func NewDeleteServiceEligibilityRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/services/%s/eligibility", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewGetServiceEligibilityRequest constructs an http.Request for the GetServiceEligibility method
+func NewGetServiceEligibilityRequest(server string, id int64) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/services/%s/eligibility", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodGet, queryURL.String(), nil)
+	if err != nil {
+		return nil, err
+	}
+
+	return req, nil
+}
+
+// NewSetServiceEligibilityRequest calls the generic SetServiceEligibility builder with application/json body
+func NewSetServiceEligibilityRequest(server string, id int64, body SetServiceEligibilityJSONRequestBody) (*http.Request, error) {
+	var bodyReader io.Reader
+	buf, err := json.Marshal(body)
+	if err != nil {
+		return nil, err
+	}
+	bodyReader = bytes.NewReader(buf)
+	return NewSetServiceEligibilityRequestWithBody(server, id, "application/json", bodyReader)
+}
+
+// NewSetServiceEligibilityRequestWithBody constructs an http.Request for the SetServiceEligibility method, with any body, and a specified content type
+func NewSetServiceEligibilityRequestWithBody(server string, id int64, contentType string, body io.Reader) (*http.Request, error) {
+	var err error
+
+	var pathParam0 string
+
+	pathParam0, err = runtime.StyleParamWithOptions("simple", false, "id", id, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationPath, Type: "integer", Format: "int64"})
+	if err != nil {
+		return nil, err
+	}
+
+	serverURL, err := url.Parse(server)
+	if err != nil {
+		return nil, err
+	}
+
+	operationPath := fmt.Sprintf("/api/admin/services/%s/eligibility", pathParam0)
+	if operationPath[0] == '/' {
+		operationPath = "." + operationPath
+	}
+
+	queryURL, err := serverURL.Parse(operationPath)
+	if err != nil {
+		return nil, err
+	}
+
+	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
 	}
@@ -17229,6 +17477,42 @@ type ClientWithResponsesInterface interface {
 	//
 	// Corresponds with PATCH /api/admin/services/{id} (the `UpdateService` operationId).
 	UpdateServiceWithResponse(ctx context.Context, id int64, body UpdateServiceJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateServiceResponse, error)
+
+	// DeleteServiceEligibilityWithResponse Remove a service's eligibility rule
+	//
+	// Anyone may book a visit of the service again (its slots' schedule rules still apply). Audited.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with DELETE /api/admin/services/{id}/eligibility (the `DeleteServiceEligibility` operationId).
+	DeleteServiceEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeleteServiceEligibilityResponse, error)
+
+	// GetServiceEligibilityWithResponse Read a service's eligibility rule
+	//
+	// 404 when the service has no rule.
+	//
+	// Returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with GET /api/admin/services/{id}/eligibility (the `GetServiceEligibility` operationId).
+	GetServiceEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetServiceEligibilityResponse, error)
+
+	// SetServiceEligibilityWithBodyWithResponse Set a service's eligibility rule
+	//
+	// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+	//
+	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+	SetServiceEligibilityWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetServiceEligibilityResponse, error)
+
+	// SetServiceEligibilityWithResponse Set a service's eligibility rule
+	//
+	// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+	//
+	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+	//
+	// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+	SetServiceEligibilityWithResponse(ctx context.Context, id int64, body SetServiceEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*SetServiceEligibilityResponse, error)
 
 	// CreateSiteWithBodyWithResponse Create a site
 	//
@@ -24796,6 +25080,318 @@ func (r UpdateServiceResponse) StatusCode() int {
 
 // ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
 func (r UpdateServiceResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// DeleteServiceEligibilityResponse401Headers the declared response headers of an HTTP 401 response for DeleteServiceEligibility
+type DeleteServiceEligibilityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// DeleteServiceEligibilityResponse503Headers the declared response headers of an HTTP 503 response for DeleteServiceEligibility
+type DeleteServiceEligibilityResponse503Headers struct {
+	RetryAfter *int
+}
+
+type DeleteServiceEligibilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *DeleteServiceEligibilityResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *DeleteServiceEligibilityResponse503Headers
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r DeleteServiceEligibilityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r DeleteServiceEligibilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r DeleteServiceEligibilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r DeleteServiceEligibilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r DeleteServiceEligibilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// GetServiceEligibilityResponse401Headers the declared response headers of an HTTP 401 response for GetServiceEligibility
+type GetServiceEligibilityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// GetServiceEligibilityResponse503Headers the declared response headers of an HTTP 503 response for GetServiceEligibility
+type GetServiceEligibilityResponse503Headers struct {
+	RetryAfter *int
+}
+
+type GetServiceEligibilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ServiceEligibilityRule
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *GetServiceEligibilityResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *GetServiceEligibilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r GetServiceEligibilityResponse) GetJSON200() *ServiceEligibilityRule {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r GetServiceEligibilityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r GetServiceEligibilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r GetServiceEligibilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r GetServiceEligibilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r GetServiceEligibilityResponse) ContentType() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Header.Get("Content-Type")
+	}
+	return ""
+}
+
+// SetServiceEligibilityResponse401Headers the declared response headers of an HTTP 401 response for SetServiceEligibility
+type SetServiceEligibilityResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
+// SetServiceEligibilityResponse503Headers the declared response headers of an HTTP 503 response for SetServiceEligibility
+type SetServiceEligibilityResponse503Headers struct {
+	RetryAfter *int
+}
+
+type SetServiceEligibilityResponse struct {
+	Body         []byte
+	HTTPResponse *http.Response
+	// JSON200 the response for an HTTP 200 `application/json` response
+	JSON200 *ServiceEligibilityRule
+	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
+	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
+	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
+	ApplicationproblemJSON404 *NotFound
+	// ApplicationproblemJSON413 the response for an HTTP 413 `application/problem+json` response
+	ApplicationproblemJSON413 *TooLarge
+	// ApplicationproblemJSON500 the response for an HTTP 500 `application/problem+json` response
+	ApplicationproblemJSON500 *Internal
+	// ApplicationproblemJSON503 the response for an HTTP 503 `application/problem+json` response
+	ApplicationproblemJSON503 *Unavailable
+	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
+	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *SetServiceEligibilityResponse401Headers
+	// Headers503 the parsed response headers for an HTTP 503 response
+	Headers503 *SetServiceEligibilityResponse503Headers
+}
+
+// GetJSON200 returns the response for an HTTP 200 `application/json` response
+func (r SetServiceEligibilityResponse) GetJSON200() *ServiceEligibilityRule {
+	return r.JSON200
+}
+
+// GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON400() *BadRequest {
+	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
+}
+
+// GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON404() *NotFound {
+	return r.ApplicationproblemJSON404
+}
+
+// GetApplicationproblemJSON413 returns the response for an HTTP 413 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON413() *TooLarge {
+	return r.ApplicationproblemJSON413
+}
+
+// GetApplicationproblemJSON500 returns the response for an HTTP 500 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON500() *Internal {
+	return r.ApplicationproblemJSON500
+}
+
+// GetApplicationproblemJSON503 returns the response for an HTTP 503 `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSON503() *Unavailable {
+	return r.ApplicationproblemJSON503
+}
+
+// GetApplicationproblemJSONDefault returns the response for an HTTP default `application/problem+json` response
+func (r SetServiceEligibilityResponse) GetApplicationproblemJSONDefault() *Problem {
+	return r.ApplicationproblemJSONDefault
+}
+
+// GetBody returns the raw response body bytes
+func (r SetServiceEligibilityResponse) GetBody() []byte {
+	return r.Body
+}
+
+// Status returns HTTPResponse.Status
+func (r SetServiceEligibilityResponse) Status() string {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.Status
+	}
+	return http.StatusText(0)
+}
+
+// StatusCode returns HTTPResponse.StatusCode
+func (r SetServiceEligibilityResponse) StatusCode() int {
+	if r.HTTPResponse != nil {
+		return r.HTTPResponse.StatusCode
+	}
+	return 0
+}
+
+// ContentType is a convenience method to retrieve the Content-Type value from the HTTP response headers
+func (r SetServiceEligibilityResponse) ContentType() string {
 	if r.HTTPResponse != nil {
 		return r.HTTPResponse.Header.Get("Content-Type")
 	}
@@ -35809,6 +36405,66 @@ func (c *ClientWithResponses) UpdateServiceWithResponse(ctx context.Context, id 
 	return ParseUpdateServiceResponse(rsp)
 }
 
+// DeleteServiceEligibilityWithResponse Remove a service's eligibility rule
+//
+// Anyone may book a visit of the service again (its slots' schedule rules still apply). Audited.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with DELETE /api/admin/services/{id}/eligibility (the `DeleteServiceEligibility` operationId).
+func (c *ClientWithResponses) DeleteServiceEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*DeleteServiceEligibilityResponse, error) {
+	rsp, err := c.DeleteServiceEligibility(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseDeleteServiceEligibilityResponse(rsp)
+}
+
+// GetServiceEligibilityWithResponse Read a service's eligibility rule
+//
+// 404 when the service has no rule.
+//
+// Returns a wrapper object for the known response body format(s).
+//
+// Corresponds with GET /api/admin/services/{id}/eligibility (the `GetServiceEligibility` operationId).
+func (c *ClientWithResponses) GetServiceEligibilityWithResponse(ctx context.Context, id int64, reqEditors ...RequestEditorFn) (*GetServiceEligibilityResponse, error) {
+	rsp, err := c.GetServiceEligibility(ctx, id, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseGetServiceEligibilityResponse(rsp)
+}
+
+// SetServiceEligibilityWithBodyWithResponse Set a service's eligibility rule
+//
+// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+//
+// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+func (c *ClientWithResponses) SetServiceEligibilityWithBodyWithResponse(ctx context.Context, id int64, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*SetServiceEligibilityResponse, error) {
+	rsp, err := c.SetServiceEligibilityWithBody(ctx, id, contentType, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetServiceEligibilityResponse(rsp)
+}
+
+// SetServiceEligibilityWithResponse Set a service's eligibility rule
+//
+// The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+//
+// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
+//
+// Corresponds with PUT /api/admin/services/{id}/eligibility (the `SetServiceEligibility` operationId).
+func (c *ClientWithResponses) SetServiceEligibilityWithResponse(ctx context.Context, id int64, body SetServiceEligibilityJSONRequestBody, reqEditors ...RequestEditorFn) (*SetServiceEligibilityResponse, error) {
+	rsp, err := c.SetServiceEligibility(ctx, id, body, reqEditors...)
+	if err != nil {
+		return nil, err
+	}
+	return ParseSetServiceEligibilityResponse(rsp)
+}
+
 // CreateSiteWithBodyWithResponse Create a site
 //
 // A taken name is 409 conflict; a time zone that is not IANA, a position out of range, lat without lon or opening hours that overlap or close before they open 400. Audited.
@@ -43696,6 +44352,303 @@ func ParseUpdateServiceResponse(rsp *http.Response) (*UpdateServiceResponse, err
 		response.Headers401 = &headers
 	case rsp.StatusCode == 503:
 		var headers UpdateServiceResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseDeleteServiceEligibilityResponse parses an HTTP response from a DeleteServiceEligibilityWithResponse call
+func ParseDeleteServiceEligibilityResponse(rsp *http.Response) (*DeleteServiceEligibilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &DeleteServiceEligibilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case rsp.StatusCode == 204:
+		break // No content-type
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers DeleteServiceEligibilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers DeleteServiceEligibilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseGetServiceEligibilityResponse parses an HTTP response from a GetServiceEligibilityWithResponse call
+func ParseGetServiceEligibilityResponse(rsp *http.Response) (*GetServiceEligibilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &GetServiceEligibilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ServiceEligibilityRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers GetServiceEligibilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers GetServiceEligibilityResponse503Headers
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.Headers503 = &headers
+	}
+
+	return response, nil
+}
+
+// ParseSetServiceEligibilityResponse parses an HTTP response from a SetServiceEligibilityWithResponse call
+func ParseSetServiceEligibilityResponse(rsp *http.Response) (*SetServiceEligibilityResponse, error) {
+	bodyBytes, err := io.ReadAll(rsp.Body)
+	defer func() { _ = rsp.Body.Close() }()
+	if err != nil {
+		return nil, err
+	}
+
+	response := &SetServiceEligibilityResponse{
+		Body:         bodyBytes,
+		HTTPResponse: rsp,
+	}
+
+	switch {
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
+		var dest ServiceEligibilityRule
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON200 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
+		var dest BadRequest
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON400 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
+		var dest NotFound
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON404 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 413:
+		var dest TooLarge
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON413 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 500:
+		var dest Internal
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON500 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 503:
+		var dest Unavailable
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON503 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
+		var dest Problem
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSONDefault = &dest
+
+	}
+
+	switch {
+	case rsp.StatusCode == 401:
+		var headers SetServiceEligibilityResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
+	case rsp.StatusCode == 503:
+		var headers SetServiceEligibilityResponse503Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
 			var value int
 			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {

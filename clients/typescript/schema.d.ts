@@ -2549,6 +2549,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/admin/services/{id}/eligibility": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a service's eligibility rule
+         * @description 404 when the service has no rule.
+         */
+        get: operations["getServiceEligibility"];
+        /**
+         * Set a service's eligibility rule
+         * @description The whole rule, replacing any: who may book a visit of the service (an age range on the visit's day, cohort tags), whatever schedule its slots are in. A visit passes this rule and its first slot's schedule rule, both. Invitation codes and reserved places stay a schedule's (PUT /api/admin/schedules/{id}/eligibility): a visit presents no code, so a schedule that needs one refuses it (409 invitation-required). Refusals: 409 not-eligible. Audited.
+         */
+        put: operations["setServiceEligibility"];
+        post?: never;
+        /**
+         * Remove a service's eligibility rule
+         * @description Anyone may book a visit of the service again (its slots' schedule rules still apply). Audited.
+         */
+        delete: operations["deleteServiceEligibility"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -4462,6 +4490,26 @@ export interface components {
             offered: number;
             /** @description leftover offers accepted in the day's slots */
             accepted: number;
+        };
+        ServiceEligibilityRuleInput: {
+            /** @description the youngest age, in whole years on the visit's day; null for none */
+            minAge?: number | null;
+            /** @description the oldest age, in whole years on the visit's day; null for none */
+            maxAge?: number | null;
+            /** @description the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone */
+            cohorts?: string[];
+        };
+        ServiceEligibilityRule: {
+            /** @description the youngest age, in whole years on the visit's day; null for none */
+            minAge: number | null;
+            /** @description the oldest age, in whole years on the visit's day; null for none */
+            maxAge: number | null;
+            /** @description the person must have one of these tags (POST /api/admin/cohorts/import); empty for anyone */
+            cohorts: string[];
+            /** Format: int64 */
+            serviceId: number;
+            /** Format: date-time */
+            updatedAt: string;
         };
     };
     responses: {
@@ -10345,6 +10393,99 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    getServiceEligibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the service */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceEligibilityRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    setServiceEligibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the service */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ServiceEligibilityRuleInput"];
+            };
+        };
+        responses: {
+            /** @description the rule set */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceEligibilityRule"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["TooLarge"];
+            500: components["responses"]["Internal"];
+            503: components["responses"]["Unavailable"];
+            default: components["responses"]["Problem"];
+        };
+    };
+    deleteServiceEligibility: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the service */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed (or there was none) */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["Internal"];
             503: components["responses"]["Unavailable"];
             default: components["responses"]["Problem"];
