@@ -70,30 +70,25 @@ func (s *Service) CreateInvitations(ctx context.Context, scheduleID int64, count
 	return codes, nil
 }
 
-// PersonalQuery asks what one person can take of listed slots: the
-// caller, the person named (0: a patient themselves) and the slots shown.
+// PersonalQuery asks what one person can take of listed slots: whom the
+// caller acts for (ActFor) and the slots shown.
 type PersonalQuery struct {
-	Caller    booking.Actor
-	PatientID int64
-	SlotIDs   []int64
+	Acting  booking.Acting
+	SlotIDs []int64
 }
 
-// PlacesForPerson answers, for the person the caller may act for
-// (booking.ActFor: a patient for themselves or a person they manage,
-// another's is CodeNotFound; the desk for anyone named), what they can
-// take of each slot that has a rule, by slot id (booking.PlacesFor, the
-// decision the booking makes): one read of the slots' rules and, when a
-// rule asks, the person. A slot without a rule is absent.
+// PlacesForPerson answers, for the person the caller acts for (ActFor: a
+// patient for themselves or a person they manage, another's is
+// CodeNotFound; the desk for anyone named), what they can take of each
+// slot that has a rule, by slot id (booking.PlacesFor, the decision the
+// booking makes): one read of the slots' rules and, when a rule asks, the
+// person. A slot without a rule is absent.
 func (s *Service) PlacesForPerson(ctx context.Context, q PersonalQuery) (map[int64]booking.PersonalPlaces, error) {
 	if len(q.SlotIDs) > booking.MaxListingSlots {
 		q.SlotIDs = q.SlotIDs[:booking.MaxListingSlots]
 	}
-	acting, err := s.ActFor(ctx, q.Caller, q.PatientID)
-	if err != nil {
-		return nil, err
-	}
 	rd, err := bounded(s, ctx, func(ctx context.Context) (booking.ListingReads, error) {
-		return s.store.ListingRules(ctx, acting.PatientID, q.SlotIDs)
+		return s.store.ListingRules(ctx, q.Acting.PatientID, q.SlotIDs)
 	})
 	if err != nil {
 		return nil, err
