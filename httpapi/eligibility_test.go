@@ -243,4 +243,40 @@ func TestCampaignListingForPerson(t *testing.T) {
 	}
 	e.clock.add(13 * time.Hour)
 	want("a nurse after the reserve", list(e.patientToken(nurse.ID), "")[sl.ID], 1, "")
+
+	// First available: a place per slot, and for a person what they can take.
+	svc, err := e.db.CreateService(t.Context(), booking.Service{Name: "Vaccine", Minutes: 30, Level: booking.LevelOrdinary,
+		DoctorIDs: []int64{f.doctor.ID}, Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d", svc.ID)}).expect(t, 200); strings.Contains(string(a.body), "availableToYou") {
+		t.Fatalf("the anonymous first available answers for a person: %s", a.body)
+	}
+	var page struct {
+		Items []struct {
+			SlotID         int64
+			AvailableToYou int
+			Reason         string
+		}
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&patientId=%d", svc.ID, other.ID), token: e.admin}).expect(t, 200).decode(t, &page)
+	seen := 0
+	for _, it := range page.Items {
+		switch it.SlotID {
+		case sl.ID:
+			seen++
+			if it.AvailableToYou != 0 || it.Reason != string(booking.CodeNotEligible) {
+				t.Errorf("first available, the campaign's slot for someone else: %+v", it)
+			}
+		case plain.ID:
+			seen++
+			if it.AvailableToYou != 1 || it.Reason != "" {
+				t.Errorf("first available, a slot without a rule: %+v", it)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("first available shows %d of the two slots: %+v", seen, page.Items)
+	}
 }
