@@ -70,6 +70,13 @@ func (s *Service) CreateInvitations(ctx context.Context, scheduleID int64, count
 	return codes, nil
 }
 
+// ListingObserver is what an Options.Observer may also implement to count
+// the listings answered for one person: whether any shown slot had a
+// campaign's rule (the read of the person was then possible).
+type ListingObserver interface {
+	PersonalListing(withRules bool)
+}
+
 // PersonalQuery asks what one person can take of listed slots: whom the
 // caller acts for (ActFor) and the slots shown.
 type PersonalQuery struct {
@@ -92,6 +99,9 @@ func (s *Service) PlacesForPerson(ctx context.Context, q PersonalQuery) (map[int
 	})
 	if err != nil {
 		return nil, err
+	}
+	if o, ok := s.observer.(ListingObserver); ok {
+		o.PersonalListing(len(rd.Slots) > 0)
 	}
 	now := s.now()
 	out := make(map[int64]booking.PersonalPlaces, len(rd.Slots))
