@@ -271,7 +271,7 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 	won := map[int64]bool{}
 	for _, i := range pending {
 		p := d.reqs[i].PatientID
-		ruleErr, invited := d.eligibility(rd, i, given)
+		ruleErr, invited, held := d.eligibility(rd, i, given)
 		used := rd.Used[p]
 		if freed[p] && used > 0 {
 			used-- // the reclaimed hold's allocation is given back
@@ -299,7 +299,7 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 			err = QuotaError(slotID, rd.Round.Quota)
 		case ruleErr != nil:
 			err = ruleErr
-		case len(d.Winners) < free && len(d.Winners) >= free-reserveHolds(rd.Rule, rd.Persons[p], invited || d.reqs[i].LaterDose, d.now):
+		case len(d.Winners) < free && len(d.Winners) >= free-held:
 			// Not slot-full: the slot is not full for everyone, and the
 			// gates must not learn that it is.
 			err = ReservedError(rd.Rule, slotID)
@@ -323,24 +323,22 @@ func (d *BookDecision) place(rd BookReads, pending []int, free int, freed map[in
 }
 
 // eligibility is request i's refusal under the slot's rule (nil when it
-// may book or there is no rule), and whether it holds a valid invitation
-// this batch has not given yet.
-func (d *BookDecision) eligibility(rd BookReads, i int, given map[string]bool) (*Error, bool) {
+// may book or there is no rule), whether it holds a valid invitation
+// this batch has not given yet, and how many places the reserve holds
+// against it (DecideRule).
+func (d *BookDecision) eligibility(rd BookReads, i int, given map[string]bool) (*Error, bool, int) {
 	if rd.Rule == nil {
-		return nil, false
+		return nil, false, 0
 	}
 	r := d.reqs[i]
 	invited := !r.LaterDose && invitationOK(rd.Rule, r.Invitation, rd.Invitations, given)
-	if e := Eligible(rd.Rule, rd.Persons[r.PatientID], d.slot.StartAt); e != nil {
+	e, held := DecideRule(RuleAsk{Rule: rd.Rule, Person: rd.Persons[r.PatientID], Invited: invited, LaterDose: r.LaterDose,
+		Start: d.slot.StartAt, Now: d.now})
+	if e != nil {
 		e.SlotID = d.slot.ID
-		return e, invited
+		return e, e.Code != CodeInvitationRequired && invited, 0
 	}
-	if rd.Rule.InvitationRequired && !invited && !r.LaterDose {
-		e := Errorf(CodeInvitationRequired, "this slot needs an invitation code: the code given is missing, unknown or already used")
-		e.SlotID = d.slot.ID
-		return e, false
-	}
-	return nil, invited
+	return nil, invited, held
 }
 
 // QueueFrom finds the winners' queue numbers, the lowest free ones in

@@ -155,17 +155,71 @@ func invitationOK(rule *EligibilityRule, code string, invs map[string]Invitation
 	return code != "" && ok && !inv.Used && inv.ScheduleID == rule.ScheduleID && !given[code]
 }
 
-// reserveHolds is how many places the rule's reserve holds at now against a
-// request (0 when none): before ReserveUntil, for a request neither of the
-// reserve's cohort nor, for an invitation reserve, holding a valid one.
-func reserveHolds(rule *EligibilityRule, p Person, invited bool, now time.Time) int {
-	if rule == nil || rule.ReservePlaces == 0 || rule.ReserveUntil == nil || !now.Before(*rule.ReserveUntil) {
-		return 0
+// RuleAsk is one person's request under a slot's rule, what DecideRule
+// decides from: the booking asks it for each request of a batch, the
+// slot listings for the person named, who presents no invitation.
+type RuleAsk struct {
+	Rule   *EligibilityRule
+	Person Person
+	// Invited: the request presents an unused invitation of the rule's
+	// schedule (that its batch has not given yet).
+	Invited bool
+	// LaterDose: a later dose of a series, whose first dose passed the
+	// rule's invitation.
+	LaterDose bool
+	Start     time.Time // the slot's start: ages are on its day
+	Now       time.Time
+}
+
+// DecideRule is the one decision of a slot's rule for a person: the
+// refusal (CodeNotEligible, CodeInvitationRequired; nil when the person
+// may book) and how many of the slot's places the reserve holds against
+// them at Now (0 when none: after ReserveUntil, for the reserve's cohort,
+// or, for an invitation reserve, for an invited request).
+func DecideRule(a RuleAsk) (refusal *Error, held int) {
+	rule := a.Rule
+	if rule == nil {
+		return nil, 0
 	}
-	if rule.ReserveCohort == "" && invited || rule.ReserveCohort != "" && slices.Contains(p.Cohorts, rule.ReserveCohort) {
-		return 0
+	if e := Eligible(rule, a.Person, a.Start); e != nil {
+		return e, 0
 	}
-	return rule.ReservePlaces
+	if rule.InvitationRequired && !a.Invited && !a.LaterDose {
+		return Errorf(CodeInvitationRequired, "this slot needs an invitation code: the code given is missing, unknown or already used"), 0
+	}
+	if rule.ReservePlaces == 0 || rule.ReserveUntil == nil || !a.Now.Before(*rule.ReserveUntil) {
+		return nil, 0
+	}
+	if rule.ReserveCohort == "" && (a.Invited || a.LaterDose) || rule.ReserveCohort != "" && slices.Contains(a.Person.Cohorts, rule.ReserveCohort) {
+		return nil, 0
+	}
+	return nil, rule.ReservePlaces
+}
+
+// PersonalPlaces is what one person can take of a slot: Places, and when
+// the rule makes them 0 while the slot has free places, Reason
+// (CodeNotEligible, CodeInvitationRequired, CodePlacesReserved, with
+// OpensAt the reserve's end).
+type PersonalPlaces struct {
+	Places  int        `json:"places"`
+	Reason  Code       `json:"reason,omitempty"`
+	OpensAt *time.Time `json:"opensAt,omitempty"`
+}
+
+// PlacesFor is what a's person can take of free places, by DecideRule: the
+// answer a booking without an invitation would get for its first place.
+func PlacesFor(a RuleAsk, free int) PersonalPlaces {
+	free = max(free, 0)
+	refusal, held := DecideRule(a)
+	switch {
+	case free == 0:
+		return PersonalPlaces{}
+	case refusal != nil:
+		return PersonalPlaces{Reason: refusal.Code}
+	case held >= free:
+		return PersonalPlaces{Reason: CodePlacesReserved, OpensAt: a.Rule.ReserveUntil}
+	}
+	return PersonalPlaces{Places: free - held}
 }
 
 // ReservedError is the refusal of a request the reserve holds out.
@@ -227,6 +281,40 @@ type EligibilityStore interface {
 	// one transaction; audited. A schedule that does not exist is
 	// CodeNotFound.
 	CreateInvitations(ctx context.Context, scheduleID int64, codes []string, now time.Time) error
+	// ListingRules reads what PlacesFor needs to answer one person's
+	// listing of slots: the rules of the slots' schedules with the slots'
+	// start and free places, by slot (slots
+	// of a round, whose quota governs them, and slots without a rule are
+	// left out), and, only when one of them asks (NeedsPersons), the
+	// person's birth date and cohorts. At most MaxListingSlots slots.
+	ListingRules(ctx context.Context, patientID int64, slotIDs []int64) (ListingReads, error)
+}
+
+// MaxListingSlots bounds the slots of one personal listing read.
+const MaxListingSlots = 1000
+
+// ListingReads is what ListingRules reads.
+type ListingReads struct {
+	Slots  map[int64]ListedRule // by slot id, the slots with a rule
+	Person Person
+}
+
+// ListedRule is a listed slot's rule, start and free places as read.
+type ListedRule struct {
+	Rule    *EligibilityRule
+	StartAt time.Time
+	Free    int
+}
+
+// PlacesOf is what the person of rd can take of slot at now: nil for a
+// slot without a rule (the anonymous answer holds for everyone).
+func (rd ListingReads) PlacesOf(slotID int64, now time.Time) *PersonalPlaces {
+	l, ok := rd.Slots[slotID]
+	if !ok {
+		return nil
+	}
+	p := PlacesFor(RuleAsk{Rule: l.Rule, Person: rd.Person, Start: l.StartAt, Now: now}, l.Free)
+	return &p
 }
 
 // CohortRow is one row of a cohort import: a patient and a tag.

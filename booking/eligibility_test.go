@@ -183,3 +183,39 @@ func BenchmarkDecideEligibility(b *testing.B) {
 		})
 	}
 }
+
+// The listing and the booking agree: for every rule, person, time and
+// number of places taken, PlacesFor says places > 0 exactly when a lone
+// booking without an invitation is taken, and its reason is the code the
+// booking is refused with (a full slot aside: 0 and no reason).
+func TestPlacesForAgreesWithTheBooking(t *testing.T) {
+	until := t0.Add(30 * time.Minute)
+	rules := []*EligibilityRule{
+		nil,
+		{ScheduleID: 5, MinAge: intp(60)},
+		{ScheduleID: 5, Cohorts: []string{"nurses"}},
+		{ScheduleID: 5, InvitationRequired: true},
+		{ScheduleID: 5, ReservePlaces: 2, ReserveCohort: "65+", ReserveUntil: &until},
+		{ScheduleID: 5, ReservePlaces: 1, ReserveUntil: &until},
+		{ScheduleID: 5, MinAge: intp(60), Cohorts: []string{"nurses"}, ReservePlaces: 3, ReserveCohort: "65+", ReserveUntil: &until},
+	}
+	persons := []Person{{}, {BirthDate: "1950-01-01"}, {BirthDate: "2000-01-01", Cohorts: []string{"nurses"}},
+		{BirthDate: "1940-01-01", Cohorts: []string{"nurses", "65+"}}, {Cohorts: []string{"65+"}}}
+	for ri, rule := range rules {
+		for pi, p := range persons {
+			for _, at := range []time.Time{t0, until} {
+				for booked := 0; booked <= 4; booked++ {
+					rd := BookReads{Found: true, Slot: openSlot(4, booked), TopQueue: booked, Rule: rule, Persons: map[int64]Person{1: p}}
+					res, _ := DecideBooking([]BookRequest{bookReq(1, "a")}, rd, at).Finish([]int64{100})
+					got := PlacesFor(RuleAsk{Rule: rule, Person: p, Start: rd.Slot.StartAt, Now: at}, 4-booked)
+					code := ErrorCode(res[0].Err)
+					ok := got.Places > 0 == (res[0].Err == nil) &&
+						(got.Reason == code || got.Reason == "" && (code == "" || booked == 4))
+					if !ok {
+						t.Errorf("rule %d, person %d, at %v, %d booked: listing %+v, booking %v", ri, pi, at, booked, got, res[0].Err)
+					}
+				}
+			}
+		}
+	}
+}

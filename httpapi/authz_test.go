@@ -354,6 +354,22 @@ func TestAuthorizationMatrix(t *testing.T) {
 		return "1"
 	}
 	cells := 0
+	// A slot listing for one person (?patientId=, A's patient): public
+	// without it, but naming a person is acting for them. Before the
+	// matrix, whose sign-out ends every token.
+	for _, path := range []string{fmt.Sprintf("/api/doctors/%d/slots?patientId=%d", f.doctor.ID, pa.ID),
+		fmt.Sprintf("/api/availability?service=1&patientId=%d", pa.ID)} {
+		for i, c := range callers {
+			if c.name == "reception on site B" {
+				continue // the listing is the clinic's, of every site
+			}
+			cells++
+			a := e.do(call{method: "GET", path: path, token: c.token, invalid: true})
+			if why := judge(patientOrAdmin, i, a.status); why != "" {
+				t.Errorf("GET %s as %s: %d, want %s: %s", path, c.name, a.status, why, a.body)
+			}
+		}
+	}
 	for _, op := range ops {
 		class, ok := authorization[op]
 		if !ok {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/service"
 )
 
 // firstAvailable answers GET /api/availability?service=&site=&near=&from=:
@@ -21,7 +22,11 @@ import (
 // read per TTL, not one per request. The cursor is the number of places
 // of the same search already answered.
 func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	q, err := parseQuery(r, withPage("service", "site", "near", "from")...)
+	q, err := parseQuery(r, withPage("service", "site", "near", "from", "patientId")...)
+	if err != nil {
+		return err
+	}
+	pq, personal, err := s.personalAsk(r, q)
 	if err != nil {
 		return err
 	}
@@ -68,11 +73,50 @@ func (s *server) firstAvailable(w http.ResponseWriter, r *http.Request, _ auth.C
 		}
 		s.avail.put(serviceID, key, e, now)
 	}
+	if personal {
+		return s.writePlacesFor(w, r, pq, e)
+	}
 	w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(listSlotsMaxAge))
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(e.body)
 	return nil
+}
+
+// personalPlace is a place in a listing for one person: how many places
+// of its slot that person can take, and why none when the campaign's rule
+// makes it 0 (slotView's fields).
+type personalPlace struct {
+	booking.Place
+	AvailableToYou int          `json:"availableToYou"`
+	Reason         booking.Code `json:"reason,omitempty"`
+	ReservedUntil  *time.Time   `json:"reservedUntil,omitempty"`
+}
+
+// writePlacesFor answers the page of places e for the person pq asks for.
+// A place is a slot with a free place: one without a rule has at least
+// one for everyone.
+func (s *server) writePlacesFor(w http.ResponseWriter, r *http.Request, pq service.PersonalQuery, e listEntry) error {
+	var page listPage[booking.Place]
+	if err := json.Unmarshal(e.body, &page); err != nil {
+		return err
+	}
+	ids := make([]int64, len(page.Items))
+	for k, p := range page.Items {
+		ids[k] = p.SlotID
+	}
+	places, err := s.placesFor(r, pq, ids)
+	if err != nil {
+		return err
+	}
+	out := listPage[personalPlace]{Items: make([]personalPlace, len(page.Items)), Next: page.Next}
+	for k, p := range page.Items {
+		out.Items[k] = personalPlace{Place: p, AvailableToYou: 1}
+		if pp, ok := places[p.SlotID]; ok {
+			out.Items[k].AvailableToYou, out.Items[k].Reason, out.Items[k].ReservedUntil = pp.Places, pp.Reason, pp.OpensAt
+		}
+	}
+	return writePersonal(w, out)
 }
 
 // renderPlaces searches the places of one page among the slots q asks

@@ -11,6 +11,7 @@ import (
 	"github.com/slotd/slotd/auth"
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // maxAvailabilityDays bounds the calendar view so that one request cannot
@@ -36,6 +37,26 @@ type slotView struct {
 	// Bookable is booking.Slot.Bookable at the answer's time: a client need
 	// not redo the rule (open, not started, opened, a place left).
 	Bookable bool `json:"bookable"`
+	// AvailableToYou, in a listing for one person only: how many places
+	// that person can take (booking.PlacesFor), and Reason, when the
+	// campaign's rule makes it 0, with ReservedUntil for places-reserved.
+	AvailableToYou *int         `json:"availableToYou,omitempty"`
+	Reason         booking.Code `json:"reason,omitempty"`
+	ReservedUntil  *time.Time   `json:"reservedUntil,omitempty"`
+}
+
+// personalize fills v's AvailableToYou from what the person can take of
+// its slot (p, nil for a slot without a rule: its free places).
+func (v *slotView) personalize(p *booking.PersonalPlaces) {
+	n := 0
+	switch {
+	case !v.Bookable:
+	case p == nil:
+		n = v.Remaining
+	default:
+		n, v.Reason, v.ReservedUntil = p.Places, p.Reason, p.OpensAt
+	}
+	v.AvailableToYou = &n
 }
 
 func newSlotView(s booking.Slot, now time.Time) slotView {
@@ -191,11 +212,15 @@ type slotsAnswer struct {
 const listSlotsMaxAge = 2
 
 func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
-	q, err := parseQuery(r, "date")
+	q, err := parseQuery(r, "date", "patientId")
 	if err != nil {
 		return err
 	}
 	id, err := pathID(r, "id")
+	if err != nil {
+		return err
+	}
+	pq, personal, err := s.personalAsk(r, q)
 	if err != nil {
 		return err
 	}
@@ -214,6 +239,9 @@ func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims
 		}
 		s.lists.put(id, rawDate, e, now)
 	}
+	if personal {
+		return s.writeSlotsFor(w, r, pq, e)
+	}
 	h := w.Header()
 	h.Set("ETag", e.etag)
 	h.Set("Cache-Control", "public, max-age="+strconv.Itoa(listSlotsMaxAge))
@@ -225,6 +253,32 @@ func (s *server) listSlots(w http.ResponseWriter, r *http.Request, _ auth.Claims
 	w.WriteHeader(http.StatusOK)
 	_, _ = w.Write(e.body)
 	return nil
+}
+
+// writeSlotsFor answers the listing e for the person pq asks for.
+func (s *server) writeSlotsFor(w http.ResponseWriter, r *http.Request, pq service.PersonalQuery, e listEntry) error {
+	var ans slotsAnswer
+	if err := json.Unmarshal(e.body, &ans); err != nil {
+		return err
+	}
+	var ids []int64
+	for _, v := range ans.Slots {
+		if v.Bookable {
+			ids = append(ids, v.ID)
+		}
+	}
+	places, err := s.placesFor(r, pq, ids)
+	if err != nil {
+		return err
+	}
+	for k := range ans.Slots {
+		var p *booking.PersonalPlaces
+		if pp, ok := places[ans.Slots[k].ID]; ok {
+			p = &pp
+		}
+		ans.Slots[k].personalize(p)
+	}
+	return writePersonal(w, ans)
 }
 
 // renderSlots reads a doctor's local day of slots (today when no date was

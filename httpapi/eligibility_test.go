@@ -221,3 +221,116 @@ func TestServiceEligibility(t *testing.T) {
 	visit(other, "o2").expect(t, 201)
 	e.do(call{method: "DELETE", path: "/api/admin/services/999999/eligibility", token: e.admin}).expect(t, 404, booking.CodeNotFound)
 }
+
+// A slot listing for one person: a campaign with a cohort rule and two of
+// its three places reserved for a sub-cohort until tomorrow. The anonymous
+// listing is as it was (no availableToYou, publicly cacheable); a nurse
+// sees the one place she can take, a priority nurse three, someone else 0
+// not-eligible (the desk naming them too), and a nurse's listing after the
+// reserve's time three; the places-reserved answer names its end.
+func TestCampaignListingForPerson(t *testing.T) {
+	e := newEnv(t)
+	f := e.fixture()
+	sc, err := e.db.CreateSchedule(context.Background(), booking.Schedule{DoctorID: f.doctor.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 3, HorizonDays: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sl := e.slot(f, 3, func(s *booking.Slot) { s.ScheduleID = sc.ID })
+	plain := e.slot(f, 2)
+	until := e.clock.Now().Add(12 * time.Hour).UTC().Truncate(time.Second)
+	e.do(call{method: "PUT", path: fmt.Sprintf("/api/admin/schedules/%d/eligibility", sc.ID), token: e.admin,
+		body: map[string]any{"cohorts": []string{"nurses"}, "reservePlaces": 2, "reserveCohort": "priority", "reserveUntil": until}}).expect(t, 200)
+	nurse, prio, other := e.patient(), e.patient(), e.patient()
+	e.do(call{method: "POST", path: "/api/admin/cohorts/import", token: e.admin, header: map[string]string{"Content-Type": "text/csv"},
+		body: fmt.Sprintf("patient_id,tag\n%d,nurses\n%d,nurses\n%d,priority\n", nurse.ID, prio.ID, prio.ID)}).expect(t, 200)
+
+	loc, _ := time.LoadLocation(f.doctor.TimeZone)
+	path := fmt.Sprintf("/api/doctors/%d/slots?date=%s", f.doctor.ID, sl.StartAt.In(loc).Format(time.DateOnly))
+	type view struct {
+		ID             int64
+		AvailableToYou *int
+		Reason         string
+		ReservedUntil  *time.Time
+	}
+	list := func(token, query string) map[int64]view {
+		t.Helper()
+		var ans struct{ Slots []view }
+		a := e.do(call{method: "GET", path: path + query, token: token}).expect(t, 200)
+		a.decode(t, &ans)
+		out := map[int64]view{}
+		for _, v := range ans.Slots {
+			out[v.ID] = v
+		}
+		return out
+	}
+	anon := list("", "")
+	if anon[sl.ID].AvailableToYou != nil || anon[plain.ID].AvailableToYou != nil {
+		t.Fatalf("the anonymous listing answers for a person: %+v", anon)
+	}
+	want := func(who string, got view, n int, reason string) {
+		t.Helper()
+		if got.AvailableToYou == nil || *got.AvailableToYou != n || got.Reason != reason {
+			t.Errorf("%s: %+v, want %d %q", who, got, n, reason)
+		}
+	}
+	want("a nurse", list(e.patientToken(nurse.ID), "")[sl.ID], 1, "")
+	want("a priority nurse", list(e.patientToken(prio.ID), "")[sl.ID], 3, "")
+	want("someone else", list(e.patientToken(other.ID), "")[sl.ID], 0, string(booking.CodeNotEligible))
+	want("someone else, a slot without a rule", list(e.patientToken(other.ID), "")[plain.ID], 2, "")
+	want("the desk for someone else", list(e.admin, fmt.Sprintf("&patientId=%d", other.ID))[sl.ID], 0, string(booking.CodeNotEligible))
+	e.do(call{method: "GET", path: path + fmt.Sprintf("&patientId=%d", other.ID), token: e.patientToken(nurse.ID)}).expect(t, 404, booking.CodeNotFound)
+	e.do(call{method: "GET", path: path + fmt.Sprintf("&patientId=%d", other.ID)}).expect(t, 401)
+	e.do(call{method: "GET", path: path + "&patientId=x", token: e.admin, invalid: true}).expect(t, 400, booking.CodeInvalidRequest)
+
+	// Two nurses book: the one place left is the reserve's.
+	for k, p := range []booking.Patient{nurse, prio} {
+		e.clock.add(10 * time.Second)
+		e.do(call{method: "POST", path: "/api/appointments", token: e.patientToken(p.ID), header: map[string]string{"Idempotency-Key": fmt.Sprint("l", k)},
+			body: map[string]any{"slotId": sl.ID}}).expect(t, 201)
+	}
+	e.clock.add(3 * time.Second) // past the listing cache
+	got := list(e.patientToken(nurse.ID), "")[sl.ID]
+	want("a nurse, the reserve's place left", got, 0, string(booking.CodePlacesReserved))
+	if got.ReservedUntil == nil || !got.ReservedUntil.Equal(until) {
+		t.Errorf("places-reserved names no end: %+v", got)
+	}
+	e.clock.add(13 * time.Hour)
+	want("a nurse after the reserve", list(e.patientToken(nurse.ID), "")[sl.ID], 1, "")
+
+	// First available: a place per slot, and for a person what they can take.
+	svc, err := e.db.CreateService(t.Context(), booking.Service{Name: "Vaccine", Minutes: 30, Level: booking.LevelOrdinary,
+		DoctorIDs: []int64{f.doctor.ID}, Active: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d", svc.ID)}).expect(t, 200); strings.Contains(string(a.body), "availableToYou") {
+		t.Fatalf("the anonymous first available answers for a person: %s", a.body)
+	}
+	var page struct {
+		Items []struct {
+			SlotID         int64
+			AvailableToYou int
+			Reason         string
+		}
+	}
+	e.do(call{method: "GET", path: fmt.Sprintf("/api/availability?service=%d&patientId=%d", svc.ID, other.ID), token: e.admin}).expect(t, 200).decode(t, &page)
+	seen := 0
+	for _, it := range page.Items {
+		switch it.SlotID {
+		case sl.ID:
+			seen++
+			if it.AvailableToYou != 0 || it.Reason != string(booking.CodeNotEligible) {
+				t.Errorf("first available, the campaign's slot for someone else: %+v", it)
+			}
+		case plain.ID:
+			seen++
+			if it.AvailableToYou != 1 || it.Reason != "" {
+				t.Errorf("first available, a slot without a rule: %+v", it)
+			}
+		}
+	}
+	if seen != 2 {
+		t.Errorf("first available shows %d of the two slots: %+v", seen, page.Items)
+	}
+}

@@ -16,6 +16,7 @@ type series struct {
 	members  prometheus.Counter
 	refusals *prometheus.CounterVec
 	batch    prometheus.Histogram
+	personal *prometheus.CounterVec
 }
 
 func newSeries(reg *prometheus.Registry) series {
@@ -49,6 +50,10 @@ func newSeries(reg *prometheus.Registry) series {
 			Help:    "Dose series decided in one transaction (the series' group commit: the series waiting at the same moment, each still all or nothing).",
 			Buckets: []float64{1, 2, 4, 8, 16, 32, 64},
 		}),
+		personal: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "slotd_listings_for_person_total",
+			Help: "Slot listings (doctor's day, first available, the web day page) answered for one person, by rules: yes when a shown slot had a campaign's rule, no when none had (the answer was then the free places, after one read of the rules).",
+		}, []string{"rules"}),
 	}
 	for _, o := range []string{"created", "replayed"} {
 		s.bookings.WithLabelValues(o)
@@ -58,7 +63,9 @@ func newSeries(reg *prometheus.Registry) series {
 	for _, r := range []string{"not-eligible", "invitation-required", "places-reserved"} {
 		s.refusals.WithLabelValues(r)
 	}
-	reg.MustRegister(s.bookings, s.doses, s.next, s.groups, s.members, s.refusals, s.batch)
+	s.personal.WithLabelValues("yes")
+	s.personal.WithLabelValues("no")
+	reg.MustRegister(s.bookings, s.doses, s.next, s.groups, s.members, s.refusals, s.batch, s.personal)
 	return s
 }
 
@@ -86,6 +93,16 @@ func (m *Metrics) GroupBooked(outcome string, members int) {
 // (service.SeriesObserver).
 func (m *Metrics) EligibilityRefused(reason string) {
 	m.series.refusals.WithLabelValues(reason).Inc()
+}
+
+// PersonalListing counts one listing answered for one person
+// (service.ListingObserver).
+func (m *Metrics) PersonalListing(withRules bool) {
+	l := "no"
+	if withRules {
+		l = "yes"
+	}
+	m.series.personal.WithLabelValues(l).Inc()
 }
 
 // SeriesBatch records one transaction that decided size series

@@ -406,3 +406,35 @@ func intCopy(v *int) *int {
 	c := *v
 	return &c
 }
+
+// sqlListingRules are the rules of the listed slots' schedules (rounds'
+// slots aside: a round's quota governs them).
+const sqlListingRules = `SELECT s.id, s.start_at, s.capacity - s.booked_count, ` + sqlRuleCols + ` FROM slots s
+	JOIN eligibility_rules er ON er.schedule_id = s.schedule_id
+	WHERE s.id = ANY($1) AND s.round_id IS NULL`
+
+// ListingRules reads the rules of the slots and, when one asks, the person.
+func (s *Store) ListingRules(ctx context.Context, patientID int64, slotIDs []int64) (booking.ListingReads, error) {
+	rd := booking.ListingReads{Slots: map[int64]booking.ListedRule{}}
+	if len(slotIDs) == 0 {
+		return rd, nil
+	}
+	rows, err := s.pool.Query(ctx, sqlListingRules, slotIDs)
+	if err != nil {
+		return rd, translate(err, "")
+	}
+	var id int64
+	var l booking.ListedRule
+	var r ruleRow
+	persons := false
+	if _, err := pgx.ForEachRow(rows, append([]any{&id, &l.StartAt, &l.Free}, r.dest()...), func() error {
+		l.Rule, l.StartAt = r.rule(), l.StartAt.UTC()
+		rd.Slots[id] = l
+		persons = persons || l.Rule.NeedsPersons()
+		return nil
+	}); err != nil || !persons {
+		return rd, translate(err, "")
+	}
+	rd.Person, err = s.readPerson(ctx, s.pool, patientID)
+	return rd, translate(err, "")
+}

@@ -104,3 +104,44 @@ func (s *Service) ListServiceEligibility(ctx context.Context, p booking.Page) ([
 		return s.store.ListServiceEligibility(ctx, p)
 	})
 }
+
+// ListingObserver is what an Options.Observer may also implement to count
+// the listings answered for one person: whether any shown slot had a
+// campaign's rule (the read of the person was then possible).
+type ListingObserver interface {
+	PersonalListing(withRules bool)
+}
+
+// PersonalQuery asks what one person can take of listed slots: whom the
+// caller acts for (ActFor) and the slots shown.
+type PersonalQuery struct {
+	Acting  booking.Acting
+	SlotIDs []int64
+}
+
+// PlacesForPerson answers, for the person the caller acts for (ActFor: a
+// patient for themselves or a person they manage, another's is
+// CodeNotFound; the desk for anyone named), what they can take of each
+// slot that has a rule, by slot id (booking.PlacesFor, the decision the
+// booking makes): one read of the slots' rules and, when a rule asks, the
+// person. A slot without a rule is absent.
+func (s *Service) PlacesForPerson(ctx context.Context, q PersonalQuery) (map[int64]booking.PersonalPlaces, error) {
+	if len(q.SlotIDs) > booking.MaxListingSlots {
+		q.SlotIDs = q.SlotIDs[:booking.MaxListingSlots]
+	}
+	rd, err := bounded(s, ctx, func(ctx context.Context) (booking.ListingReads, error) {
+		return s.store.ListingRules(ctx, q.Acting.PatientID, q.SlotIDs)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if o, ok := s.observer.(ListingObserver); ok {
+		o.PersonalListing(len(rd.Slots) > 0)
+	}
+	now := s.now()
+	out := make(map[int64]booking.PersonalPlaces, len(rd.Slots))
+	for id := range rd.Slots {
+		out[id] = *rd.PlacesOf(id, now)
+	}
+	return out, nil
+}

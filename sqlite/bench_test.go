@@ -29,3 +29,9 @@ func BenchmarkEligibility(b *testing.B) {
 func BenchmarkServiceEligibility(b *testing.B) {
 	storetest.BenchServiceEligibility(b, func(t testing.TB) booking.Store { return newStore(t) })
 }
+
+// BenchmarkListingRules: the personal part of a slot listing (16 slots),
+// `go test -run '^$' -bench ListingRules -benchtime 2000x`.
+func BenchmarkListingRules(b *testing.B) {
+	storetest.BenchListingRules(b, func(t testing.TB) booking.Store { return newStore(t) })
+}

@@ -375,3 +375,52 @@ func (s *Store) ListServiceEligibility(ctx context.Context, p booking.Page) ([]b
 	}
 	return out, nil
 }
+
+// listingRulesSQL are the rules of the listed slots' schedules (rounds'
+// slots aside: a round's quota governs them).
+const listingRulesSQL = `SELECT s.id, s.start_at, s.capacity - s.booked_count, ` + ruleColsSQL + ` FROM slots s
+	JOIN eligibility_rules er ON er.schedule_id = s.schedule_id
+	WHERE s.id IN (SELECT value FROM json_each(?1)) AND s.round_id IS NULL`
+
+// ListingRules reads the rules of the slots and, when one asks, the person.
+func (s *Store) ListingRules(ctx context.Context, patientID int64, slotIDs []int64) (booking.ListingReads, error) {
+	rd := booking.ListingReads{Slots: map[int64]booking.ListedRule{}}
+	if len(slotIDs) == 0 {
+		return rd, nil
+	}
+	ids, _ := json.Marshal(slotIDs)
+	persons := false
+	if err := eachRow(ctx, s.reader, listingRulesSQL, []any{string(ids)}, func(rows *sql.Rows) error {
+		var id, start int64
+		var l booking.ListedRule
+		var r ruleRow
+		if err := rows.Scan(append([]any{&id, &start, &l.Free}, r.dest()...)...); err != nil {
+			return err
+		}
+		var err error
+		l.Rule, err = r.rule()
+		l.StartAt = fromTS(start)
+		rd.Slots[id] = l
+		persons = persons || l.Rule.NeedsPersons()
+		return err
+	}); err != nil || !persons {
+		return rd, mapErr(err, "")
+	}
+	pj, _ := json.Marshal([]int64{patientID})
+	err := eachRow(ctx, s.reader, personsSQL, []any{string(pj)}, func(rows *sql.Rows) error {
+		var id int64
+		var sealed []byte
+		var tags string
+		if err := rows.Scan(&id, &sealed, &tags); err != nil {
+			return err
+		}
+		if sealed != nil {
+			var err error
+			if rd.Person.BirthDate, err = s.keys.Open(pii.FieldBirthDate, sealed); err != nil {
+				return err
+			}
+		}
+		return json.Unmarshal([]byte(tags), &rd.Person.Cohorts)
+	})
+	return rd, mapErr(err, "")
+}

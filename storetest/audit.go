@@ -25,7 +25,7 @@ var serviceReads = map[string]bool{
 	"RunReconciliation": true, "RunRoundProcessor": true, "SweepRounds": true, "ProcessRound": true,
 	// Lottery reads; DrawDue is the processor's trigger of Draw, audited there.
 	"PublishedDraw": true, "Registration": true, "Registrations": true, "DrawDue": true,
-	"GetService": true, "Services": true, "SiteOfDepartment": true,
+	"GetService": true, "Services": true, "SiteOfDepartment": true, "PlacesForPerson": true,
 	// The clinic's settings written over the migration's placeholder site
 	// at start: configuration, as the flags themselves are.
 	"FillFirstSite":   true,

@@ -92,3 +92,41 @@ func BenchServiceEligibility(b *testing.B, newStore func(testing.TB) booking.Sto
 		})
 	}
 }
+
+// BenchListingRules measures ListingRules, the personal part of a slot
+// listing, over a day of 16 slots: none with a rule ("none": one index
+// read, nothing of the person), all with an invitation reserve ("rules":
+// the rules' read only) and all with a cohort rule ("person": the rules
+// and the person read).
+func BenchListingRules(b *testing.B, newStore func(testing.TB) booking.Store) {
+	until := now.Add(time.Hour)
+	for _, c := range []struct {
+		name string
+		rule *booking.EligibilityRule
+	}{{"none", nil}, {"rules", &booking.EligibilityRule{ReservePlaces: 1, ReserveUntil: &until}},
+		{"person", &booking.EligibilityRule{MinAge: ints(18), Cohorts: []string{"65+"}}}} {
+		b.Run(c.name, func(b *testing.B) {
+			s := newStore(b)
+			f := newFixture(b, s)
+			var opts []slotOpt
+			if c.rule != nil {
+				_, in := f.campaign(*c.rule)
+				opts = append(opts, in)
+			}
+			ids := make([]int64, 16)
+			for k := range ids {
+				ids[k] = f.slot(4, opts...).ID
+			}
+			p := f.born("1950-01-01")
+			f.tag("65+", p)
+			b.ResetTimer()
+			cpu := cpuTime()
+			for range b.N {
+				if _, err := s.ListingRules(f.ctx, p.ID, ids); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64((cpuTime()-cpu).Nanoseconds())/float64(b.N), "cpu-ns/req")
+		})
+	}
+}

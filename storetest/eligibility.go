@@ -381,3 +381,59 @@ func testInvitedSeries(t *testing.T, h Harness) {
 	wantWhole(t, s)
 	checkInvariants(t, h, s)
 }
+
+// What a person's listing answers (booking.ListingReads.PlacesOf, from
+// ListingRules): 60 and over, two of three places reserved for "priority"
+// for an hour. An eligible person takes one place before the reserve's
+// time and all after, one of the reserve's cohort all, a young one none
+// (not-eligible), anyone none of an invitation-only slot
+// (invitation-required); a slot without a rule is absent; once the free
+// places are the reserve's, an eligible person outside it gets
+// places-reserved with the reserve's end.
+func testListingForPerson(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	until := now.Add(time.Hour)
+	_, inRule := f.campaign(booking.EligibilityRule{MinAge: ints(60), ReservePlaces: 2, ReserveCohort: "priority", ReserveUntil: &until})
+	_, inInvited := f.campaign(booking.EligibilityRule{InvitationRequired: true})
+	sl, inv, plain := f.slot(3, inRule), f.slot(2, inInvited), f.slot(2)
+	old, prio, young := f.born("1950-01-01"), f.born("1940-01-01"), f.born("2000-01-01")
+	f.tag("priority", prio)
+	ids := []int64{sl.ID, inv.ID, plain.ID}
+	answer := func(p booking.Patient, slotID int64, at time.Time) *booking.PersonalPlaces {
+		t.Helper()
+		rd, err := s.ListingRules(f.ctx, p.ID, ids)
+		must(t, err)
+		return rd.PlacesOf(slotID, at)
+	}
+	want := func(who string, got *booking.PersonalPlaces, n int, reason booking.Code) {
+		t.Helper()
+		if got == nil || got.Places != n || got.Reason != reason {
+			t.Fatalf("%s: %+v, want %d %q", who, got, n, reason)
+		}
+	}
+	want("eligible, before the reserve's time", answer(old, sl.ID, now), 1, "")
+	want("eligible, after the reserve's time", answer(old, sl.ID, until), 3, "")
+	want("of the reserve's cohort", answer(prio, sl.ID, now), 3, "")
+	want("too young", answer(young, sl.ID, now), 0, booking.CodeNotEligible)
+	want("too young, after the reserve's time", answer(young, sl.ID, until), 0, booking.CodeNotEligible)
+	want("an invitation-only slot", answer(old, inv.ID, now), 0, booking.CodeInvitationRequired)
+	if got := answer(old, plain.ID, now); got != nil {
+		t.Fatalf("a slot without a rule answers %+v", got)
+	}
+	// The listing and the booking decide alike: the eligible person books
+	// the one place outside the reserve, then is told it is reserved.
+	if r := f.book(sl.ID, req(old, sl.ID, "l1")); r.Err != nil {
+		t.Fatal(r.Err)
+	}
+	got := answer(young, sl.ID, now)
+	want("too young, the reserve's places left", got, 0, booking.CodeNotEligible)
+	got = answer(f.born("1951-01-01"), sl.ID, now)
+	want("eligible, the reserve's places left", got, 0, booking.CodePlacesReserved)
+	if got.OpensAt == nil || !got.OpensAt.Equal(until) {
+		t.Fatalf("places-reserved opens at %v, want %v", got.OpensAt, until)
+	}
+	refusedWith(t, "the booking of the same person", f.book(sl.ID, req(f.born("1952-01-01"), sl.ID, "l2")).Err, booking.CodePlacesReserved)
+	want("of the reserve's cohort, the reserve's places left", answer(prio, sl.ID, now), 2, "")
+	want("eligible, after the reserve's time, two left", answer(old, sl.ID, until), 2, "")
+}

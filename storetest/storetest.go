@@ -142,6 +142,7 @@ func Run(t *testing.T, h Harness) {
 		{"Group", testGroup},
 		{"RaceGroup", testRaceGroup},
 		{"Eligibility", testEligibility},
+		{"ListingForPerson", testListingForPerson},
 		{"RaceEligibility", testRaceEligibility},
 		{"ServiceEligibility", testServiceEligibility},
 		{"RaceServiceEligibility", testRaceServiceEligibility},

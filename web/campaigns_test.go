@@ -126,3 +126,65 @@ func TestCampaignPages(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// TestCampaignDayForPerson: a signed-in patient's day page says what they
+// can take of a campaign's slot, in their language: a member of the
+// cohort "2 places for you" (one of three held for invitations), someone
+// else "not for you" without a Book button; a visitor sees the page as
+// before.
+func TestCampaignDayForPerson(t *testing.T) {
+	ctx := context.Background()
+	ws := newSite(t, withoutSamples())
+	srv, st, signer := ws.srv, ws.store, ws.signer
+	dep, _ := st.CreateDepartment(ctx, booking.Department{Name: "GP"})
+	doc, _ := st.CreateDoctor(ctx, booking.Doctor{Name: "A", DepartmentID: dep.ID, TimeZone: "UTC"})
+	sc, err := st.CreateSchedule(ctx, booking.Schedule{DoctorID: doc.ID, Weekdays: []time.Weekday{time.Monday},
+		StartTime: "08:00", EndTime: "09:00", SlotMinutes: 30, Capacity: 3, HorizonDays: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := time.Now().Add(24 * time.Hour)
+	if _, err := st.SetEligibility(ctx, booking.EligibilityRule{ScheduleID: sc.ID, Cohorts: []string{"nurses"}, ReservePlaces: 1, ReserveUntil: &until},
+		false, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now().Add(48 * time.Hour).Truncate(time.Hour)
+	sl, err := st.CreateSlot(ctx, booking.Slot{DoctorID: doc.ID, ScheduleID: sc.ID, StartAt: start, EndAt: start.Add(time.Hour), Capacity: 3,
+		OpensAt: time.Now().Add(-time.Hour), Status: booking.SlotOpen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	nurse, _ := st.CreatePatient(ctx, booking.Patient{Name: "N", Phone: "+33600000021"})
+	other, _ := st.CreatePatient(ctx, booking.Patient{Name: "O", Phone: "+33600000022"})
+	if _, err := st.ImportCohorts(ctx, []booking.CohortRow{{PatientID: nurse.ID, Tag: "nurses"}}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	get := func(p *booking.Patient, lang string) string {
+		t.Helper()
+		req, _ := http.NewRequest("GET", fmt.Sprintf("%s/doctors/%d/days/%s", srv.URL, doc.ID, start.UTC().Format(time.DateOnly)), nil)
+		req.Header.Set("Accept-Language", lang)
+		if p != nil {
+			tok, _ := signer.MintPage(auth.RolePatient, fmt.Sprint(p.ID), time.Hour)
+			req.AddCookie(&http.Cookie{Name: sessionCookie, Value: tok})
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		if res.StatusCode != http.StatusOK {
+			t.Fatalf("day page: %d", res.StatusCode)
+		}
+		return between(string(b), fmt.Sprintf(`data-slot="%d"`, sl.ID), "</li>")
+	}
+	if row := get(nil, "en"); strings.Contains(row, "for you") || !strings.Contains(row, "3 of 3 left") {
+		t.Errorf("a visitor's row: %s", row)
+	}
+	if row := get(&nurse, "fr"); !strings.Contains(row, "2 places pour vous") {
+		t.Errorf("a nurse's row: %s", row)
+	}
+	if row := get(&other, "en"); !strings.Contains(row, "Not for you: age or group") || strings.Contains(row, `name="key"`) {
+		t.Errorf("another's row: %s", row)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/i18n"
 	"github.com/slotd/slotd/schedule"
+	"github.com/slotd/slotd/service"
 )
 
 // slotRow is one slot as the day page shows it.
@@ -90,6 +91,7 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	var people []booking.Patient
 	var services []booking.Service
 	if sess := s.sessionOf(r); sess.Patient() {
+		s.personalize(r, p.pr, sess.PatientID, rows, loc)
 		if people = s.peopleOf(r, sess.PatientID); len(people) < 2 {
 			people = nil
 		}
@@ -122,6 +124,44 @@ func (s *server) handleDay(w http.ResponseWriter, r *http.Request) {
 	}{doc, dep, dayTitle(p.pr, day), day.String(), monthParam(day), rows, r.URL.Path, hasFee(rows), full, newIdempotencyKey(), opens,
 		"/signin?next=" + url.QueryEscape(r.URL.RequestURI()), review, people, partySizes(len(people)), services, chosenService(r, services)}
 	s.render(w, r, http.StatusOK, "day", p)
+}
+
+// personalize notes, on the open slots of a campaign with a rule, what
+// the signed-in patient can take (service.PlacesForPerson, the booking's
+// decision): "2 places for you", or why none; a slot they cannot book at
+// (not eligible) shows no Book button. Without a rule a slot keeps its note.
+func (s *server) personalize(r *http.Request, pr *i18n.Printer, patientID int64, rows []slotRow, loc *time.Location) {
+	var ids []int64
+	for _, row := range rows {
+		if row.State == "open" {
+			ids = append(ids, row.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return
+	}
+	places, err := s.svc.PlacesForPerson(r.Context(), service.PersonalQuery{Acting: booking.Acting{PatientID: patientID}, SlotIDs: ids})
+	if err != nil {
+		return // the page stays the anonymous one; the booking still decides
+	}
+	for i := range rows {
+		pp, ok := places[rows[i].ID]
+		if !ok || rows[i].State != "open" {
+			continue
+		}
+		switch {
+		case pp.Places == 1:
+			rows[i].Note = pr.T("1 place for you")
+		case pp.Places > 1:
+			rows[i].Note = pr.T("%d places for you", pp.Places)
+		case pp.Reason == booking.CodeNotEligible:
+			rows[i].State, rows[i].Note, rows[i].Key = "reserved", pr.T("Not for you: age or group"), ""
+		case pp.Reason == booking.CodeInvitationRequired:
+			rows[i].Note = pr.T("Reserved for invited people")
+		case pp.Reason == booking.CodePlacesReserved && pp.OpensAt != nil:
+			rows[i].Note = pr.T("Reserved until %s", fmtDateTime(pr, *pp.OpensAt, loc)) // an invitation may open it: the booking decides
+		}
+	}
 }
 
 // chosenService is the service of ?service= among services, 0 when none is.

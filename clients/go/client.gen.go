@@ -570,6 +570,27 @@ func (e PhotoSetContentType) Valid() bool {
 	}
 }
 
+// Defines values for PlaceReason.
+const (
+	PlaceReasonInvitationRequired PlaceReason = "invitation-required"
+	PlaceReasonNotEligible        PlaceReason = "not-eligible"
+	PlaceReasonPlacesReserved     PlaceReason = "places-reserved"
+)
+
+// Valid indicates whether the value is a known member of the PlaceReason enum.
+func (e PlaceReason) Valid() bool {
+	switch e {
+	case PlaceReasonInvitationRequired:
+		return true
+	case PlaceReasonNotEligible:
+		return true
+	case PlaceReasonPlacesReserved:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for QueuePositionStep.
 const (
 	QueuePositionStepCALLED         QueuePositionStep = "CALLED"
@@ -828,6 +849,27 @@ func (e SignupRequestSex) Valid() bool {
 	case SignupRequestSexOther:
 		return true
 	case SignupRequestSexUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SlotReason.
+const (
+	SlotReasonInvitationRequired SlotReason = "invitation-required"
+	SlotReasonNotEligible        SlotReason = "not-eligible"
+	SlotReasonPlacesReserved     SlotReason = "places-reserved"
+)
+
+// Valid indicates whether the value is a known member of the SlotReason enum.
+func (e SlotReason) Valid() bool {
+	switch e {
+	case SlotReasonInvitationRequired:
+		return true
+	case SlotReasonNotEligible:
+		return true
+	case SlotReasonPlacesReserved:
 		return true
 	default:
 		return false
@@ -2219,16 +2261,28 @@ type PhotoSetContentType string
 
 // Place where a visit of the service can start: book it with POST /api/appointments {"slotId", "service"}
 type Place struct {
+	// AvailableToYou only in a listing for one person (a signed-in patient, or patientId): how many places of the slot that person can take, by the campaign's eligibility rule and reserve (the decision a booking without an invitation code gets); 0 when the slot is not bookable
+	AvailableToYou *int `json:"availableToYou,omitempty"`
+
 	// DistanceKm the great-circle distance of the site from the point of near=, in kilometres; only with near=
 	DistanceKm *float64  `json:"distanceKm,omitempty"`
 	DoctorId   int64     `json:"doctorId"`
 	EndAt      time.Time `json:"endAt"`
+
+	// Reason only with availableToYou 0 because of the campaign's rule: the problem code a booking would get
+	Reason *PlaceReason `json:"reason,omitempty"`
+
+	// ReservedUntil with reason places-reserved: when the reserved places open to everyone
+	ReservedUntil *time.Time `json:"reservedUntil,omitempty"`
 
 	// SiteId the doctor's site; only with near=
 	SiteId  *int64    `json:"siteId,omitempty"`
 	SlotId  int64     `json:"slotId"`
 	StartAt time.Time `json:"startAt"`
 }
+
+// PlaceReason only with availableToYou 0 because of the campaign's rule: the problem code a booking would get
+type PlaceReason string
 
 // PlacePage places by start, then doctor
 type PlacePage struct {
@@ -3002,6 +3056,9 @@ type SitePatch struct {
 
 // Slot defines model for Slot.
 type Slot struct {
+	// AvailableToYou only in a listing for one person (a signed-in patient, or patientId): how many places of the slot that person can take, by the campaign's eligibility rule and reserve (the decision a booking without an invitation code gets); 0 when the slot is not bookable
+	AvailableToYou *int `json:"availableToYou,omitempty"`
+
 	// Bookable whether a booking could be taken when this was answered: open, not started, booking opened, a place left (a booking a moment later may still find it full); false once the slot has started
 	Bookable bool      `json:"bookable"`
 	Booked   int       `json:"booked"`
@@ -3014,12 +3071,21 @@ type Slot struct {
 	Id  int64 `json:"id"`
 
 	// OfferPending places released and kept for the waitlist until the offer job gives them out (counted in booked)
-	OfferPending *int       `json:"offerPending,omitempty"`
-	OpensAt      time.Time  `json:"opensAt"`
-	Remaining    int        `json:"remaining"`
-	StartAt      time.Time  `json:"startAt"`
-	Status       SlotStatus `json:"status"`
+	OfferPending *int      `json:"offerPending,omitempty"`
+	OpensAt      time.Time `json:"opensAt"`
+
+	// Reason only with availableToYou 0 because of the campaign's rule: the problem code a booking would get
+	Reason    *SlotReason `json:"reason,omitempty"`
+	Remaining int         `json:"remaining"`
+
+	// ReservedUntil with reason places-reserved: when the reserved places open to everyone
+	ReservedUntil *time.Time `json:"reservedUntil,omitempty"`
+	StartAt       time.Time  `json:"startAt"`
+	Status        SlotStatus `json:"status"`
 }
+
+// SlotReason only with availableToYou 0 because of the campaign's rule: the problem code a booking would get
+type SlotReason string
 
 // SlotStatus defines model for Slot.Status.
 type SlotStatus string
@@ -3512,6 +3578,9 @@ type FirstAvailableParams struct {
 
 	// Cursor the next of the page before; opaque
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// PatientId answer availableToYou for this person: a patient for a person their account manages (another account's is 404), the front desk for anyone (doctors 403). A signed-in patient without it gets their own. The answer is then private and not cached.
+	PatientId *int64 `form:"patientId,omitempty" json:"patientId,omitempty"`
 }
 
 // ListDepartmentsParams defines parameters for ListDepartments.
@@ -3560,6 +3629,9 @@ type GetDoctorPhotoParams struct {
 type ListSlotsParams struct {
 	// Date YYYY-MM-DD, the doctor's local day
 	Date *openapi_types.Date `form:"date,omitempty" json:"date,omitempty"`
+
+	// PatientId answer availableToYou for this person: a patient for a person their account manages (another account's is 404), the front desk for anyone (doctors 403). A signed-in patient without it gets their own. The answer is then private and not cached.
+	PatientId *int64 `form:"patientId,omitempty" json:"patientId,omitempty"`
 }
 
 // ListDoseSeriesParams defines parameters for ListDoseSeries.
@@ -5220,7 +5292,7 @@ type ClientInterface interface {
 
 	// FirstAvailable First available: the earliest places for a service
 	//
-	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 	//
 	// Corresponds with GET /api/availability (the `FirstAvailable` operationId).
 	FirstAvailable(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -5286,7 +5358,7 @@ type ClientInterface interface {
 
 	// ListSlots A local day of a doctor's slots
 	//
-	// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured.
+	// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 	//
 	// Corresponds with GET /api/doctors/{id}/slots (the `ListSlots` operationId).
 	ListSlots(ctx context.Context, id int64, params *ListSlotsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -7942,7 +8014,7 @@ func (c *Client) RescheduleAppointment(ctx context.Context, id int64, params *Re
 
 // FirstAvailable First available: the earliest places for a service
 //
-// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 //
 // Corresponds with GET /api/availability (the `FirstAvailable` operationId).
 func (c *Client) FirstAvailable(ctx context.Context, params *FirstAvailableParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -8108,7 +8180,7 @@ func (c *Client) GetDoctorPhoto(ctx context.Context, id int64, params *GetDoctor
 
 // ListSlots A local day of a doctor's slots
 //
-// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured.
+// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 //
 // Corresponds with GET /api/doctors/{id}/slots (the `ListSlots` operationId).
 func (c *Client) ListSlots(ctx context.Context, id int64, params *ListSlotsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -13299,6 +13371,18 @@ func NewFirstAvailableRequest(server string, params *FirstAvailableParams) (*htt
 
 		}
 
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
 		if encoded := queryValues.Encode(); encoded != "" {
 			rawQueryFragments = append(rawQueryFragments, encoded)
 		}
@@ -13823,6 +13907,18 @@ func NewListSlotsRequest(server string, id int64, params *ListSlotsParams) (*htt
 		if params.Date != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "date", *params.Date, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.PatientId != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "patientId", *params.PatientId, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: "int64"}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -17784,7 +17880,7 @@ type ClientWithResponsesInterface interface {
 
 	// FirstAvailableWithResponse First available: the earliest places for a service
 	//
-	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+	// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -17870,7 +17966,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListSlotsWithResponse A local day of a doctor's slots
 	//
-	// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured.
+	// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -27755,6 +27851,11 @@ func (r RescheduleAppointmentResponse) ContentType() string {
 	return ""
 }
 
+// FirstAvailableResponse401Headers the declared response headers of an HTTP 401 response for FirstAvailable
+type FirstAvailableResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 // FirstAvailableResponse429Headers the declared response headers of an HTTP 429 response for FirstAvailable
 type FirstAvailableResponse429Headers struct {
 	RetryAfter *int
@@ -27772,6 +27873,10 @@ type FirstAvailableResponse struct {
 	JSON200 *PlacePage
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -27782,6 +27887,8 @@ type FirstAvailableResponse struct {
 	ApplicationproblemJSON503 *Unavailable
 	// ApplicationproblemJSONDefault the response for an HTTP default `application/problem+json` response
 	ApplicationproblemJSONDefault *Problem
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *FirstAvailableResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *FirstAvailableResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -27796,6 +27903,16 @@ func (r FirstAvailableResponse) GetJSON200() *PlacePage {
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r FirstAvailableResponse) GetApplicationproblemJSON400() *BadRequest {
 	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r FirstAvailableResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -28767,6 +28884,11 @@ type ListSlotsResponse200Headers struct {
 	ETag         *string
 }
 
+// ListSlotsResponse401Headers the declared response headers of an HTTP 401 response for ListSlots
+type ListSlotsResponse401Headers struct {
+	WWWAuthenticate *string
+}
+
 // ListSlotsResponse429Headers the declared response headers of an HTTP 429 response for ListSlots
 type ListSlotsResponse429Headers struct {
 	RetryAfter *int
@@ -28784,6 +28906,10 @@ type ListSlotsResponse struct {
 	JSON200 *SlotDay
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
+	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
+	ApplicationproblemJSON401 *Unauthorized
+	// ApplicationproblemJSON403 the response for an HTTP 403 `application/problem+json` response
+	ApplicationproblemJSON403 *Forbidden
 	// ApplicationproblemJSON404 the response for an HTTP 404 `application/problem+json` response
 	ApplicationproblemJSON404 *NotFound
 	// ApplicationproblemJSON429 the response for an HTTP 429 `application/problem+json` response
@@ -28796,6 +28922,8 @@ type ListSlotsResponse struct {
 	ApplicationproblemJSONDefault *Problem
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListSlotsResponse200Headers
+	// Headers401 the parsed response headers for an HTTP 401 response
+	Headers401 *ListSlotsResponse401Headers
 	// Headers429 the parsed response headers for an HTTP 429 response
 	Headers429 *ListSlotsResponse429Headers
 	// Headers503 the parsed response headers for an HTTP 503 response
@@ -28810,6 +28938,16 @@ func (r ListSlotsResponse) GetJSON200() *SlotDay {
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
 func (r ListSlotsResponse) GetApplicationproblemJSON400() *BadRequest {
 	return r.ApplicationproblemJSON400
+}
+
+// GetApplicationproblemJSON401 returns the response for an HTTP 401 `application/problem+json` response
+func (r ListSlotsResponse) GetApplicationproblemJSON401() *Unauthorized {
+	return r.ApplicationproblemJSON401
+}
+
+// GetApplicationproblemJSON403 returns the response for an HTTP 403 `application/problem+json` response
+func (r ListSlotsResponse) GetApplicationproblemJSON403() *Forbidden {
+	return r.ApplicationproblemJSON403
 }
 
 // GetApplicationproblemJSON404 returns the response for an HTTP 404 `application/problem+json` response
@@ -36915,7 +37053,7 @@ func (c *ClientWithResponses) RescheduleAppointmentWithResponse(ctx context.Cont
 
 // FirstAvailableWithResponse First available: the earliest places for a service
 //
-// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+// The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -37061,7 +37199,7 @@ func (c *ClientWithResponses) GetDoctorPhotoWithResponse(ctx context.Context, id
 
 // ListSlotsWithResponse A local day of a doctor's slots
 //
-// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured.
+// The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -47092,6 +47230,20 @@ func ParseFirstAvailableResponse(rsp *http.Response) (*FirstAvailableResponse, e
 		}
 		response.ApplicationproblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -47130,6 +47282,16 @@ func ParseFirstAvailableResponse(rsp *http.Response) (*FirstAvailableResponse, e
 	}
 
 	switch {
+	case rsp.StatusCode == 401:
+		var headers FirstAvailableResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers FirstAvailableResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
@@ -48053,6 +48215,20 @@ func ParseListSlotsResponse(rsp *http.Response) (*ListSlotsResponse, error) {
 		}
 		response.ApplicationproblemJSON400 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 401:
+		var dest Unauthorized
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON401 = &dest
+
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 403:
+		var dest Forbidden
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.ApplicationproblemJSON403 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 404:
 		var dest NotFound
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -48108,6 +48284,16 @@ func ParseListSlotsResponse(rsp *http.Response) (*ListSlotsResponse, error) {
 			headers.ETag = &value
 		}
 		response.Headers200 = &headers
+	case rsp.StatusCode == 401:
+		var headers ListSlotsResponse401Headers
+		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "WWW-Authenticate", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.WWWAuthenticate = &value
+		}
+		response.Headers401 = &headers
 	case rsp.StatusCode == 429:
 		var headers ListSlotsResponse429Headers
 		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {

@@ -138,7 +138,7 @@ export interface paths {
         };
         /**
          * A local day of a doctor's slots
-         * @description The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured.
+         * @description The day is the doctor's local day (its IANA zone); default today there. May be up to a few seconds stale; ETag and Cache-Control are set and If-None-Match is honoured. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
          */
         get: operations["listSlots"];
         put?: never;
@@ -2048,7 +2048,7 @@ export interface paths {
         };
         /**
          * First available: the earliest places for a service
-         * @description The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404.
+         * @description The earliest places where a visit of the service can start, across the doctors who offer it, within 7 days of from (now by default; a time in the past means now), by start then doctor (with near=lat,lon: by the distance of the doctor's site, then start, then doctor), paged (the cursor counts the places of the same search already answered: keep from the same to page). Served from the listing cache: it may lag a booking by --list-cache-ttl. A withdrawn or unknown service is 404. With a patient's token, or patientId (a patient for a person their account manages, the front desk for anyone), each slot also answers availableToYou and, when a campaign's rule makes it 0, reason (docs/campaigns.md); that answer is Cache-Control: private, no-store.
          */
         get: operations["firstAvailable"];
         put?: never;
@@ -2732,6 +2732,18 @@ export interface components {
             offerPending?: number;
             /** @description whether a booking could be taken when this was answered: open, not started, booking opened, a place left (a booking a moment later may still find it full); false once the slot has started */
             bookable: boolean;
+            /** @description only in a listing for one person (a signed-in patient, or patientId): how many places of the slot that person can take, by the campaign's eligibility rule and reserve (the decision a booking without an invitation code gets); 0 when the slot is not bookable */
+            availableToYou?: number;
+            /**
+             * @description only with availableToYou 0 because of the campaign's rule: the problem code a booking would get
+             * @enum {string}
+             */
+            reason?: "not-eligible" | "invitation-required" | "places-reserved";
+            /**
+             * Format: date-time
+             * @description with reason places-reserved: when the reserved places open to everyone
+             */
+            reservedUntil?: string;
         };
         SlotDay: {
             /** Format: int64 */
@@ -4164,6 +4176,18 @@ export interface components {
              * @description the great-circle distance of the site from the point of near=, in kilometres; only with near=
              */
             distanceKm?: number;
+            /** @description only in a listing for one person (a signed-in patient, or patientId): how many places of the slot that person can take, by the campaign's eligibility rule and reserve (the decision a booking without an invitation code gets); 0 when the slot is not bookable */
+            availableToYou?: number;
+            /**
+             * @description only with availableToYou 0 because of the campaign's rule: the problem code a booking would get
+             * @enum {string}
+             */
+            reason?: "not-eligible" | "invitation-required" | "places-reserved";
+            /**
+             * Format: date-time
+             * @description with reason places-reserved: when the reserved places open to everyone
+             */
+            reservedUntil?: string;
         };
         /** @description places by start, then doctor */
         PlacePage: {
@@ -4818,6 +4842,8 @@ export interface operations {
             query?: {
                 /** @description YYYY-MM-DD, the doctor's local day */
                 date?: string;
+                /** @description answer availableToYou for this person: a patient for a person their account manages (another account's is 404), the front desk for anyone (doctors 403). A signed-in patient without it gets their own. The answer is then private and not cached. */
+                patientId?: number;
             };
             header?: never;
             path: {
@@ -4848,6 +4874,8 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];
@@ -9000,6 +9028,8 @@ export interface operations {
                 limit?: components["parameters"]["Limit"];
                 /** @description the next of the page before; opaque */
                 cursor?: components["parameters"]["Cursor"];
+                /** @description answer availableToYou for this person: a patient for a person their account manages (another account's is 404), the front desk for anyone (doctors 403). A signed-in patient without it gets their own. The answer is then private and not cached. */
+                patientId?: number;
             };
             header?: never;
             path?: never;
@@ -9017,6 +9047,8 @@ export interface operations {
                 };
             };
             400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["Internal"];

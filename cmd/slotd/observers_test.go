@@ -21,6 +21,7 @@ func TestObserversForwardEveryCount(t *testing.T) {
 		"LotteryObserver":  implements[service.LotteryObserver](o) == implements[service.LotteryObserver](m),
 		"PaymentObserver":  implements[service.PaymentObserver](o) == implements[service.PaymentObserver](m),
 		"SeriesObserver":   implements[service.SeriesObserver](o) == implements[service.SeriesObserver](m),
+		"ListingObserver":  implements[service.ListingObserver](o) && implements[service.ListingObserver](m),
 		"PlaceStreamObserver": implements[service.PlaceStreamObserver](o) == implements[service.PlaceStreamObserver](m) &&
 			implements[service.PlaceStreamObserver](m),
 	} {
@@ -38,9 +39,12 @@ func TestObserversForwardEveryCount(t *testing.T) {
 	if p, ok := o.(service.PlaceStreamObserver); ok {
 		p.PlaceStreams(3)
 	}
+	if l, ok := o.(service.ListingObserver); ok {
+		l.PersonalListing(true)
+	}
 	rec := httptest.NewRecorder()
 	m.Handler().ServeHTTP(rec, httptest.NewRequest("GET", "/metrics", nil))
-	for _, want := range []string{`slotd_people_total{action="add",outcome="done"} 1`, `slotd_series_next_doses_total{outcome="created"} 1`, `slotd_eligibility_refusals_total{reason="not-eligible"} 1`, `slotd_waitingroom_place_streams 3`} {
+	for _, want := range []string{`slotd_people_total{action="add",outcome="done"} 1`, `slotd_series_next_doses_total{outcome="created"} 1`, `slotd_eligibility_refusals_total{reason="not-eligible"} 1`, `slotd_listings_for_person_total{rules="yes"} 1`, `slotd_waitingroom_place_streams 3`} {
 		if !strings.Contains(rec.Body.String(), want) {
 			t.Errorf("the metrics lack %s", want)
 		}

@@ -174,6 +174,16 @@ func (o observers) EligibilityRefused(reason string) {
 	}
 }
 
+// PersonalListing goes to the observers that count the listings for one
+// person.
+func (o observers) PersonalListing(withRules bool) {
+	for _, x := range o {
+		if s, ok := x.(service.ListingObserver); ok {
+			s.PersonalListing(withRules)
+		}
+	}
+}
+
 // SeriesBatch goes to the observers that see the series' group commit.
 func (o observers) SeriesBatch(size int, took time.Duration) {
 	for _, x := range o {
