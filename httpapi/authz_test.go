@@ -600,6 +600,7 @@ var clinicWide = map[string]bool{
 	"PUT /api/admin/policy":             true,
 	"PUT /api/admin/staff/{name}/sites": true,
 	"POST /api/admin/closures":          true,
+	"GET /api/admin/audit":              true,
 }
 
 // adminOnSiteA are the admin's operations on site A's ids beyond the
@@ -620,6 +621,8 @@ var adminOnSiteA = map[string]bool{
 	"POST /api/admin/appointments/{id}/start":        true,
 	"POST /api/admin/doctors/{id}/queue/call":        true,
 	"GET /api/admin/doctors/{id}/days/{date}/export": true,
+	"GET /api/admin/doctors/{id}/schedules":          true,
+	"GET /api/admin/doctors/{id}/offers":             true,
 }
 
 // judgeAdminSiteB says what is wrong with status for an admin limited to
