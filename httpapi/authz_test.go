@@ -425,6 +425,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 			}
 			if c.name == "admin on site B" {
 				why = judgeAdminSiteB(op, class, a.status)
+				if (op == "GET /api/admin/departments" || op == "GET /api/admin/doctors") && strings.Contains(string(a.body), `"departmentId":1`+",") ||
+					op == "GET /api/admin/departments" && strings.Contains(string(a.body), `"siteId":1`+",") {
+					t.Errorf("the admin of site B's %s shows site A's: %s", op, a.body)
+				}
 			}
 			if why != "" {
 				t.Errorf("%s as %s: %d, want %s: %s", op, c.name, a.status, why, a.body)
