@@ -23,6 +23,17 @@ const (
 	MaxPageLimit     = 200
 )
 
+// AppointmentQuery asks for a patient's appointments, newest first: only
+// those in Status unless it is empty, and, for a staff caller limited to
+// sites (staffsites.go), only those on Sites (none: every site), narrowed
+// in the store's query so that each Page is whole.
+type AppointmentQuery struct {
+	PatientID int64
+	Status    Status
+	Sites     []int64
+	Page      Page
+}
+
 // PatientQuery is a staff search of patients: Q is an e-mail address
 // (exact, any case), a telephone number (exact once normalized, in the
 // clinic's region), or the start of a name (any case); empty lists every

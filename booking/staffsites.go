@@ -28,7 +28,8 @@ func SiteAllowed(caller Actor, siteID int64) bool {
 }
 
 // SiteRefusal is the answer to a limited caller for a kind of thing
-// ("slot", "appointment", "doctor", "department") of another site: not
+// ("slot", "appointment", "doctor", "department", "schedule", "site") of
+// another site: not
 // found, as if it did not exist.
 func SiteRefusal(kind string) *Error { return NotFound(kind) }
 
@@ -55,7 +56,7 @@ func ClinicWideRefusal() *Error {
 
 // SiteRef names the thing whose site SiteOf reads: exactly one id is set.
 type SiteRef struct {
-	SlotID, AppointmentID, DoctorID, DepartmentID int64
+	SlotID, AppointmentID, DoctorID, DepartmentID, ScheduleID int64
 }
 
 // Kind is what ref names, for the not-found answer.
@@ -67,6 +68,8 @@ func (ref SiteRef) Kind() string {
 		return "appointment"
 	case ref.DoctorID != 0:
 		return "doctor"
+	case ref.ScheduleID != 0:
+		return "schedule"
 	}
 	return "department"
 }

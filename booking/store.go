@@ -227,10 +227,10 @@ type BookingStore interface {
 	// their refusals with it, many at a time (a retry replays, a holder is
 	// told already-booked).
 	FindByKeys(ctx context.Context, reqs []BookRequest) ([]Appointment, error)
-	// ListAppointments lists a patient's appointments, newest first,
-	// optionally only those in one state, one Page at a time (After is an
-	// id above those of the page: ids descend).
-	ListAppointments(ctx context.Context, patientID int64, status Status, p Page) ([]Appointment, error)
+	// ListAppointments lists q.PatientID's appointments, newest first,
+	// optionally only those in one state and on some sites, one Page at a
+	// time (After is an id above those of the page: ids descend).
+	ListAppointments(ctx context.Context, q AppointmentQuery) ([]Appointment, error)
 	// ListAccountAppointments is ListAppointments of an account and every
 	// person it manages (people.go) together.
 	ListAccountAppointments(ctx context.Context, account int64, status Status, p Page) ([]Appointment, error)

@@ -515,7 +515,7 @@ func (h *Handler) readAppointment(w http.ResponseWriter, r *http.Request) error 
 
 // searchAppointments lists one patient's appointments: the caller's own
 // (naming another patient is forbidden), or the named patient's for the
-// front desk.
+// front desk (of its sites when it is limited to some).
 func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) error {
 	c, err := h.caller(r)
 	if err != nil {
@@ -560,7 +560,9 @@ func (h *Handler) searchAppointments(w http.ResponseWriter, r *http.Request) err
 	if err != nil {
 		return err
 	}
-	as, err := h.svc.Appointments(r.Context(), patient, "", booking.Page{})
+	// The front desk limited to sites finds those of its sites (the
+	// Service narrows the store's query to them).
+	as, err := h.svc.Appointments(booking.WithActor(r.Context(), booking.Actor{Role: string(c.Role), ID: c.Subject}), patient, "", booking.Page{})
 	if err != nil {
 		return err
 	}

@@ -264,7 +264,7 @@ func (s *server) createSchedule(w http.ResponseWriter, r *http.Request, _ auth.C
 	return nil
 }
 
-func (s *server) listSchedules(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+func (s *server) listSchedules(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
 	q, err := parseQuery(r, pageParams...)
 	if err != nil {
 		return err
@@ -275,6 +275,10 @@ func (s *server) listSchedules(w http.ResponseWriter, r *http.Request, _ auth.Cl
 	}
 	d, _, err := s.doctor(r)
 	if err != nil {
+		return err
+	}
+	// Another site's doctor is not found for an admin limited to sites.
+	if err := s.svc.OnSite(r.Context(), actorOf(c), booking.SiteRef{DoctorID: d.ID}); err != nil {
 		return err
 	}
 	ctx, cancel := s.storeCtx(r.Context())

@@ -314,6 +314,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 	testkit.NoError(t, e.db.SetStaffReception(context.Background(), "bea"))
 	testkit.NoError(t, e.db.SetStaffSites(context.Background(), "bea", []int64{siteB.ID}, time.Now()))
 	tbea := e.token(auth.RoleReception, "staff:bea")
+	// bob, an admin of site B only: site A's catalog is not his to change.
+	testkit.NoError(t, e.db.SetStaffPassword(context.Background(), "bob", hash, time.Now()))
+	testkit.NoError(t, e.db.SetStaffSites(context.Background(), "bob", []int64{siteB.ID}, time.Now()))
+	tbob := e.token(auth.RoleAdmin, "staff:bob")
 
 	callers := []caller{
 		{"no token", ""},
@@ -329,6 +333,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		{"disabled staff user", tcarol},
 		{"reception", e.token(auth.RoleReception, "staff:rita")},
 		{"reception on site B", tbea},
+		{"admin on site B", tbob},
 	}
 	idFor := func(path string) string {
 		switch {
@@ -438,6 +443,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 			case "POST /api/appointments/{id}/check-in":
 				body = map[string]any{"code": "AAAA-AAAA"} // a wrong code: refused, but only once found and allowed
 			}
+			if c.name == "admin on site B" {
+				if b, ok := siteACatalog(f.doctor.ID)[op]; ok {
+					body = b // valid: refused for its site, not its shape
+				}
+			}
 			if method == "GET" || method == "DELETE" {
 				body = nil
 			}
@@ -445,6 +455,13 @@ func TestAuthorizationMatrix(t *testing.T) {
 			why := judge(class, i, a.status)
 			if c.name == "reception on site B" {
 				why = judgeSiteB(op, class, a.status)
+			}
+			if c.name == "admin on site B" {
+				why = judgeAdminSiteB(op, class, a.status)
+				if (op == "GET /api/admin/departments" || op == "GET /api/admin/doctors") && strings.Contains(string(a.body), `"departmentId":1`+",") ||
+					op == "GET /api/admin/departments" && strings.Contains(string(a.body), `"siteId":1`+",") {
+					t.Errorf("the admin of site B's %s shows site A's: %s", op, a.body)
+				}
 			}
 			if why != "" {
 				t.Errorf("%s as %s: %d, want %s: %s", op, c.name, a.status, why, a.body)
@@ -595,6 +612,73 @@ func judgeSiteB(op string, class access, status int) string {
 		return ""
 	}
 	return judge(class, 11, status)
+}
+
+// siteACatalog is, for an admin limited to site B, a valid body of each
+// catalog change of site A (department 1 and the fixture's doctor): not
+// found, and a clinic-wide closure refused.
+func siteACatalog(doctorID int64) map[string]any {
+	from, to := "2026-04-01T08:00:00Z", "2026-04-01T12:00:00Z"
+	return map[string]any{
+		"POST /api/admin/departments":                 map[string]any{"name": "Annex", "siteId": 1},
+		"PATCH /api/admin/departments/{id}":           map[string]any{"name": "Renamed"},
+		"POST /api/admin/doctors":                     map[string]any{"name": "Dr. Neu", "departmentId": 1, "timezone": "Europe/Berlin"},
+		"PATCH /api/admin/doctors/{id}":               map[string]any{"active": true},
+		"PATCH /api/admin/slots/{id}":                 map[string]any{"capacity": 5},
+		"POST /api/admin/doctors/{id}/slots/generate": map[string]any{"from": "2026-04-01", "to": "2026-04-02"},
+		"POST /api/admin/doctors/{id}/suspensions":    map[string]any{"from": from, "to": to, "reason": "ill"},
+		"POST /api/admin/services":                    map[string]any{"name": "Check-up", "durationMinutes": 30, "level": "ordinary", "doctorIds": []int64{doctorID}},
+		"POST /api/admin/closures":                    map[string]any{"scope": "clinic", "from": from, "to": to, "reason": "strike"},
+	}
+}
+
+// clinicWide are the changes only an admin limited to no site makes.
+var clinicWide = map[string]bool{
+	"PUT /api/admin/policy":             true,
+	"PUT /api/admin/staff/{name}/sites": true,
+	"POST /api/admin/closures":          true,
+	"GET /api/admin/audit":              true,
+}
+
+// adminOnSiteA are the admin's operations on site A's ids beyond the
+// desk's (onSiteA): not found for an admin of site B.
+var adminOnSiteA = map[string]bool{
+	"POST /api/admin/departments":                    true,
+	"PATCH /api/admin/departments/{id}":              true,
+	"POST /api/admin/doctors":                        true,
+	"PATCH /api/admin/doctors/{id}":                  true,
+	"PATCH /api/admin/slots/{id}":                    true,
+	"POST /api/admin/doctors/{id}/slots/generate":    true,
+	"POST /api/admin/doctors/{id}/suspensions":       true,
+	"POST /api/admin/services":                       true,
+	"POST /api/admin/appointments/{id}/complete":     true,
+	"POST /api/admin/appointments/{id}/no-show":      true,
+	"POST /api/admin/appointments/{id}/recall":       true,
+	"POST /api/admin/appointments/{id}/skip":         true,
+	"POST /api/admin/appointments/{id}/start":        true,
+	"POST /api/admin/doctors/{id}/queue/call":        true,
+	"GET /api/admin/doctors/{id}/days/{date}/export": true,
+	"GET /api/admin/doctors/{id}/schedules":          true,
+	"GET /api/admin/doctors/{id}/offers":             true,
+}
+
+// judgeAdminSiteB says what is wrong with status for an admin limited to
+// site B: site A's ids not found, the clinic-wide changes 403, the rest as
+// any admin.
+func judgeAdminSiteB(op string, class access, status int) string {
+	switch {
+	case (onSiteA[op] && op != "POST /api/appointments" && !strings.HasPrefix(op, "POST /api/series")) || adminOnSiteA[op]:
+		if status != http.StatusNotFound {
+			return "404 (site A's id does not exist for an admin of site B)"
+		}
+		return ""
+	case clinicWide[op]:
+		if status != http.StatusForbidden {
+			return "403 (only an admin limited to no site changes the clinic)"
+		}
+		return ""
+	}
+	return judge(class, 6, status)
 }
 
 func elsewhere(path string) bool {

@@ -94,6 +94,12 @@ func (s *server) writeDepartments(w http.ResponseWriter, r *http.Request, all bo
 	if err != nil {
 		return err
 	}
+	if all {
+		// The staff's list: a caller limited to sites sees its own.
+		if site, err = s.svc.ListingSite(r.Context(), booking.ActorOf(r.Context()), site); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := s.storeCtx(r.Context())
 	defer cancel()
 	ds, err := s.store.ListDepartmentsBy(ctx, booking.DepartmentFilter{SiteID: site, All: all}, p.store())

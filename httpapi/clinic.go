@@ -205,6 +205,10 @@ func auditFields(q map[string]string, f booking.AuditFilter, loc *time.Location)
 func auditKey(e auditView) int64 { return e.ID }
 
 func (s *server) audit(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+	// The log is of every site: the clinic's to read.
+	if err := s.svc.RunsClinic(r.Context()); err != nil {
+		return err
+	}
 	f, p, err := auditFilter(r, s.zone)
 	if err != nil {
 		return err

@@ -195,9 +195,13 @@ func (s *server) answerOffer(accept bool) func(http.ResponseWriter, *http.Reques
 
 // doctorOffers lists the running waitlist offers of a doctor's slots
 // starting in [from, to) (default: the next 24 hours), for staff.
-func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, _ auth.Claims) error {
+func (s *server) doctorOffers(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
 	id, err := pathID(r, "id")
 	if err != nil {
+		return err
+	}
+	// Another site's doctor is not found for an admin limited to sites.
+	if err := s.svc.OnSite(r.Context(), actorOf(c), booking.SiteRef{DoctorID: id}); err != nil {
 		return err
 	}
 	q, err := parseQuery(r, withPage("from", "to")...)

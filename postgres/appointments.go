@@ -112,24 +112,33 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 }
 
 // ListAppointments lists a patient's appointments, newest first, only those
-// in status unless it is empty, one page at a time (ids below p.After).
-func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
-	return s.listAppointments(ctx, `a.patient_id = $1`, patientID, status, p)
+// in q.Status unless it is empty and on q.Sites unless none, one page at a
+// time (ids below q.Page.After).
+func (s *Store) ListAppointments(ctx context.Context, q booking.AppointmentQuery) ([]booking.Appointment, error) {
+	return s.listAppointments(ctx, `a.patient_id = $1`, q)
 }
 
 // ListAccountAppointments lists the appointments of an account and of the
 // people it manages, newest first.
 func (s *Store) ListAccountAppointments(ctx context.Context, account int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
-	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = $1 OR manager_id = $1)`, account, status, p)
+	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = $1 OR manager_id = $1)`,
+		booking.AppointmentQuery{PatientID: account, Status: status, Page: p})
 }
 
 // listAppointments lists the appointments whose patient matches who (an
-// SQL condition on $1), newest first.
-func (s *Store) listAppointments(ctx context.Context, who string, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+// SQL condition on $1), newest first; q.Sites narrows them to the slots of
+// those sites' doctors (a department on no site is on none).
+func (s *Store) listAppointments(ctx context.Context, who string, q booking.AppointmentQuery) ([]booking.Appointment, error) {
+	sites := q.Sites
+	if sites == nil {
+		sites = []int64{}
+	}
 	rows, _ := s.pool.Query(ctx,
 		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
 		 WHERE `+who+` AND ($2::text = '' OR a.status = $2) AND ($3::bigint = 0 OR a.id < $3)
-		 ORDER BY a.id DESC LIMIT NULLIF($4, 0)`, patientID, string(status), p.After, p.Limit)
+		   AND (cardinality($5::bigint[]) = 0 OR s.resource_id IN (SELECT r.id FROM resources r
+		        JOIN departments d ON d.id = r.department_id WHERE d.site_id = ANY($5)))
+		 ORDER BY a.id DESC LIMIT NULLIF($4, 0)`, q.PatientID, string(q.Status), q.Page.After, q.Page.Limit, sites)
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	return as, translate(err, "")
 }

@@ -225,7 +225,7 @@ func TestBookingOpensNothing(t *testing.T) {
 	if _, err := f.s.FindByKeys(f.ctx, reqs); err != nil {
 		t.Fatal(err)
 	}
-	if as, err := f.s.ListAppointments(f.ctx, ps[0].ID, "", booking.Page{}); err != nil || len(as) != 1 {
+	if as, err := f.s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: ps[0].ID}); err != nil || len(as) != 1 {
 		t.Fatalf("list: %v %v", as, err)
 	}
 	if _, err := f.s.Cancel(f.ctx, res[1].Appointment.ID, ps[1].ID, testNow); err != nil {

@@ -115,9 +115,14 @@ func (s *Service) AccountAppointments(ctx context.Context, account int64, status
 
 // Appointments lists a patient's appointments, newest first, optionally in
 // one state, one page at a time (booking.Page; the zero Page lists all).
+// A staff caller limited to sites sees those of its sites only, narrowed
+// in the store's query (booking.SiteAllowed), so each page is whole.
 func (s *Service) Appointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
-	ctx, cancel := context.WithTimeout(ctx, s.timeout)
-	defer cancel()
-	as, err := s.store.ListAppointments(ctx, patientID, status, p)
-	return as, s.storeErr(ctx, err)
+	caller, err := s.Caller(ctx, booking.ActorOf(ctx))
+	if err != nil {
+		return nil, err
+	}
+	return bounded(s, ctx, func(ctx context.Context) ([]booking.Appointment, error) {
+		return s.store.ListAppointments(ctx, booking.AppointmentQuery{PatientID: patientID, Status: status, Sites: caller.Sites, Page: p})
+	})
 }

@@ -6,13 +6,23 @@ import (
 	"github.com/slotd/slotd/booking"
 )
 
-// CreateDepartment adds a department.
+// CreateDepartment adds a department; an admin limited to sites adds it
+// on one of them (departmentSite).
 func (s *Service) CreateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	site, err := s.departmentSite(ctx, d.SiteID)
+	if err != nil {
+		return booking.Department{}, err
+	}
+	d.SiteID = site
 	return bounded(s, ctx, func(ctx context.Context) (booking.Department, error) { return s.store.CreateDepartment(ctx, d) })
 }
 
-// CreateDoctor adds a doctor.
+// CreateDoctor adds a doctor, for a limited admin in a department of its
+// sites.
 func (s *Service) CreateDoctor(ctx context.Context, d booking.Doctor) (booking.Doctor, error) {
+	if err := s.onSites(ctx, booking.SiteRef{DepartmentID: d.DepartmentID}); err != nil {
+		return booking.Doctor{}, err
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.CreateDoctor(ctx, d) })
 }
 
@@ -32,6 +42,9 @@ func (s *Service) CreatePatient(ctx context.Context, p booking.Patient) (booking
 // its doctor (another doctor's schedule is not found), so that an opening
 // of the schedule covers it.
 func (s *Service) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot, error) {
+	if err := s.onSites(ctx, booking.SiteRef{DoctorID: sl.DoctorID}); err != nil {
+		return booking.Slot{}, err
+	}
 	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) {
 		if sl.ScheduleID != 0 {
 			// A schedule never changes doctor, so this read cannot go stale.
@@ -53,6 +66,9 @@ func (s *Service) CreateSlot(ctx context.Context, sl booking.Slot) (booking.Slot
 
 // UpdateSlot changes a slot's capacity or status.
 func (s *Service) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate) (booking.Slot, error) {
+	if err := s.onSites(ctx, booking.SiteRef{SlotID: id}); err != nil {
+		return booking.Slot{}, err
+	}
 	sl, err := bounded(s, ctx, func(ctx context.Context) (booking.Slot, error) { return s.store.UpdateSlot(ctx, id, u) })
 	if err == nil {
 		s.slotChanged(sl.ID, sl.DoctorID)
@@ -60,8 +76,17 @@ func (s *Service) UpdateSlot(ctx context.Context, id int64, u booking.SlotUpdate
 	return sl, err
 }
 
-// UpdateDepartment renames a department.
+// UpdateDepartment renames a department (or moves it to another site): a
+// limited admin's of its sites, to one of them.
 func (s *Service) UpdateDepartment(ctx context.Context, d booking.Department) (booking.Department, error) {
+	if err := s.onSites(ctx, booking.SiteRef{DepartmentID: d.ID}); err != nil {
+		return booking.Department{}, err
+	}
+	if d.SiteID != 0 {
+		if _, err := s.departmentSite(ctx, d.SiteID); err != nil {
+			return booking.Department{}, err
+		}
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Department, error) { return s.store.UpdateDepartment(ctx, d) })
 }
 
@@ -70,6 +95,13 @@ func (s *Service) UpdateDepartment(ctx context.Context, d booking.Department) (b
 // them explicitly, or suspend the period).
 func (s *Service) UpdateDoctor(ctx context.Context, id int64, u booking.DoctorUpdate) (booking.Doctor, error) {
 	if err := u.ProfileUpdate.Validate(); err != nil {
+		return booking.Doctor{}, err
+	}
+	refs := []booking.SiteRef{{DoctorID: id}}
+	if u.DepartmentID != nil {
+		refs = append(refs, booking.SiteRef{DepartmentID: *u.DepartmentID})
+	}
+	if err := s.onSites(ctx, refs...); err != nil {
 		return booking.Doctor{}, err
 	}
 	d, err := bounded(s, ctx, func(ctx context.Context) (booking.Doctor, error) { return s.store.UpdateDoctor(ctx, id, u) })
@@ -89,6 +121,9 @@ func (s *Service) SetDoctorPhoto(ctx context.Context, doctorID int64, contentTyp
 	}
 	if p.ContentType != contentType {
 		return booking.Photo{}, booking.Errorf(booking.CodeInvalidRequest, "the photo is %s, not %s", p.ContentType, contentType)
+	}
+	if err := s.onSites(ctx, booking.SiteRef{DoctorID: doctorID}); err != nil {
+		return booking.Photo{}, err
 	}
 	if _, err = bounded(s, ctx, func(ctx context.Context) (struct{}, error) { return struct{}{}, s.store.SetPhoto(ctx, p) }); err != nil {
 		return booking.Photo{}, err

@@ -13,7 +13,23 @@ import (
 // slots, so that this instance neither keeps them marked full nor lets them
 // look open (other instances notice within their gates' TTL; the database
 // refuses bookings of closed slots anyway).
+//
+// An admin limited to sites suspends a doctor or closes a department of
+// its sites (another's is not found); a closure of the clinic is not its
+// to make (403).
 func (s *Service) Suspend(ctx context.Context, sus booking.Suspension) (booking.SuspensionResult, error) {
+	var err error
+	switch sus.Scope {
+	case booking.ScopeDoctor, "":
+		err = s.onSites(ctx, booking.SiteRef{DoctorID: sus.DoctorID})
+	case booking.ScopeDepartment:
+		err = s.onSites(ctx, booking.SiteRef{DepartmentID: sus.DepartmentID})
+	case booking.ScopeClinic:
+		err = s.runsClinic(ctx)
+	}
+	if err != nil {
+		return booking.SuspensionResult{}, err
+	}
 	res, err := bounded(s, ctx, func(ctx context.Context) (booking.SuspensionResult, error) { return s.store.Suspend(ctx, sus, s.now()) })
 	if err != nil || res.Existing {
 		return res, err

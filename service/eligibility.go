@@ -17,6 +17,9 @@ func (s *Service) SetEligibility(ctx context.Context, rule booking.EligibilityRu
 			return booking.EligibilityRule{}, err
 		}
 	}
+	if err := s.onSites(ctx, booking.SiteRef{ScheduleID: rule.ScheduleID}); err != nil {
+		return booking.EligibilityRule{}, err
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.EligibilityRule, error) {
 		return s.store.SetEligibility(ctx, rule, remove, s.now())
 	})
@@ -59,6 +62,9 @@ func (s *Service) CreateInvitations(ctx context.Context, scheduleID int64, count
 	if count < 1 || count > booking.MaxInvitations {
 		return nil, &booking.Error{Code: booking.CodeInvalidRequest, Pointer: "/count",
 			Message: "count must be 1 to 5000", Format: "count must be 1 to 5000"}
+	}
+	if err := s.onSites(ctx, booking.SiteRef{ScheduleID: scheduleID}); err != nil {
+		return nil, err
 	}
 	codes := booking.NewInvitationCodes(count)
 	_, err := bounded(s, ctx, func(ctx context.Context) (struct{}, error) {

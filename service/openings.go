@@ -106,6 +106,9 @@ func (s *Service) AnnounceOpening(ctx context.Context, scheduleID int64, opensAt
 	if !s.waiting.opts.Tokens.Valid() {
 		return booking.Opening{}, booking.Errorf(booking.CodeConflict, "this server has no key to sign admissions")
 	}
+	if err := s.onSites(ctx, booking.SiteRef{ScheduleID: scheduleID}); err != nil {
+		return booking.Opening{}, err
+	}
 	seed, err := NewSeed()
 	if err != nil {
 		return booking.Opening{}, err

@@ -16,7 +16,7 @@ func (s *Service) ExportPatient(ctx context.Context, id int64) (booking.PatientE
 		if err != nil {
 			return booking.PatientExport{}, err
 		}
-		as, err := s.store.ListAppointments(ctx, id, "", booking.Page{})
+		as, err := s.store.ListAppointments(ctx, booking.AppointmentQuery{PatientID: id})
 		if err != nil {
 			return booking.PatientExport{}, err
 		}

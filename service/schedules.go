@@ -24,6 +24,9 @@ func (s *Service) CreateSchedule(ctx context.Context, sc booking.Schedule) (book
 	if err := sc.Policy.Validate(); err != nil {
 		return sc, 0, err
 	}
+	if err := s.onSites(ctx, booking.SiteRef{DoctorID: sc.DoctorID}); err != nil {
+		return sc, 0, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
 	loc, ins, err := s.generation(ctx, sc.DoctorID)
@@ -59,6 +62,9 @@ func (s *Service) GenerateSlots(ctx context.Context, doctorID int64, first, last
 		ss  []booking.Schedule
 		loc *time.Location
 		ins schedule.SlotInserter
+	}
+	if err := s.onSites(ctx, booking.SiteRef{DoctorID: doctorID}); err != nil {
+		return 0, 0, err
 	}
 	p, err := bounded(s, ctx, func(ctx context.Context) (plan, error) {
 		loc, ins, err := s.generation(ctx, doctorID)
@@ -197,6 +203,9 @@ func (s *Service) UpdateSchedule(ctx context.Context, sc booking.Schedule) (book
 		return sc, 0, 0, err
 	}
 	if err := sc.Policy.Validate(); err != nil {
+		return sc, 0, 0, err
+	}
+	if err := s.onSites(ctx, booking.SiteRef{ScheduleID: sc.ID}); err != nil {
 		return sc, 0, 0, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)

@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -19,14 +20,33 @@ func (s *Service) GetService(ctx context.Context, id int64) (booking.Service, er
 	return bounded(s, ctx, func(ctx context.Context) (booking.Service, error) { return s.store.GetService(ctx, id) })
 }
 
-// CreateService adds a service.
+// CreateService adds a service. An admin limited to sites adds one
+// offered by doctors of its sites only (serviceOnSites).
 func (s *Service) CreateService(ctx context.Context, v booking.Service) (booking.Service, error) {
+	if err := s.serviceOnSites(ctx, v.DoctorIDs); err != nil {
+		return booking.Service{}, err
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Service, error) { return s.store.CreateService(ctx, v) })
 }
 
 // UpdateService changes a service; a withdrawn one takes no new visit,
 // the visits booked stay.
 func (s *Service) UpdateService(ctx context.Context, id int64, u booking.ServiceUpdate) (booking.Service, error) {
+	if caller, err := s.Caller(ctx, booking.ActorOf(ctx)); err != nil {
+		return booking.Service{}, err
+	} else if booking.SiteLimited(caller) {
+		v, err := s.GetService(ctx, id)
+		if err != nil {
+			return booking.Service{}, err
+		}
+		doctors := v.DoctorIDs
+		if u.DoctorIDs != nil {
+			doctors = append(slices.Clone(doctors), *u.DoctorIDs...)
+		}
+		if err := s.serviceOnSites(ctx, doctors); err != nil {
+			return booking.Service{}, err
+		}
+	}
 	return bounded(s, ctx, func(ctx context.Context) (booking.Service, error) { return s.store.UpdateService(ctx, id, u) })
 }
 
@@ -89,4 +109,26 @@ func (s *Service) BookVisitFor(ctx context.Context, a booking.Acting, v booking.
 	s.observe(r, false, start)
 	s.observeEligibility(r.Err)
 	return r
+}
+
+// serviceOnSites refuses a limited admin a service that is not of its
+// sites: one offered by no doctor is the whole clinic's (403, as
+// RunsClinic), one with a doctor of another site is not found.
+func (s *Service) serviceOnSites(ctx context.Context, doctorIDs []int64) error {
+	caller, err := s.Caller(ctx, booking.ActorOf(ctx))
+	if err != nil || !booking.SiteLimited(caller) {
+		return err
+	}
+	switch doctorIDs = slices.Compact(slices.Sorted(slices.Values(doctorIDs))); {
+	case len(doctorIDs) == 0:
+		return booking.ClinicWideRefusal()
+	case len(doctorIDs) > 2*booking.MaxServiceDoctors: // before and after an update
+		return booking.Errorf(booking.CodeInvalidRequest, "a service lists at most %d doctors", booking.MaxServiceDoctors)
+	}
+	for _, id := range doctorIDs {
+		if err := s.onSite(ctx, caller, booking.SiteRef{DoctorID: id}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -186,3 +186,28 @@ func (s *Service) ListingSite(ctx context.Context, caller booking.Actor, site in
 	}
 	return 0, booking.Errorf(booking.CodeInvalidRequest, "this account works on several sites: name one with site")
 }
+
+// onSites refuses, as onSite does, the catalog change of the caller of
+// ctx (an admin limited to sites) when any of refs is on another site:
+// a department, doctor, schedule or slot of its sites is its to change,
+// another site's is not found. Unlimited callers cost no read.
+func (s *Service) onSites(ctx context.Context, refs ...booking.SiteRef) error {
+	caller, err := s.Caller(ctx, booking.ActorOf(ctx))
+	if err != nil || !booking.SiteLimited(caller) {
+		return err
+	}
+	for _, ref := range refs {
+		if err := s.onSite(ctx, caller, ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// departmentSite is the site a department is created on or moved to by
+// the caller of ctx, site being the one asked for (0: the first site): as
+// ListingSite decides, so that a limited admin's department is on one of
+// its sites (another is not found; with several, name one).
+func (s *Service) departmentSite(ctx context.Context, site int64) (int64, error) {
+	return s.ListingSite(ctx, booking.ActorOf(ctx), site)
+}

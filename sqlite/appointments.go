@@ -155,24 +155,33 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 }
 
 // ListAppointments lists a patient's appointments, newest first, optionally
-// only those in one state, one page at a time (ids below p.After).
-func (s *Store) ListAppointments(ctx context.Context, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
-	return s.listAppointments(ctx, `a.patient_id = ?1`, patientID, status, p)
+// only those in one state and on some sites, one page at a time (ids below
+// q.Page.After).
+func (s *Store) ListAppointments(ctx context.Context, q booking.AppointmentQuery) ([]booking.Appointment, error) {
+	return s.listAppointments(ctx, `a.patient_id = ?1`, q)
 }
 
 // ListAccountAppointments lists the appointments of an account and of the
 // people it manages, newest first.
 func (s *Store) ListAccountAppointments(ctx context.Context, account int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
-	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = ?1 OR manager_id = ?1)`, account, status, p)
+	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = ?1 OR manager_id = ?1)`,
+		booking.AppointmentQuery{PatientID: account, Status: status, Page: p})
 }
 
 // listAppointments lists the appointments whose patient matches who (an
-// SQL condition on ?1), newest first.
-func (s *Store) listAppointments(ctx context.Context, who string, patientID int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
+// SQL condition on ?1), newest first; q.Sites narrows them to the slots of
+// those sites' doctors (a JSON array here, SQLite having none).
+func (s *Store) listAppointments(ctx context.Context, who string, q booking.AppointmentQuery) ([]booking.Appointment, error) {
+	sites, err := json.Marshal(append([]int64{}, q.Sites...))
+	if err != nil {
+		return nil, err
+	}
 	rows, err := s.reader.QueryContext(ctx,
 		`SELECT `+apptCols+apptFrom+`WHERE `+who+` AND (?2 = '' OR a.status = ?2) AND (?3 = 0 OR a.id < ?3)
+		   AND (json_array_length(?5) = 0 OR s.resource_id IN (SELECT r.id FROM resources r
+		        JOIN departments d ON d.id = r.department_id WHERE d.site_id IN (SELECT value FROM json_each(?5))))
 		 ORDER BY a.id DESC LIMIT ?4`,
-		patientID, string(status), p.After, rowLimit(p))
+		q.PatientID, string(q.Status), q.Page.After, rowLimit(q.Page), string(sites))
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

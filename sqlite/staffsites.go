@@ -17,6 +17,8 @@ var siteOfSQL = map[string]string{
 	"doctor": `SELECT coalesce(d.site_id, 0) FROM resources r LEFT JOIN departments d ON d.id = r.department_id
 		WHERE r.id = ? AND r.kind = 'doctor'`,
 	"department": `SELECT coalesce(site_id, 0) FROM departments WHERE id = ?`,
+	"schedule": `SELECT coalesce(d.site_id, 0) FROM schedules sc JOIN resources r ON r.id = sc.resource_id
+		LEFT JOIN departments d ON d.id = r.department_id WHERE sc.id = ?`,
 }
 
 // SiteOf reads the site of the slot, appointment, doctor or department
@@ -24,7 +26,7 @@ var siteOfSQL = map[string]string{
 func (s *Store) SiteOf(ctx context.Context, ref booking.SiteRef) (int64, error) {
 	kind := ref.Kind()
 	var site int64
-	err := s.reader.QueryRowContext(ctx, siteOfSQL[kind], ref.SlotID+ref.AppointmentID+ref.DoctorID+ref.DepartmentID).Scan(&site)
+	err := s.reader.QueryRowContext(ctx, siteOfSQL[kind], ref.SlotID+ref.AppointmentID+ref.DoctorID+ref.DepartmentID+ref.ScheduleID).Scan(&site)
 	return site, mapErr(err, kind)
 }
 

@@ -235,7 +235,7 @@ func testOverlap(t *testing.T, h Harness) {
 	// Another patient is not concerned.
 	f.mustBook(b.ID, f.patient())
 	// Once cancelled, the time is free again for this patient.
-	as, err := s.ListAppointments(f.ctx, p.ID, booking.StatusBooked, booking.Page{})
+	as, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID, Status: booking.StatusBooked})
 	must(t, err)
 	for _, ap := range as {
 		if ap.SlotID == a.ID {
@@ -318,22 +318,22 @@ func testListAppointments(t *testing.T, h Harness) {
 	_, err := s.Cancel(f.ctx, a1.ID, p.ID, now)
 	must(t, err)
 
-	all, err := s.ListAppointments(f.ctx, p.ID, "", booking.Page{})
+	all, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID})
 	must(t, err)
 	if len(all) != 2 || all[0].ID != a2.ID || all[1].ID != a1.ID {
 		t.Fatalf("want [%d %d] newest first, got %+v", a2.ID, a1.ID, all)
 	}
-	booked, err := s.ListAppointments(f.ctx, p.ID, booking.StatusBooked, booking.Page{})
+	booked, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID, Status: booking.StatusBooked})
 	must(t, err)
 	if len(booked) != 1 || booked[0].ID != a2.ID {
 		t.Fatalf("booked = %+v", booked)
 	}
-	cancelled, err := s.ListAppointments(f.ctx, p.ID, booking.StatusCancelled, booking.Page{})
+	cancelled, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID, Status: booking.StatusCancelled})
 	must(t, err)
 	if len(cancelled) != 1 || cancelled[0].ID != a1.ID || cancelled[0].DoctorID != f.doctor.ID {
 		t.Fatalf("cancelled = %+v", cancelled)
 	}
-	none, err := s.ListAppointments(f.ctx, 999999, "", booking.Page{})
+	none, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: 999999})
 	must(t, err)
 	if len(none) != 0 {
 		t.Fatalf("unknown patient has %d appointments", len(none))

@@ -126,7 +126,7 @@ func testListPages(t *testing.T, h Harness) {
 	slices.Reverse(newest)
 	appts := func(status booking.Status) func(booking.Page) ([]int64, error) {
 		return func(pg booking.Page) ([]int64, error) {
-			as, err := s.ListAppointments(f.ctx, p.ID, status, pg)
+			as, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID, Status: status, Page: pg})
 			return idsOf(as, func(a booking.Appointment) int64 { return a.ID }), err
 		}
 	}
@@ -138,10 +138,10 @@ func testListPages(t *testing.T, h Harness) {
 		t.Fatalf("booked appointments by pages of 1 = %v, want %v", got, stillBooked)
 	}
 	// A row written behind the cursor is not seen by the pages after it.
-	first, err := s.ListAppointments(f.ctx, p.ID, "", booking.Page{Limit: 2})
+	first, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID, Page: booking.Page{Limit: 2}})
 	must(t, err)
 	late := f.mustBook(f.slot(1).ID, p)
-	rest, err := s.ListAppointments(f.ctx, p.ID, "", booking.Page{After: first[1].ID, Limit: booking.MaxPageLimit})
+	rest, err := s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p.ID, Page: booking.Page{After: first[1].ID, Limit: booking.MaxPageLimit}})
 	must(t, err)
 	if ids := idsOf(rest, func(a booking.Appointment) int64 { return a.ID }); slices.Contains(ids, late.ID) || len(ids) != 1 {
 		t.Fatalf("after the cursor %d: %v (the late %d must not be there)", first[1].ID, ids, late.ID)

@@ -34,7 +34,7 @@ func (f *fixture) partyHeld(t testing.TB, e booking.WaitlistEntry) map[booking.S
 		ids = []int64{e.PatientID}
 	}
 	for _, p := range ids {
-		as, err := f.s.ListAppointments(f.ctx, p, "", booking.Page{Limit: booking.MaxPageLimit})
+		as, err := f.s.ListAppointments(f.ctx, booking.AppointmentQuery{PatientID: p, Page: booking.Page{Limit: booking.MaxPageLimit}})
 		must(t, err)
 		for _, a := range as {
 			if a.SlotID == e.SlotID && a.IdempotencyKey == booking.OfferKey(e.ID, e.SlotID) {

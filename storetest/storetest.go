@@ -220,6 +220,7 @@ func Run(t *testing.T, h Harness) {
 		{"Personal", testPersonal},
 		{"Desk", testDesk},
 		{"StaffSites", testStaffSites},
+		{"StaffSiteLists", testStaffSiteLists},
 		{"Signup", testSignup},
 		{"DataKeys", testDataKeys},
 		{"DepartedPatients", testDepartedPatients},

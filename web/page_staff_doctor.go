@@ -48,8 +48,12 @@ func weekdayNames(pr *i18n.Printer) []string {
 // handleStaffDoctor shows a doctor's schedules and the slots of one day,
 // with forms to create a schedule (generating its slots) and to suspend a
 // period.
-func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, _ session) {
+func (s *server) handleStaffDoctor(w http.ResponseWriter, r *http.Request, sess session) {
 	doc, loc, err := s.doctor(r)
+	if err == nil {
+		// Another site's doctor is not found for staff limited to sites.
+		err = s.svc.OnSite(r.Context(), sess.actor(), booking.SiteRef{DoctorID: doc.ID})
+	}
 	if err != nil {
 		s.renderError(w, r, err)
 		return

@@ -315,7 +315,7 @@ func TestBookGroupPage(t *testing.T) {
 	}
 	var nums []int
 	for _, p := range []int64{me.ID, kid.ID} {
-		as, err := s.store.ListAppointments(t.Context(), p, "", booking.Page{Limit: 10})
+		as, err := s.store.ListAppointments(t.Context(), booking.AppointmentQuery{PatientID: p, Page: booking.Page{Limit: 10}})
 		must(t, err)
 		for _, a := range as {
 			if a.SlotID == sl.ID {

@@ -69,4 +69,11 @@ func TestStaffSitesPages(t *testing.T) {
 	if status, _ := s.postAs(t, "staff", "en", "/staff/clinic/staff-sites", url.Values{"user": {"rita"}}); status != http.StatusForbidden {
 		t.Fatalf("an admin limited to site A changing rita's sites: %d, want 403", status)
 	}
+	// ... nor site B's doctor's page (schedules and slots), its own is hers.
+	if status, _ := s.statusAs(t, "staff", "en", fmt.Sprintf("/staff/doctors/%d", docB.ID)); status != http.StatusNotFound {
+		t.Fatalf("site B's doctor's page for an admin limited to site A: %d, want 404", status)
+	}
+	if status, _ := s.statusAs(t, "staff", "en", fmt.Sprintf("/staff/doctors/%d", s.doctor.ID)); status != http.StatusOK {
+		t.Fatalf("site A's doctor's page for an admin limited to site A: %d, want 200", status)
+	}
 }
