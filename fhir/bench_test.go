@@ -60,3 +60,22 @@ func BenchmarkBulkRegenerate(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkBulkSiteSlotFile is one regional portal's poll of one site's
+// Slot file: a byte range of the cached generation's whole file.
+func BenchmarkBulkSiteSlotFile(b *testing.B) {
+	f := benchFixture(b)
+	if _, err := f.h.bulk.regenerate(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	req := httptest.NewRequest("GET", "/fhir/bulk/sites/"+strconv.FormatInt(f.dept.SiteID, 10)+"/Slot.ndjson", nil)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w := httptest.NewRecorder()
+		f.h.ServeHTTP(w, req)
+		if w.Code != 200 {
+			b.Fatal(w.Code)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -63,6 +64,28 @@ type snapshot struct {
 	res   map[string]published // "Type/id" → resource
 	full  map[string][]byte    // type → the whole NDJSON file
 	etag  string
+	sites map[int64]*sitePart // site id → its part of each file
+}
+
+// sitePart is one site's lines of the whole files: each file is written
+// site by site, so a site's resources are one run of lines and one byte
+// range, served without a copy.
+type sitePart struct {
+	lines map[string][2]int // type → [first, end) index into files[type]
+	bytes map[string][2]int // type → [first, end) offset into full[type]
+	etag  string            // of the site's bytes only: other sites' changes keep it
+}
+
+// body is the site's part of the whole file kind.
+func (sp *sitePart) body(s *snapshot, kind string) []byte {
+	r := sp.bytes[kind]
+	return s.full[kind][r[0]:r[1]]
+}
+
+// ids are the site's resources of kind, in order.
+func (sp *sitePart) ids(s *snapshot, kind string) []string {
+	r := sp.lines[kind]
+	return s.files[kind][r[0]:r[1]]
 }
 
 type publisher struct {
@@ -172,7 +195,22 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 	prev := p.snap
 	p.mu.Unlock()
 
-	s := &snapshot{at: now, files: map[string][]string{}, res: map[string]published{}, full: map[string][]byte{}}
+	s := &snapshot{at: now, files: map[string][]string{}, res: map[string]published{}, full: map[string][]byte{},
+		sites: map[int64]*sitePart{}}
+	// mark extends the site's run of lines of kind to the file's end so
+	// far (its first line is where the run began).
+	mark := func(site int64, kind string, first int) {
+		sp := s.sites[site]
+		if sp == nil {
+			return // a site not listed has no Location and no files
+		}
+		r, ok := sp.lines[kind]
+		if !ok {
+			r[0] = first
+		}
+		r[1] = len(s.files[kind])
+		sp.lines[kind] = r
+	}
 	add := func(kind, rid string, r any, setMeta func(*Meta)) error {
 		body, err := marshal(r)
 		if err != nil {
@@ -199,10 +237,13 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		return nil, err
 	}
 	for _, site := range sites {
+		s.sites[site.ID] = &sitePart{lines: map[string][2]int{}, bytes: map[string][2]int{}}
 		l := siteLocation(site, p.h.clinic)
+		first := len(s.files["Location"])
 		if err := add("Location", l.ID, &l, func(m *Meta) { l.Meta = m }); err != nil {
 			return nil, err
 		}
+		mark(site.ID, "Location", first)
 	}
 	scheds, err := p.h.schedules(ctx)
 	if err != nil {
@@ -216,6 +257,7 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		if sc.doctor == nil {
 			continue // rooms are allocated in rounds, not booked by the public
 		}
+		firstSched, firstSlot := len(s.files["Schedule"]), len(s.files["Slot"])
 		sr := sc.res
 		if sc.phone != "" {
 			sr.Extension = []Extension{{URL: ExtBookingPhone, ValueString: sc.phone}}
@@ -223,6 +265,9 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 		if err := add("Schedule", sr.ID, &sr, func(m *Meta) { sr.Meta = m }); err != nil {
 			return nil, err
 		}
+		// The schedules are sorted by site, so each site's lines are one
+		// run of each file (its slots are marked after their pages).
+		mark(sc.site, "Schedule", firstSched)
 		if p.opts.MaxSlots-len(s.files["Slot"]) <= 0 {
 			cut++ // every Schedule is published, its slots not
 			continue
@@ -253,6 +298,7 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 			}
 			after = booking.CursorOf(slots)
 		}
+		mark(sc.site, "Slot", firstSlot)
 	}
 	if cut > 0 {
 		p.h.log.LogAttrs(ctx, slog.LevelWarn, "fhir bulk publication cut at its bound",
@@ -261,14 +307,32 @@ func (p *publisher) regenerate(ctx context.Context) (*snapshot, error) {
 	tag := sha256.New()
 	for _, kind := range bulkTypes {
 		var b bytes.Buffer
-		for _, rid := range s.files[kind] {
+		at := make([]int, len(s.files[kind])+1) // line → its byte offset
+		for i, rid := range s.files[kind] {
+			at[i] = b.Len()
 			b.Write(s.res[kind+"/"+rid].line)
 			b.WriteByte('\n')
 		}
+		at[len(at)-1] = b.Len()
 		s.full[kind] = b.Bytes()
 		tag.Write(b.Bytes())
+		for _, sp := range s.sites {
+			r := sp.lines[kind] // a site without lines of kind: [0, 0)
+			sp.bytes[kind] = [2]int{at[r[0]], at[r[1]]}
+			if r[1] == r[0] {
+				sp.bytes[kind] = [2]int{}
+			}
+		}
 	}
 	s.etag = hex.EncodeToString(tag.Sum(nil)[:12])
+	for _, sp := range s.sites {
+		st := sha256.New()
+		for _, kind := range bulkTypes {
+			st.Write([]byte(kind))
+			st.Write(sp.body(s, kind))
+		}
+		sp.etag = hex.EncodeToString(st.Sum(nil)[:12])
+	}
 	p.mu.Lock()
 	p.snap = s
 	p.mu.Unlock()
@@ -295,13 +359,22 @@ func since(q url.Values) (time.Time, string, error) {
 	return t, v, nil
 }
 
-// bulkManifest answers the SMART Scheduling Links manifest.
+// bulkManifest answers the SMART Scheduling Links manifest: the whole
+// files, or with site=<id> that site's files only (its Location, its
+// doctors' Schedules and their Slots), each entry naming its site in the
+// output's extension. The whole manifest keeps its three files and lists
+// no site's: SMART consumers read every file of a manifest, and would
+// read each slot twice.
 func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	if err := checkParams(q, "_since", "since", "_type"); err != nil {
+	if err := checkParams(q, "_since", "since", "_type", "site"); err != nil {
 		return err
 	}
 	_, raw, err := since(q)
+	if err != nil {
+		return err
+	}
+	site, err := siteParam(q.Get("site"))
 	if err != nil {
 		return err
 	}
@@ -310,18 +383,32 @@ func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
 		return service.Classify(r.Context(), err)
 	}
 	type output struct {
-		Type string `json:"type"`
-		URL  string `json:"url"`
+		Type      string            `json:"type"`
+		URL       string            `json:"url"`
+		Extension map[string]string `json:"extension,omitempty"`
 	}
 	suffix := ""
 	if raw != "" {
 		suffix = "?_since=" + url.QueryEscape(raw)
 	}
 	var outs []output
-	for _, kind := range bulkTypes {
-		outs = append(outs, output{Type: kind, URL: h.base + "/bulk/" + kind + ".ndjson" + suffix})
+	etag, variant := s.etag, "manifest|"+raw
+	if site == 0 {
+		for _, kind := range bulkTypes {
+			outs = append(outs, output{Type: kind, URL: h.base + "/bulk/" + kind + ".ndjson" + suffix})
+		}
+	} else {
+		sp := s.sites[site]
+		if sp == nil {
+			return booking.NotFound("site")
+		}
+		ref := map[string]string{"site": "Location/" + siteID(site)}
+		for _, kind := range bulkTypes {
+			outs = append(outs, output{Type: kind, URL: h.base + "/bulk/sites/" + id(site) + "/" + kind + ".ndjson" + suffix, Extension: ref})
+		}
+		etag, variant = sp.etag, "manifest|"+id(site)+"|"+raw
 	}
-	if h.cacheable(w, r, s, "manifest|"+raw) {
+	if h.cacheable(w, r, etag, s.at, variant) {
 		return nil
 	}
 	writeJSONBody(w, map[string]any{
@@ -333,8 +420,39 @@ func (h *Handler) bulkManifest(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// siteParam reads a site's id, as a number or its Location's id
+// (site-<id>); zero when absent.
+func siteParam(v string) (int64, error) {
+	if v == "" {
+		return 0, nil
+	}
+	if n, ok := siteOf(v); ok {
+		return n, nil
+	}
+	if n, ok := siteOf(sitePrefix + v); ok {
+		return n, nil
+	}
+	return 0, booking.Errorf(booking.CodeInvalidRequest, "site must be a site's id (3 or site-3)")
+}
+
 // bulkFile answers one NDJSON file, whole or since an instant.
 func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
+	return h.serveBulk(w, r, 0)
+}
+
+// bulkSiteFile answers one site's part of a file, whole or since an
+// instant; an unknown site is 404.
+func (h *Handler) bulkSiteFile(w http.ResponseWriter, r *http.Request) error {
+	site, err := strconv.ParseInt(r.PathValue("site"), 10, 64)
+	if err != nil || site <= 0 {
+		return booking.NotFound("site")
+	}
+	return h.serveBulk(w, r, site)
+}
+
+// serveBulk answers a file of the snapshot: the whole one (site 0) or a
+// site's part, with its own ETag.
+func (h *Handler) serveBulk(w http.ResponseWriter, r *http.Request, site int64) error {
 	kind, ok := strings.CutSuffix(r.PathValue("file"), ".ndjson")
 	if !ok || !slices.Contains(bulkTypes, kind) {
 		return booking.NotFound("file")
@@ -351,18 +469,26 @@ func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return service.Classify(r.Context(), err)
 	}
-	if h.cacheable(w, r, s, kind+"|"+raw) {
+	whole, ids, etag, variant := s.full[kind], s.files[kind], s.etag, kind+"|"+raw
+	if site != 0 {
+		sp := s.sites[site]
+		if sp == nil {
+			return booking.NotFound("site")
+		}
+		whole, ids, etag, variant = sp.body(s, kind), sp.ids(s, kind), sp.etag, id(site)+"|"+variant
+	}
+	if h.cacheable(w, r, etag, s.at, variant) {
 		return nil
 	}
 	w.Header().Set("Content-Type", "application/fhir+ndjson")
 	if t.IsZero() {
-		_, err = w.Write(s.full[kind])
+		_, err = w.Write(whole)
 		return err
 	}
 	// Streamed line by line from the snapshot: no copy of the file per
 	// request, whatever the number of concurrent pollers.
 	bw := bufio.NewWriterSize(w, 32<<10)
-	for _, rid := range s.files[kind] {
+	for _, rid := range ids {
 		if pub := s.res[kind+"/"+rid]; pub.modified.After(t) {
 			if _, err := bw.Write(pub.line); err != nil {
 				return nil // the client went away; the status is sent
@@ -377,12 +503,12 @@ func (h *Handler) bulkFile(w http.ResponseWriter, r *http.Request) error {
 // cacheable lets clients and proxies keep an answer briefly (the files
 // change at most once per Debounce) and answers 304 to a client that has
 // this generation's variant already, reporting whether it did.
-func (h *Handler) cacheable(w http.ResponseWriter, r *http.Request, s *snapshot, variant string) bool {
+func (h *Handler) cacheable(w http.ResponseWriter, r *http.Request, tag string, at time.Time, variant string) bool {
 	v := sha256.Sum256([]byte(variant))
-	etag := `"` + s.etag + "-" + hex.EncodeToString(v[:4]) + `"`
+	etag := `"` + tag + "-" + hex.EncodeToString(v[:4]) + `"`
 	w.Header().Set("Cache-Control", "public, max-age=2")
 	w.Header().Set("ETag", etag)
-	w.Header().Set("Last-Modified", s.at.UTC().Format(http.TimeFormat))
+	w.Header().Set("Last-Modified", at.UTC().Format(http.TimeFormat))
 	if r.Header.Get("If-None-Match") == etag {
 		w.WriteHeader(http.StatusNotModified)
 		return true

@@ -116,6 +116,7 @@ func (h *Handler) routes() {
 	h.handle("POST /fhir/Appointment/$book", h.book)
 	h.handle("GET /fhir/$bulk-publish", h.bulkManifest)
 	h.handle("GET /fhir/bulk/{file}", h.bulkFile)
+	h.handle("GET /fhir/bulk/sites/{site}/{file}", h.bulkSiteFile)
 	h.mux.HandleFunc("/fhir/", func(w http.ResponseWriter, r *http.Request) {
 		h.outcome(w, r, booking.Errorf(booking.CodeNotFound, "no such FHIR endpoint"))
 	})

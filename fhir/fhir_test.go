@@ -579,8 +579,9 @@ type manifest struct {
 	TransactionTime string `json:"transactionTime"`
 	Request         string `json:"request"`
 	Output          []struct {
-		Type string `json:"type"`
-		URL  string `json:"url"`
+		Type      string            `json:"type"`
+		URL       string            `json:"url"`
+		Extension map[string]string `json:"extension"`
 	} `json:"output"`
 	Error []any `json:"error"`
 }
