@@ -37,14 +37,19 @@ func (s *server) waitlistPatient(r *http.Request, c auth.Claims, named int64) (i
 	return acting.PatientID, err
 }
 
-// namedPerson reads the optional ?patientId= of a waitlist request that
-// has no body: the person of the account it acts for (0: the account).
-func namedPerson(q map[string]string) (int64, error) {
-	v, ok := q["patientId"]
-	if !ok {
-		return 0, nil
+// queriedPatient is whom a waitlist request without a body acts for: the
+// optional ?patientId= (a person of the account; none: the account), as
+// waitlistPatient allows.
+func (s *server) queriedPatient(r *http.Request, c auth.Claims, q map[string]string) (int64, error) {
+	var named int64
+	if v, ok := q["patientId"]; ok {
+		id, err := parseID(v, "patientId")
+		if err != nil {
+			return 0, err
+		}
+		named = id
 	}
-	return parseID(v, "patientId")
+	return s.waitlistPatient(r, c, named)
 }
 
 // joinWaitlist adds an entry: 201 with its position, 200 for a retry.
@@ -111,11 +116,7 @@ func (s *server) myEntries(list func(context.Context, int64) ([]booking.Waitlist
 		if err != nil {
 			return err
 		}
-		named, err := namedPerson(q)
-		if err != nil {
-			return err
-		}
-		patient, err := s.waitlistPatient(r, c, named)
+		patient, err := s.queriedPatient(r, c, q)
 		if err != nil {
 			return err
 		}
@@ -142,11 +143,7 @@ func (s *server) leaveEntry(leave func(context.Context, int64, int64) (booking.W
 		if err != nil {
 			return err
 		}
-		named, err := namedPerson(q)
-		if err != nil {
-			return err
-		}
-		patient, err := s.waitlistPatient(r, c, named)
+		patient, err := s.queriedPatient(r, c, q)
 		if err != nil {
 			return err
 		}
@@ -176,11 +173,7 @@ func (s *server) answerOffer(accept bool) func(http.ResponseWriter, *http.Reques
 		if err != nil {
 			return err
 		}
-		named, err := namedPerson(q)
-		if err != nil {
-			return err
-		}
-		patient, err := s.waitlistPatient(r, c, named)
+		patient, err := s.queriedPatient(r, c, q)
 		if err != nil {
 			return err
 		}
