@@ -110,7 +110,7 @@ func CheckWaitlistEntry(e *WaitlistEntry, now time.Time) error {
 		return Errorf(CodeInvalidRequest, "a party is 1 to %d people", MaxGroup)
 	}
 	if e.Size() > 1 && (len(e.PatientIDs) != e.Size() || e.PatientIDs[0] != e.PatientID) {
-		return Errorf(CodeInvalidRequest, "a party lists its people, the one who joins first (ResolveParty)")
+		return Errorf(CodeInvalidRequest, "a party lists its people, the one who joins first")
 	}
 	if e.Size() == 1 {
 		e.PatientIDs = nil
