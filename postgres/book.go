@@ -106,18 +106,21 @@ const (
 	// patients (booking.PatientLoad): active ordinary appointments in all
 	// and on the slot's local day in its doctor's zone, and no-shows since
 	// $3, through the partial indexes on active appointments and no-shows.
-	sqlPatientLoad = `SELECT p.id, NOT p.active,
-		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
-			AND a.round_id IS NULL)::integer,
-		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + `
-			AND a.round_id IS NULL AND a.start_at >= d.from_at AND a.start_at < d.to_at)::integer,
-		(SELECT count(*) FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= $3)::integer,
-		(SELECT max(a.start_at) FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= $3)
-		FROM patients p LEFT JOIN LATERAL (
+	// Each patient is a probe of its own (OFFSET 0 keeps the subqueries
+	// apart): a generic plan made on an empty table joined patients by a
+	// sequential scan, and took the slot's unique index by its second
+	// column for the day's count (TestBatchReadsProbeWhateverTheStatistics).
+	sqlPatientLoad = `SELECT p.id, NOT x.active, act.total::integer, act.day::integer, ns.n::integer, ns.last
+		FROM unnest($2::bigint[]) AS p(id)
+		LEFT JOIN LATERAL (
 			SELECT date_trunc('day', s.start_at AT TIME ZONE r.timezone) AT TIME ZONE r.timezone AS from_at,
 			       (date_trunc('day', s.start_at AT TIME ZONE r.timezone) + interval '1 day') AT TIME ZONE r.timezone AS to_at
 			FROM slots s JOIN resources r ON r.id = s.resource_id WHERE s.id = $1) d ON true
-		WHERE p.id = ANY($2::bigint[])`
+		CROSS JOIN LATERAL (SELECT active FROM patients WHERE id = p.id OFFSET 0) x
+		CROSS JOIN LATERAL (SELECT count(*) AS total, count(*) FILTER (WHERE a.start_at >= d.from_at AND a.start_at < d.to_at) AS day
+			FROM appointments a WHERE a.patient_id = p.id AND a.status IN ` + booking.ActiveSQL + ` AND a.round_id IS NULL OFFSET 0) act
+		CROSS JOIN LATERAL (SELECT count(*) AS n, max(a.start_at) AS last
+			FROM appointments a WHERE a.patient_id = p.id AND a.status = ` + booking.StatusNoShowSQL + ` AND a.start_at >= $3 OFFSET 0) ns`
 	// sqlWaiting reads the batch's patients' WAITING waitlist entries, each
 	// patient's through waitlist_entries_patient (OFFSET 0 keeps the probe
 	// per patient), with the slot's doctor's department and zone that
@@ -146,9 +149,11 @@ const (
 	// sqlNotOffer keeps the reclaim off a timed-out waitlist offer: the
 	// expiry job ends it, so that its entry ends EXPIRED and the place
 	// passes to the next entry before it returns to open booking
-	// (booking/waitlist.go). Evaluated only for the slot's stale holds.
+	// (booking/waitlist.go). Evaluated only for the slot's stale holds, a
+	// probe of waitlist_entries_offer each (OFFSET 0 keeps it a subplan: as
+	// an anti-join, plans made on an empty table read every offer per hold).
 	sqlNotOffer = `
-		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = ` + booking.EntryOfferedSQL + `)`
+		  AND NOT EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.appointment_id = appointments.id AND w.state = ` + booking.EntryOfferedSQL + ` OFFSET 0)`
 	// sqlTakenIfHoles lists every queue number in use, but only when
 	// numbers below the top may be free (after cancels or expiries: the
 	// counter differs from the top number; or a stale hold may be

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"testing"
@@ -25,11 +26,19 @@ import (
 // joins (the overlap check, the key look-up) or as max(queue_no), these
 // reads scanned every appointment of the slot.
 func TestBatchReadsProbeWhateverTheStatistics(t *testing.T) {
-	t.Run("analyzed-nearly-empty", func(t *testing.T) { testBatchReadsProbe(t, true) })
-	t.Run("never-analyzed", func(t *testing.T) { testBatchReadsProbe(t, false) })
+	t.Run("analyzed-nearly-empty", func(t *testing.T) { testBatchReadsProbe(t, statsAnalyzed) })
+	t.Run("never-analyzed", func(t *testing.T) { testBatchReadsProbe(t, statsNever) })
+	t.Run("planned-empty", func(t *testing.T) { testBatchReadsProbe(t, statsPlannedEmpty) })
 }
 
-func testBatchReadsProbe(t *testing.T, analyze bool) {
+// The statistics a connection's generic plans are made from.
+const (
+	statsAnalyzed     = iota // ANALYZE after a few bookings, planned after the fill
+	statsNever               // never analyzed, planned after the fill
+	statsPlannedEmpty        // planned before any booking, as the warm pool does on a new database
+)
+
+func testBatchReadsProbe(t *testing.T, stats int) {
 	f := newFix(t)
 	ctx := f.ctx
 	const filled, batch = 2000, 20
@@ -48,15 +57,6 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 	}
 	_, err := f.s.pool.Exec(ctx, `ALTER TABLE appointments SET (autovacuum_enabled = false)`)
 	must(t, err)
-	book(0, 5)
-	if analyze {
-		_, err = f.s.pool.Exec(ctx, `ANALYZE appointments, patients, slots`)
-		must(t, err)
-	}
-	for i := 5; i < filled; i += 100 {
-		book(i, min(i+100, filled))
-	}
-
 	c, err := f.s.pool.Acquire(ctx)
 	must(t, err)
 	defer c.Release()
@@ -84,30 +84,66 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 		{"sqlPatientLoad", sqlPatientLoad, []string{slotArg, patientsArg, since}},
 		{"sqlTakenIfHoles", sqlTakenIfHoles, []string{slotArg, nowArg}},
 		{"sqlNewIDs", sqlNewIDs, []string{slotArg, fmt.Sprint(batch), nowArg}},
+		{"sqlQuotaUse", sqlQuotaUse, []string{slotArg, patientsArg}},
+		{"sqlTurns", sqlTurns, []string{slotArg, patientsArg}},
+		{"sqlBookPolicy", sqlBookPolicy, []string{slotArg}},
+		{"sqlWaiting", sqlWaiting, []string{slotArg, patientsArg}},
 		// The gates' refusals' look-up, outside the batch, is planned alike.
 		{"sqlByKeysOrHolding", sqlByKeysOrHolding, []string{patientsArg, keysArg, slotsArg}},
 		// A patient's overlap, outside the booking batch (reschedule): a
 		// patient-led probe too, now through appointments_no_overlap.
 		{"sqlRescheduleConflicts", sqlRescheduleConflicts, []string{slotArg, patients[0], "0"}},
 	}
-	// The reads of a patient's active ordinary appointments go through the
-	// exclusion constraint's GiST index since 00052 dropped
-	// appointments_patient_active_idx (its predicate is the constraint's).
-	viaGiST := map[string]bool{"sqlActiveOverlapping": true, "sqlPatientLoad": true, "sqlRescheduleConflicts": true}
+	// The reads of a patient's active ordinary appointments probe an index
+	// led by the patient: appointments_patient_active_idx or the exclusion
+	// constraint's GiST index. With only the GiST index, plans made on an
+	// empty table probed appointments_slot_patient_active by its second
+	// column instead: every entry of the index, which no row count shows.
+	patientLed := map[string]bool{"sqlActiveOverlapping": true, "sqlPatientLoad": true, "sqlRescheduleConflicts": true}
+	prepare := func() {
+		for i, r := range reads {
+			name := fmt.Sprintf("read%d", i)
+			_, err := c.Exec(ctx, "PREPARE "+name+" AS "+r.sql)
+			must(t, err)
+			// The first execution makes the generic plan the
+			// connection keeps.
+			_, err = c.Exec(ctx, fmt.Sprintf("EXPLAIN EXECUTE %s(%s)", name, strings.Join(r.args, ", ")))
+			must(t, err)
+		}
+	}
+	if stats == statsPlannedEmpty {
+		prepare()
+	}
+	leading := map[string]string{}
+	for _, table := range []string{"appointments", "patients", "slots", "round_quotas", "round_registrations", "waitlist_entries", "openings", "eligibility_rules"} {
+		maps.Copy(leading, indexLeads(t, c.Conn(), table))
+	}
+	book(0, 5)
+	if stats == statsAnalyzed {
+		_, err = f.s.pool.Exec(ctx, `ANALYZE appointments, patients, slots`)
+		must(t, err)
+	}
+	for i := 5; i < filled; i += 100 {
+		book(i, min(i+100, filled))
+	}
+	if stats != statsPlannedEmpty {
+		prepare()
+	}
 	for i, r := range reads {
 		name := fmt.Sprintf("read%d", i)
-		_, err := c.Exec(ctx, "PREPARE "+name+" AS "+r.sql)
-		must(t, err)
 		var out []byte
 		q := fmt.Sprintf("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE %s(%s)", name, strings.Join(r.args, ", "))
 		must(t, c.QueryRow(ctx, q).Scan(&out))
 		var plans []struct{ Plan planNode }
 		must(t, json.Unmarshal(out, &plans))
-		if n := plans[0].Plan.appointmentRows(); n > 5*batch {
-			t.Errorf("%s read %.0f appointment rows for a batch of %d in a slot of %d; plan:\n%s", r.name, n, batch, filled, out)
+		if n := plans[0].Plan.rowsRead(); n > 5*batch {
+			t.Errorf("%s read %.0f appointment and patient rows for a batch of %d in a slot of %d; plan:\n%s", r.name, n, batch, filled, out)
 		}
-		if viaGiST[r.name] && !plans[0].Plan.uses("appointments_no_overlap") {
-			t.Errorf("%s does not probe appointments_no_overlap; plan:\n%s", r.name, out)
+		if p := plans[0].Plan; patientLed[r.name] && !p.uses("appointments_patient_active_idx") && !p.uses("appointments_no_overlap") {
+			t.Errorf("%s does not probe an index led by the patient; plan:\n%s", r.name, out)
+		}
+		if bad := plans[0].Plan.unledScans(leading); len(bad) > 0 {
+			t.Errorf("%s scans %s without its leading column: the whole index; plan:\n%s", r.name, strings.Join(bad, ", "), out)
 		}
 	}
 }
@@ -122,7 +158,8 @@ func testBatchReadsProbe(t *testing.T, analyze bool) {
 var appointmentIndexes = map[string]string{
 	"appointments_pkey":                "every read by id (GetAppointment, the batch's joins of the key look-ups)",
 	"appointments_patient_key_key":     "the promise of one appointment per (patient, key); sqlByKeys, sqlByKeysOrHolding, a patient's list",
-	"appointments_no_overlap":          "the promise of no overlap (exclusion); a patient's active ordinary appointments: sqlActiveOverlapping, sqlPatientLoad, reschedule, waitlist",
+	"appointments_no_overlap":          "the promise of no overlap (exclusion)",
+	"appointments_patient_active_idx":  "a patient's active ordinary appointments: sqlActiveOverlapping, sqlPatientLoad, reschedule, waitlist (without it, plans made on an empty table scan appointments_slot_patient_active by its second column)",
 	"appointments_slot_patient_active": "the promise of one place per patient and slot; a slot's active appointments (RoundResults, the boards)",
 	"appointments_slot_queue_active":   "the promise of one queue number per place; sqlTopQueue, sqlTakenIfHoles",
 	"appointments_slot_held_idx":       "sqlSlotStaleHolds, sqlNewIDs, the reclaim (a full slot's stale holds)",
@@ -164,7 +201,34 @@ type planNode struct {
 	Loops     float64    `json:"Actual Loops"`
 	Filtered  float64    `json:"Rows Removed by Filter"`
 	Rechecked float64    `json:"Rows Removed by Index Recheck"`
+	IndexCond string     `json:"Index Cond"`
 	Plans     []planNode `json:"Plans"`
+}
+
+// indexLeads maps each index of table to its leading column.
+func indexLeads(t *testing.T, c *pgx.Conn, table string) map[string]string {
+	rows, err := c.Query(context.Background(), `SELECT i.indexrelid::regclass::text, a.attname FROM pg_index i
+		JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = i.indkey[0] WHERE i.indrelid = $1::regclass`, table)
+	must(t, err)
+	out := map[string]string{}
+	var name, col string
+	_, err = pgx.ForEachRow(rows, []any{&name, &col}, func() error { out[name] = col; return nil })
+	must(t, err)
+	return out
+}
+
+// unledScans lists the scans of the indexes in leading whose condition
+// does not name the index's leading column: a btree then reads every
+// entry, and the rows it returns do not show it.
+func (n planNode) unledScans(leading map[string]string) []string {
+	var out []string
+	if col, ok := leading[n.Index]; ok && !strings.Contains(n.IndexCond, col) {
+		out = append(out, n.Index)
+	}
+	for _, c := range n.Plans {
+		out = append(out, c.unledScans(leading)...)
+	}
+	return out
 }
 
 // uses reports whether the plan scans the index named.
@@ -180,15 +244,18 @@ func (n planNode) uses(index string) bool {
 	return false
 }
 
-// appointmentRows counts the rows that the plan's scans of appointments
-// (the table or its indexes) produced or filtered out, over all loops.
-func (n planNode) appointmentRows() float64 {
+// rowsRead counts the rows that the plan's scans of appointments
+// and patients (the tables or their indexes) produced or filtered out,
+// over all loops.
+func (n planNode) rowsRead() float64 {
 	var sum float64
-	if n.Relation == "appointments" || strings.HasPrefix(n.Index, "appointments_") {
-		sum += (n.Rows + n.Filtered + n.Rechecked) * n.Loops
+	for _, t := range []string{"appointments", "patients"} {
+		if n.Relation == t || strings.HasPrefix(n.Index, t+"_") {
+			sum += (n.Rows + n.Filtered + n.Rechecked) * n.Loops
+		}
 	}
 	for _, c := range n.Plans {
-		sum += c.appointmentRows()
+		sum += c.rowsRead()
 	}
 	return sum
 }

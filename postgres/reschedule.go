@@ -44,13 +44,13 @@ const (
 	sqlSlotByID = `SELECT ` + slotColumns + ` FROM slots WHERE id = $1`
 	// sqlRescheduleConflicts: does the patient hold a place in the target,
 	// or another active appointment (not the one moved) overlapping it?
-	// Both probe the patient's appointments, as sqlActiveOverlapping does:
-	// "slot_id + 0" keeps the slot's partial indexes out, of which a
-	// generic plan without statistics took appointments_slot_queue_active
-	// and read every place of the target slot
-	// (TestBatchReadsProbeWhateverTheStatistics).
+	// Both probe the patient's appointments, as sqlActiveOverlapping does.
+	// The first tests the status outside its WHERE so that no partial
+	// index of the slot's active places qualifies: plans made without
+	// statistics scanned one of them, all the target's places or the whole
+	// index by its second column (TestBatchReadsProbeWhateverTheStatistics).
 	sqlRescheduleConflicts = `SELECT
-		EXISTS (SELECT 1 FROM appointments WHERE slot_id + 0 = $1 AND patient_id = $2 AND status IN ` + booking.ActiveSQL + `),
+		coalesce((SELECT bool_or(status IN ` + booking.ActiveSQL + `) FROM appointments WHERE patient_id = $2 AND slot_id = $1), false),
 		EXISTS (SELECT 1 FROM appointments a JOIN slots t ON t.id = $1
 			WHERE a.patient_id = $2 AND a.id <> $3 AND a.slot_id <> $1 AND a.round_id IS NULL
 			  AND a.status IN ` + booking.ActiveSQL + ` AND a.start_at < t.end_at AND a.end_at > t.start_at)`
