@@ -30,7 +30,10 @@ type front struct {
 	signer *auth.Signer
 }
 
-func newFront(b testing.TB, args ...string) front {
+func newFront(b testing.TB, args ...string) front { return newFrontWith(b, nil, args...) }
+
+// newFrontWith is newFront with the Service's options changed by tune.
+func newFrontWith(b testing.TB, tune func(*service.Options), args ...string) front {
 	b.Helper()
 	ctx := context.Background()
 	tracing, err := edge.SetupTracing(ctx, "bench", nil)
@@ -58,10 +61,14 @@ func newFront(b testing.TB, args ...string) front {
 	}
 	m := metrics.New()
 	f.lanes.Depth = 1
-	svc := service.NewService(st, service.Options{
+	opts := service.Options{
 		Timeout: f.dbTimeout, Engine: f.engine, Lanes: f.lanes, Gates: service.GateOptions{FullTTL: time.Hour},
 		Observer: m, BookingRate: f.bookingRate, BookingWindow: f.bookingPer,
-	})
+	}
+	if tune != nil {
+		tune(&opts)
+	}
+	svc := service.NewService(st, opts)
 	inter, err := newInterop(f.interop, svc, st, signer, "http://127.0.0.1:8080", logger)
 	if err != nil {
 		b.Fatal(err)
