@@ -98,6 +98,7 @@ func Run(t *testing.T, h Harness) {
 		{"WalkIns", testWalkIns},
 		{"WalkInService", testWalkInService},
 		{"RaceWalkIns", testRaceWalkIns},
+		{"WalkInAfterCancel", testWalkInAfterCancel},
 		{"AuditEveryChange", testAuditEveryChange},
 		{"AuditLog", testAuditLog},
 		{"Refunds", testRefunds},

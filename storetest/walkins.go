@@ -211,3 +211,27 @@ func testRaceWalkIns(t *testing.T, h Harness) {
 	}
 	checkInvariants(t, h, s)
 }
+
+// testWalkInAfterCancel: a walk-in lines up after the last number taken,
+// above the slot's limit when a booked place was cancelled since the first
+// walk-in (the allowance does not grow: the cancel made room), and the
+// invariants hold (the race of walk-ins and cancels found this order).
+func testWalkInAfterCancel(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	sl := f.slot(2)
+	first, _ := f.mustBook(sl.ID, f.patient()), f.mustBook(sl.ID, f.patient())
+	a, _, err := s.WalkIn(f.ctx, walkIn(f.patient(), sl.ID, "first"), sl.StartAt)
+	must(t, err)
+	_, err = s.Cancel(f.ctx, first.ID, 0, now)
+	must(t, err)
+	b, _, err := s.WalkIn(f.ctx, walkIn(f.patient(), sl.ID, "second"), sl.StartAt)
+	must(t, err)
+	if a.QueueNumber != 3 || b.QueueNumber != 4 {
+		t.Fatalf("walk-ins numbered %d and %d, want 3 and 4", a.QueueNumber, b.QueueNumber)
+	}
+	if got := f.getSlot(sl.ID); got.BookedCount != 3 {
+		t.Fatalf("%d places taken, want 3 (one booked, two walk-ins)", got.BookedCount)
+	}
+	checkInvariants(t, h, s)
+}
