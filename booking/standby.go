@@ -169,7 +169,7 @@ func DecideLeftovers(rd LeftoverReads, now time.Time) []Offer {
 			q++
 		}
 		taken = append(taken, q)
-		out = append(out, Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp})
+		out = append(out, singleOffer(e, q, exp))
 	}
 	return out
 }

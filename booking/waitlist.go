@@ -210,9 +210,9 @@ type OfferReads struct {
 	OfferMinutes int
 }
 
-// Offer is the places given to an entry: one for PatientID on Queue, or
-// for a party one for each of PatientIDs on Queues (consecutive numbers,
-// PatientID's first).
+// Offer is the places given to an entry: one for each of PatientIDs on
+// Queues (a single person's one, a party's consecutive numbers), PatientID
+// on Queue first.
 type Offer struct {
 	EntryID    int64
 	PatientID  int64
@@ -220,6 +220,11 @@ type Offer struct {
 	ExpiresAt  time.Time
 	PatientIDs []int64
 	Queues     []int
+}
+
+// singleOffer is the offer of one place on number q to entry e.
+func singleOffer(e WaitlistEntry, q int, exp time.Time) Offer {
+	return Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp, PatientIDs: []int64{e.PatientID}, Queues: []int{q}}
 }
 
 // OfferDecision says what the job writes: one HELD appointment per Offer
@@ -287,8 +292,7 @@ func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
 			q++
 		}
 		taken = append(taken, q)
-		d.Offers = append(d.Offers, Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp,
-			PatientIDs: []int64{e.PatientID}, Queues: []int{q}})
+		d.Offers = append(d.Offers, singleOffer(e, q, exp))
 		pending--
 	}
 	d.Return = pending

@@ -143,24 +143,12 @@ func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time)
 		var ns []booking.Notification
 		var audit []booking.AuditEntry
 		for _, o := range offers {
-			a, err := scanAppointment(tx.QueryRow(ctx, `WITH a AS (INSERT INTO appointments (slot_id, patient_id, status, queue_no,
-				start_at, end_at, idempotency_key, fingerprint, hold_expires_at, created_at, updated_at)
-				VALUES ($1, $2, `+booking.StatusHeldSQL+`, $3, $4, $5, $6, $7, $8, $9, $9) RETURNING *)
-				SELECT `+apptColumns+` FROM a JOIN slots s ON s.id = a.slot_id`,
-				slotID, o.PatientID, o.Queue, rd.Slot.StartAt, rd.Slot.EndAt, booking.OfferKey(o.EntryID, slotID),
-				booking.Fingerprint(slotID), o.ExpiresAt, now))
+			as, es, err := writeOffer(ctx, tx, offerWrite{slot: rd.Slot, offer: o, action: "leftover-offer", site: siteID, now: now})
 			if err != nil {
 				return err
 			}
-			if _, err := tx.Exec(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = $2, slot_id = $3,
-				offer_expires_at = $4, updated_at = $5 WHERE id = $1 AND state = `+booking.EntryWaitingSQL, o.EntryID, a.ID, slotID, o.ExpiresAt, now); err != nil {
-				return err
-			}
-			out = append(out, a)
-			ns = append(ns, booking.Notification{Kind: booking.NotifyLeftoverOffer, AppointmentID: a.ID})
-			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "leftover-offer", Appointment: a}),
-				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "leftover-offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
-					PatientID: o.PatientID, SiteID: siteID, State: booking.EntryOffered, AppointmentID: a.ID}}))
+			out, audit = append(out, as...), append(audit, es...)
+			ns = append(ns, booking.Notification{Kind: booking.NotifyLeftoverOffer, AppointmentID: as[len(as)-1].ID})
 		}
 		if err := writeAudit(ctx, tx, audit...); err != nil {
 			return err

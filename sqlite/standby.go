@@ -142,26 +142,12 @@ func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time)
 		var ns []booking.Notification
 		var audit []booking.AuditEntry
 		for _, o := range offers {
-			var id int64
-			if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
-				idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-				slotID, o.PatientID, o.Queue, ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
-				booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&id); err != nil {
-				return err
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = ?, slot_id = ?,
-				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
-				return err
-			}
-			a, err := getAppt(ctx, tx, id)
+			as, es, err := writeOffer(ctx, tx, offerWrite{slot: sl, offer: o, action: "leftover-offer", site: siteID, now: now})
 			if err != nil {
 				return err
 			}
-			out = append(out, a)
-			ns = append(ns, booking.Notification{Kind: booking.NotifyLeftoverOffer, AppointmentID: id})
-			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "leftover-offer", Appointment: a}),
-				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "leftover-offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
-					PatientID: o.PatientID, SiteID: siteID, State: booking.EntryOffered, AppointmentID: a.ID}}))
+			out, audit = append(out, as...), append(audit, es...)
+			ns = append(ns, booking.Notification{Kind: booking.NotifyLeftoverOffer, AppointmentID: as[len(as)-1].ID})
 		}
 		if err := writeAudit(ctx, tx, audit...); err != nil {
 			return err

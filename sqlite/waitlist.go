@@ -438,39 +438,12 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		var ns []booking.Notification
 		var audit []booking.AuditEntry
 		for _, o := range d.Offers {
-			var id int64
-			for i, p := range o.PatientIDs {
-				var mid int64
-				if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
-					idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-					slotID, p, o.Queues[i], ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, slotID),
-					booking.Fingerprint(slotID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&mid); err != nil {
-					return err
-				}
-				if i == 0 {
-					id = mid
-					continue
-				}
-				m, err := getAppt(ctx, tx, mid)
-				if err != nil {
-					return err
-				}
-				out = append(out, m)
-				audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: m}))
-			}
-			if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = ?, slot_id = ?,
-				offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, id, slotID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
-				return err
-			}
-			a, err := getAppt(ctx, tx, id)
+			as, es, err := writeOffer(ctx, tx, offerWrite{slot: sl, offer: o, action: "offer", now: now})
 			if err != nil {
 				return err
 			}
-			out = append(out, a)
-			ns = append(ns, booking.Notification{Kind: booking.NotifyOffer, AppointmentID: id})
-			audit = append(audit, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "offer", Appointment: a}),
-				booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: "offer", From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
-					PatientID: o.PatientID, State: booking.EntryOffered, AppointmentID: a.ID}}))
+			out, audit = append(out, as...), append(audit, es...)
+			ns = append(ns, booking.Notification{Kind: booking.NotifyOffer, AppointmentID: as[len(as)-1].ID})
 		}
 		audit = append(audit, booking.AuditEndedEntries(ctx, now, rd.Waiting, d.Ended)...)
 		if err := writeAudit(ctx, tx, audit...); err != nil {
@@ -538,4 +511,50 @@ func busyWaiting(ctx context.Context, tx *sql.Tx, waiting []booking.WaitlistEntr
 		busy[p] = true
 	}
 	return busy, rows.Err()
+}
+
+// offerWrite is one offer to write: offer of slot's places, audited as
+// action, its entry on site (a standby's; 0 for a waiting list's).
+type offerWrite struct {
+	slot   booking.Slot
+	offer  booking.Offer
+	action string
+	site   int64
+	now    time.Time
+}
+
+// writeOffer writes w's offer, as the waiting list's and the leftovers'
+// offers both are: a HELD appointment for each of its people on its
+// numbers (key OfferKey), the entry OFFERED holding its first, and their
+// audit entries. It returns the appointments, the entry's last.
+func writeOffer(ctx context.Context, tx *sql.Tx, w offerWrite) ([]booking.Appointment, []booking.AuditEntry, error) {
+	o, sl, now := w.offer, w.slot, w.now
+	var as []booking.Appointment
+	var es []booking.AuditEntry
+	for i, p := range o.PatientIDs {
+		var id int64
+		if err := tx.QueryRowContext(ctx, `INSERT INTO appointments (slot_id, patient_id, status, queue_no, start_at, end_at,
+			idempotency_key, fingerprint, hold_expires_at, created_at, updated_at) VALUES (?, ?, `+booking.StatusHeldSQL+`, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+			sl.ID, p, o.Queues[i], ts(sl.StartAt), ts(sl.EndAt), booking.OfferKey(o.EntryID, sl.ID),
+			booking.Fingerprint(sl.ID), ts(o.ExpiresAt), ts(now), ts(now)).Scan(&id); err != nil {
+			return nil, nil, err
+		}
+		a, err := getAppt(ctx, tx, id)
+		if err != nil {
+			return nil, nil, err
+		}
+		as = append(as, a)
+		es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: w.action, Appointment: a}))
+	}
+	// The entry's own place last, as the answer lists it.
+	as = append(as[1:], as[0])
+	es = append(es[1:], es[0])
+	a := as[len(as)-1]
+	if _, err := tx.ExecContext(ctx, `UPDATE waitlist_entries SET state = `+booking.EntryOfferedSQL+`, appointment_id = ?, slot_id = ?,
+		offer_expires_at = ?, updated_at = ? WHERE id = ? AND state = `+booking.EntryWaitingSQL, a.ID, sl.ID, ts(o.ExpiresAt), ts(now), o.EntryID); err != nil {
+		return nil, nil, err
+	}
+	es = append(es, booking.AuditWaitlist(ctx, now, booking.WaitlistChange{Action: w.action, From: booking.EntryWaiting, Entry: booking.WaitlistEntry{ID: o.EntryID,
+		PatientID: o.PatientID, SiteID: w.site, State: booking.EntryOffered, AppointmentID: a.ID}}))
+	return as, es, nil
 }
