@@ -119,12 +119,8 @@ func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time)
 		if rd.Busy, err = busyWaiting(ctx, tx, rd.Waiting, slotID); err != nil {
 			return err
 		}
-		var taken []int32
-		if err := tx.QueryRow(ctx, sqlTakenNumbers, slotID).Scan(&taken); err != nil {
+		if err := tx.QueryRow(ctx, sqlTakenNumbers, slotID).Scan(&rd.Taken); err != nil {
 			return err
-		}
-		for _, q := range taken {
-			rd.Taken = append(rd.Taken, int(q))
 		}
 		if err := tx.QueryRow(ctx, `SELECT count(*) FROM waitlist_entries w JOIN appointments a ON a.id = w.appointment_id
 			WHERE w.slot_id = $1 AND w.site_id IS NOT NULL AND w.state = `+booking.EntryOfferedSQL+` AND a.status = `+booking.StatusHeldSQL,

@@ -420,12 +420,8 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		if rd.Busy, err = busyWaiting(ctx, tx, rd.Waiting, slotID); err != nil {
 			return err
 		}
-		var taken []int32
-		if err := tx.QueryRow(ctx, sqlTakenNumbers, slotID).Scan(&taken); err != nil {
+		if err := tx.QueryRow(ctx, sqlTakenNumbers, slotID).Scan(&rd.Taken); err != nil {
 			return err
-		}
-		for _, q := range taken {
-			rd.Taken = append(rd.Taken, int(q))
 		}
 		d := booking.DecideOffers(rd, now)
 		var ns []booking.Notification
