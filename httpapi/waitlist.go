@@ -52,6 +52,20 @@ func (s *server) queriedPatient(r *http.Request, c auth.Claims, q map[string]str
 	return s.waitlistPatient(r, c, named)
 }
 
+// entryOf reads a request on one entry, {id}: the entry's id and whom it
+// acts for (queriedPatient).
+func (s *server) entryOf(r *http.Request, c auth.Claims) (id, patient int64, err error) {
+	if id, err = pathID(r, "id"); err != nil {
+		return 0, 0, err
+	}
+	q, err := parseQuery(r, "patientId")
+	if err != nil {
+		return 0, 0, err
+	}
+	patient, err = s.queriedPatient(r, c, q)
+	return id, patient, err
+}
+
 // joinWaitlist adds an entry: 201 with its position, 200 for a retry.
 func (s *server) joinWaitlist(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
 	if _, ok := c.PatientID(); !ok {
@@ -135,15 +149,7 @@ func (s *server) myEntries(list func(context.Context, int64) ([]booking.Waitlist
 // DELETE /api/waitlist/{id} and /api/standby/{id}.
 func (s *server) leaveEntry(leave func(context.Context, int64, int64) (booking.WaitlistEntry, error)) func(http.ResponseWriter, *http.Request, auth.Claims) error {
 	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-		id, err := pathID(r, "id")
-		if err != nil {
-			return err
-		}
-		q, err := parseQuery(r, "patientId")
-		if err != nil {
-			return err
-		}
-		patient, err := s.queriedPatient(r, c, q)
+		id, patient, err := s.entryOf(r, c)
 		if err != nil {
 			return err
 		}
@@ -165,15 +171,7 @@ type offerAnswer struct {
 
 func (s *server) answerOffer(accept bool) func(http.ResponseWriter, *http.Request, auth.Claims) error {
 	return func(w http.ResponseWriter, r *http.Request, c auth.Claims) error {
-		id, err := pathID(r, "id")
-		if err != nil {
-			return err
-		}
-		q, err := parseQuery(r, "patientId")
-		if err != nil {
-			return err
-		}
-		patient, err := s.queriedPatient(r, c, q)
+		id, patient, err := s.entryOf(r, c)
 		if err != nil {
 			return err
 		}
