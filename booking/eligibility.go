@@ -326,16 +326,26 @@ type CohortRow struct {
 // AuditEligibility records a rule set (before nil: created) or removed
 // (after nil); one of the two is the schedule's rule.
 func AuditEligibility(ctx context.Context, now time.Time, before, after *EligibilityRule) AuditEntry {
-	c := AuditChange{Entity: EntityEligibility, Action: "update"}
+	return auditRule(ctx, now, ruleChange[EligibilityRule]{EntityEligibility, before, after, func(r *EligibilityRule) int64 { return r.ScheduleID }})
+}
+
+// ruleChange is a rule of entity set (before nil: created), changed or
+// removed (after nil); id is its owner's id.
+type ruleChange[R any] struct {
+	entity        string
+	before, after *R
+	id            func(*R) int64
+}
+
+// auditRule is the entry of rule change c.
+func auditRule[R any](ctx context.Context, now time.Time, c ruleChange[R]) AuditEntry {
 	switch {
-	case before == nil:
-		c.Action, c.ID, c.After = "create", after.ScheduleID, after
-	case after == nil:
-		c.Action, c.ID, c.Before = "delete", before.ScheduleID, before
-	default:
-		c.ID, c.Before, c.After = after.ScheduleID, before, after
+	case c.before == nil:
+		return Audit(ctx, now, AuditChange{Entity: c.entity, ID: c.id(c.after), Action: "create", After: c.after})
+	case c.after == nil:
+		return Audit(ctx, now, AuditChange{Entity: c.entity, ID: c.id(c.before), Action: "delete", Before: c.before})
 	}
-	return Audit(ctx, now, c)
+	return Audit(ctx, now, AuditChange{Entity: c.entity, ID: c.id(c.after), Action: "update", Before: c.before, After: c.after})
 }
 
 // AuditCohorts records an import: how many rows were given and new, and
@@ -456,14 +466,5 @@ type ServiceEligibilityStore interface {
 // AuditServiceEligibility records a service's rule set (before nil:
 // created) or removed (after nil).
 func AuditServiceEligibility(ctx context.Context, now time.Time, before, after *ServiceRule) AuditEntry {
-	c := AuditChange{Entity: EntityServiceEligibility, Action: "update"}
-	switch {
-	case before == nil:
-		c.Action, c.ID, c.After = "create", after.ServiceID, after
-	case after == nil:
-		c.Action, c.ID, c.Before = "delete", before.ServiceID, before
-	default:
-		c.ID, c.Before, c.After = after.ServiceID, before, after
-	}
-	return Audit(ctx, now, c)
+	return auditRule(ctx, now, ruleChange[ServiceRule]{EntityServiceEligibility, before, after, func(r *ServiceRule) int64 { return r.ServiceID }})
 }
