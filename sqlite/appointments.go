@@ -43,6 +43,24 @@ type querier interface {
 	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
 }
 
+// queryIDs runs a query of one integer column, ids, and returns them.
+func queryIDs(ctx context.Context, q querier, query string, args ...any) ([]int64, error) {
+	rows, err := q.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
 func getAppt(ctx context.Context, q querier, id int64) (booking.Appointment, error) {
 	return scanAppt(q.QueryRowContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.id = ?`, id))
 }

@@ -225,19 +225,7 @@ func (s *Store) GetDraw(ctx context.Context, roundID int64) (booking.Draw, error
 
 // LotteriesDue lists the undrawn lottery rounds whose registration closed.
 func (s *Store) LotteriesDue(ctx context.Context, now time.Time) ([]int64, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT id FROM rounds WHERE lottery AND drawn_at IS NULL
+	ids, err := queryIDs(ctx, s.reader, `SELECT id FROM rounds WHERE lottery AND drawn_at IS NULL
 		AND registration_closes_at <= ? AND state <> 'DRAFT' ORDER BY id`, ts(now))
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, mapErr(err, "")
-		}
-		ids = append(ids, id)
-	}
-	return ids, mapErr(rows.Err(), "")
+	return ids, mapErr(err, "")
 }

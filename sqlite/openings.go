@@ -260,23 +260,11 @@ const openingRoomSQL = `SELECT
 
 // OpeningsDue lists the openings to draw or admit from at now.
 func (s *Store) OpeningsDue(ctx context.Context, now time.Time) ([]int64, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT o.id FROM openings o WHERE o.opens_at <= ?1 AND o.opens_at > ?2
+	ids, err := queryIDs(ctx, s.reader, `SELECT o.id FROM openings o WHERE o.opens_at <= ?1 AND o.opens_at > ?2
 		AND (o.drawn_at IS NULL OR (o.admitted_through < (SELECT count(*) FROM opening_queue q WHERE q.opening_id = o.id)
 		  AND EXISTS (SELECT 1 FROM slots t WHERE t.schedule_id = o.schedule_id AND t.opens_at = o.opens_at AND t.status = 'OPEN' AND t.booked_count < t.capacity)))
 		ORDER BY o.id`, ts(now), ts(now.Add(-booking.AdmitHorizon)))
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, mapErr(err, "")
-		}
-		ids = append(ids, id)
-	}
-	return ids, mapErr(rows.Err(), "")
+	return ids, mapErr(err, "")
 }
 
 // maxServedRows bounds the places an opening's report reads.
@@ -330,21 +318,9 @@ func (s *Store) OpeningDraw(ctx context.Context, openingID int64) (booking.Draw,
 	if err != nil {
 		return booking.Draw{}, mapErr(err, "opening")
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT id FROM opening_queue WHERE opening_id = ? AND joined_at < ?
+	ids, err := queryIDs(ctx, s.reader, `SELECT id FROM opening_queue WHERE opening_id = ? AND joined_at < ?
 		AND position IS NOT NULL ORDER BY position`, openingID, ts(o.OpensAt))
 	if err != nil {
-		return booking.Draw{}, mapErr(err, "")
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return booking.Draw{}, mapErr(err, "")
-		}
-		ids = append(ids, id)
-	}
-	if err := rows.Err(); err != nil {
 		return booking.Draw{}, mapErr(err, "")
 	}
 	return o.PublishedDraw(ids)

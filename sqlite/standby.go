@@ -49,7 +49,7 @@ func (s *Store) SetStandbyPolicy(ctx context.Context, p booking.StandbyPolicy, n
 // LeftoverSlots lists up to limit slots the leftover scan may offer at
 // now; see postgres.Store.LeftoverSlots.
 func (s *Store) LeftoverSlots(ctx context.Context, now time.Time, limit int) ([]int64, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT s.id FROM slots s
+	ids, err := queryIDs(ctx, s.reader, `SELECT s.id FROM slots s
 		JOIN resources r ON r.id = s.resource_id JOIN departments d ON d.id = r.department_id
 		JOIN site_standby_policy p ON p.site_id = d.site_id AND p.enabled
 		WHERE s.status = `+booking.SlotOpenSQL+` AND s.round_id IS NULL AND s.booked_count < s.capacity
@@ -58,19 +58,7 @@ func (s *Store) LeftoverSlots(ctx context.Context, now time.Time, limit int) ([]
 		  AND EXISTS (SELECT 1 FROM waitlist_entries w WHERE w.site_id = d.site_id AND w.state = `+booking.EntryWaitingSQL+`
 		        AND w.from_at <= s.start_at AND w.to_at > s.start_at)
 		ORDER BY s.start_at, s.id LIMIT ?2`, ts(now), limit)
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			return nil, mapErr(err, "")
-		}
-		ids = append(ids, id)
-	}
-	return ids, mapErr(rows.Err(), "")
+	return ids, mapErr(err, "")
 }
 
 const standbysForSQL = `SELECT ` + entryCols + ` FROM waitlist_entries w

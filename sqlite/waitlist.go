@@ -80,22 +80,9 @@ func partyJSON(e booking.WaitlistEntry) string {
 // offerAppointments reads every appointment of e's offer (a party's: one
 // per person, sharing the offer's key), in queue order.
 func offerAppointments(ctx context.Context, tx *sql.Tx, e booking.WaitlistEntry) ([]booking.Appointment, error) {
-	rows, err := tx.QueryContext(ctx, `SELECT a.id FROM appointments a WHERE a.slot_id = ? AND a.idempotency_key = ?
+	ids, err := queryIDs(ctx, tx, `SELECT a.id FROM appointments a WHERE a.slot_id = ? AND a.idempotency_key = ?
 		AND a.patient_id IN (SELECT value FROM json_each(?)) ORDER BY a.queue_no`, e.SlotID, booking.OfferKey(e.ID, e.SlotID), partyJSON(e))
 	if err != nil {
-		return nil, err
-	}
-	var ids []int64
-	for rows.Next() {
-		var id int64
-		if err := rows.Scan(&id); err != nil {
-			rows.Close()
-			return nil, err
-		}
-		ids = append(ids, id)
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return nil, err
 	}
 	out := make([]booking.Appointment, len(ids))
