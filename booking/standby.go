@@ -164,12 +164,7 @@ func DecideLeftovers(rd LeftoverReads, now time.Time) []Offer {
 			continue
 		}
 		seen[e.PatientID] = true
-		q := 1
-		for slices.Contains(taken, q) {
-			q++
-		}
-		taken = append(taken, q)
-		out = append(out, singleOffer(e, q, exp))
+		out = append(out, singleOffer(e, takeLowest(&taken), exp))
 	}
 	return out
 }

@@ -222,6 +222,17 @@ type Offer struct {
 	Queues     []int
 }
 
+// takeLowest returns the lowest number not in taken and adds it there: an
+// offered place's number.
+func takeLowest(taken *[]int) int {
+	q := 1
+	for slices.Contains(*taken, q) {
+		q++
+	}
+	*taken = append(*taken, q)
+	return q
+}
+
 // singleOffer is the offer of one place on number q to entry e.
 func singleOffer(e WaitlistEntry, q int, exp time.Time) Offer {
 	return Offer{EntryID: e.ID, PatientID: e.PatientID, Queue: q, ExpiresAt: exp, PatientIDs: []int64{e.PatientID}, Queues: []int{q}}
@@ -287,12 +298,7 @@ func DecideOffers(rd OfferReads, now time.Time) OfferDecision {
 			continue
 		}
 		seen[e.PatientID] = true
-		q := 1
-		for slices.Contains(taken, q) {
-			q++
-		}
-		taken = append(taken, q)
-		d.Offers = append(d.Offers, singleOffer(e, q, exp))
+		d.Offers = append(d.Offers, singleOffer(e, takeLowest(&taken), exp))
 		pending--
 	}
 	d.Return = pending
