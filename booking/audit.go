@@ -135,23 +135,55 @@ func stateJSON(v any) string {
 }
 
 // ApptState is what the log keeps of an appointment: ids and its state.
+// An entry of an appointment is also its domain event (EventOf), so the
+// state after carries what the event tells: a HELD place's deadline, and
+// the suspension that cancelled it.
 type ApptState struct {
-	Status    Status `json:"status"`
-	SlotID    int64  `json:"slotId"`
-	PatientID int64  `json:"patientId"`
+	Status        Status     `json:"status"`
+	SlotID        int64      `json:"slotId"`
+	PatientID     int64      `json:"patientId"`
+	HoldExpiresAt *time.Time `json:"holdExpiresAt,omitempty"`
+	SuspensionID  int64      `json:"suspensionId,omitempty"`
 }
 
+// apptAfter is the state after of appointment a: its deadline only while
+// it is HELD.
+func apptAfter(a Appointment) ApptState {
+	st := ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID}
+	if a.Status == StatusHeld && a.HoldExpiresAt != nil {
+		t := a.HoldExpiresAt.UTC()
+		st.HoldExpiresAt = &t
+	}
+	return st
+}
+
+// Appointment actions whose event is not told by the states alone
+// (EventOf): an offer's HELD place, and a cancellation by a suspension.
+const (
+	AuditOffer            = "offer"
+	AuditLeftoverOffer    = "leftover-offer"
+	AuditSuspensionCancel = "cancel-suspension"
+)
+
 // AppointmentChange is an appointment moved by Action from state From to
-// Appointment's state ("" From: it was created).
+// Appointment's state ("" From: it was created). SuspensionID names the
+// suspension of an AuditSuspensionCancel.
 type AppointmentChange struct {
-	Action      string
-	From        Status
-	Appointment Appointment
+	Action       string
+	From         Status
+	Appointment  Appointment
+	SuspensionID int64
 }
 
 // AuditAppointment is the entry of appointment change c.
 func AuditAppointment(ctx context.Context, now time.Time, c AppointmentChange) AuditEntry {
-	return auditAppointment(ActorOf(ctx), now, c.Action, c.From, c.Appointment)
+	e := auditAppointment(ActorOf(ctx), now, c.Action, c.From, c.Appointment)
+	if c.SuspensionID != 0 {
+		after := apptAfter(c.Appointment)
+		after.SuspensionID = c.SuspensionID
+		e.After = stateJSON(after)
+	}
+	return e
 }
 
 func auditAppointment(actor Actor, now time.Time, action string, from Status, a Appointment) AuditEntry {
@@ -159,7 +191,7 @@ func auditAppointment(actor Actor, now time.Time, action string, from Status, a 
 	if from != "" {
 		before = ApptState{Status: from, SlotID: a.SlotID, PatientID: a.PatientID}
 	}
-	e := auditBy(actor, now, EntityAppointment, a.ID, action, before, ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID})
+	e := auditBy(actor, now, EntityAppointment, a.ID, action, before, apptAfter(a))
 	e.patientID = a.PatientID
 	return e
 }
@@ -345,7 +377,7 @@ func AuditWaitlist(ctx context.Context, now time.Time, c WaitlistChange) AuditEn
 func AuditReschedule(ctx context.Context, now time.Time, fromSlot int64, a Appointment) AuditEntry {
 	e := Audit(ctx, now, AuditChange{Entity: EntityAppointment, ID: a.ID, Action: "reschedule",
 		Before: ApptState{Status: a.Status, SlotID: fromSlot, PatientID: a.PatientID},
-		After:  ApptState{Status: a.Status, SlotID: a.SlotID, PatientID: a.PatientID}})
+		After:  apptAfter(a)})
 	e.patientID = a.PatientID
 	return e
 }

@@ -397,8 +397,8 @@ func (d *BookDecision) Appointment(k int, id int64) Appointment {
 // ids[k] is the id of the k-th winner's new appointment. It returns the
 // answers in order and the notifications the change announces (the
 // reclaimed holds' expiries and the new BOOKED appointments'
-// confirmations; a HELD one is an event only until it is paid), for the store
-// to enqueue in the same transaction.
+// confirmations; a HELD one is told nothing until it is paid), for the
+// store to enqueue in the same transaction.
 func (d *BookDecision) Finish(ids []int64) ([]BookResult, []Notification) {
 	var ns []Notification
 	if d.Reclaim {
@@ -411,8 +411,6 @@ func (d *BookDecision) Finish(ids []int64) ([]BookResult, []Notification) {
 		d.results[i] = BookResult{Appointment: a}
 		if a.Status == StatusBooked {
 			ns = append(ns, Notification{Kind: NotifyConfirmation, AppointmentID: a.ID})
-		} else {
-			ns = append(ns, Notification{Kind: NotifyHeld, AppointmentID: a.ID})
 		}
 	}
 	for i := range d.reqs {

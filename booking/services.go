@@ -179,11 +179,18 @@ func AuditService(ctx context.Context, now time.Time, before *Service, after Ser
 		Before: stateOfService(before), After: stateOfService(&after)})
 }
 
+// visitState is the log's state of a visit's first appointment: the
+// appointment's, with the service and its other places.
+type visitState struct {
+	ApptState
+	ServiceID int64   `json:"serviceId"`
+	Places    []int64 `json:"places"`
+}
+
 // AuditVisit is the entry of a visit booked: the appointment, with the
 // service and the further slots it takes.
 func AuditVisit(ctx context.Context, now time.Time, a Appointment, extra []int64) AuditEntry {
 	e := auditAppointment(ActorOf(ctx), now, "book", "", a)
-	e.After = stateJSON(map[string]any{"status": a.Status, "slotId": a.SlotID, "patientId": a.PatientID,
-		"serviceId": a.ServiceID, "places": extra})
+	e.After = stateJSON(visitState{ApptState: apptAfter(a), ServiceID: a.ServiceID, Places: extra})
 	return e
 }

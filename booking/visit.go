@@ -84,7 +84,8 @@ func (rd VisitReads) NeedsPersons() bool {
 // VisitDecision is what the store writes: nothing when Err is set or the
 // request is Replayed; else one place in each of Places (slot ids in id
 // order, the lock order) by the conditional update, the Appointment in
-// the first slot, a place row for each of Extra, and the Notification.
+// the first slot, a place row for each of Extra, and the Notification
+// (none, its Kind "", for a HELD visit: it is told when paid).
 type VisitDecision struct {
 	Err          error
 	Replayed     bool
@@ -188,7 +189,7 @@ func DecideVisit(r VisitRequest, rd VisitReads, now time.Time) VisitDecision {
 	if first.FeeCents > 0 {
 		// The payment asks the first slot's fee, as for any booking of it.
 		t := now.Add(time.Duration(first.HoldSeconds) * time.Second)
-		a.Status, a.HoldExpiresAt, d.Notification.Kind = StatusHeld, &t, NotifyHeld
+		a.Status, a.HoldExpiresAt, d.Notification.Kind = StatusHeld, &t, "" // told when paid
 	}
 	d.Appointment = a
 	return d

@@ -350,7 +350,7 @@ func DecideAnswer(ans OfferAnswer, rd AnswerReads, now time.Time) (AnswerDecisio
 		return AnswerDecision{}, err
 	}
 	if !ans.Accept {
-		return AnswerDecision{To: StatusCancelled, Entry: EntryDeclined, Notify: NotifyDeclined}, nil
+		return AnswerDecision{To: StatusCancelled, Entry: EntryDeclined}, nil
 	}
 	if sl.FeeCents > 0 {
 		t := now.Add(time.Duration(sl.HoldSeconds) * time.Second)

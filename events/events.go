@@ -1,12 +1,12 @@
-// Package events publishes slotd's domain events (booking.Event) from the
-// stores' outbox to message brokers: RabbitMQ (--amqp) and Kafka
+// Package events publishes slotd's domain events (booking.Event), the
+// stores' audit entries of appointments, to message brokers: RabbitMQ (--amqp) and Kafka
 // (--kafka-brokers), each message a CloudEvents 1.0 JSON envelope.
 //
 // Delivery is at least once and in order per appointment: one relay of all
-// instances at a time (the store's lock) takes the oldest events in id
-// order, every publisher sends them in that order and answers the prefix
-// its broker confirmed, and only the prefix every publisher confirmed is
-// deleted; the rest is sent again, to all. So a consumer sees an event
+// instances at a time (the store's lock) takes the oldest events after its
+// cursor, in order, every publisher sends them in that order and answers
+// the prefix its broker confirmed, and the cursor moves past only the
+// prefix every publisher confirmed; the rest is sent again, to all. So a consumer sees an event
 // more than once after a crash or a broker failure, never out of order,
 // and dedupes on the CloudEvents id (docs/events.md). A broker that is down
 // delays events; the state changes that wrote them committed long before.
@@ -26,9 +26,10 @@ import (
 
 // Outbox is what the relay needs of a store (postgres and sqlite).
 type Outbox interface {
-	// RelayEvents hands up to limit of the oldest events, in id order, to
-	// publish and deletes the prefix it confirmed; 0 while another
-	// instance's relay holds the store's lock.
+	// RelayEvents hands the oldest events after the store's cursor (of up
+	// to limit entries), in order, to publish and moves the cursor past the
+	// prefix it confirmed; 0 while another instance's relay holds the
+	// store's lock.
 	RelayEvents(ctx context.Context, limit int, publish func([]booking.Event) (int, error)) (int, error)
 	// EventBacklog counts the events not yet published.
 	EventBacklog(ctx context.Context) (int64, error)
@@ -76,7 +77,7 @@ type eventData struct {
 	HoldExpiresAt *time.Time     `json:"holdExpiresAt,omitempty"`
 }
 
-// Encode turns e into its message. The id is the outbox row's, so a
+// Encode turns e into its message. The id is the audit entry's, so a
 // republished event carries the same one.
 func Encode(e booking.Event) Message {
 	id := strconv.FormatInt(e.ID, 10)
@@ -103,7 +104,7 @@ type Relay struct {
 	Publishers []Publisher
 	Logger     *slog.Logger
 	// Batch is the most events per round (default 500); Idle the pause
-	// when the outbox is empty (default 200ms); a failure backs off from
+	// when nothing is left to publish (default 200ms); a failure backs off from
 	// one second up to MaxBackoff (default 30s).
 	Batch      int
 	Idle       time.Duration
@@ -113,10 +114,10 @@ type Relay struct {
 	published atomic.Int64
 }
 
-// Backlog is the outbox's size at the last round (a gauge).
+// Backlog is the events not yet published at the last round (a gauge).
 func (r *Relay) Backlog() float64 { return float64(r.backlog.Load()) }
 
-// Published counts the events this relay published and deleted.
+// Published counts the events this relay published.
 func (r *Relay) Published() float64 { return float64(r.published.Load()) }
 
 // Run relays until ctx ends; it never gives up on a broker.
@@ -144,7 +145,7 @@ func (r *Relay) Run(ctx context.Context) {
 		switch {
 		case err != nil && ctx.Err() == nil:
 			if !failing {
-				r.Logger.Warn("events: publishing failed; events wait in the outbox", "err", err, "retry_in", backoff)
+				r.Logger.Warn("events: publishing failed; events wait behind the relay's cursor", "err", err, "retry_in", backoff)
 			}
 			failing, wait = true, backoff
 			backoff = min(backoff*2, r.MaxBackoff)

@@ -22,7 +22,10 @@ import (
 // (pg_stat_user_tables: inserts, updates and deletes) and the index
 // entries they add (each inserted row, and each update that is not HOT,
 // once per index of its table), divided by the batch's bookings. The
-// notifier is the Deliveries record of production (cmd/slotd serve).
+// notifier is the Deliveries record of production (cmd/slotd serve), and
+// the domain events are on, as with a broker: they are the audit rows, so
+// the booking writes its appointment, its audit row and its share of the
+// batch's job row, and nothing else.
 // docs/performance.md quotes its log.
 func TestRowsPerBooking(t *testing.T) {
 	const batch = 20
@@ -30,7 +33,7 @@ func TestRowsPerBooking(t *testing.T) {
 	keys := pii.New()
 	must(t, postgres.MigrateKeys(context.Background(), dsn, keys))
 	out := new(Outbox[pgx.Tx])
-	s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: keys, Enqueue: out.Enqueue, OutboxStatement: OutboxStatement})
+	s, err := postgres.Open(context.Background(), dsn, postgres.Options{Keys: keys, Enqueue: out.Enqueue, OutboxStatement: OutboxStatement, Events: true})
 	must(t, err)
 	t.Cleanup(func() { s.Close() })
 	outboxes.Store(booking.Store(s), out)
@@ -103,4 +106,9 @@ func TestRowsPerBooking(t *testing.T) {
 		return rows, entries
 	}
 	report("booking and delivery", before, delivered)
+	for name, want := range map[string]int64{"appointments": batch, "audit_log": batch, "outbox_events": 0} {
+		if got := delivered[name].ins - before[name].ins; got != want {
+			t.Errorf("%s: %d rows inserted for %d bookings, want %d", name, got, batch, want)
+		}
+	}
 }

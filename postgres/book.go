@@ -364,16 +364,13 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	if err != nil {
 		return nil, err
 	}
-	// Without a pgx.Tx the events and the messages' job row go in the
-	// write pipeline too (with one, notify writes both in the transaction).
-	var events, outbox bool
+	// Without a pgx.Tx the messages' job row goes in the write pipeline
+	// too (with one, notify writes it in the transaction). The domain
+	// events are the audit rows.
+	var outbox bool
 	if tx == nil {
-		var args []any
-		if args, events = s.eventsArgs(ns); events {
-			b.Queue(sqlInsertEvents, args...)
-		}
-		if msgs := booking.Messages(ns); len(msgs) > 0 && s.outboxStmt != nil {
-			q, args, err := s.outboxStmt(msgs)
+		if len(ns) > 0 && s.outboxStmt != nil {
+			q, args, err := s.outboxStmt(ns)
 			if err != nil {
 				return nil, fmt.Errorf("postgres: enqueue notifications: %w", err)
 			}
@@ -383,7 +380,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 		b.Queue("COMMIT")
 	}
 	br = on.SendBatch(ctx, b)
-	err = readTake(br, rd, d, len(ids), events, outbox, tx == nil)
+	err = readTake(br, rd, d, len(ids), outbox, tx == nil)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -428,7 +425,7 @@ func (s *Store) decideInTx(ctx context.Context, tx pgx.Tx, slotID int64, reqs []
 		return nil, err
 	}
 	br = tx.SendBatch(ctx, b)
-	err = readTake(br, rd, d, len(ids), false, false, false)
+	err = readTake(br, rd, d, len(ids), false, false)
 	if cerr := br.Close(); err == nil {
 		err = cerr
 	}
@@ -701,11 +698,12 @@ func (s *Store) queueTake(rd booking.BookReads, got pipelineReads, d *booking.Bo
 
 // readTake reads the write pipeline that queueTake queued: the reclaim, the
 // conditional update, the quota's statement (rd.Round), the waiting
-// entries' (d.Fulfilled), the invitations' (d.InvitationCount), the audit rows, then the domain events when
-// events, the notification statement when outbox and COMMIT when commit.
+// entries' (d.Fulfilled), the invitations' (d.InvitationCount), the audit
+// rows, then the notification statement when outbox and COMMIT when
+// commit.
 // It checks that the reclaim expired the holds read under the lock, that
 // the conditional update took the places, and that COMMIT committed.
-func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision, g int, events, outbox, commit bool) error {
+func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision, g int, outbox, commit bool) error {
 	slot := rd.Slot
 	reclaimed := 0
 	if d.Reclaim {
@@ -747,11 +745,6 @@ func readTake(br pgx.BatchResults, rd booking.BookReads, d *booking.BookDecision
 	}
 	if _, err := br.Exec(); err != nil { // the audit rows
 		return fmt.Errorf("postgres: audit: %w", err)
-	}
-	if events {
-		if _, err := br.Exec(); err != nil {
-			return fmt.Errorf("postgres: write events: %w", err)
-		}
 	}
 	if outbox {
 		if _, err := br.Exec(); err != nil {

@@ -2,59 +2,32 @@ package postgres
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slotd/slotd/booking"
 )
-
-// sqlInsertEvents records one event per notification, in order, from the
-// appointments as the transaction just left them.
-const sqlInsertEvents = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
-	SELECT n.type, a.id, a.slot_id, a.patient_id, a.status, NULLIF(n.sus, 0),
-		CASE WHEN a.status = ` + booking.StatusHeldSQL + ` THEN a.hold_expires_at END, a.updated_at
-	FROM unnest($1::text[], $2::bigint[], $3::bigint[]) WITH ORDINALITY AS n(type, id, sus, ord)
-	JOIN appointments a ON a.id = n.id
-	ORDER BY n.ord`
-
-// eventsArgs are sqlInsertEvents' arguments for ns; ok is false when
-// nothing is to be written (the outbox is off, or ns is empty).
-func (s *Store) eventsArgs(ns []booking.Notification) (args []any, ok bool) {
-	if !s.events {
-		return nil, false
-	}
-	var types []string
-	var ids, sus []int64
-	for _, n := range ns {
-		if t := booking.EventType(n.Kind); t != "" {
-			types, ids, sus = append(types, t), append(ids, n.AppointmentID), append(sus, n.SuspensionID)
-		}
-	}
-	return []any{types, ids, sus}, len(types) > 0
-}
-
-// writeEvents writes ns's events inside tx when the outbox is on.
-func (s *Store) writeEvents(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
-	args, ok := s.eventsArgs(ns)
-	if !ok {
-		return nil
-	}
-	if _, err := tx.Exec(ctx, sqlInsertEvents, args...); err != nil {
-		return fmt.Errorf("postgres: write events: %w", err)
-	}
-	return nil
-}
 
 // relayLock is the session advisory lock that makes one relay of all
 // instances publish at a time, so events leave in id order.
 const relayLock = 0x736c6f7464 // "slotd"
 
-// RelayEvents publishes up to limit of the oldest events through publish,
-// which answers how many of them (a prefix) the brokers confirmed; those
-// are deleted. It returns 0 without publishing while another instance's
-// relay holds the lock. No transaction is open while publish runs: the
-// lock is the session's, on a connection held meanwhile.
+// StartEvents places the relay's cursor at this moment when no relay has
+// started before: changes from now on are published (Options.Events).
+func (s *Store) StartEvents(ctx context.Context) error {
+	_, err := s.pool.Exec(ctx, `INSERT INTO event_cursor (id, done) VALUES (1, pg_current_snapshot()) ON CONFLICT (id) DO NOTHING`)
+	return translate(err, "")
+}
+
+// RelayEvents publishes, through publish, the events of up to limit of the
+// oldest entries of appointments in the audit log not yet published
+// (booking.EventOf; migration 00054 tells how the cursor reads them in
+// commit order), after what an earlier version left in its outbox. publish
+// answers how many of the events (a prefix) the brokers confirmed; the
+// cursor moves past them. It returns 0 without publishing while another
+// instance's relay holds the lock. No transaction is open while publish
+// runs: the lock is the session's, on a connection held meanwhile.
 func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booking.Event) (int, error)) (int, error) {
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -70,6 +43,85 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 			conn.Conn().Close(ctx) // closing the session drops the lock
 		}
 	}()
+	if n, more, err := relayOutbox(ctx, conn, limit, publish); more || err != nil {
+		return n, translate(err, "")
+	}
+	b := &pgx.Batch{}
+	b.Queue(`UPDATE event_cursor SET upto = pg_current_snapshot() WHERE id = 1 AND upto IS NULL`)
+	b.Queue(sqlWindow, limit)
+	br := conn.SendBatch(ctx, b)
+	var entries []booking.AuditEntry
+	_, err = br.Exec()
+	if err == nil {
+		var rows pgx.Rows
+		rows, err = br.Query()
+		entries, err = pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.AuditEntry, error) {
+			var e booking.AuditEntry
+			var before, after *string
+			err := r.Scan(&e.ID, &e.At, &e.Action, &e.EntityID, &before, &after)
+			e.Entity, e.At = booking.EntityAppointment, e.At.UTC()
+			if before != nil {
+				e.Before = *before
+			}
+			if after != nil {
+				e.After = *after
+			}
+			return e, err
+		})
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, translate(err, "")
+	}
+	var evs []booking.Event
+	var at []int // evs[i] is entries[at[i]]'s
+	for i, e := range entries {
+		if ev, ok := booking.EventOf(e); ok {
+			evs, at = append(evs, ev), append(at, i)
+		}
+	}
+	n, perr := len(evs), error(nil)
+	if len(evs) > 0 {
+		n, perr = publish(evs)
+	}
+	// The cursor moves past the confirmed events and, when all went, the
+	// entries of no event after them; a window read to its end is done.
+	var q string
+	var args []any
+	switch {
+	case n == len(evs) && len(entries) < limit:
+		q = `UPDATE event_cursor SET done = upto, upto = NULL, after_id = 0 WHERE id = 1`
+	case n == len(evs):
+		q, args = `UPDATE event_cursor SET after_id = $1 WHERE id = 1`, []any{entries[len(entries)-1].ID}
+	case n > 0:
+		q, args = `UPDATE event_cursor SET after_id = $1 WHERE id = 1`, []any{entries[at[n-1]].ID}
+	}
+	if q != "" {
+		if _, err := conn.Exec(ctx, q, args...); err != nil {
+			return 0, translate(err, "")
+		}
+	}
+	return n, perr
+}
+
+// sqlWindow reads the next entries of appointments in the cursor's
+// window, in id order: one appointment's later change waits for the
+// earlier one's lock, so its entry has the larger id. Each page sorts what
+// is left of the window (of the index's range): a few hundred entries
+// while the relay keeps up, everything since when it comes back from an
+// outage.
+const sqlWindow = `SELECT a.id, a.at, a.action, a.entity_id, a.before::text, a.after::text
+	FROM event_cursor c JOIN audit_log a ON a.entity = 'appointment'
+		AND a.tx >= pg_snapshot_xmin(c.done) AND a.tx < pg_snapshot_xmax(c.upto) AND a.id > c.after_id
+	WHERE c.id = 1 AND pg_visible_in_snapshot(a.tx, c.upto) AND NOT pg_visible_in_snapshot(a.tx, c.done)
+	ORDER BY a.id LIMIT $1`
+
+// relayOutbox publishes up to limit of the events an earlier version left
+// in outbox_events, in id order, and deletes the prefix publish
+// confirmed; more says it found some (the log waits until none is left).
+func relayOutbox(ctx context.Context, conn *pgxpool.Conn, limit int, publish func([]booking.Event) (int, error)) (n int, more bool, err error) {
 	rows, _ := conn.Query(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), hold_expires_at, occurred_at
 		FROM outbox_events ORDER BY id LIMIT $1`, limit)
 	evs, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Event, error) {
@@ -78,7 +130,7 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 		return e, err
 	})
 	if err != nil || len(evs) == 0 {
-		return 0, translate(err, "")
+		return 0, false, err
 	}
 	n, perr := publish(evs)
 	if n > 0 {
@@ -87,15 +139,19 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 			ids[i] = evs[i].ID
 		}
 		if _, err := conn.Exec(ctx, `DELETE FROM outbox_events WHERE id = ANY($1)`, ids); err != nil {
-			return 0, translate(err, "")
+			return 0, true, err
 		}
 	}
-	return n, perr
+	return n, true, perr
 }
 
-// EventBacklog counts the events not yet published.
+// EventBacklog counts the entries of appointments not yet relayed (and
+// what an earlier version left in its outbox); 0 before a relay started.
 func (s *Store) EventBacklog(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.pool.QueryRow(ctx, `SELECT count(*) FROM outbox_events`).Scan(&n)
+	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox_events) + (SELECT count(*)
+		FROM event_cursor c JOIN audit_log a ON a.entity = 'appointment' AND a.tx >= pg_snapshot_xmin(c.done)
+		WHERE c.id = 1 AND NOT pg_visible_in_snapshot(a.tx, c.done)
+			AND (c.upto IS NULL OR NOT pg_visible_in_snapshot(a.tx, c.upto) OR a.id > c.after_id))`).Scan(&n)
 	return n, translate(err, "")
 }

@@ -21,14 +21,10 @@ import (
 // exception that proves the rule: it locks holds and their slots with SKIP
 // LOCKED and so never waits at all.
 
-// notify writes ns's domain events (when the outbox is on, events.go) and
-// hands the messages among ns to the enqueuer inside tx; nothing to announce, or no
-// enqueuer, costs no round trip.
+// notify hands ns to the enqueuer inside tx; nothing to announce, or no
+// enqueuer, costs no round trip. (The domain events need no writing: they
+// are the audit entries, events.go.)
 func (s *Store) notify(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error {
-	if err := s.writeEvents(ctx, tx, ns); err != nil {
-		return err
-	}
-	ns = booking.Messages(ns)
 	if s.enqueue == nil || len(ns) == 0 {
 		return nil
 	}
@@ -358,7 +354,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 			return err
 		}
 		out = a
-		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, to))
+		return nil
 	})
 	if err != nil {
 		return booking.Appointment{}, translate(err, "")
@@ -392,7 +388,7 @@ func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.
 		if err := transition(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
 			return err
 		}
-		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusArrived))
+		return nil
 	})
 	if err != nil {
 		return booking.Appointment{}, false, translate(err, "")
@@ -432,7 +428,7 @@ func (s *Store) MarkNoShows(ctx context.Context, now time.Time, limit int) ([]bo
 				return err
 			}
 			moved = append(moved, a)
-			return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusNoShow))
+			return nil
 		})
 		if err != nil {
 			return out, translate(err, "")
@@ -566,7 +562,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		_, err = pgx.ForEachRow(rows, []any{&a.ID, &a.PatientID, &a.StartAt, &a.SlotID, &old}, func() error {
 			a.Status = booking.StatusCancelled
 			cancelled = append(cancelled, a)
-			es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel-suspension", From: old, Appointment: a}))
+			es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: booking.AuditSuspensionCancel, From: old, Appointment: a, SuspensionID: rec.ID}))
 			return nil
 		})
 		if cerr := br.Close(); err == nil {

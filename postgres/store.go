@@ -61,10 +61,9 @@ type Options struct {
 	// COMMIT in one pipeline instead of calling Enqueue in a round trip
 	// of its own. Other changes use Enqueue; Book falls back to it when nil.
 	OutboxStatement func(ns []booking.Notification) (string, []any, error)
-	// Events turns the domain events' outbox on (events.go): every state
-	// change that announces notifications also writes its booking.Events,
-	// in its own transaction. Off (the default) nothing is written, since
-	// nothing would publish and delete them.
+	// Events says a relay publishes the domain events (events.go): Open
+	// starts its cursor when none has started, so that the changes from
+	// then on are published. Off (the default), nothing is started.
 	Events bool
 }
 
@@ -78,11 +77,10 @@ type Store struct {
 	// store that races; it is settable from tests only (export_test.go).
 	racy bool
 
-	// enqueue, outboxStmt and events are Options.Enqueue,
-	// Options.OutboxStatement and Options.Events.
+	// enqueue and outboxStmt are Options.Enqueue and
+	// Options.OutboxStatement.
 	enqueue    func(ctx context.Context, tx pgx.Tx, ns []booking.Notification) error
 	outboxStmt func(ns []booking.Notification) (string, []any, error)
-	events     bool
 	// queries counts the queries and pipelines sent (Queries).
 	queries *atomic.Int64
 }
@@ -123,12 +121,18 @@ func Open(ctx context.Context, dsn string, opts Options) (*Store, error) {
 		return nil, translate(fmt.Errorf("postgres: open: %w", err), "")
 	}
 	s := &Store{pool: pool, keys: opts.Keys, queries: queries,
-		enqueue: opts.Enqueue, outboxStmt: opts.OutboxStatement, events: opts.Events}
+		enqueue: opts.Enqueue, outboxStmt: opts.OutboxStatement}
 	pctx, cancel := context.WithTimeout(ctx, opts.ConnectTimeout)
 	defer cancel()
 	if err := s.Ping(pctx); err != nil {
 		pool.Close()
 		return nil, err
+	}
+	if opts.Events {
+		if err := s.StartEvents(pctx); err != nil {
+			pool.Close()
+			return nil, err
+		}
 	}
 	if warm > 0 {
 		// Longer than one connection's timeout: on a busy machine the

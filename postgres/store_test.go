@@ -87,7 +87,6 @@ func testOutboxArgs(ns []booking.Notification) []any {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
 		// Options.Events, on a store the suite has written to already.
-		EventsOn: func(s booking.Store) { s.(*Store).events = true },
 		New:      func(t testing.TB) booking.Store { return newOutboxStore(t) },
 		NewRacy: func(t testing.TB) booking.Store {
 			s := newOutboxStore(t)

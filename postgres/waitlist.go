@@ -427,7 +427,7 @@ func (s *Store) MakeOffers(ctx context.Context, slotID int64, now time.Time) ([]
 		var ns []booking.Notification
 		var audit []booking.AuditEntry
 		for _, o := range d.Offers {
-			as, es, err := writeOffer(ctx, tx, offerWrite{slot: rd.Slot, offer: o, action: "offer", now: now})
+			as, es, err := writeOffer(ctx, tx, offerWrite{slot: rd.Slot, offer: o, action: booking.AuditOffer, now: now})
 			if err != nil {
 				return err
 			}

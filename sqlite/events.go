@@ -3,78 +3,84 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"sync"
 
 	"github.com/slotd/slotd/booking"
 )
 
-const sqlInsertEvent = `INSERT INTO outbox_events (type, appointment_id, slot_id, patient_id, status, suspension_id, hold_expires_at, occurred_at)
-	SELECT ?1, id, slot_id, patient_id, status, NULLIF(?2, 0), CASE WHEN status = ` + booking.StatusHeldSQL + ` THEN hold_expires_at END, updated_at
-	FROM appointments WHERE id = ?3`
-
-// writeEvents writes ns's events inside tx when the outbox is on.
-func (s *Store) writeEvents(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
-	if !s.events || len(ns) == 0 {
-		return nil
-	}
-	st, err := tx.PrepareContext(ctx, sqlInsertEvent)
-	if err != nil {
-		return fmt.Errorf("sqlite: write events: %w", err)
-	}
-	defer st.Close()
-	for _, n := range ns {
-		t := booking.EventType(n.Kind)
-		if t == "" {
-			continue // no state change of an appointment (a job)
-		}
-		if _, err := st.ExecContext(ctx, t, n.SuspensionID, n.AppointmentID); err != nil {
-			return fmt.Errorf("sqlite: write events: %w", err)
-		}
-	}
-	return nil
-}
-
 // relayMu makes one relay publish at a time: one process owns a SQLite
 // file, so a process-wide lock is the cluster-wide one.
 var relayMu sync.Mutex
 
-// RelayEvents publishes up to limit of the oldest events through publish
-// and deletes the prefix it confirmed (postgres.Store.RelayEvents).
+// StartEvents places the relay's cursor after the last audit entry when
+// no relay has started before: changes from now on are published
+// (Options.Events).
+func (s *Store) StartEvents(ctx context.Context) error {
+	return mapErr(s.write(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `INSERT INTO event_cursor (id, after_id) SELECT 1, coalesce(max(id), 0) FROM audit_log WHERE true
+			ON CONFLICT (id) DO NOTHING`)
+		return err
+	}), "")
+}
+
+// RelayEvents publishes, through publish, the events of up to limit of the
+// oldest entries of appointments in the audit log after the cursor
+// (booking.EventOf), after what an earlier version left in its outbox;
+// the cursor moves past the prefix publish confirmed
+// (postgres.Store.RelayEvents). The writer commits in id order, so the
+// last id published is the whole cursor.
 func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booking.Event) (int, error)) (int, error) {
 	relayMu.Lock()
 	defer relayMu.Unlock()
-	rows, err := s.reader.QueryContext(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), hold_expires_at, occurred_at
-		FROM outbox_events ORDER BY id LIMIT ?1`, limit)
+	if n, more, err := s.relayOutbox(ctx, limit, publish); more || err != nil {
+		return n, mapErr(err, "")
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT a.id, a.at, a.action, a.entity_id, coalesce(a.before, ''), coalesce(a.after, '')
+		FROM event_cursor c JOIN audit_log a ON a.id > c.after_id AND a.entity = 'appointment'
+		WHERE c.id = 1 ORDER BY a.id LIMIT ?1`, limit)
 	if err != nil {
 		return 0, mapErr(err, "")
 	}
-	var evs []booking.Event
+	var entries []booking.AuditEntry
 	for rows.Next() {
-		var e booking.Event
+		e := booking.AuditEntry{Entity: booking.EntityAppointment}
 		var at int64
-		var hold sql.NullInt64
-		if err := rows.Scan(&e.ID, &e.Type, &e.AppointmentID, &e.SlotID, &e.PatientID, &e.Status, &e.SuspensionID, &hold, &at); err != nil {
+		if err := rows.Scan(&e.ID, &at, &e.Action, &e.EntityID, &e.Before, &e.After); err != nil {
 			rows.Close()
 			return 0, mapErr(err, "")
 		}
-		e.Time = fromTS(at)
-		if hold.Valid {
-			t := fromTS(hold.Int64)
-			e.HoldExpiresAt = &t
-		}
-		evs = append(evs, e)
+		e.At = fromTS(at)
+		entries = append(entries, e)
 	}
 	if err := rows.Close(); err != nil {
 		return 0, mapErr(err, "")
 	}
-	if err := rows.Err(); err != nil || len(evs) == 0 {
+	if err := rows.Err(); err != nil || len(entries) == 0 {
 		return 0, mapErr(err, "")
 	}
-	n, perr := publish(evs)
-	if n > 0 {
+	var evs []booking.Event
+	var at []int // evs[i] is entries[at[i]]'s
+	for i, e := range entries {
+		if ev, ok := booking.EventOf(e); ok {
+			evs, at = append(evs, ev), append(at, i)
+		}
+	}
+	n, perr := len(evs), error(nil)
+	if len(evs) > 0 {
+		n, perr = publish(evs)
+	}
+	// Past the confirmed events and, when all went, the entries of no
+	// event after them.
+	last := int64(0)
+	switch {
+	case n == len(evs):
+		last = entries[len(entries)-1].ID
+	case n > 0:
+		last = entries[at[n-1]].ID
+	}
+	if last > 0 {
 		err := s.write(ctx, func(tx *sql.Tx) error {
-			_, err := tx.ExecContext(ctx, `DELETE FROM outbox_events WHERE id BETWEEN ?1 AND ?2`, evs[0].ID, evs[n-1].ID)
+			_, err := tx.ExecContext(ctx, `UPDATE event_cursor SET after_id = ?1 WHERE id = 1`, last)
 			return err
 		})
 		if err != nil {
@@ -84,9 +90,55 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 	return n, perr
 }
 
-// EventBacklog counts the events not yet published.
+// relayOutbox publishes up to limit of the events an earlier version left
+// in outbox_events, in id order, and deletes the prefix publish
+// confirmed; more says it found some (the log waits until none is left).
+func (s *Store) relayOutbox(ctx context.Context, limit int, publish func([]booking.Event) (int, error)) (n int, more bool, err error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT id, type, appointment_id, slot_id, patient_id, status, coalesce(suspension_id, 0), hold_expires_at, occurred_at
+		FROM outbox_events ORDER BY id LIMIT ?1`, limit)
+	if err != nil {
+		return 0, false, err
+	}
+	var evs []booking.Event
+	for rows.Next() {
+		var e booking.Event
+		var at int64
+		var hold sql.NullInt64
+		if err := rows.Scan(&e.ID, &e.Type, &e.AppointmentID, &e.SlotID, &e.PatientID, &e.Status, &e.SuspensionID, &hold, &at); err != nil {
+			rows.Close()
+			return 0, false, err
+		}
+		e.Time = fromTS(at)
+		if hold.Valid {
+			t := fromTS(hold.Int64)
+			e.HoldExpiresAt = &t
+		}
+		evs = append(evs, e)
+	}
+	if err := rows.Close(); err != nil {
+		return 0, false, err
+	}
+	if err := rows.Err(); err != nil || len(evs) == 0 {
+		return 0, false, err
+	}
+	n, perr := publish(evs)
+	if n > 0 {
+		err := s.write(ctx, func(tx *sql.Tx) error {
+			_, err := tx.ExecContext(ctx, `DELETE FROM outbox_events WHERE id BETWEEN ?1 AND ?2`, evs[0].ID, evs[n-1].ID)
+			return err
+		})
+		if err != nil {
+			return 0, true, err
+		}
+	}
+	return n, true, perr
+}
+
+// EventBacklog counts the entries of appointments not yet relayed (and
+// what an earlier version left in its outbox); 0 before a relay started.
 func (s *Store) EventBacklog(ctx context.Context) (int64, error) {
 	var n int64
-	err := s.reader.QueryRowContext(ctx, `SELECT count(*) FROM outbox_events`).Scan(&n)
+	err := s.reader.QueryRowContext(ctx, `SELECT (SELECT count(*) FROM outbox_events) + (SELECT count(*)
+		FROM event_cursor c JOIN audit_log a ON a.id > c.after_id AND a.entity = 'appointment' WHERE c.id = 1)`).Scan(&n)
 	return n, mapErr(err, "")
 }

@@ -291,10 +291,7 @@ func (s *Store) Transition(ctx context.Context, appointmentID int64, to booking.
 		if noop, err := booking.StaffTransition(a.Status, to, a.StartAt, now); noop || err != nil {
 			return err
 		}
-		if err := moveTo(ctx, tx, &a, to, now, strings.ToLower(string(to))); err != nil {
-			return err
-		}
-		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, to))
+		return moveTo(ctx, tx, &a, to, now, strings.ToLower(string(to)))
 	})
 	if err != nil {
 		return booking.Appointment{}, mapErr(err, "appointment")
@@ -319,10 +316,7 @@ func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.
 		if repeat, err = booking.DecideCheckIn(a, r, p, now); repeat || err != nil {
 			return err
 		}
-		if err := moveTo(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
-			return err
-		}
-		return s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusArrived))
+		return moveTo(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn)
 	})
 	if err != nil {
 		return booking.Appointment{}, false, mapErr(err, "appointment")
@@ -367,9 +361,6 @@ func (s *Store) MarkNoShows(ctx context.Context, now time.Time, limit int) ([]bo
 				continue
 			}
 			if err := moveTo(ctx, tx, &a, booking.StatusNoShow, now, booking.AuditAutoNoShow); err != nil {
-				return err
-			}
-			if err := s.notify(ctx, tx, booking.TransitionNotices(a.ID, booking.StatusNoShow)); err != nil {
 				return err
 			}
 			out = append(out, a)
@@ -519,7 +510,7 @@ func (s *Store) Suspend(ctx context.Context, sus booking.Suspension, now time.Ti
 		}
 		es := []booking.AuditEntry{booking.Audit(ctx, now, booking.AuditChange{Entity: booking.EntitySuspension, ID: sus.ID, Action: "suspend", After: booking.SuspensionState(sus)})}
 		for _, a := range cancelled {
-			es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: "cancel-suspension", From: old[a.ID], Appointment: a}))
+			es = append(es, booking.AuditAppointment(ctx, now, booking.AppointmentChange{Action: booking.AuditSuspensionCancel, From: old[a.ID], Appointment: a, SuspensionID: sus.ID}))
 		}
 		if err := writeAudit(ctx, tx, es...); err != nil {
 			return err

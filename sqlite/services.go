@@ -187,6 +187,9 @@ func (s *Store) BookVisit(ctx context.Context, r booking.VisitRequest, now time.
 		if err := writeAudit(ctx, tx, booking.AuditVisit(ctx, now, a, d.Extra)); err != nil {
 			return err
 		}
+		if d.Notification.Kind == "" {
+			return nil
+		}
 		n := d.Notification
 		n.AppointmentID = id
 		return s.notify(ctx, tx, []booking.Notification{n})

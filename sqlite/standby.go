@@ -130,7 +130,7 @@ func (s *Store) OfferLeftovers(ctx context.Context, slotID int64, now time.Time)
 		var ns []booking.Notification
 		var audit []booking.AuditEntry
 		for _, o := range offers {
-			as, es, err := writeOffer(ctx, tx, offerWrite{slot: sl, offer: o, action: "leftover-offer", site: siteID, now: now})
+			as, es, err := writeOffer(ctx, tx, offerWrite{slot: sl, offer: o, action: booking.AuditLeftoverOffer, site: siteID, now: now})
 			if err != nil {
 				return err
 			}

@@ -48,9 +48,8 @@ type Store struct {
 	// that its stress test catches races. Tests only (export_test.go).
 	racy bool
 
-	// enqueue and events are Options.Enqueue and Options.Events.
+	// enqueue is Options.Enqueue.
 	enqueue func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
-	events  bool
 
 	// stmts holds Book's statements prepared on the writer.
 	stmts stmtCache
@@ -64,14 +63,10 @@ type enqueueError struct{ err error }
 func (e *enqueueError) Error() string { return "sqlite: enqueue notifications: " + e.err.Error() }
 func (e *enqueueError) Unwrap() error { return e.err }
 
-// notify writes ns's domain events (when the outbox is on, events.go) and
-// hands the messages among ns to the enqueuer inside tx, if there is both an enqueuer
-// and something to enqueue.
+// notify hands ns to the enqueuer inside tx, if there is both an
+// enqueuer and something to enqueue. (The domain events need no writing:
+// they are the audit entries, events.go.)
 func (s *Store) notify(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error {
-	if err := s.writeEvents(ctx, tx, ns); err != nil {
-		return &enqueueError{err}
-	}
-	ns = booking.Messages(ns)
 	if s.enqueue == nil || len(ns) == 0 {
 		return nil
 	}
@@ -117,7 +112,8 @@ type Options struct {
 	// riversqlite) can insert its jobs through tx because tx is on DB(),
 	// the writer. nil enqueues nothing.
 	Enqueue func(ctx context.Context, tx *sql.Tx, ns []booking.Notification) error
-	// Events turns the domain events' outbox on (events.go).
+	// Events says a relay publishes the domain events (events.go): OpenWith
+	// starts its cursor when none has started.
 	Events bool
 	// Warm readies the store for an opening before OpenWith returns: Book's
 	// statements prepared on the writer (which its first call would
@@ -180,7 +176,13 @@ func OpenWith(ctx context.Context, path string, opts Options) (*Store, error) {
 		reader.Close()
 		return nil, mapErr(fmt.Errorf("sqlite: open reader: %w", err), "")
 	}
-	s := &Store{path: path, keys: keys, writer: writer, reader: reader, enqueue: opts.Enqueue, events: opts.Events}
+	s := &Store{path: path, keys: keys, writer: writer, reader: reader, enqueue: opts.Enqueue}
+	if opts.Events {
+		if err := s.StartEvents(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	}
 	if opts.Warm {
 		s.stmts.prepare(ctx, writer)
 		if err := openAll(ctx, reader, readers); err != nil {

@@ -55,7 +55,6 @@ func withOutbox(t testing.TB, s *Store) *Store {
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
 		// Options.Events, on a store the suite has written to already.
-		EventsOn: func(s booking.Store) { s.(*Store).events = true },
 		New:      func(t testing.TB) booking.Store { return withOutbox(t, newStore(t)) },
 		NewRacy: func(t testing.TB) booking.Store {
 			s := withOutbox(t, newStore(t))

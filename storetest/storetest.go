@@ -19,10 +19,6 @@ type Harness struct {
 	// writes (no lock, absolute counter write). The suite runs its stress
 	// test against it and expects to catch it; nil skips that proof.
 	NewRacy func(t testing.TB) booking.Store
-	// EventsOn turns on the domain events' outbox of a store New made,
-	// as the store's Events option does at Open, so that the suite can
-	// tell the changes before from those after.
-	EventsOn func(s booking.Store)
 	// Inspect reads a store's rows directly, bypassing the Store interface.
 	Inspect func(t testing.TB, s booking.Store) Inspector
 	// Keyed returns a store like New's opened with keys, and restart,

@@ -81,7 +81,7 @@ func runShared(ctx context.Context, st *redisstate.State, svc *service.Service, 
 // the domain events (openServing) for runEvents to relay.
 func (c *clusterFlags) events() bool { return c.amqp != "" || c.kafka != "" }
 
-// runEvents relays the store's event outbox to the configured brokers
+// runEvents relays the store's domain events to the configured brokers
 // until the returned stop is called; without a broker it does nothing.
 func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metrics, logger *slog.Logger) (func(), error) {
 	var pubs []events.Publisher
@@ -96,7 +96,7 @@ func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metri
 		pubs = append(pubs, k)
 	}
 	const backlog, backlogHelp = "slotd_events_backlog", "Domain events written but not yet confirmed by every broker (0 without --amqp/--kafka-brokers)."
-	const published, publishedHelp = "slotd_events_published_total", "Domain events this instance published and removed from the outbox."
+	const published, publishedHelp = "slotd_events_published_total", "Domain events this instance published (its brokers confirmed)."
 	if len(pubs) == 0 {
 		zero := func() float64 { return 0 }
 		m.GaugeFunc(backlog, backlogHelp, zero)
@@ -105,7 +105,7 @@ func (c *clusterFlags) runEvents(ctx context.Context, st store, m *metrics.Metri
 	}
 	es, ok := st.(events.Outbox)
 	if !ok {
-		return nil, fmt.Errorf("--amqp/--kafka-brokers: the %T store keeps no event outbox", st)
+		return nil, fmt.Errorf("--amqp/--kafka-brokers: the %T store keeps no event relay cursor", st)
 	}
 	r := &events.Relay{Outbox: es, Publishers: pubs, Logger: logger}
 	m.GaugeFunc(backlog, backlogHelp, r.Backlog)

@@ -207,7 +207,7 @@ type startJobs func(ctx context.Context, cfg jobs.Config) (*jobs.Runner, error)
 // openServing migrates and opens the configured database as serve needs
 // it: its changes enqueue their notifications through the job queue's
 // outbox (bound once the returned startJobs has built the runner) and,
-// with events, write the domain events for the relay.
+// with events, the relay's cursor over the audit log starts (when none has).
 func (d *dbFlags) openServing(ctx context.Context, events bool) (store, startJobs, error) {
 	if err := d.migrate(ctx); err != nil {
 		return nil, nil, fmt.Errorf("migrate: %w", err)
