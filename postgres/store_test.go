@@ -86,8 +86,7 @@ func testOutboxArgs(ns []booking.Notification) []any {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		// Options.Events, on a store the suite has written to already.
-		New:      func(t testing.TB) booking.Store { return newOutboxStore(t) },
+		New: func(t testing.TB) booking.Store { return newOutboxStore(t) },
 		NewRacy: func(t testing.TB) booking.Store {
 			s := newOutboxStore(t)
 			s.SetRacy(true)

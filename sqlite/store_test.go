@@ -54,8 +54,7 @@ func withOutbox(t testing.TB, s *Store) *Store {
 
 func TestConformance(t *testing.T) {
 	storetest.Run(t, storetest.Harness{
-		// Options.Events, on a store the suite has written to already.
-		New:      func(t testing.TB) booking.Store { return withOutbox(t, newStore(t)) },
+		New: func(t testing.TB) booking.Store { return withOutbox(t, newStore(t)) },
 		NewRacy: func(t testing.TB) booking.Store {
 			s := withOutbox(t, newStore(t))
 			s.SetRacy(true)
