@@ -97,3 +97,37 @@ func changeEvent(action string, before, after ApptState) string {
 	}
 	return ""
 }
+
+// EventPage is a page of appointments' audit entries a relay read after
+// its cursor, in order, and their Events.
+type EventPage struct {
+	Entries []AuditEntry
+	Events  []Event
+	of      []int // Events[i] is Entries[of[i]]'s
+}
+
+// NewEventPage reads the events of entries.
+func NewEventPage(entries []AuditEntry) EventPage {
+	p := EventPage{Entries: entries}
+	for i, e := range entries {
+		if ev, ok := EventOf(e); ok {
+			p.Events, p.of = append(p.Events, ev), append(p.of, i)
+		}
+	}
+	return p
+}
+
+// Through is the id of the entry the cursor moves past once the first n
+// events are confirmed: the last entry when all were (the entries of no
+// event after them too), the n-th event's otherwise; 0 when it stays.
+func (p EventPage) Through(n int) int64 {
+	switch {
+	case len(p.Entries) == 0:
+		return 0
+	case n == len(p.Events):
+		return p.Entries[len(p.Entries)-1].ID
+	case n > 0:
+		return p.Entries[p.of[n-1]].ID
+	}
+	return 0
+}

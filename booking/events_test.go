@@ -67,3 +67,33 @@ func TestEventOf(t *testing.T) {
 		}
 	}
 }
+
+// TestEventPageThrough: the cursor moves past confirmed events only, and
+// past the entries of no event when every event went.
+func TestEventPageThrough(t *testing.T) {
+	ctx := context.Background()
+	at := time.Date(2026, 12, 6, 7, 0, 0, 0, time.UTC)
+	a := Appointment{ID: 3, SlotID: 4, PatientID: 7, Status: StatusBooked}
+	booked := AuditAppointment(ctx, at, AppointmentChange{Action: "book", Appointment: a})
+	none := AuditAppointment(ctx, at, AppointmentChange{Action: "touch", From: StatusBooked, Appointment: a})
+	var es []AuditEntry
+	for i, e := range []AuditEntry{booked, none, booked, none} {
+		e.ID = int64(10 + i)
+		es = append(es, e)
+	}
+	p := NewEventPage(es)
+	if len(p.Events) != 2 || p.Events[1].ID != 12 {
+		t.Fatalf("events %+v", p.Events)
+	}
+	for n, want := range []int64{0, 10, 13} {
+		if got := p.Through(n); got != want {
+			t.Errorf("%d confirmed: through %d, want %d", n, got, want)
+		}
+	}
+	if got := NewEventPage([]AuditEntry{es[1]}).Through(0); got != 11 {
+		t.Errorf("a page of no event: through %d, want 11", got)
+	}
+	if got := NewEventPage(nil).Through(0); got != 0 {
+		t.Errorf("an empty page: through %d", got)
+	}
+}

@@ -75,28 +75,18 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 	if err != nil {
 		return 0, translate(err, "")
 	}
-	var evs []booking.Event
-	var at []int // evs[i] is entries[at[i]]'s
-	for i, e := range entries {
-		if ev, ok := booking.EventOf(e); ok {
-			evs, at = append(evs, ev), append(at, i)
-		}
+	page := booking.NewEventPage(entries)
+	n, perr := 0, error(nil)
+	if len(page.Events) > 0 {
+		n, perr = publish(page.Events)
 	}
-	n, perr := len(evs), error(nil)
-	if len(evs) > 0 {
-		n, perr = publish(evs)
-	}
-	// The cursor moves past the confirmed events and, when all went, the
-	// entries of no event after them; a window read to its end is done.
+	// A window read to its end and all confirmed is done.
 	var q string
 	var args []any
-	switch {
-	case n == len(evs) && len(entries) < limit:
+	if n == len(page.Events) && len(entries) < limit {
 		q = `UPDATE event_cursor SET done = upto, upto = NULL, after_id = 0 WHERE id = 1`
-	case n == len(evs):
-		q, args = `UPDATE event_cursor SET after_id = $1 WHERE id = 1`, []any{entries[len(entries)-1].ID}
-	case n > 0:
-		q, args = `UPDATE event_cursor SET after_id = $1 WHERE id = 1`, []any{entries[at[n-1]].ID}
+	} else if through := page.Through(n); through > 0 {
+		q, args = `UPDATE event_cursor SET after_id = $1 WHERE id = 1`, []any{through}
 	}
 	if q != "" {
 		if _, err := conn.Exec(ctx, q, args...); err != nil {

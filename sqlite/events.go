@@ -58,27 +58,12 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 	if err := rows.Err(); err != nil || len(entries) == 0 {
 		return 0, mapErr(err, "")
 	}
-	var evs []booking.Event
-	var at []int // evs[i] is entries[at[i]]'s
-	for i, e := range entries {
-		if ev, ok := booking.EventOf(e); ok {
-			evs, at = append(evs, ev), append(at, i)
-		}
+	page := booking.NewEventPage(entries)
+	n, perr := 0, error(nil)
+	if len(page.Events) > 0 {
+		n, perr = publish(page.Events)
 	}
-	n, perr := len(evs), error(nil)
-	if len(evs) > 0 {
-		n, perr = publish(evs)
-	}
-	// Past the confirmed events and, when all went, the entries of no
-	// event after them.
-	last := int64(0)
-	switch {
-	case n == len(evs):
-		last = entries[len(entries)-1].ID
-	case n > 0:
-		last = entries[at[n-1]].ID
-	}
-	if last > 0 {
+	if last := page.Through(n); last > 0 {
 		err := s.write(ctx, func(tx *sql.Tx) error {
 			_, err := tx.ExecContext(ctx, `UPDATE event_cursor SET after_id = ?1 WHERE id = 1`, last)
 			return err
