@@ -109,4 +109,7 @@ type MarkStore interface {
 	// MarksSince returns the marks moved after since (ValidAfter > since),
 	// and, with closed, every closed mark too, in no order.
 	MarksSince(ctx context.Context, since time.Time, closed bool) ([]Mark, error)
+	// MarksOf returns the marks of the subjects that have one, in no
+	// order: what an instance reads after moving them (a probe each).
+	MarksOf(ctx context.Context, subjects ...Subject) ([]Mark, error)
 }

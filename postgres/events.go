@@ -10,7 +10,7 @@ import (
 )
 
 // relayLock is the session advisory lock that makes one relay of all
-// instances publish at a time, so events leave in id order.
+// instances publish at a time, so events leave in order.
 const relayLock = 0x736c6f7464 // "slotd"
 
 // StartEvents places the relay's cursor at this moment when no relay has

@@ -42,9 +42,22 @@ func moveMarks(ctx context.Context, tx pgx.Tx, at time.Time, state booking.MarkC
 // MarksSince returns the marks moved after since and, with closed, the
 // closed ones.
 func (s *Store) MarksSince(ctx context.Context, since time.Time, closed bool) ([]booking.Mark, error) {
-	rows, err := s.pool.Query(ctx,
-		`SELECT role, subject, valid_after, closed FROM revocation_marks WHERE valid_after > $1
+	return s.queryMarks(ctx, `SELECT role, subject, valid_after, closed FROM revocation_marks WHERE valid_after > $1
 		 UNION SELECT role, subject, valid_after, closed FROM revocation_marks WHERE $2 AND closed`, since, closed)
+}
+
+// MarksOf returns the marks of subs that exist, by their key.
+func (s *Store) MarksOf(ctx context.Context, subs ...booking.Subject) ([]booking.Mark, error) {
+	roles, ids := make([]string, len(subs)), make([]string, len(subs))
+	for i, sub := range subs {
+		roles[i], ids[i] = sub.Role, sub.ID
+	}
+	return s.queryMarks(ctx, `SELECT m.role, m.subject, m.valid_after, m.closed
+		FROM unnest($1::text[], $2::text[]) AS k(role, subject) JOIN revocation_marks m USING (role, subject)`, roles, ids)
+}
+
+func (s *Store) queryMarks(ctx context.Context, q string, args ...any) ([]booking.Mark, error) {
+	rows, err := s.pool.Query(ctx, q, args...)
 	if err != nil {
 		return nil, translate(err, "")
 	}

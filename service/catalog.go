@@ -146,7 +146,7 @@ func (s *Service) UpdatePatient(ctx context.Context, id int64, u booking.Patient
 	p, err := bounded(s, ctx, func(ctx context.Context) (booking.Patient, error) { return s.store.UpdatePatient(ctx, id, u) })
 	if err == nil && u.Active != nil {
 		// Best effort: failing, the copy is read again within MarkRefresh.
-		_ = s.rereadMarks(ctx)
+		_ = s.rereadMarks(ctx, booking.PatientSubject(id))
 	}
 	return p, err
 }

@@ -54,7 +54,8 @@ func openMarks(t testing.TB) *countedMarks {
 
 // TestAdmitReadsOncePerInterval: within MarkRefresh the copy answers
 // without a read, however many requests at once; a sign-out on this
-// instance is refused at once all the same; and a copy older than the
+// instance is refused at once all the same, by a read of its own mark;
+// and a copy older than the
 // bound that cannot be read again refuses (unavailable) rather than
 // admit on stale marks.
 func TestAdmitReadsOncePerInterval(t *testing.T) {
@@ -90,6 +91,11 @@ func TestAdmitReadsOncePerInterval(t *testing.T) {
 	}
 	if code := booking.ErrorCode(svc.Admit(ctx, booking.RolePatient, "1", issued)); code != booking.CodeUnauthorized {
 		t.Fatalf("signed out on this instance: %q, want unauthorized at once", code)
+	}
+	// It read the mark it moved, not every mark moved lately (a burst of n
+	// sign-outs would read n² rows).
+	if got := st.reads.Load(); got != 1 {
+		t.Fatalf("%d reads of the recent marks after a sign-out, want none beyond the first", got)
 	}
 
 	// Another instance whose copy is always stale, and a database that

@@ -121,7 +121,7 @@ func (s *Service) ErasePatient(ctx context.Context, id int64, reason string) (bo
 	})
 	if err == nil {
 		// Best effort: failing, the copy is read again within MarkRefresh.
-		_ = s.rereadMarks(ctx)
+		_ = s.rereadMarks(ctx, booking.PatientSubject(id))
 	}
 	return p, err
 }

@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"time"
 
 	"github.com/slotd/slotd/booking"
@@ -40,9 +41,22 @@ func moveMarks(ctx context.Context, tx *sql.Tx, at time.Time, state booking.Mark
 // MarksSince returns the marks moved after since and, with closed, the
 // closed ones.
 func (s *Store) MarksSince(ctx context.Context, since time.Time, closed bool) ([]booking.Mark, error) {
-	rows, err := s.reader.QueryContext(ctx,
-		`SELECT role, subject, valid_after, closed FROM revocation_marks WHERE valid_after > ?
+	return s.queryMarks(ctx, `SELECT role, subject, valid_after, closed FROM revocation_marks WHERE valid_after > ?
 		 UNION SELECT role, subject, valid_after, closed FROM revocation_marks WHERE ? AND closed = 1`, ts(since), closed)
+}
+
+// MarksOf returns the marks of subs that exist, by their key.
+func (s *Store) MarksOf(ctx context.Context, subs ...booking.Subject) ([]booking.Mark, error) {
+	keys, err := json.Marshal(subs)
+	if err != nil {
+		return nil, err
+	}
+	return s.queryMarks(ctx, `SELECT m.role, m.subject, m.valid_after, m.closed FROM json_each(?) k
+		JOIN revocation_marks m ON m.role = json_extract(k.value, '$.Role') AND m.subject = json_extract(k.value, '$.ID')`, string(keys))
+}
+
+func (s *Store) queryMarks(ctx context.Context, q string, args ...any) ([]booking.Mark, error) {
+	rows, err := s.reader.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, mapErr(err, "")
 	}

@@ -49,7 +49,12 @@ func testRevocationMarks(t *testing.T, h Harness) {
 		if !ok || !m.ValidAfter.Equal(t1) || m.Closed {
 			t.Fatalf("mark %+v %v, want %v open (to the microsecond)", m, ok, t1)
 		}
-		ms, err := s.MarksSince(ctx, t1, false)
+		ms, err := s.MarksOf(ctx, booking.Subject{Role: booking.RolePatient, ID: "8"}, sub, booking.Subject{Role: booking.RoleAdmin, ID: "7"})
+		must(t, err)
+		if len(ms) != 1 || ms[0].Subject != sub || !ms[0].ValidAfter.Equal(t1) {
+			t.Fatalf("marks of three subjects, one marked: %+v", ms)
+		}
+		ms, err = s.MarksSince(ctx, t1, false)
 		must(t, err)
 		if len(ms) != 0 {
 			t.Fatalf("marks after %v: %+v, want none (strictly after)", t1, ms)
