@@ -18,8 +18,8 @@ import (
 // TestRedisHungAndBrokerDown serves with a Redis that accepts connections
 // and never answers and a RabbitMQ that is not there: every booking still
 // succeeds (each Redis call gives up within its bound and falls back), the
-// metrics and the log say so, and the events wait in the outbox, counted
-// by slotd_events_backlog.
+// metrics and the log say so, and the events wait behind the relay's
+// cursor, counted by slotd_events_backlog.
 func TestRedisHungAndBrokerDown(t *testing.T) {
 	hung, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
