@@ -3,6 +3,8 @@ package postgres
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -127,18 +129,32 @@ func (s *Store) ListAccountAppointments(ctx context.Context, account int64, stat
 
 // listAppointments lists the appointments whose patient matches who (an
 // SQL condition on $1), newest first; q.Sites narrows them to the slots of
-// those sites' doctors (a department on no site is on none).
+// those sites' doctors (a department on no site is on none). The statement
+// names only the filters that are set: one with every filter optional
+// ("$2 = ” OR ...") gets a custom plan at each call, whose planning cost
+// a patient's list several times its execution.
 func (s *Store) listAppointments(ctx context.Context, who string, q booking.AppointmentQuery) ([]booking.Appointment, error) {
-	sites := q.Sites
-	if sites == nil {
-		sites = []int64{}
+	where, args := []string{who}, []any{q.PatientID}
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, fmt.Sprintf(cond, len(args)))
 	}
-	rows, _ := s.pool.Query(ctx,
-		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id
-		 WHERE `+who+` AND ($2::text = '' OR a.status = $2) AND ($3::bigint = 0 OR a.id < $3)
-		   AND (cardinality($5::bigint[]) = 0 OR s.resource_id IN (SELECT r.id FROM resources r
-		        JOIN departments d ON d.id = r.department_id WHERE d.site_id = ANY($5)))
-		 ORDER BY a.id DESC LIMIT NULLIF($4, 0)`, q.PatientID, string(q.Status), q.Page.After, q.Page.Limit, sites)
+	if q.Status != "" {
+		add("a.status = $%d", string(q.Status))
+	}
+	if q.Page.After != 0 {
+		add("a.id < $%d", q.Page.After)
+	}
+	if len(q.Sites) > 0 {
+		add("s.resource_id IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id WHERE d.site_id = ANY($%d))", q.Sites)
+	}
+	sql := `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE ` +
+		strings.Join(where, " AND ") + ` ORDER BY a.id DESC`
+	if q.Page.Limit > 0 {
+		args = append(args, q.Page.Limit)
+		sql += fmt.Sprintf(" LIMIT $%d", len(args))
+	}
+	rows, _ := s.pool.Query(ctx, sql, args...)
 	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
 	return as, translate(err, "")
 }
