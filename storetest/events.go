@@ -137,3 +137,34 @@ func testEventsOfMovesAndOffers(t *testing.T, h Harness) {
 		t.Fatalf("the offer's event %+v: want HELD for patient %d with its deadline", got[3], q.ID)
 	}
 }
+
+// testEventsOfASuspension: a suspension's cancellations are one
+// slotd.slot.suspended event per appointment it cancelled, naming it.
+func testEventsOfASuspension(t *testing.T, h Harness) {
+	s := h.New(t)
+	o, ok := s.(eventOutbox)
+	if !ok {
+		t.Fatalf("%T keeps no event outbox", s)
+	}
+	f := newFixture(t, s)
+	day := now.Add(10 * 24 * time.Hour)
+	in1, in2 := f.slot(2, startsAt(day)), f.slot(2, startsAt(day.Add(time.Hour)))
+	p := f.patient()
+	a1, a2 := f.mustBook(in1.ID, p), f.mustBook(in2.ID, p)
+	eventsOn(t, s)
+	r, err := s.Suspend(f.ctx, booking.Suspension{DoctorID: f.doctor.ID, From: day, To: day.Add(2 * time.Hour), Reason: "conference"}, now)
+	must(t, err)
+	var got []booking.Event
+	_, err = o.RelayEvents(f.ctx, 100, func(evs []booking.Event) (int, error) { got = evs; return len(evs), nil })
+	must(t, err)
+	if len(got) != 2 {
+		t.Fatalf("events %+v, want one per cancelled appointment", got)
+	}
+	for i, a := range []booking.Appointment{a1, a2} {
+		e := got[i]
+		if e.Type != booking.EventSlotSuspended || e.AppointmentID != a.ID || e.SuspensionID != r.Suspension.ID ||
+			e.Status != booking.StatusCancelled || e.PatientID != p.ID {
+			t.Fatalf("event %d = %+v, want %s of appointment %d by suspension %d", i, e, booking.EventSlotSuspended, a.ID, r.Suspension.ID)
+		}
+	}
+}

@@ -183,6 +183,7 @@ func Run(t *testing.T, h Harness) {
 		{"RaceQueueRush", testRaceQueueRush},
 		{"Events", testEvents},
 		{"EventsOfMovesAndOffers", testEventsOfMovesAndOffers},
+		{"EventsOfASuspension", testEventsOfASuspension},
 		{"Suspend", testSuspend},
 		{"SuspendEndsOffers", testSuspendEndsOffers},
 		{"SuspensionCheck", testSuspensionCheck},
