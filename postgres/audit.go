@@ -43,9 +43,12 @@ func queueAudit(b *pgx.Batch, es ...booking.AuditEntry) {
 	b.Queue(sqlInsertAudit, at, roles, ids, ents, eids, acts, bef, aft, pats)
 }
 
-// sqlInsertAudit writes a batch of audit rows, one array per column.
-const sqlInsertAudit = `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id)
-		SELECT * FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::jsonb[], $9::bigint[])`
+// sqlInsertAudit writes a batch of audit rows, one array per column, and
+// once a relay has started (event_cursor has its row) the transaction's id,
+// by which the relay reads the rows in commit order (events.go).
+const sqlInsertAudit = `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, before, after, patient_id, tx)
+		SELECT *, (SELECT pg_current_xact_id() FROM event_cursor)
+		FROM unnest($1::timestamptz[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::text[], $7::jsonb[], $8::jsonb[], $9::bigint[])`
 
 func nullText(s string) *string {
 	if s == "" {

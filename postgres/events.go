@@ -103,7 +103,7 @@ func (s *Store) RelayEvents(ctx context.Context, limit int, publish func([]booki
 // while the relay keeps up, everything since when it comes back from an
 // outage.
 const sqlWindow = `SELECT a.id, a.at, a.action, a.entity_id, a.before::text, a.after::text
-	FROM event_cursor c JOIN audit_log a ON a.entity = 'appointment'
+	FROM event_cursor c JOIN audit_log a ON a.entity = 'appointment' AND a.tx IS NOT NULL
 		AND a.tx >= pg_snapshot_xmin(c.done) AND a.tx < pg_snapshot_xmax(c.upto) AND a.id > c.after_id
 	WHERE c.id = 1 AND pg_visible_in_snapshot(a.tx, c.upto) AND NOT pg_visible_in_snapshot(a.tx, c.done)
 	ORDER BY a.id LIMIT $1`
@@ -140,7 +140,7 @@ func relayOutbox(ctx context.Context, conn *pgxpool.Conn, limit int, publish fun
 func (s *Store) EventBacklog(ctx context.Context) (int64, error) {
 	var n int64
 	err := s.pool.QueryRow(ctx, `SELECT (SELECT count(*) FROM outbox_events) + (SELECT count(*)
-		FROM event_cursor c JOIN audit_log a ON a.entity = 'appointment' AND a.tx >= pg_snapshot_xmin(c.done)
+		FROM event_cursor c JOIN audit_log a ON a.entity = 'appointment' AND a.tx IS NOT NULL AND a.tx >= pg_snapshot_xmin(c.done)
 		WHERE c.id = 1 AND NOT pg_visible_in_snapshot(a.tx, c.done)
 			AND (c.upto IS NULL OR NOT pg_visible_in_snapshot(a.tx, c.upto) OR a.id > c.after_id))`).Scan(&n)
 	return n, translate(err, "")

@@ -26,8 +26,10 @@ func TestRelayMissesNoLateCommit(t *testing.T) {
 		}
 	}
 	must(s.StartEvents(ctx))
-	const entry = `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, after, patient_id)
-		VALUES (now(), 'system', '-', 'appointment', $1, 'book', jsonb_build_object('status', 'BOOKED', 'slotId', 1, 'patientId', 2), 2) RETURNING id`
+	// An entry as sqlInsertAudit writes it, its id returned.
+	const entry = `INSERT INTO audit_log (at, actor_role, actor_id, entity, entity_id, action, after, patient_id, tx)
+		VALUES (now(), 'system', '-', 'appointment', $1, 'book', jsonb_build_object('status', 'BOOKED', 'slotId', 1, 'patientId', 2), 2,
+			(SELECT pg_current_xact_id() FROM event_cursor)) RETURNING id`
 	var published []int64
 	relay := func(limit, confirm int) int {
 		t.Helper()
@@ -96,5 +98,40 @@ func TestRelayMissesNoLateCommit(t *testing.T) {
 	}
 	if relay(500, 500) != 0 || len(published) != 1200 {
 		t.Fatalf("%d published, want 1200 and no more", len(published))
+	}
+}
+
+// TestAuditNamesItsTransactionOnceARelayStarted: without a relay the
+// audit rows carry no transaction id, so a clinic without brokers writes
+// no entry in the relay's index; once one started, every row does.
+func TestAuditNamesItsTransactionOnceARelayStarted(t *testing.T) {
+	ctx := context.Background()
+	s := newStore(t)
+	write := func() {
+		t.Helper()
+		tx, err := s.Pool().Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback(ctx)
+		a := booking.Appointment{ID: 1, SlotID: 1, PatientID: 1, Status: booking.StatusBooked}
+		if err := writeAudit(ctx, tx, booking.AuditAppointment(ctx, time.Now(), booking.AppointmentChange{Action: "book", Appointment: a})); err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	if err := s.StartEvents(ctx); err != nil {
+		t.Fatal(err)
+	}
+	write()
+	var without, with int
+	if err := s.Pool().QueryRow(ctx, `SELECT count(*) FILTER (WHERE tx IS NULL), count(*) FILTER (WHERE tx IS NOT NULL) FROM audit_log`).Scan(&without, &with); err != nil {
+		t.Fatal(err)
+	}
+	if without != 1 || with != 1 {
+		t.Fatalf("%d rows without a transaction id and %d with, want 1 before the relay started and 1 after", without, with)
 	}
 }

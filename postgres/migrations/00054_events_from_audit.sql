@@ -5,16 +5,18 @@
 --
 -- Ids are drawn before commit, so the log's ids do not commit in order:
 -- a relay reading "after the last id" would skip an entry whose
--- transaction commits late. tx is the writing transaction's id, and the
--- relay reads in windows of commits between two snapshots (event_cursor):
+-- transaction commits late. tx is the writing transaction's id, written
+-- once a relay has started (event_cursor has its row: the audit statement
+-- reads it) so that a clinic without brokers pays no index entry for it,
+-- and the relay reads in windows of commits between two snapshots:
 -- an entry is published once its transaction is visible in the window's
 -- end and not in its start, so none is skipped; within a window entries go
 -- in id order, each appointment's in the order of its changes (a change
--- waits for the previous one's lock). Older entries have no tx: they were
--- events of the outbox, if anything.
+-- waits for the previous one's lock). Entries without tx are never
+-- published: older ones were events of the outbox, if anything, and later
+-- ones were written while no relay had started.
 ALTER TABLE audit_log ADD COLUMN tx xid8;
-ALTER TABLE audit_log ALTER COLUMN tx SET DEFAULT pg_current_xact_id();
-CREATE INDEX audit_log_events ON audit_log (tx) WHERE entity = 'appointment';
+CREATE INDEX audit_log_events ON audit_log (tx) WHERE entity = 'appointment' AND tx IS NOT NULL;
 
 -- The relay's place, one row, written by the one relay holding its lock:
 -- every transaction visible in done is published; the window being
