@@ -385,10 +385,7 @@ func (s *Store) CheckIn(ctx context.Context, r booking.CheckInRequest, now time.
 		if repeat, err = booking.DecideCheckIn(got, r, p, now); repeat || err != nil {
 			return err
 		}
-		if err := transition(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn); err != nil {
-			return err
-		}
-		return nil
+		return transition(ctx, tx, &a, booking.StatusArrived, now, booking.AuditCheckIn)
 	})
 	if err != nil {
 		return booking.Appointment{}, false, translate(err, "")

@@ -55,9 +55,8 @@ func openMarks(t testing.TB) *countedMarks {
 // TestAdmitReadsOncePerInterval: within MarkRefresh the copy answers
 // without a read, however many requests at once; a sign-out on this
 // instance is refused at once all the same, by a read of its own mark;
-// and a copy older than the
-// bound that cannot be read again refuses (unavailable) rather than
-// admit on stale marks.
+// and a copy older than the bound that cannot be read again refuses
+// (unavailable) rather than admit on stale marks.
 func TestAdmitReadsOncePerInterval(t *testing.T) {
 	ctx := context.Background()
 	st := openMarks(t)

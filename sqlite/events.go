@@ -14,7 +14,8 @@ var relayMu sync.Mutex
 
 // StartEvents places the relay's cursor after the last audit entry when
 // no relay has started before: changes from now on are published
-// (Options.Events).
+// (Options.Events). (WHERE true: SQLite's parser needs a WHERE between an
+// INSERT's SELECT and its ON CONFLICT.)
 func (s *Store) StartEvents(ctx context.Context) error {
 	return mapErr(s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, `INSERT INTO event_cursor (id, after_id) SELECT 1, coalesce(max(id), 0) FROM audit_log WHERE true
