@@ -22,7 +22,7 @@ func checkInAs(patientID int64, a booking.Appointment, code string) booking.Chec
 func testCheckIn(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
-	eventsOn(t, s)
+	o := eventsOn(t, s)
 	sl := f.slot(2)
 	p, q := f.patient(), f.patient()
 	a := f.mustBook(sl.ID, p)
@@ -62,7 +62,7 @@ func testCheckIn(t *testing.T, h Harness) {
 	if len(es) != 2 || es[0].Action != booking.AuditCheckIn {
 		t.Fatalf("audit %+v, want the booking and one check-in", es)
 	}
-	if n, err := s.(eventOutbox).EventBacklog(f.ctx); err != nil || n != 2 {
+	if n, err := o.EventBacklog(f.ctx); err != nil || n != 2 {
 		t.Fatalf("events %d (%v), want booked and arrived", n, err)
 	}
 

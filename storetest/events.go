@@ -17,14 +17,16 @@ type eventOutbox interface {
 }
 
 // eventsOn starts s's relay cursor, as the store's Events option does at
-// Open, so that the suite can tell the changes before from those after.
-func eventsOn(t *testing.T, s booking.Store) {
+// Open, so that the suite can tell the changes before from those after,
+// and returns s as the relay sees it.
+func eventsOn(t *testing.T, s booking.Store) eventOutbox {
 	t.Helper()
 	o, ok := s.(eventOutbox)
 	if !ok {
 		t.Fatalf("%T keeps no event outbox", s)
 	}
 	must(t, o.StartEvents(context.Background()))
+	return o
 }
 
 // testEvents: every state change is an event, the audit entry its own
@@ -33,14 +35,10 @@ func eventsOn(t *testing.T, s booking.Store) {
 // not published.
 func testEvents(t *testing.T, h Harness) {
 	s := h.New(t)
-	o, ok := s.(eventOutbox)
-	if !ok {
-		t.Fatalf("%T keeps no event outbox", s)
-	}
 	f := newFixture(t, s)
 	p, q := f.patient(), f.patient()
 	f.mustBook(f.slot(2).ID, q) // before the relay started: not published
-	eventsOn(t, s)
+	o := eventsOn(t, s)
 	held := wantOK(t, f.book(f.slot(2, withFee(500)).ID, req(p, 0, "held")))
 	_, err := s.ConfirmPayment(f.ctx, pay(held.ID, "T-ev", 500), now.Add(time.Minute))
 	must(t, err)
@@ -92,12 +90,8 @@ func testEvents(t *testing.T, h Harness) {
 // offer job (no change of an appointment) is none.
 func testEventsOfMovesAndOffers(t *testing.T, h Harness) {
 	s := h.New(t)
-	o, ok := s.(eventOutbox)
-	if !ok {
-		t.Fatalf("%T keeps no event outbox", s)
-	}
 	f := newFixture(t, s)
-	eventsOn(t, s)
+	o := eventsOn(t, s)
 	from, to := f.slot(1), f.slot(1)
 	p, q := f.patient(), f.patient()
 	a := f.mustBook(from.ID, p)
@@ -142,16 +136,12 @@ func testEventsOfMovesAndOffers(t *testing.T, h Harness) {
 // slotd.slot.suspended event per appointment it cancelled, naming it.
 func testEventsOfASuspension(t *testing.T, h Harness) {
 	s := h.New(t)
-	o, ok := s.(eventOutbox)
-	if !ok {
-		t.Fatalf("%T keeps no event outbox", s)
-	}
 	f := newFixture(t, s)
 	day := now.Add(10 * 24 * time.Hour)
 	in1, in2 := f.slot(2, startsAt(day)), f.slot(2, startsAt(day.Add(time.Hour)))
 	p := f.patient()
 	a1, a2 := f.mustBook(in1.ID, p), f.mustBook(in2.ID, p)
-	eventsOn(t, s)
+	o := eventsOn(t, s)
 	r, err := s.Suspend(f.ctx, booking.Suspension{DoctorID: f.doctor.ID, From: day, To: day.Add(2 * time.Hour), Reason: "conference"}, now)
 	must(t, err)
 	var got []booking.Event
