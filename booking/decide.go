@@ -106,6 +106,7 @@ type BookDecision struct {
 	Fulfilled []int64
 
 	slot    Slot
+	full    bool // the winners took the last places (BookResult.SlotFull)
 	group   bool // the batch is one group booking (wholeGroup)
 	reqs    []BookRequest
 	now     time.Time
@@ -208,7 +209,8 @@ func DecideBooking(reqs []BookRequest, rd BookReads, now time.Time) *BookDecisio
 		for _, h := range rd.Stale {
 			freed[h.PatientID] = true
 		}
-		d.place(rd, pending, free+len(rd.Stale), freed)
+		free += len(rd.Stale)
+		d.place(rd, pending, free, freed)
 	}
 	for i, r := range d.results {
 		if r.Replayed && d.Reclaim {
@@ -224,6 +226,10 @@ func DecideBooking(reqs []BookRequest, rd BookReads, now time.Time) *BookDecisio
 	if len(reqs) > 0 && reqs[0].Group {
 		d.wholeGroup()
 	}
+	// Behind a waiting room or in a round, a request's refusal turns on
+	// its admission, turn or quota before the places, which the gates do
+	// not see: there they learn fullness from a slot-full refusal only.
+	d.full = free-len(d.Winners) <= 0 && rd.OpeningID == 0 && rd.Round == nil
 	if !d.Reclaim && rd.TopQueue == rd.Slot.BookedCount && rd.TopQueue+len(d.Winners) <= rd.Slot.Capacity {
 		// The numbers in use are exactly 1..top (distinct, within the
 		// capacity, as many as the counter): the free ones follow it.
@@ -408,7 +414,7 @@ func (d *BookDecision) Finish(ids []int64) ([]BookResult, []Notification) {
 	}
 	for k, i := range d.Winners {
 		a := d.Appointment(k, ids[k])
-		d.results[i] = BookResult{Appointment: a}
+		d.results[i] = BookResult{Appointment: a, SlotFull: d.full}
 		if a.Status == StatusBooked {
 			ns = append(ns, Notification{Kind: NotifyConfirmation, AppointmentID: a.ID})
 		}

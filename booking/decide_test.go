@@ -149,3 +149,53 @@ func TestQueueFrom(t *testing.T) {
 		t.Fatal("a counter saying 2 of 5 with 4 numbers in use was not refused")
 	}
 }
+
+// A winner's result says whether its decision left the slot without a
+// place for anyone: the gates then refuse the next request from memory.
+func TestDecideBookingSlotFull(t *testing.T) {
+	full := func(res []BookResult) []bool {
+		out := make([]bool, len(res))
+		for i, r := range res {
+			out[i] = r.SlotFull
+		}
+		return out
+	}
+	// Three places, one taken: two winners take the last two.
+	rd := BookReads{Found: true, Slot: openSlot(3, 1), TopQueue: 1}
+	res, _ := DecideBooking([]BookRequest{bookReq(1, "a"), bookReq(2, "b")}, rd, t0).Finish([]int64{100, 101})
+	if got := full(res); !slices.Equal(got, []bool{true, true}) {
+		t.Fatalf("the batch that took the last places: %v", got)
+	}
+	// One winner leaves a place.
+	res, _ = DecideBooking([]BookRequest{bookReq(1, "a")}, rd, t0).Finish([]int64{100})
+	if res[0].SlotFull {
+		t.Fatal("a place is left, yet the slot is said full")
+	}
+	// A stale hold reclaimed for the last place: full again.
+	rd = BookReads{Found: true, Slot: openSlot(1, 1), TopQueue: 1, Stale: []StaleHold{{ID: 50, PatientID: 9, QueueNumber: 1}}}
+	d := DecideBooking([]BookRequest{bookReq(1, "a")}, rd, t0)
+	if !d.Reclaim {
+		t.Fatal("no reclaim")
+	}
+	if err := d.QueueFrom(slices.Values([]int{1})); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ = d.Finish([]int64{100}); !res[0].SlotFull {
+		t.Fatal("the reclaimed place was the last one")
+	}
+	// Behind a waiting room the refusal turns on the admission first.
+	rd = BookReads{Found: true, Slot: openSlot(1, 0), OpeningID: 4}
+	req := bookReq(1, "a")
+	req.Admission = 4
+	if res, _ = DecideBooking([]BookRequest{req}, rd, t0).Finish([]int64{100}); res[0].Err != nil || res[0].SlotFull {
+		t.Fatalf("behind a waiting room: %+v", res[0])
+	}
+	// The places left are reserved for a cohort: not full for everyone.
+	until := t0.Add(time.Hour)
+	rd = BookReads{Found: true, Slot: openSlot(3, 1), TopQueue: 1, Rule: &EligibilityRule{ScheduleID: 5, ReservePlaces: 1, ReserveCohort: "65+", ReserveUntil: &until},
+		Persons: map[int64]Person{1: {}, 2: {}}}
+	res, _ = DecideBooking([]BookRequest{bookReq(1, "a"), bookReq(2, "b")}, rd, t0).Finish([]int64{100})
+	if got := codes(res); !slices.Equal(got, []Code{"", CodePlacesReserved}) || res[0].SlotFull {
+		t.Fatalf("a reserved place left: codes %v, full %v", got, res[0].SlotFull)
+	}
+}

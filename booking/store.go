@@ -38,10 +38,14 @@ type BookRequest struct {
 
 // BookResult answers one BookRequest: an appointment, or Err (an *Error
 // with the reason). Replayed says the appointment was made earlier by a
-// request with the same patient and key.
+// request with the same patient and key. SlotFull says the decision that
+// made the appointment left the slot no place for anyone (never said
+// behind a waiting room or in a round): the gates can refuse the next
+// request without asking the database again.
 type BookResult struct {
 	Appointment Appointment
 	Replayed    bool
+	SlotFull    bool
 	Err         error
 }
 

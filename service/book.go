@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -122,8 +123,12 @@ func (s *Service) BookFor(ctx context.Context, a booking.Acting, slotID int64, k
 		s.observe(r, gated, start)
 		return r
 	}
-	r, orphaned = s.decideOne(ctx, slotID, req, release)
-	s.observe(r, false, start)
+	var gated bool
+	r, gated, orphaned = s.decideOne(ctx, slotID, req, release)
+	if recording && gated {
+		span.SetAttributes(AttrGated.Bool(true))
+	}
+	s.observe(r, gated, start)
 	return r
 }
 
@@ -139,7 +144,12 @@ func (s *Service) refuseOrReplay(ctx context.Context, req booking.BookRequest, r
 	if refusal.Code == booking.CodeSlotFull && s.refused.refused(req, s.now()) {
 		return booking.BookResult{Err: refusal}, true
 	}
-	ans := s.keys.lookup(ctx, req)
+	return s.answerRefusal(ctx, req, refusal, s.keys.lookup(ctx, req))
+}
+
+// answerRefusal is refuseOrReplay's answer once ans, the read of req's
+// key, has come.
+func (s *Service) answerRefusal(ctx context.Context, req booking.BookRequest, refusal *booking.Error, ans keyAnswer) (r booking.BookResult, gated bool) {
 	if ans.err == nil && !ans.found && !ans.holding && refusal.Code == booking.CodeSlotFull {
 		s.refused.remember(req, s.now())
 	}
@@ -157,11 +167,11 @@ func (s *Service) refuseOrReplay(ctx context.Context, req booking.BookRequest, r
 
 // decideOne sends one request to its slot's lane, or to the store directly
 // with the direct engine, and keeps the gates and watchers informed. It
-// reports whether the request was left undecided in its lane (orphan),
-// which then calls release once it is decided.
-func (s *Service) decideOne(ctx context.Context, slotID int64, req booking.BookRequest, release func()) (booking.BookResult, bool) {
-	since := s.gates.epoch()
-	var r booking.BookResult
+// reports whether the gates answered after all (the slot was marked full
+// while the request queued: decideLaned) and whether the request was left
+// undecided in its lane (orphan), which then calls release once it is
+// decided.
+func (s *Service) decideOne(ctx context.Context, slotID int64, req booking.BookRequest, release func()) (r booking.BookResult, gated, orphaned bool) {
 	laned := false
 	if s.lanes != nil {
 		// Waiting in a lane is bounded by Book's deadline: a queue behind a
@@ -171,10 +181,14 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req booking.BookR
 		var late <-chan booking.BookResult
 		r, laned, late = s.lanes.submitLate(ctx, slotID, req)
 		if late != nil {
-			s.orphan(slotID, req, since, late, release)
+			s.orphan(req, late, release)
 			// Its caller leaving (a client that gave up) is no internal
 			// error either: the answer, if anyone reads it, is a 503.
-			return booking.BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", booking.ErrUnavailable)}, true
+			return booking.BookResult{Err: fmt.Errorf("%w: the booking was not decided in time", booking.ErrUnavailable)}, false, true
+		}
+		var g *gatedInLane
+		if errors.As(r.Err, &g) {
+			return g.r, g.gated, false
 		}
 	}
 	if !laned {
@@ -189,21 +203,55 @@ func (s *Service) decideOne(ctx context.Context, slotID int64, req booking.BookR
 			r = res[0]
 		}
 	}
-	s.settle(slotID, req, since, r)
-	return r, false
+	s.settle(req, r)
+	return r, false, false
+}
+
+// gatedInLane carries the gates' answer to a request of a batch that
+// decideLaned did not decide. It is no *booking.Error, so that no settle
+// takes it for a decision's slot-full.
+type gatedInLane struct {
+	r     booking.BookResult
+	gated bool
+}
+
+func (e *gatedInLane) Error() string { return "answered by the gates in the lane" }
+
+// decideLaned decides a lane's batch, unless the slot was marked full
+// since the batch's requests passed the gates: in an opening, the
+// requests that queue behind the batch that takes a slot's last place
+// would otherwise cost a transaction that waits for the slot's row only to
+// refuse them. They get the gates' answers instead, confirmed by one read
+// of the batch's keys in the lane: each lane reads its own, as each
+// decided its own, rather than all feeding the one coalesced look-up of
+// the requests the gates stopped at the door.
+func (s *Service) decideLaned(ctx context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
+	refusal := s.gates.markedFull(slotID, s.now())
+	if refusal == nil {
+		return s.decide(ctx, slotID, reqs)
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.timeout)
+	defer cancel()
+	as, err := s.store.FindByKeys(ctx, reqs)
+	res := make([]booking.BookResult, len(reqs))
+	for i, ans := range keyAnswers(reqs, as, err) {
+		r, gated := s.answerRefusal(ctx, reqs[i], refusal, ans)
+		res[i].Err = &gatedInLane{r, gated}
+	}
+	return res, nil
 }
 
 // orphan keeps req's key busy (here, and claimed for the other instances
-// until release) until its lane's late decision arrives, and then informs
-// the gates and watchers of it as of any other decision.
-func (s *Service) orphan(slotID int64, req booking.BookRequest, since uint64, late <-chan booking.BookResult, release func()) {
+// until release) until its lane's late decision arrives, and then settles
+// it as any other decision.
+func (s *Service) orphan(req booking.BookRequest, late <-chan booking.BookResult, release func()) {
 	ik := inflightKey{req.PatientID, req.IdempotencyKey}
 	done := make(chan struct{})
 	s.mu.Lock()
 	s.orphans[ik] = done
 	s.mu.Unlock()
 	go func() {
-		s.settle(slotID, req, since, <-late)
+		s.settle(req, <-late)
 		release()
 		s.mu.Lock()
 		delete(s.orphans, ik)
@@ -212,9 +260,9 @@ func (s *Service) orphan(slotID int64, req booking.BookRequest, since uint64, la
 	}()
 }
 
-// settle keeps the gates, the remembered refusals and the watchers
-// informed of a decision on req (started at epoch since).
-func (s *Service) settle(slotID int64, req booking.BookRequest, since uint64, r booking.BookResult) {
+// settle keeps the remembered refusals and the watchers informed of a
+// decision on req (decide has told the gates).
+func (s *Service) settle(req booking.BookRequest, r booking.BookResult) {
 	switch {
 	case r.Err == nil && !r.Replayed:
 		s.refused.booked(req.PatientID)
@@ -222,9 +270,6 @@ func (s *Service) settle(slotID int64, req booking.BookRequest, since uint64, r 
 	case booking.ErrorCode(r.Err) == booking.CodeSlotFull:
 		// The decision read the key under the lock and found it unused.
 		s.refused.remember(req, s.now())
-		if s.gates.markFull(slotID, s.now(), since) {
-			s.publish(booking.Signal{Kind: booking.SignalFull, SlotID: slotID})
-		}
 	}
 }
 
@@ -233,6 +278,7 @@ func (s *Service) settle(slotID int64, req booking.BookRequest, since uint64, r 
 func (s *Service) decide(ctx context.Context, slotID int64, reqs []booking.BookRequest) ([]booking.BookResult, error) {
 	ctx, cancel := context.WithTimeout(ctx, s.timeout)
 	defer cancel()
+	since := s.gates.epoch()
 	start := time.Now()
 	res, err := s.store.Book(ctx, slotID, reqs, s.now())
 	if s.observer != nil {
@@ -241,7 +287,25 @@ func (s *Service) decide(ctx context.Context, slotID int64, reqs []booking.BookR
 	if err == nil && len(res) != len(reqs) {
 		err = fmt.Errorf("store answered %d results for %d requests", len(res), len(reqs))
 	}
+	if err == nil {
+		s.learnFull(slotID, since, res)
+	}
 	return res, s.storeErr(ctx, err)
+}
+
+// learnFull marks slotID full, and tells the peers, when a decision
+// started at epoch since refused a request for want of a place or took the
+// slot's last one. It does so before the decision's answers go out, so
+// that a lane's next batch already finds the mark (decideLaned).
+func (s *Service) learnFull(slotID int64, since uint64, res []booking.BookResult) {
+	for _, r := range res {
+		if (r.Err == nil && r.SlotFull) || booking.ErrorCode(r.Err) == booking.CodeSlotFull {
+			if s.gates.markFull(slotID, s.now(), since) {
+				s.publish(booking.Signal{Kind: booking.SignalFull, SlotID: slotID})
+			}
+			return
+		}
+	}
 }
 
 func (s *Service) observe(r booking.BookResult, gated bool, start time.Time) {

@@ -111,9 +111,29 @@ func (g *gates) check(ctx context.Context, slotID int64, now time.Time) *booking
 		return be
 	}
 	if now.Before(e.fullUntil) {
-		return &booking.Error{Code: booking.CodeSlotFull, Message: "no place left in this slot", SlotID: slotID}
+		return fullRefusal(slotID)
 	}
 	return nil
+}
+
+// markedFull returns the full mark's refusal when slotID is marked full at
+// now, else nil; unlike check it never loads the slot.
+func (g *gates) markedFull(slotID int64, now time.Time) *booking.Error {
+	if g.opts.Disabled {
+		return nil
+	}
+	g.mu.Lock()
+	e := g.slots[slotID]
+	g.mu.Unlock()
+	if now.Before(e.fullUntil) {
+		return fullRefusal(slotID)
+	}
+	return nil
+}
+
+// fullRefusal is the full mark's refusal.
+func fullRefusal(slotID int64) *booking.Error {
+	return &booking.Error{Code: booking.CodeSlotFull, Message: "no place left in this slot", SlotID: slotID}
 }
 
 // epoch returns the releases count; a decision takes it before it starts.

@@ -94,19 +94,29 @@ func (k *keyLookups) run() {
 		ctx, cancel := context.WithTimeout(context.Background(), k.timeout)
 		as, err := k.find(ctx, reqs)
 		cancel()
-		byKey := make(map[inflightKey]booking.Appointment, len(as))
-		active := make(map[[2]int64]booking.Appointment, len(as))
-		for _, a := range as {
-			byKey[inflightKey{a.PatientID, a.IdempotencyKey}] = a
-			if a.Status.Active() {
-				active[[2]int64{a.PatientID, a.SlotID}] = a
-			}
-		}
-		for _, w := range batch {
-			ans := keyAnswer{err: err}
-			ans.a, ans.found = byKey[inflightKey{w.req.PatientID, w.req.IdempotencyKey}]
-			ans.held, ans.holding = active[[2]int64{w.req.PatientID, w.req.SlotID}]
-			w.done <- ans
+		for i, ans := range keyAnswers(reqs, as, err) {
+			batch[i].done <- ans
 		}
 	}
+}
+
+// keyAnswers sorts what a read of reqs' keys found (as, or err) into one
+// answer per request.
+func keyAnswers(reqs []booking.BookRequest, as []booking.Appointment, err error) []keyAnswer {
+	byKey := make(map[inflightKey]booking.Appointment, len(as))
+	active := make(map[[2]int64]booking.Appointment, len(as))
+	for _, a := range as {
+		byKey[inflightKey{a.PatientID, a.IdempotencyKey}] = a
+		if a.Status.Active() {
+			active[[2]int64{a.PatientID, a.SlotID}] = a
+		}
+	}
+	out := make([]keyAnswer, len(reqs))
+	for i, r := range reqs {
+		ans := keyAnswer{err: err}
+		ans.a, ans.found = byKey[inflightKey{r.PatientID, r.IdempotencyKey}]
+		ans.held, ans.holding = active[[2]int64{r.PatientID, r.SlotID}]
+		out[i] = ans
+	}
+	return out
 }

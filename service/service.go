@@ -231,7 +231,7 @@ func NewService(store booking.Store, opts Options) *Service {
 	}, opts.Timeout)
 	switch opts.Engine {
 	case EngineBatched, "":
-		s.lanes = newLanes(opts.Lanes, s.decide)
+		s.lanes = newLanes(opts.Lanes, s.decideLaned)
 		s.series = newSeriesBatcher(opts.Lanes.Depth, s.decideSeries)
 	case EngineDirect:
 	default:

@@ -117,6 +117,16 @@ func testServiceGates(t *testing.T, h Harness) {
 		t.Fatal("a window not open yet must be refused by the gate")
 	}
 
+	// A booking that leaves a place teaches the gates nothing.
+	two := f.slot(2)
+	r, gated = book(svc, f.patient(), two.ID, "two-1")
+	wantOK(t, r)
+	r, gated = book(svc, f.patient(), two.ID, "two-2")
+	wantOK(t, r)
+	if gated {
+		t.Fatal("a booking after one that left a place was gated")
+	}
+
 	sl := f.slot(1)
 	p1, p2, p3 := f.patient(), f.patient(), f.patient()
 	r, gated = book(svc, p1, sl.ID, "k1")
@@ -124,10 +134,12 @@ func testServiceGates(t *testing.T, h Harness) {
 	if gated {
 		t.Fatal("a booking was gated")
 	}
+	// It took the last place: the decision said so, and the next request
+	// is refused without asking the database.
 	r, gated = book(svc, p2, sl.ID, "k2")
 	wantCode(t, r.Err, booking.CodeSlotFull)
-	if gated {
-		t.Fatal("the first slot-full must come from the database")
+	if !gated {
+		t.Fatal("the slot whose last place was just taken must be refused by the gate")
 	}
 	r, gated = book(svc, p3, sl.ID, "k3")
 	wantCode(t, r.Err, booking.CodeSlotFull)
@@ -175,6 +187,83 @@ func testServiceGates(t *testing.T, h Harness) {
 	wantCode(t, r.Err, booking.CodeSlotClosed)
 	if !gated {
 		t.Fatal("a started slot must be refused by the gate")
+	}
+	checkInvariants(t, h, s)
+}
+
+// firstBookWaits is the store with its first Book held until release is
+// closed; entered is closed when that Book has begun.
+type firstBookWaits struct {
+	booking.Store
+	once             sync.Once
+	entered, release chan struct{}
+}
+
+func (s *firstBookWaits) Book(ctx context.Context, slotID int64, reqs []booking.BookRequest, now time.Time) ([]booking.BookResult, error) {
+	s.once.Do(func() {
+		close(s.entered)
+		<-s.release
+	})
+	return s.Store.Book(ctx, slotID, reqs, now)
+}
+
+// gateCounter counts the decisions and the answers the gates gave.
+type gateCounter struct{ batches, gated atomic.Int64 }
+
+func (c *gateCounter) Booked(_ string, gated bool, _ time.Duration) {
+	if gated {
+		c.gated.Add(1)
+	}
+}
+func (c *gateCounter) Batch(int, time.Duration) { c.batches.Add(1) }
+
+// testServiceGatesAnswerTheQueue checks that the requests queued in a
+// slot's lane behind the batch that takes its last place are answered by
+// the gates, with no transaction of their own: in an opening, each such
+// batch cost a wait for the slot's row only to refuse.
+func testServiceGatesAnswerTheQueue(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	held := &firstBookWaits{Store: s, entered: make(chan struct{}), release: make(chan struct{})}
+	count := &gateCounter{}
+	svc := service.NewService(held, service.Options{Now: func() time.Time { return now }, Observer: count,
+		Lanes: service.LaneOptions{Depth: 1}, Timeout: time.Minute})
+	sl := f.slot(1)
+	first := f.patient()
+	others := make([]booking.Patient, 12)
+	for i := range others {
+		others[i] = f.patient()
+	}
+	var won booking.BookResult
+	var wg sync.WaitGroup
+	wg.Go(func() { won = svc.Book(f.ctx, first.ID, sl.ID, "first") })
+	<-held.entered
+	results := make([]booking.BookResult, len(others))
+	for i, p := range others {
+		wg.Go(func() { results[i] = svc.Book(f.ctx, p.ID, sl.ID, "late") })
+	}
+	// The winner clicks again meanwhile, with a new key.
+	var again booking.BookResult
+	wg.Go(func() { again = svc.Book(f.ctx, first.ID, sl.ID, "first-again") })
+	queued := len(others) + 1
+	for deadline := time.Now().Add(10 * time.Second); svc.QueueDepth() < queued; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests queued behind the first batch", svc.QueueDepth(), queued)
+		}
+	}
+	close(held.release)
+	wg.Wait()
+	wantOK(t, won)
+	for _, r := range results {
+		wantCode(t, r.Err, booking.CodeSlotFull)
+	}
+	// A holder is told already-booked, as the database would have.
+	wantCode(t, again.Err, booking.CodeAlreadyBooked)
+	if n := count.batches.Load(); n != 1 {
+		t.Fatalf("%d decisions; want 1: the queue behind the last place is the gates' to refuse", n)
+	}
+	if n := count.gated.Load(); n != int64(queued) {
+		t.Fatalf("%d of %d refusals counted as the gates'", n, queued)
 	}
 	checkInvariants(t, h, s)
 }

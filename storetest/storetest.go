@@ -156,6 +156,7 @@ func Run(t *testing.T, h Harness) {
 		{"Reminders", testReminders},
 		{"ServiceEngines", testServiceEngines},
 		{"ServiceGates", testServiceGates},
+		{"ServiceGatesAnswerTheQueue", testServiceGatesAnswerTheQueue},
 		{"ServicePeers", testServicePeers},
 		{"ServiceHungDatabase", testServiceHungDatabase},
 		{"ServiceChanges", testServiceChanges},
