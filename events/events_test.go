@@ -18,6 +18,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"github.com/twmb/franz-go/pkg/kmsg"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/internal/testkit"
@@ -149,6 +150,43 @@ func TestKafkaOnKfake(t *testing.T) {
 		})
 	}
 	checkOnceInOrder(t, want, got)
+}
+
+// A broker that takes a record and never answers does not hold Publish
+// past its context: the relay goes on (and the server can stop).
+func TestKafkaPublishEndsWithItsContext(t *testing.T) {
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.AllowAutoTopicCreation())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.ControlKey(int16(kmsg.Produce), func(kmsg.Request) (kmsg.Response, error, bool) {
+		c.KeepControl()
+		return nil, nil, true // read, never answered
+	})
+	k, err := NewKafka(c.ListenAddrs())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer k.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		n, err := k.Publish(ctx, []Message{Encode(someEvents(1)[0])})
+		if n != 0 {
+			err = fmt.Errorf("%d confirmed by a broker that never answered", n)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a record the broker never answered was reported published")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Publish still waiting 29 s after its context ended")
+	}
 }
 
 // A broker that is down keeps the events in the outbox; nothing is lost.

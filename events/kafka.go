@@ -23,6 +23,12 @@ func NewKafka(brokers []string, opts ...kgo.Opt) (*Kafka, error) {
 		kgo.DefaultProduceTopic(Topic),
 		kgo.RequiredAcks(kgo.AllISRAcks()),
 		kgo.AllowAutoTopicCreation(),
+		// By default a record sent to a broker that then never answers is
+		// waited for whatever the context says, so a broker gone mid-produce
+		// held the relay, and with it every broker's events and the
+		// server's shutdown, for ever. Failing it instead may publish it
+		// twice when the relay sends it again: consumers dedupe on the id.
+		kgo.AllowIdempotentProduceCancellation(),
 	}, opts...)...)
 	if err != nil {
 		return nil, fmt.Errorf("--kafka-brokers: %w", err)
