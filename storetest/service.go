@@ -225,6 +225,8 @@ func testServiceGatesAnswerTheQueue(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
 	held := &firstBookWaits{Store: s, entered: make(chan struct{}), release: make(chan struct{})}
+	release := sync.OnceFunc(func() { close(held.release) })
+	t.Cleanup(release) // a failure below must not leave the first booking waiting
 	count := &gateCounter{}
 	svc := service.NewService(held, service.Options{Now: func() time.Time { return now }, Observer: count,
 		Lanes: service.LaneOptions{Depth: 1}, Timeout: time.Minute})
@@ -251,7 +253,7 @@ func testServiceGatesAnswerTheQueue(t *testing.T, h Harness) {
 			t.Fatalf("%d of %d requests queued behind the first batch", svc.QueueDepth(), queued)
 		}
 	}
-	close(held.release)
+	release()
 	wg.Wait()
 	wantOK(t, won)
 	for _, r := range results {
