@@ -96,22 +96,21 @@ type MessageStore interface {
 	// PatientMessages lists a patient's messages, newest first (ids below
 	// p.After).
 	PatientMessages(ctx context.Context, patientID int64, p Page) ([]Message, error)
-	// MessageStates reads the state of each of keys' messages that has a
-	// record (a key without one is absent from the map): what a retried
-	// notification job already sent. At most MaxDeliveryKeys keys.
-	MessageStates(ctx context.Context, keys []string) (map[string]string, error)
-	// ClaimMessage records c's message as queued, unless it has a record
-	// already, and returns its state: the job sends it only when
-	// DeliveryDue says so. Not found for an unknown patient.
-	ClaimMessage(ctx context.Context, c MessageClaim) (state string, err error)
+	// ClaimMessages records each of cs's messages as queued, unless it has
+	// a record already, and returns each key's state in one statement: the
+	// job sends a message only when DeliveryDue says so. A key missing from
+	// the map is claimed by a transaction still in flight (PostgreSQL) and
+	// its message is retried. At most MaxDeliveryKeys claims; not found
+	// for an unknown patient.
+	ClaimMessages(ctx context.Context, cs []MessageClaim) (map[string]string, error)
 	// MarkMessage moves m.Key's message, still queued, to m.State after
 	// its delivery; a record already moved (by the delivery's own
 	// RecordMessage, or a provider's report) stays as it is.
 	MarkMessage(ctx context.Context, m MessageMark) error
 }
 
-// MaxDeliveryKeys bounds one MessageStates read (a notification job's
-// messages are read in pages of this many).
+// MaxDeliveryKeys bounds one ClaimMessages (a notification job's messages
+// are claimed in pages of this many).
 const MaxDeliveryKeys = 500
 
 // MessageClaim is a notification job's claim on one message before it

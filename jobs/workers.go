@@ -59,7 +59,7 @@ func (NotifyArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{Queue:
 // announced several (a booking batch, a suspension): one job row written in
 // that transaction instead of one per notification, which keeps the hot
 // booking transaction short. Its worker delivers them itself, marking each
-// message (deliverOnce), so that a retried batch skips what it sent. Ids
+// message (deliverAll), so that a retried batch skips what it sent. Ids
 // only, like NotifyArgs.
 type NotifyBatchArgs struct {
 	Notifications []NotifyArgs `json:"notifications"`
@@ -85,52 +85,15 @@ func (*notifyBatchWorker) Timeout(job *river.Job[NotifyBatchArgs]) time.Duration
 }
 
 // Work delivers every message of the batch not delivered by an earlier
-// attempt of it. A message whose delivery fails in a way retrying may cure
-// makes the whole batch retried (River's backoff), after the others were
-// tried: the retry sends that one only. A message refused for good is
-// marked failed and the batch goes on.
+// attempt of it (deliverAll). A message whose delivery fails in a way
+// retrying may cure makes the whole batch retried (River's backoff), after
+// the others were tried: the retry sends that one only. A message refused
+// for good is marked failed and the batch goes on.
 func (bw *notifyBatchWorker) Work(ctx context.Context, job *river.Job[NotifyBatchArgs]) error {
-	w := bw.w
-	ns := job.Args.Notifications
-	final := job.Attempt >= job.MaxAttempts
-	done := map[string]string{}
-	for i := 0; i < len(ns); i += booking.MaxDeliveryKeys {
-		keys := make([]string, 0, booking.MaxDeliveryKeys)
-		for _, n := range ns[i:min(len(ns), i+booking.MaxDeliveryKeys)] {
-			keys = append(keys, n.key())
-		}
-		states, err := w.svc.MessageStates(ctx, keys)
-		if err != nil {
-			return err
-		}
-		maps.Copy(done, states)
+	retry, refused := bw.w.deliverAll(ctx, job.Args.Notifications, job.Attempt >= job.MaxAttempts)
+	for _, r := range refused {
+		bw.w.logger.Warn("notification not delivered", "kind", r.n.Notification, "appointment", r.n.AppointmentID, "err", r.err)
 	}
-	var (
-		mu    sync.Mutex
-		retry error
-		wg    sync.WaitGroup
-	)
-	for _, n := range ns {
-		if st, ok := done[n.key()]; ok && !booking.DeliveryDue(st) {
-			continue // sent (or refused for good) by an earlier attempt
-		}
-		wg.Go(func() {
-			err := w.deliverOnce(ctx, n, final)
-			var cancelled *river.JobCancelError
-			if err == nil || errors.As(err, &cancelled) {
-				if err != nil {
-					w.logger.Warn("notification not delivered", "kind", n.Notification, "appointment", n.AppointmentID, "err", err)
-				}
-				return
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			if retry == nil {
-				retry = err
-			}
-		})
-	}
-	wg.Wait()
 	return retry
 }
 
@@ -170,19 +133,13 @@ type notifyWorker struct {
 }
 
 // Work delivers one notification if it is still true and not delivered
-// by an earlier attempt (deliverOnce).
+// by an earlier attempt (deliverAll); one refused for good cancels the job.
 func (nw *notifyWorker) Work(ctx context.Context, job *river.Job[NotifyArgs]) error {
-	if job.Attempt > 1 {
-		// A retry: the message may have gone on the attempt that died.
-		states, err := nw.w.svc.MessageStates(ctx, []string{job.Args.key()})
-		if err != nil {
-			return err
-		}
-		if st, ok := states[job.Args.key()]; ok && !booking.DeliveryDue(st) {
-			return nil
-		}
+	retry, refused := nw.w.deliverAll(ctx, []NotifyArgs{job.Args}, job.Attempt >= job.MaxAttempts)
+	if retry == nil && len(refused) > 0 {
+		return refused[0].err
 	}
-	return nw.w.deliverOnce(ctx, job.Args, job.Attempt >= job.MaxAttempts)
+	return retry
 }
 
 // key is n's message's idempotency key, as deliver words it: one message
@@ -198,38 +155,114 @@ func (n NotifyArgs) key() string {
 	return k
 }
 
-// deliverOnce delivers n's message with its delivery mark: the message is
-// claimed (recorded queued) before it is sent and marked sent, or failed,
-// once the notifier returned, so that a job retried after a crash or a
-// failure skips what went. The one message in flight when a process dies
-// has no mark yet and is sent again: at least once, with the same
-// idempotency key, by which the receivers (the webhook's Idempotency-Key,
-// the e-mail's Message-ID) drop the duplicate; an SMS provider without
-// one (Twilio) may deliver that one message twice. A permanent failure
-// is returned as river.JobCancel; sends take a place of the deliveries'
-// shared bound.
-func (w *workers) deliverOnce(ctx context.Context, n NotifyArgs, final bool) error {
-	select {
-	case w.sends <- struct{}{}:
-		defer func() { <-w.sends }()
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-	return w.deliver(ctx, n, final)
+// refusal is a message refused for good (a river.JobCancel error): its
+// notification and why.
+type refusal struct {
+	n   NotifyArgs
+	err error
 }
 
-// deliver reads what n's message says, drops it when no longer true,
-// claims it, sends it and marks it. Reads and the delivery happen outside
-// any transaction: the state change committed long before, and the
-// notifier may take seconds.
-func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
-	kind, ok := notifyKinds[n.Notification]
-	if !ok {
-		return river.JobCancel(fmt.Errorf("unknown notification kind %q", n.Notification))
+// deliverAll delivers ns's messages with their delivery marks. It reads
+// what each says (compose; the doctor and the site once for all), drops
+// those no longer true, claims the others in one statement per page (each
+// recorded queued before it is sent) and sends those due, several at once
+// within the deliveries' shared bound, each marked sent, or failed, once
+// the notifier returned (send): a job retried after a crash or a failure
+// skips what went. The messages in flight when a process dies have no
+// mark yet and are sent again: at least once, with the same idempotency
+// key, by which the receivers (the webhook's Idempotency-Key, the
+// e-mail's Message-ID) drop the duplicate; an SMS provider without one
+// (Twilio) may deliver such a message twice. It returns the first error
+// worth retrying the job for, after the others were tried, and the
+// messages refused for good. Reads and the delivery happen outside any
+// transaction: the state change committed long before, and the notifier
+// may take seconds.
+func (w *workers) deliverAll(ctx context.Context, ns []NotifyArgs, final bool) (retry error, refused []refusal) {
+	var mu sync.Mutex
+	fail := func(n NotifyArgs, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var cancelled *river.JobCancelError
+		switch {
+		case errors.As(err, &cancelled):
+			refused = append(refused, refusal{n, err})
+		case retry == nil:
+			retry = err
+		}
+	}
+	memo := deliveryMemo{doctors: map[int64]booking.Doctor{}, sites: map[int64]siteRead{}}
+	todo := make([]NotifyArgs, 0, len(ns))
+	ms := make([]notify.Message, 0, len(ns))
+	claims := make([]booking.MessageClaim, 0, len(ns))
+	for _, n := range ns {
+		m, ok, err := w.compose(ctx, n, &memo)
+		if err != nil {
+			fail(n, err)
+			continue
+		}
+		if ok {
+			todo, ms = append(todo, n), append(ms, m)
+			claims = append(claims, booking.MessageClaim{Key: m.IdempotencyKey, PatientID: m.PatientID, Kind: m.Kind})
+		}
+	}
+	states := make(map[string]string, len(claims))
+	for i := 0; i < len(claims); i += booking.MaxDeliveryKeys {
+		page, err := w.svc.ClaimMessages(ctx, claims[i:min(len(claims), i+booking.MaxDeliveryKeys)])
+		if err != nil {
+			return err, refused // nothing goes unclaimed: the job is retried
+		}
+		maps.Copy(states, page)
+	}
+	var wg sync.WaitGroup
+	for i, m := range ms {
+		st, claimed := states[m.IdempotencyKey]
+		if !claimed {
+			fail(todo[i], errors.New("jobs: message claimed by a transaction in flight"))
+			continue
+		}
+		if !booking.DeliveryDue(st) {
+			continue // sent (or refused for good) by an earlier attempt
+		}
+		wg.Go(func() {
+			select {
+			case w.sends <- struct{}{}:
+				defer func() { <-w.sends }()
+			case <-ctx.Done():
+				fail(todo[i], ctx.Err())
+				return
+			}
+			if err := w.send(ctx, todo[i], m, final); err != nil {
+				fail(todo[i], err)
+			}
+		})
+	}
+	wg.Wait()
+	return retry, refused
+}
+
+// deliveryMemo keeps what a job's messages share: a batch's confirmations
+// are for one slot, so its doctor and site are read once, not per message.
+type deliveryMemo struct {
+	doctors map[int64]booking.Doctor
+	sites   map[int64]siteRead // by department
+}
+
+type siteRead struct {
+	site booking.Site
+	err  error
+}
+
+// compose reads what n's message says and words it; ok is false when it
+// is no longer true (dropped, not sent). A permanent error is a
+// river.JobCancel.
+func (w *workers) compose(ctx context.Context, n NotifyArgs, memo *deliveryMemo) (m notify.Message, ok bool, err error) {
+	kind, known := notifyKinds[n.Notification]
+	if !known {
+		return m, false, river.JobCancel(fmt.Errorf("unknown notification kind %q", n.Notification))
 	}
 	a, err := w.store.GetAppointment(ctx, n.AppointmentID)
 	if err != nil {
-		return permanentIfNotFound(err)
+		return m, false, permanentIfNotFound(err)
 	}
 	reminder := n.Notification == booking.NotifyReminder
 	if want := n.Notification.Announces(); !n.Notification.Still(a.Status) {
@@ -240,24 +273,27 @@ func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
 		if reminder {
 			w.svc.CountReminder(booking.ReminderDropped)
 		}
-		return nil
+		return m, false, nil
 	}
 	if reminder && !w.svc.Now().Before(a.StartAt) {
 		// A reminder delivered late (a backlog, an outage) is never sent
 		// after the start: it would remind of the past.
 		w.logger.Info("reminder dropped: the appointment has started", "appointment", a.ID)
 		w.svc.CountReminder(booking.ReminderDropped)
-		return nil
+		return m, false, nil
 	}
 	p, err := w.store.GetPatient(ctx, a.PatientID)
 	if err != nil {
-		return permanentIfNotFound(err)
+		return m, false, permanentIfNotFound(err)
 	}
-	d, err := w.store.GetDoctor(ctx, a.DoctorID)
-	if err != nil {
-		return permanentIfNotFound(err)
+	d, seen := memo.doctors[a.DoctorID]
+	if !seen {
+		if d, err = w.store.GetDoctor(ctx, a.DoctorID); err != nil {
+			return m, false, permanentIfNotFound(err)
+		}
+		memo.doctors[a.DoctorID] = d
 	}
-	m := notify.Message{
+	m = notify.Message{
 		Kind:          kind,
 		AppointmentID: a.ID,
 		PatientID:     p.ID,
@@ -274,15 +310,20 @@ func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
 		// delivery produces by this key, and the delivery mark is its.
 		IdempotencyKey: n.key(),
 	}
-	if site, err := w.svc.SiteOfDepartment(ctx, d.DepartmentID); err == nil {
-		m.Place, m.MapURL = site.Where(), site.MapURL()
-	} else if booking.ErrorCode(err) != booking.CodeNotFound {
-		return err // retried: a message without its place would be sent once, wrong
+	sr, seen := memo.sites[d.DepartmentID]
+	if !seen {
+		sr.site, sr.err = w.svc.SiteOfDepartment(ctx, d.DepartmentID)
+		memo.sites[d.DepartmentID] = sr
+	}
+	if sr.err == nil {
+		m.Place, m.MapURL = sr.site.Where(), sr.site.MapURL()
+	} else if booking.ErrorCode(sr.err) != booking.CodeNotFound {
+		return m, false, sr.err // retried: a message without its place would be sent once, wrong
 	}
 	if n.RefundID != 0 {
 		r, err := w.store.GetRefund(ctx, n.RefundID)
 		if err != nil {
-			return permanentIfNotFound(err)
+			return m, false, permanentIfNotFound(err)
 		}
 		m.RefundAmount, m.Currency = r.AmountCents, w.svc.Currency()
 	}
@@ -298,17 +339,16 @@ func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
 	if n.SuspensionID != 0 {
 		sus, err := w.store.GetSuspension(ctx, n.SuspensionID)
 		if err != nil {
-			return permanentIfNotFound(err)
+			return m, false, permanentIfNotFound(err)
 		}
 		m.Reason = sus.Reason
 	}
-	due, err := w.svc.ClaimMessage(ctx, booking.MessageClaim{Key: m.IdempotencyKey, PatientID: p.ID, Kind: kind})
-	if err != nil {
-		return permanentIfNotFound(err)
-	}
-	if !due {
-		return nil // an earlier attempt sent it, or failed it for good
-	}
+	return m, true, nil
+}
+
+// send hands m, claimed, to the notifier and marks it. A permanent
+// failure is returned as river.JobCancel.
+func (w *workers) send(ctx context.Context, n NotifyArgs, m notify.Message, final bool) error {
 	if final {
 		ctx = service.FinalAttempt(ctx) // River gives up after this one
 	}
@@ -333,7 +373,7 @@ func (w *workers) deliver(ctx context.Context, n NotifyArgs, final bool) error {
 	if err := w.svc.MarkMessage(context.WithoutCancel(ctx), booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageSent}); err != nil {
 		return err
 	}
-	if reminder {
+	if n.Notification == booking.NotifyReminder {
 		w.svc.CountReminder(booking.ReminderDelivered)
 	}
 	return nil

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -90,39 +91,38 @@ func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.
 	return ms, translate(err, "")
 }
 
-// MessageStates reads the states of keys' messages.
-func (s *Store) MessageStates(ctx context.Context, keys []string) (map[string]string, error) {
-	out := make(map[string]string, len(keys))
-	if len(keys) == 0 {
+// ClaimMessages inserts each of cs's messages as queued unless its key has
+// a record, and returns the records' states, in one statement. The outer
+// SELECT reads the statement's snapshot: a claim inserted by a transaction
+// not yet committed at its start is seen by neither branch, and its key is
+// left out (retried rather than guessed). Inserting in key order keeps two
+// jobs claiming the same keys from waiting on each other in a cycle.
+func (s *Store) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (map[string]string, error) {
+	out := make(map[string]string, len(cs))
+	if len(cs) == 0 {
 		return out, nil
 	}
-	rows, _ := s.pool.Query(ctx, `SELECT msg_key, state FROM messages WHERE msg_key = ANY($1)`, keys)
+	keys, patients, kinds, ats := make([]string, len(cs)), make([]int64, len(cs)), make([]string, len(cs)), make([]time.Time, len(cs))
+	for i, c := range cs {
+		keys[i], patients[i], kinds[i], ats[i] = c.Key, c.PatientID, c.Kind, c.At
+	}
+	rows, _ := s.pool.Query(ctx,
+		`WITH k AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::timestamptz[]) AS k(msg_key, patient_id, kind, at)),
+		 ins AS (
+		     INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
+		     SELECT msg_key, patient_id, kind, 'none', 'queued', '', 0, at, at FROM k ORDER BY msg_key
+		     ON CONFLICT (msg_key) DO NOTHING RETURNING msg_key, state)
+		 SELECT msg_key, state FROM ins UNION ALL SELECT m.msg_key, m.state FROM messages m JOIN k USING (msg_key)`,
+		keys, patients, kinds, ats)
 	var k, st string
 	_, err := pgx.ForEachRow(rows, []any{&k, &st}, func() error { out[k] = st; return nil })
-	return out, translate(err, "")
-}
-
-// ClaimMessage inserts c's message as queued unless its key has a record,
-// and returns the record's state, in one statement. The outer SELECT
-// reads the statement's snapshot: a claim inserted by a transaction not
-// yet committed at its start is seen by neither branch, and the job is
-// retried rather than guessing.
-func (s *Store) ClaimMessage(ctx context.Context, c booking.MessageClaim) (string, error) {
-	var state string
-	err := s.pool.QueryRow(ctx,
-		`WITH ins AS (
-		     INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
-		     VALUES ($1, $2, $3, 'none', 'queued', '', 0, $4, $4)
-		     ON CONFLICT (msg_key) DO NOTHING RETURNING state)
-		 SELECT state FROM ins UNION ALL SELECT state FROM messages WHERE msg_key = $1 LIMIT 1`,
-		c.Key, c.PatientID, c.Kind, c.At).Scan(&state)
-	if errors.Is(err, pgx.ErrNoRows) {
-		return "", errors.New("postgres: message claimed by a transaction in flight")
-	}
 	if constraintOf(err) == "messages_patient_id_fkey" {
-		return "", booking.NotFound("patient")
+		return nil, booking.NotFound("patient")
 	}
-	return state, translate(err, "")
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
 }
 
 // MarkMessage moves a still queued message to m.State. An attempt counts

@@ -163,15 +163,10 @@ func (s *Service) Holdings(ctx context.Context) (booking.Holdings, error) {
 // confirmation name it).
 func (s *Service) SiteOfDepartment(ctx context.Context, id int64) (booking.Site, error) {
 	return bounded(s, ctx, func(ctx context.Context) (booking.Site, error) {
-		deps, err := s.store.ListDepartmentsBy(ctx, booking.DepartmentFilter{All: true}, booking.Page{})
+		site, err := s.store.SiteOf(ctx, booking.SiteRef{DepartmentID: id})
 		if err != nil {
 			return booking.Site{}, err
 		}
-		for _, d := range deps {
-			if d.ID == id {
-				return s.store.GetSite(ctx, d.SiteID)
-			}
-		}
-		return booking.Site{}, booking.NotFound("department")
+		return s.store.GetSite(ctx, site) // a department on no site (0): not found
 	})
 }

@@ -208,27 +208,23 @@ func (s *Service) PatientMessages(ctx context.Context, patientID int64, p bookin
 	})
 }
 
-// MessageStates reads which of keys' messages have a record and in
-// which state: what a retried notification job already sent (at most
-// booking.MaxDeliveryKeys keys).
-func (s *Service) MessageStates(ctx context.Context, keys []string) (map[string]string, error) {
-	if len(keys) > booking.MaxDeliveryKeys {
-		return nil, booking.Errorf(booking.CodeInvalidRequest, "at most %d message keys", booking.MaxDeliveryKeys)
+// ClaimMessages records a notification job's messages as queued before
+// they are sent, at most booking.MaxDeliveryKeys at once, and returns
+// each key's state: a message is due when booking.DeliveryDue says so
+// (not when a previous run of the job sent or failed it), and a key
+// missing from the map is to be retried (claimed by a transaction in
+// flight).
+func (s *Service) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (map[string]string, error) {
+	if len(cs) > booking.MaxDeliveryKeys {
+		return nil, booking.Errorf(booking.CodeInvalidRequest, "at most %d messages at once", booking.MaxDeliveryKeys)
+	}
+	at := s.now()
+	for i := range cs {
+		cs[i].At = at
 	}
 	return bounded(s, ctx, func(ctx context.Context) (map[string]string, error) {
-		return s.store.MessageStates(ctx, keys)
+		return s.store.ClaimMessages(ctx, cs)
 	})
-}
-
-// ClaimMessage records a notification job's message as queued before it
-// is sent and says whether it is due (booking.DeliveryDue): false for one
-// a previous run of the job sent or failed.
-func (s *Service) ClaimMessage(ctx context.Context, c booking.MessageClaim) (bool, error) {
-	c.At = s.now()
-	state, err := bounded(s, ctx, func(ctx context.Context) (string, error) {
-		return s.store.ClaimMessage(ctx, c)
-	})
-	return err == nil && booking.DeliveryDue(state), err
 }
 
 // MarkMessage marks a notification job's message sent or failed once its

@@ -92,46 +92,50 @@ func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.
 	return out, mapErr(rows.Err(), "")
 }
 
-// MessageStates reads the states of keys' messages.
-func (s *Store) MessageStates(ctx context.Context, keys []string) (map[string]string, error) {
-	out := make(map[string]string, len(keys))
-	if len(keys) == 0 {
+// ClaimMessages inserts each of cs's messages as queued unless its key has
+// a record, and returns the records' states (one writer: no claim is in
+// flight).
+func (s *Store) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (map[string]string, error) {
+	out := make(map[string]string, len(cs))
+	if len(cs) == 0 {
 		return out, nil
+	}
+	keys := make([]string, len(cs))
+	for i, c := range cs {
+		keys[i] = c.Key
 	}
 	js, err := json.Marshal(keys)
 	if err != nil {
 		return nil, err
 	}
-	// SQLite has no arrays: the keys go as one JSON array.
-	rows, err := s.reader.QueryContext(ctx, `SELECT msg_key, state FROM messages WHERE msg_key IN (SELECT value FROM json_each(?))`, string(js))
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var k, st string
-		if err := rows.Scan(&k, &st); err != nil {
-			return nil, mapErr(err, "")
+	err = s.write(ctx, func(tx *sql.Tx) error {
+		for _, c := range cs {
+			if _, err := tx.ExecContext(ctx,
+				`INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
+				 VALUES (?1, ?2, ?3, 'none', 'queued', '', 0, ?4, ?4) ON CONFLICT (msg_key) DO NOTHING`,
+				c.Key, c.PatientID, c.Kind, ts(c.At)); err != nil {
+				return err
+			}
 		}
-		out[k] = st
-	}
-	return out, mapErr(rows.Err(), "")
-}
-
-// ClaimMessage inserts c's message as queued unless its key has a record,
-// and returns the record's state (one writer: no claim is in flight).
-func (s *Store) ClaimMessage(ctx context.Context, c booking.MessageClaim) (string, error) {
-	var state string
-	err := s.write(ctx, func(tx *sql.Tx) error {
-		if _, err := tx.ExecContext(ctx,
-			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
-			 VALUES (?1, ?2, ?3, 'none', 'queued', '', 0, ?4, ?4) ON CONFLICT (msg_key) DO NOTHING`,
-			c.Key, c.PatientID, c.Kind, ts(c.At)); err != nil {
+		// SQLite has no arrays: the keys go as one JSON array.
+		rows, err := tx.QueryContext(ctx, `SELECT msg_key, state FROM messages WHERE msg_key IN (SELECT value FROM json_each(?))`, string(js))
+		if err != nil {
 			return err
 		}
-		return tx.QueryRowContext(ctx, `SELECT state FROM messages WHERE msg_key = ?`, c.Key).Scan(&state)
+		defer rows.Close()
+		for rows.Next() {
+			var k, st string
+			if err := rows.Scan(&k, &st); err != nil {
+				return err
+			}
+			out[k] = st
+		}
+		return rows.Err()
 	})
-	return state, mapErr(err, "patient")
+	if err != nil {
+		return nil, mapErr(err, "patient")
+	}
+	return out, nil
 }
 
 // MarkMessage moves a still queued message to m.State.

@@ -68,7 +68,7 @@ var serviceReads = map[string]bool{
 	"Deliveries": true, "PatientMessages": true,
 	// A notification job's claim and mark on each message it sends: rows
 	// of that same record.
-	"MessageStates": true, "ClaimMessage": true, "MarkMessage": true,
+	"ClaimMessages": true, "MarkMessage": true,
 	// Staff second factors are set from the command line, like staff
 	// passwords (slotd staff-totp, slotd staff-password): not audited yet.
 	"EnrolStaffTOTP": true, "RemoveStaffTOTP": true,

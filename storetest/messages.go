@@ -2,6 +2,8 @@ package storetest
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -132,76 +134,94 @@ func testMessages(t *testing.T, h Harness) {
 }
 
 // testDeliveryMarks holds both stores' delivery marks of notification
-// jobs to the same behaviour: many claims of one message released at once
-// leave one queued record and all see it due; a mark moves it sent once
-// and a later claim sees it done; a mark never undoes a record the
-// delivery itself (RecordMessage) or a provider moved further; a claim
-// for an unknown patient is not found.
+// jobs to the same behaviour: many claims of overlapping batches released
+// at once (in opposite orders) leave one queued record per message and all
+// see them due; a mark moves one sent once and a later claim sees it done
+// beside the others; a mark never undoes a record the delivery itself
+// (RecordMessage) or a provider moved further; a claim for an unknown
+// patient is not found and records nothing.
 func testDeliveryMarks(t *testing.T, h Harness) {
 	s := h.New(t)
 	f := newFixture(t, s)
 	ctx := context.Background()
 	p := f.patient()
 	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-	claim := func(key string) (string, error) {
-		return s.ClaimMessage(ctx, booking.MessageClaim{Key: key, PatientID: p.ID, Kind: "confirmation", At: at})
+	claim := func(keys ...string) (map[string]string, error) {
+		cs := make([]booking.MessageClaim, len(keys))
+		for i, k := range keys {
+			cs[i] = booking.MessageClaim{Key: k, PatientID: p.ID, Kind: "confirmation", At: at}
+		}
+		return s.ClaimMessages(ctx, cs)
 	}
+	keys := []string{"appt-1-confirmation", "appt-2-confirmation", "appt-3-confirmation", "appt-4-confirmation"}
 
 	const n = 16
 	start := make(chan struct{})
-	states := make([]string, n)
+	states := make([]map[string]string, n)
 	errs := make([]error, n)
 	var wg sync.WaitGroup
 	for i := range n {
+		ks := slices.Clone(keys[i%2 : i%2+3])
+		if i%4 >= 2 {
+			slices.Reverse(ks) // a job's keys come in its own order
+		}
 		wg.Go(func() {
 			<-start
-			states[i], errs[i] = claim("appt-1-confirmation")
+			states[i], errs[i] = claim(ks...)
 		})
 	}
 	close(start)
 	wg.Wait()
 	for i := range n {
-		// PostgreSQL may refuse a claim racing an uncommitted one (the job
+		// PostgreSQL leaves out a key another claim had in flight (the job
 		// is retried); none may see anything but queued.
-		if errs[i] == nil && !booking.DeliveryDue(states[i]) {
-			t.Fatalf("claim %d: %q, want queued", i, states[i])
+		for k, st := range states[i] {
+			if errs[i] == nil && !booking.DeliveryDue(st) {
+				t.Fatalf("claim %d: %s %q, want queued", i, k, st)
+			}
 		}
+		must(t, errs[i])
 	}
 	ms, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10})
 	must(t, err)
-	if len(ms) != 1 || ms[0].State != booking.MessageQueued || ms[0].Attempts != 0 {
-		t.Fatalf("records after the claims: %+v, want one queued", ms)
+	if len(ms) != 4 {
+		t.Fatalf("records after the claims: %+v, want four queued", ms)
+	}
+	for _, m := range ms {
+		if m.State != booking.MessageQueued || m.Attempts != 0 {
+			t.Fatalf("records after the claims: %+v, want four queued", ms)
+		}
 	}
 
 	must(t, s.MarkMessage(ctx, booking.MessageMark{Key: "appt-1-confirmation", State: booking.MessageSent, At: at}))
-	st, err := claim("appt-1-confirmation")
+	got, err := claim("appt-1-confirmation", "appt-2-confirmation", "appt-5-confirmation")
 	must(t, err)
-	if booking.DeliveryDue(st) || st != booking.MessageSent {
-		t.Fatalf("claim after the mark: %q, want sent", st)
-	}
-	got, err := s.MessageStates(ctx, []string{"appt-1-confirmation", "appt-2-confirmation"})
-	must(t, err)
-	if len(got) != 1 || got["appt-1-confirmation"] != booking.MessageSent {
-		t.Fatalf("states %v, want only appt-1 sent", got)
+	want := map[string]string{"appt-1-confirmation": booking.MessageSent, "appt-2-confirmation": booking.MessageQueued,
+		"appt-5-confirmation": booking.MessageQueued}
+	if !maps.Equal(got, want) {
+		t.Fatalf("claims after the mark: %v, want %v", got, want)
 	}
 
 	// The delivery recorded the message delivered before the job's mark:
 	// the mark changes nothing.
-	_, err = claim("appt-3-confirmation")
-	must(t, err)
 	_, err = s.RecordMessage(ctx, booking.MessageAttempt{Key: "appt-3-confirmation", PatientID: p.ID, Kind: "confirmation",
 		Channel: "sms", State: booking.MessageSent, ProviderID: "SM3", At: at})
 	must(t, err)
 	_, _, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageDelivered, At: at})
 	must(t, err)
 	must(t, s.MarkMessage(ctx, booking.MessageMark{Key: "appt-3-confirmation", State: booking.MessageFailed, Reason: "late", At: at}))
-	got, err = s.MessageStates(ctx, []string{"appt-3-confirmation"})
+	got, err = claim("appt-3-confirmation")
 	must(t, err)
 	if got["appt-3-confirmation"] != booking.MessageDelivered {
 		t.Fatalf("state %v, want delivered kept", got)
 	}
 
-	if _, err := s.ClaimMessage(ctx, booking.MessageClaim{Key: "appt-4-confirmation", PatientID: 1 << 40, Kind: "confirmation", At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
+	unknown := []booking.MessageClaim{{Key: "appt-6-confirmation", PatientID: p.ID, Kind: "confirmation", At: at},
+		{Key: "appt-7-confirmation", PatientID: 1 << 40, Kind: "confirmation", At: at}}
+	if _, err := s.ClaimMessages(ctx, unknown); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("claim for an unknown patient: %v, want not found", err)
+	}
+	if ms, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10}); err != nil || len(ms) != 5 {
+		t.Fatalf("records after a refused claim: %d (%v), want the five claimed before", len(ms), err)
 	}
 }
