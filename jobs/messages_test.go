@@ -2,9 +2,11 @@ package jobs
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -94,6 +96,80 @@ func TestTwilioDeliveryRetriedThenFailed(t *testing.T) {
 		}
 		if st := d.Channels(); !st[0].Working() {
 			t.Fatalf("channel status %+v", st)
+		}
+	})
+}
+
+// marksCounted is the real store, counting the jobs' own delivery marks
+// and refusing to record the deliveries to patient refuse.
+type marksCounted struct {
+	booking.Store
+	marks  atomic.Int32
+	refuse atomic.Int64
+}
+
+func (m *marksCounted) MarkMessage(ctx context.Context, mk booking.MessageMark) error {
+	m.marks.Add(1)
+	return m.Store.MarkMessage(ctx, mk)
+}
+
+func (m *marksCounted) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
+	if a.PatientID == m.refuse.Load() {
+		return booking.Message{}, errors.New("record refused")
+	}
+	return m.Store.RecordMessage(ctx, a)
+}
+
+// TestDeliveryRecordIsTheMark: through the deliveries (which record each
+// message), a batch of three confirmations, one refused for good by its
+// receiver, writes no mark of its own: the records say sent, sent and
+// failed. When a record cannot be written, the job marks that message
+// itself, so that a retry does not send it again.
+func TestDeliveryRecordIsTheMark(t *testing.T) {
+	t.Parallel()
+	eachBackend(t, func(t *testing.T, b backend) {
+		s, _ := b.open(t)
+		f := newFixture(t, s)
+		ps := []booking.Patient{f.patient(), f.patient(), f.patient(), f.patient()}
+		refused := ps[2].ID
+		rec := &recorder{fail: func(_ int, m notify.Message) error {
+			if m.PatientID == refused {
+				return &notify.Permanent{Err: notify.ErrNoAddress}
+			}
+			return nil
+		}}
+		counted := &marksCounted{Store: s}
+		svc := service.NewService(counted, service.Options{Now: clock(t0)})
+		d := svc.Deliveries(service.DeliveriesOptions{Notifier: rec})
+		r := runner(t, s, Config{Service: svc, Notifier: d}, true)
+		f.book(f.slot(3, 0).ID, t0, ps[:3]...)
+		eventually(t, "three confirmations tried", 20*time.Second, func() bool { return rec.tries() == 3 })
+		drained(t, r)
+		for i, p := range ps[:3] {
+			want := booking.MessageSent
+			if p.ID == refused {
+				want = booking.MessageFailed
+			}
+			ms, err := s.PatientMessages(f.ctx, p.ID, booking.Page{Limit: 10})
+			must(t, err)
+			if len(ms) != 1 || ms[0].State != want || ms[0].Attempts != 1 {
+				t.Fatalf("patient %d's records %+v, want one %s after one attempt", i, ms, want)
+			}
+		}
+		if n := counted.marks.Load(); n != 0 {
+			t.Fatalf("%d marks written beside the deliveries' records, want none", n)
+		}
+
+		counted.refuse.Store(ps[3].ID)
+		f.book(f.slot(1, 0).ID, t0, ps[3])
+		eventually(t, "the fourth confirmation marked", 20*time.Second, func() bool {
+			ms, err := s.PatientMessages(f.ctx, ps[3].ID, booking.Page{Limit: 10})
+			must(t, err)
+			return len(ms) == 1 && ms[0].State == booking.MessageSent
+		})
+		drained(t, r)
+		if n := counted.marks.Load(); n != 1 || rec.tries() != 4 {
+			t.Fatalf("%d marks and %d sends after an unrecorded delivery, want 1 and 4", n, rec.tries())
 		}
 	})
 }

@@ -346,37 +346,64 @@ func (w *workers) compose(ctx context.Context, n NotifyArgs, memo *deliveryMemo)
 	return m, true, nil
 }
 
-// send hands m, claimed, to the notifier and marks it. A permanent
-// failure is returned as river.JobCancel.
+// send hands m, claimed, to the notifier and marks it sent, or failed: a
+// refusal, or the last attempt's failure, which River would otherwise
+// leave queued (retrying cannot cure a missing address or a refusing
+// receiver). The mark outlives a cancelled context: the message went. A
+// failed mark retries the job, which sends the message again (at least
+// once). A permanent failure is returned as river.JobCancel; a single job
+// is recorded cancelled with it.
 func (w *workers) send(ctx context.Context, n NotifyArgs, m notify.Message, final bool) error {
 	if final {
 		ctx = service.FinalAttempt(ctx) // River gives up after this one
 	}
-	if err := w.notifier.Notify(ctx, m); err != nil {
-		if notify.IsPermanent(err) || final {
-			// Marked failed (the last attempt's failure too, which River
-			// would otherwise leave queued): retrying cannot cure a
-			// missing address or a refusing receiver. A single job is
-			// recorded cancelled with this error.
-			mark := booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageFailed, Reason: notify.Reason(err)}
-			if merr := w.svc.MarkMessage(context.WithoutCancel(ctx), mark); merr != nil {
-				return merr
-			}
-		}
-		if notify.IsPermanent(err) {
-			return river.JobCancel(err)
-		}
+	recorded, err := w.notify(ctx, m)
+	mark := booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageSent}
+	switch {
+	case err == nil:
+	case notify.IsPermanent(err) || final:
+		mark.State, mark.Reason = booking.MessageFailed, notify.Reason(err)
+	default:
 		return err // River retries with exponential backoff
 	}
-	// The mark outlives a cancelled context: the message went. A failed
-	// mark retries the job, which sends this message again (at least once).
-	if err := w.svc.MarkMessage(context.WithoutCancel(ctx), booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageSent}); err != nil {
-		return err
+	if !recorded {
+		if merr := w.svc.MarkMessage(context.WithoutCancel(ctx), mark); merr != nil {
+			return merr
+		}
+	}
+	if err != nil {
+		return permanently(err)
 	}
 	if n.Notification == booking.NotifyReminder {
 		w.svc.CountReminder(booking.ReminderDelivered)
 	}
 	return nil
+}
+
+// recordingNotifier is a notifier that records each message's delivery
+// under its key (service.Deliveries): when its record was written, that
+// record is the job's mark (sent, or failed for good), and the job writes
+// none of its own.
+type recordingNotifier interface {
+	NotifyRecorded(ctx context.Context, m notify.Message) (recorded bool, err error)
+}
+
+// notify hands m to the notifier and says whether it recorded the
+// delivery.
+func (w *workers) notify(ctx context.Context, m notify.Message) (recorded bool, err error) {
+	if rn, ok := w.notifier.(recordingNotifier); ok {
+		return rn.NotifyRecorded(ctx, m)
+	}
+	return false, w.notifier.Notify(ctx, m)
+}
+
+// permanently cancels the job on a notifier's permanent error and lets
+// River retry any other, with exponential backoff.
+func permanently(err error) error {
+	if notify.IsPermanent(err) {
+		return river.JobCancel(err)
+	}
+	return err
 }
 
 // permanentIfNotFound cancels the job when what it refers to does not exist

@@ -23,15 +23,21 @@ func scanMessage(row pgx.Row) (booking.Message, error) {
 	return m, err
 }
 
-// RecordMessage writes one attempt of a.Key's message, under the key's
-// lock so that two attempts of one message (two instances) count both.
+// RecordMessage writes one attempt of a.Key's message, under its row's
+// lock so that two attempts of one message (two instances) count both; a
+// message not yet recorded (a sign-up code; a job's is claimed first) is
+// locked by its key until its row exists.
 func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
 	var out booking.Message
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('message:' || $1, 0))`, a.Key); err != nil {
-			return err
+		const read = `SELECT ` + messageCols + ` FROM messages WHERE msg_key = $1 FOR UPDATE`
+		cur, err := scanMessage(tx.QueryRow(ctx, read, a.Key))
+		if errors.Is(err, pgx.ErrNoRows) {
+			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('message:' || $1, 0))`, a.Key); err != nil {
+				return err
+			}
+			cur, err = scanMessage(tx.QueryRow(ctx, read, a.Key))
 		}
-		cur, err := scanMessage(tx.QueryRow(ctx, `SELECT `+messageCols+` FROM messages WHERE msg_key = $1`, a.Key))
 		found := err == nil
 		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 			return err

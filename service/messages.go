@@ -88,11 +88,24 @@ func (d *Deliveries) Notify(ctx context.Context, m notify.Message) error {
 	return err
 }
 
+// NotifyRecorded delivers m like Notify and says whether its record was
+// written: a notification job's mark, which the job then need not write
+// again.
+func (d *Deliveries) NotifyRecorded(ctx context.Context, m notify.Message) (recorded bool, err error) {
+	_, recorded, err = d.send(ctx, m)
+	return recorded, err
+}
+
 // Send delivers m, records the attempt (queued to be retried, sent, or
 // failed with the reason) and returns the channel's receipt and error.
 // A failure to record only logs: the message went, or goes, anyway.
 func (d *Deliveries) Send(ctx context.Context, m notify.Message) (notify.Receipt, error) {
-	rc, err := notify.Send(ctx, d.next, m)
+	rc, _, err := d.send(ctx, m)
+	return rc, err
+}
+
+func (d *Deliveries) send(ctx context.Context, m notify.Message) (rc notify.Receipt, recorded bool, err error) {
+	rc, err = notify.Send(ctx, d.next, m)
 	channel := rc.Channel
 	if channel == "" {
 		channel = "none"
@@ -115,13 +128,15 @@ func (d *Deliveries) Send(ctx context.Context, m notify.Message) (notify.Receipt
 	// A sign-up code has no patient yet: recorded all the same (no
 	// patient, no address), so that its provider's report finds it.
 	if m.IdempotencyKey != "" {
-		if _, rerr := bounded(d.svc, context.WithoutCancel(ctx), func(ctx context.Context) (booking.Message, error) {
+		_, rerr := bounded(d.svc, context.WithoutCancel(ctx), func(ctx context.Context) (booking.Message, error) {
 			return d.svc.store.RecordMessage(ctx, a)
-		}); rerr != nil {
+		})
+		if rerr != nil {
 			d.log.WarnContext(ctx, "recording a message's delivery failed", "patientId", m.PatientID, "kind", m.Kind, "err", rerr)
 		}
+		recorded = rerr == nil
 	}
-	return rc, err
+	return rc, recorded, err
 }
 
 type finalAttemptKey struct{}
