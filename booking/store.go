@@ -170,6 +170,9 @@ type CatalogStore interface {
 	ListDoctorsBy(ctx context.Context, f DoctorFilter, p Page) ([]Doctor, error)
 	CreatePatient(ctx context.Context, p Patient) (Patient, error)
 	GetPatient(ctx context.Context, id int64) (Patient, error)
+	// GetPatients reads the patients of ids (at most MaxDeliveryKeys)
+	// that exist, by id: a notification batch's, in one read.
+	GetPatients(ctx context.Context, ids []int64) (map[int64]Patient, error)
 	CreateSchedule(ctx context.Context, s Schedule) (Schedule, error)
 	// ListSchedules lists a doctor's schedules, or all with doctorID 0.
 	ListSchedules(ctx context.Context, doctorID int64) ([]Schedule, error)
@@ -222,6 +225,10 @@ type BookingStore interface {
 	// key) again returns the moved appointment as Replayed.
 	Reschedule(ctx context.Context, r RescheduleRequest, now time.Time) (RescheduleResult, error)
 	GetAppointment(ctx context.Context, id int64) (Appointment, error)
+	// GetAppointments reads the appointments of ids (at most
+	// MaxDeliveryKeys) that exist, by id: a notification batch's, in one
+	// read.
+	GetAppointments(ctx context.Context, ids []int64) (map[int64]Appointment, error)
 	// FindByKey returns the appointment a patient's Idempotency-Key made, or
 	// not found. It is a read: it takes no lock.
 	FindByKey(ctx context.Context, patientID int64, key string) (Appointment, error)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -20,8 +21,8 @@ import (
 // deliveryReads is what a notification worker reads to word a message and
 // to see whether it is still true.
 type deliveryReads interface {
-	GetAppointment(ctx context.Context, id int64) (booking.Appointment, error)
-	GetPatient(ctx context.Context, id int64) (booking.Patient, error)
+	GetAppointments(ctx context.Context, ids []int64) (map[int64]booking.Appointment, error)
+	GetPatients(ctx context.Context, ids []int64) (map[int64]booking.Patient, error)
 	GetDoctor(ctx context.Context, id int64) (booking.Doctor, error)
 	GetSuspension(ctx context.Context, id int64) (booking.Suspension, error)
 	GetRefund(ctx context.Context, id int64) (booking.Refund, error)
@@ -190,12 +191,15 @@ func (w *workers) deliverAll(ctx context.Context, ns []NotifyArgs, final bool) (
 			retry = err
 		}
 	}
-	memo := deliveryMemo{doctors: map[int64]booking.Doctor{}, sites: map[int64]siteRead{}}
+	memo, err := w.readBatch(ctx, ns)
+	if err != nil {
+		return err, nil // the job is retried
+	}
 	todo := make([]NotifyArgs, 0, len(ns))
 	ms := make([]notify.Message, 0, len(ns))
 	claims := make([]booking.MessageClaim, 0, len(ns))
 	for _, n := range ns {
-		m, ok, err := w.compose(ctx, n, &memo)
+		m, ok, err := w.compose(ctx, n, memo)
 		if err != nil {
 			fail(n, err)
 			continue
@@ -240,11 +244,48 @@ func (w *workers) deliverAll(ctx context.Context, ns []NotifyArgs, final bool) (
 	return retry, refused
 }
 
-// deliveryMemo keeps what a job's messages share: a batch's confirmations
-// are for one slot, so its doctor and site are read once, not per message.
+// deliveryMemo keeps what a job's messages are about, read for all of
+// them at once: their appointments and patients, a page of each per
+// statement, and what they share (a batch's confirmations are for one
+// slot), its doctor and site, read once.
 type deliveryMemo struct {
-	doctors map[int64]booking.Doctor
-	sites   map[int64]siteRead // by department
+	appointments map[int64]booking.Appointment
+	patients     map[int64]booking.Patient
+	doctors      map[int64]booking.Doctor
+	sites        map[int64]siteRead // by department
+}
+
+// readBatch reads the appointments of ns and their patients.
+func (w *workers) readBatch(ctx context.Context, ns []NotifyArgs) (*deliveryMemo, error) {
+	memo := &deliveryMemo{appointments: map[int64]booking.Appointment{}, patients: map[int64]booking.Patient{},
+		doctors: map[int64]booking.Doctor{}, sites: map[int64]siteRead{}}
+	ids := make([]int64, 0, len(ns))
+	for _, n := range ns {
+		ids = append(ids, n.AppointmentID)
+	}
+	if err := readPages(ctx, ids, w.store.GetAppointments, memo.appointments); err != nil {
+		return nil, err
+	}
+	ids = ids[:0]
+	for _, a := range memo.appointments {
+		ids = append(ids, a.PatientID)
+	}
+	return memo, readPages(ctx, ids, w.store.GetPatients, memo.patients)
+}
+
+// readPages reads ids, without repeats, booking.MaxDeliveryKeys at a
+// time, into into.
+func readPages[T any](ctx context.Context, ids []int64, read func(context.Context, []int64) (map[int64]T, error), into map[int64]T) error {
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
+	for i := 0; i < len(ids); i += booking.MaxDeliveryKeys {
+		page, err := read(ctx, ids[i:min(len(ids), i+booking.MaxDeliveryKeys)])
+		if err != nil {
+			return err
+		}
+		maps.Copy(into, page)
+	}
+	return nil
 }
 
 type siteRead struct {
@@ -260,9 +301,9 @@ func (w *workers) compose(ctx context.Context, n NotifyArgs, memo *deliveryMemo)
 	if !known {
 		return m, false, river.JobCancel(fmt.Errorf("unknown notification kind %q", n.Notification))
 	}
-	a, err := w.store.GetAppointment(ctx, n.AppointmentID)
-	if err != nil {
-		return m, false, permanentIfNotFound(err)
+	a, found := memo.appointments[n.AppointmentID]
+	if !found {
+		return m, false, river.JobCancel(booking.NotFound("appointment"))
 	}
 	reminder := n.Notification == booking.NotifyReminder
 	if want := n.Notification.Announces(); !n.Notification.Still(a.Status) {
@@ -282,12 +323,13 @@ func (w *workers) compose(ctx context.Context, n NotifyArgs, memo *deliveryMemo)
 		w.svc.CountReminder(booking.ReminderDropped)
 		return m, false, nil
 	}
-	p, err := w.store.GetPatient(ctx, a.PatientID)
-	if err != nil {
-		return m, false, permanentIfNotFound(err)
+	p, found := memo.patients[a.PatientID]
+	if !found {
+		return m, false, river.JobCancel(booking.NotFound("patient"))
 	}
 	d, seen := memo.doctors[a.DoctorID]
 	if !seen {
+		var err error
 		if d, err = w.store.GetDoctor(ctx, a.DoctorID); err != nil {
 			return m, false, permanentIfNotFound(err)
 		}

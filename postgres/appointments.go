@@ -113,6 +113,22 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 	return a, translate(err, "appointment")
 }
 
+// GetAppointments reads the appointments of ids that exist, by id.
+func (s *Store) GetAppointments(ctx context.Context, ids []int64) (map[int64]booking.Appointment, error) {
+	out := make(map[int64]booking.Appointment, len(ids))
+	rows, _ := s.pool.Query(ctx,
+		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = ANY($1)`, ids)
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanAppointment(rows)
+		if err != nil {
+			return nil, translate(err, "")
+		}
+		out[a.ID] = a
+	}
+	return out, translate(rows.Err(), "")
+}
+
 // ListAppointments lists a patient's appointments, newest first, only those
 // in q.Status unless it is empty and on q.Sites unless none, one page at a
 // time (ids below q.Page.After).

@@ -163,6 +163,21 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 	return p, translate(err, "patient")
 }
 
+// GetPatients reads the patients of ids that exist, by id.
+func (s *Store) GetPatients(ctx context.Context, ids []int64) (map[int64]booking.Patient, error) {
+	out := make(map[int64]booking.Patient, len(ids))
+	rows, _ := s.pool.Query(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ANY($1)`, ids)
+	defer rows.Close()
+	for rows.Next() {
+		p, err := s.scanPatient(rows)
+		if err != nil {
+			return nil, translate(err, "")
+		}
+		out[p.ID] = p
+	}
+	return out, translate(rows.Err(), "")
+}
+
 // UpdatePatient changes a patient's name, contact details or activity
 // (booking.PatientUpdate.Apply), sealed again with the newest key and
 // indexed again; a phone another patient has is a conflict, and an erased

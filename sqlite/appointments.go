@@ -172,6 +172,29 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 	return a, nil
 }
 
+// GetAppointments reads the appointments of ids that exist, by id.
+func (s *Store) GetAppointments(ctx context.Context, ids []int64) (map[int64]booking.Appointment, error) {
+	out := make(map[int64]booking.Appointment, len(ids))
+	// SQLite has no arrays: the ids go as one JSON array.
+	js, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.id IN (SELECT value FROM json_each(?))`, string(js))
+	if err != nil {
+		return nil, mapErr(err, "")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		a, err := scanAppt(rows)
+		if err != nil {
+			return nil, mapErr(err, "")
+		}
+		out[a.ID] = a
+	}
+	return out, mapErr(rows.Err(), "")
+}
+
 // ListAppointments lists a patient's appointments, newest first, optionally
 // only those in one state and on some sites, one page at a time (ids below
 // q.Page.After).

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"maps"
+	"reflect"
 	"slices"
 	"sync"
 	"testing"
@@ -223,5 +224,44 @@ func testDeliveryMarks(t *testing.T, h Harness) {
 	}
 	if ms, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10}); err != nil || len(ms) != 5 {
 		t.Fatalf("records after a refused claim: %d (%v), want the five claimed before", len(ms), err)
+	}
+}
+
+// testDeliveryReads holds both stores' reads of a notification batch to
+// the same behaviour: the appointments and patients of the ids that exist,
+// each as its single read returns it, and nothing for an unknown id.
+func testDeliveryReads(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	ctx := context.Background()
+	sl := f.slot(3)
+	ps := f.patients(3)
+	ids := []int64{1 << 40}
+	pids := []int64{1 << 40}
+	for _, p := range ps {
+		ids = append(ids, f.mustBook(sl.ID, p).ID)
+		pids = append(pids, p.ID)
+	}
+	as, err := s.GetAppointments(ctx, ids)
+	must(t, err)
+	got, err := s.GetPatients(ctx, pids)
+	must(t, err)
+	if len(as) != 3 || len(got) != 3 {
+		t.Fatalf("%d appointments and %d patients, want 3 of each", len(as), len(got))
+	}
+	for i, id := range ids[1:] {
+		one, err := s.GetAppointment(ctx, id)
+		must(t, err)
+		if !reflect.DeepEqual(as[id], one) {
+			t.Fatalf("appointment %d\n got %+v\nwant %+v", id, as[id], one)
+		}
+		p, err := s.GetPatient(ctx, pids[i+1])
+		must(t, err)
+		if !reflect.DeepEqual(got[p.ID], p) || p.Phone == "" {
+			t.Fatalf("patient %d\n got %+v\nwant %+v", p.ID, got[p.ID], p)
+		}
+	}
+	if as, err := s.GetAppointments(ctx, nil); err != nil || len(as) != 0 {
+		t.Fatalf("no ids: %v (%v)", as, err)
 	}
 }

@@ -226,6 +226,7 @@ func Run(t *testing.T, h Harness) {
 		{"RevocationMarks", testRevocationMarks},
 		{"Messages", testMessages},
 		{"DeliveryMarks", testDeliveryMarks},
+		{"DeliveryReads", testDeliveryReads},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},
