@@ -97,6 +97,17 @@ func do(t *testing.T, ctx context.Context, steps ...chromedp.Action[chromedp.Voi
 	}
 }
 
+// press clicks css, a button whose form posts and answers with a page
+// reporting what was done ([data-done]), and waits for that page. An
+// earlier report is removed first: otherwise the wait could end on the
+// page being left, and the next step act on nodes about to go.
+func press(ctx context.Context, css string) error {
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.querySelectorAll("[data-done]").forEach(e => e.remove()); true`)); err != nil {
+		return err
+	}
+	return chromedp.Do(ctx, chromedp.Click(chromedp.CSS(css)), chromedp.WaitVisible(chromedp.CSS("[data-done]")))
+}
+
 func text(t *testing.T, ctx context.Context, css string) string {
 	t.Helper()
 	s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(css)))

@@ -113,7 +113,7 @@ func TestE2EMorning(t *testing.T) {
 	do(t, console, chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(path), chromedp.WaitVisible(chromedp.CSS("#call-next")))
 	click := func(css string) {
 		t.Helper()
-		do(t, console, chromedp.Click(chromedp.CSS(css)), chromedp.WaitVisible(chromedp.CSS("[data-done]")))
+		must(t, press(console, css))
 	}
 	click("#call-next")
 	called("M. D***", 1)
@@ -162,7 +162,7 @@ func TestE2EMorning(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = chromedp.Do(c, chromedp.Click(chromedp.CSS("#call-next")), chromedp.WaitVisible(chromedp.CSS("[data-done]")))
+			errs[i] = press(c, "#call-next")
 		}()
 	}
 	wg.Wait()

@@ -50,7 +50,7 @@ func TestE2EQueueConsoleAndBoard(t *testing.T) {
 	do(t, console, chromedp.EmulateViewport(1920, 1080), chromedp.Navigate(path), chromedp.WaitVisible(chromedp.CSS("#call-next")))
 	click := func(css string) {
 		t.Helper()
-		do(t, console, chromedp.Click(chromedp.CSS(css)), chromedp.WaitVisible(chromedp.CSS("[data-done]")))
+		must(t, press(console, css))
 	}
 
 	click("#call-next")
