@@ -164,9 +164,9 @@ type refusal struct {
 }
 
 // deliverAll delivers ns's messages with their delivery marks. It reads
-// what each says (compose; the doctor and the site once for all), drops
-// those no longer true, claims the others in one statement per page (each
-// recorded queued before it is sent) and sends those due, several at once
+// what they say (readBatch, compose), drops those no longer true, claims
+// the others in one statement per page (each recorded queued before it is
+// sent) and sends those due, several at once
 // within the deliveries' shared bound, each marked sent, or failed, once
 // the notifier returned (send): a job retried after a crash or a failure
 // skips what went. The messages in flight when a process dies have no
