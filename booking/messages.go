@@ -83,11 +83,13 @@ func NextMessageState(cur, next string) (state string, ok bool) {
 
 // MessageStore keeps the delivery records of messages to patients.
 type MessageStore interface {
-	// RecordMessage writes one attempt of a.Key's message in one
-	// transaction: the message is created on its first attempt, then its
-	// attempts counted and its state moved as NextMessageState decides
-	// (the provider id and reason kept with a move).
-	RecordMessage(ctx context.Context, a MessageAttempt) (Message, error)
+	// RecordMessages writes attempts of messages (at most
+	// MaxDeliveryKeys) in one transaction: a message is created on its
+	// first attempt, then its attempts counted and its state moved as
+	// ApplyMessageAttempts decides (the provider id and reason kept with a
+	// move). It returns each key's record; not found for an unknown
+	// patient, and then nothing is written.
+	RecordMessages(ctx context.Context, as []MessageAttempt) (map[string]Message, error)
 	// ReportMessage applies a provider's report to the message with its
 	// provider id, as ApplyMessageReport decides, and says whether it
 	// changed the message; not found for an unknown id. Every provider's
@@ -105,12 +107,12 @@ type MessageStore interface {
 	ClaimMessages(ctx context.Context, cs []MessageClaim) (map[string]string, error)
 	// MarkMessage moves m.Key's message, still queued, to m.State after
 	// its delivery; a record already moved (by the delivery's own
-	// RecordMessage, or a provider's report) stays as it is.
+	// RecordMessages, or a provider's report) stays as it is.
 	MarkMessage(ctx context.Context, m MessageMark) error
 }
 
-// MaxDeliveryKeys bounds one ClaimMessages (a notification job's messages
-// are claimed in pages of this many).
+// MaxDeliveryKeys bounds one ClaimMessages or RecordMessages (a
+// notification job's messages are claimed in pages of this many).
 const MaxDeliveryKeys = 500
 
 // MessageClaim is a notification job's claim on one message before it
@@ -160,6 +162,21 @@ func ApplyMessageAttempt(cur Message, found bool, a MessageAttempt) Message {
 		cur.Reason = a.Reason
 	}
 	return cur
+}
+
+// ApplyMessageAttempts is ApplyMessageAttempt over a batch, in its order:
+// cur holds the records found, by key; it returns each key's record after
+// its attempts (two attempts of one key both count).
+func ApplyMessageAttempts(cur map[string]Message, as []MessageAttempt) map[string]Message {
+	out := make(map[string]Message, len(as))
+	for _, a := range as {
+		m, found := out[a.Key]
+		if !found {
+			m, found = cur[a.Key]
+		}
+		out[a.Key] = ApplyMessageAttempt(m, found, a)
+	}
+	return out
 }
 
 // ApplyMessageReport is the record of cur after a provider's report r,

@@ -34,8 +34,8 @@ func TestTwilioStatusCallback(t *testing.T) {
 	p := e.patient()
 	ctx := context.Background()
 	for _, sid := range []string{"SMdelivered", "SMfailed"} {
-		if _, err := e.db.RecordMessage(ctx, booking.MessageAttempt{Key: sid, PatientID: p.ID, Kind: "reminder", Channel: "sms",
-			State: booking.MessageSent, ProviderID: sid, At: t0}); err != nil {
+		if _, err := e.db.RecordMessages(ctx, []booking.MessageAttempt{{Key: sid, PatientID: p.ID, Kind: "reminder", Channel: "sms",
+			State: booking.MessageSent, ProviderID: sid, At: t0}}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -113,11 +113,13 @@ func (m *marksCounted) MarkMessage(ctx context.Context, mk booking.MessageMark) 
 	return m.Store.MarkMessage(ctx, mk)
 }
 
-func (m *marksCounted) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
-	if a.PatientID == m.refuse.Load() {
-		return booking.Message{}, errors.New("record refused")
+func (m *marksCounted) RecordMessages(ctx context.Context, as []booking.MessageAttempt) (map[string]booking.Message, error) {
+	for _, a := range as {
+		if a.PatientID == m.refuse.Load() {
+			return nil, errors.New("record refused")
+		}
 	}
-	return m.Store.RecordMessage(ctx, a)
+	return m.Store.RecordMessages(ctx, as)
 }
 
 // TestDeliveryRecordIsTheMark: through the deliveries (which record each

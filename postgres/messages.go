@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -18,44 +19,95 @@ const messageCols = `id, coalesce(patient_id, 0), kind, channel, state, coalesce
 
 func scanMessage(row pgx.Row) (booking.Message, error) {
 	var m booking.Message
-	err := row.Scan(&m.ID, &m.PatientID, &m.Kind, &m.Channel, &m.State, &m.ProviderID, &m.Reason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt)
+	err := row.Scan(messageDest(&m)...)
 	m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
 	return m, err
 }
 
-// RecordMessage writes one attempt of a.Key's message, under its row's
-// lock so that two attempts of one message (two instances) count both; a
-// message not yet recorded (a sign-up code; a job's is claimed first) is
-// locked by its key until its row exists.
-func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
-	var out booking.Message
+// messageDest is where messageCols scan into m.
+func messageDest(m *booking.Message) []any {
+	return []any{&m.ID, &m.PatientID, &m.Kind, &m.Channel, &m.State, &m.ProviderID, &m.Reason, &m.Attempts, &m.CreatedAt, &m.UpdatedAt}
+}
+
+// RecordMessages writes attempts of messages in one transaction. Each
+// key's advisory lock, taken in key order, stands for its row until the
+// row exists (a sign-up code is recorded before anything claimed it);
+// the rows are then locked too, against a provider's report, so that two
+// attempts of one message (two instances) count both.
+func (s *Store) RecordMessages(ctx context.Context, as []booking.MessageAttempt) (map[string]booking.Message, error) {
+	if len(as) == 0 {
+		return map[string]booking.Message{}, nil
+	}
+	keys := make([]string, 0, len(as))
+	for _, a := range as {
+		keys = append(keys, a.Key)
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	var out map[string]booking.Message
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		const read = `SELECT ` + messageCols + ` FROM messages WHERE msg_key = $1 FOR UPDATE`
-		cur, err := scanMessage(tx.QueryRow(ctx, read, a.Key))
-		if errors.Is(err, pgx.ErrNoRows) {
-			if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('message:' || $1, 0))`, a.Key); err != nil {
-				return err
-			}
-			cur, err = scanMessage(tx.QueryRow(ctx, read, a.Key))
-		}
-		found := err == nil
-		if err != nil && !errors.Is(err, pgx.ErrNoRows) {
+		b := &pgx.Batch{}
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('message:' || k, 0)) FROM unnest($1::text[]) AS k`, keys)
+		b.Queue(`SELECT msg_key, `+messageCols+` FROM messages WHERE msg_key = ANY($1) FOR UPDATE`, keys)
+		br := tx.SendBatch(ctx, b)
+		if _, err := br.Exec(); err != nil {
+			br.Close()
 			return err
 		}
-		m := booking.ApplyMessageAttempt(cur, found, a)
-		out, err = scanMessage(tx.QueryRow(ctx,
+		cur, err := scanKeyedMessages(br.Query())
+		if err := errors.Join(err, br.Close()); err != nil {
+			return err
+		}
+		next := booking.ApplyMessageAttempts(cur, as)
+		n := len(keys)
+		patients, kinds, channels, states := make([]int64, n), make([]string, n), make([]string, n), make([]string, n)
+		providers, reasons, attempts := make([]string, n), make([]string, n), make([]int, n)
+		created, updated := make([]time.Time, n), make([]time.Time, n)
+		for i, k := range keys {
+			m := next[k]
+			patients[i], kinds[i], channels[i], states[i] = m.PatientID, m.Kind, m.Channel, m.State
+			providers[i], reasons[i], attempts[i], created[i], updated[i] = m.ProviderID, m.Reason, m.Attempts, m.CreatedAt, m.UpdatedAt
+		}
+		// In key order, as ClaimMessages inserts: the two never wait on
+		// each other's new rows in a cycle.
+		out, err = scanKeyedMessages(tx.Query(ctx,
 			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
-			 VALUES ($1, nullif($2::bigint, 0), $3, $4, $5, nullif($6, ''), $7, $8, $9, $10)
-			 ON CONFLICT (msg_key) DO UPDATE SET channel = $4, state = $5, provider_id = nullif($6, ''), reason = $7,
-			     attempts = $8, updated_at = $10
-			 RETURNING `+messageCols,
-			a.Key, m.PatientID, m.Kind, m.Channel, m.State, m.ProviderID, m.Reason, m.Attempts, m.CreatedAt, m.UpdatedAt))
+			 SELECT k, nullif(p, 0), kind, ch, st, nullif(pid, ''), r, n, c, u
+			 FROM unnest($1::text[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::int[],
+			             $9::timestamptz[], $10::timestamptz[]) AS v(k, p, kind, ch, st, pid, r, n, c, u)
+			 ON CONFLICT (msg_key) DO UPDATE SET channel = excluded.channel, state = excluded.state,
+			     provider_id = excluded.provider_id, reason = excluded.reason, attempts = excluded.attempts,
+			     updated_at = excluded.updated_at
+			 RETURNING msg_key, `+messageCols,
+			keys, patients, kinds, channels, states, providers, reasons, attempts, created, updated))
 		return err
 	})
 	if constraintOf(err) == "messages_patient_id_fkey" {
-		return booking.Message{}, booking.NotFound("patient")
+		return nil, booking.NotFound("patient")
 	}
-	return out, translate(err, "")
+	if err != nil {
+		return nil, translate(err, "")
+	}
+	return out, nil
+}
+
+// scanKeyedMessages reads rows of msg_key and messageCols, by key.
+func scanKeyedMessages(rows pgx.Rows, err error) (map[string]booking.Message, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]booking.Message{}
+	for rows.Next() {
+		var k string
+		var m booking.Message
+		if err := rows.Scan(append([]any{&k}, messageDest(&m)...)...); err != nil {
+			rows.Close()
+			return nil, err
+		}
+		m.CreatedAt, m.UpdatedAt = m.CreatedAt.UTC(), m.UpdatedAt.UTC()
+		out[k] = m
+	}
+	return out, rows.Err()
 }
 
 // ReportMessage applies a provider's report to its message.

@@ -52,6 +52,8 @@ type Deliveries struct {
 	observer MessageObserver
 	log      *slog.Logger
 
+	records recorder
+
 	mu     sync.Mutex
 	status map[string]*ChannelStatus
 }
@@ -79,7 +81,87 @@ func (s *Service) Deliveries(opts DeliveriesOptions) *Deliveries {
 	for _, c := range opts.Channels {
 		d.status[c] = &ChannelStatus{Channel: c}
 	}
+	d.records.write = func(ctx context.Context, as []booking.MessageAttempt) error {
+		_, err := bounded(s, ctx, func(ctx context.Context) (map[string]booking.Message, error) {
+			return s.store.RecordMessages(ctx, as)
+		})
+		return err
+	}
 	return d
+}
+
+// recorder writes the delivery records of concurrent sends together. A
+// record that finds none being written is written at once, with those
+// queued meanwhile; the ones arriving during a write wait for the next,
+// which the first of them writes. Each record is still written as soon
+// as the write before it ends, so a crash finds no more messages sent and
+// unrecorded than one record at a time would (those in flight), and one
+// commit stands for many.
+type recorder struct {
+	write func(ctx context.Context, as []booking.MessageAttempt) error
+
+	mu      sync.Mutex
+	writing bool
+	queue   []*pendingRecord
+}
+
+type pendingRecord struct {
+	a    booking.MessageAttempt
+	err  error
+	turn chan bool // true: this one writes the next batch
+}
+
+// record writes a with the others waiting, and returns a's error.
+func (r *recorder) record(ctx context.Context, a booking.MessageAttempt) error {
+	p := &pendingRecord{a: a, turn: make(chan bool, 1)}
+	r.mu.Lock()
+	r.queue = append(r.queue, p)
+	lead := !r.writing
+	r.writing = true
+	r.mu.Unlock()
+	if !lead && !<-p.turn {
+		return p.err // written by another
+	}
+	// p is first in the queue: it was empty, or p was handed the turn.
+	r.mu.Lock()
+	n := min(len(r.queue), booking.MaxDeliveryKeys)
+	batch := r.queue[:n:n]
+	r.queue = r.queue[n:]
+	r.mu.Unlock()
+	r.writeBatch(ctx, batch)
+	for _, q := range batch[1:] {
+		q.turn <- false
+	}
+	r.mu.Lock()
+	if len(r.queue) == 0 {
+		r.writing = false
+		r.mu.Unlock()
+	} else {
+		next := r.queue[0]
+		r.mu.Unlock()
+		next.turn <- true
+	}
+	return p.err
+}
+
+// writeBatch writes the batch's records, each alone when together they
+// name a patient no longer there (erased), so that one does not fail the
+// others.
+func (r *recorder) writeBatch(ctx context.Context, batch []*pendingRecord) {
+	as := make([]booking.MessageAttempt, len(batch))
+	for i, q := range batch {
+		as[i] = q.a
+	}
+	err := r.write(ctx, as)
+	if len(batch) > 1 && booking.ErrorCode(err) == booking.CodeNotFound {
+		for _, q := range batch {
+			q.err = r.write(ctx, []booking.MessageAttempt{q.a})
+		}
+		return
+	}
+	for _, q := range batch {
+		q.err = err
+	}
 }
 
 // Notify delivers m and records how it went.
@@ -128,9 +210,7 @@ func (d *Deliveries) send(ctx context.Context, m notify.Message) (rc notify.Rece
 	// A sign-up code has no patient yet: recorded all the same (no
 	// patient, no address), so that its provider's report finds it.
 	if m.IdempotencyKey != "" {
-		_, rerr := bounded(d.svc, context.WithoutCancel(ctx), func(ctx context.Context) (booking.Message, error) {
-			return d.svc.store.RecordMessage(ctx, a)
-		})
+		rerr := d.records.record(context.WithoutCancel(ctx), a)
 		if rerr != nil {
 			d.log.WarnContext(ctx, "recording a message's delivery failed", "patientId", m.PatientID, "kind", m.Kind, "err", rerr)
 		}

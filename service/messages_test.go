@@ -3,11 +3,15 @@ package service
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/slotd/slotd/booking"
+	"github.com/slotd/slotd/internal/testkit"
 	"github.com/slotd/slotd/notify"
 	"github.com/slotd/slotd/sqlite"
 )
@@ -124,6 +128,102 @@ func TestDeliveriesRecordAndCount(t *testing.T) {
 	}
 	if r, err := d.Report(ctx, booking.MessageReport{ProviderID: "SM4", State: booking.MessageDelivered}); err != nil || r.PatientID != 0 || r.Kind != notify.KindLoginCode {
 		t.Fatalf("the sign-up code's report: %+v %v", r, err)
+	}
+}
+
+// heldRecords counts the store's RecordMessages calls by size and holds
+// the first until hold is closed.
+type heldRecords struct {
+	booking.Store
+	hold    chan struct{}
+	mu      sync.Mutex
+	sizes   []int
+	started bool
+}
+
+func (h *heldRecords) RecordMessages(ctx context.Context, as []booking.MessageAttempt) (map[string]booking.Message, error) {
+	h.mu.Lock()
+	first := !h.started
+	h.started = true
+	h.sizes = append(h.sizes, len(as))
+	h.mu.Unlock()
+	if first {
+		<-h.hold
+	}
+	return h.Store.RecordMessages(ctx, as)
+}
+
+func (h *heldRecords) calls() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.sizes)
+}
+
+// TestDeliveriesRecordTogether: the records of messages sent while one is
+// being written are written together, in one store call, as soon as it
+// ends; one naming a patient no longer there fails alone, the others of
+// its batch recorded one by one.
+func TestDeliveriesRecordTogether(t *testing.T) {
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	p, err := st.CreatePatient(ctx, booking.Patient{Name: "Ada", Phone: "+33612345678"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	held := &heldRecords{Store: st, hold: make(chan struct{})}
+	d := NewService(held, Options{}).Deliveries(DeliveriesOptions{Notifier: &scripted{}})
+	const n = 20
+	recorded := make([]bool, n)
+	var wg sync.WaitGroup
+	send := func(i int) {
+		m := notify.Message{Kind: notify.KindReminder, PatientID: p.ID, Phone: p.Phone, IdempotencyKey: fmt.Sprintf("appt-%d-reminder", i)}
+		if i == n-1 {
+			m.PatientID = 1 << 40 // erased meanwhile
+		}
+		wg.Go(func() {
+			ok, err := d.NotifyRecorded(ctx, m)
+			if err != nil {
+				t.Error(err)
+			}
+			recorded[i] = ok
+		})
+	}
+	send(0)
+	testkit.Eventually(t, "the first record's write", 10*time.Second, func() bool { return len(held.calls()) == 1 })
+	for i := 1; i < n; i++ {
+		send(i)
+	}
+	testkit.Eventually(t, "the others queued", 10*time.Second, func() bool {
+		d.records.mu.Lock()
+		defer d.records.mu.Unlock()
+		return len(d.records.queue) == n-1
+	})
+	close(held.hold)
+	wg.Wait()
+	calls := held.calls()
+	if len(calls) != 2+n-1 || calls[0] != 1 || calls[1] != n-1 {
+		t.Fatalf("store calls of sizes %v, want 1, then the %d queued together, then each alone", calls, n-1)
+	}
+	for i, ok := range recorded {
+		if ok != (i != n-1) {
+			t.Fatalf("message %d recorded: %v", i, ok)
+		}
+	}
+	list, err := st.PatientMessages(ctx, p.ID, booking.Page{Limit: 50})
+	if err != nil || len(list) != n-1 {
+		t.Fatalf("%d records (%v), want %d", len(list), err, n-1)
+	}
+	for _, m := range list {
+		if m.State != booking.MessageSent || m.Attempts != 1 {
+			t.Fatalf("record %+v, want sent once", m)
+		}
 	}
 }
 

@@ -23,26 +23,43 @@ func scanMessage(row interface{ Scan(...any) error }) (booking.Message, error) {
 	return m, err
 }
 
-// RecordMessage writes one attempt of a.Key's message.
-func (s *Store) RecordMessage(ctx context.Context, a booking.MessageAttempt) (booking.Message, error) {
-	var out booking.Message
+// RecordMessages writes attempts of messages in one transaction (one
+// writer: nothing moves them meanwhile).
+func (s *Store) RecordMessages(ctx context.Context, as []booking.MessageAttempt) (map[string]booking.Message, error) {
+	out := make(map[string]booking.Message, len(as))
+	if len(as) == 0 {
+		return out, nil
+	}
 	err := s.write(ctx, func(tx *sql.Tx) error {
-		cur, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE msg_key = ?`, a.Key))
-		found := err == nil
-		if err != nil && !errors.Is(err, sql.ErrNoRows) {
-			return err
+		cur := make(map[string]booking.Message, len(as))
+		for _, a := range as {
+			m, err := scanMessage(tx.QueryRowContext(ctx, `SELECT `+messageCols+` FROM messages WHERE msg_key = ?`, a.Key))
+			switch {
+			case err == nil:
+				cur[a.Key] = m
+			case !errors.Is(err, sql.ErrNoRows):
+				return err
+			}
 		}
-		m := booking.ApplyMessageAttempt(cur, found, a)
-		out, err = scanMessage(tx.QueryRowContext(ctx,
-			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
-			 VALUES (?1, nullif(?2, 0), ?3, ?4, ?5, nullif(?6, ''), ?7, ?8, ?9, ?10)
-			 ON CONFLICT (msg_key) DO UPDATE SET channel = ?4, state = ?5, provider_id = nullif(?6, ''), reason = ?7,
-			     attempts = ?8, updated_at = ?10
-			 RETURNING `+messageCols,
-			a.Key, m.PatientID, m.Kind, m.Channel, m.State, m.ProviderID, m.Reason, m.Attempts, ts(m.CreatedAt), ts(m.UpdatedAt)))
-		return err
+		for k, m := range booking.ApplyMessageAttempts(cur, as) {
+			m, err := scanMessage(tx.QueryRowContext(ctx,
+				`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
+				 VALUES (?1, nullif(?2, 0), ?3, ?4, ?5, nullif(?6, ''), ?7, ?8, ?9, ?10)
+				 ON CONFLICT (msg_key) DO UPDATE SET channel = ?4, state = ?5, provider_id = nullif(?6, ''), reason = ?7,
+				     attempts = ?8, updated_at = ?10
+				 RETURNING `+messageCols,
+				k, m.PatientID, m.Kind, m.Channel, m.State, m.ProviderID, m.Reason, m.Attempts, ts(m.CreatedAt), ts(m.UpdatedAt)))
+			if err != nil {
+				return err
+			}
+			out[k] = m
+		}
+		return nil
 	})
-	return out, mapErr(err, "patient")
+	if err != nil {
+		return nil, mapErr(err, "patient")
+	}
+	return out, nil
 }
 
 // ReportMessage applies a provider's report to its message.

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -26,7 +27,7 @@ func testMessages(t *testing.T, h Harness) {
 
 	attempt := func(key, state, sid, reason string) booking.Message {
 		t.Helper()
-		m, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: key, PatientID: p.ID, Kind: "login-code", Channel: "sms",
+		m, err := recordOne(ctx, s, booking.MessageAttempt{Key: key, PatientID: p.ID, Kind: "login-code", Channel: "sms",
 			State: state, ProviderID: sid, Reason: reason, At: at})
 		must(t, err)
 		at = at.Add(time.Second)
@@ -79,7 +80,7 @@ func testMessages(t *testing.T, h Harness) {
 		go func() {
 			defer wg.Done()
 			<-start
-			if _, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "k4", PatientID: p.ID, Kind: "confirmation", Channel: "email",
+			if _, err := recordOne(ctx, s, booking.MessageAttempt{Key: "k4", PatientID: p.ID, Kind: "confirmation", Channel: "email",
 				State: booking.MessageQueued, Reason: "timeout", At: at}); err != nil {
 				t.Error(err)
 			}
@@ -111,14 +112,20 @@ func testMessages(t *testing.T, h Harness) {
 	if len(none) != 0 {
 		t.Fatalf("another patient's messages: %+v", none)
 	}
-	if _, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "k5", PatientID: 1 << 40, Kind: "reminder", Channel: "sms",
-		State: booking.MessageQueued, At: at}); booking.ErrorCode(err) != booking.CodeNotFound {
+	// A batch naming an unknown patient writes none of its records.
+	if _, err := s.RecordMessages(ctx, []booking.MessageAttempt{
+		{Key: "k5", PatientID: p.ID, Kind: "reminder", Channel: "sms", State: booking.MessageSent, At: at},
+		{Key: "k6", PatientID: 1 << 40, Kind: "reminder", Channel: "sms", State: booking.MessageQueued, At: at},
+	}); booking.ErrorCode(err) != booking.CodeNotFound {
 		t.Fatalf("a message of an unknown patient: %v, want not found", err)
+	}
+	if list, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10}); err != nil || len(list) != 4 {
+		t.Fatalf("after a refused batch: %d messages (%v), want the 4 before", len(list), err)
 	}
 
 	// A sign-up code goes to an address no patient has: recorded with no
 	// patient, reported on by its provider, listed for nobody.
-	code, err := s.RecordMessage(ctx, booking.MessageAttempt{Key: "signup-1", Kind: "login-code", Channel: "sms",
+	code, err := recordOne(ctx, s, booking.MessageAttempt{Key: "signup-1", Kind: "login-code", Channel: "sms",
 		State: booking.MessageSent, ProviderID: "SMsignup", At: at})
 	must(t, err)
 	if code.PatientID != 0 || code.State != booking.MessageSent || code.ID == 0 {
@@ -131,6 +138,94 @@ func testMessages(t *testing.T, h Harness) {
 	}
 	if list, err := s.PatientMessages(ctx, 0, booking.Page{Limit: 10}); err != nil || len(list) != 0 {
 		t.Fatalf("messages of patient 0: %+v (%v)", list, err)
+	}
+}
+
+// recordOne records one attempt and returns its message's record.
+func recordOne(ctx context.Context, s booking.Store, a booking.MessageAttempt) (booking.Message, error) {
+	ms, err := s.RecordMessages(ctx, []booking.MessageAttempt{a})
+	return ms[a.Key], err
+}
+
+// testMessageBatches holds both stores' batched delivery records to the
+// same behaviour: batches of overlapping keys, some recorded before and
+// some new, released at once in opposite orders, count every attempt of
+// every key on one record each, and two attempts of one key in a batch
+// both count, in their order.
+func testMessageBatches(t *testing.T, h Harness) {
+	s := h.New(t)
+	f := newFixture(t, s)
+	ctx := context.Background()
+	p := f.patient()
+	at := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
+	keys := []string{"b1", "b2", "b3", "b4", "b5", "b6"}
+	if _, err := s.ClaimMessages(ctx, []booking.MessageClaim{{Key: "b2", PatientID: p.ID, Kind: "confirmation", At: at},
+		{Key: "b5", PatientID: p.ID, Kind: "confirmation", At: at}}); err != nil {
+		t.Fatal(err)
+	}
+	// Rounds of batches at once, each with two keys of its own, new: the
+	// first round also opens the connections, so that the later ones race.
+	const batches, rounds = 12, 4
+	for r := range rounds {
+		keys := append(slices.Clone(keys), fmt.Sprintf("r%d-a", r), fmt.Sprintf("r%d-b", r))
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i := range batches {
+			order := slices.Clone(keys)
+			if i%2 == 1 {
+				slices.Reverse(order)
+			}
+			as := make([]booking.MessageAttempt, len(order))
+			for j, k := range order {
+				as[j] = booking.MessageAttempt{Key: k, PatientID: p.ID, Kind: "confirmation", Channel: "sms",
+					State: booking.MessageQueued, Reason: "timeout", At: at}
+			}
+			wg.Go(func() {
+				<-start
+				if _, err := s.RecordMessages(ctx, as); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+	}
+	list, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 20})
+	must(t, err)
+	if len(list) != len(keys)+2*rounds {
+		t.Fatalf("%d records of %d keys: %+v", len(list), len(keys)+2*rounds, list)
+	}
+	// One more attempt of every key reads back their counts.
+	want := map[string]int{}
+	var again []booking.MessageAttempt
+	for _, k := range keys {
+		want[k] = batches*rounds + 1
+	}
+	for r := range rounds {
+		want[fmt.Sprintf("r%d-a", r)], want[fmt.Sprintf("r%d-b", r)] = batches+1, batches+1
+	}
+	for k := range want {
+		again = append(again, booking.MessageAttempt{Key: k, PatientID: p.ID, Kind: "confirmation", Channel: "sms",
+			State: booking.MessageQueued, Reason: "timeout", At: at})
+	}
+	counts, err := s.RecordMessages(ctx, again)
+	must(t, err)
+	for k, n := range want {
+		if m := counts[k]; m.Attempts != n || m.State != booking.MessageQueued || m.Channel != "sms" {
+			t.Errorf("%s, attempted in batches at once: %+v, want one record of %d attempts", k, m, n)
+		}
+	}
+	got, err := s.RecordMessages(ctx, []booking.MessageAttempt{
+		{Key: "b1", PatientID: p.ID, Kind: "confirmation", Channel: "sms", State: booking.MessageSent, ProviderID: "SMb1", At: at},
+		{Key: "b1", PatientID: p.ID, Kind: "confirmation", Channel: "sms", State: booking.MessageQueued, Reason: "late", At: at},
+		{Key: "b7", PatientID: p.ID, Kind: "confirmation", Channel: "email", State: booking.MessageFailed, Reason: "no address", At: at},
+	})
+	must(t, err)
+	if b1 := got["b1"]; len(got) != 2 || b1.Attempts != batches*rounds+3 || b1.State != booking.MessageSent || b1.ProviderID != "SMb1" {
+		t.Fatalf("two attempts of b1 in one batch, sent then queued: %+v, want sent after %d attempts", got, batches*rounds+3)
+	}
+	if b7 := got["b7"]; b7.ID == 0 || b7.Attempts != 1 || b7.State != booking.MessageFailed || b7.Reason != "no address" {
+		t.Fatalf("a new key in a batch: %+v", b7)
 	}
 }
 
@@ -205,7 +300,7 @@ func testDeliveryMarks(t *testing.T, h Harness) {
 
 	// The delivery recorded the message delivered before the job's mark:
 	// the mark changes nothing.
-	_, err = s.RecordMessage(ctx, booking.MessageAttempt{Key: "appt-3-confirmation", PatientID: p.ID, Kind: "confirmation",
+	_, err = recordOne(ctx, s, booking.MessageAttempt{Key: "appt-3-confirmation", PatientID: p.ID, Kind: "confirmation",
 		Channel: "sms", State: booking.MessageSent, ProviderID: "SM3", At: at})
 	must(t, err)
 	_, _, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageDelivered, At: at})

@@ -227,6 +227,7 @@ func Run(t *testing.T, h Harness) {
 		{"Messages", testMessages},
 		{"DeliveryMarks", testDeliveryMarks},
 		{"DeliveryReads", testDeliveryReads},
+		{"MessageBatches", testMessageBatches},
 		{"Stress", testStress},
 		{"StressCatchesRacyStore", testStressCatchesRacy},
 		{"Linearizable", testLinearizable},

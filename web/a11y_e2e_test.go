@@ -120,8 +120,8 @@ func TestE2EAxeEveryPageEveryLanguage(t *testing.T) {
 
 	appt := fmt.Sprintf("/appointments/%d", booked.Appointment.ID)
 	offerDay := waitlistWithOffer(t, s, p)
-	_, err = s.store.RecordMessage(context.Background(), booking.MessageAttempt{Key: "a11y", PatientID: p.ID, Kind: "reminder", Channel: "sms",
-		State: booking.MessageFailed, Reason: "21211: The 'To' number +33******78 is not a valid phone number.", At: time.Now()})
+	_, err = s.store.RecordMessages(context.Background(), []booking.MessageAttempt{{Key: "a11y", PatientID: p.ID, Kind: "reminder", Channel: "sms",
+		State: booking.MessageFailed, Reason: "21211: The 'To' number +33******78 is not a valid phone number.", At: time.Now()}})
 	must(t, err)
 	pages := []struct {
 		ctx  context.Context

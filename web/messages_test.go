@@ -93,11 +93,11 @@ func TestStaffSeePatientMessages(t *testing.T) {
 	p, err := s.store.CreatePatient(ctx, booking.Patient{Name: "Ada", Phone: "+33600000009", Email: "ada@example.org"})
 	must(t, err)
 	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-	_, err = s.store.RecordMessage(ctx, booking.MessageAttempt{Key: "a", PatientID: p.ID, Kind: notify.KindConfirmation, Channel: "sms",
-		State: booking.MessageFailed, Reason: "21211: The 'To' number +33******09 is not a valid phone number.", At: at})
+	_, err = s.store.RecordMessages(ctx, []booking.MessageAttempt{{Key: "a", PatientID: p.ID, Kind: notify.KindConfirmation, Channel: "sms",
+		State: booking.MessageFailed, Reason: "21211: The 'To' number +33******09 is not a valid phone number.", At: at}})
 	must(t, err)
-	_, err = s.store.RecordMessage(ctx, booking.MessageAttempt{Key: "b", PatientID: p.ID, Kind: notify.KindLoginCode, Channel: "email",
-		State: booking.MessageSent, At: at.Add(time.Minute)})
+	_, err = s.store.RecordMessages(ctx, []booking.MessageAttempt{{Key: "b", PatientID: p.ID, Kind: notify.KindLoginCode, Channel: "email",
+		State: booking.MessageSent, At: at.Add(time.Minute)}})
 	must(t, err)
 	get := func(path, lang string) string {
 		t.Helper()
