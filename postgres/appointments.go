@@ -113,20 +113,24 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 	return a, translate(err, "appointment")
 }
 
+// sqlAppointmentsByID reads appointments by id, each probed apart
+// (queryGeneric).
+const sqlAppointmentsByID = `SELECT ` + apptColumns + ` FROM unnest($1::bigint[]) AS k(want),
+	LATERAL (SELECT * FROM appointments a WHERE a.id = k.want OFFSET 0) a,
+	LATERAL (SELECT * FROM slots s WHERE s.id = a.slot_id OFFSET 0) s`
+
 // GetAppointments reads the appointments of ids that exist, by id.
 func (s *Store) GetAppointments(ctx context.Context, ids []int64) (map[int64]booking.Appointment, error) {
 	out := make(map[int64]booking.Appointment, len(ids))
-	rows, _ := s.pool.Query(ctx,
-		`SELECT `+apptColumns+` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE a.id = ANY($1)`, ids)
-	defer rows.Close()
-	for rows.Next() {
+	err := s.queryGeneric(ctx, func(rows pgx.Rows) error {
 		a, err := scanAppointment(rows)
-		if err != nil {
-			return nil, translate(err, "")
-		}
 		out[a.ID] = a
+		return err
+	}, sqlAppointmentsByID, ids)
+	if err != nil {
+		return nil, translate(err, "")
 	}
-	return out, translate(rows.Err(), "")
+	return out, nil
 }
 
 // ListAppointments lists a patient's appointments, newest first, only those

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slotd/slotd/booking"
 )
@@ -290,6 +291,62 @@ const (
 	sqlGenericPlans = `SET LOCAL plan_cache_mode = force_generic_plan`
 )
 
+// release gives c back to the pool after ROLLBACK when a pipeline left it
+// inside a transaction (one of its statements failed, skipping its
+// COMMIT): the pool destroys a connection left so, never reuses it.
+func release(ctx context.Context, c *pgxpool.Conn) {
+	if c.Conn().PgConn().TxStatus() != 'I' {
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+		_, _ = c.Exec(rctx, "ROLLBACK")
+		cancel()
+	}
+	c.Release()
+}
+
+// queryGeneric runs q in a transaction of its own under
+// force_generic_plan, in one round trip, and hands its rows to each. A
+// statement taking an array of keys (a notification batch's) is otherwise
+// planned afresh at each call: the planner prefers a plan made for each
+// array's length to the generic one, which it costs at ten elements. Such
+// a statement probes each key's row on its own (a LATERAL subquery by the
+// row's unique key): a generic plan made on a nearly empty table, as a new
+// database's first batch makes it and the connection then keeps, would
+// otherwise scan the table.
+func (s *Store) queryGeneric(ctx context.Context, each func(pgx.Rows) error, q string, args ...any) error {
+	c, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return err
+	}
+	defer release(ctx, c)
+	b := &pgx.Batch{}
+	b.Queue(sqlBegin)
+	b.Queue(sqlGenericPlans)
+	b.Queue(q, args...)
+	b.Queue("COMMIT")
+	br := c.SendBatch(ctx, b)
+	defer br.Close()
+	for range 2 {
+		if _, err := br.Exec(); err != nil {
+			return err
+		}
+	}
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			rows.Close()
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return err
+	}
+	_, err = br.Exec() // COMMIT
+	return err
+}
+
 // bookBatch runs the one-transaction decision. It returns a driver error
 // (untranslated, so that Book can tell constraint violations apart) when
 // any statement fails; the transaction is then rolled back.
@@ -321,16 +378,7 @@ func (s *Store) bookBatch(ctx context.Context, slotID int64, reqs []booking.Book
 	} else {
 		b.Queue(sqlBegin)
 	}
-	// The connection goes back to the pool after ROLLBACK (or COMMIT); one
-	// left inside a transaction is destroyed by the pool, never reused.
-	done := func() {
-		if c.Conn().PgConn().TxStatus() != 'I' {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			_, _ = c.Exec(rctx, "ROLLBACK")
-			cancel()
-		}
-		c.Release()
-	}
+	done := func() { release(ctx, c) }
 	s.queueReads(b, slotID, reqs, now)
 	br := on.SendBatch(ctx, b)
 	if tx == nil {

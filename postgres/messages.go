@@ -47,12 +47,16 @@ func (s *Store) RecordMessages(ctx context.Context, as []booking.MessageAttempt)
 	var out map[string]booking.Message
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
 		b := &pgx.Batch{}
+		b.Queue(sqlGenericPlans) // as queryGeneric's statements
 		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('message:' || k, 0)) FROM unnest($1::text[]) AS k`, keys)
-		b.Queue(`SELECT msg_key, `+messageCols+` FROM messages WHERE msg_key = ANY($1) FOR UPDATE`, keys)
+		b.Queue(`SELECT msg_key, `+messageCols+` FROM unnest($1::text[]) AS k(want),
+			LATERAL (SELECT * FROM messages m WHERE m.msg_key = k.want FOR UPDATE) m`, keys)
 		br := tx.SendBatch(ctx, b)
-		if _, err := br.Exec(); err != nil {
-			br.Close()
-			return err
+		for range 2 {
+			if _, err := br.Exec(); err != nil {
+				br.Close()
+				return err
+			}
 		}
 		cur, err := scanKeyedMessages(br.Query())
 		if err := errors.Join(err, br.Close()); err != nil {
@@ -164,16 +168,20 @@ func (s *Store) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (m
 	for i, c := range cs {
 		keys[i], patients[i], kinds[i], ats[i] = c.Key, c.PatientID, c.Kind, c.At
 	}
-	rows, _ := s.pool.Query(ctx,
+	var k, st string
+	err := s.queryGeneric(ctx, func(rows pgx.Rows) error {
+		err := rows.Scan(&k, &st)
+		out[k] = st
+		return err
+	},
 		`WITH k AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::timestamptz[]) AS k(msg_key, patient_id, kind, at)),
 		 ins AS (
 		     INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
 		     SELECT msg_key, patient_id, kind, 'none', 'queued', '', 0, at, at FROM k ORDER BY msg_key
 		     ON CONFLICT (msg_key) DO NOTHING RETURNING msg_key, state)
-		 SELECT msg_key, state FROM ins UNION ALL SELECT m.msg_key, m.state FROM messages m JOIN k USING (msg_key)`,
+		 SELECT msg_key, state FROM ins
+		 UNION ALL SELECT m.msg_key, m.state FROM k, LATERAL (SELECT * FROM messages m WHERE m.msg_key = k.msg_key OFFSET 0) m`,
 		keys, patients, kinds, ats)
-	var k, st string
-	_, err := pgx.ForEachRow(rows, []any{&k, &st}, func() error { out[k] = st; return nil })
 	if constraintOf(err) == "messages_patient_id_fkey" {
 		return nil, booking.NotFound("patient")
 	}

@@ -163,19 +163,22 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 	return p, translate(err, "patient")
 }
 
+// sqlPatientsByID reads patients by id, each probed apart (queryGeneric).
+const sqlPatientsByID = `SELECT ` + patientColumns + ` FROM unnest($1::bigint[]) AS k(want),
+	LATERAL (SELECT * FROM patients p WHERE p.id = k.want OFFSET 0) p`
+
 // GetPatients reads the patients of ids that exist, by id.
 func (s *Store) GetPatients(ctx context.Context, ids []int64) (map[int64]booking.Patient, error) {
 	out := make(map[int64]booking.Patient, len(ids))
-	rows, _ := s.pool.Query(ctx, `SELECT `+patientColumns+` FROM patients WHERE id = ANY($1)`, ids)
-	defer rows.Close()
-	for rows.Next() {
+	err := s.queryGeneric(ctx, func(rows pgx.Rows) error {
 		p, err := s.scanPatient(rows)
-		if err != nil {
-			return nil, translate(err, "")
-		}
 		out[p.ID] = p
+		return err
+	}, sqlPatientsByID, ids)
+	if err != nil {
+		return nil, translate(err, "")
 	}
-	return out, translate(rows.Err(), "")
+	return out, nil
 }
 
 // UpdatePatient changes a patient's name, contact details or activity

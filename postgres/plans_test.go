@@ -14,6 +14,8 @@ import (
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
+	"github.com/slotd/slotd/internal/pgtest"
+	"github.com/slotd/slotd/pii"
 )
 
 // TestBatchReadsProbeWhateverTheStatistics: the read pipeline of a booking
@@ -357,4 +359,89 @@ func (n planNode) rowsOf(relation string) float64 {
 		sum += c.rowsOf(relation)
 	}
 	return sum
+}
+
+// TestDeliveryStatementsPlannedOnce: a notification batch's statements,
+// which take arrays of keys, keep one generic plan on their connection
+// instead of making one at each call: on a pool of one connection,
+// batches of every length from 1 to 12 make no custom plan. The plans,
+// made on nearly empty tables never analyzed (a new database's first
+// batch), probe each key's row through its index: none scans a table.
+func TestDeliveryStatementsPlannedOnce(t *testing.T) {
+	ctx := context.Background()
+	dsn := pgtest.DSN(t)
+	keys := pii.New()
+	must(t, MigrateKeys(ctx, dsn, keys))
+	s, err := Open(ctx, dsn, Options{Keys: keys, MaxConns: 1})
+	must(t, err)
+	t.Cleanup(func() { s.Close() })
+	f := &fix{t: t, s: s, ctx: ctx}
+	d, err := s.CreateDepartment(ctx, booking.Department{Name: "Plans"})
+	must(t, err)
+	f.doc[0], err = s.CreateDoctor(ctx, booking.Doctor{Name: "Dr. Plans", DepartmentID: d.ID, TimeZone: "Europe/Paris"})
+	must(t, err)
+	const n = 12
+	sl := f.slot(n)
+	ps := f.patients(n)
+	reqs := make([]booking.BookRequest, n)
+	for i, p := range ps {
+		reqs[i] = rq(p, sl.ID, fmt.Sprint("plan", i))
+	}
+	res, err := s.Book(ctx, sl.ID, reqs, testNow)
+	must(t, err)
+	appts, patients := make([]int64, n), make([]int64, n)
+	claims, attempts := make([]booking.MessageClaim, n), make([]booking.MessageAttempt, n)
+	for i, r := range res {
+		must(t, r.Err)
+		appts[i], patients[i] = r.Appointment.ID, ps[i].ID
+		key := fmt.Sprintf("appt-%d-confirmation", r.Appointment.ID)
+		claims[i] = booking.MessageClaim{Key: key, PatientID: ps[i].ID, Kind: "confirmation", At: testNow}
+		attempts[i] = booking.MessageAttempt{Key: key, PatientID: ps[i].ID, Kind: "confirmation", Channel: "sms",
+			State: booking.MessageSent, At: testNow}
+	}
+	for k := 1; k <= n; k++ {
+		_, err := s.GetAppointments(ctx, appts[:k])
+		must(t, err)
+		_, err = s.GetPatients(ctx, patients[:k])
+		must(t, err)
+		_, err = s.ClaimMessages(ctx, claims[:k])
+		must(t, err)
+		_, err = s.RecordMessages(ctx, attempts[:k])
+		must(t, err)
+	}
+	c, err := s.pool.Acquire(ctx)
+	must(t, err)
+	defer c.Release()
+	_, err = c.Exec(ctx, `SET plan_cache_mode = force_generic_plan`) // EXPLAIN EXECUTE shows the kept plan
+	must(t, err)
+	for _, st := range []struct{ name, like, args string }{
+		{"GetAppointments", "%LATERAL (SELECT * FROM appointments a WHERE a.id = k.want%", `'{1,2}'`},
+		{"GetPatients", "%LATERAL (SELECT * FROM patients p WHERE p.id = k.want%", `'{1,2}'`},
+		{"ClaimMessages", "WITH k AS (SELECT * FROM unnest(%", `'{a,b}', '{1,2}', '{c,c}', '{2026-12-06Z,2026-12-06Z}'`},
+		{"RecordMessages' locks", "SELECT pg_advisory_xact_lock(hashtextextended('message:'%", ""},
+		{"RecordMessages' read", "%LATERAL (SELECT * FROM messages m WHERE m.msg_key = k.want FOR UPDATE)%", `'{a,b}'`},
+		{"RecordMessages' write", "INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id,%", ""},
+	} {
+		var name string
+		var generic, custom int64
+		err := c.QueryRow(ctx, `SELECT name, generic_plans, custom_plans FROM pg_prepared_statements WHERE statement LIKE $1`,
+			st.like).Scan(&name, &generic, &custom)
+		if err != nil {
+			t.Errorf("%s: not prepared on the connection: %v", st.name, err)
+			continue
+		}
+		if generic < n || custom != 0 {
+			t.Errorf("%s: %d executions of its generic plan and %d custom plans, want %d and none", st.name, generic, custom, n)
+		}
+		if st.args == "" {
+			continue // no table read
+		}
+		rows, err := c.Query(ctx, fmt.Sprintf("EXPLAIN EXECUTE %s(%s)", pgx.Identifier{name}.Sanitize(), st.args))
+		must(t, err)
+		plan, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		must(t, err)
+		if text := strings.Join(plan, "\n"); strings.Contains(text, "Seq Scan on") {
+			t.Errorf("%s scans a table:\n%s", st.name, text)
+		}
+	}
 }
