@@ -2,6 +2,7 @@ package notify
 
 import (
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -17,11 +18,8 @@ const localLayout = "Mon 2 Jan 2006 15:04"
 // empty or unknown zone falls back to UTC and says so, rather than showing a
 // wrong local time without warning.
 func LocalTime(t time.Time, tz string) string {
-	loc, err := time.LoadLocation(tz)
-	if tz == "" || err != nil {
-		return t.UTC().Format(localLayout) + " (UTC)"
-	}
-	return t.In(loc).Format(localLayout) + " (" + tz + ")"
+	loc := zoneOf(tz)
+	return t.In(loc).Format(localLayout) + " (" + loc.String() + ")"
 }
 
 // Text renders a message for people: a subject and a plain-text body in
@@ -243,9 +241,19 @@ func localTime(pr *i18n.Printer, t time.Time, tz string) string {
 	return pr.DateTime(t.In(loc)) + " (" + loc.String() + ")"
 }
 
+// zones keeps the zones loaded, by name: time.LoadLocation reads and
+// parses the zone's file at each call, and every message words a time.
+var zones sync.Map
+
+// zoneOf is the IANA zone tz, UTC when it is empty or unknown.
 func zoneOf(tz string) *time.Location {
-	if loc, err := time.LoadLocation(tz); tz != "" && err == nil {
-		return loc
+	if loc, ok := zones.Load(tz); ok {
+		return loc.(*time.Location)
 	}
-	return time.UTC
+	loc, err := time.LoadLocation(tz)
+	if tz == "" || err != nil {
+		return time.UTC
+	}
+	zones.Store(tz, loc)
+	return loc
 }
