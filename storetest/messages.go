@@ -234,7 +234,7 @@ func testMessageBatches(t *testing.T, h Harness) {
 // at once (in opposite orders) leave one queued record per message and all
 // see them due; a mark moves one sent once and a later claim sees it done
 // beside the others; a mark never undoes a record the delivery itself
-// (RecordMessage) or a provider moved further; a claim for an unknown
+// (RecordMessages) or a provider moved further; a claim for an unknown
 // patient is not found and records nothing.
 func testDeliveryMarks(t *testing.T, h Harness) {
 	s := h.New(t)
