@@ -56,11 +56,9 @@ func (c *tally) Message(channel, outcome string) {
 	c.n[channel+"/"+outcome]++
 }
 
-// TestDeliveriesRecordAndCount: each attempt records its message (one
-// record per key) and is counted; a final attempt's failure fails it; a
-// provider's report moves it once and is counted once; bad reports are
-// refused.
-func TestDeliveriesRecordAndCount(t *testing.T) {
+// deliveriesStore is a migrated SQLite store with one patient, Ada.
+func deliveriesStore(t *testing.T) (*sqlite.Store, booking.Patient) {
+	t.Helper()
 	ctx := context.Background()
 	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
 	if err != nil {
@@ -74,6 +72,16 @@ func TestDeliveriesRecordAndCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, p
+}
+
+// TestDeliveriesRecordAndCount: each attempt records its message (one
+// record per key) and is counted; a final attempt's failure fails it; a
+// provider's report moves it once and is counted once; bad reports are
+// refused.
+func TestDeliveriesRecordAndCount(t *testing.T) {
+	ctx := context.Background()
+	st, p := deliveriesStore(t)
 	ch := &scripted{errs: []error{errors.New("twilio: 503"), nil, errors.New("twilio: 500")}}
 	obs := &tally{n: map[string]int{}}
 	d := NewService(st, Options{}).Deliveries(DeliveriesOptions{Notifier: ch, Channels: []string{notify.ChannelSMS}, Observer: obs})
@@ -165,18 +173,7 @@ func (h *heldRecords) calls() []int {
 // its batch recorded one by one.
 func TestDeliveriesRecordTogether(t *testing.T) {
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "slotd.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	p, err := st.CreatePatient(ctx, booking.Patient{Name: "Ada", Phone: "+33612345678"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, p := deliveriesStore(t)
 	held := &heldRecords{Store: st, hold: make(chan struct{})}
 	d := NewService(held, Options{}).Deliveries(DeliveriesOptions{Notifier: &scripted{}})
 	const n = 20

@@ -174,23 +174,30 @@ func (s *Store) GetAppointment(ctx context.Context, id int64) (booking.Appointme
 
 // GetAppointments reads the appointments of ids that exist, by id.
 func (s *Store) GetAppointments(ctx context.Context, ids []int64) (map[int64]booking.Appointment, error) {
-	out := make(map[int64]booking.Appointment, len(ids))
-	// SQLite has no arrays: the ids go as one JSON array.
+	return readByIDs(ctx, s.reader, `SELECT `+apptCols+apptFrom+`WHERE a.id IN (SELECT value FROM json_each(?))`, ids,
+		scanAppt, func(a booking.Appointment) int64 { return a.ID })
+}
+
+// readByIDs runs q, whose one parameter is ids as a JSON array (SQLite has
+// no arrays), and keeps each row scanned by its id.
+func readByIDs[T any](ctx context.Context, db *sql.DB, q string, ids []int64,
+	scan func(interface{ Scan(...any) error }) (T, error), id func(T) int64) (map[int64]T, error) {
 	js, err := json.Marshal(ids)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+apptCols+apptFrom+`WHERE a.id IN (SELECT value FROM json_each(?))`, string(js))
+	rows, err := db.QueryContext(ctx, q, string(js))
 	if err != nil {
 		return nil, mapErr(err, "")
 	}
 	defer rows.Close()
+	out := make(map[int64]T, len(ids))
 	for rows.Next() {
-		a, err := scanAppt(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, mapErr(err, "")
 		}
-		out[a.ID] = a
+		out[id(v)] = v
 	}
 	return out, mapErr(rows.Err(), "")
 }

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -199,25 +198,8 @@ func (s *Store) GetPatient(ctx context.Context, id int64) (booking.Patient, erro
 
 // GetPatients reads the patients of ids that exist, by id.
 func (s *Store) GetPatients(ctx context.Context, ids []int64) (map[int64]booking.Patient, error) {
-	out := make(map[int64]booking.Patient, len(ids))
-	// SQLite has no arrays: the ids go as one JSON array.
-	js, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+patientColumns+` FROM patients WHERE id IN (SELECT value FROM json_each(?))`, string(js))
-	if err != nil {
-		return nil, mapErr(err, "")
-	}
-	defer rows.Close()
-	for rows.Next() {
-		p, err := s.scanPatient(rows)
-		if err != nil {
-			return nil, mapErr(err, "")
-		}
-		out[p.ID] = p
-	}
-	return out, mapErr(rows.Err(), "")
+	return readByIDs(ctx, s.reader, `SELECT `+patientColumns+` FROM patients WHERE id IN (SELECT value FROM json_each(?))`, ids,
+		s.scanPatient, func(p booking.Patient) int64 { return p.ID })
 }
 
 // UpdatePatient changes a patient's name, contact details or activity
