@@ -137,24 +137,51 @@ func (s *Store) GetAppointments(ctx context.Context, ids []int64) (map[int64]boo
 // in q.Status unless it is empty and on q.Sites unless none, one page at a
 // time (ids below q.Page.After).
 func (s *Store) ListAppointments(ctx context.Context, q booking.AppointmentQuery) ([]booking.Appointment, error) {
-	return s.listAppointments(ctx, `a.patient_id = $1`, q)
+	return s.listAppointments(ctx, listPatient, q)
 }
 
 // ListAccountAppointments lists the appointments of an account and of the
 // people it manages, newest first.
 func (s *Store) ListAccountAppointments(ctx context.Context, account int64, status booking.Status, p booking.Page) ([]booking.Appointment, error) {
-	return s.listAppointments(ctx, `a.patient_id IN (SELECT id FROM patients WHERE id = $1 OR manager_id = $1)`,
+	return s.listAppointments(ctx, listAccount,
 		booking.AppointmentQuery{PatientID: account, Status: status, Page: p})
 }
 
-// listAppointments lists the appointments whose patient matches who (an
-// SQL condition on $1), newest first; q.Sites narrows them to the slots of
-// those sites' doctors (a department on no site is on none). The statement
-// names only the filters that are set: one with every filter optional
+// The appointments a list reads, $1 naming whose: a patient's, through an
+// index led by the patient; an account's and its people's, each person's
+// probed apart (LATERAL, OFFSET 0). Written as "patient_id IN (the
+// account's people)", a generic plan made while the table was nearly
+// empty walked the whole table newest first until the page was full
+// (TestPatientListsProbe).
+var (
+	listPatient = listOf{from: `appointments a`, who: `a.patient_id = $1`}
+	listAccount = listOf{from: `(SELECT $1::bigint AS id UNION ALL SELECT id FROM patients WHERE manager_id = $1) p,
+		LATERAL (SELECT * FROM appointments a WHERE a.patient_id = p.id OFFSET 0) a`}
+)
+
+// listOf is the FROM of a list and its condition on $1, if any.
+type listOf struct{ from, who string }
+
+// listAppointments lists the appointments of l, newest first; q.Sites
+// narrows them to the slots of those sites' doctors (a department on no
+// site is on none).
+func (s *Store) listAppointments(ctx context.Context, l listOf, q booking.AppointmentQuery) ([]booking.Appointment, error) {
+	sql, args := listSQL(l, q)
+	rows, _ := s.pool.Query(ctx, sql, args...)
+	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
+	return as, translate(err, "")
+}
+
+// listSQL is the statement of listAppointments and its arguments. It names
+// only the filters that are set: one with every filter optional
 // ("$2 = ” OR ...") gets a custom plan at each call, whose planning cost
 // a patient's list several times its execution.
-func (s *Store) listAppointments(ctx context.Context, who string, q booking.AppointmentQuery) ([]booking.Appointment, error) {
-	where, args := []string{who}, []any{q.PatientID}
+func listSQL(l listOf, q booking.AppointmentQuery) (string, []any) {
+	var where []string
+	if l.who != "" {
+		where = append(where, l.who)
+	}
+	args := []any{q.PatientID}
 	add := func(cond string, v any) {
 		args = append(args, v)
 		where = append(where, fmt.Sprintf(cond, len(args)))
@@ -168,15 +195,16 @@ func (s *Store) listAppointments(ctx context.Context, who string, q booking.Appo
 	if len(q.Sites) > 0 {
 		add("s.resource_id IN (SELECT r.id FROM resources r JOIN departments d ON d.id = r.department_id WHERE d.site_id = ANY($%d))", q.Sites)
 	}
-	sql := `SELECT ` + apptColumns + ` FROM appointments a JOIN slots s ON s.id = a.slot_id WHERE ` +
-		strings.Join(where, " AND ") + ` ORDER BY a.id DESC`
+	sql := `SELECT ` + apptColumns + ` FROM ` + l.from + ` JOIN slots s ON s.id = a.slot_id`
+	if len(where) > 0 {
+		sql += ` WHERE ` + strings.Join(where, " AND ")
+	}
+	sql += ` ORDER BY a.id DESC`
 	if q.Page.Limit > 0 {
 		args = append(args, q.Page.Limit)
 		sql += fmt.Sprintf(" LIMIT $%d", len(args))
 	}
-	rows, _ := s.pool.Query(ctx, sql, args...)
-	as, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Appointment, error) { return scanAppointment(r) })
-	return as, translate(err, "")
+	return sql, args
 }
 
 // FindByKey returns the appointment made by a patient's Idempotency-Key,

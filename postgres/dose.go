@@ -122,15 +122,21 @@ func seriesBookingIn(ctx context.Context, tx pgx.Tx, id int64) (booking.SeriesBo
 	return sb, err
 }
 
+// sqlAccountSeriesBookings pages the ids of an account's series bookings
+// and its people's, each person's probed apart as an account's
+// appointments are (listAccount).
+const sqlAccountSeriesBookings = `SELECT b.id
+	FROM (SELECT $1::bigint AS id UNION ALL SELECT id FROM patients WHERE manager_id = $1) p,
+	LATERAL (SELECT id FROM series_bookings b WHERE b.patient_id = p.id OFFSET 0) b
+	WHERE $2::bigint = 0 OR b.id < $2 ORDER BY b.id DESC LIMIT NULLIF($3, 0)`
+
 // ListAccountSeriesBookings lists the series bookings of an account and
 // its people, newest first, each with its doses, in one transaction so
 // that a page reads its doses as they were with its ids.
 func (s *Store) ListAccountSeriesBookings(ctx context.Context, account int64, p booking.Page) ([]booking.SeriesBooking, error) {
 	out := []booking.SeriesBooking{}
 	err := s.inTx(ctx, func(tx pgx.Tx) error {
-		rows, _ := tx.Query(ctx, `SELECT id FROM series_bookings
-			WHERE patient_id IN (SELECT id FROM patients WHERE id = $1 OR manager_id = $1) AND ($2::bigint = 0 OR id < $2)
-			ORDER BY id DESC LIMIT NULLIF($3, 0)`, account, p.After, p.Limit)
+		rows, _ := tx.Query(ctx, sqlAccountSeriesBookings, account, p.After, p.Limit)
 		ids, err := pgx.CollectRows(rows, pgx.RowTo[int64])
 		if err != nil {
 			return err

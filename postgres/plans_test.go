@@ -150,6 +150,141 @@ func testBatchReadsProbe(t *testing.T, stats int) {
 	}
 }
 
+// TestPatientListsProbe: a patient's list and an account's (with its
+// people) read those patients' appointments through an index led by the
+// patient, in proportion to what they answer, not the whole table newest
+// first until the page is full, whatever statistics the connection's
+// generic plan was made from. A patient with a few appointments in a table
+// of thousands is every patient's usual case.
+func TestPatientListsProbe(t *testing.T) {
+	t.Run("analyzed-nearly-empty", func(t *testing.T) { testPatientListsProbe(t, statsAnalyzed) })
+	t.Run("never-analyzed", func(t *testing.T) { testPatientListsProbe(t, statsNever) })
+	t.Run("planned-empty", func(t *testing.T) { testPatientListsProbe(t, statsPlannedEmpty) })
+}
+
+func testPatientListsProbe(t *testing.T, stats int) {
+	f := newFix(t)
+	ctx := f.ctx
+	const filled, own = 2000, 3
+	crowd := f.slot(filled)
+	ps := f.patients(filled)
+	account := ps[0]
+	consent := testNow
+	child, err := f.s.AddPerson(ctx, booking.Patient{Name: "C", ManagerID: account.ID, Relation: booking.RelationChild, BirthDate: "2015-03-02", ConsentAt: &consent}, 5)
+	must(t, err)
+	bookIn := func(sl booking.Slot, who []booking.Patient) {
+		reqs := make([]booking.BookRequest, len(who))
+		for i, p := range who {
+			reqs[i] = rq(p, sl.ID, fmt.Sprint("k", sl.ID, "-", p.ID))
+		}
+		res, err := f.s.Book(ctx, sl.ID, reqs, testNow)
+		must(t, err)
+		for _, r := range res {
+			must(t, r.Err)
+		}
+	}
+	_, err = f.s.pool.Exec(ctx, `ALTER TABLE appointments SET (autovacuum_enabled = false)`)
+	must(t, err)
+	c, err := f.s.pool.Acquire(ctx)
+	must(t, err)
+	defer c.Release()
+	_, err = c.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
+	must(t, err)
+
+	literals := func(args []any) string {
+		out := make([]string, len(args))
+		for i, a := range args {
+			switch v := a.(type) {
+			case string:
+				out[i] = "'" + v + "'"
+			case []int64:
+				out[i] = "'{" + strings.Trim(strings.Join(strings.Fields(fmt.Sprint(v)), ","), "[]") + "}'::bigint[]"
+			default:
+				out[i] = fmt.Sprint(v)
+			}
+		}
+		return strings.Join(out, ", ")
+	}
+	type list struct {
+		name string
+		sql  string
+		args []any
+	}
+	of := func(name string, l listOf, q booking.AppointmentQuery) list {
+		q.PatientID = account.ID
+		sql, args := listSQL(l, q)
+		return list{name, sql, args}
+	}
+	page := booking.Page{Limit: 50}
+	lists := []list{
+		of("a patient's", listPatient, booking.AppointmentQuery{Page: page}),
+		of("a patient's, booked", listPatient, booking.AppointmentQuery{Status: booking.StatusBooked, Page: page}),
+		of("a patient's, next page", listPatient, booking.AppointmentQuery{Page: booking.Page{After: 1 << 40, Limit: 50}}),
+		of("a patient's, one site", listPatient, booking.AppointmentQuery{Sites: []int64{1}, Page: page}),
+		of("an account's", listAccount, booking.AppointmentQuery{Page: page}),
+		of("an account's, booked", listAccount, booking.AppointmentQuery{Status: booking.StatusBooked, Page: page}),
+		{"an account's series bookings", sqlAccountSeriesBookings, []any{account.ID, 0, 50}},
+	}
+	// Series bookings, written as rows: the list reads only their ids.
+	var series int64
+	must(t, f.s.pool.QueryRow(ctx, `INSERT INTO dose_series (name, windows, created_at) VALUES ('S', '[]', now()) RETURNING id`).Scan(&series))
+	seriesOf := func(ids ...int64) {
+		_, err := f.s.pool.Exec(ctx, `INSERT INTO series_bookings (series_id, patient_id, idempotency_key, fingerprint, created_at)
+			SELECT $1, p, 'k' || p || '-' || g, 'f', now() FROM unnest($2::bigint[]) p, generate_series(1, $3) g`, series, ids, own)
+		must(t, err)
+	}
+	prepare := func() {
+		for i, l := range lists {
+			_, err := c.Exec(ctx, fmt.Sprintf("PREPARE list%d AS %s", i, l.sql))
+			must(t, err)
+			_, err = c.Exec(ctx, fmt.Sprintf("EXPLAIN EXECUTE list%d(%s)", i, literals(l.args)))
+			must(t, err)
+		}
+	}
+	if stats == statsPlannedEmpty {
+		prepare()
+	}
+	// The first patients of a new clinic: the account's own first.
+	for range own {
+		bookIn(f.slot(2), []booking.Patient{account, child})
+	}
+	seriesOf(account.ID, child.ID)
+	if stats == statsAnalyzed {
+		_, err = f.s.pool.Exec(ctx, `ANALYZE appointments, patients, slots`)
+		must(t, err)
+	}
+	crowdIDs := make([]int64, 0, filled)
+	for i := 1; i < filled; i += 100 {
+		bookIn(crowd, ps[i:min(i+100, filled)])
+	}
+	for _, p := range ps[1:] {
+		crowdIDs = append(crowdIDs, p.ID)
+	}
+	seriesOf(crowdIDs...)
+	if stats != statsPlannedEmpty {
+		prepare()
+	}
+	leading := map[string]string{}
+	for _, table := range []string{"appointments", "patients", "slots", "series_bookings"} {
+		maps.Copy(leading, indexLeads(t, c.Conn(), table))
+	}
+	for i, l := range lists {
+		var out []byte
+		q := fmt.Sprintf("EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE list%d(%s)", i, literals(l.args))
+		must(t, c.QueryRow(ctx, q).Scan(&out))
+		var plans []struct{ Plan planNode }
+		must(t, json.Unmarshal(out, &plans))
+		// The account's and its child's rows, and theirs in patients: a
+		// few times 2 × own.
+		if n := plans[0].Plan.rowsRead() + plans[0].Plan.rowsOf("series_bookings"); n > 10*own {
+			t.Errorf("%s list read %.0f rows for the %d of an account and its child among thousands; plan:\n%s", l.name, n, 2*own, out)
+		}
+		if bad := plans[0].Plan.unledScans(leading); len(bad) > 0 {
+			t.Errorf("%s list scans %s without its leading column: the whole index; plan:\n%s", l.name, strings.Join(bad, ", "), out)
+		}
+	}
+}
+
 // appointmentIndexes is the reviewed index set of appointments on
 // PostgreSQL, each with the read or the promise that needs it (the table
 // of docs/stores.md, "The appointments' indexes"). An index added or

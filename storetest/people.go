@@ -222,6 +222,20 @@ func testBookForPerson(t *testing.T, h Harness) {
 	if len(list) != 2 || list[0].ID != kids.Appointment.ID || list[1].ID != mine.Appointment.ID {
 		t.Fatalf("account's list = %+v", list)
 	}
+	// Its pages run across the people, newest first; a status narrows them.
+	page, err := svc.AccountAppointments(f.ctx, acc.ID, booking.StatusBooked, booking.Page{Limit: 1})
+	must(t, err)
+	if len(page) != 1 || page[0].ID != kids.Appointment.ID {
+		t.Fatalf("account's first page of one = %+v", page)
+	}
+	page, err = svc.AccountAppointments(f.ctx, acc.ID, booking.StatusBooked, booking.Page{After: page[0].ID, Limit: 1})
+	must(t, err)
+	if len(page) != 1 || page[0].ID != mine.Appointment.ID {
+		t.Fatalf("account's second page of one = %+v", page)
+	}
+	if l, err := svc.AccountAppointments(f.ctx, acc.ID, booking.StatusCancelled, booking.Page{}); err != nil || len(l) != 0 {
+		t.Fatalf("account's cancelled = %+v, %v", l, err)
+	}
 	if l, err := svc.AccountAppointments(f.ctx, other.ID, "", booking.Page{}); err != nil || len(l) != 0 {
 		t.Fatalf("other's list = %+v, %v", l, err)
 	}
