@@ -9,6 +9,9 @@ import (
 	"github.com/slotd/slotd/pii"
 )
 
+const sqlPeople = `SELECT ` + patientColumns + ` FROM patients
+	WHERE (id = $1 OR (manager_id = $1 AND erased_at IS NULL)) AND id > $2 ORDER BY id LIMIT $3`
+
 // People lists the account and the people it manages who are not erased,
 // by id: the account first, as it is older than its people.
 func (s *Store) People(ctx context.Context, account int64, p booking.Page) ([]booking.Patient, error) {
@@ -16,9 +19,7 @@ func (s *Store) People(ctx context.Context, account int64, p booking.Page) ([]bo
 	if limit <= 0 {
 		limit = booking.MaxPeopleLimit
 	}
-	rows, _ := s.pool.Query(ctx, `SELECT `+patientColumns+` FROM patients
-		WHERE (id = $1 OR (manager_id = $1 AND erased_at IS NULL)) AND id > $2 ORDER BY id LIMIT $3`,
-		account, p.After, limit)
+	rows, _ := s.pool.Query(ctx, sqlPeople, account, p.After, limit)
 	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Patient, error) { return s.scanPatient(r) })
 	return ps, translate(err, "")
 }

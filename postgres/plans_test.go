@@ -224,6 +224,7 @@ func testPatientListsProbe(t *testing.T, stats int) {
 		of("an account's", listAccount, booking.AppointmentQuery{Page: page}),
 		of("an account's, booked", listAccount, booking.AppointmentQuery{Status: booking.StatusBooked, Page: page}),
 		{"an account's series bookings", sqlAccountSeriesBookings, []any{account.ID, 0, 50}},
+		{"an account's people", sqlPeople, []any{account.ID, 0, 50}},
 	}
 	// Series bookings, written as rows: the list reads only their ids.
 	var series int64
