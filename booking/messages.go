@@ -98,49 +98,41 @@ type MessageStore interface {
 	// PatientMessages lists a patient's messages, newest first (ids below
 	// p.After).
 	PatientMessages(ctx context.Context, patientID int64, p Page) ([]Message, error)
-	// ClaimMessages records each of cs's messages as queued, unless it has
-	// a record already, and returns each key's state in one statement: the
-	// job sends a message only when DeliveryDue says so. A key missing from
-	// the map is claimed by a transaction still in flight (PostgreSQL) and
-	// its message is retried. At most MaxDeliveryKeys claims; not found
-	// for an unknown patient.
-	ClaimMessages(ctx context.Context, cs []MessageClaim) (map[string]string, error)
-	// MarkMessage moves m.Key's message, still queued, to m.State after
-	// its delivery; a record already moved (by the delivery's own
-	// RecordMessages, or a provider's report) stays as it is.
+	// DeliveryStates returns the states of the messages of keys that have
+	// a record (at most MaxDeliveryKeys keys), in one read: a notification
+	// job sends a message only when DeliveryDue says so.
+	DeliveryStates(ctx context.Context, keys []string) (map[string]string, error)
+	// MarkMessage records m.Key's message as m.State after its delivery
+	// when the delivery wrote no record of its own: created when it has
+	// none, moved when still queued; a record already moved (by the
+	// delivery's own RecordMessages, or a provider's report) stays as it
+	// is. Not found for an unknown patient.
 	MarkMessage(ctx context.Context, m MessageMark) error
 }
 
-// MaxDeliveryKeys bounds one ClaimMessages or RecordMessages (a
-// notification job's messages are claimed in pages of this many).
+// MaxDeliveryKeys bounds one DeliveryStates or RecordMessages (a
+// notification job's states are read in pages of this many).
 const MaxDeliveryKeys = 500
-
-// MessageClaim is a notification job's claim on one message before it
-// sends it: the message's key (its idempotency key), patient and kind.
-type MessageClaim struct {
-	Key       string
-	PatientID int64
-	Kind      string
-	At        time.Time
-}
 
 // MessageMark is a notification job's mark after sending a message: sent,
 // or failed with the reason (a refusal, the last attempt's failure).
 type MessageMark struct {
-	Key    string
-	State  string // MessageSent or MessageFailed
-	Reason string
-	At     time.Time
+	Key       string
+	PatientID int64
+	Kind      string
+	State     string // MessageSent or MessageFailed
+	Reason    string
+	At        time.Time
 }
 
 // DeliveryDue decides whether a notification job sends a message whose
-// record is in state (one claimed, or one whose earlier attempt failed in
-// a way retrying may cure, is queued): a message sent, delivered or
-// failed is never sent again by a retried job. A job that dies between
-// the provider's acceptance and its mark finds the message still queued
-// and sends it again: at least once for the one message in flight, which
-// the receivers drop by its idempotency key.
-func DeliveryDue(state string) bool { return state == MessageQueued }
+// record is in state ("" when it has none yet; queued when an earlier
+// attempt failed in a way retrying may cure): a message sent, delivered
+// or failed is never sent again by a retried job. A job that dies between
+// the provider's acceptance and its record finds the message without one
+// and sends it again: at least once for the messages in flight, which
+// the receivers drop by their idempotency key.
+func DeliveryDue(state string) bool { return state == "" || state == MessageQueued }
 
 // ApplyMessageAttempt is the record of a message after attempt a: a new
 // one when found is false, else cur with one more attempt and the state

@@ -25,7 +25,7 @@ import (
 // notifier is the Deliveries record of production (cmd/slotd serve), and
 // the domain events are on, as with a broker: they are the audit rows, so
 // the booking writes its appointment, its audit row and its share of the
-// batch's job row, and nothing else.
+// batch's job row, and nothing else; the delivery, each message's record.
 // docs/performance.md quotes its log.
 func TestRowsPerBooking(t *testing.T) {
 	const batch = 20
@@ -106,9 +106,14 @@ func TestRowsPerBooking(t *testing.T) {
 		return rows, entries
 	}
 	report("booking and delivery", before, delivered)
-	for name, want := range map[string]int64{"appointments": batch, "audit_log": batch, "outbox_events": 0} {
+	for name, want := range map[string]int64{"appointments": batch, "audit_log": batch, "outbox_events": 0, "messages": batch} {
 		if got := delivered[name].ins - before[name].ins; got != want {
 			t.Errorf("%s: %d rows inserted for %d bookings, want %d", name, got, batch, want)
 		}
+	}
+	// A confirmation's delivery writes its record once, when it went: no
+	// claim before it to update.
+	if got := delivered["messages"].upd - before["messages"].upd; got != 0 {
+		t.Errorf("messages: %d rows updated for %d confirmations delivered, want none", got, batch)
 	}
 }

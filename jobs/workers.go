@@ -164,13 +164,12 @@ type refusal struct {
 }
 
 // deliverAll delivers ns's messages with their delivery marks. It reads
-// what they say (readBatch, compose), drops those no longer true, claims
-// the others in one statement per page (each recorded queued before it is
-// sent) and sends those due, several at once
-// within the deliveries' shared bound, each marked sent, or failed, once
-// the notifier returned (send): a job retried after a crash or a failure
-// skips what went. The messages in flight when a process dies have no
-// mark yet and are sent again: at least once, with the same idempotency
+// what they say (readBatch, compose), drops those no longer true, reads
+// the others' delivery records in one statement per page and sends those
+// due, several at once within the deliveries' shared bound, each recorded
+// sent, or failed, once the notifier returned (send): a job retried after
+// a crash or a failure skips what went. The messages in flight when a
+// process dies have no record yet and are sent again: at least once, with the same idempotency
 // key, by which the receivers (the webhook's Idempotency-Key, the
 // e-mail's Message-ID) drop the duplicate; an SMS provider without one
 // (Twilio) may deliver such a message twice. It returns the first error
@@ -197,7 +196,7 @@ func (w *workers) deliverAll(ctx context.Context, ns []NotifyArgs, final bool) (
 	}
 	todo := make([]NotifyArgs, 0, len(ns))
 	ms := make([]notify.Message, 0, len(ns))
-	claims := make([]booking.MessageClaim, 0, len(ns))
+	keys := make([]string, 0, len(ns))
 	for _, n := range ns {
 		m, ok, err := w.compose(ctx, n, memo)
 		if err != nil {
@@ -206,25 +205,20 @@ func (w *workers) deliverAll(ctx context.Context, ns []NotifyArgs, final bool) (
 		}
 		if ok {
 			todo, ms = append(todo, n), append(ms, m)
-			claims = append(claims, booking.MessageClaim{Key: m.IdempotencyKey, PatientID: m.PatientID, Kind: m.Kind})
+			keys = append(keys, m.IdempotencyKey)
 		}
 	}
-	states := make(map[string]string, len(claims))
-	for i := 0; i < len(claims); i += booking.MaxDeliveryKeys {
-		page, err := w.svc.ClaimMessages(ctx, claims[i:min(len(claims), i+booking.MaxDeliveryKeys)])
+	states := make(map[string]string, len(keys))
+	for i := 0; i < len(keys); i += booking.MaxDeliveryKeys {
+		page, err := w.svc.DeliveryStates(ctx, keys[i:min(len(keys), i+booking.MaxDeliveryKeys)])
 		if err != nil {
-			return err, refused // nothing goes unclaimed: the job is retried
+			return err, refused // nothing is sent unread: the job is retried
 		}
 		maps.Copy(states, page)
 	}
 	var wg sync.WaitGroup
 	for i, m := range ms {
-		st, claimed := states[m.IdempotencyKey]
-		if !claimed {
-			fail(todo[i], errors.New("jobs: message claimed by a transaction in flight"))
-			continue
-		}
-		if !booking.DeliveryDue(st) {
+		if !booking.DeliveryDue(states[m.IdempotencyKey]) {
 			continue // sent (or refused for good) by an earlier attempt
 		}
 		wg.Go(func() {
@@ -388,7 +382,7 @@ func (w *workers) compose(ctx context.Context, n NotifyArgs, memo *deliveryMemo)
 	return m, true, nil
 }
 
-// send hands m, claimed, to the notifier and marks it sent, or failed: a
+// send hands m, due, to the notifier and marks it sent, or failed: a
 // refusal, or the last attempt's failure, which River would otherwise
 // leave queued (retrying cannot cure a missing address or a refusing
 // receiver). The mark outlives a cancelled context: the message went. A
@@ -400,7 +394,7 @@ func (w *workers) send(ctx context.Context, n NotifyArgs, m notify.Message, fina
 		ctx = service.FinalAttempt(ctx) // River gives up after this one
 	}
 	recorded, err := w.notify(ctx, m)
-	mark := booking.MessageMark{Key: m.IdempotencyKey, State: booking.MessageSent}
+	mark := booking.MessageMark{Key: m.IdempotencyKey, PatientID: m.PatientID, Kind: m.Kind, State: booking.MessageSent}
 	switch {
 	case err == nil:
 	case notify.IsPermanent(err) || final:

@@ -31,9 +31,9 @@ func messageDest(m *booking.Message) []any {
 
 // RecordMessages writes attempts of messages in one transaction. Each
 // key's advisory lock, taken in key order, stands for its row until the
-// row exists (a sign-up code is recorded before anything claimed it);
-// the rows are then locked too, against a provider's report, so that two
-// attempts of one message (two instances) count both.
+// row exists (a message's first attempt writes it); the rows are then
+// locked too, against a provider's report, so that two attempts of one
+// message (two instances) count both.
 func (s *Store) RecordMessages(ctx context.Context, as []booking.MessageAttempt) (map[string]booking.Message, error) {
 	if len(as) == 0 {
 		return map[string]booking.Message{}, nil
@@ -72,7 +72,7 @@ func (s *Store) RecordMessages(ctx context.Context, as []booking.MessageAttempt)
 			patients[i], kinds[i], channels[i], states[i] = m.PatientID, m.Kind, m.Channel, m.State
 			providers[i], reasons[i], attempts[i], created[i], updated[i] = m.ProviderID, m.Reason, m.Attempts, m.CreatedAt, m.UpdatedAt
 		}
-		// In key order, as ClaimMessages inserts: the two never wait on
+		// In key order, as the advisory locks: two batches never wait on
 		// each other's new rows in a cycle.
 		out, err = scanKeyedMessages(tx.Query(ctx,
 			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id, reason, attempts, created_at, updated_at)
@@ -153,49 +153,46 @@ func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.
 	return ms, translate(err, "")
 }
 
-// ClaimMessages inserts each of cs's messages as queued unless its key has
-// a record, and returns the records' states, in one statement. The outer
-// SELECT reads the statement's snapshot: a claim inserted by a transaction
-// not yet committed at its start is seen by neither branch, and its key is
-// left out (retried rather than guessed). Inserting in key order keeps two
-// jobs claiming the same keys from waiting on each other in a cycle.
-func (s *Store) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (map[string]string, error) {
-	out := make(map[string]string, len(cs))
-	if len(cs) == 0 {
+// sqlDeliveryStates probes each key's record by the unique key
+// (queryGeneric).
+const sqlDeliveryStates = `SELECT m.msg_key, m.state FROM unnest($1::text[]) AS k(want),
+	LATERAL (SELECT msg_key, state FROM messages m WHERE m.msg_key = k.want OFFSET 0) m`
+
+// DeliveryStates returns the states of the keys' records, in one read.
+func (s *Store) DeliveryStates(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if len(keys) == 0 {
 		return out, nil
-	}
-	keys, patients, kinds, ats := make([]string, len(cs)), make([]int64, len(cs)), make([]string, len(cs)), make([]time.Time, len(cs))
-	for i, c := range cs {
-		keys[i], patients[i], kinds[i], ats[i] = c.Key, c.PatientID, c.Kind, c.At
 	}
 	var k, st string
 	err := s.queryGeneric(ctx, func(rows pgx.Rows) error {
 		err := rows.Scan(&k, &st)
 		out[k] = st
 		return err
-	},
-		`WITH k AS (SELECT * FROM unnest($1::text[], $2::bigint[], $3::text[], $4::timestamptz[]) AS k(msg_key, patient_id, kind, at)),
-		 ins AS (
-		     INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
-		     SELECT msg_key, patient_id, kind, 'none', 'queued', '', 0, at, at FROM k ORDER BY msg_key
-		     ON CONFLICT (msg_key) DO NOTHING RETURNING msg_key, state)
-		 SELECT msg_key, state FROM ins
-		 UNION ALL SELECT m.msg_key, m.state FROM k, LATERAL (SELECT * FROM messages m WHERE m.msg_key = k.msg_key OFFSET 0) m`,
-		keys, patients, kinds, ats)
-	if constraintOf(err) == "messages_patient_id_fkey" {
-		return nil, booking.NotFound("patient")
-	}
+	}, sqlDeliveryStates, keys)
 	if err != nil {
 		return nil, translate(err, "")
 	}
 	return out, nil
 }
 
-// MarkMessage moves a still queued message to m.State. An attempt counts
-// once at least: the delivery's own record, when there is one, counted it.
+// MarkMessage records m's message as m.State unless a record moved it
+// past queued, under its key's advisory lock as RecordMessages writes. An
+// attempt counts once at least: the delivery's own record, when there is
+// one, counted it.
 func (s *Store) MarkMessage(ctx context.Context, m booking.MessageMark) error {
-	_, err := s.pool.Exec(ctx,
-		`UPDATE messages SET state = $2, reason = $3, attempts = greatest(attempts, 1), updated_at = $4
-		 WHERE msg_key = $1 AND state = 'queued'`, m.Key, m.State, m.Reason, m.At)
+	err := s.inTx(ctx, func(tx pgx.Tx) error {
+		b := &pgx.Batch{}
+		b.Queue(`SELECT pg_advisory_xact_lock(hashtextextended('message:' || $1::text, 0))`, m.Key)
+		b.Queue(`INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
+			 VALUES ($1, $2, $3, 'none', $4, $5, 1, $6, $6)
+			 ON CONFLICT (msg_key) DO UPDATE SET state = excluded.state, reason = excluded.reason,
+			     attempts = greatest(messages.attempts, 1), updated_at = excluded.updated_at
+			 WHERE messages.state = 'queued'`, m.Key, m.PatientID, m.Kind, m.State, m.Reason, m.At)
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if constraintOf(err) == "messages_patient_id_fkey" {
+		return booking.NotFound("patient")
+	}
 	return translate(err, "")
 }

@@ -526,12 +526,12 @@ func TestDeliveryStatementsPlannedOnce(t *testing.T) {
 	res, err := s.Book(ctx, sl.ID, reqs, testNow)
 	must(t, err)
 	appts, patients := make([]int64, n), make([]int64, n)
-	claims, attempts := make([]booking.MessageClaim, n), make([]booking.MessageAttempt, n)
+	msgKeys, attempts := make([]string, n), make([]booking.MessageAttempt, n)
 	for i, r := range res {
 		must(t, r.Err)
 		appts[i], patients[i] = r.Appointment.ID, ps[i].ID
 		key := fmt.Sprintf("appt-%d-confirmation", r.Appointment.ID)
-		claims[i] = booking.MessageClaim{Key: key, PatientID: ps[i].ID, Kind: "confirmation", At: testNow}
+		msgKeys[i] = key
 		attempts[i] = booking.MessageAttempt{Key: key, PatientID: ps[i].ID, Kind: "confirmation", Channel: "sms",
 			State: booking.MessageSent, At: testNow}
 	}
@@ -540,7 +540,7 @@ func TestDeliveryStatementsPlannedOnce(t *testing.T) {
 		must(t, err)
 		_, err = s.GetPatients(ctx, patients[:k])
 		must(t, err)
-		_, err = s.ClaimMessages(ctx, claims[:k])
+		_, err = s.DeliveryStates(ctx, msgKeys[:k])
 		must(t, err)
 		_, err = s.RecordMessages(ctx, attempts[:k])
 		must(t, err)
@@ -553,7 +553,7 @@ func TestDeliveryStatementsPlannedOnce(t *testing.T) {
 	for _, st := range []struct{ name, like, args string }{
 		{"GetAppointments", "%LATERAL (SELECT * FROM appointments a WHERE a.id = k.want%", `'{1,2}'`},
 		{"GetPatients", "%LATERAL (SELECT * FROM patients p WHERE p.id = k.want%", `'{1,2}'`},
-		{"ClaimMessages", "WITH k AS (SELECT * FROM unnest(%", `'{a,b}', '{1,2}', '{c,c}', '{2026-12-06Z,2026-12-06Z}'`},
+		{"DeliveryStates", "%LATERAL (SELECT msg_key, state FROM messages m WHERE m.msg_key = k.want%", `'{a,b}'`},
 		{"RecordMessages' locks", "SELECT pg_advisory_xact_lock(hashtextextended('message:'%", ""},
 		{"RecordMessages' read", "%LATERAL (SELECT * FROM messages m WHERE m.msg_key = k.want FOR UPDATE)%", `'{a,b}'`},
 		{"RecordMessages' write", "INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id,%", ""},

@@ -303,22 +303,16 @@ func (s *Service) PatientMessages(ctx context.Context, patientID int64, p bookin
 	})
 }
 
-// ClaimMessages records a notification job's messages as queued before
-// they are sent, at most booking.MaxDeliveryKeys at once, and returns
-// each key's state: a message is due when booking.DeliveryDue says so
-// (not when a previous run of the job sent or failed it), and a key
-// missing from the map is to be retried (claimed by a transaction in
-// flight).
-func (s *Service) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (map[string]string, error) {
-	if len(cs) > booking.MaxDeliveryKeys {
+// DeliveryStates returns the states of a notification job's messages
+// that have a record, at most booking.MaxDeliveryKeys at once: a message
+// is due when booking.DeliveryDue says so (not when a previous run of the
+// job sent or failed it).
+func (s *Service) DeliveryStates(ctx context.Context, keys []string) (map[string]string, error) {
+	if len(keys) > booking.MaxDeliveryKeys {
 		return nil, booking.Errorf(booking.CodeInvalidRequest, "at most %d messages at once", booking.MaxDeliveryKeys)
 	}
-	at := s.now()
-	for i := range cs {
-		cs[i].At = at
-	}
 	return bounded(s, ctx, func(ctx context.Context) (map[string]string, error) {
-		return s.store.ClaimMessages(ctx, cs)
+		return s.store.DeliveryStates(ctx, keys)
 	})
 }
 

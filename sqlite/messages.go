@@ -109,59 +109,43 @@ func (s *Store) PatientMessages(ctx context.Context, patientID int64, p booking.
 	return out, mapErr(rows.Err(), "")
 }
 
-// ClaimMessages inserts each of cs's messages as queued unless its key has
-// a record, and returns the records' states (one writer: no claim is in
-// flight).
-func (s *Store) ClaimMessages(ctx context.Context, cs []booking.MessageClaim) (map[string]string, error) {
-	out := make(map[string]string, len(cs))
-	if len(cs) == 0 {
+// DeliveryStates returns the states of the keys' records, in one read.
+func (s *Store) DeliveryStates(ctx context.Context, keys []string) (map[string]string, error) {
+	out := make(map[string]string, len(keys))
+	if len(keys) == 0 {
 		return out, nil
-	}
-	keys := make([]string, len(cs))
-	for i, c := range cs {
-		keys[i] = c.Key
 	}
 	js, err := json.Marshal(keys)
 	if err != nil {
 		return nil, err
 	}
-	err = s.write(ctx, func(tx *sql.Tx) error {
-		for _, c := range cs {
-			if _, err := tx.ExecContext(ctx,
-				`INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
-				 VALUES (?1, ?2, ?3, 'none', 'queued', '', 0, ?4, ?4) ON CONFLICT (msg_key) DO NOTHING`,
-				c.Key, c.PatientID, c.Kind, ts(c.At)); err != nil {
-				return err
-			}
-		}
-		// SQLite has no arrays: the keys go as one JSON array.
-		rows, err := tx.QueryContext(ctx, `SELECT msg_key, state FROM messages WHERE msg_key IN (SELECT value FROM json_each(?))`, string(js))
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var k, st string
-			if err := rows.Scan(&k, &st); err != nil {
-				return err
-			}
-			out[k] = st
-		}
-		return rows.Err()
-	})
+	// SQLite has no arrays: the keys go as one JSON array.
+	rows, err := s.reader.QueryContext(ctx, `SELECT msg_key, state FROM messages WHERE msg_key IN (SELECT value FROM json_each(?))`, string(js))
 	if err != nil {
-		return nil, mapErr(err, "patient")
+		return nil, mapErr(err, "")
 	}
-	return out, nil
+	defer rows.Close()
+	for rows.Next() {
+		var k, st string
+		if err := rows.Scan(&k, &st); err != nil {
+			return nil, mapErr(err, "")
+		}
+		out[k] = st
+	}
+	return out, mapErr(rows.Err(), "")
 }
 
-// MarkMessage moves a still queued message to m.State.
+// MarkMessage records m's message as m.State unless a record moved it
+// past queued.
 func (s *Store) MarkMessage(ctx context.Context, m booking.MessageMark) error {
 	err := s.write(ctx, func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx,
-			`UPDATE messages SET state = ?2, reason = ?3, attempts = max(attempts, 1), updated_at = ?4
-			 WHERE msg_key = ?1 AND state = 'queued'`, m.Key, m.State, m.Reason, ts(m.At))
+			`INSERT INTO messages (msg_key, patient_id, kind, channel, state, reason, attempts, created_at, updated_at)
+			 VALUES (?1, ?2, ?3, 'none', ?4, ?5, 1, ?6, ?6)
+			 ON CONFLICT (msg_key) DO UPDATE SET state = excluded.state, reason = excluded.reason,
+			     attempts = max(attempts, 1), updated_at = excluded.updated_at
+			 WHERE state = 'queued'`, m.Key, m.PatientID, m.Kind, m.State, m.Reason, ts(m.At))
 		return err
 	})
-	return mapErr(err, "")
+	return mapErr(err, "patient")
 }

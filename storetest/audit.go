@@ -66,9 +66,9 @@ var serviceReads = map[string]bool{
 	// Messages: the messages table is their own record (which went, how
 	// far), like the reminders' rows; a patient's list is a read.
 	"Deliveries": true, "PatientMessages": true,
-	// A notification job's claim and mark on each message it sends: rows
-	// of that same record.
-	"ClaimMessages": true, "MarkMessage": true,
+	// A notification job's read of its messages' records and its mark on
+	// each it sends: rows of that same record.
+	"DeliveryStates": true, "MarkMessage": true,
 	// Staff second factors are set from the command line, like staff
 	// passwords (slotd staff-totp, slotd staff-password): not audited yet.
 	"EnrolStaffTOTP": true, "RemoveStaffTOTP": true,

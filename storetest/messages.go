@@ -3,7 +3,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"maps"
 	"reflect"
 	"slices"
 	"sync"
@@ -159,8 +158,11 @@ func testMessageBatches(t *testing.T, h Harness) {
 	p := f.patient()
 	at := time.Date(2026, 12, 6, 9, 0, 0, 0, time.UTC)
 	keys := []string{"b1", "b2", "b3", "b4", "b5", "b6"}
-	if _, err := s.ClaimMessages(ctx, []booking.MessageClaim{{Key: "b2", PatientID: p.ID, Kind: "confirmation", At: at},
-		{Key: "b5", PatientID: p.ID, Kind: "confirmation", At: at}}); err != nil {
+	// Two keys recorded before, by an attempt each.
+	if _, err := s.RecordMessages(ctx, []booking.MessageAttempt{
+		{Key: "b2", PatientID: p.ID, Kind: "confirmation", Channel: "sms", State: booking.MessageQueued, Reason: "timeout", At: at},
+		{Key: "b5", PatientID: p.ID, Kind: "confirmation", Channel: "sms", State: booking.MessageQueued, Reason: "timeout", At: at},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	// Rounds of batches at once, each with two keys of its own, new: the
@@ -201,6 +203,8 @@ func testMessageBatches(t *testing.T, h Harness) {
 	for _, k := range keys {
 		want[k] = batches*rounds + 1
 	}
+	want["b2"]++
+	want["b5"]++
 	for r := range rounds {
 		want[fmt.Sprintf("r%d-a", r)], want[fmt.Sprintf("r%d-b", r)] = batches+1, batches+1
 	}
@@ -230,11 +234,11 @@ func testMessageBatches(t *testing.T, h Harness) {
 }
 
 // testDeliveryMarks holds both stores' delivery marks of notification
-// jobs to the same behaviour: many claims of overlapping batches released
-// at once (in opposite orders) leave one queued record per message and all
-// see them due; a mark moves one sent once and a later claim sees it done
-// beside the others; a mark never undoes a record the delivery itself
-// (RecordMessages) or a provider moved further; a claim for an unknown
+// jobs to the same behaviour: a message without a record is due; marks
+// and delivery records of overlapping keys released at once (in opposite
+// orders) leave one record per message, sent, with every record's attempt
+// counted; a job's mark never undoes a record the delivery itself
+// (RecordMessages) or a provider moved further; a mark for an unknown
 // patient is not found and records nothing.
 func testDeliveryMarks(t *testing.T, h Harness) {
 	s := h.New(t)
@@ -242,83 +246,117 @@ func testDeliveryMarks(t *testing.T, h Harness) {
 	ctx := context.Background()
 	p := f.patient()
 	at := time.Date(2026, 12, 4, 9, 0, 0, 0, time.UTC)
-	claim := func(keys ...string) (map[string]string, error) {
-		cs := make([]booking.MessageClaim, len(keys))
-		for i, k := range keys {
-			cs[i] = booking.MessageClaim{Key: k, PatientID: p.ID, Kind: "confirmation", At: at}
-		}
-		return s.ClaimMessages(ctx, cs)
-	}
 	keys := []string{"appt-1-confirmation", "appt-2-confirmation", "appt-3-confirmation", "appt-4-confirmation"}
+	mark := func(key, state, reason string) error {
+		return s.MarkMessage(ctx, booking.MessageMark{Key: key, PatientID: p.ID, Kind: "confirmation", State: state, Reason: reason, At: at})
+	}
+	states, err := s.DeliveryStates(ctx, keys)
+	must(t, err)
+	if len(states) != 0 || !booking.DeliveryDue(states[keys[0]]) {
+		t.Fatalf("states before any delivery: %v, want none, each due", states)
+	}
 
+	// Jobs marking and deliveries recording the same messages at once:
+	// each goroutine takes three of the four keys, in its own order.
 	const n = 16
 	start := make(chan struct{})
-	states := make([]map[string]string, n)
 	errs := make([]error, n)
+	recorded := map[string]int{}
 	var wg sync.WaitGroup
 	for i := range n {
 		ks := slices.Clone(keys[i%2 : i%2+3])
+		if i%8 >= 4 {
+			slices.Reverse(ks)
+		}
 		if i%4 >= 2 {
-			slices.Reverse(ks) // a job's keys come in its own order
+			as := make([]booking.MessageAttempt, len(ks))
+			for j, k := range ks {
+				as[j] = booking.MessageAttempt{Key: k, PatientID: p.ID, Kind: "confirmation", Channel: "sms",
+					State: booking.MessageQueued, Reason: "timeout", At: at}
+				recorded[k]++
+			}
+			wg.Go(func() {
+				<-start
+				_, errs[i] = s.RecordMessages(ctx, as)
+			})
+			continue
 		}
 		wg.Go(func() {
 			<-start
-			states[i], errs[i] = claim(ks...)
+			for _, k := range ks {
+				if err := mark(k, booking.MessageSent, ""); err != nil {
+					errs[i] = err
+					return
+				}
+			}
 		})
 	}
 	close(start)
 	wg.Wait()
-	for i := range n {
-		// PostgreSQL leaves out a key another claim had in flight (the job
-		// is retried); none may see anything but queued.
-		for k, st := range states[i] {
-			if errs[i] == nil && !booking.DeliveryDue(st) {
-				t.Fatalf("claim %d: %s %q, want queued", i, k, st)
-			}
-		}
-		must(t, errs[i])
+	for _, err := range errs {
+		must(t, err)
 	}
 	ms, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10})
 	must(t, err)
-	if len(ms) != 4 {
-		t.Fatalf("records after the claims: %+v, want four queued", ms)
+	if len(ms) != len(keys) {
+		t.Fatalf("records after the marks and records at once: %+v, want one per key", ms)
 	}
-	for _, m := range ms {
-		if m.State != booking.MessageQueued || m.Attempts != 0 {
-			t.Fatalf("records after the claims: %+v, want four queued", ms)
+	states, err = s.DeliveryStates(ctx, append(slices.Clone(keys), "appt-5-confirmation"))
+	must(t, err)
+	if _, ok := states["appt-5-confirmation"]; ok || len(states) != len(keys) {
+		t.Fatalf("states after the marks: %v, want none for a key never recorded", states)
+	}
+	// One more attempt of each key reads its record back: sent (a queued
+	// attempt does not move it back), every record's attempt counted, and
+	// the marks' one attempt unless a record had counted it already.
+	again := make([]booking.MessageAttempt, len(keys))
+	for i, k := range keys {
+		again[i] = booking.MessageAttempt{Key: k, PatientID: p.ID, Kind: "confirmation", Channel: "sms",
+			State: booking.MessageQueued, Reason: "timeout", At: at}
+	}
+	got, err := s.RecordMessages(ctx, again)
+	must(t, err)
+	for _, k := range keys {
+		m := got[k]
+		if m.State != booking.MessageSent || m.Attempts < recorded[k]+1 || m.Attempts > recorded[k]+2 {
+			t.Errorf("%s after %d records and marks at once, and one more attempt: %+v, want sent after %d or %d attempts",
+				k, recorded[k], m, recorded[k]+1, recorded[k]+2)
 		}
 	}
 
-	must(t, s.MarkMessage(ctx, booking.MessageMark{Key: "appt-1-confirmation", State: booking.MessageSent, At: at}))
-	got, err := claim("appt-1-confirmation", "appt-2-confirmation", "appt-5-confirmation")
+	// A retryable failure's record leaves the message due; the job's mark
+	// then moves it.
+	_, err = recordOne(ctx, s, booking.MessageAttempt{Key: "appt-6-confirmation", PatientID: p.ID, Kind: "confirmation",
+		Channel: "sms", State: booking.MessageQueued, Reason: "timeout", At: at})
 	must(t, err)
-	want := map[string]string{"appt-1-confirmation": booking.MessageSent, "appt-2-confirmation": booking.MessageQueued,
-		"appt-5-confirmation": booking.MessageQueued}
-	if !maps.Equal(got, want) {
-		t.Fatalf("claims after the mark: %v, want %v", got, want)
+	must(t, mark("appt-6-confirmation", booking.MessageFailed, "refused"))
+	states, err = s.DeliveryStates(ctx, []string{"appt-6-confirmation"})
+	must(t, err)
+	if states["appt-6-confirmation"] != booking.MessageFailed {
+		t.Fatalf("state after a mark of a queued record: %v, want failed", states)
 	}
 
 	// The delivery recorded the message delivered before the job's mark:
 	// the mark changes nothing.
-	_, err = recordOne(ctx, s, booking.MessageAttempt{Key: "appt-3-confirmation", PatientID: p.ID, Kind: "confirmation",
-		Channel: "sms", State: booking.MessageSent, ProviderID: "SM3", At: at})
+	_, err = recordOne(ctx, s, booking.MessageAttempt{Key: "appt-7-confirmation", PatientID: p.ID, Kind: "confirmation",
+		Channel: "sms", State: booking.MessageSent, ProviderID: "SM7", At: at})
 	must(t, err)
-	_, _, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM3", State: booking.MessageDelivered, At: at})
+	_, _, err = s.ReportMessage(ctx, booking.MessageReport{ProviderID: "SM7", State: booking.MessageDelivered, At: at})
 	must(t, err)
-	must(t, s.MarkMessage(ctx, booking.MessageMark{Key: "appt-3-confirmation", State: booking.MessageFailed, Reason: "late", At: at}))
-	got, err = claim("appt-3-confirmation")
+	must(t, mark("appt-7-confirmation", booking.MessageFailed, "late"))
+	states, err = s.DeliveryStates(ctx, []string{"appt-7-confirmation"})
 	must(t, err)
-	if got["appt-3-confirmation"] != booking.MessageDelivered {
-		t.Fatalf("state %v, want delivered kept", got)
+	if states["appt-7-confirmation"] != booking.MessageDelivered {
+		t.Fatalf("state %v, want delivered kept", states)
 	}
 
-	unknown := []booking.MessageClaim{{Key: "appt-6-confirmation", PatientID: p.ID, Kind: "confirmation", At: at},
-		{Key: "appt-7-confirmation", PatientID: 1 << 40, Kind: "confirmation", At: at}}
-	if _, err := s.ClaimMessages(ctx, unknown); booking.ErrorCode(err) != booking.CodeNotFound {
-		t.Fatalf("claim for an unknown patient: %v, want not found", err)
+	err = s.MarkMessage(ctx, booking.MessageMark{Key: "appt-8-confirmation", PatientID: 1 << 40, Kind: "confirmation",
+		State: booking.MessageSent, At: at})
+	if booking.ErrorCode(err) != booking.CodeNotFound {
+		t.Fatalf("mark for an unknown patient: %v, want not found", err)
 	}
-	if ms, err := s.PatientMessages(ctx, p.ID, booking.Page{Limit: 10}); err != nil || len(ms) != 5 {
-		t.Fatalf("records after a refused claim: %d (%v), want the five claimed before", len(ms), err)
+	if states, err := s.DeliveryStates(ctx, []string{"appt-8-confirmation"}); err != nil || len(states) != 0 {
+		t.Fatalf("records after a refused mark: %v (%v), want none", states, err)
 	}
 }
 
