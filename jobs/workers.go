@@ -169,10 +169,10 @@ type refusal struct {
 // due, several at once within the deliveries' shared bound, each recorded
 // sent, or failed, once the notifier returned (send): a job retried after
 // a crash or a failure skips what went. The messages in flight when a
-// process dies have no record yet and are sent again: at least once, with the same idempotency
-// key, by which the receivers (the webhook's Idempotency-Key, the
-// e-mail's Message-ID) drop the duplicate; an SMS provider without one
-// (Twilio) may deliver such a message twice. It returns the first error
+// process dies have no record yet and are sent again: at least once,
+// with the same idempotency key, by which the receivers (the webhook's
+// Idempotency-Key, the e-mail's Message-ID) drop the duplicate; an SMS
+// provider without one (Twilio) may deliver such a message twice. It returns the first error
 // worth retrying the job for, after the others were tried, and the
 // messages refused for good. Reads and the delivery happen outside any
 // transaction: the state change committed long before, and the notifier
