@@ -330,21 +330,45 @@ func (s *Store) queryGeneric(ctx context.Context, each func(pgx.Rows) error, q s
 			return err
 		}
 	}
-	rows, err := br.Query()
-	if err != nil {
-		return err
-	}
-	for rows.Next() {
-		if err := each(rows); err != nil {
-			rows.Close()
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+	if err := eachRow(br, each); err != nil {
 		return err
 	}
 	_, err = br.Exec() // COMMIT
 	return err
+}
+
+// queryGenericIn is queryGeneric inside tx, in one round trip: the
+// setting is back to its default for the rest of tx.
+func queryGenericIn(ctx context.Context, tx pgx.Tx, each func(pgx.Rows) error, q string, args ...any) error {
+	b := &pgx.Batch{}
+	b.Queue(sqlGenericPlans)
+	b.Queue(q, args...)
+	b.Queue(`SET LOCAL plan_cache_mode = DEFAULT`)
+	br := tx.SendBatch(ctx, b)
+	defer br.Close()
+	if _, err := br.Exec(); err != nil {
+		return err
+	}
+	if err := eachRow(br, each); err != nil {
+		return err
+	}
+	_, err := br.Exec()
+	return err
+}
+
+// eachRow hands the rows of br's next statement to each.
+func eachRow(br pgx.BatchResults, each func(pgx.Rows) error) error {
+	rows, err := br.Query()
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		if err := each(rows); err != nil {
+			return err
+		}
+	}
+	return rows.Err()
 }
 
 // bookBatch runs the one-transaction decision. It returns a driver error

@@ -46,32 +46,37 @@ func (s *Store) MarksSince(ctx context.Context, since time.Time, closed bool) ([
 		 UNION SELECT role, subject, valid_after, closed FROM revocation_marks WHERE $2 AND closed`, since, closed)
 }
 
+// sqlMarksOf probes each subject's mark by its key (queryGeneric: given
+// an array, PostgreSQL would plan it afresh at each sign-out).
+const sqlMarksOf = `SELECT m.role, m.subject, m.valid_after, m.closed FROM unnest($1::text[], $2::text[]) AS k(role, subject),
+	LATERAL (SELECT * FROM revocation_marks m WHERE m.role = k.role AND m.subject = k.subject OFFSET 0) m`
+
 // MarksOf returns the marks of subs that exist, by their key.
 func (s *Store) MarksOf(ctx context.Context, subs ...booking.Subject) ([]booking.Mark, error) {
 	roles, ids := make([]string, len(subs)), make([]string, len(subs))
 	for i, sub := range subs {
 		roles[i], ids[i] = sub.Role, sub.ID
 	}
-	return s.queryMarks(ctx, `SELECT m.role, m.subject, m.valid_after, m.closed
-		FROM unnest($1::text[], $2::text[]) AS k(role, subject) JOIN revocation_marks m USING (role, subject)`, roles, ids)
+	var out []booking.Mark
+	err := s.queryGeneric(ctx, func(rows pgx.Rows) error {
+		m, err := scanMark(rows)
+		out = append(out, m)
+		return err
+	}, sqlMarksOf, roles, ids)
+	return out, translate(err, "")
 }
 
 func (s *Store) queryMarks(ctx context.Context, q string, args ...any) ([]booking.Mark, error) {
-	rows, err := s.pool.Query(ctx, q, args...)
-	if err != nil {
-		return nil, translate(err, "")
-	}
-	defer rows.Close()
-	var out []booking.Mark
-	for rows.Next() {
-		var m booking.Mark
-		if err := rows.Scan(&m.Role, &m.ID, &m.ValidAfter, &m.Closed); err != nil {
-			return nil, translate(err, "")
-		}
-		m.ValidAfter = m.ValidAfter.UTC()
-		out = append(out, m)
-	}
-	return out, translate(rows.Err(), "")
+	rows, _ := s.pool.Query(ctx, q, args...)
+	out, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (booking.Mark, error) { return scanMark(r) })
+	return out, translate(err, "")
+}
+
+func scanMark(r pgx.Row) (booking.Mark, error) {
+	var m booking.Mark
+	err := r.Scan(&m.Role, &m.ID, &m.ValidAfter, &m.Closed)
+	m.ValidAfter = m.ValidAfter.UTC()
+	return m, err
 }
 
 // closedIf is booking.MarkClose when closed, else booking.MarkOpen.

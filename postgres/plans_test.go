@@ -497,13 +497,14 @@ func (n planNode) rowsOf(relation string) float64 {
 	return sum
 }
 
-// TestDeliveryStatementsPlannedOnce: a notification batch's statements,
-// which take arrays of keys, keep one generic plan on their connection
-// instead of making one at each call: on a pool of one connection,
-// batches of every length from 1 to 12 make no custom plan. The plans,
-// made on nearly empty tables never analyzed (a new database's first
-// batch), probe each key's row through its index: none scans a table.
-func TestDeliveryStatementsPlannedOnce(t *testing.T) {
+// TestArrayStatementsPlannedOnce: the statements that take arrays of keys
+// (a notification batch's reads and records, the marks re-read after a
+// sign-out, a cancel's refund check) keep one generic plan on their connection instead of making
+// one at each call: on a pool of one connection, arrays of every length
+// from 1 to 12 make no custom plan. The plans, made on nearly empty tables
+// never analyzed (a new database's first batch), probe each key's row
+// through its index: none scans a table.
+func TestArrayStatementsPlannedOnce(t *testing.T) {
 	ctx := context.Background()
 	dsn := pgtest.DSN(t)
 	keys := pii.New()
@@ -535,14 +536,28 @@ func TestDeliveryStatementsPlannedOnce(t *testing.T) {
 		attempts[i] = booking.MessageAttempt{Key: key, PatientID: ps[i].ID, Kind: "confirmation", Channel: "sms",
 			State: booking.MessageSent, At: testNow}
 	}
+	subs := make([]booking.Subject, n)
+	for i, p := range ps {
+		subs[i] = booking.Subject{Role: booking.RolePatient, ID: fmt.Sprint(p.ID)}
+	}
+	must(t, s.MoveMarks(ctx, testNow, subs...))
 	for k := 1; k <= n; k++ {
-		_, err := s.GetAppointments(ctx, appts[:k])
+		ms, err := s.MarksOf(ctx, subs[:k]...)
+		must(t, err)
+		if len(ms) != k {
+			t.Fatalf("MarksOf %d subjects: %d marks", k, len(ms))
+		}
+		_, err = s.GetAppointments(ctx, appts[:k])
 		must(t, err)
 		_, err = s.GetPatients(ctx, patients[:k])
 		must(t, err)
 		_, err = s.DeliveryStates(ctx, msgKeys[:k])
 		must(t, err)
 		_, err = s.RecordMessages(ctx, attempts[:k])
+		must(t, err)
+	}
+	for _, id := range appts { // each cancel checks for payments to refund
+		_, err := s.Cancel(ctx, id, 0, testNow)
 		must(t, err)
 	}
 	c, err := s.pool.Acquire(ctx)
@@ -554,6 +569,8 @@ func TestDeliveryStatementsPlannedOnce(t *testing.T) {
 		{"GetAppointments", "%LATERAL (SELECT * FROM appointments a WHERE a.id = k.want%", `'{1,2}'`},
 		{"GetPatients", "%LATERAL (SELECT * FROM patients p WHERE p.id = k.want%", `'{1,2}'`},
 		{"DeliveryStates", "%LATERAL (SELECT msg_key, state FROM messages m WHERE m.msg_key = k.want%", `'{a,b}'`},
+		{"MarksOf", "%AS k(role, subject)%revocation_marks m %", `'{patient,patient}', '{1,2}'`},
+		{"a cancel's refund check", "%FROM%payments%outcome = 'applied'%", `'{1,2}'`},
 		{"RecordMessages' locks", "SELECT pg_advisory_xact_lock(hashtextextended('message:'%", ""},
 		{"RecordMessages' read", "%LATERAL (SELECT * FROM messages m WHERE m.msg_key = k.want FOR UPDATE)%", `'{a,b}'`},
 		{"RecordMessages' write", "INSERT INTO messages (msg_key, patient_id, kind, channel, state, provider_id,%", ""},

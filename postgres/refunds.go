@@ -34,6 +34,11 @@ const sqlInsertRefund = `INSERT INTO refunds (payment_id, appointment_id, amount
 		created_at, updated_at, settled_at)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $7, $8) ON CONFLICT ON CONSTRAINT refunds_payment_key DO NOTHING RETURNING id`
 
+// sqlPaid reads the applied payments of appointments, each appointment's
+// probed apart (queryGenericIn: every cancel reads it).
+const sqlPaid = `SELECT p.id, p.appointment_id, p.amount_cents, p.trade_no FROM unnest($1::bigint[]) AS k(appt),
+	LATERAL (SELECT * FROM payments p WHERE p.appointment_id = k.appt AND p.outcome = 'applied' OFFSET 0) p ORDER BY p.id`
+
 // refundPaid writes, inside tx, the refunds of the applied payments of
 // appointments as (just given back for reason at now), with their audit
 // entries and jobs (booking.NotifyRefundDue). A patient's own cancel reads
@@ -51,12 +56,13 @@ func (s *Store) refundPaid(ctx context.Context, tx pgx.Tx, as []booking.Appointm
 		id, appt, amount int64
 		tradeNo          string
 	}
-	rows, _ := tx.Query(ctx, `SELECT id, appointment_id, amount_cents, trade_no FROM payments
-		WHERE appointment_id = ANY($1) AND outcome = 'applied' ORDER BY id`, ids)
-	ps, err := pgx.CollectRows(rows, func(r pgx.CollectableRow) (paid, error) {
+	var ps []paid
+	err := queryGenericIn(ctx, tx, func(r pgx.Rows) error {
 		var p paid
-		return p, r.Scan(&p.id, &p.appt, &p.amount, &p.tradeNo)
-	})
+		err := r.Scan(&p.id, &p.appt, &p.amount, &p.tradeNo)
+		ps = append(ps, p)
+		return err
+	}, sqlPaid, ids)
 	if err != nil || len(ps) == 0 {
 		return err
 	}
