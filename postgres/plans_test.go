@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/slotd/slotd/booking"
 	"github.com/slotd/slotd/demo"
@@ -57,13 +58,7 @@ func testBatchReadsProbe(t *testing.T, stats int) {
 			must(t, r.Err)
 		}
 	}
-	_, err := f.s.pool.Exec(ctx, `ALTER TABLE appointments SET (autovacuum_enabled = false)`)
-	must(t, err)
-	c, err := f.s.pool.Acquire(ctx)
-	must(t, err)
-	defer c.Release()
-	_, err = c.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
-	must(t, err)
+	c := genericConn(t, f)
 
 	patients, keys := make([]string, batch), make([]string, batch)
 	for i, p := range ps[filled:] {
@@ -122,7 +117,7 @@ func testBatchReadsProbe(t *testing.T, stats int) {
 	}
 	book(0, 5)
 	if stats == statsAnalyzed {
-		_, err = f.s.pool.Exec(ctx, `ANALYZE appointments, patients, slots`)
+		_, err := f.s.pool.Exec(ctx, `ANALYZE appointments, patients, slots`)
 		must(t, err)
 	}
 	for i := 5; i < filled; i += 100 {
@@ -183,13 +178,7 @@ func testPatientListsProbe(t *testing.T, stats int) {
 			must(t, r.Err)
 		}
 	}
-	_, err = f.s.pool.Exec(ctx, `ALTER TABLE appointments SET (autovacuum_enabled = false)`)
-	must(t, err)
-	c, err := f.s.pool.Acquire(ctx)
-	must(t, err)
-	defer c.Release()
-	_, err = c.Exec(ctx, `SET plan_cache_mode = force_generic_plan`)
-	must(t, err)
+	c := genericConn(t, f)
 
 	literals := func(args []any) string {
 		out := make([]string, len(args))
@@ -284,6 +273,20 @@ func testPatientListsProbe(t *testing.T, stats int) {
 			t.Errorf("%s list scans %s without its leading column: the whole index; plan:\n%s", l.name, strings.Join(bad, ", "), out)
 		}
 	}
+}
+
+// genericConn is a pooled connection that runs its prepared statements'
+// generic plans, as a pool keeps them, with autovacuum kept off
+// appointments so that its statistics stay those the test chose.
+func genericConn(t *testing.T, f *fix) *pgxpool.Conn {
+	_, err := f.s.pool.Exec(f.ctx, `ALTER TABLE appointments SET (autovacuum_enabled = false)`)
+	must(t, err)
+	c, err := f.s.pool.Acquire(f.ctx)
+	must(t, err)
+	t.Cleanup(c.Release) // before the pool closes
+	_, err = c.Exec(f.ctx, `SET plan_cache_mode = force_generic_plan`)
+	must(t, err)
+	return c
 }
 
 // appointmentIndexes is the reviewed index set of appointments on
