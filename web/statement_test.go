@@ -19,10 +19,15 @@ import (
 
 // TestStaffStatement: on the reconciliation page staff check a day
 // against WeChat Pay's trade bill; the page lists what differs (here a
-// trade slotd never ordered) beside the day's counts.
+// trade slotd never ordered) beside the day's counts. The clinic is in
+// China, as WeChat Pay's are: the day is its own (from 16:00 UTC, the
+// next day in China is still tomorrow in UTC).
 func TestStaffStatement(t *testing.T) {
+	const zone = "Asia/Shanghai"
+	cst, err := time.LoadLocation(zone)
+	must(t, err)
 	fake := wechatfake.New(t)
-	s := plain(t, newSite(t, withoutSamples(), withService(func(o *service.Options) {
+	s := plain(t, newSite(t, withoutSamples(), withConfig(func(c *Config) { c.ClinicZone = zone }), withService(func(o *service.Options) {
 		p, err := payments.NewWeChat(fake.Config())
 		must(t, err)
 		o.Payments, o.Currency = p, payments.WeChatCurrency
@@ -31,7 +36,7 @@ func TestStaffStatement(t *testing.T) {
 	res := s.svc.Book(ctx, s.patient.ID, s.paid.ID, "statement-1")
 	must(t, res.Err)
 	a := res.Appointment
-	_, err := s.svc.Checkout(ctx, a.ID, a.PatientID, service.CheckoutTo{ReturnURL: "https://clinic.example/"})
+	_, err = s.svc.Checkout(ctx, a.ID, a.PatientID, service.CheckoutTo{ReturnURL: "https://clinic.example/"})
 	must(t, err)
 	h, body := fake.Pay(fake.OnlyOrder().OutTradeNo, time.Now())
 	_, err = s.svc.PaymentNotification(ctx, service.ProviderWeChat, h, body)
@@ -48,7 +53,7 @@ func TestStaffStatement(t *testing.T) {
 	if !strings.Contains(page, `id="statement-verdict"`) || !strings.Contains(page, "No day has been reconciled") {
 		t.Fatal("the page lacks the statement section")
 	}
-	day := time.Now().In(time.FixedZone("CST", 8*3600)).Format(time.DateOnly)
+	day := time.Now().In(cst).Format(time.DateOnly)
 	action := "/staff/reconciliation/statement"
 	r := post(t, c, s.url+action, url.Values{"csrf": {formValue(t, page, action, "csrf")}, "day": {day}})
 	if r.StatusCode != http.StatusSeeOther {
