@@ -125,13 +125,14 @@ func (r *runner) load() (began time.Time, took time.Duration, err error) {
 // warm opens keep-alive connections before the opening time, as the
 // browsers of users waiting on the page hold them: otherwise the first
 // second measures thousands of TCP handshakes on two cores instead of
-// bookings. Closed loop needs one per client; open loop a tenth of a
-// second's worth of sessions (beyond that, the server is already slow and
-// new connections are part of the picture).
+// bookings. Closed loop needs one per client; open loop one per session
+// started early (they all press again within 20 ms of the opening) and a
+// tenth of a second's worth more (beyond that, the server is already slow
+// and new connections are part of the picture).
 func (r *runner) warm() {
 	n := r.cfg.Clients
 	if r.cfg.Rate > 0 {
-		n = min(r.cfg.MaxInFlight, max(64, int(r.cfg.Rate/10)))
+		n = min(r.cfg.MaxInFlight, max(64, int(r.cfg.Rate*(r.cfg.Early.Seconds()+0.1))))
 	}
 	n = min(n, 2000)
 	start := make(chan struct{})

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -318,6 +320,53 @@ func TestClassifyGatewayErrors(t *testing.T) {
 	for status, want := range map[int]Outcome{502: OutTransport, 504: OutTransport, 500: OutServerError, 503: OutUnavailable} {
 		if got := classify(EndpointBook, status, []byte("<html>")); got != want {
 			t.Errorf("%d: %v, want %v", status, got, want)
+		}
+	}
+}
+
+// The open loop warms a connection for each session started early (they
+// all press again at the opening) and a tenth of a second's more, so that
+// the opening dials none.
+func TestWarmConnections(t *testing.T) {
+	var opened, arrived atomic.Int64
+	var want int64
+	var all chan struct{}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Each request holds its connection until all have arrived, so
+		// that none is reused for another.
+		if arrived.Add(1) == want {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(2 * time.Second):
+		}
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			opened.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	for _, tc := range []struct {
+		rate  float64
+		early time.Duration
+		want  int64
+	}{
+		{1000, 200 * time.Millisecond, 300},
+		{1000, 0, 100},
+		{100, 0, 64},
+	} {
+		opened.Store(0)
+		arrived.Store(0)
+		want, all = tc.want, make(chan struct{})
+		cfg := &Config{Target: srv.URL, Rate: tc.rate, Early: tc.early, MaxInFlight: 2000}
+		c := newHTTPClient(5*time.Second, cfg.MaxInFlight)
+		newRunner(context.Background(), cfg, &Fixture{}, c, nil, t.Logf).warm()
+		c.CloseIdleConnections()
+		if got := opened.Load(); got != tc.want {
+			t.Errorf("rate %v, early %v: %d connections opened, want %d", tc.rate, tc.early, got, tc.want)
 		}
 	}
 }
