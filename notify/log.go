@@ -30,7 +30,7 @@ func (l *Log) Send(ctx context.Context, m Message) (Receipt, error) {
 	if logger == nil {
 		logger = slog.Default()
 	}
-	subject, _ := Text(m)
+	subject := Subject(m)
 	attrs := []slog.Attr{
 		slog.String("kind", m.Kind),
 		slog.Int64("appointmentId", m.AppointmentID),

@@ -30,12 +30,8 @@ func LocalTime(t time.Time, tz string) string {
 // codes or contact data.
 func Text(m Message) (subject, body string) {
 	pr := i18n.New(m.Language)
-	// A message without a time (which should not happen outside login
-	// codes) says less rather than showing "1 Jan 0001".
-	when := ""
-	if !m.StartAt.IsZero() {
-		when = localTime(pr, m.StartAt, m.TimeZone)
-	}
+	when := whenOf(pr, m)
+	subject = subjectOf(pr, m.Kind, when)
 	// Names are one line each: they come from admin input and a line
 	// break would garble the text.
 	doctor, patient := headerSafe(m.DoctorName), headerSafe(m.PatientName)
@@ -48,12 +44,6 @@ func Text(m Message) (subject, body string) {
 			return without
 		}
 		return with
-	}
-	dash := func(s string) string {
-		if when == "" {
-			return s
-		}
-		return pr.T("%s: %s", s, when)
 	}
 
 	var b strings.Builder
@@ -81,7 +71,6 @@ func Text(m Message) (subject, body string) {
 
 	switch m.Kind {
 	case KindConfirmation:
-		subject = dash(pr.T("Appointment confirmed"))
 		line(on(pr.T("Your appointment with %s is confirmed.", doctor), pr.T("Your appointment with %s on %s is confirmed.", doctor, when)))
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
@@ -90,7 +79,6 @@ func Text(m Message) (subject, body string) {
 		checkIn(m.CheckInCode)
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindReminder:
-		subject = dash(pr.T("Appointment reminder"))
 		line(on(pr.T("This is a reminder of your appointment with %s.", doctor), pr.T("This is a reminder of your appointment with %s on %s.", doctor, when)))
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
@@ -99,17 +87,14 @@ func Text(m Message) (subject, body string) {
 		checkIn(m.CheckInCode)
 		line(pr.T("If you cannot come, please cancel it so that someone else can have the place."))
 	case KindCancellation:
-		subject = dash(pr.T("Appointment cancelled"))
 		line(on(pr.T("Your appointment with %s has been cancelled.", doctor), pr.T("Your appointment with %s on %s has been cancelled.", doctor, when)))
 		if m.QueueNumber > 0 {
 			line(pr.T("Queue number: No. %d.", m.QueueNumber))
 		}
 	case KindExpiry:
-		subject = dash(pr.T("Appointment hold expired"))
 		line(on(pr.T("Your hold on the appointment with %s expired before the payment was confirmed, so the place has been released.", doctor), pr.T("Your hold on the appointment with %s on %s expired before the payment was confirmed, so the place has been released.", doctor, when)))
 		line(pr.T("You can book again if places remain."))
 	case KindSuspension:
-		subject = dash(pr.T("Appointment cancelled by the clinic"))
 		line(on(pr.T("We are sorry: the clinic has cancelled your appointment with %s.", doctor), pr.T("We are sorry: the clinic has cancelled your appointment with %s on %s.", doctor, when)))
 		if m.QueueNumber > 0 {
 			line(pr.T("Queue number: No. %d.", m.QueueNumber))
@@ -119,7 +104,6 @@ func Text(m Message) (subject, body string) {
 		}
 		line(pr.T("Please book another time."))
 	case KindRescheduled:
-		subject = dash(pr.T("Appointment moved"))
 		line(on(pr.T("Your appointment has been moved: it is now with %s.", doctor), pr.T("Your appointment has been moved: it is now with %s on %s.", doctor, when)))
 		if m.QueueNumber > 0 {
 			line(pr.T("Your number in the queue is No. %d.", m.QueueNumber))
@@ -127,7 +111,6 @@ func Text(m Message) (subject, body string) {
 		where()
 		line(pr.T("Your previous time is no longer reserved."))
 	case KindOffer:
-		subject = dash(pr.T("A place is held for you"))
 		held := on(pr.T("A place with %s has become free and is held for you.", doctor), pr.T("A place with %s on %s has become free and is held for you.", doctor, when))
 		if !m.OfferExpiresAt.IsZero() {
 			held = on(pr.T("A place with %s has become free and is held for you until %s.", doctor, localTime(pr, m.OfferExpiresAt, m.TimeZone)),
@@ -136,30 +119,77 @@ func Text(m Message) (subject, body string) {
 		line(held)
 		line(pr.T("Accept or decline it under My waitlist; after that it goes to the next person waiting."))
 	case KindLeftoverOffer:
-		subject = dash(pr.T("A leftover dose is held for you"))
 		line(pr.T("A dose left at the end of the day is held for you (%s) until %s.", when, localTime(pr, m.OfferExpiresAt, m.TimeZone)))
 		line(pr.T("Accept it under My standby and come at once; after that it goes to the next person on standby."))
 	case KindRefund:
-		subject = dash(pr.T("Refund made"))
 		line(on(pr.T("We have refunded %s for your appointment with %s.", refundMoney(pr, m), doctor),
 			pr.T("We have refunded %s for your appointment with %s on %s.", refundMoney(pr, m), doctor, when)))
 		line(pr.T("It may take a few days to reach your account."))
 	case KindQueueAhead:
-		subject = dash(pr.T("Your turn is coming"))
 		line(pr.T("%d patients are ahead of you for %s.", m.Ahead, doctor))
 		line(pr.T("Please stay near the room: your number will be called soon."))
 	case KindLoginCode:
-		subject = pr.T("Your sign-in code")
 		line(pr.T("Your sign-in code is %s.", m.Code))
 		line(pr.T("It works once and expires soon. If you did not ask for it, ignore this message."))
 	default:
-		subject = pr.T("About your appointment")
 		line(on(pr.T("There is news about your appointment with %s.", doctor), pr.T("There is news about your appointment with %s on %s.", doctor, when)))
 	}
 	if m.AppointmentID > 0 {
 		b.WriteString("\n" + pr.T("Appointment reference: %d", m.AppointmentID) + "\n")
 	}
 	return subject, b.String()
+}
+
+// Subject is the subject of Text(m) alone. The log notifier logs nothing
+// else, and the body's sentences cost it three times the subject.
+func Subject(m Message) string {
+	pr := i18n.New(m.Language)
+	return subjectOf(pr, m.Kind, whenOf(pr, m))
+}
+
+// whenOf is m's time as pr words it. A message without one (which should
+// not happen outside login codes) says less rather than "1 Jan 0001".
+func whenOf(pr *i18n.Printer, m Message) string {
+	if m.StartAt.IsZero() {
+		return ""
+	}
+	return localTime(pr, m.StartAt, m.TimeZone)
+}
+
+// subjectOf is the subject of a message of kind: what happened and, after
+// a colon, when. A login code's and an unknown kind's say no time.
+func subjectOf(pr *i18n.Printer, kind, when string) string {
+	var s string
+	switch kind {
+	case KindConfirmation:
+		s = pr.T("Appointment confirmed")
+	case KindReminder:
+		s = pr.T("Appointment reminder")
+	case KindCancellation:
+		s = pr.T("Appointment cancelled")
+	case KindExpiry:
+		s = pr.T("Appointment hold expired")
+	case KindSuspension:
+		s = pr.T("Appointment cancelled by the clinic")
+	case KindRescheduled:
+		s = pr.T("Appointment moved")
+	case KindOffer:
+		s = pr.T("A place is held for you")
+	case KindLeftoverOffer:
+		s = pr.T("A leftover dose is held for you")
+	case KindRefund:
+		s = pr.T("Refund made")
+	case KindQueueAhead:
+		s = pr.T("Your turn is coming")
+	case KindLoginCode:
+		return pr.T("Your sign-in code")
+	default:
+		return pr.T("About your appointment")
+	}
+	if when == "" {
+		return s
+	}
+	return pr.T("%s: %s", s, when)
 }
 
 // SMSMaxRunes is the longest SMS text: one UCS-2 segment, since Chinese

@@ -1,6 +1,8 @@
 package notify_test
 
 import (
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -153,5 +155,42 @@ func TestTextInEveryLanguage(t *testing.T) {
 	fr.Language = "fr"
 	if _, body := notify.Text(fr); !strings.Contains(body, "Bonjour Jane Doe") || !strings.Contains(body, "est confirmé") {
 		t.Errorf("French confirmation:\n%s", body)
+	}
+}
+
+// Subject is Text's subject, for every kind, language and with or without
+// a time: the log notifier logs it instead of rendering the whole text.
+func TestSubjectIsTextsSubject(t *testing.T) {
+	t.Parallel()
+	kinds := []string{notify.KindConfirmation, notify.KindCancellation, notify.KindExpiry, notify.KindSuspension,
+		notify.KindLoginCode, notify.KindRescheduled, notify.KindReminder, notify.KindOffer, notify.KindLeftoverOffer,
+		notify.KindRefund, notify.KindQueueAhead, "unknown-kind"}
+	for _, lang := range []string{"en", "zh-Hans", "vi", "fr"} {
+		for _, k := range kinds {
+			for _, timed := range []bool{true, false} {
+				m := sampleMessage(k)
+				m.Language = lang
+				if !timed {
+					m.StartAt = time.Time{}
+				}
+				subject, _ := notify.Text(m)
+				if got := notify.Subject(m); got != subject || got == "" {
+					t.Errorf("%s %s (time %v): Subject %q, Text's %q", lang, k, timed, got, subject)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkLogSend is the log notifier's cost per confirmation: the
+// default notifier, which the rush's delivery runs beside the selling.
+func BenchmarkLogSend(b *testing.B) {
+	n := &notify.Log{Logger: slog.New(slog.NewJSONHandler(io.Discard, nil))}
+	m := sampleMessage(notify.KindConfirmation)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := n.Send(b.Context(), m); err != nil {
+			b.Fatal(err)
+		}
 	}
 }
