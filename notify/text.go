@@ -141,7 +141,7 @@ func Text(m Message) (subject, body string) {
 }
 
 // Subject is the subject of Text(m) alone. The log notifier logs nothing
-// else, and the body's sentences cost it three times the subject.
+// else, and rendering the body too doubled its cost per message.
 func Subject(m Message) string {
 	pr := i18n.New(m.Language)
 	return subjectOf(pr, m.Kind, whenOf(pr, m))
