@@ -1,6 +1,7 @@
 package notify_test
 
 import (
+	"encoding/json"
 	"io"
 	"log/slog"
 	"strings"
@@ -158,9 +159,9 @@ func TestTextInEveryLanguage(t *testing.T) {
 	}
 }
 
-// Subject is Text's subject, for every kind, language and with or without
-// a time: the log notifier logs it instead of rendering the whole text.
-func TestSubjectIsTextsSubject(t *testing.T) {
+// The log notifier logs Text's subject, for every kind and language, with
+// or without a time, though it renders only the subject (Subject).
+func TestLogLogsTextsSubject(t *testing.T) {
 	t.Parallel()
 	kinds := []string{notify.KindConfirmation, notify.KindCancellation, notify.KindExpiry, notify.KindSuspension,
 		notify.KindLoginCode, notify.KindRescheduled, notify.KindReminder, notify.KindOffer, notify.KindLeftoverOffer,
@@ -173,9 +174,12 @@ func TestSubjectIsTextsSubject(t *testing.T) {
 				if !timed {
 					m.StartAt = time.Time{}
 				}
-				subject, _ := notify.Text(m)
-				if got := notify.Subject(m); got != subject || got == "" {
-					t.Errorf("%s %s (time %v): Subject %q, Text's %q", lang, k, timed, got, subject)
+				var rec struct{ Subject string }
+				if err := json.Unmarshal([]byte(logLines(t, false, m)), &rec); err != nil {
+					t.Fatal(err)
+				}
+				if subject, _ := notify.Text(m); rec.Subject != subject || subject == "" {
+					t.Errorf("%s %s (time %v): logged subject %q, Text's %q", lang, k, timed, rec.Subject, subject)
 				}
 			}
 		}

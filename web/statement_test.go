@@ -20,8 +20,8 @@ import (
 // TestStaffStatement: on the reconciliation page staff check a day
 // against WeChat Pay's trade bill; the page lists what differs (here a
 // trade slotd never ordered) beside the day's counts. The clinic is in
-// China, as WeChat Pay's are: the day is its own (from 16:00 UTC, the
-// next day in China is still tomorrow in UTC).
+// China, as WeChat Pay's are: the day is its own (from 16:00 UTC, China's
+// date is a day ahead of UTC's).
 func TestStaffStatement(t *testing.T) {
 	const zone = "Asia/Shanghai"
 	cst, err := time.LoadLocation(zone)
