@@ -3,6 +3,7 @@ package i18n
 import (
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -72,6 +73,48 @@ func TestFormats(t *testing.T) {
 				t.Errorf("%s: %q lacks %q", lang, got, w)
 			}
 		}
+	}
+}
+
+// A language's one Printer, shared by every answer, formats the same from
+// many goroutines at once as from one (under -race: nothing it holds is
+// written while it formats).
+func TestPrinterShared(t *testing.T) {
+	at := time.Date(2026, 12, 7, 9, 5, 0, 0, time.UTC)
+	format := func(p *Printer, i int) string {
+		return p.DateTime(at.Add(time.Duration(i)*time.Hour)) + "|" + p.Number(int64(i)*1000) + "|" +
+			p.Money(MustCurrency("EUR"), int64(i)*150) + "|" + p.T("Appointment confirmed")
+	}
+	for _, l := range Languages {
+		if New(l.Tag) != New(l.Tag) {
+			t.Fatalf("%s: a new Printer per call", l.Tag)
+		}
+		var want []string
+		for i := range 50 {
+			want = append(want, format(New(l.Tag), i))
+		}
+		var wg sync.WaitGroup
+		for range 8 {
+			wg.Go(func() {
+				for i := range 50 {
+					if got := format(New(l.Tag), i); got != want[i] {
+						t.Errorf("%s: %q, alone %q", l.Tag, got, want[i])
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	if New("xx") != New("en") {
+		t.Fatal("an unsupported language is not English's printer")
+	}
+}
+
+// BenchmarkProblemTitle is what each refusal's answer pays to word its title.
+func BenchmarkProblemTitle(b *testing.B) {
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		_ = New(Languages[i%len(Languages)].Tag).T("Slot full")
 	}
 }
 
