@@ -77,7 +77,7 @@ func init() {
 	}
 	matcher = language.NewMatcher(tags)
 	for _, l := range Languages {
-		printers[l.Tag] = &Printer{Lang: l.Tag, p: message.NewPrinter(language.MustParse(l.Tag), message.Catalog(cat)), l: cldr[l.Tag]}
+		printers[l.Tag] = &Printer{lang: l.Tag, p: message.NewPrinter(language.MustParse(l.Tag), message.Catalog(cat)), l: cldr[l.Tag]}
 	}
 }
 
@@ -114,14 +114,17 @@ func Pick(choice, acceptLanguage, fallback string) string {
 }
 
 // Printer writes one language. One is shared by every caller in its
-// language and safe for concurrent use: message.Printer formats in a
-// pooled state of its own and the CLDR translator only reads its tables.
-// Lang is not to be changed.
+// language and safe for concurrent use: nothing in it changes once built,
+// message.Printer formats in a pooled state of its own and the CLDR
+// translator only reads its tables.
 type Printer struct {
-	Lang string
+	lang string
 	p    *message.Printer
 	l    locales.Translator
 }
+
+// Lang is the printer's language tag, one of Languages.
+func (p *Printer) Lang() string { return p.lang }
 
 // New returns the printer of lang (English when unsupported).
 func New(lang string) *Printer {
@@ -145,7 +148,7 @@ func (p *Printer) ShortDate(t time.Time) string { return p.l.FmtDateMedium(t) }
 // reads it too, as Chinese hospitals' booking apps do, not CLDR's
 // 12-hour "上午9:05".
 func (p *Printer) Clock(t time.Time) string {
-	if clock24[p.Lang] {
+	if clock24[p.lang] {
 		return t.Format("15:04")
 	}
 	return p.l.FmtTimeShort(t)

@@ -179,7 +179,7 @@ func TestSentence(t *testing.T) {
 		{fr, "the round opens at 2026-12-07T07:00:00Z", "the round opens at %s", []any{at}, "la campagne ouvre le " + fr.DateTime(at) + " (UTC)"},
 	} {
 		if got := c.p.Sentence(c.message, c.format, c.args, utc); got != c.want {
-			t.Errorf("%s %q: %q, want %q", c.p.Lang, c.format, got, c.want)
+			t.Errorf("%s %q: %q, want %q", c.p.Lang(), c.format, got, c.want)
 		}
 	}
 }

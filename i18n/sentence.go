@@ -21,14 +21,14 @@ func (p *Printer) Sentence(message, format string, args []any, loc *time.Locatio
 			local[i] = p.T("%s (%s)", p.DateTime(t.In(loc)), loc.String())
 		}
 	}
-	if p.Lang != "en" {
-		if _, ok := Translations[p.Lang][format]; ok && format != "" {
+	if p.lang != "en" {
+		if _, ok := Translations[p.lang][format]; ok && format != "" {
 			if local == nil {
 				local = args
 			}
 			return p.T(format, local...)
 		}
-		if _, ok := Translations[p.Lang][message]; ok && message != "" {
+		if _, ok := Translations[p.lang][message]; ok && message != "" {
 			return p.T(message)
 		}
 	}

@@ -519,8 +519,8 @@ func (h *Handler) problem(w http.ResponseWriter, r *http.Request, err error) {
 	spec := problem.Of(code)
 	pr := i18n.New(i18n.Pick("", r.Header.Get("Accept-Language"), "en"))
 	w.Header().Add("Vary", "Accept-Language")
-	if pr.Lang != "en" {
-		w.Header().Set("Content-Language", pr.Lang)
+	if pr.Lang() != "en" {
+		w.Header().Set("Content-Language", pr.Lang())
 	}
 	title := pr.T(spec.Title)
 	detail := title

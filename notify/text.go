@@ -239,17 +239,17 @@ func SMS(m Message) string {
 		s = pr.T("News about your appointment of %s.", when)
 	}
 	if m.CheckInCode != "" && (m.Kind == KindConfirmation || m.Kind == KindReminder) {
-		if t := s + " " + pr.T("Check-in code: %s", m.CheckInCode); utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang) {
+		if t := s + " " + pr.T("Check-in code: %s", m.CheckInCode); utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang()) {
 			s = t
 		}
 	}
 	if d := headerSafe(m.DoctorName); d != "" && m.Kind != KindLoginCode {
-		if t := s + " " + d; utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang) {
+		if t := s + " " + d; utf8.RuneCountInString(t) <= SMSMaxRunes(pr.Lang()) {
 			s = t
 		}
 	}
-	if r := []rune(s); len(r) > SMSMaxRunes(pr.Lang) {
-		s = string(r[:SMSMaxRunes(pr.Lang)-1]) + "…"
+	if r := []rune(s); len(r) > SMSMaxRunes(pr.Lang()) {
+		s = string(r[:SMSMaxRunes(pr.Lang())-1]) + "…"
 	}
 	return s
 }

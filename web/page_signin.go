@@ -68,7 +68,7 @@ func (s *server) handleSigninPhone(w http.ResponseWriter, r *http.Request) {
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
 	s.codeChannel(&d, r.PostFormValue("channel"))
 	sent, err := s.signin.RequestSigninCode(r.Context(), service.SigninCodeRequest{
-		Phone: raw, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang, Channel: d.Channel})
+		Phone: raw, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang(), Channel: d.Channel})
 	if err != nil {
 		p := s.newPage(w, r, "Sign in")
 		d.Step = "phone"
@@ -93,7 +93,7 @@ func (s *server) handleSigninVerify(w http.ResponseWriter, r *http.Request) {
 	d := signinData{Step: "code", Phone: strings.TrimSpace(raw), Next: safeNext(r.PostFormValue("next"), "")}
 	pr := s.printer(r)
 	patient, err := s.signin.VerifySigninCode(r.Context(), service.SigninVerify{
-		Phone: raw, Code: r.PostFormValue("code"), ClientAddr: edge.ClientAddr(r), Language: pr.Lang})
+		Phone: raw, Code: r.PostFormValue("code"), ClientAddr: edge.ClientAddr(r), Language: pr.Lang()})
 	if err == nil {
 		err = s.signIn(w, r, auth.RolePatient, strconv.FormatInt(patient.ID, 10))
 	}

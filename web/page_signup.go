@@ -74,7 +74,7 @@ func (s *server) handleSignupAddress(w http.ResponseWriter, r *http.Request) {
 	d.Address = strings.TrimSpace(raw)
 	phone, email := signupAddress(raw)
 	sent, err := s.signin.RequestSignupCode(r.Context(), service.SignupCodeRequest{
-		Phone: phone, Email: email, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang})
+		Phone: phone, Email: email, ClientAddr: edge.ClientAddr(r), Language: s.printer(r).Lang()})
 	p := s.newPage(w, r, "Create an account")
 	if err != nil {
 		d.Step = "address"
@@ -101,7 +101,7 @@ func (s *server) handleSignupCreate(w http.ResponseWriter, r *http.Request) {
 	phone, email := signupAddress(raw)
 	up, err := s.signin.Signup(r.Context(), service.SignupRequest{Phone: phone, Email: email, Code: r.PostFormValue("code"),
 		Profile:  booking.SignupProfile{Name: d.Name, BirthDate: d.Birth, Sex: d.Sex, NationalID: d.NationalID},
-		Language: s.printer(r).Lang, ClientAddr: edge.ClientAddr(r)})
+		Language: s.printer(r).Lang(), ClientAddr: edge.ClientAddr(r)})
 	if err == nil {
 		err = s.signIn(w, r, auth.RolePatient, strconv.FormatInt(up.Patient.ID, 10))
 	}

@@ -69,7 +69,7 @@ func (p *page) CSRF(action string) string { return p.srv.csrfToken(p.csrfID, act
 func (s *server) newPage(w http.ResponseWriter, r *http.Request, title string) *page {
 	pr := s.printer(r)
 	p := &page{Title: pr.T(title), Session: s.sessionOf(r), Demo: s.demo, srv: s, pr: pr, csrfID: s.csrfID(w, r),
-		Lang: pr.Lang, Languages: i18n.Languages, Here: r.URL.RequestURI(), Clinic: "slotd"}
+		Lang: pr.Lang(), Languages: i18n.Languages, Here: r.URL.RequestURI(), Clinic: "slotd"}
 	if sites := s.sites(r.Context()); len(sites) > 0 {
 		p.Clinic = sites[0].Name
 	}
